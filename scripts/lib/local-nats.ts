@@ -1,0 +1,80 @@
+/**
+ * Starts a private nats-server process (JetStream on, store in a folder of our own) for `npm start` and
+ * the tests. It listens on 127.0.0.1 only; port -1 lets the server pick a free port, which it writes to
+ * a ports file we wait for.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, readdir } from "node:fs/promises";
+import { delimiter, join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+export interface LocalNats {
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export interface LocalNatsOptions {
+  /** JetStream store; kept between runs when it is a fixed folder */
+  storeDir: string;
+  /** fixed port, or -1 (default) for a free one */
+  port?: number;
+  /** an optional nats-server config file (accounts, permissions) */
+  configFile?: string;
+  binary?: string;
+  readyTimeoutMs?: number;
+}
+
+/** The nats-server binary from NATS_SERVER_BIN, PATH or /usr/sbin, if there is one. */
+export function findNatsServerBinary(): string | undefined {
+  const fromEnv = process.env["NATS_SERVER_BIN"];
+  if (fromEnv && existsSync(fromEnv)) return fromEnv;
+  const folders = (process.env["PATH"] ?? "").split(delimiter).concat(["/usr/sbin", "/usr/local/sbin", "/usr/local/bin"]);
+  for (const folder of folders) {
+    const candidate = join(folder, "nats-server");
+    if (folder && existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+export const natsServerMissingHelp =
+  "No NATS server found: set NATS_URL, or install nats-server (Debian/Ubuntu: `apt-get install nats-server`, macOS: `brew install nats-server`), or run `docker compose up`.";
+
+export async function startLocalNats(options: LocalNatsOptions): Promise<LocalNats> {
+  const binary = options.binary ?? findNatsServerBinary();
+  if (!binary) throw new Error(natsServerMissingHelp);
+  const portsDir = join(options.storeDir, "ports");
+  await mkdir(portsDir, { recursive: true });
+  const args = ["-a", "127.0.0.1", "-p", String(options.port ?? -1), "-js", "-sd", join(options.storeDir, "jetstream"), "--ports_file_dir", portsDir];
+  if (options.configFile) args.unshift("-c", options.configFile);
+  const child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 10_000);
+  const portsFile = `nats-server_${child.pid}.ports`;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`nats-server exited with code ${child.exitCode}: ${stderr.trim()}`);
+    if ((await readdir(portsDir)).includes(portsFile)) {
+      const ports = JSON.parse(await readFile(join(portsDir, portsFile), "utf8")) as { nats?: string[] };
+      const url = ports.nats?.[0];
+      if (url) {
+        return {
+          url,
+          process: child,
+          stop: async () => {
+            if (child.exitCode === null) child.kill("SIGTERM");
+            await exited;
+          },
+        };
+      }
+    }
+    await sleep(20);
+  }
+  child.kill("SIGKILL");
+  throw new Error(`nats-server did not become ready: ${stderr.trim()}`);
+}

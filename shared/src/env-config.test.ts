@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { baseEnvSchema, envInt, parseEnv } from "./env-config.js";
+
+const schema = baseEnvSchema.extend({ PORT: envInt(3000, 1, 65535) });
+
+describe("parseEnv", () => {
+  it("applies defaults", () => {
+    const result = parseEnv(schema, {});
+    expect(result).toEqual({ ok: true, value: { NATS_URL: "nats://127.0.0.1:4222", LOG_LEVEL: "info", PORT: 3000 } });
+  });
+
+  it("names the variable and the value in one line when a value is bad", () => {
+    const result = parseEnv(schema, { PORT: "eighty" });
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.message).toMatch(/^Invalid configuration: PORT \("eighty"\): /);
+      expect(result.message).not.toContain("\n");
+    }
+  });
+
+  it("rejects an unknown log level", () => {
+    const result = parseEnv(schema, { LOG_LEVEL: "loud" });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.message).toContain("LOG_LEVEL");
+  });
+
+  it("reports a required variable as unset", () => {
+    const result = parseEnv(z.object({ BMAD_ROOT: z.string().min(1) }), {});
+    expect(result).toMatchObject({ ok: false, message: expect.stringContaining("BMAD_ROOT (unset)") });
+  });
+});

@@ -1,0 +1,68 @@
+import { z } from "zod";
+
+/**
+ * The closed set of error codes used by every service, every NATS reply and every HTTP/WS error body.
+ * Adding a code is a deliberate act: the gateway's status table must map it.
+ */
+export const ErrorCode = z.enum([
+  // caller's fault
+  "BAD_REQUEST",
+  "VALIDATION_ERROR",
+  "UNAUTHORIZED",
+  "FORBIDDEN",
+  "NOT_FOUND",
+  "AGENT_NOT_FOUND",
+  "SESSION_NOT_FOUND",
+  "SESSION_BUSY",
+  "PAYLOAD_TOO_LARGE",
+  "RATE_LIMITED",
+  // sandbox verdicts (tool-runner)
+  "ACCESS_DENIED",
+  "INVALID_PATH",
+  "PATH_OUTSIDE_ROOT",
+  "SYMLINK_ESCAPE",
+  "PATH_CHANGED",
+  "PROTECTED_PATH",
+  "NAME_TOO_LONG",
+  "UNRESOLVED_VARIABLE",
+  "FILE_NOT_FOUND",
+  "NOT_A_FILE",
+  "NOT_A_REGULAR_FILE",
+  "FILE_TOO_LARGE",
+  "CONTENT_TOO_LARGE",
+  "BINARY_FILE",
+  "WRITE_FAILED",
+  // model behaviour
+  "UNKNOWN_TOOL",
+  "INVALID_TOOL_CALL",
+  "MAX_ITERATIONS",
+  // agent start
+  "AGENT_INIT_FAILED",
+  // upstream model
+  "MODEL_NOT_CONFIGURED",
+  "MODEL_UNAVAILABLE",
+  "MODEL_RATE_LIMITED",
+  "MODEL_TIMEOUT",
+  "UPSTREAM_INTERRUPTED",
+  // system
+  "CANCELLED",
+  "TURN_TIMEOUT",
+  "SERVICE_UNAVAILABLE",
+  "SERVICE_TIMEOUT",
+  "BUSY",
+  "INTERNAL",
+]);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+/** The error shape of every NATS reply, tool result and HTTP/WS error body. */
+export const ErrorBody = z.object({
+  code: ErrorCode,
+  message: z.string(),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+export const ErrorReply = z.object({
+  success: z.literal(false),
+  error: ErrorBody,
+});
+export type ErrorReply = z.infer<typeof ErrorReply>;

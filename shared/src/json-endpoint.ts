@@ -1,0 +1,55 @@
+import type { Service, ServiceGroup, ServiceMsg } from "nats";
+import type { z } from "zod";
+import { toErrorBody, AppError } from "./app-error.js";
+import type { Logger } from "./logger.js";
+import { decodeJson, encodeJson } from "./nats-request.js";
+
+export type JsonHandler<S extends z.ZodType> = (body: z.infer<S>, message: ServiceMsg) => Promise<unknown>;
+
+/**
+ * Adds a Services-framework endpoint that speaks JSON: the request is decoded and validated with `schema`,
+ * the handler's value is the reply, and any error becomes `{success:false, error}` (logged once, here).
+ * A bad message never stops the endpoint.
+ */
+export function addJsonEndpoint<S extends z.ZodType>(
+  target: Service | ServiceGroup,
+  name: string,
+  subject: string,
+  schema: S,
+  handler: JsonHandler<S>,
+  logger: Logger,
+): void {
+  target.addEndpoint(name, {
+    subject,
+    handler: (error, message) => {
+      if (error) {
+        logger.error({ err: error, subject }, "endpoint subscription failed");
+        return;
+      }
+      void answer(message, schema, handler, logger, subject);
+    },
+  });
+}
+
+async function answer<S extends z.ZodType>(
+  message: ServiceMsg,
+  schema: S,
+  handler: JsonHandler<S>,
+  logger: Logger,
+  subject: string,
+): Promise<void> {
+  let reply: unknown;
+  try {
+    reply = await handler(decodeJson(message.data, schema), message);
+  } catch (error) {
+    if (AppError.is(error)) logger.warn({ code: error.code, detail: error.detail, subject }, error.message);
+    else logger.error({ err: error, subject }, "handler failed");
+    reply = { success: false, error: toErrorBody(error) };
+  }
+  try {
+    message.respond(encodeJson(reply));
+  } catch (error) {
+    logger.error({ err: error, subject }, "reply could not be sent");
+    message.respond(encodeJson({ success: false, error: toErrorBody(new AppError("PAYLOAD_TOO_LARGE", "Reply too large")) }));
+  }
+}

@@ -1,0 +1,69 @@
+import { ErrorCode as NatsErrorCode, headers as natsHeaders, type MsgHdrs, type NatsConnection } from "nats";
+import type { z } from "zod";
+import { AppError } from "./app-error.js";
+import { parseJson } from "./safe-json.js";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export const encodeJson = (value: unknown): Uint8Array => encoder.encode(JSON.stringify(value));
+
+/** Decodes a NATS payload with the safe JSON parser and a zod schema; a bad payload is a BAD_REQUEST. */
+export function decodeJson<S extends z.ZodType>(data: Uint8Array, schema: S): z.infer<S> {
+  const parsed = parseJson(decoder.decode(data));
+  if (!parsed.ok) throw new AppError("BAD_REQUEST", `Invalid JSON: ${parsed.error}`);
+  const result = schema.safeParse(parsed.value);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new AppError("BAD_REQUEST", `Invalid message: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
+  }
+  return result.data;
+}
+
+export interface RequestOptions {
+  /** always explicit: nats.js would otherwise wait 1 s */
+  timeoutMs: number;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A JSON request/reply with the reply validated by `schema`. No responders fails at once with
+ * SERVICE_UNAVAILABLE; a silent service becomes SERVICE_TIMEOUT.
+ */
+export async function requestJson<S extends z.ZodType>(
+  connection: NatsConnection,
+  subject: string,
+  body: unknown,
+  schema: S,
+  options: RequestOptions,
+): Promise<z.infer<S>> {
+  let messageHeaders: MsgHdrs | undefined;
+  if (options.headers) {
+    messageHeaders = natsHeaders();
+    for (const [key, value] of Object.entries(options.headers)) messageHeaders.set(key, value);
+  }
+  try {
+    const reply = await connection.request(subject, encodeJson(body), {
+      timeout: options.timeoutMs,
+      ...(messageHeaders ? { headers: messageHeaders } : {}),
+    });
+    return decodeJson(reply.data, schema);
+  } catch (error) {
+    throw toRequestError(error, subject, options.timeoutMs);
+  }
+}
+
+function toRequestError(error: unknown, subject: string, timeoutMs: number): AppError {
+  if (AppError.is(error)) return error;
+  const code = (error as { code?: string }).code;
+  if (code === NatsErrorCode.NoResponders || (error as { isNoResponders?: () => boolean }).isNoResponders?.()) {
+    return new AppError("SERVICE_UNAVAILABLE", `No service is answering ${subject}`, { cause: error });
+  }
+  if (code === NatsErrorCode.Timeout) {
+    return new AppError("SERVICE_TIMEOUT", `No answer on ${subject} within ${timeoutMs} ms`, { cause: error });
+  }
+  if (code === NatsErrorCode.MaxPayloadExceeded) {
+    return new AppError("PAYLOAD_TOO_LARGE", "Message too large for NATS", { cause: error });
+  }
+  return new AppError("SERVICE_UNAVAILABLE", `Request on ${subject} failed`, { cause: error });
+}

@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { ErrorBody } from "./error-code.js";
+import { Usage } from "./usage.js";
+
+const base = {
+  session_id: z.string(),
+  run_id: z.string(),
+  /** position of the event in its run, from 0; lets a client drop duplicates and notice gaps */
+  seq: z.number().int().nonnegative(),
+};
+
+/**
+ * Events of one turn. The SSE `event:` name and the WebSocket `type` are the same string.
+ * Order within a run: session, then deltas and tool calls/results, then exactly one of done or error.
+ */
+export const RunEvent = z.discriminatedUnion("type", [
+  z.object({ ...base, type: z.literal("session"), agent_id: z.string() }),
+  z.object({ ...base, type: z.literal("delta"), text: z.string() }),
+  z.object({
+    ...base,
+    type: z.literal("tool_call"),
+    call_id: z.string(),
+    name: z.string(),
+    arguments: z.record(z.string(), z.unknown()),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("tool_result"),
+    call_id: z.string(),
+    name: z.string(),
+    success: z.boolean(),
+    error_code: z.string().optional(),
+    /** the virtual path the tool worked on, when it has one */
+    path: z.string().optional(),
+    duration_ms: z.number().nonnegative(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("done"),
+    response: z.string(),
+    iterations: z.number().int().nonnegative(),
+    usage: Usage,
+  }),
+  z.object({ ...base, type: z.literal("error"), error: ErrorBody }),
+]);
+export type RunEvent = z.infer<typeof RunEvent>;
+export type RunEventType = RunEvent["type"];
+
+/** Distributes Omit over the union so each event keeps its own fields. */
+export type RunEventBody = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "session_id" | "run_id" | "seq"> : never) : never;
+
+export const isFinalEvent = (event: RunEvent): boolean => event.type === "done" || event.type === "error";

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { parseJson } from "./safe-json.js";
+
+describe("parseJson", () => {
+  it("parses ordinary JSON", () => {
+    expect(parseJson('{"a":[1,2,{"b":"c"}]}')).toEqual({ ok: true, value: { a: [1, 2, { b: "c" }] } });
+  });
+
+  it("drops __proto__ keys so nothing is polluted, including the escaped spelling", () => {
+    for (const text of ['{"__proto__":{"polluted":1},"path":"a"}', '{"\\u005f\\u005fproto__":{"polluted":1},"path":"a"}']) {
+      const result = parseJson(text);
+      expect(result).toEqual({ ok: true, value: { path: "a" } });
+      expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+      if (result.ok) expect(Object.getPrototypeOf(result.value)).toBe(Object.prototype);
+    }
+  });
+
+  it("drops nested constructor.prototype keys", () => {
+    expect(parseJson('{"a":{"constructor":{"prototype":{"x":1}}}}')).toEqual({ ok: true, value: { a: {} } });
+  });
+
+  it("reports invalid JSON instead of throwing", () => {
+    const result = parseJson('{"path": "a.txt"');
+    expect(result.ok).toBe(false);
+  });
+});

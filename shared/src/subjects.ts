@@ -1,0 +1,38 @@
+/**
+ * Every NATS subject the system uses, in one place. Subjects read general → specific, ids last.
+ * Services register their endpoints with the nats.js Services framework, which puts them in a queue group,
+ * so adding a replica of a service needs no configuration.
+ */
+
+/** Service names as registered with the Services framework (and seen in `$SRV` discovery). */
+export const serviceNames = {
+  gateway: "gateway",
+  orchestrator: "orchestrator",
+  toolRunner: "tool-runner",
+  registry: "registry",
+} as const;
+export type ServiceName = (typeof serviceNames)[keyof typeof serviceNames];
+
+export const subjects = {
+  /** registry: request/reply */
+  registryAgentsList: "registry.agents.list",
+  registryAgentsGet: "registry.agents.get",
+  /** orchestrator: start a turn of a chat (request/reply; the reply only accepts or refuses the turn) */
+  runStart: "agent.run.start",
+  /** events of every turn of one session; the orchestrator is the only publisher */
+  runEvents: (sessionId: string) => `agent.run.events.${sessionId}`,
+  runEventsAll: "agent.run.events.>",
+  /** tool-runner: one subject per tool */
+  tool: (toolName: string) => `tool.${toolName}`,
+} as const;
+
+/**
+ * Each service receives replies on its own inbox prefix, so NATS permissions can keep services from
+ * reading each other's replies.
+ */
+export function inboxPrefixFor(service: ServiceName): string {
+  return `_INBOX_${service.replace(/-/g, "_")}`;
+}
+
+/** Ids that appear as subject tokens or folder names must be plain tokens: no dots, wildcards or separators. */
+export const subjectTokenPattern = /^[A-Za-z0-9_-]{1,128}$/;

@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { ErrorBody } from "./error-code.js";
+import { subjectTokenPattern } from "./subjects.js";
+
+/** What the tool-runner needs to resolve `{bundle-root}` and `{session-folder}` for one call. */
+export const ToolContext = z.object({
+  session_id: z.string().regex(subjectTokenPattern),
+  /** The agent's bundle folder relative to BMAD_ROOT, as the registry reported it. */
+  bundle_path: z.string().min(1).max(1024),
+});
+export type ToolContext = z.infer<typeof ToolContext>;
+
+/** The body of a request on `tool.<name>`; `arguments` is validated by the tool's own schema. */
+export const ToolCallRequest = z.object({
+  /** The model's tool-call id plus the run id: the idempotency key of the call. */
+  call_id: z.string().min(1).max(256),
+  context: ToolContext,
+  arguments: z.unknown(),
+});
+export type ToolCallRequest = z.infer<typeof ToolCallRequest>;
+
+/** A tool result: what the model sees (serialised as JSON). Paths inside are virtual. */
+export const ToolResult = z.union([
+  z.looseObject({ success: z.literal(true) }),
+  z.object({ success: z.literal(false), error: ErrorBody }),
+]);
+export type ToolResult = z.infer<typeof ToolResult>;

@@ -1,0 +1,17 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: {
+    // tests run against the sources; the services' own processes run the built dist/
+    alias: { "@agent-orchestrator/shared": fileURLToPath(new URL("./shared/src/index.ts", import.meta.url)) },
+  },
+  test: {
+    include: ["shared/src/**/*.test.ts", "services/*/src/**/*.test.ts", "test/**/*.test.ts"],
+    globalSetup: ["test/support/global-setup.ts"],
+    pool: "forks",
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
