@@ -13,6 +13,7 @@ export * from "./run-event.js";
 export * from "./run-messages.js";
 export * from "./safe-json.js";
 export * from "./service-lifecycle.js";
+export * from "./session-manifest.js";
 export * from "./session-record.js";
 export * from "./subjects.js";
 export * from "./tool-call.js";

@@ -24,6 +24,8 @@ export const subjects = {
   runEventsAll: "agent.run.events.>",
   /** tool-runner: one subject per tool */
   tool: (toolName: string) => `tool.${toolName}`,
+  /** tool-runner: create or update a session's folder and manifest.json (called by the orchestrator, never the model) */
+  sessionManifestUpdate: "session.manifest.update",
 } as const;
 
 /**
