@@ -1,0 +1,92 @@
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startScriptedModel, type ScriptedModel } from "./scripted-model.js";
+
+let model: ScriptedModel;
+let client: OpenAI;
+
+beforeAll(async () => {
+  model = await startScriptedModel();
+  client = new OpenAI({ baseURL: model.url, apiKey: "test", maxRetries: 0 });
+});
+afterAll(() => model.close());
+
+describe("the scripted model through the real openai client", () => {
+  it("streams text deltas and the usage chunk", async () => {
+    model.enqueue({ text: "Hello there, Friend — ünïcødé 💡 ok" });
+    const stream = await client.chat.completions.create({
+      model: "scripted",
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: "user", content: "hi" }],
+    });
+    let text = "";
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    let deltas = 0;
+    for await (const chunk of stream) {
+      const piece = chunk.choices[0]?.delta.content;
+      if (piece) {
+        text += piece;
+        deltas++;
+      }
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toBe("Hello there, Friend — ünïcødé 💡 ok");
+    expect(deltas).toBeGreaterThan(1);
+    expect(usage?.total_tokens).toBeGreaterThan(0);
+  });
+
+  it("streams tool calls split across chunks that the SDK's accumulator reassembles", async () => {
+    model.enqueue({
+      toolCalls: [
+        { name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } },
+        { name: "list_files", arguments: { path: "{session-folder}" } },
+      ],
+    });
+    const stream = client.chat.completions.stream({
+      model: "scripted",
+      messages: [{ role: "user", content: "load it" }],
+      tools: [{ type: "function", function: { name: "read_file", parameters: { type: "object" } } }],
+    });
+    const completion = await stream.finalChatCompletion();
+    const choice = completion.choices[0];
+    expect(choice?.finish_reason).toBe("tool_calls");
+    const calls = choice?.message.tool_calls ?? [];
+    expect(calls.map((call) => call.type === "function" && [call.function.name, JSON.parse(call.function.arguments)])).toEqual([
+      ["read_file", { file_path: "{bundle-root}/config.yaml" }],
+      ["list_files", { path: "{session-folder}" }],
+    ]);
+    expect(model.requests.at(-1)?.body.tools?.[0]?.function.name).toBe("read_file");
+  });
+
+  it("answers without streaming too", async () => {
+    model.enqueue({ text: "plain" });
+    const completion = await client.chat.completions.create({ model: "scripted", messages: [{ role: "user", content: "x" }] });
+    expect(completion.choices[0]?.message.content).toBe("plain");
+  });
+
+  it("injects an HTTP error the client sees with its status", async () => {
+    model.enqueue({ status: 429, headers: { "retry-after-ms": "10" } });
+    await expect(client.chat.completions.create({ model: "scripted", messages: [{ role: "user", content: "x" }] })).rejects.toMatchObject({
+      status: 429,
+    });
+  });
+
+  it("asks the responder when nothing is queued, with the request it received", async () => {
+    model.setResponder((request) => ({ text: `you said ${String(request.messages.at(-1)?.content)}` }));
+    const completion = await client.chat.completions.create({ model: "scripted", messages: [{ role: "user", content: "ping" }] });
+    expect(completion.choices[0]?.message.content).toBe("you said ping");
+  });
+
+  it("can cut a stream off mid-way", async () => {
+    model.enqueue({ text: "a long answer that will not arrive whole", dropAfterChunks: 2 });
+    const stream = await client.chat.completions.create({ model: "scripted", stream: true, messages: [{ role: "user", content: "x" }] });
+    await expect(
+      (async () => {
+        for await (const _chunk of stream) {
+          // drain until the connection drops
+        }
+      })(),
+    ).rejects.toThrow();
+  });
+});

@@ -1,0 +1,244 @@
+/**
+ * A scripted OpenAI-compatible chat-completions server for tests and demos. It speaks the real wire
+ * format (NATS.md §5.3): streamed text deltas, tool-call deltas split across chunks (id, type and name
+ * only in the first fragment, arguments concatenated), `finish_reason`, the usage chunk when
+ * `stream_options.include_usage` is set, and `data: [DONE]`. Turns come from a FIFO script or a responder
+ * function; every request is recorded; errors and delays can be injected. Never the system's default model.
+ */
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+
+export interface ScriptedToolCall {
+  name: string;
+  /** an object is JSON-encoded; a string is sent as is (so invalid JSON can be scripted) */
+  arguments: Record<string, unknown> | string;
+  id?: string;
+}
+
+export interface ScriptedTurn {
+  text?: string;
+  toolCalls?: ScriptedToolCall[];
+  /** send a non-2xx status with this JSON error body instead of a completion */
+  status?: number;
+  headers?: Record<string, string>;
+  /** wait before answering (the model's "thinking" time) */
+  delayMs?: number;
+  /** wait between streamed chunks */
+  chunkDelayMs?: number;
+  /** close the connection after this many streamed chunks */
+  dropAfterChunks?: number;
+  finishReason?: "stop" | "tool_calls" | "length" | "content_filter";
+}
+
+export interface RecordedRequest {
+  body: ChatRequestBody;
+  headers: IncomingMessage["headers"];
+}
+
+export interface ChatRequestBody {
+  model: string;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  messages: Array<{ role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: string }>;
+  tools?: Array<{ type: string; function: { name: string } }>;
+  [key: string]: unknown;
+}
+
+export type Responder = (request: ChatRequestBody) => ScriptedTurn | Promise<ScriptedTurn>;
+
+export interface ScriptedModel {
+  /** base URL for the openai client, ending in /v1 */
+  url: string;
+  requests: RecordedRequest[];
+  /** queue turns answered in order, before the responder is asked */
+  enqueue(...turns: ScriptedTurn[]): void;
+  setResponder(responder: Responder): void;
+  close(): Promise<void>;
+}
+
+const fallbackResponder: Responder = () => ({ text: "The scripted model has no turn scripted for this request." });
+
+export async function startScriptedModel(options: { port?: number; host?: string; responder?: Responder } = {}): Promise<ScriptedModel> {
+  const queue: ScriptedTurn[] = [];
+  const requests: RecordedRequest[] = [];
+  let responder = options.responder ?? fallbackResponder;
+  let callCounter = 0;
+  const sockets = new Set<import("node:net").Socket>();
+
+  const server: Server = createServer((request, response) => {
+    void handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) response.writeHead(500, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { message: String(error), type: "server_error" } }));
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (request.method === "GET" && request.url?.endsWith("/models")) {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify({ object: "list", data: [{ id: "scripted", object: "model", owned_by: "tests" }] }));
+      return;
+    }
+    if (request.method !== "POST" || !request.url?.endsWith("/chat/completions")) {
+      response.writeHead(404, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { message: "not found", type: "invalid_request_error" } }));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatRequestBody;
+    requests.push({ body, headers: request.headers });
+    const turn = queue.shift() ?? (await responder(body));
+    if (turn.delayMs) await sleep(turn.delayMs);
+
+    if (turn.status && turn.status >= 300) {
+      response.writeHead(turn.status, { "content-type": "application/json", ...turn.headers });
+      response.end(JSON.stringify({ error: { message: `scripted ${turn.status}`, type: "scripted_error", code: null } }));
+      return;
+    }
+    const id = `chatcmpl-${++callCounter}`;
+    const toolCalls = (turn.toolCalls ?? []).map((call, index) => ({
+      id: call.id ?? `call_${callCounter}_${index}`,
+      name: call.name,
+      arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+    }));
+    const text = turn.text ?? (toolCalls.length ? null : "");
+    const finishReason = turn.finishReason ?? (toolCalls.length ? "tool_calls" : "stop");
+    const usage = estimateUsage(body, text ?? "", toolCalls);
+
+    if (!body.stream) {
+      response.writeHead(200, { "content-type": "application/json", ...turn.headers });
+      response.end(
+        JSON.stringify({
+          id,
+          object: "chat.completion",
+          created: Math.floor(Date.now() / 1000),
+          model: body.model,
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: "assistant",
+                content: text,
+                refusal: null,
+                ...(toolCalls.length
+                  ? { tool_calls: toolCalls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })) }
+                  : {}),
+              },
+              logprobs: null,
+              finish_reason: finishReason,
+            },
+          ],
+          usage,
+        }),
+      );
+      return;
+    }
+
+    response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...turn.headers });
+    const includeUsage = body.stream_options?.include_usage === true;
+    const frames = streamFrames(id, body.model, text, toolCalls, finishReason, includeUsage ? usage : undefined);
+    let sent = 0;
+    for (const frame of frames) {
+      if (turn.dropAfterChunks !== undefined && sent >= turn.dropAfterChunks) {
+        // let what was written reach the client first, so it sees a stream that stops, not a refused request
+        await sleep(20);
+        response.socket?.destroy();
+        return;
+      }
+      if (response.destroyed) return;
+      await new Promise<void>((resolve) => response.write(`data: ${frame}\n\n`, () => resolve()));
+      sent++;
+      if (turn.chunkDelayMs) await sleep(turn.chunkDelayMs);
+    }
+    response.end();
+  }
+
+  server.listen(options.port ?? 0, options.host ?? "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    enqueue: (...turns) => queue.push(...turns),
+    setResponder: (next) => {
+      responder = next;
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+interface WireToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** The `data:` payloads of one streamed completion, in order, ending with [DONE]. */
+function streamFrames(
+  id: string,
+  model: string,
+  text: string | null,
+  toolCalls: WireToolCall[],
+  finishReason: string,
+  usage: ReturnType<typeof estimateUsage> | undefined,
+): string[] {
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    JSON.stringify({
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      ...(usage ? { usage: null } : {}),
+    });
+  const frames: string[] = [];
+  if (toolCalls.length === 0) {
+    frames.push(chunk({ role: "assistant", content: "" }));
+    for (const piece of splitIntoPieces(text ?? "", 3)) frames.push(chunk({ content: piece }));
+  } else {
+    frames.push(chunk({ role: "assistant", content: text ?? null }));
+    toolCalls.forEach((call, index) => {
+      frames.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
+      for (const piece of splitIntoPieces(call.arguments, 4)) {
+        frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+      }
+    });
+  }
+  frames.push(chunk({}, finishReason));
+  if (usage) frames.push(JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage }));
+  frames.push("[DONE]");
+  return frames;
+}
+
+/** Splits text into about `count` pieces on code-point boundaries, so multi-byte characters survive. */
+function splitIntoPieces(text: string, count: number): string[] {
+  const characters = Array.from(text);
+  if (characters.length === 0) return [];
+  const size = Math.max(1, Math.ceil(characters.length / count));
+  const pieces: string[] = [];
+  for (let start = 0; start < characters.length; start += size) pieces.push(characters.slice(start, start + size).join(""));
+  return pieces;
+}
+
+/** A stable stand-in for token counts: about four characters a token. */
+function estimateUsage(body: ChatRequestBody, text: string, toolCalls: WireToolCall[]) {
+  const prompt_tokens = Math.ceil(JSON.stringify(body.messages).length / 4);
+  const completion_tokens = Math.ceil((text.length + toolCalls.reduce((sum, call) => sum + call.arguments.length + call.name.length, 0)) / 4);
+  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+}
+
+/** The last message of a request, and the tool results since the last assistant message. */
+export function lastMessage(request: ChatRequestBody) {
+  return request.messages[request.messages.length - 1];
+}
