@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { baseEnvSchema, envInt } from "@agent-orchestrator/shared";
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()));
+
+export const orchestratorEnvSchema = baseEnvSchema.extend({
+  OPENAI_API_KEY: optionalText,
+  OPENAI_BASE_URL: optionalText.pipe(z.url().optional()),
+  LLM_MODEL: z.string().min(1).default("gpt-4o-mini"),
+  /** attempts after the first, done by the openai client itself (the only retry layer) */
+  MODEL_MAX_RETRIES: envInt(2, 0, 10),
+  MODEL_TIMEOUT_MS: envInt(60_000, 1_000, 600_000),
+  MAX_ITERATIONS: envInt(50, 1, 500),
+  TURN_TIMEOUT_MS: envInt(120_000, 1_000, 3_600_000),
+  TOOL_TIMEOUT_MS: envInt(30_000, 100, 600_000),
+  REGISTRY_TIMEOUT_MS: envInt(5_000, 100, 60_000),
+  /** tool calls of one model turn run at most this many at a time */
+  TOOL_CONCURRENCY: envInt(4, 1, 64),
+  /** a tool result longer than this (characters) is cut head + tail before the model sees it */
+  TOOL_RESULT_MAX_CHARS: envInt(65_536, 1_024, 4_000_000),
+  /** this many invalid tool calls in a row end the turn */
+  MAX_INVALID_TOOL_CALLS: envInt(3, 1, 50),
+});
+export type OrchestratorConfig = z.infer<typeof orchestratorEnvSchema>;
+
+/** A model is configured when either a key (OpenAI) or a base URL (a compatible server) is given. */
+export const isModelConfigured = (config: OrchestratorConfig): boolean =>
+  config.OPENAI_API_KEY !== undefined || config.OPENAI_BASE_URL !== undefined;
+
+export const modelNotConfiguredMessage =
+  "No model is configured. Set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for a compatible server " +
+  "(e.g. Ollama: OPENAI_BASE_URL=http://localhost:11434/v1), and LLM_MODEL, then restart the orchestrator.";

@@ -1,0 +1,54 @@
+import type { KV, NatsConnection } from "nats";
+import { AppError, decodeJson, encodeJson, SessionRecord, zeroUsage } from "@agent-orchestrator/shared";
+
+/**
+ * Sessions in the JetStream KV bucket `sessions`: they survive any orchestrator process and any replica
+ * can serve the next turn. Every write is a compare-and-set on the revision that was read.
+ */
+export class SessionStore {
+  private constructor(private readonly kv: KV) {}
+
+  static async open(connection: NatsConnection, bucket = "sessions"): Promise<SessionStore> {
+    const kv = await connection.jetstream().views.kv(bucket, { history: 1 });
+    return new SessionStore(kv);
+  }
+
+  /** Creates a new session; fails if the id is taken. */
+  async create(input: { id: string; agentId: string; owner: string }): Promise<{ record: SessionRecord; revision: number }> {
+    const now = new Date().toISOString();
+    const record: SessionRecord = {
+      id: input.id,
+      agent_id: input.agentId,
+      owner: input.owner,
+      status: "idle",
+      run_id: null,
+      messages: [],
+      usage: zeroUsage(),
+      turns: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      const revision = await this.kv.create(input.id, encodeJson(record));
+      return { record, revision };
+    } catch (error) {
+      throw new AppError("SESSION_BUSY", "A session with this id already exists", { cause: error });
+    }
+  }
+
+  async get(id: string): Promise<{ record: SessionRecord; revision: number } | undefined> {
+    const entry = await this.kv.get(id);
+    if (!entry || entry.operation !== "PUT") return undefined;
+    return { record: decodeJson(entry.value, SessionRecord), revision: entry.revision };
+  }
+
+  /** Writes `record` only if the stored revision is still `revision`; returns the new revision. */
+  async update(record: SessionRecord, revision: number): Promise<number> {
+    const next = { ...record, updated_at: new Date().toISOString() };
+    try {
+      return await this.kv.update(record.id, encodeJson(next), revision);
+    } catch (error) {
+      throw new AppError("SESSION_BUSY", "The session was changed by another turn", { cause: error });
+    }
+  }
+}
