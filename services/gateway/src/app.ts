@@ -1,0 +1,45 @@
+import express, { type NextFunction, type Request, type Response } from "express";
+import { AppError, type Logger } from "@agent-orchestrator/shared";
+import { agentsRoutes } from "./agents-routes.js";
+import { authenticate } from "./auth.js";
+import { chatRoute } from "./chat-route.js";
+import type { GatewayContext } from "./gateway-context.js";
+import { healthRoute } from "./health-route.js";
+import { requestContext, securityHeaders } from "./request-context.js";
+import { sendError } from "./send-error.js";
+
+/** The express application: routes, limits and the error shape of DESIGN §4 everywhere. */
+export function createApp(context: GatewayContext): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("query parser", "simple");
+  app.use(requestContext(context.logger), securityHeaders);
+  app.use(healthRoute(context));
+  app.use("/api", authenticate(context.config.AUTH_TOKENS));
+  app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
+  app.use(agentsRoutes(context), chatRoute(context));
+  app.use((_request, response) => sendError(response, new AppError("NOT_FOUND", "No such route")));
+  app.use(errorHandler);
+  return app;
+}
+
+/** Express' own errors (body too large, malformed JSON) and ours become the error shape; logged once, here. */
+function errorHandler(error: unknown, _request: Request, response: Response, _next: NextFunction): void {
+  const logger = response.locals["logger"] as Logger;
+  const status = (error as { status?: number; type?: string }).status;
+  const type = (error as { type?: string }).type;
+  let appError: AppError;
+  if (AppError.is(error)) appError = error;
+  else if (type === "entity.too.large" || status === 413) appError = new AppError("PAYLOAD_TOO_LARGE", "The request body is too large");
+  else if (type === "entity.parse.failed") appError = new AppError("BAD_REQUEST", "The request body is not valid JSON");
+  else if (status !== undefined && status >= 400 && status < 500) appError = new AppError("BAD_REQUEST", "The request could not be read");
+  else appError = new AppError("INTERNAL", "Internal error", { cause: error });
+
+  if (appError.code === "INTERNAL") logger.error({ err: error }, "request failed");
+  else logger.warn({ code: appError.code }, appError.message);
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  sendError(response, appError);
+}

@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { baseEnvSchema, envInt } from "@agent-orchestrator/shared";
+import { parseAuthTokens } from "./auth-tokens.js";
+
+export const gatewayEnvSchema = baseEnvSchema.extend({
+  PORT: envInt(3000, 0, 65535),
+  /** defaults to 127.0.0.1 without AUTH_TOKENS (an open gateway must not be reachable from the network) */
+  HOST: z.string().min(1).optional(),
+  /** `user:token` pairs separated by commas, e.g. `alice:s3cret,bob:other` */
+  AUTH_TOKENS: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      if (value === undefined || value.trim() === "") return undefined;
+      const parsed = parseAuthTokens(value);
+      if (!parsed.ok) {
+        context.addIssue({ code: "custom", message: parsed.error });
+        return z.NEVER;
+      }
+      return parsed.value;
+    }),
+  /** how long a chat may go without any event before the gateway gives up on it */
+  CHAT_IDLE_TIMEOUT_MS: envInt(150_000, 1_000, 3_600_000),
+  REGISTRY_TIMEOUT_MS: envInt(5_000, 100, 60_000),
+  ORCHESTRATOR_TIMEOUT_MS: envInt(10_000, 100, 120_000),
+  BODY_LIMIT_BYTES: envInt(256 * 1024, 1_024, 16 * 1024 * 1024),
+});
+export type GatewayConfig = z.infer<typeof gatewayEnvSchema>;
+
+/** Where the HTTP server listens: all interfaces only when requests are authenticated. */
+export function listenHost(config: GatewayConfig): string {
+  return config.HOST ?? (config.AUTH_TOKENS ? "0.0.0.0" : "127.0.0.1");
+}

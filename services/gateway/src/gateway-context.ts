@@ -1,0 +1,12 @@
+import type { NatsConnection } from "nats";
+import type { Logger } from "@agent-orchestrator/shared";
+import type { GatewayConfig } from "./config.js";
+
+/** What every route needs. */
+export interface GatewayContext {
+  connection: NatsConnection;
+  config: GatewayConfig;
+  logger: Logger;
+  /** prepended to every subject, so tests sharing one NATS server stay apart */
+  subjectPrefix: string;
+}

@@ -1,0 +1,51 @@
+import { once } from "node:events";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { NatsConnection } from "nats";
+import { serviceNames, type Logger } from "@agent-orchestrator/shared";
+import { createApp } from "./app.js";
+import { listenHost, type GatewayConfig } from "./config.js";
+
+export interface GatewayOptions {
+  connection: NatsConnection;
+  config: GatewayConfig;
+  logger: Logger;
+  subjectPrefix?: string;
+}
+
+export interface Gateway {
+  /** the base URL the server listens on */
+  url: string;
+  server: Server;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the HTTP server and registers the gateway with the Services framework, so `/healthz` and
+ * `$SRV` discovery count its replicas like any other service.
+ */
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const { connection, config, logger } = options;
+  const app = createApp({ connection, config, logger, subjectPrefix: options.subjectPrefix ?? "" });
+  const service = await connection.services.add({
+    name: serviceNames.gateway,
+    version: "0.1.0",
+    description: "HTTP, SSE and WebSocket front door",
+  });
+  const host = listenHost(config);
+  const server = app.listen(config.PORT, host);
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  const shownHost = host === "0.0.0.0" ? "localhost" : host;
+  return {
+    url: `http://${shownHost}:${port}`,
+    server,
+    stop: async () => {
+      await service.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+    },
+  };
+}
