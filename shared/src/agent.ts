@@ -37,8 +37,17 @@ export const MenuItem = z.object({
   tmpl: z.string().optional(),
   data: z.string().optional(),
   action: z.string().optional(),
+  /** True when a target is the placeholder `todo` (BMAD's "not implemented yet"); the item is kept as written. */
+  todo: z.boolean().optional(),
 });
 export type MenuItem = z.infer<typeof MenuItem>;
+
+/**
+ * Which BMAD dialect an agent file is written in: `v6` compiled (`<activation>`, `<menu><item>`), `v6-early`
+ * (`<critical-actions><i>`, `<cmds><c>`), `v6-source` (`*.agent.yaml`), or `v4` (markdown with one YAML block).
+ */
+export const AgentFormat = z.enum(["v6", "v6-early", "v6-source", "v4"]);
+export type AgentFormat = z.infer<typeof AgentFormat>;
 
 /** A parsed agent, as the registry serves it. Paths are relative to BMAD_ROOT, never host paths. */
 export const AgentDefinition = AgentSummary.extend({
@@ -49,5 +58,7 @@ export const AgentDefinition = AgentSummary.extend({
   bundlePath: z.string(),
   /** The agent file relative to BMAD_ROOT. */
   filePath: z.string(),
+  /** The dialect the agent file was written in (informational; absent from older registries). */
+  format: AgentFormat.optional(),
 });
 export type AgentDefinition = z.infer<typeof AgentDefinition>;

@@ -17,6 +17,12 @@ export const subjects = {
   /** registry: request/reply */
   registryAgentsList: "registry.agents.list",
   registryAgentsGet: "registry.agents.get",
+  /** registry: one agent's activation document (spec/004): structured data plus LLM-ready text */
+  registryAgentsActivation: "registry.agents.activation",
+  /** registry: every bundle and installed module with its status and warnings */
+  registryBundlesList: "registry.bundles.list",
+  /** registry: published (not request/reply) after a re-scan that changed agents or bundles */
+  registryChanged: "registry.changed",
   /** orchestrator: start a turn of a chat (request/reply; the reply only accepts or refuses the turn) */
   runStart: "agent.run.start",
   /** events of every turn of one session; the orchestrator is the only publisher */
