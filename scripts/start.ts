@@ -1,0 +1,100 @@
+/**
+ * `npm start`: the whole system on one machine. Uses NATS_URL, or starts a local nats-server with
+ * JetStream data under ./data/nats; then starts the four services as four processes, prints the URL,
+ * and stops everything on Ctrl-C.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { findNatsServerBinary, natsServerMissingHelp, startLocalNats, type LocalNats } from "./lib/local-nats.js";
+
+const repoRoot = fileURLToPath(new URL("../", import.meta.url));
+const services = ["registry", "tool-runner", "orchestrator", "gateway"] as const;
+const colours: Record<string, string> = { registry: "35", "tool-runner": "36", orchestrator: "33", gateway: "32", nats: "34" };
+
+function print(source: string, text: string): void {
+  const tag = process.stdout.isTTY ? `\x1b[${colours[source] ?? "0"}m${source.padEnd(12)}\x1b[0m` : source.padEnd(12);
+  process.stdout.write(`${tag} ${text}\n`);
+}
+
+/** Pino JSON lines become "level message {details}"; anything else is shown as is. */
+function formatLogLine(line: string): string {
+  try {
+    const { level, msg, time: _time, pid: _pid, service: _service, name: _name, hostname: _hostname, ...rest } = JSON.parse(line) as Record<string, unknown>;
+    const levelName = ({ 10: "trace", 20: "debug", 30: "info", 40: "warn", 50: "error", 60: "fatal" } as Record<number, string>)[level as number] ?? "";
+    const details = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : "";
+    return `${levelName.padEnd(5)} ${String(msg)}${details}`;
+  } catch {
+    return line;
+  }
+}
+
+const portIsFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const probe = createServer()
+      .once("error", () => resolve(false))
+      .once("listening", () => probe.close(() => resolve(true)))
+      .listen(port, "127.0.0.1");
+  });
+
+async function natsUrl(): Promise<{ url: string; server?: LocalNats }> {
+  const given = process.env["NATS_URL"];
+  if (given) return { url: given };
+  if (!findNatsServerBinary()) {
+    process.stderr.write(`${natsServerMissingHelp}\n`);
+    process.exit(1);
+  }
+  const port = (await portIsFree(4222)) ? 4222 : -1;
+  const server = await startLocalNats({ storeDir: `${repoRoot}data/nats`, port });
+  print("nats", `nats-server with JetStream at ${server.url} (data in ./data/nats)`);
+  return { url: server.url, server };
+}
+
+const { url, server } = await natsUrl();
+const children: ChildProcess[] = [];
+let stopping = false;
+
+async function stopAll(exitCode: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once("exit", () => resolve());
+            child.kill("SIGTERM");
+          }),
+      ),
+    );
+    await server?.stop();
+  }
+  process.exit(exitCode);
+}
+
+for (const name of services) {
+  const child = spawn(process.execPath, [`services/${name}/dist/main.js`], {
+    cwd: repoRoot,
+    env: { ...process.env, NATS_URL: url },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream! }).on("line", (line) => {
+      print(name, formatLogLine(line));
+      if (name === "gateway" && line.includes("gateway listening")) {
+        const listening = JSON.parse(line) as { url?: string };
+        print("gateway", `Agent Orchestrator is running: ${listening.url ?? ""} (Ctrl-C stops it)`);
+      }
+    });
+  }
+  child.once("exit", (code) => {
+    if (stopping) return;
+    print(name, `exited with code ${code}; stopping the others`);
+    void stopAll(code === 0 ? 1 : (code ?? 1));
+  });
+}
+
+process.once("SIGINT", () => void stopAll(0));
+process.once("SIGTERM", () => void stopAll(0));

@@ -1,0 +1,96 @@
+/**
+ * Runs the four services as separate processes from their built entry points
+ * (`node services/<name>/dist/main.js`), the way production runs them.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { setTimeout as sleep } from "node:timers/promises";
+
+export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+
+export type ServiceProcessName = "registry" | "tool-runner" | "orchestrator" | "gateway";
+
+export interface ServiceProcess {
+  name: ServiceProcessName;
+  child: ChildProcess;
+  /** every log line so far, parsed when it is JSON */
+  lines: Array<Record<string, unknown>>;
+  waitForLine(predicate: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function startServiceProcess(name: ServiceProcessName, env: Record<string, string>): ServiceProcess {
+  const child = spawn(process.execPath, [`services/${name}/dist/main.js`], {
+    cwd: repoRoot,
+    env: { PATH: process.env["PATH"] ?? "", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const lines: Array<Record<string, unknown>> = [];
+  const waiters = new Set<() => void>();
+  const record = (text: string) => {
+    try {
+      lines.push(JSON.parse(text) as Record<string, unknown>);
+    } catch {
+      lines.push({ msg: text });
+    }
+    for (const wake of waiters) wake();
+  };
+  createInterface({ input: child.stdout! }).on("line", record);
+  createInterface({ input: child.stderr! }).on("line", record);
+  const exited = once(child, "exit").then(([code]) => code as number | null);
+
+  return {
+    name,
+    child,
+    lines,
+    async waitForLine(predicate, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = lines.find(predicate);
+        if (found) return found;
+        if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}): ${JSON.stringify(lines.slice(-5))}`);
+        if (Date.now() > deadline) throw new Error(`${name}: no matching log line in ${timeoutMs} ms: ${JSON.stringify(lines.slice(-5))}`);
+        await new Promise<void>((resolve) => {
+          const wake = () => {
+            waiters.delete(wake);
+            resolve();
+          };
+          waiters.add(wake);
+          void sleep(100).then(wake);
+        });
+      }
+    },
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Starts all four services and resolves with the gateway's URL once /healthz counts every service. */
+export async function startSystem(env: Record<string, string>): Promise<{ url: string; processes: ServiceProcess[]; stop(): Promise<void> }> {
+  const processes = (["registry", "tool-runner", "orchestrator", "gateway"] as const).map((name) =>
+    startServiceProcess(name, { ...env, ...(name === "gateway" ? { PORT: "0" } : {}) }),
+  );
+  const stop = async () => {
+    await Promise.all(processes.map((service) => service.stop()));
+  };
+  try {
+    const gateway = processes[3] as ServiceProcess;
+    const line = await gateway.waitForLine((entry) => typeof entry["url"] === "string" && String(entry["msg"]).startsWith("gateway listening"));
+    const url = String(line["url"]);
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const health = (await (await fetch(`${url}/healthz`)).json()) as { status: string };
+      if (health.status === "ok") break;
+      if (Date.now() > deadline) throw new Error(`the system did not become healthy: ${JSON.stringify(health)}`);
+      await sleep(100);
+    }
+    return { url, processes, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

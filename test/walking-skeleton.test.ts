@@ -1,0 +1,167 @@
+/**
+ * The walking skeleton end to end (issue 2): the four services as four processes on a real NATS server,
+ * the scripted model behind the real openai client, and plain HTTP in front.
+ */
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestNats, type TestNats } from "./support/nats-harness.js";
+import { readSse } from "./support/sse.js";
+import { lastMessage, startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "./support/scripted-model.js";
+import { repoRoot, startSystem } from "./support/service-processes.js";
+
+let nats: TestNats;
+let model: ScriptedModel;
+let system: Awaited<ReturnType<typeof startSystem>>;
+let outputRoot: string;
+
+/** The model's behaviour, chosen by the first word of the user's latest message. */
+function respond(request: ChatRequestBody): ScriptedTurn {
+  const last = lastMessage(request);
+  const userMessages = request.messages.filter((message) => message.role === "user");
+  const said = String(userMessages[userMessages.length - 1]?.content ?? "");
+  if (last?.role === "tool") {
+    const result = JSON.parse(String(last.content)) as { success: boolean; content?: string; error?: { message: string } };
+    return { text: result.success ? `The file says:\n${result.content ?? "(saved)"}` : `The tool said: ${result.error?.message}` };
+  }
+  if (said.startsWith("quote")) return { toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } }] };
+  if (said.startsWith("save")) {
+    return { toolCalls: [{ name: "save_output", arguments: { file_path: "{session-folder}/x.md", content: "# Saved by the model\n" } }] };
+  }
+  if (said.startsWith("escape")) return { toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/../../etc/passwd" } }] };
+  return { text: `Hello! You said: ${said}` };
+}
+
+beforeAll(async () => {
+  // a server of its own: these services use the real subjects, which other test files must not share
+  nats = await startTestNats();
+  model = await startScriptedModel({ responder: respond });
+  outputRoot = await mkdtemp(join(tmpdir(), "ao-outputs-"));
+  system = await startSystem({
+    NATS_URL: nats.url,
+    BMAD_ROOT: repoRoot,
+    OUTPUT_ROOT: outputRoot,
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: "test-key",
+    LLM_MODEL: "scripted",
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await system?.stop();
+  await model?.close();
+  await nats?.stop();
+  await rm(outputRoot, { recursive: true, force: true });
+});
+
+const chat = (body: Record<string, unknown>, accept = "application/json") =>
+  fetch(`${system.url}/api/chat`, { method: "POST", headers: { "content-type": "application/json", accept }, body: JSON.stringify(body) });
+
+describe("the walking skeleton", () => {
+  it("runs the four services as four processes that answer health checks", async () => {
+    const health = (await (await fetch(`${system.url}/healthz`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({
+      status: "ok",
+      nats: { connected: true },
+      services: { registry: 1, "tool-runner": 1, orchestrator: 1, gateway: 1 },
+    });
+    expect(new Set(system.processes.map((service) => service.child.pid)).size).toBe(4);
+  });
+
+  it("lists the sample agent", async () => {
+    const body = (await (await fetch(`${system.url}/api/agents`)).json()) as { success: boolean; agents: Array<Record<string, unknown>> };
+    expect(body.success).toBe(true);
+    expect(body.agents).toContainEqual(expect.objectContaining({ id: "idea-coach", name: "Nova", title: "Idea Coach", bundleName: "idea-studio" }));
+  });
+
+  it("answers a chat whose model reads the config first, quoting the file, in 2 iterations", async () => {
+    const response = await chat({ agent_id: "idea-coach", message: "quote the config" });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { success: boolean; session_id: string; response: string; iterations: number; usage: { total_tokens: number } };
+    expect(body).toMatchObject({ success: true, iterations: 2 });
+    expect(body.response).toContain("project_name: Idea Studio");
+    expect(body.usage.total_tokens).toBeGreaterThan(0);
+    // the model really got the file through the tool, and its system prompt carried the config loaded at start
+    const toolMessage = model.requests.flatMap((request) => request.body.messages).find((message) => message.role === "tool");
+    expect(String(toolMessage?.content)).toContain('"path":"{bundle-root}/config.yaml"');
+    const system = String(model.requests.at(-1)?.body.messages[0]?.content);
+    expect(system).toContain("You are Nova, Idea Coach.");
+    expect(system).toContain("Remember the user's name is Friend");
+  });
+
+  it("streams the same chat as SSE: session, tool call and result, deltas, then done", async () => {
+    const response = await chat({ agent_id: "idea-coach", message: "quote the config again" }, "text/event-stream");
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const events = await readSse(response);
+    const names = events.map((event) => event.event);
+    expect(names[0]).toBe("session");
+    expect(names).toContain("tool_call");
+    expect(events.find((event) => event.event === "tool_result")?.data).toMatchObject({ name: "read_file", success: true, path: "{bundle-root}/config.yaml" });
+    expect(names.filter((name) => name === "delta").length).toBeGreaterThan(1);
+    expect(names.at(-1)).toBe("done");
+    expect(events.at(-1)?.data).toMatchObject({ iterations: 2 });
+    const text = events.filter((event) => event.event === "delta").map((event) => event.data["text"]).join("");
+    expect(text).toContain("project_name: Idea Studio");
+    expect(events.map((event) => event.data["seq"])).toEqual(events.map((_event, index) => index));
+  });
+
+  it("saves output into OUTPUT_ROOT/<session>/ and records it in the manifest", async () => {
+    const body = (await (await chat({ agent_id: "idea-coach", message: "save a note" })).json()) as { session_id: string; response: string };
+    const saved = join(outputRoot, body.session_id, "x.md");
+    expect(existsSync(saved)).toBe(true);
+    expect(await readFile(saved, "utf8")).toBe("# Saved by the model\n");
+    const manifest = JSON.parse(await readFile(join(outputRoot, body.session_id, "manifest.json"), "utf8")) as Record<string, unknown>;
+    expect(manifest).toMatchObject({ id: body.session_id, agent: "idea-coach", status: "completed" });
+    expect(manifest["files"]).toEqual([expect.objectContaining({ path: "{session-folder}/x.md", size: 21 })]);
+  });
+
+  it("gives the model 'Access denied' and no content for a path that escapes the bundle", async () => {
+    const body = (await (await chat({ agent_id: "idea-coach", message: "escape please" })).json()) as { response: string };
+    expect(body.response).toContain("Access denied");
+    const toolMessages = model.requests.flatMap((request) => request.body.messages).filter((message) => message.role === "tool");
+    const denied = toolMessages.find((message) => String(message.content).includes("Access denied"));
+    expect(denied).toBeDefined();
+    expect(String(denied?.content)).not.toContain("root:");
+    expect(String(denied?.content)).not.toContain(repoRoot);
+  });
+
+  it("continues a session: the next turn sees the earlier conversation", async () => {
+    const first = (await (await chat({ agent_id: "idea-coach", message: "hello one" })).json()) as { session_id: string };
+    const second = (await (await chat({ agent_id: "idea-coach", message: "hello two", session_id: first.session_id })).json()) as {
+      session_id: string;
+      response: string;
+    };
+    expect(second.session_id).toBe(first.session_id);
+    const contents = model.requests.at(-1)?.body.messages.map((message) => message.content);
+    expect(contents).toEqual(expect.arrayContaining(["hello one", "Hello! You said: hello one", "hello two"]));
+  });
+
+  it("answers errors in the DESIGN §4 shape: unknown agent, unknown session, bad body, unknown route", async () => {
+    const unknownAgent = await chat({ agent_id: "nobody", message: "hi" });
+    expect(unknownAgent.status).toBe(404);
+    expect(await unknownAgent.json()).toMatchObject({ success: false, error: { code: "AGENT_NOT_FOUND" } });
+
+    const unknownSession = await chat({ agent_id: "idea-coach", message: "hi", session_id: "no-such-session" });
+    expect(unknownSession.status).toBe(404);
+    expect(await unknownSession.json()).toMatchObject({ success: false, error: { code: "SESSION_NOT_FOUND" } });
+
+    const badBody = await chat({ agent_id: "idea-coach" });
+    expect(badBody.status).toBe(400);
+    expect(await badBody.json()).toMatchObject({ success: false, error: { code: "VALIDATION_ERROR" } });
+
+    const malformed = await fetch(`${system.url}/api/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ success: false, error: { code: "BAD_REQUEST" } });
+
+    const route = await fetch(`${system.url}/api/nothing-here`);
+    expect(route.status).toBe(404);
+    expect(await route.json()).toMatchObject({ success: false, error: { code: "NOT_FOUND" } });
+  });
+
+  it("stops every service cleanly on SIGTERM", async () => {
+    const codes = await Promise.all(system.processes.map((service) => service.stop("SIGTERM")));
+    expect(codes).toEqual([0, 0, 0, 0]);
+  });
+});
