@@ -26,3 +26,22 @@ export type ChatResponseBody = z.infer<typeof ChatResponseBody>;
 
 export const AgentsResponseBody = z.object({ success: z.literal(true), agents: z.array(AgentSummary) });
 export const AgentResponseBody = z.object({ success: z.literal(true), agent: AgentDefinition });
+
+/** WebSocket messages from the client (`/ws`). Server → client messages are run events, plus `error`s without a run. */
+export const WsClientMessage = z.discriminatedUnion("type", [
+  /** a browser cannot set headers on a WebSocket: it may send its token as the first message instead */
+  z.object({ type: z.literal("auth"), token: z.string().min(1).max(512) }),
+  z.object({
+    type: z.literal("chat"),
+    agent_id: ChatRequestBody.shape.agent_id,
+    message: ChatRequestBody.shape.message,
+    session_id: ChatRequestBody.shape.session_id,
+  }),
+  z.object({ type: z.literal("cancel"), session_id: z.string().regex(subjectTokenPattern) }),
+  /** receive the session's running turn from its start, then every later turn, until the socket closes */
+  z.object({ type: z.literal("watch"), session_id: z.string().regex(subjectTokenPattern) }),
+]);
+export type WsClientMessage = z.infer<typeof WsClientMessage>;
+
+/** POST /api/sessions/:id/cancel reply. */
+export const CancelResponseBody = z.object({ success: z.literal(true), cancelled: z.boolean() });

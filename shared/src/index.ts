@@ -14,6 +14,7 @@ export * from "./run-messages.js";
 export * from "./safe-json.js";
 export * from "./service-lifecycle.js";
 export * from "./session-manifest.js";
+export * from "./session-messages.js";
 export * from "./session-record.js";
 export * from "./subjects.js";
 export * from "./tool-call.js";

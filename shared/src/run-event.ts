@@ -14,7 +14,13 @@ const base = {
  * Order within a run: session, then deltas and tool calls/results, then exactly one of done or error.
  */
 export const RunEvent = z.discriminatedUnion("type", [
-  z.object({ ...base, type: z.literal("session"), agent_id: z.string() }),
+  z.object({
+    ...base,
+    type: z.literal("session"),
+    agent_id: z.string(),
+    /** 1 normally; higher when the turn was restarted on another orchestrator after a crash (seq starts again at 0) */
+    attempt: z.number().int().positive(),
+  }),
   z.object({ ...base, type: z.literal("delta"), text: z.string() }),
   z.object({
     ...base,

@@ -1,11 +1,13 @@
 import { z } from "zod";
-import { ErrorReply } from "./error-code.js";
 import { subjectTokenPattern } from "./subjects.js";
 
 /** Limits of one user message; the gateway and the orchestrator check the same numbers. */
 export const maxUserMessageChars = 100_000;
 
-/** gateway → orchestrator on `agent.run.start`: run one turn of a chat. */
+/**
+ * gateway → orchestrator through the `RUN_REQUESTS` work queue: run one turn of a chat. Refusals
+ * (unknown agent, someone else's session, …) come back as the turn's `error` event.
+ */
 export const RunStartRequest = z.object({
   run_id: z.string().regex(subjectTokenPattern),
   session_id: z.string().regex(subjectTokenPattern),
@@ -15,12 +17,7 @@ export const RunStartRequest = z.object({
   message: z.string().min(1).max(maxUserMessageChars),
   /** the user the gateway authenticated; sessions are only visible to their owner */
   owner: z.string().min(1).max(128),
+  /** epoch ms after which nobody waits for this turn any more: an orchestrator drops it unstarted */
+  expires_at: z.number().int().positive(),
 });
 export type RunStartRequest = z.infer<typeof RunStartRequest>;
-
-/** The orchestrator accepts (the turn's events follow on `agent.run.events.<session>`) or refuses. */
-export const RunStartReply = z.union([
-  z.object({ success: z.literal(true), session_id: z.string(), run_id: z.string() }),
-  ErrorReply,
-]);
-export type RunStartReply = z.infer<typeof RunStartReply>;

@@ -23,15 +23,30 @@ export const subjects = {
   registryBundlesList: "registry.bundles.list",
   /** registry: published (not request/reply) after a re-scan that changed agents or bundles */
   registryChanged: "registry.changed",
-  /** orchestrator: start a turn of a chat (request/reply; the reply only accepts or refuses the turn) */
-  runStart: "agent.run.start",
-  /** events of every turn of one session; the orchestrator is the only publisher */
-  runEvents: (sessionId: string) => `agent.run.events.${sessionId}`,
+  /**
+   * orchestrator: a turn to run, published by the gateway into the JetStream work-queue stream
+   * `RUN_REQUESTS` (message id = run id, so a retried publish is stored once); any orchestrator takes it
+   */
+  runRequest: (sessionId: string) => `agent.run.request.${sessionId}`,
+  runRequestAll: "agent.run.request.>",
+  /** events of one turn; the orchestrator is the only publisher; the `RUN_EVENTS` stream keeps them a while for re-attach */
+  runEvents: (sessionId: string, runId: string) => `agent.run.events.${sessionId}.${runId}`,
+  /** every turn's events of one session (for watchers) */
+  sessionEvents: (sessionId: string) => `agent.run.events.${sessionId}.*`,
   runEventsAll: "agent.run.events.>",
+  /** broadcast to every orchestrator: stop the running turn of this session */
+  runCancel: (sessionId: string) => `agent.run.cancel.${sessionId}`,
+  runCancelAll: "agent.run.cancel.*",
+  /** orchestrator: the caller's sessions, and one session (request/reply) */
+  sessionList: "agent.session.list",
+  sessionGet: "agent.session.get",
   /** tool-runner: one subject per tool */
   tool: (toolName: string) => `tool.${toolName}`,
   /** tool-runner: create or update a session's folder and manifest.json (called by the orchestrator, never the model) */
   sessionManifestUpdate: "session.manifest.update",
+  /** tool-runner: a session's files for the gateway (list, read), with the same sandbox as the tools */
+  sessionFilesList: "session.files.list",
+  sessionFilesRead: "session.files.read",
 } as const;
 
 /**
@@ -43,4 +58,12 @@ export function inboxPrefixFor(service: ServiceName): string {
 }
 
 /** Ids that appear as subject tokens or folder names must be plain tokens: no dots, wildcards or separators. */
+/** JetStream names. */
+export const streams = {
+  runRequests: "RUN_REQUESTS",
+  runEvents: "RUN_EVENTS",
+  runRequestsConsumer: "orchestrators",
+  sessionsBucket: "sessions",
+} as const;
+
 export const subjectTokenPattern = /^[A-Za-z0-9_-]{1,128}$/;

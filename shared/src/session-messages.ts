@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { ErrorReply } from "./error-code.js";
+import { ManifestFile, SessionManifest } from "./session-manifest.js";
+import { SessionStatus } from "./session-record.js";
+import { subjectTokenPattern } from "./subjects.js";
+import { Usage } from "./usage.js";
+
+const sessionId = z.string().regex(subjectTokenPattern);
+const owner = z.string().min(1).max(128);
+
+/** A session as listed: no conversation. */
+export const SessionSummary = z.object({
+  id: z.string(),
+  agent_id: z.string(),
+  status: SessionStatus,
+  run_id: z.string().nullable(),
+  turns: z.number().int(),
+  usage: Usage,
+  /** the first user message, cut short, to recognise the session by */
+  title: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type SessionSummary = z.infer<typeof SessionSummary>;
+
+/** A message the user can see: what they said and what the agent answered (no system or tool messages). */
+export const VisibleMessage = z.object({
+  role: z.enum(["user", "assistant"]),
+  content: z.string(),
+});
+export type VisibleMessage = z.infer<typeof VisibleMessage>;
+
+export const SessionView = SessionSummary.extend({
+  messages: z.array(VisibleMessage),
+});
+export type SessionView = z.infer<typeof SessionView>;
+
+export const SessionListRequest = z.object({ owner });
+export const SessionListReply = z.union([z.object({ success: z.literal(true), sessions: z.array(SessionSummary) }), ErrorReply]);
+export type SessionListReply = z.infer<typeof SessionListReply>;
+
+export const SessionGetRequest = z.object({ session_id: sessionId, owner });
+export const SessionGetReply = z.union([z.object({ success: z.literal(true), session: SessionView }), ErrorReply]);
+export type SessionGetReply = z.infer<typeof SessionGetReply>;
+
+/** Broadcast on `agent.run.cancel.<session>`; only the orchestrator running the turn acts on it. */
+export const RunCancel = z.object({ session_id: sessionId, run_id: z.string().regex(subjectTokenPattern).optional() });
+export type RunCancel = z.infer<typeof RunCancel>;
+
+/** gateway → tool-runner: the files of a session (its manifest), checked against the owner. */
+export const SessionFilesListRequest = z.object({ session_id: sessionId, owner });
+export const SessionFilesListReply = z.union([
+  z.object({ success: z.literal(true), files: z.array(ManifestFile), manifest: SessionManifest }),
+  ErrorReply,
+]);
+export type SessionFilesListReply = z.infer<typeof SessionFilesListReply>;
+
+/** gateway → tool-runner: one file of a session, `path` relative to the session folder. */
+export const SessionFilesReadRequest = z.object({ session_id: sessionId, owner, path: z.string().min(1).max(1024) });
+export const SessionFilesReadReply = z.union([
+  z.object({ success: z.literal(true), path: z.string(), content: z.string(), size: z.number().int(), truncated: z.boolean() }),
+  ErrorReply,
+]);
+export type SessionFilesReadReply = z.infer<typeof SessionFilesReadReply>;
