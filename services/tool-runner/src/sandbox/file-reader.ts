@@ -1,0 +1,66 @@
+import { constants, type Stats } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
+import { assertDescriptorPath } from "./descriptor-path.js";
+import { accessDenied, errnoCode } from "./sandbox-error.js";
+
+/** What was read: at most the cap, and whether the file had more. */
+export interface CappedRead {
+  bytes: Buffer;
+  /** the file's size when opened, or the bytes seen if it grew past that */
+  size: number;
+  truncated: boolean;
+}
+
+// O_NONBLOCK: if a FIFO is swapped in after the checks, open returns at once instead of hanging (case 32).
+const readFlags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const initialChunk = 64 * 1024;
+
+/**
+ * RELIABILITY step 5 for a path already checked in step 4: opens without following a final symlink, checks
+ * that the opened file is the regular file that was checked (same dev/ino, same path per the kernel), and
+ * reads at most `maxBytes + 1` bytes from the handle, never trusting `stat.size` (it is 0 for `/proc`
+ * files and a file can grow while read, case 31).
+ */
+export async function readFileCapped(realPath: string, checked: Stats, maxBytes: number): Promise<CappedRead> {
+  let handle: FileHandle;
+  try {
+    handle = await open(realPath, readFlags);
+  } catch (error) {
+    if (errnoCode(error) === "ELOOP") throw accessDenied("PATH_CHANGED", { reason: "file became a symlink", realPath });
+    throw error;
+  }
+  try {
+    const opened = await handle.stat();
+    if (!opened.isFile() || opened.dev !== checked.dev || opened.ino !== checked.ino) {
+      throw accessDenied("PATH_CHANGED", { reason: "file changed between check and open", realPath });
+    }
+    await assertDescriptorPath(handle, realPath);
+    const { bytes, total } = await readUpTo(handle, maxBytes + 1, opened.size);
+    const truncated = total > maxBytes;
+    return {
+      bytes: truncated ? bytes.subarray(0, maxBytes) : bytes.subarray(0, total),
+      size: Math.max(opened.size, total),
+      truncated,
+    };
+  } finally {
+    await handle.close();
+  }
+}
+
+// Grows the buffer as data arrives, so a small file costs a small buffer whatever the cap.
+async function readUpTo(handle: FileHandle, limit: number, sizeHint: number): Promise<{ bytes: Buffer; total: number }> {
+  let bytes = Buffer.allocUnsafe(Math.min(limit, Math.max(sizeHint + 1, initialChunk)));
+  let total = 0;
+  for (;;) {
+    if (total === bytes.length) {
+      if (bytes.length >= limit) break;
+      const grown = Buffer.allocUnsafe(Math.min(limit, bytes.length * 2));
+      bytes.copy(grown, 0, 0, total);
+      bytes = grown;
+    }
+    const { bytesRead } = await handle.read(bytes, total, bytes.length - total, null);
+    if (bytesRead === 0) break;
+    total += bytesRead;
+  }
+  return { bytes, total };
+}

@@ -1,0 +1,80 @@
+import { constants, type Dirent, type Stats } from "node:fs";
+import { lstat, open, opendir, realpath, stat, type FileHandle } from "node:fs/promises";
+import path from "node:path";
+import { assertDescriptorPath, descriptorDirectoryPath } from "./descriptor-path.js";
+import { findProtectedSegment, isProtectedSegment } from "./protected-names.js";
+import { accessDenied, errnoCode } from "./sandbox-error.js";
+import { matchRoot, type RootEntry } from "./sandbox-roots.js";
+
+/** One entry of a listing. Folders have size 0. */
+export interface FolderEntry {
+  name: string;
+  type: "file" | "directory";
+  size: number;
+}
+
+const directoryFlags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+
+/**
+ * Lists a directory already checked in step 4, through the opened descriptor (so a swap of the path after
+ * the checks is not followed), stopping after `maxEntries` (attack case 38: 100k entries cost no more than
+ * `maxEntries` lstat calls). Protected names are left out; a symlink is listed only when it resolves inside
+ * a readable root, typed as its target; sockets, FIFOs and devices are left out.
+ */
+export async function listFolder(
+  realPath: string,
+  checked: Stats,
+  readable: readonly RootEntry[],
+  maxEntries: number,
+): Promise<{ entries: FolderEntry[]; truncated: boolean }> {
+  let handle: FileHandle;
+  try {
+    handle = await open(realPath, directoryFlags);
+  } catch (error) {
+    if (errnoCode(error) === "ELOOP") throw accessDenied("PATH_CHANGED", { reason: "folder became a symlink", realPath });
+    throw error;
+  }
+  try {
+    const opened = await handle.stat();
+    if (opened.dev !== checked.dev || opened.ino !== checked.ino) {
+      throw accessDenied("PATH_CHANGED", { reason: "folder changed between check and open", realPath });
+    }
+    await assertDescriptorPath(handle, realPath);
+    const base = descriptorDirectoryPath(handle, realPath);
+    const entries: FolderEntry[] = [];
+    let truncated = false;
+    // breaking out of the loop closes the directory stream
+    for await (const dirent of await opendir(base)) {
+      if (isProtectedSegment(dirent.name)) continue;
+      const entry = await describe(base, dirent, readable);
+      if (!entry) continue;
+      if (entries.length === maxEntries) {
+        truncated = true;
+        break;
+      }
+      entries.push(entry);
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return { entries, truncated };
+  } finally {
+    await handle.close();
+  }
+}
+
+async function describe(base: string, dirent: Dirent, readable: readonly RootEntry[]): Promise<FolderEntry | undefined> {
+  const entryPath = path.join(base, dirent.name);
+  try {
+    if (dirent.isDirectory()) return { name: dirent.name, type: "directory", size: 0 };
+    if (dirent.isFile()) return { name: dirent.name, type: "file", size: (await lstat(entryPath)).size };
+    if (!dirent.isSymbolicLink()) return undefined;
+    const target = matchRoot(readable, await realpath(entryPath), "real");
+    if (!target || findProtectedSegment(target.relative) !== undefined) return undefined;
+    const stats = await stat(entryPath);
+    if (stats.isDirectory()) return { name: dirent.name, type: "directory", size: 0 };
+    return stats.isFile() ? { name: dirent.name, type: "file", size: stats.size } : undefined;
+  } catch (error) {
+    // an entry removed while listing, or a dangling link, is simply not listed
+    if (errnoCode(error) === "ENOENT") return undefined;
+    throw error;
+  }
+}

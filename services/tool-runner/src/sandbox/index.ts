@@ -1,0 +1,11 @@
+export { isInside, relativeInside } from "./containment.js";
+export { assertPathShape, maxPathLength, maxSegmentBytes } from "./path-shape.js";
+export { findProtectedSegment, isProtectedSegment } from "./protected-names.js";
+export { createSandbox, Sandbox } from "./sandbox.js";
+export type { SandboxListResult, SandboxOptions, SandboxReadResult, SandboxWriteResult } from "./sandbox.js";
+export type { FolderEntry } from "./folder-lister.js";
+export type { SandboxHooks } from "./sandbox-hooks.js";
+export type { ContextRoots, PinnedRoots, RootEntry, SandboxContext } from "./sandbox-roots.js";
+export { writeFileAtomically } from "./file-writer.js";
+export { knownPathVariables, resolveVirtualPath, toVirtualPath, virtualRootNames } from "./virtual-path.js";
+export type { LexicalRoots, RootName } from "./virtual-path.js";

@@ -1,0 +1,39 @@
+import path from "node:path";
+
+/**
+ * Names denied for reading and writing wherever they appear below a root: version control, secrets and
+ * tool configuration (RELIABILITY "Synthesis" policy). Compared case-insensitively, because `.GIT` is `.git`
+ * on a case-insensitive filesystem (attack case 28).
+ */
+const protectedNames = new Set([
+  ".git",
+  ".gitconfig",
+  ".git-credentials",
+  ".npmrc",
+  ".yarnrc",
+  ".yarnrc.yml",
+  ".pypirc",
+  ".netrc",
+  ".pgpass",
+  ".htpasswd",
+  ".ssh",
+  ".gnupg",
+  ".aws",
+  ".azure",
+  ".kube",
+  ".docker",
+  ".config",
+  ".bash_history",
+  ".zsh_history",
+]);
+
+/** True for a protected segment: the names above, and every `.env*` (`.env`, `.env.local`, `.envrc`). */
+export function isProtectedSegment(segment: string): boolean {
+  const lower = segment.toLowerCase();
+  return protectedNames.has(lower) || lower.startsWith(".env");
+}
+
+/** The first protected segment of a root-relative path, if any. */
+export function findProtectedSegment(relativePath: string): string | undefined {
+  return relativePath.split(path.sep).find(isProtectedSegment);
+}

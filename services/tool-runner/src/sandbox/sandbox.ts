@@ -1,0 +1,200 @@
+import type { Stats } from "node:fs";
+import { lstat, mkdir } from "node:fs/promises";
+import path from "node:path";
+import { readFileCapped } from "./file-reader.js";
+import { writeFileAtomically } from "./file-writer.js";
+import { listFolder, type FolderEntry } from "./folder-lister.js";
+import { fromFsError } from "./fs-error.js";
+import { findProtectedSegment } from "./protected-names.js";
+import { resolveRealLocation } from "./real-location.js";
+import { accessDenied, errnoCode, sandboxError } from "./sandbox-error.js";
+import type { SandboxHooks } from "./sandbox-hooks.js";
+import {
+  matchRoot,
+  pinRoots,
+  rootsForContext,
+  sessionFolderPath,
+  verifyPinnedRoots,
+  type ContextRoots,
+  type PinnedRoots,
+  type SandboxContext,
+} from "./sandbox-roots.js";
+import { decodeText } from "./text-content.js";
+import { relativeInside } from "./containment.js";
+import { resolveVirtualPath, toVirtualPath } from "./virtual-path.js";
+import { assertWritableTarget, prepareParentDirectories } from "./write-path.js";
+
+export interface SandboxOptions {
+  /** BMAD_ROOT, the folder that holds `bmad/` */
+  projectRoot: string;
+  /** OUTPUT_ROOT; sessions live in `<outputRoot>/<session_id>` */
+  outputRoot: string;
+  readMaxBytes: number;
+  writeMaxBytes: number;
+  listMaxEntries: number;
+  hooks?: SandboxHooks;
+}
+
+export interface SandboxReadResult {
+  /** virtual, e.g. `{bundle-root}/config.yaml` */
+  path: string;
+  content: string;
+  /** the file's size in bytes */
+  size: number;
+  truncated: boolean;
+}
+
+export interface SandboxWriteResult {
+  /** virtual, always `{session-folder}/…` */
+  path: string;
+  size: number;
+}
+
+export interface SandboxListResult {
+  path: string;
+  entries: FolderEntry[];
+  truncated: boolean;
+}
+
+// Names in the session folder the system keeps for itself: the manifest, its lock and temp files.
+const systemFileName = /^manifest\.json/i;
+
+/** Opens a sandbox: pins the roots once (RELIABILITY step 2). */
+export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
+  return new Sandbox(await pinRoots(options), options);
+}
+
+/**
+ * The safe-path module: every file access the model asks for goes through here (RELIABILITY "Synthesis").
+ * Reads may land under the bundle root, the core root and the session folder (plus `bmad/` for an installed
+ * module); writes only under the session folder. Policy for symlinks: a read follows a link only when its
+ * real target is in a readable root (inside → inside is allowed); a write never goes through a link.
+ * Errors carry a code and a message with virtual paths only; host paths are in `detail`, for the log.
+ */
+export class Sandbox {
+  constructor(
+    private readonly pinned: PinnedRoots,
+    private readonly options: SandboxOptions,
+  ) {}
+
+  /** The realpath of `{project-root}`. */
+  get projectRoot(): string {
+    return this.pinned.projectRoot;
+  }
+
+  /** The roots of one call, for callers that show paths (preload_workflow). */
+  roots(context: SandboxContext): Promise<ContextRoots> {
+    return rootsForContext(this.pinned, context);
+  }
+
+  /** Reads a text file of at most `maxBytes` (READ_MAX_BYTES by default). */
+  async read(context: SandboxContext, input: string, maxBytes = this.options.readMaxBytes): Promise<SandboxReadResult> {
+    const located = await this.locate(context, input);
+    try {
+      const { stats, realPath, virtualPath, detail } = located;
+      if (stats.isDirectory()) throw sandboxError("NOT_A_FILE", `Not a file: ${virtualPath} is a folder; use list_files`);
+      if (!stats.isFile()) throw sandboxError("NOT_A_REGULAR_FILE", `Not a regular file: ${virtualPath}`, detail);
+      if (stats.nlink > 1) throw accessDenied("ACCESS_DENIED", { ...detail, reason: "file has other hard links" });
+      if (stats.size > maxBytes) {
+        throw sandboxError("FILE_TOO_LARGE", `File too large: ${virtualPath} is ${stats.size} bytes; the limit is ${maxBytes}`);
+      }
+      await this.options.hooks?.beforeOpen?.(realPath);
+      const read = await readFileCapped(realPath, stats, maxBytes);
+      const content = decodeText(read.bytes);
+      if (content === undefined) throw sandboxError("BINARY_FILE", `Binary file: ${virtualPath}; only text files can be read`);
+      return { path: virtualPath, content, size: read.size, truncated: read.truncated };
+    } catch (error) {
+      throw fromFsError(error, located.virtualPath, "read", located.detail);
+    }
+  }
+
+  /** Lists a folder, at most LIST_MAX_ENTRIES entries. */
+  async list(context: SandboxContext, input: string): Promise<SandboxListResult> {
+    const located = await this.locate(context, input, "list");
+    try {
+      const { stats, realPath, virtualPath, detail, roots } = located;
+      if (!stats.isDirectory()) throw sandboxError("INVALID_PATH", `Not a folder: ${virtualPath}`, detail);
+      await this.options.hooks?.beforeOpen?.(realPath);
+      const listing = await listFolder(realPath, stats, roots.readable, this.options.listMaxEntries);
+      return { path: virtualPath, ...listing };
+    } catch (error) {
+      throw fromFsError(error, located.virtualPath, "list", located.detail);
+    }
+  }
+
+  /** Writes (creates or replaces) a text file under the session folder, atomically. */
+  async write(context: SandboxContext, input: string, content: string): Promise<SandboxWriteResult> {
+    const roots = await rootsForContext(this.pinned, context);
+    const hostPath = resolveVirtualPath(input, roots.lexical);
+    const detail = { session_id: context.session_id, input, hostPath };
+    const relative = relativeInside(roots.session.lexical, hostPath);
+    if (relative === undefined) {
+      const elsewhere = matchRoot(roots.readable, hostPath, "lexical");
+      throw accessDenied(elsewhere ? "PROTECTED_PATH" : "PATH_OUTSIDE_ROOT", detail, "files can only be saved under {session-folder}");
+    }
+    if (relative === "") throw sandboxError("NOT_A_FILE", "Not a file: {session-folder} is a folder");
+    const segments = relative.split(path.sep);
+    if (findProtectedSegment(relative) !== undefined || systemFileName.test(segments[0] ?? "")) {
+      throw accessDenied("PROTECTED_PATH", detail);
+    }
+    const bytes = Buffer.from(content, "utf8");
+    if (bytes.length > this.options.writeMaxBytes) {
+      throw sandboxError("CONTENT_TOO_LARGE", `Content too large: ${bytes.length} bytes; the limit is ${this.options.writeMaxBytes}`);
+    }
+    const virtualPath = toVirtualPath(hostPath, roots.lexical) ?? "{session-folder}";
+    try {
+      await verifyPinnedRoots(this.pinned);
+      const sessionFolder = await this.sessionFolder(context.session_id);
+      const parent = await prepareParentDirectories(sessionFolder, segments.slice(0, -1), detail);
+      const name = segments[segments.length - 1] ?? "";
+      await assertWritableTarget(path.join(parent, name), sessionFolder, detail);
+      await writeFileAtomically(parent, name, bytes, this.options.hooks);
+      return { path: virtualPath, size: bytes.length };
+    } catch (error) {
+      throw fromFsError(error, virtualPath, "write", detail);
+    }
+  }
+
+  /**
+   * The session's folder, created if missing (one `mkdir` in the pinned output root), refused if anything
+   * but a plain directory is there. Returns its host path.
+   */
+  async sessionFolder(sessionId: string): Promise<string> {
+    const folder = sessionFolderPath(this.pinned, sessionId);
+    await mkdir(folder).catch((error: unknown) => {
+      if (errnoCode(error) !== "EEXIST") throw error;
+    });
+    const stats = await lstat(folder);
+    if (!stats.isDirectory()) throw accessDenied("SYMLINK_ESCAPE", { reason: "session folder is not a plain directory", folder });
+    return folder;
+  }
+
+  /** Steps 1–4 for a read or a listing: shape, variables, containment, protected names, real location. */
+  private async locate(context: SandboxContext, input: string, operation: "read" | "list" = "read") {
+    const roots = await rootsForContext(this.pinned, context);
+    const hostPath = resolveVirtualPath(input, roots.lexical);
+    const detail: Record<string, unknown> = { session_id: context.session_id, input, hostPath };
+    const lexical = matchRoot(roots.readable, hostPath, "lexical");
+    if (!lexical) throw accessDenied("PATH_OUTSIDE_ROOT", detail);
+    if (findProtectedSegment(lexical.relative) !== undefined) throw accessDenied("PROTECTED_PATH", detail);
+    const virtualPath = toVirtualPath(hostPath, roots.lexical) ?? "(unknown)";
+    let stats: Stats;
+    let realPath: string;
+    try {
+      await verifyPinnedRoots(this.pinned);
+      const location = await resolveRealLocation(hostPath);
+      realPath = location.realPath;
+      const real = matchRoot(roots.readable, realPath, "real");
+      detail["realPath"] = realPath;
+      if (!location.exists && !location.danglingSymlink && real) {
+        throw sandboxError("FILE_NOT_FOUND", `${operation === "list" ? "Folder" : "File"} not found: ${virtualPath}`);
+      }
+      if (!location.exists || !real) throw accessDenied("SYMLINK_ESCAPE", detail);
+      if (findProtectedSegment(real.relative) !== undefined) throw accessDenied("PROTECTED_PATH", detail);
+      stats = await lstat(realPath);
+    } catch (error) {
+      throw fromFsError(error, virtualPath, operation, detail);
+    }
+    return { roots, stats, realPath, virtualPath, detail };
+  }
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { resolveVirtualPath, toVirtualPath, type LexicalRoots } from "./virtual-path.js";
+
+// Roots that do not exist: resolution is lexical, so these tests also show that no fs call is made.
+const roots: LexicalRoots = {
+  project: "/nonexistent/W",
+  bundle: "/nonexistent/W/bmad/custom/bundles/studio",
+  core: "/nonexistent/W/bmad/core",
+  session: "/nonexistent/out/s1",
+};
+
+function codeOf(input: string): string | undefined {
+  try {
+    resolveVirtualPath(input, roots);
+    return undefined;
+  } catch (error) {
+    return (error as { code?: string }).code;
+  }
+}
+
+describe("resolveVirtualPath", () => {
+  it("resolves each root variable", () => {
+    expect(resolveVirtualPath("{bundle-root}/config.yaml", roots)).toBe(`${roots.bundle}/config.yaml`);
+    expect(resolveVirtualPath("{core-root}/tasks/workflow.md", roots)).toBe(`${roots.core}/tasks/workflow.md`);
+    expect(resolveVirtualPath("{project-root}/bmad/bmm/config.yaml", roots)).toBe(`${roots.project}/bmad/bmm/config.yaml`);
+    expect(resolveVirtualPath("{project_root}/bmad/core/tasks/workflow.xml", roots)).toBe(`${roots.core}/tasks/workflow.xml`);
+    expect(resolveVirtualPath("{session-folder}/brief.md", roots)).toBe(`${roots.session}/brief.md`);
+  });
+
+  it("maps {output_folder} to the session folder", () => {
+    expect(resolveVirtualPath("{output_folder}/prd.md", roots)).toBe(`${roots.session}/prd.md`);
+  });
+
+  it("takes a path without a variable relative to the project root", () => {
+    expect(resolveVirtualPath("bmad/core/tasks/workflow.md", roots)).toBe(`${roots.core}/tasks/workflow.md`);
+  });
+
+  it("keeps ../../etc/passwd outside, lexically (case 1)", () => {
+    expect(resolveVirtualPath("../../etc/passwd", roots)).toBe("/etc/passwd");
+  });
+
+  it("keeps an absolute path absolute, so the containment check sees it (case 2)", () => {
+    expect(resolveVirtualPath("/etc/passwd", roots)).toBe("/etc/passwd");
+    expect(resolveVirtualPath("{bundle-root}//etc/passwd", roots)).toBe(`${roots.bundle}/etc/passwd`);
+  });
+
+  it("normalises a/../b.txt (case 6)", () => {
+    expect(resolveVirtualPath("{bundle-root}/a/../b.txt", roots)).toBe(`${roots.bundle}/b.txt`);
+  });
+
+  it("names an unknown variable, and never lets a {foo} through", () => {
+    expect(codeOf("{foo}/x.md")).toBe("UNRESOLVED_VARIABLE");
+    expect(codeOf("{session-folder}/brief-{{date}}.md")).toBe("UNRESOLVED_VARIABLE");
+    expect(codeOf("{session-folder}/{project_name}/x.md")).toBe("UNRESOLVED_VARIABLE");
+    expect(() => resolveVirtualPath("{config_source}:user_name", roots)).toThrow(/\{config_source\}/);
+  });
+
+  it("refuses a root variable anywhere but at the start", () => {
+    expect(codeOf("docs/{bundle-root}/x.md")).toBe("INVALID_PATH");
+  });
+
+  it("rejects paths that name no file (case 8)", () => {
+    for (const input of [".", "/", "./", "//"]) expect(codeOf(input)).toBe("INVALID_PATH");
+  });
+
+  it("does not look up unknown variables on the prototype", () => {
+    expect(codeOf("{constructor}/x")).toBe("UNRESOLVED_VARIABLE");
+    expect(codeOf("{__proto__}/x")).toBe("UNRESOLVED_VARIABLE");
+  });
+});
+
+describe("toVirtualPath", () => {
+  it("names the most specific root", () => {
+    expect(toVirtualPath(`${roots.core}/tasks/workflow.xml`, roots)).toBe("{core-root}/tasks/workflow.xml");
+    expect(toVirtualPath(`${roots.bundle}/config.yaml`, roots)).toBe("{bundle-root}/config.yaml");
+    expect(toVirtualPath(`${roots.project}/bmad/cis/config.yaml`, roots)).toBe("{project-root}/bmad/cis/config.yaml");
+    expect(toVirtualPath(roots.session, roots)).toBe("{session-folder}");
+  });
+
+  it("reports an absolute path inside relative to its root (case 3)", () => {
+    expect(toVirtualPath(resolveVirtualPath(`${roots.bundle}/src/a.ts`, roots), roots)).toBe("{bundle-root}/src/a.ts");
+  });
+
+  it("does not treat a sibling sharing the prefix as inside (case 4)", () => {
+    expect(toVirtualPath("/nonexistent/W-evil/secret", roots)).toBeUndefined();
+  });
+});

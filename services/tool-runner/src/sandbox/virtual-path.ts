@@ -1,0 +1,99 @@
+import path from "node:path";
+import { getOwn } from "@agent-orchestrator/shared";
+import { relativeInside } from "./containment.js";
+import { assertPathShape } from "./path-shape.js";
+import { sandboxError } from "./sandbox-error.js";
+
+/** The roots a context names; all absolute host paths. */
+export interface LexicalRoots {
+  /** `{project-root}`: the pinned realpath of BMAD_ROOT */
+  project: string;
+  /** `{bundle-root}`: `<project>/<bundle_path>` */
+  bundle: string;
+  /** `{core-root}`: `<project>/bmad/core` */
+  core: string;
+  /** `{session-folder}`: `<OUTPUT_ROOT>/<session_id>` */
+  session: string;
+}
+export type RootName = keyof LexicalRoots;
+
+/**
+ * The variables a path may start with. `{project_root}` is the spelling some BMAD instructions use;
+ * `{output_folder}` is the session folder (DESIGN §2 decision 2).
+ */
+const rootVariables: Readonly<Record<string, RootName>> = {
+  "project-root": "project",
+  project_root: "project",
+  "bundle-root": "bundle",
+  "core-root": "core",
+  "session-folder": "session",
+  output_folder: "session",
+};
+
+/** How each root is named to the model. */
+export const virtualRootNames: Readonly<Record<RootName, string>> = {
+  project: "{project-root}",
+  bundle: "{bundle-root}",
+  core: "{core-root}",
+  session: "{session-folder}",
+};
+
+/** The variable names a path may start with, as shown in error messages. */
+export const knownPathVariables = Object.keys(rootVariables).map((name) => `{${name}}`);
+
+const leadingVariable = /^\{([^{}/]*)\}(?=\/|$)/;
+const anyVariable = /\{+([^{}]*)\}+/;
+
+/**
+ * Turns a path the model wrote into an absolute host path, with no filesystem access: shape checks, then
+ * the leading root variable, then normalisation. A path without a variable is relative to the project
+ * root; an absolute path stays absolute (the caller decides whether it lands in an allowed root). Any
+ * other `{name}` is UNRESOLVED_VARIABLE, so no literal `{foo}` folder is ever created.
+ */
+export function resolveVirtualPath(input: unknown, roots: LexicalRoots): string {
+  assertPathShape(input);
+  let base = roots.project;
+  let rest = input;
+  const leading = leadingVariable.exec(input);
+  if (leading) {
+    const name = leading[1] ?? "";
+    const rootName = getOwn(rootVariables, name);
+    if (rootName === undefined) throw unresolved(name);
+    base = roots[rootName];
+    rest = `.${input.slice(leading[0].length)}`;
+  }
+  const stray = anyVariable.exec(rest);
+  if (stray) {
+    const name = stray[1] ?? "";
+    if (getOwn(rootVariables, name) !== undefined) {
+      throw sandboxError("INVALID_PATH", `Invalid path: {${name}} may only start a path`);
+    }
+    throw unresolved(name);
+  }
+  if (["", "."].includes(path.posix.normalize(input).replace(/\/+$/, ""))) throw sandboxError("INVALID_PATH", "Invalid path: it names no file");
+  // resolve, not join: an absolute `rest` must stay absolute so the containment check sees it
+  return path.resolve(base, rest);
+}
+
+/**
+ * The virtual form of a host path: the most specific root that contains it wins (`{core-root}/…` rather
+ * than `{project-root}/bmad/core/…`). Undefined when no root contains it.
+ */
+export function toVirtualPath(hostPath: string, roots: LexicalRoots): string | undefined {
+  const order: RootName[] = ["session", "bundle", "core", "project"];
+  const candidates = order
+    .map((name) => ({ name, relative: relativeInside(roots[name], hostPath), depth: roots[name].length }))
+    .filter((candidate): candidate is { name: RootName; relative: string; depth: number } => candidate.relative !== undefined)
+    .sort((a, b) => b.depth - a.depth);
+  const best = candidates[0];
+  if (!best) return undefined;
+  const suffix = best.relative === "" ? "" : `/${best.relative.split(path.sep).join("/")}`;
+  return `${virtualRootNames[best.name]}${suffix}`;
+}
+
+function unresolved(name: string) {
+  return sandboxError(
+    "UNRESOLVED_VARIABLE",
+    `Unresolved variable {${name}} in the path: replace it with its value. Paths may start with ${knownPathVariables.join(", ")}.`,
+  );
+}

@@ -1,0 +1,72 @@
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createSandbox, type Sandbox, type SandboxHooks, type SandboxOptions } from "../sandbox/index.js";
+
+/** A throw-away project for tests; every path is a real folder in a fresh temp dir. */
+export interface SandboxFixture {
+  /** the temp dir that holds everything */
+  base: string;
+  /** `W`, the project root (BMAD_ROOT) */
+  project: string;
+  /** `<W>/bmad/custom/bundles/studio`, the bundle of `context` */
+  bundle: string;
+  /** a sibling of W holding `secret` */
+  outside: string;
+  /** OUTPUT_ROOT */
+  output: string;
+  /** `<output>/s1`, the session folder of `context` (not created) */
+  session: string;
+  context: { session_id: string; bundle_path: string };
+  sandbox: Sandbox;
+  cleanup(): Promise<void>;
+}
+
+/** Size limits small enough for tests to cross them cheaply. */
+export const fixtureLimits = { readMaxBytes: 4096, writeMaxBytes: 4096, listMaxEntries: 50 };
+
+/**
+ * Builds W with a custom bundle, an installed module (`bmad/bmm`), a core folder and a few files, a
+ * sibling `outside/secret`, a sibling `W-evil/secret` that shares W's prefix, and an output root.
+ */
+export async function createSandboxFixture(
+  options: { hooks?: SandboxHooks; limits?: Partial<Pick<SandboxOptions, "readMaxBytes" | "writeMaxBytes" | "listMaxEntries">> } = {},
+): Promise<SandboxFixture> {
+  const base = await realpath(await mkdtemp(path.join(tmpdir(), "ao-sandbox-")));
+  const project = path.join(base, "W");
+  const bundle = path.join(project, "bmad", "custom", "bundles", "studio");
+  const outside = path.join(base, "outside");
+  const output = path.join(base, "out");
+  const files: Record<string, string> = {
+    [path.join(bundle, "config.yaml")]: "user_name: Ada\n",
+    [path.join(bundle, "workflows", "brief", "instructions.md")]: "# Brief\n",
+    [path.join(project, "bmad", "core", "tasks", "workflow.md")]: "# Engine\n",
+    [path.join(project, "bmad", "bmm", "config.yaml")]: "project_name: Demo\n",
+    [path.join(project, "bmad", "cis", "config.yaml")]: "user_name: Cis\n",
+    [path.join(project, "README.md")]: "project readme\n",
+    [path.join(outside, "secret")]: "TOP SECRET\n",
+    [path.join(base, "W-evil", "secret")]: "EVIL SECRET\n",
+  };
+  for (const [file, content] of Object.entries(files)) {
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, content);
+  }
+  const sandbox = await createSandbox({
+    projectRoot: project,
+    outputRoot: output,
+    ...fixtureLimits,
+    ...options.limits,
+    ...(options.hooks ? { hooks: options.hooks } : {}),
+  });
+  return {
+    base,
+    project,
+    bundle,
+    outside,
+    output,
+    session: path.join(output, "s1"),
+    context: { session_id: "s1", bundle_path: "bmad/custom/bundles/studio" },
+    sandbox,
+    cleanup: () => rm(base, { recursive: true, force: true }),
+  };
+}
