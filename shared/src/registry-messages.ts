@@ -142,9 +142,14 @@ export const ActivationReply = z.union([
 ]);
 export type ActivationReply = z.infer<typeof ActivationReply>;
 
-/** Published on `registry.changed` when a re-scan changed what the registry serves. */
+/**
+ * Published on `registry.changed` when a re-scan changed what the registry serves. Every replica publishes its
+ * own events, so the same change may arrive once per replica; consumers should treat it as "re-read".
+ */
 export const RegistryChanged = z.object({
-  /** increases by one with every change; a consumer that sees a gap missed an event */
+  /** the Services-framework id of the registry instance that saw the change (each replica watches and publishes) */
+  instance: z.string(),
+  /** per instance, increases by one with every change; a consumer that sees a gap missed an event */
   revision: z.number().int().nonnegative(),
   changedAt: z.string(),
   added: z.array(z.string()),

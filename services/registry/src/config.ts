@@ -1,0 +1,38 @@
+import { baseEnvSchema, envInt } from "@agent-orchestrator/shared";
+import { z } from "zod";
+
+/** The registry's settings, from the environment (validated at start; a bad value names the variable). */
+export const registryEnvSchema = baseEnvSchema.extend({
+  /** the folder that holds `bmad/`; agent paths are reported relative to it */
+  BMAD_ROOT: z.string().min(1).default("."),
+  /** re-scan when files change; off, the registry serves what it found at start (and on `rescan()`) */
+  REGISTRY_WATCH: z.stringbool().default(true),
+  /** poll instead of fs.watch, for filesystems where change events do not arrive (NFS, some bind mounts) */
+  REGISTRY_FORCE_POLL: z.stringbool().default(false),
+  /** polling interval when fs.watch is unavailable or forced off */
+  REGISTRY_POLL_MS: envInt(1000, 50, 600_000),
+  /** quiet time after a change event before re-scanning, so one save or `git checkout` is one re-scan */
+  REGISTRY_DEBOUNCE_MS: envInt(100, 0, 10_000),
+  /** largest bundle.yaml, config.yaml or agent file read (RELIABILITY 86) */
+  REGISTRY_MAX_FILE_BYTES: envInt(1024 * 1024, 1024, 64 * 1024 * 1024),
+  /** most bundle folders plus module folders scanned; the rest are reported, not read */
+  REGISTRY_MAX_BUNDLES: envInt(5000, 1, 1_000_000),
+  /** most agents one bundle or module may declare */
+  REGISTRY_MAX_AGENTS_PER_SOURCE: envInt(200, 1, 100_000),
+});
+export type RegistryConfig = z.infer<typeof registryEnvSchema>;
+
+/** The caps discovery enforces, taken from the configuration. */
+export interface DiscoveryLimits {
+  maxFileBytes: number;
+  maxSources: number;
+  maxAgentsPerSource: number;
+}
+
+export function discoveryLimits(config: RegistryConfig): DiscoveryLimits {
+  return {
+    maxFileBytes: config.REGISTRY_MAX_FILE_BYTES,
+    maxSources: config.REGISTRY_MAX_BUNDLES,
+    maxAgentsPerSource: config.REGISTRY_MAX_AGENTS_PER_SOURCE,
+  };
+}

@@ -1,0 +1,33 @@
+import { isAbsolute, posix, relative } from "node:path";
+
+/** Longest path a manifest may write; real ones are a few dozen characters. */
+const maxManifestPathLength = 1024;
+
+/**
+ * True when `candidate` is `container` or inside it. Both must be absolute and already resolved with
+ * realpath; the comparison is on path segments (`/a/bc` is not inside `/a/b`), never a string prefix.
+ */
+export function isInside(container: string, candidate: string): boolean {
+  const path = relative(container, candidate);
+  return path === "" || (path !== ".." && !path.startsWith("../") && !isAbsolute(path));
+}
+
+export type ManifestPathCheck = { ok: true; path: string } | { ok: false; reason: string };
+
+/**
+ * Checks a path written in a bundle manifest by its shape, before any filesystem call (RELIABILITY 85):
+ * relative, POSIX separators only, no NUL or other control characters, not over-long, and still inside
+ * its base folder after normalisation. Returns the normalised path. Symlinks are checked later, on the
+ * real path.
+ */
+export function checkManifestPath(value: string): ManifestPathCheck {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(value)) return { ok: false, reason: "contains a control character" };
+  if (value.length > maxManifestPathLength) return { ok: false, reason: "is too long" };
+  if (value.includes("\\")) return { ok: false, reason: "contains a backslash" };
+  if (value.startsWith("/") || /^[A-Za-z]:/.test(value)) return { ok: false, reason: "is absolute" };
+  const normalised = posix.normalize(value);
+  if (normalised === ".." || normalised.startsWith("../")) return { ok: false, reason: "leaves its folder" };
+  if (normalised === "." || normalised === "") return { ok: false, reason: "names the folder itself" };
+  return { ok: true, path: normalised.replace(/\/$/, "") };
+}

@@ -1,0 +1,77 @@
+import type { AgentFormat, MenuItem, Persona, RegistryWarningCode } from "@agent-orchestrator/shared";
+
+/** Something a parser tolerated or wants the operator to know; it becomes a registry warning. */
+export interface ParseNote {
+  code: Extract<RegistryWarningCode, "PARSE_NOTE" | "PLACEHOLDER">;
+  message: string;
+}
+
+/** One menu handler's instructions (`<handler type="workflow">…</handler>`). */
+export interface MenuHandler {
+  type: string;
+  instructions: string;
+}
+
+/**
+ * What an agent file says, whatever its dialect. Strings the file does not give are empty; the registry
+ * fills ids, icons and descriptions from the bundle manifest or the module layout.
+ */
+export interface ParsedAgent {
+  format: AgentFormat;
+  id: string;
+  name: string;
+  title: string;
+  icon: string;
+  description: string;
+  persona: Persona;
+  /** start-up instructions in file order: v6 `<activation><step>`s, v6 early `<critical-actions><i>`s, v4 activation-instructions */
+  criticalActions: string[];
+  handlers: MenuHandler[];
+  rules: string[];
+  menu: MenuItem[];
+  prompts: { id: string; content: string }[];
+  notes: ParseNote[];
+}
+
+export type ParseAgentResult = { ok: true; agent: ParsedAgent } | { ok: false; reason: string };
+
+/** The menu attributes BMAD agents use, mapped to MenuItem fields. `run-workflow` is the v6-early spelling of `workflow`. */
+export const menuTargetFields: ReadonlyArray<readonly [attribute: string, field: MenuTargetField]> = [
+  ["workflow", "workflow"],
+  ["run-workflow", "workflow"],
+  ["validate-workflow", "validateWorkflow"],
+  ["exec", "exec"],
+  ["tmpl", "tmpl"],
+  ["data", "data"],
+  ["action", "action"],
+];
+
+export type MenuTargetField = "workflow" | "validateWorkflow" | "exec" | "tmpl" | "data" | "action";
+
+/**
+ * Builds a menu item from a trigger, a description and target values looked up by attribute name. The
+ * first spelling found wins for each field. A target that is the placeholder `todo` is kept and flagged.
+ */
+export function buildMenuItem(
+  trigger: string,
+  description: string,
+  targetOf: (attribute: string) => string | undefined,
+  notes: ParseNote[],
+): MenuItem {
+  const item: MenuItem = { trigger, description };
+  for (const [attribute, field] of menuTargetFields) {
+    const value = targetOf(attribute)?.trim();
+    if (value === undefined || value === "" || item[field] !== undefined) continue;
+    item[field] = value;
+    if (value.toLowerCase() === "todo") {
+      item.todo = true;
+      notes.push({ code: "PLACEHOLDER", message: `menu item ${trigger}: ${attribute} is the placeholder "todo"` });
+    }
+  }
+  return item;
+}
+
+/** The persona with every field present. */
+export function emptyPersona(): Persona {
+  return { role: "", identity: "", communication_style: "", principles: "" };
+}

@@ -1,0 +1,55 @@
+import type { BundleInfo, RegistryWarning } from "@agent-orchestrator/shared";
+import type { AgentRecord, SourceScan } from "./discovery-context.js";
+
+/** What the registry serves after one scan. */
+export interface Catalog {
+  /** by agent id, in listing order */
+  agents: Map<string, AgentRecord>;
+  bundles: BundleInfo[];
+  /** warnings that belong to no single source */
+  warnings: RegistryWarning[];
+}
+
+/**
+ * Makes bundle names and agent ids unique, deterministically (RELIABILITY 87: never last-writer-wins).
+ *
+ * The rule: sources are taken in a fixed order, bundles (`bmad/custom/bundles/*`) before installed modules
+ * (`bmad/*`), each group in byte order of its folder path; inside a source, agents in bundle.yaml order
+ * (bundles) or file-name order (modules). The first source to claim a name, and the first agent to claim
+ * an id, keep it. A later source with a taken name is left out whole; a later agent with a taken id is left
+ * out alone; each loser gets a BUNDLE_CONFLICT warning naming the winner. Only sources that serve agents
+ * (status ok) claim names, so a broken bundle cannot shadow a working one.
+ *
+ * `sources` must already be in that order (bundles first, each group sorted), as the scanners return them.
+ */
+export function resolveConflicts(sources: readonly SourceScan[], warnings: RegistryWarning[]): Catalog {
+  const agents = new Map<string, AgentRecord>();
+  const owners = new Map<string, string>(); // agent id → winning file
+  const names = new Map<string, string>(); // source name → winning folder
+  const bundles: BundleInfo[] = [];
+
+  for (const source of sources) {
+    const info: BundleInfo = { ...source.info, agents: [], warnings: [...source.info.warnings] };
+    bundles.push(info);
+    if (info.status !== "ok") continue;
+    const nameOwner = names.get(info.name);
+    if (nameOwner !== undefined) {
+      info.status = "invalid";
+      info.warnings.push({ code: "BUNDLE_CONFLICT", message: `the name "${info.name}" is already used by ${nameOwner}; ${info.path} is left out`, path: info.path });
+      continue;
+    }
+    names.set(info.name, info.path);
+    for (const record of source.agents) {
+      const { id, filePath } = record.definition;
+      const winner = owners.get(id);
+      if (winner !== undefined) {
+        info.warnings.push({ code: "BUNDLE_CONFLICT", message: `agent id "${id}" is already served from ${winner}; ${filePath} is left out`, path: filePath });
+        continue;
+      }
+      owners.set(id, filePath);
+      agents.set(id, record);
+      info.agents.push(id);
+    }
+  }
+  return { agents, bundles, warnings };
+}
