@@ -2,6 +2,7 @@ import { constants, type Stats } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { assertDescriptorPath } from "./descriptor-path.js";
 import { accessDenied, errnoCode } from "./sandbox-error.js";
+import { utf8PrefixEnd } from "./text-content.js";
 
 /** What was read: at most the cap, and whether the file had more. */
 export interface CappedRead {
@@ -38,7 +39,8 @@ export async function readFileCapped(realPath: string, checked: Stats, maxBytes:
     const { bytes, total } = await readUpTo(handle, maxBytes + 1, opened.size);
     const truncated = total > maxBytes;
     return {
-      bytes: truncated ? bytes.subarray(0, maxBytes) : bytes.subarray(0, total),
+      // a cut never splits a UTF-8 character, so truncated text still decodes
+      bytes: bytes.subarray(0, truncated ? utf8PrefixEnd(bytes.subarray(0, total), maxBytes) : total),
       size: Math.max(opened.size, total),
       truncated,
     };

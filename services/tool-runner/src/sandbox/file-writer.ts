@@ -1,12 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
 import { lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { assertDescriptorPath } from "./descriptor-path.js";
+import { assertDescriptorPath, openDirectory } from "./descriptor-path.js";
 import { accessDenied } from "./sandbox-error.js";
 import type { SandboxHooks } from "./sandbox-hooks.js";
-
-const directoryFlags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
 /**
  * RELIABILITY step 6, for a directory already checked to be a real directory inside the sandbox: writes
@@ -22,7 +19,7 @@ export async function writeFileAtomically(
   hooks: SandboxHooks = {},
 ): Promise<void> {
   const target = path.join(directory, name);
-  const directoryHandle = await open(directory, directoryFlags);
+  const directoryHandle = await openDirectory(directory);
   // temp names do not derive from `name`: a 255-byte name plus a suffix would be too long
   const tempPath = path.join(directory, `.ao-${randomBytes(8).toString("hex")}.tmp`);
   let tempCreated = false;

@@ -1,7 +1,7 @@
-import { constants, type Dirent, type Stats } from "node:fs";
-import { lstat, open, opendir, realpath, stat, type FileHandle } from "node:fs/promises";
+import type { Dirent, Stats } from "node:fs";
+import { lstat, opendir, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { assertDescriptorPath, descriptorDirectoryPath } from "./descriptor-path.js";
+import { assertDescriptorPath, descriptorDirectoryPath, openDirectory } from "./descriptor-path.js";
 import { findProtectedSegment, isProtectedSegment } from "./protected-names.js";
 import { accessDenied, errnoCode } from "./sandbox-error.js";
 import { matchRoot, type RootEntry } from "./sandbox-roots.js";
@@ -12,8 +12,6 @@ export interface FolderEntry {
   type: "file" | "directory";
   size: number;
 }
-
-const directoryFlags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
 /**
  * Lists a directory already checked in step 4, through the opened descriptor (so a swap of the path after
@@ -27,13 +25,7 @@ export async function listFolder(
   readable: readonly RootEntry[],
   maxEntries: number,
 ): Promise<{ entries: FolderEntry[]; truncated: boolean }> {
-  let handle: FileHandle;
-  try {
-    handle = await open(realPath, directoryFlags);
-  } catch (error) {
-    if (errnoCode(error) === "ELOOP") throw accessDenied("PATH_CHANGED", { reason: "folder became a symlink", realPath });
-    throw error;
-  }
+  const handle = await openDirectory(realPath);
   try {
     const opened = await handle.stat();
     if (opened.dev !== checked.dev || opened.ino !== checked.ino) {

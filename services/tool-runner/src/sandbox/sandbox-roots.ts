@@ -13,11 +13,14 @@ export interface PinnedRoots {
   readonly identities: ReadonlyArray<{ path: string; dev: number; ino: number }>;
 }
 
-/** Who is calling: the session (for `{session-folder}`) and the agent's bundle (for `{bundle-root}`). */
+/**
+ * Who is calling: the session (for `{session-folder}`) and the agent's bundle (for `{bundle-root}`).
+ * Without a bundle only the session folder is readable (the gateway showing a session's files).
+ */
 export interface SandboxContext {
   session_id: string;
   /** relative to the project root, e.g. `bmad/bmm` or `bmad/custom/bundles/idea-studio` */
-  bundle_path: string;
+  bundle_path?: string | undefined;
 }
 
 /** One root the current operation may use: its lexical path (from the project root) and its realpath. */
@@ -64,32 +67,34 @@ export async function verifyPinnedRoots(pinned: PinnedRoots): Promise<void> {
 }
 
 /**
- * The roots of one call. `bundle_path` must resolve strictly inside `<project>/bmad`, lexically and after
+ * The roots of one call, after checking that the pinned roots are still in place. `bundle_path` must resolve strictly inside `<project>/bmad`, lexically and after
  * symlinks. A bundle that is an installed module (`bmad/<module>`, not under `bmad/custom/`) may also read
  * the whole `bmad/` tree, because its agents reference other modules' files (DESIGN §5).
  */
 export async function rootsForContext(pinned: PinnedRoots, context: SandboxContext): Promise<ContextRoots> {
-  const sessionFolder = sessionFolderPath(pinned, context.session_id);
-  assertPathShape(context.bundle_path);
+  await verifyPinnedRoots(pinned);
   const project = pinned.projectRoot;
   const bmad = path.join(project, "bmad");
+  const lexical: LexicalRoots = {
+    project,
+    core: path.join(bmad, "core"),
+    session: sessionFolderPath(pinned, context.session_id),
+  };
+  const session: RootEntry = { name: "session", lexical: lexical.session, real: await sessionRealPath(lexical.session) };
+  if (context.bundle_path === undefined) return { lexical, readable: [session], session };
+
+  assertPathShape(context.bundle_path);
   const bundle = path.resolve(project, context.bundle_path);
   const bundleInBmad = relativeInside(bmad, bundle);
   if (path.isAbsolute(context.bundle_path) || !bundleInBmad) {
     throw accessDenied("PATH_OUTSIDE_ROOT", { reason: "bundle_path outside bmad/", bundle_path: context.bundle_path });
   }
-  const lexical: LexicalRoots = {
-    project,
-    bundle,
-    core: path.join(bmad, "core"),
-    session: sessionFolder,
-  };
+  lexical.bundle = bundle;
   const bmadReal = await realpathOr(bmad);
   const bundleReal = await realpathOr(bundle);
   if (!relativeInside(bmadReal, bundleReal)) {
     throw accessDenied("SYMLINK_ESCAPE", { reason: "bundle resolves outside bmad/", bundle: bundleReal });
   }
-  const session: RootEntry = { name: "session", lexical: lexical.session, real: await sessionRealPath(lexical.session) };
   const readable: RootEntry[] = [
     session,
     { name: "bundle", lexical: bundle, real: bundleReal },

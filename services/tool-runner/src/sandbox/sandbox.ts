@@ -14,7 +14,6 @@ import {
   pinRoots,
   rootsForContext,
   sessionFolderPath,
-  verifyPinnedRoots,
   type ContextRoots,
   type PinnedRoots,
   type SandboxContext,
@@ -143,7 +142,6 @@ export class Sandbox {
     }
     const virtualPath = toVirtualPath(hostPath, roots.lexical) ?? "{session-folder}";
     try {
-      await verifyPinnedRoots(this.pinned);
       const sessionFolder = await this.sessionFolder(context.session_id);
       const parent = await prepareParentDirectories(sessionFolder, segments.slice(0, -1), detail);
       const name = segments[segments.length - 1] ?? "";
@@ -181,7 +179,6 @@ export class Sandbox {
     let stats: Stats;
     let realPath: string;
     try {
-      await verifyPinnedRoots(this.pinned);
       const location = await resolveRealLocation(hostPath);
       realPath = location.realPath;
       const real = matchRoot(roots.readable, realPath, "real");

@@ -8,8 +8,8 @@ import { sandboxError } from "./sandbox-error.js";
 export interface LexicalRoots {
   /** `{project-root}`: the pinned realpath of BMAD_ROOT */
   project: string;
-  /** `{bundle-root}`: `<project>/<bundle_path>` */
-  bundle: string;
+  /** `{bundle-root}`: `<project>/<bundle_path>`; absent when a caller reads only session files */
+  bundle?: string;
   /** `{core-root}`: `<project>/bmad/core` */
   core: string;
   /** `{session-folder}`: `<OUTPUT_ROOT>/<session_id>` */
@@ -58,8 +58,9 @@ export function resolveVirtualPath(input: unknown, roots: LexicalRoots): string 
   if (leading) {
     const name = leading[1] ?? "";
     const rootName = getOwn(rootVariables, name);
-    if (rootName === undefined) throw unresolved(name);
-    base = roots[rootName];
+    const root = rootName === undefined ? undefined : roots[rootName];
+    if (root === undefined) throw unresolved(name);
+    base = root;
     rest = `.${input.slice(leading[0].length)}`;
   }
   const stray = anyVariable.exec(rest);
@@ -82,7 +83,10 @@ export function resolveVirtualPath(input: unknown, roots: LexicalRoots): string 
 export function toVirtualPath(hostPath: string, roots: LexicalRoots): string | undefined {
   const order: RootName[] = ["session", "bundle", "core", "project"];
   const candidates = order
-    .map((name) => ({ name, relative: relativeInside(roots[name], hostPath), depth: roots[name].length }))
+    .map((name) => {
+      const root = roots[name];
+      return { name, relative: root === undefined ? undefined : relativeInside(root, hostPath), depth: root?.length ?? 0 };
+    })
     .filter((candidate): candidate is { name: RootName; relative: string; depth: number } => candidate.relative !== undefined)
     .sort((a, b) => b.depth - a.depth);
   const best = candidates[0];

@@ -1,0 +1,68 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSandboxFixture, fixtureLimits, type SandboxFixture } from "../testing/sandbox-fixture.js";
+
+let fixture: SandboxFixture;
+beforeEach(async () => {
+  fixture = await createSandboxFixture();
+});
+afterEach(() => fixture.cleanup());
+
+describe("Sandbox.list", () => {
+  it("lists names, types and sizes, sorted, with a virtual path", async () => {
+    const result = await fixture.sandbox.list(fixture.context, "{bundle-root}");
+    expect(result).toEqual({
+      path: "{bundle-root}",
+      entries: [
+        { name: "config.yaml", type: "file", size: 15 },
+        { name: "workflows", type: "directory", size: 0 },
+      ],
+      truncated: false,
+    });
+  });
+
+  it("leaves out protected names, FIFOs and symlinks that lead outside; keeps links that stay inside", async () => {
+    await mkdir(path.join(fixture.bundle, ".git"));
+    await writeFile(path.join(fixture.bundle, ".env"), "K=1");
+    execFileSync("mkfifo", [path.join(fixture.bundle, "pipe")]);
+    await symlink(path.join(fixture.outside, "secret"), path.join(fixture.bundle, "leak"));
+    await symlink(path.join(fixture.bundle, "config.yaml"), path.join(fixture.bundle, "alias.yaml"));
+    const names = (await fixture.sandbox.list(fixture.context, "{bundle-root}")).entries.map((entry) => entry.name);
+    expect(names).toEqual(["alias.yaml", "config.yaml", "workflows"]);
+  });
+
+  it("caps a listing of a very large folder and says it was truncated (case 38)", async () => {
+    const big = path.join(fixture.bundle, "big");
+    await mkdir(big);
+    // 100k entries, as in the attack list; created by one shell command to keep the test quick
+    execFileSync("sh", ["-c", 'seq 1 100000 | sed "s/^/f/" | xargs touch'], { cwd: big });
+    const started = Date.now();
+    const result = await fixture.sandbox.list(fixture.context, "{bundle-root}/big");
+    expect(result.truncated).toBe(true);
+    expect(result.entries).toHaveLength(fixtureLimits.listMaxEntries);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("lists a folder at depth 50 (case 38)", async () => {
+    const deep = "d/".repeat(50);
+    await mkdir(path.join(fixture.bundle, deep), { recursive: true });
+    const result = await fixture.sandbox.list(fixture.context, `{bundle-root}/${deep}`);
+    expect(result).toEqual({ path: `{bundle-root}/${"d/".repeat(49)}d`, entries: [], truncated: false });
+  });
+
+  it("answers FILE_NOT_FOUND for a missing folder and INVALID_PATH for a file", async () => {
+    await expect(fixture.sandbox.list(fixture.context, "{bundle-root}/nope")).rejects.toMatchObject({
+      code: "FILE_NOT_FOUND",
+      message: "Folder not found: {bundle-root}/nope",
+    });
+    await expect(fixture.sandbox.list(fixture.context, "{bundle-root}/config.yaml")).rejects.toMatchObject({ code: "INVALID_PATH" });
+  });
+
+  it("refuses to list outside the roots or a protected folder", async () => {
+    await expect(fixture.sandbox.list(fixture.context, "/etc")).rejects.toMatchObject({ code: "PATH_OUTSIDE_ROOT" });
+    await expect(fixture.sandbox.list(fixture.context, "{project-root}")).rejects.toMatchObject({ code: "PATH_OUTSIDE_ROOT" });
+    await expect(fixture.sandbox.list(fixture.context, "{bundle-root}/.git")).rejects.toMatchObject({ code: "PROTECTED_PATH" });
+  });
+});

@@ -1,0 +1,107 @@
+import { mkdir, readFile, rename, symlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { AppError } from "@agent-orchestrator/shared";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSandboxFixture, type SandboxFixture } from "../testing/sandbox-fixture.js";
+import type { SandboxHooks } from "./sandbox-hooks.js";
+
+// Races are injected at the exact point between the checks and the open (or the rename), on a real fs.
+let fixture: SandboxFixture;
+const hooks: SandboxHooks = {};
+
+beforeEach(async () => {
+  delete hooks.beforeOpen;
+  delete hooks.beforeRename;
+  fixture = await createSandboxFixture({
+    hooks: {
+      beforeOpen: (hostPath) => hooks.beforeOpen?.(hostPath),
+      beforeRename: (tempPath, targetPath) => hooks.beforeRename?.(tempPath, targetPath),
+    },
+  });
+});
+afterEach(() => fixture.cleanup());
+
+async function failure(promise: Promise<unknown>): Promise<AppError> {
+  const error = await promise.then(
+    (result) => new Error(`expected a failure, got ${JSON.stringify(result)}`),
+    (caught: unknown) => caught,
+  );
+  if (!AppError.is(error)) throw error;
+  return error;
+}
+
+describe("Sandbox races", () => {
+  it("refuses a file swapped for a symlink to the outside between validation and open (case 23)", async () => {
+    const target = path.join(fixture.bundle, "f.md");
+    await writeFile(target, "inside");
+    hooks.beforeOpen = async () => {
+      await rename(target, `${target}.old`);
+      await symlink(path.join(fixture.outside, "secret"), target);
+    };
+    const error = await failure(fixture.sandbox.read(fixture.context, "{bundle-root}/f.md"));
+    expect(error).toMatchObject({ code: "PATH_CHANGED", message: "Access denied" });
+    expect(JSON.stringify(error)).not.toContain("TOP SECRET");
+  });
+
+  it("refuses a parent folder swapped for a symlink to the outside before open (case 24, dev/ino check)", async () => {
+    await mkdir(path.join(fixture.bundle, "d"));
+    await writeFile(path.join(fixture.bundle, "d", "secret"), "inside");
+    hooks.beforeOpen = async () => {
+      await rename(path.join(fixture.bundle, "d"), path.join(fixture.bundle, "d-old"));
+      await symlink(fixture.outside, path.join(fixture.bundle, "d"));
+    };
+    const error = await failure(fixture.sandbox.read(fixture.context, "{bundle-root}/d/secret"));
+    expect(error.code).toBe("PATH_CHANGED");
+  });
+
+  it("refuses a parent folder moved outside and linked back, same inode (case 24, /proc/self/fd check)", async () => {
+    await mkdir(path.join(fixture.bundle, "d"));
+    await writeFile(path.join(fixture.bundle, "d", "file.md"), "inside");
+    hooks.beforeOpen = async () => {
+      // the very same file is opened, but through a path outside the roots: only the fd path shows it
+      await rename(path.join(fixture.bundle, "d"), path.join(fixture.outside, "d"));
+      await symlink(path.join(fixture.outside, "d"), path.join(fixture.bundle, "d"));
+    };
+    const error = await failure(fixture.sandbox.read(fixture.context, "{bundle-root}/d/file.md"));
+    expect(error.code).toBe("PATH_CHANGED");
+    expect(error.detail).toMatchObject({ reason: "opened file is not the checked one" });
+  });
+
+  it("fails closed when the project root is replaced by a symlink to / after start-up (case 29)", async () => {
+    await rename(fixture.project, `${fixture.project}-old`);
+    await symlink("/", fixture.project);
+    const error = await failure(fixture.sandbox.read(fixture.context, "{project-root}/etc/passwd"));
+    expect(error.code).toBe("PATH_CHANGED");
+    expect((await failure(fixture.sandbox.read(fixture.context, "{bundle-root}/config.yaml"))).code).toBe("PATH_CHANGED");
+  });
+
+  it("fails closed when the root is swapped between the checks and the open (case 29, post-open check)", async () => {
+    hooks.beforeOpen = async () => {
+      await rename(fixture.project, `${fixture.project}-old`);
+      await symlink(`${fixture.project}-old`, fixture.project);
+    };
+    const error = await failure(fixture.sandbox.read(fixture.context, "{bundle-root}/config.yaml"));
+    expect(error.code).toBe("PATH_CHANGED");
+  });
+
+  it("refuses a folder swapped for a symlink before it is listed", async () => {
+    await mkdir(path.join(fixture.bundle, "d"));
+    hooks.beforeOpen = async () => {
+      await rename(path.join(fixture.bundle, "d"), path.join(fixture.bundle, "d-old"));
+      await symlink(fixture.outside, path.join(fixture.bundle, "d"));
+    };
+    expect((await failure(fixture.sandbox.list(fixture.context, "{bundle-root}/d"))).code).toBe("PATH_CHANGED");
+  });
+
+  it("refuses to rename into a folder swapped after the temp file was written", async () => {
+    await fixture.sandbox.write(fixture.context, "{session-folder}/sub/keep.md", "keep");
+    const sub = path.join(fixture.session, "sub");
+    hooks.beforeRename = async () => {
+      await rename(sub, path.join(fixture.outside, "sub"));
+      await symlink(path.join(fixture.outside, "sub"), sub);
+    };
+    const error = await failure(fixture.sandbox.write(fixture.context, "{session-folder}/sub/new.md", "new"));
+    expect(error.code).toBe("PATH_CHANGED");
+    await expect(readFile(path.join(fixture.outside, "sub", "new.md"))).rejects.toThrow(/ENOENT/);
+  });
+});
