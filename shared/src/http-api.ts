@@ -10,6 +10,8 @@ export const ChatRequestBody = z
     agent_id: z.string().min(1).max(256),
     message: z.string().min(1).max(maxUserMessageChars),
     session_id: z.string().regex(subjectTokenPattern).optional(),
+    /** keep the turn running when this client disconnects (default: a disconnect cancels it) */
+    detach: z.boolean().optional(),
   })
   .strict();
 export type ChatRequestBody = z.infer<typeof ChatRequestBody>;
@@ -36,6 +38,7 @@ export const WsClientMessage = z.discriminatedUnion("type", [
     agent_id: ChatRequestBody.shape.agent_id,
     message: ChatRequestBody.shape.message,
     session_id: ChatRequestBody.shape.session_id,
+    detach: ChatRequestBody.shape.detach,
   }),
   z.object({ type: z.literal("cancel"), session_id: z.string().regex(subjectTokenPattern) }),
   /** receive the session's running turn from its start, then every later turn, until the socket closes */

@@ -14,6 +14,7 @@ export const SessionSummary = z.object({
   agent_id: z.string(),
   status: SessionStatus,
   run_id: z.string().nullable(),
+  last_run_id: z.string().nullable(),
   turns: z.number().int(),
   usage: Usage,
   /** the first user message, cut short, to recognise the session by */

@@ -18,6 +18,10 @@ export const SessionRecord = z.object({
   status: SessionStatus,
   /** the turn currently running, if any */
   run_id: z.string().nullable(),
+  /** when the running turn started (ISO time): where a watcher's replay of the events stream begins */
+  run_started_at: z.string().nullable(),
+  /** the most recent turn, running or finished */
+  last_run_id: z.string().nullable(),
   /** the conversation after the system prompt: user, assistant and tool messages */
   messages: z.array(ConversationMessage),
   usage: Usage,

@@ -58,12 +58,18 @@ export function inboxPrefixFor(service: ServiceName): string {
 }
 
 /** Ids that appear as subject tokens or folder names must be plain tokens: no dots, wildcards or separators. */
-/** JetStream names. */
-export const streams = {
-  runRequests: "RUN_REQUESTS",
-  runEvents: "RUN_EVENTS",
-  runRequestsConsumer: "orchestrators",
-  sessionsBucket: "sessions",
-} as const;
+/**
+ * JetStream names. A subject prefix (used by tests that share one server) gives its own set, so
+ * `o1.` → `o1_RUN_REQUESTS`.
+ */
+export function jetStreamNames(subjectPrefix = "") {
+  const lead = subjectPrefix.replace(/[^A-Za-z0-9]+/g, "_");
+  return {
+    runRequests: `${lead}RUN_REQUESTS`,
+    runEvents: `${lead}RUN_EVENTS`,
+    runRequestsConsumer: "orchestrators",
+    sessionsBucket: `${lead}sessions`,
+  };
+}
 
 export const subjectTokenPattern = /^[A-Za-z0-9_-]{1,128}$/;

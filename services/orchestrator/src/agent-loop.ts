@@ -184,7 +184,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 async function executeToolCall(input: TurnInput, call: PreparedCall): Promise<ToolResult> {
   input.emit({ type: "tool_call", call_id: call.id, name: call.name, arguments: call.args });
   const started = performance.now();
-  const result = call.valid ? await input.tools.call(call.name, `${input.runId}:${call.id}`, input.context, call.args) : call.error;
+  const result = call.valid ? await input.tools.call(call.name, `${input.runId}:${call.id}`, input.context, call.args, input.signal) : call.error;
   const path = result.success ? result["path"] : undefined;
   input.emit({
     type: "tool_result",

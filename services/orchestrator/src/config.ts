@@ -23,6 +23,14 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   TOOL_RESULT_MAX_CHARS: envInt(65_536, 1_024, 4_000_000),
   /** this many invalid tool calls in a row end the turn */
   MAX_INVALID_TOOL_CALLS: envInt(3, 1, 50),
+  /** turns one orchestrator process runs at once (pulls from the work queue) */
+  RUN_CONCURRENCY: envInt(32, 1, 1_000),
+  /** a turn not acknowledged (nor kept alive) for this long is handed to another orchestrator */
+  RUN_ACK_WAIT_MS: envInt(30_000, 1_000, 600_000),
+  /** deliveries of one turn request before it is given up (a crash loop must end) */
+  RUN_MAX_DELIVER: envInt(3, 1, 20),
+  /** how long turn events stay in the RUN_EVENTS stream for re-attaching clients */
+  EVENTS_MAX_AGE_MS: envInt(3_600_000, 60_000, 7 * 24 * 3_600_000),
 });
 export type OrchestratorConfig = z.infer<typeof orchestratorEnvSchema>;
 

@@ -9,7 +9,8 @@ import {
   parseEnv,
   requestJson,
   RunEvent,
-  RunStartReply,
+  SessionGetReply,
+  SessionListReply,
   subjects,
   type AgentDefinition,
   type ToolResult,
@@ -43,7 +44,7 @@ let files: Record<string, string> = { "{bundle-root}/config.yaml": "user_name: A
 async function startWith(prefix: string, env: Record<string, string>): Promise<Orchestrator> {
   const parsed = parseEnv(orchestratorEnvSchema, { MODEL_MAX_RETRIES: "0", ...env });
   if (!parsed.ok) throw new Error(parsed.message);
-  return startOrchestrator({ connection, config: parsed.value, logger, subjectPrefix: prefix, sessionBucket: `sessions-${prefix.slice(0, -1)}` });
+  return startOrchestrator({ connection, config: parsed.value, logger, subjectPrefix: prefix });
 }
 
 /** Fake registry and tool-runner for one prefix: real NATS subscriptions answering like the real services. */
@@ -72,28 +73,36 @@ function fakeServices(prefix: string, options: { toolRunner: boolean }): void {
   });
 }
 
-/** Starts a turn and collects its events until done or error. */
-async function runTurn(prefix: string, message: string, options: { sessionId?: string; agentId?: string } = {}) {
+/** Queues a turn like the gateway does and collects its events until done or error. */
+async function runTurn(
+  prefix: string,
+  message: string,
+  options: { sessionId?: string; agentId?: string; owner?: string; expiresAt?: number; onEvent?: (event: RunEvent) => void } = {},
+) {
   const sessionId = options.sessionId ?? randomUUID();
   const runId = randomUUID();
-  const subscription = connection.subscribe(prefix + subjects.runEvents(sessionId));
-  const reply = await requestJson(
-    connection,
-    prefix + subjects.runStart,
-    { run_id: runId, session_id: sessionId, new_session: !options.sessionId, agent_id: options.agentId ?? agent.id, message, owner: "ada" },
-    RunStartReply,
-    { timeoutMs: 5_000 },
-  );
+  const subscription = connection.subscribe(prefix + subjects.runEvents(sessionId, runId));
+  const request = {
+    run_id: runId,
+    session_id: sessionId,
+    new_session: !options.sessionId,
+    agent_id: options.agentId ?? agent.id,
+    message,
+    owner: options.owner ?? "ada",
+    expires_at: options.expiresAt ?? Date.now() + 60_000,
+  };
+  await connection.jetstream().publish(prefix + subjects.runRequest(sessionId), encodeJson(request), { msgID: runId });
   const events: RunEvent[] = [];
-  if (reply.success) {
-    for await (const raw of subscription) {
-      const event = decodeJson(raw.data, RunEvent);
-      events.push(event);
-      if (isFinalEvent(event)) break;
-    }
+  const timer = setTimeout(() => subscription.unsubscribe(), 10_000);
+  for await (const raw of subscription) {
+    const event = decodeJson(raw.data, RunEvent);
+    events.push(event);
+    options.onEvent?.(event);
+    if (isFinalEvent(event)) break;
   }
+  clearTimeout(timer);
   subscription.unsubscribe();
-  return { reply, events, final: events.at(-1), sessionId };
+  return { events, final: events.at(-1), sessionId, runId };
 }
 
 const prefixes = { main: "o1.", noModel: "o2.", noTools: "o3." };
@@ -117,13 +126,14 @@ afterAll(async () => {
 
 describe("orchestrator turns", () => {
   it("refuses a turn with MODEL_NOT_CONFIGURED, naming the variables to set", async () => {
-    const { reply } = await runTurn(prefixes.noModel, "hi");
-    expect(reply).toMatchObject({ success: false, error: { code: "MODEL_NOT_CONFIGURED", message: expect.stringContaining("OPENAI_BASE_URL") } });
+    const { final, events } = await runTurn(prefixes.noModel, "hi");
+    expect(events).toHaveLength(1);
+    expect(final).toMatchObject({ type: "error", error: { code: "MODEL_NOT_CONFIGURED", message: expect.stringContaining("OPENAI_BASE_URL") } });
   });
 
   it("refuses an unknown agent with AGENT_NOT_FOUND", async () => {
-    const { reply } = await runTurn(prefixes.main, "hi", { agentId: "ghost" });
-    expect(reply).toMatchObject({ success: false, error: { code: "AGENT_NOT_FOUND" } });
+    const { final } = await runTurn(prefixes.main, "hi", { agentId: "ghost" });
+    expect(final).toMatchObject({ type: "error", error: { code: "AGENT_NOT_FOUND" } });
   });
 
   it("loads the critical config through the tool-runner and puts its variables in the system prompt", async () => {
@@ -213,18 +223,69 @@ describe("orchestrator turns", () => {
     expect(contents).toEqual(["first question", "first answer", "second question"]);
   });
 
-  it("refuses someone else's session as SESSION_NOT_FOUND", async () => {
+  it("refuses someone else's session as SESSION_NOT_FOUND, in turns and in look-ups", async () => {
     model.enqueue({ text: "mine" });
     const first = await runTurn(prefixes.main, "q");
-    const subscription = connection.subscribe(prefixes.main + subjects.runEvents(first.sessionId));
-    const reply = await requestJson(
-      connection,
-      prefixes.main + subjects.runStart,
-      { run_id: randomUUID(), session_id: first.sessionId, new_session: false, agent_id: agent.id, message: "x", owner: "mallory" },
-      RunStartReply,
-      { timeoutMs: 5_000 },
-    );
+    const other = await runTurn(prefixes.main, "x", { sessionId: first.sessionId, owner: "mallory" });
+    expect(other.final).toMatchObject({ type: "error", error: { code: "SESSION_NOT_FOUND" } });
+    const lookup = await requestJson(connection, prefixes.main + subjects.sessionGet, { session_id: first.sessionId, owner: "mallory" }, SessionGetReply, {
+      timeoutMs: 5_000,
+    });
+    expect(lookup).toMatchObject({ success: false, error: { code: "SESSION_NOT_FOUND" } });
+  });
+
+  it("lists a user's own sessions and shows one with its visible messages", async () => {
+    model.enqueue({ text: "listed answer" });
+    const turn = await runTurn(prefixes.main, "list me", { owner: "lister" });
+    const list = await requestJson(connection, prefixes.main + subjects.sessionList, { owner: "lister" }, SessionListReply, { timeoutMs: 5_000 });
+    expect(list.success && list.sessions.map((session) => session.id)).toEqual([turn.sessionId]);
+    expect(list.success && list.sessions[0]).toMatchObject({ status: "completed", turns: 1, title: "list me", run_id: null, last_run_id: turn.runId });
+    const view = await requestJson(connection, prefixes.main + subjects.sessionGet, { session_id: turn.sessionId, owner: "lister" }, SessionGetReply, {
+      timeoutMs: 5_000,
+    });
+    expect(view.success && view.session.messages).toEqual([
+      { role: "user", content: "list me" },
+      { role: "assistant", content: "listed answer" },
+    ]);
+  });
+
+  it("cancels a running turn within a second; nothing is published after the final event", async () => {
+    model.enqueue({ text: "a slow answer that will be cut", delayMs: 5_000 });
+    const sessionId = randomUUID();
+    const started = Date.now();
+    let cancelledAt = 0;
+    const turn = runTurn(prefixes.main, "slow", {
+      sessionId: undefined,
+      onEvent: (event) => {
+        if (event.type === "session") {
+          cancelledAt = Date.now();
+          connection.publish(prefixes.main + subjects.runCancel(event.session_id), encodeJson({ session_id: event.session_id }));
+        }
+      },
+    });
+    const { final, sessionId: id } = await turn;
+    expect(final).toMatchObject({ type: "error", error: { code: "CANCELLED" } });
+    expect(Date.now() - cancelledAt).toBeLessThan(1_000);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(sessionId).not.toBe(id);
+    const late: unknown[] = [];
+    const watcher = connection.subscribe(prefixes.main + subjects.sessionEvents(id), { callback: (_error, message) => late.push(message) });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    watcher.unsubscribe();
+    expect(late).toEqual([]);
+    const view = await requestJson(connection, prefixes.main + subjects.sessionGet, { session_id: id, owner: "ada" }, SessionGetReply, { timeoutMs: 5_000 });
+    expect(view.success && view.session.status).toBe("cancelled");
+  });
+
+  it("drops a turn request that expired before any orchestrator could take it", async () => {
+    const sessionId = randomUUID();
+    const runId = randomUUID();
+    const seen: unknown[] = [];
+    const subscription = connection.subscribe(prefixes.main + subjects.runEvents(sessionId, runId), { callback: (_error, message) => seen.push(message) });
+    const request = { run_id: runId, session_id: sessionId, new_session: true, agent_id: agent.id, message: "late", owner: "ada", expires_at: Date.now() - 1 };
+    await connection.jetstream().publish(prefixes.main + subjects.runRequest(sessionId), encodeJson(request), { msgID: runId });
+    await new Promise((resolve) => setTimeout(resolve, 500));
     subscription.unsubscribe();
-    expect(reply).toMatchObject({ success: false, error: { code: "SESSION_NOT_FOUND" } });
+    expect(seen).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import type { NatsConnection } from "nats";
 import { encodeJson, subjects, type RunEvent, type RunEventBody } from "@agent-orchestrator/shared";
 
 /**
- * Publishes the events of one turn on `agent.run.events.<session>`, numbering them from 0. After
+ * Publishes the events of one turn on `agent.run.events.<session>.<run>`, numbering them from 0. After
  * `close()` nothing more is published for the turn, so a late tool result can never follow its `done`.
  */
 export class RunEventPublisher {
@@ -19,7 +19,7 @@ export class RunEventPublisher {
   emit(body: RunEventBody): void {
     if (this.closed) return;
     const event = { ...body, session_id: this.sessionId, run_id: this.runId, seq: this.seq++ } as RunEvent;
-    this.connection.publish(this.subjectPrefix + subjects.runEvents(this.sessionId), encodeJson(event));
+    this.connection.publish(this.subjectPrefix + subjects.runEvents(this.sessionId, this.runId), encodeJson(event));
   }
 
   /** Publishes the final event (done or error) and stops the publisher. */

@@ -8,7 +8,7 @@ import { AppError, decodeJson, encodeJson, SessionRecord, zeroUsage } from "@age
 export class SessionStore {
   private constructor(private readonly kv: KV) {}
 
-  static async open(connection: NatsConnection, bucket = "sessions"): Promise<SessionStore> {
+  static async open(connection: NatsConnection, bucket: string): Promise<SessionStore> {
     const kv = await connection.jetstream().views.kv(bucket, { history: 1 });
     return new SessionStore(kv);
   }
@@ -22,6 +22,8 @@ export class SessionStore {
       owner: input.owner,
       status: "idle",
       run_id: null,
+      run_started_at: null,
+      last_run_id: null,
       messages: [],
       usage: zeroUsage(),
       turns: 0,
@@ -40,6 +42,19 @@ export class SessionStore {
     const entry = await this.kv.get(id);
     if (!entry || entry.operation !== "PUT") return undefined;
     return { record: decodeJson(entry.value, SessionRecord), revision: entry.revision };
+  }
+
+  /** Every session of one owner, newest first (a full scan: fine for thousands, not millions). */
+  async listByOwner(owner: string, limit = 200): Promise<SessionRecord[]> {
+    // collect the keys first: awaiting other KV calls while iterating cuts the key listing short
+    const keys: string[] = [];
+    for await (const key of await this.kv.keys()) keys.push(key);
+    const records: SessionRecord[] = [];
+    for (const key of keys) {
+      const stored = await this.get(key);
+      if (stored && stored.record.owner === owner) records.push(stored.record);
+    }
+    return records.sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, limit);
   }
 
   /** Writes `record` only if the stored revision is still `revision`; returns the new revision. */

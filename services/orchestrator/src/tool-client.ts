@@ -17,16 +17,22 @@ export class ToolClient {
     private readonly subjectPrefix = "",
   ) {}
 
-  async call(name: ToolName, callId: string, context: ToolContext, args: unknown): Promise<ToolResult> {
+  /**
+   * Calls a tool. An abort (cancel, turn deadline) rejects at once with the abort's reason; the
+   * tool-runner's late answer is then ignored.
+   */
+  async call(name: ToolName, callId: string, context: ToolContext, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
     try {
-      return await requestJson(
+      const request = requestJson(
         this.connection,
         this.subjectPrefix + subjects.tool(name),
         { call_id: callId, context, arguments: args },
         ToolResult,
         { timeoutMs: this.timeoutMs },
       );
+      return signal ? await abortable(request, signal) : await request;
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       const code: ErrorCode = AppError.is(error) ? error.code : "INTERNAL";
       const message =
         code === "SERVICE_UNAVAILABLE"
@@ -37,4 +43,23 @@ export class ToolClient {
       return { success: false, error: { code, message } };
     }
   }
+}
+
+/** Settles with `work`, or rejects with the signal's reason as soon as it aborts. */
+function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error as Error);
+      },
+    );
+  });
 }

@@ -1,0 +1,94 @@
+import type { Consumer, JsMsg } from "nats";
+import { decodeJson, RunStartRequest, type Logger } from "@agent-orchestrator/shared";
+
+export interface RunQueueOptions {
+  consumer: Consumer;
+  concurrency: number;
+  ackWaitMs: number;
+  logger: Logger;
+  run: (request: RunStartRequest, attempt: number) => Promise<void>;
+}
+
+export interface RunQueue {
+  /** stops taking requests and waits for the turns in progress */
+  stop(): Promise<void>;
+  readonly inFlight: number;
+}
+
+/** How long one pull waits for a request; also the longest a stop waits for idle workers. */
+const pullExpiresMs = 2_000;
+
+/**
+ * Takes turn requests from the durable work-queue consumer with `concurrency` workers, each pulling one
+ * request at a time, so a busy orchestrator never holds requests another one could run. While a turn
+ * runs it is kept alive (`working()`); it is acknowledged when it has ended, with `done` or `error`.
+ * If this process dies, the request is redelivered to another orchestrator after the ack wait.
+ */
+export function startRunQueue(options: RunQueueOptions): RunQueue {
+  let stopping = false;
+  let inFlight = 0;
+  const heartbeatMs = Math.max(250, Math.floor(options.ackWaitMs / 3));
+
+  async function worker(): Promise<void> {
+    while (!stopping) {
+      let message: JsMsg | null;
+      try {
+        message = await options.consumer.next({ expires: pullExpiresMs });
+      } catch (error) {
+        if (stopping) return;
+        options.logger.warn({ err: error }, "pulling turn requests failed; retrying");
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        continue;
+      }
+      if (!message) continue;
+      if (stopping) {
+        message.nak();
+        return;
+      }
+      inFlight++;
+      try {
+        await handle(message);
+      } finally {
+        inFlight--;
+      }
+    }
+  }
+
+  async function handle(message: JsMsg): Promise<void> {
+    let request: RunStartRequest;
+    try {
+      request = decodeJson(message.data, RunStartRequest);
+    } catch (error) {
+      options.logger.error({ err: error, seq: message.seq }, "invalid turn request dropped");
+      message.term();
+      return;
+    }
+    if (Date.now() > request.expires_at) {
+      options.logger.warn({ sessionId: request.session_id, runId: request.run_id }, "turn request expired before it could run; dropped");
+      message.term();
+      return;
+    }
+    const heartbeat = setInterval(() => message.working(), heartbeatMs);
+    try {
+      await options.run(request, message.info.redeliveryCount);
+      message.ack();
+    } catch (error) {
+      // runTurn reports its own failures as events; reaching here is a bug, and a retry will not help
+      options.logger.error({ err: error, sessionId: request.session_id }, "turn crashed");
+      message.term();
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  const workers = Array.from({ length: options.concurrency }, () => worker());
+  return {
+    stop: async () => {
+      stopping = true;
+      await Promise.allSettled(workers);
+    },
+    get inFlight() {
+      return inFlight;
+    },
+  };
+}

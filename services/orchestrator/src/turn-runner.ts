@@ -1,0 +1,167 @@
+import type OpenAI from "openai";
+import type { NatsConnection } from "nats";
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import {
+  AppError,
+  addUsage,
+  GetAgentReply,
+  requestJson,
+  SessionManifestReply,
+  subjects,
+  toErrorBody,
+  type AgentDefinition,
+  type Logger,
+  type RunStartRequest,
+  type SessionRecord,
+  type SessionStatus,
+  type ToolContext,
+} from "@agent-orchestrator/shared";
+import type { ActiveTurns } from "./active-turns.js";
+import { runAgentLoop } from "./agent-loop.js";
+import { modelNotConfiguredMessage, type OrchestratorConfig } from "./config.js";
+import { runCriticalActions } from "./critical-actions.js";
+import { RunEventPublisher } from "./run-event-publisher.js";
+import type { SessionStore } from "./session-store.js";
+import { buildSystemPrompt } from "./system-prompt.js";
+import type { ToolClient } from "./tool-client.js";
+
+export interface TurnRunnerDeps {
+  connection: NatsConnection;
+  config: OrchestratorConfig;
+  logger: Logger;
+  store: SessionStore;
+  tools: ToolClient;
+  client: OpenAI | undefined;
+  active: ActiveTurns;
+  subjectPrefix: string;
+}
+
+/**
+ * Runs one turn from a work-queue request to its final event: checks the request (agent, session,
+ * owner), marks the session running, runs the agent's start and the loop, saves the conversation with
+ * compare-and-set, and publishes exactly one `done` or `error`. `attempt` > 1 means an orchestrator
+ * died during this turn and this one takes it over.
+ */
+export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, attempt: number): Promise<void> {
+  const { config, store, tools, active, subjectPrefix } = deps;
+  const log = deps.logger.child({ sessionId: request.session_id, runId: request.run_id, attempt });
+  const events = new RunEventPublisher(deps.connection, request.session_id, request.run_id, subjectPrefix);
+  const controller = new AbortController();
+  const deadline = setTimeout(
+    () => controller.abort(new AppError("TURN_TIMEOUT", `The turn took longer than ${config.TURN_TIMEOUT_MS} ms and was stopped`)),
+    config.TURN_TIMEOUT_MS,
+  );
+  active.add(request.session_id, request.run_id, controller);
+
+  let accepted: { session: SessionRecord; revision: number; agent: AgentDefinition } | undefined;
+  try {
+    if (!deps.client) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
+    accepted = await acceptTurn(deps, request);
+    const { agent } = accepted;
+    events.emit({ type: "session", agent_id: agent.id, attempt });
+    await updateManifest(deps, accepted.session, agent, "running", log);
+
+    const context: ToolContext = { session_id: request.session_id, bundle_path: agent.bundlePath };
+    const start = await runCriticalActions(agent.criticalActions, (path) =>
+      tools.call("read_file", `${request.run_id}:${attempt}:start:${path}`, context, { file_path: path }, controller.signal),
+    );
+    const userMessage: ChatCompletionMessageParam = { role: "user", content: request.message };
+    const output = await runAgentLoop({
+      client: deps.client,
+      model: config.LLM_MODEL,
+      messages: [
+        { role: "system", content: buildSystemPrompt(agent, start) },
+        ...(accepted.session.messages as ChatCompletionMessageParam[]),
+        userMessage,
+      ],
+      tools,
+      context,
+      runId: `${request.run_id}:${attempt}`,
+      emit: (event) => events.emit(event),
+      signal: controller.signal,
+      limits: {
+        maxIterations: config.MAX_ITERATIONS,
+        toolConcurrency: config.TOOL_CONCURRENCY,
+        toolResultMaxChars: config.TOOL_RESULT_MAX_CHARS,
+        maxInvalidToolCalls: config.MAX_INVALID_TOOL_CALLS,
+        modelTimeoutMs: config.MODEL_TIMEOUT_MS,
+      },
+    });
+    const session: SessionRecord = {
+      ...accepted.session,
+      messages: [...accepted.session.messages, userMessage, ...output.added] as SessionRecord["messages"],
+      usage: addUsage(accepted.session.usage, output.usage),
+      turns: accepted.session.turns + 1,
+    };
+    await finishSession(store, session, "completed", accepted.revision);
+    events.finish({ type: "done", response: output.response, iterations: output.iterations, usage: output.usage });
+    log.info({ iterations: output.iterations, usage: output.usage }, "turn completed");
+    await updateManifest(deps, session, agent, "completed", log);
+  } catch (error) {
+    const status: SessionStatus = AppError.is(error) && error.code === "CANCELLED" ? "cancelled" : "failed";
+    if (AppError.is(error)) log.warn({ code: error.code, cause: describeCause(error.cause) }, error.message);
+    else log.error({ err: error }, "turn failed");
+    events.finish({ type: "error", error: toErrorBody(error) });
+    if (accepted) {
+      await finishSession(store, accepted.session, status, accepted.revision).catch((saveError: unknown) =>
+        log.error({ err: saveError }, "session status not saved"),
+      );
+      await updateManifest(deps, accepted.session, accepted.agent, status, log);
+    }
+  } finally {
+    clearTimeout(deadline);
+    active.remove(request.session_id, request.run_id);
+  }
+}
+
+async function acceptTurn(
+  deps: TurnRunnerDeps,
+  request: RunStartRequest,
+): Promise<{ session: SessionRecord; revision: number; agent: AgentDefinition }> {
+  const agent = await getAgent(deps, request.agent_id);
+  let stored = await deps.store.get(request.session_id);
+  if (!stored && request.new_session) stored = await deps.store.create({ id: request.session_id, agentId: agent.id, owner: request.owner });
+  if (!stored || stored.record.owner !== request.owner) throw new AppError("SESSION_NOT_FOUND", "Session not found");
+  const { record } = stored;
+  if (record.agent_id !== agent.id) throw new AppError("BAD_REQUEST", `This session belongs to agent ${record.agent_id}`);
+  // the same run id means this is a redelivery of a turn whose orchestrator died: take it over
+  if (record.status === "running" && record.run_id !== request.run_id) {
+    throw new AppError("SESSION_BUSY", "A turn is already running in this session");
+  }
+  const session: SessionRecord = {
+    ...record,
+    status: "running",
+    run_id: request.run_id,
+    last_run_id: request.run_id,
+    run_started_at: record.run_id === request.run_id && record.run_started_at ? record.run_started_at : new Date().toISOString(),
+  };
+  const revision = await deps.store.update(session, stored.revision);
+  return { session, revision, agent };
+}
+
+async function getAgent(deps: TurnRunnerDeps, agentId: string): Promise<AgentDefinition> {
+  const reply = await requestJson(deps.connection, deps.subjectPrefix + subjects.registryAgentsGet, { agent_id: agentId }, GetAgentReply, {
+    timeoutMs: deps.config.REGISTRY_TIMEOUT_MS,
+  });
+  if (!reply.success) throw new AppError(reply.error.code, reply.error.message);
+  return reply.agent;
+}
+
+function finishSession(store: SessionStore, session: SessionRecord, status: SessionStatus, revision: number): Promise<number> {
+  return store.update({ ...session, status, run_id: null, run_started_at: null }, revision);
+}
+
+/** Keeps the session folder's manifest in step; the tool-runner writes it (the orchestrator never writes files). */
+async function updateManifest(deps: TurnRunnerDeps, session: SessionRecord, agent: AgentDefinition, status: SessionStatus, log: Logger): Promise<void> {
+  const update = { session_id: session.id, agent: agent.id, bundle: agent.bundleName, owner: session.owner, status };
+  try {
+    const reply = await requestJson(deps.connection, deps.subjectPrefix + subjects.sessionManifestUpdate, update, SessionManifestReply, {
+      timeoutMs: deps.config.TOOL_TIMEOUT_MS,
+    });
+    if (!reply.success) log.warn({ error: reply.error }, "manifest update refused");
+  } catch (error) {
+    log.warn({ err: error }, "manifest update failed");
+  }
+}
+
+const describeCause = (cause: unknown): string | undefined => (cause instanceof Error ? `${cause.name}: ${cause.message}` : undefined);
