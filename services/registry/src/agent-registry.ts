@@ -8,6 +8,9 @@ import { FileParseCache } from "./file-parse-cache.js";
 import type { Catalog } from "./resolve-conflicts.js";
 import { parseModuleConfig } from "./scan-modules.js";
 
+/** A change as the registry sees it; the service adds its instance id when it publishes it. */
+export type RegistryChange = Omit<RegistryChanged, "instance">;
+
 /**
  * The registry's memory: the last scan's catalog, answered from without touching the disk. `rescan()`
  * re-reads only files whose mtime, size or inode changed; scans never overlap, and requests that arrive
@@ -23,7 +26,7 @@ export class AgentRegistry {
   #bundlePrints = new Map<string, string>();
   #revision = 0;
   #running: Promise<unknown> = Promise.resolve();
-  #queued: Promise<RegistryChanged | undefined> | undefined;
+  #queued: Promise<RegistryChange | undefined> | undefined;
 
   constructor(bmadRoot: string, limits: DiscoveryLimits) {
     this.#context = {
@@ -36,7 +39,7 @@ export class AgentRegistry {
   }
 
   /** Scans now, or after the scan in progress; returns the change, or undefined when nothing changed. */
-  rescan(): Promise<RegistryChanged | undefined> {
+  rescan(): Promise<RegistryChange | undefined> {
     if (this.#queued) return this.#queued;
     const next = this.#running.then(() => {
       this.#queued = undefined;
@@ -64,7 +67,7 @@ export class AgentRegistry {
     return { bundles: this.#catalog.bundles, warnings: this.#catalog.warnings };
   }
 
-  async #scan(): Promise<RegistryChanged | undefined> {
+  async #scan(): Promise<RegistryChange | undefined> {
     const catalog = await discoverSources(this.#context);
     const agentPrints = new Map([...catalog.agents].map(([id, record]) => [id, JSON.stringify(record.definition)]));
     // a source is known by its folder; the value keeps its name for the event

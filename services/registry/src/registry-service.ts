@@ -1,0 +1,127 @@
+import { join, resolve } from "node:path";
+import type { NatsConnection } from "nats";
+import {
+  ActivationRequest,
+  AppError,
+  GetAgentRequest,
+  ListAgentsRequest,
+  ListBundlesRequest,
+  addJsonEndpoint,
+  encodeJson,
+  serviceNames,
+  subjects,
+  type ActivationReply,
+  type GetAgentReply,
+  type ListAgentsReply,
+  type ListBundlesReply,
+  type Logger,
+  type RegistryChanged,
+} from "@agent-orchestrator/shared";
+import { buildActivation } from "./activation-document.js";
+import { AgentRegistry, type RegistryChange } from "./agent-registry.js";
+import { discoveryLimits, type RegistryConfig } from "./config.js";
+import { watchTree, type TreeWatcher } from "./watch-tree.js";
+
+/** The version the registry announces in `$SRV` discovery. */
+export const registryVersion = "0.1.0";
+
+export interface StartRegistryOptions {
+  connection: NatsConnection;
+  config: RegistryConfig;
+  logger: Logger;
+  /** prepended verbatim to every subject served and published (tests use a random one to stay isolated) */
+  subjectPrefix?: string;
+}
+
+export interface RunningRegistry {
+  /** stops watching and serving; in-flight requests are answered; the connection is the caller's to drain */
+  stop(): Promise<void>;
+  /** re-scans now (waiting for a scan in progress first) and publishes a change event if something changed */
+  rescan(): Promise<void>;
+}
+
+/**
+ * Starts the registry: scans BMAD_ROOT once before answering anything (so it never serves an empty list
+ * by accident), then serves four JSON endpoints as the Services-framework service `registry` (queue group,
+ * so replicas share the load): list agents, get agent, list bundles, activation. With REGISTRY_WATCH it
+ * re-scans on file changes and publishes `registry.changed` when what it serves changed.
+ */
+export async function startRegistry(options: StartRegistryOptions): Promise<RunningRegistry> {
+  const { connection, config, logger } = options;
+  const prefix = options.subjectPrefix ?? "";
+  const root = resolve(config.BMAD_ROOT);
+  const registry = new AgentRegistry(root, discoveryLimits(config));
+  await registry.rescan();
+  logScan(logger, registry, "initial scan done");
+
+  const service = await connection.services.add({
+    name: serviceNames.registry,
+    version: registryVersion,
+    description: "BMAD bundle and agent discovery, parsing and activation documents",
+  });
+  const instance = service.info().id;
+
+  addJsonEndpoint(service, "agents-list", prefix + subjects.registryAgentsList, ListAgentsRequest, async (request): Promise<ListAgentsReply> => {
+    return { success: true, agents: registry.listAgents(request.bundle) };
+  }, logger);
+
+  addJsonEndpoint(service, "agents-get", prefix + subjects.registryAgentsGet, GetAgentRequest, async (request): Promise<GetAgentReply> => {
+    return { success: true, agent: findAgent(registry, request.agent_id).definition };
+  }, logger);
+
+  addJsonEndpoint(service, "agents-activation", prefix + subjects.registryAgentsActivation, ActivationRequest, async (request): Promise<ActivationReply> => {
+    const activation = buildActivation(findAgent(registry, request.agent_id), { userContext: request.user_context, variables: request.variables });
+    return { success: true, ...activation };
+  }, logger);
+
+  addJsonEndpoint(service, "bundles-list", prefix + subjects.registryBundlesList, ListBundlesRequest, async (): Promise<ListBundlesReply> => {
+    return { success: true, ...registry.listBundles() };
+  }, logger);
+
+  const publish = (change: RegistryChange | undefined) => {
+    if (!change) return;
+    const event: RegistryChanged = { instance, ...change };
+    logScan(logger, registry, "registry changed", event);
+    try {
+      connection.publish(prefix + subjects.registryChanged, encodeJson(event));
+    } catch (error) {
+      logger.warn({ err: error }, "change event could not be published");
+    }
+  };
+  const rescan = async () => publish(await registry.rescan());
+
+  let watcher: TreeWatcher | undefined;
+  if (config.REGISTRY_WATCH) {
+    watcher = await watchTree({
+      directory: join(root, "bmad"),
+      pollMs: config.REGISTRY_POLL_MS,
+      debounceMs: config.REGISTRY_DEBOUNCE_MS,
+      forcePoll: config.REGISTRY_FORCE_POLL,
+      logger,
+      onChange: () => void rescan().catch((error: unknown) => logger.error({ err: error }, "re-scan failed")),
+    });
+  }
+  logger.info({ subjects: `${prefix}registry.>`, watch: watcher?.mode ?? "off" }, "registry serving");
+
+  return {
+    async stop() {
+      watcher?.close();
+      await service.stop();
+    },
+    rescan,
+  };
+}
+
+function findAgent(registry: AgentRegistry, id: string) {
+  const record = registry.getAgent(id);
+  if (!record) throw new AppError("AGENT_NOT_FOUND", `No agent with id "${id}"`);
+  return record;
+}
+
+function logScan(logger: Logger, registry: AgentRegistry, message: string, change?: RegistryChanged): void {
+  const { bundles, warnings } = registry.listBundles();
+  const all = [...warnings, ...bundles.flatMap((bundle) => bundle.warnings)];
+  logger.info({ agents: registry.listAgents().length, sources: bundles.length, warnings: all.length, revision: registry.revision, change }, message);
+  // the first few in full: enough to see why a bundle is missing without flooding the log on a bad day
+  if (all.length > 0) logger.warn({ warnings: all.slice(0, 50) }, "registry warnings (also in registry.bundles.list)");
+}

@@ -1,0 +1,113 @@
+import { watch, type FSWatcher } from "node:fs";
+import { stat } from "node:fs/promises";
+import type { Logger } from "@agent-orchestrator/shared";
+
+export interface TreeWatchOptions {
+  /** the folder to watch, recursively (BMAD_ROOT/bmad) */
+  directory: string;
+  /** how often to poll when fs.watch is unavailable or forced off */
+  pollMs: number;
+  /** quiet time after an event before `onChange`, so a burst of events (a save, a checkout) is one call */
+  debounceMs: number;
+  forcePoll: boolean;
+  /** called when something may have changed; the callee re-scans and finds out what */
+  onChange: () => void;
+  logger: Logger;
+}
+
+export interface TreeWatcher {
+  /** `watch` while fs.watch is live, `poll` otherwise (the mode can fall back from watch to poll) */
+  readonly mode: "watch" | "poll";
+  close(): void;
+}
+
+/**
+ * Watches a folder tree for changes: `fs.watch` with `recursive` where the platform supports it (Linux
+ * since Node 20, macOS, Windows), debounced; otherwise, or if the watcher fails, polling every `pollMs`.
+ * While watching, a slow safety re-check (every 10 poll intervals, at least 10 s) also runs, because
+ * watchers miss events on some filesystems and lose the folder if it is deleted and created again; that
+ * re-check re-arms the watcher when the folder is back. The folder need not exist yet. Resolves once the
+ * watcher is armed, so a change made after that is seen.
+ */
+export async function watchTree(options: TreeWatchOptions): Promise<TreeWatcher> {
+  const { directory, logger } = options;
+  let watcher: FSWatcher | undefined;
+  let watchedInode: number | undefined;
+  let debounce: NodeJS.Timeout | undefined;
+  let burstDeadline = 0;
+  let closed = false;
+
+  const fire = () => {
+    debounce = undefined;
+    if (!closed) options.onChange();
+  };
+  const onEvent = () => {
+    const now = Date.now();
+    if (debounce === undefined) burstDeadline = now + Math.max(options.debounceMs * 5, 500);
+    else clearTimeout(debounce);
+    // trailing debounce, but never postponed past the burst deadline, so a steady trickle still re-scans
+    debounce = setTimeout(fire, Math.max(0, Math.min(options.debounceMs, burstDeadline - now)));
+    debounce.unref();
+  };
+
+  const stopWatching = () => {
+    watcher?.close();
+    watcher = undefined;
+  };
+  const startWatching = async (): Promise<boolean> => {
+    const identity = await stat(directory).catch(() => undefined);
+    if (closed || !identity?.isDirectory()) return false;
+    try {
+      const started = watch(directory, { recursive: true, persistent: false }, onEvent);
+      started.on("error", (error) => {
+        logger.warn({ err: error }, "fs.watch failed; polling until the folder can be watched again");
+        stopWatching();
+        schedule(options.pollMs);
+        onEvent();
+      });
+      watcher = started;
+      watchedInode = identity.ino;
+      return true;
+    } catch (error) {
+      logger.warn({ err: error }, "fs.watch is not available here; polling instead");
+      return false;
+    }
+  };
+
+  /** Safety tick: re-arm the watcher if the folder came back or was replaced, and let the caller re-scan. */
+  const tick = async () => {
+    if (!options.forcePoll) {
+      const identity = await stat(directory).catch(() => undefined);
+      if (watcher && identity?.ino !== watchedInode) {
+        stopWatching();
+        schedule(options.pollMs);
+      }
+      if (!watcher && (await startWatching())) schedule(safetyMs);
+    }
+    if (!closed) options.onChange();
+  };
+
+  let interval: NodeJS.Timeout | undefined;
+  function schedule(everyMs: number): void {
+    if (interval) clearInterval(interval);
+    if (closed) return;
+    interval = setInterval(() => void tick(), everyMs);
+    interval.unref();
+  }
+
+  const safetyMs = Math.max(options.pollMs * 10, 10_000);
+  schedule(options.pollMs);
+  if (!options.forcePoll && (await startWatching())) schedule(safetyMs);
+
+  return {
+    get mode() {
+      return watcher ? "watch" : "poll";
+    },
+    close() {
+      closed = true;
+      stopWatching();
+      if (interval) clearInterval(interval);
+      if (debounce) clearTimeout(debounce);
+    },
+  };
+}
