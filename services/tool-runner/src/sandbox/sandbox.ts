@@ -154,14 +154,16 @@ export class Sandbox {
   }
 
   /**
-   * The session's folder, created if missing (one `mkdir` in the pinned output root), refused if anything
-   * but a plain directory is there. Returns its host path.
+   * The session's folder, created if missing (one `mkdir` in the pinned output root) unless `create` is
+   * false, refused if anything but a plain directory is there. Returns its host path; ENOENT when missing.
    */
-  async sessionFolder(sessionId: string): Promise<string> {
+  async sessionFolder(sessionId: string, options: { create: boolean } = { create: true }): Promise<string> {
     const folder = sessionFolderPath(this.pinned, sessionId);
-    await mkdir(folder).catch((error: unknown) => {
-      if (errnoCode(error) !== "EEXIST") throw error;
-    });
+    if (options.create) {
+      await mkdir(folder).catch((error: unknown) => {
+        if (errnoCode(error) !== "EEXIST") throw error;
+      });
+    }
     const stats = await lstat(folder);
     if (!stats.isDirectory()) throw accessDenied("SYMLINK_ESCAPE", { reason: "session folder is not a plain directory", folder });
     return folder;

@@ -1,0 +1,146 @@
+import { lstat, readFile } from "node:fs/promises";
+import path from "node:path";
+import { parseJson, SessionManifest, type Logger, type ManifestFile, type SessionManifestUpdate } from "@agent-orchestrator/shared";
+import { errnoCode } from "../sandbox/sandbox-error.js";
+import { writeFileAtomically, type Sandbox } from "../sandbox/index.js";
+import { withFileLock, type FileLockOptions } from "./file-lock.js";
+
+/** The manifest's name in the session folder; the sandbox refuses model writes to `manifest.json*`. */
+export const manifestFileName = "manifest.json";
+const lockFileName = `${manifestFileName}.lock`;
+
+/** What a manifest created by a file write (before the orchestrator described the session) starts with. */
+export type ManifestSeed = Pick<SessionManifest, "agent" | "bundle" | "owner" | "status">;
+
+interface PendingChange {
+  seed: ManifestSeed;
+  change: (manifest: SessionManifest) => void;
+  resolve: (manifest: SessionManifest) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface ManifestStoreOptions {
+  sandbox: Sandbox;
+  logger: Logger;
+  lock?: FileLockOptions;
+}
+
+/**
+ * Keeps `<session>/manifest.json` (DESIGN §2 decision 2). Every change is a read-modify-write under a lock
+ * file, so no update is lost between processes sharing the output volume; within a process, changes that
+ * arrive while a write is under way are applied together in the next one, so 200 parallel saves cost a few
+ * lock turns, not 200.
+ */
+export class ManifestStore {
+  private readonly pending = new Map<string, PendingChange[]>();
+  private readonly flushing = new Set<string>();
+
+  constructor(private readonly options: ManifestStoreOptions) {}
+
+  /** Creates the session folder and manifest if missing, then sets the session's fields. */
+  update(update: SessionManifestUpdate): Promise<SessionManifest> {
+    const seed = { agent: update.agent, bundle: update.bundle, owner: update.owner, status: update.status };
+    return this.apply(update.session_id, seed, (manifest) => Object.assign(manifest, seed));
+  }
+
+  /** Adds a written file, or updates its entry when the path was written before. */
+  async recordFile(sessionId: string, seed: ManifestSeed, file: ManifestFile): Promise<void> {
+    await this.apply(sessionId, seed, (manifest) => {
+      const index = manifest.files.findIndex((entry) => entry.path === file.path);
+      if (index === -1) manifest.files.push(file);
+      else manifest.files[index] = file;
+    });
+  }
+
+  /** Adds a workflow started in the session. */
+  async recordWorkflow(sessionId: string, seed: ManifestSeed, workflow: SessionManifest["workflows"][number]): Promise<void> {
+    await this.apply(sessionId, seed, (manifest) => manifest.workflows.push(workflow));
+  }
+
+  /** The session's manifest, or undefined when the session has none. */
+  async read(sessionId: string): Promise<SessionManifest | undefined> {
+    try {
+      return await this.load(await this.options.sandbox.sessionFolder(sessionId, { create: false }), sessionId);
+    } catch (error) {
+      if (errnoCode(error) === "ENOENT") return undefined;
+      throw error;
+    }
+  }
+
+  private apply(sessionId: string, seed: ManifestSeed, change: (manifest: SessionManifest) => void): Promise<SessionManifest> {
+    return new Promise((resolve, reject) => {
+      const queue = this.pending.get(sessionId) ?? [];
+      queue.push({ seed, change, resolve, reject });
+      this.pending.set(sessionId, queue);
+      if (!this.flushing.has(sessionId)) void this.flush(sessionId);
+    });
+  }
+
+  private async flush(sessionId: string): Promise<void> {
+    this.flushing.add(sessionId);
+    try {
+      for (let batch = this.take(sessionId); batch.length > 0; batch = this.take(sessionId)) {
+        try {
+          const manifest = await this.write(sessionId, batch);
+          for (const item of batch) item.resolve(manifest);
+        } catch (error) {
+          for (const item of batch) item.reject(error);
+        }
+      }
+    } finally {
+      this.flushing.delete(sessionId);
+    }
+  }
+
+  private take(sessionId: string): PendingChange[] {
+    const batch = this.pending.get(sessionId) ?? [];
+    this.pending.delete(sessionId);
+    return batch;
+  }
+
+  private async write(sessionId: string, batch: readonly PendingChange[]): Promise<SessionManifest> {
+    const folder = await this.options.sandbox.sessionFolder(sessionId);
+    return withFileLock(
+      path.join(folder, lockFileName),
+      async () => {
+        const now = new Date().toISOString();
+        const manifest = (await this.load(folder, sessionId)) ?? fresh(sessionId, batch[0]?.seed, now);
+        for (const item of batch) item.change(manifest);
+        manifest.updated_at = now;
+        await writeFileAtomically(folder, manifestFileName, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`));
+        return manifest;
+      },
+      this.options.lock,
+    );
+  }
+
+  private async load(folder: string, sessionId: string): Promise<SessionManifest | undefined> {
+    const file = path.join(folder, manifestFileName);
+    try {
+      // the system is the only writer here; a link or anything but a file means tampering
+      if (!(await lstat(file)).isFile()) throw new Error("manifest.json is not a regular file");
+      const parsed = parseJson(await readFile(file, "utf8"));
+      const manifest = parsed.ok ? SessionManifest.safeParse(parsed.value) : undefined;
+      if (manifest?.success) return manifest.data;
+      throw new Error("manifest.json does not match the schema");
+    } catch (error) {
+      if (errnoCode(error) === "ENOENT") return undefined;
+      this.options.logger.error({ err: error, session_id: sessionId }, "session manifest unreadable; starting a new one");
+      return undefined;
+    }
+  }
+}
+
+function fresh(sessionId: string, seed: ManifestSeed | undefined, now: string): SessionManifest {
+  return {
+    id: sessionId,
+    agent: seed?.agent ?? "",
+    bundle: seed?.bundle ?? "",
+    owner: seed?.owner ?? "",
+    status: seed?.status ?? "running",
+    created_at: now,
+    updated_at: now,
+    workflows: [],
+    files: [],
+  };
+}
