@@ -14,6 +14,8 @@ export const SessionSummary = z.object({
   agent_id: z.string(),
   status: SessionStatus,
   run_id: z.string().nullable(),
+  /** when the running turn started (a watcher replays events from there) */
+  run_started_at: z.string().nullable(),
   last_run_id: z.string().nullable(),
   turns: z.number().int(),
   usage: Usage,

@@ -5,28 +5,43 @@ import { authenticate } from "./auth.js";
 import { chatRoute } from "./chat-route.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { healthRoute } from "./health-route.js";
+import { rateLimit } from "./rate-limit.js";
 import { requestContext, securityHeaders } from "./request-context.js";
 import { sendError } from "./send-error.js";
+import { sessionsRoutes } from "./sessions-routes.js";
 
 /** The express application: routes, limits and the error shape of DESIGN §4 everywhere. */
 export function createApp(context: GatewayContext): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
-  app.use(requestContext(context.logger), securityHeaders);
+  app.use(requestContext(context.logger), securityHeaders, countRequests(context));
   app.use(healthRoute(context));
-  app.use("/api", authenticate(context.config.AUTH_TOKENS));
+  app.get("/metrics", (_request, response, next) => {
+    context.metrics.registry.metrics().then((text) => response.type(context.metrics.registry.contentType).send(text), next);
+  });
+  app.use("/api", authenticate(context.config.AUTH_TOKENS), rateLimit(context.config.RATE_LIMIT_PER_MINUTE));
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
-  app.use(agentsRoutes(context), chatRoute(context));
+  app.use(agentsRoutes(context), chatRoute(context), sessionsRoutes(context));
   app.use((_request, response) => sendError(response, new AppError("NOT_FOUND", "No such route")));
   app.use(errorHandler);
   return app;
 }
 
+function countRequests(context: GatewayContext) {
+  return (request: Request, response: Response, next: NextFunction): void => {
+    response.on("finish", () => {
+      const route = (request.route as { path?: string } | undefined)?.path ?? "unmatched";
+      context.metrics.requests.inc({ method: request.method, route: String(route), status: String(response.statusCode) });
+    });
+    next();
+  };
+}
+
 /** Express' own errors (body too large, malformed JSON) and ours become the error shape; logged once, here. */
 function errorHandler(error: unknown, _request: Request, response: Response, _next: NextFunction): void {
   const logger = response.locals["logger"] as Logger;
-  const status = (error as { status?: number; type?: string }).status;
+  const status = (error as { status?: number }).status;
   const type = (error as { type?: string }).type;
   let appError: AppError;
   if (AppError.is(error)) appError = error;

@@ -16,9 +16,7 @@ export function authenticate(tokens: AuthTokens | undefined) {
       response.locals["user"] = localUser;
       return next();
     }
-    const header = request.headers.authorization ?? "";
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    const user = match?.[1] === undefined ? undefined : tokens.get(match[1]);
+    const user = bearerUser(tokens, request.headers.authorization);
     if (!user) {
       response.set("www-authenticate", 'Bearer realm="agent-orchestrator"');
       return sendError(response, new AppError("UNAUTHORIZED", "A valid bearer token is required"));
@@ -26,6 +24,12 @@ export function authenticate(tokens: AuthTokens | undefined) {
     response.locals["user"] = user;
     next();
   };
+}
+
+/** The user of an `Authorization: Bearer <token>` header, if the token is known. */
+export function bearerUser(tokens: AuthTokens, header: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(header ?? "");
+  return match?.[1] === undefined ? undefined : tokens.get(match[1]);
 }
 
 export const currentUser = (response: Response): string => String(response.locals["user"] ?? localUser);

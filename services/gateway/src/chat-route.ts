@@ -1,13 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { Router, type Request, type Response } from "express";
-import { AppError, ChatRequestBody, type RunEvent, type RunStartRequest } from "@agent-orchestrator/shared";
+import { AppError, ChatRequestBody, type RunEvent } from "@agent-orchestrator/shared";
 import { asyncRoute } from "./async-route.js";
 import { currentUser } from "./auth.js";
 import type { GatewayContext } from "./gateway-context.js";
-import { startRun } from "./run-client.js";
+import { publishCancel } from "./run-cancel.js";
+import { startRun, type NewRun, type StartedRun } from "./run-client.js";
 import { sendError } from "./send-error.js";
+import { writeSseStream } from "./sse-stream.js";
 
-/** POST /api/chat: one turn, answered as JSON, or streamed as SSE when the client accepts text/event-stream. */
+/**
+ * POST /api/chat: one turn, answered as JSON, or streamed as SSE when the client accepts
+ * text/event-stream. A turn refused at the start is a plain JSON error with its status either way.
+ * When the client goes away before the end, the turn is cancelled unless the body says `detach`.
+ */
 export function chatRoute(context: GatewayContext): Router {
   const router = Router();
   router.post(
@@ -19,54 +25,44 @@ export function chatRoute(context: GatewayContext): Router {
         throw new AppError("VALIDATION_ERROR", `${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}`);
       }
       const body = parsed.data;
-      const runRequest: RunStartRequest = {
-        run_id: randomUUID(),
-        session_id: body.session_id ?? randomUUID(),
-        new_session: body.session_id === undefined,
-        agent_id: body.agent_id,
-        message: body.message,
-        owner: currentUser(response),
-      };
-      const run = await startRun(
-        {
-          connection: context.connection,
-          logger: context.logger,
-          subjectPrefix: context.subjectPrefix,
-          startTimeoutMs: context.config.ORCHESTRATOR_TIMEOUT_MS,
-          idleTimeoutMs: context.config.CHAT_IDLE_TIMEOUT_MS,
-        },
-        runRequest,
-      );
-      // stop relaying when the client goes away (the turn itself finishes and is saved)
-      response.on("close", () => run.close());
-      if (wantsEventStream(request)) await streamEvents(response, run.events);
-      else await answerJson(response, run.events);
+      const run = await startChatRun(context, body, currentUser(response));
+      let finished = false;
+      response.on("close", () => {
+        run.close();
+        if (!finished && !body.detach) publishCancel(context, run.first.session_id, run.first.run_id);
+      });
+      const events = context.metrics.observe(run.events);
+      if (wantsEventStream(request)) await writeSseStream(response, events);
+      else await answerJson(response, events);
+      finished = true;
     }),
   );
   return router;
 }
 
-const wantsEventStream = (request: Request): boolean => (request.headers.accept ?? "").includes("text/event-stream");
-
-async function streamEvents(response: Response, events: AsyncIterable<RunEvent>): Promise<void> {
-  response.status(200).set({
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-cache, no-transform",
-    connection: "keep-alive",
-    "x-accel-buffering": "no",
-  });
-  response.flushHeaders();
-  try {
-    for await (const event of events) response.write(formatSse(event));
-  } catch (error) {
-    const body = AppError.is(error) ? error.toBody() : { code: "INTERNAL" as const, message: "Internal error" };
-    response.write(`event: error\ndata: ${JSON.stringify({ type: "error", error: body })}\n\n`);
-  }
-  response.end();
+/** Starts a chat turn for `owner`: a new session unless the body names one. Shared with the WebSocket. */
+export function startChatRun(context: GatewayContext, body: Pick<ChatRequestBody, "agent_id" | "message" | "session_id">, owner: string): Promise<StartedRun> {
+  const run: NewRun = {
+    run_id: randomUUID(),
+    session_id: body.session_id ?? randomUUID(),
+    new_session: body.session_id === undefined,
+    agent_id: body.agent_id,
+    message: body.message,
+    owner,
+  };
+  return startRun(
+    {
+      connection: context.connection,
+      logger: context.logger,
+      subjectPrefix: context.subjectPrefix,
+      pickupTimeoutMs: context.config.RUN_PICKUP_TIMEOUT_MS,
+      idleTimeoutMs: context.config.CHAT_IDLE_TIMEOUT_MS,
+    },
+    run,
+  );
 }
 
-/** One SSE message: the event name is the event's type, the data its JSON. */
-export const formatSse = (event: RunEvent): string => `event: ${event.type}\nid: ${event.run_id}:${event.seq}\ndata: ${JSON.stringify(event)}\n\n`;
+const wantsEventStream = (request: Request): boolean => (request.headers.accept ?? "").includes("text/event-stream");
 
 async function answerJson(response: Response, events: AsyncIterable<RunEvent>): Promise<void> {
   for await (const event of events) {

@@ -19,10 +19,19 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
       }
       return parsed.value;
     }),
-  /** how long a chat may go without any event before the gateway gives up on it */
+  /** how long a running turn may go without any event before the gateway gives up on it */
   CHAT_IDLE_TIMEOUT_MS: envInt(150_000, 1_000, 3_600_000),
-  REGISTRY_TIMEOUT_MS: envInt(5_000, 100, 60_000),
-  ORCHESTRATOR_TIMEOUT_MS: envInt(10_000, 100, 120_000),
+  /** how long a turn may wait for an orchestrator to take it (longer under heavy load) */
+  RUN_PICKUP_TIMEOUT_MS: envInt(30_000, 500, 600_000),
+  /** NATS requests to the registry, orchestrator and tool-runner (session look-ups, files) */
+  REQUEST_TIMEOUT_MS: envInt(5_000, 100, 60_000),
+  /** requests per minute per user on /api (429 above) */
+  RATE_LIMIT_PER_MINUTE: envInt(600, 1, 1_000_000),
+  /** origins allowed to open the WebSocket besides the gateway's own, comma-separated */
+  ALLOWED_ORIGINS: z
+    .string()
+    .optional()
+    .transform((value) => (value ?? "").split(",").map((origin) => origin.trim()).filter((origin) => origin !== "")),
   BODY_LIMIT_BYTES: envInt(256 * 1024, 1_024, 16 * 1024 * 1024),
 });
 export type GatewayConfig = z.infer<typeof gatewayEnvSchema>;

@@ -1,6 +1,7 @@
 import type { NatsConnection } from "nats";
 import type { Logger } from "@agent-orchestrator/shared";
 import type { GatewayConfig } from "./config.js";
+import type { GatewayMetrics } from "./metrics.js";
 
 /** What every route needs. */
 export interface GatewayContext {
@@ -9,4 +10,5 @@ export interface GatewayContext {
   logger: Logger;
   /** prepended to every subject, so tests sharing one NATS server stay apart */
   subjectPrefix: string;
+  metrics: GatewayMetrics;
 }

@@ -5,6 +5,8 @@ import type { NatsConnection } from "nats";
 import { serviceNames, type Logger } from "@agent-orchestrator/shared";
 import { createApp } from "./app.js";
 import { listenHost, type GatewayConfig } from "./config.js";
+import { GatewayMetrics } from "./metrics.js";
+import { attachWebSocket } from "./websocket-server.js";
 
 export interface GatewayOptions {
   connection: NatsConnection;
@@ -26,7 +28,8 @@ export interface Gateway {
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { connection, config, logger } = options;
-  const app = createApp({ connection, config, logger, subjectPrefix: options.subjectPrefix ?? "" });
+  const context = { connection, config, logger, subjectPrefix: options.subjectPrefix ?? "", metrics: new GatewayMetrics() };
+  const app = createApp(context);
   const service = await connection.services.add({
     name: serviceNames.gateway,
     version: "0.1.0",
@@ -35,6 +38,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const host = listenHost(config);
   const server = app.listen(config.PORT, host);
   await once(server, "listening");
+  const sockets = attachWebSocket(server, context);
   const { port } = server.address() as AddressInfo;
   const shownHost = host === "0.0.0.0" ? "localhost" : host;
   return {
@@ -42,6 +46,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     server,
     stop: async () => {
       await service.stop();
+      for (const socket of sockets.clients) socket.close(1001, "gateway stopping");
+      sockets.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

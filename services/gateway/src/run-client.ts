@@ -1,11 +1,10 @@
-import type { NatsConnection, Subscription } from "nats";
+import { ErrorCode as NatsErrorCode, type NatsConnection, type Subscription } from "nats";
 import {
   AppError,
   decodeJson,
+  encodeJson,
   isFinalEvent,
-  requestJson,
   RunEvent,
-  RunStartReply,
   subjects,
   type Logger,
   type RunStartRequest,
@@ -15,50 +14,82 @@ export interface RunClientOptions {
   connection: NatsConnection;
   logger: Logger;
   subjectPrefix: string;
-  startTimeoutMs: number;
+  /** how long a turn may wait in the queue for an orchestrator to take it */
+  pickupTimeoutMs: number;
   /** the longest silence between two events before the run is given up */
   idleTimeoutMs: number;
 }
 
 export interface StartedRun {
+  /** the turn's first event (`session`): the turn was accepted */
+  first: RunEvent;
+  /** every event of the turn from the first to `done` or `error` */
   events: AsyncIterable<RunEvent>;
-  /** stops listening (the turn itself goes on) */
+  /** stops listening (the turn itself goes on unless cancelled) */
   close(): void;
 }
 
+/** A new run request: the gateway names the run (and the session, for a new chat). */
+export type NewRun = Omit<RunStartRequest, "expires_at">;
+
 /**
- * Starts a turn on the orchestrator and yields its events until `done` or `error`. The event
- * subscription is made before the request, so no event can be missed; a refused start throws.
+ * Queues a turn in the `RUN_REQUESTS` work queue and waits for its first event. The event subscription
+ * is made before the request is published, so no event is missed. A turn refused at the start (unknown
+ * agent, someone else's session, no model) throws its error, so callers can answer with a status code.
  */
-export async function startRun(options: RunClientOptions, request: RunStartRequest): Promise<StartedRun> {
+export async function startRun(options: RunClientOptions, run: NewRun): Promise<StartedRun> {
   const { connection, subjectPrefix } = options;
-  const subscription = connection.subscribe(subjectPrefix + subjects.runEvents(request.session_id));
+  const subscription = connection.subscribe(subjectPrefix + subjects.runEvents(run.session_id, run.run_id));
+  const request: RunStartRequest = { ...run, expires_at: Date.now() + options.pickupTimeoutMs };
   try {
-    const reply = await requestJson(connection, subjectPrefix + subjects.runStart, request, RunStartReply, {
-      timeoutMs: options.startTimeoutMs,
+    await connection.jetstream().publish(subjectPrefix + subjects.runRequest(run.session_id), encodeJson(request), {
+      msgID: run.run_id,
+      timeout: 5_000,
     });
-    if (!reply.success) throw new AppError(reply.error.code, reply.error.message);
   } catch (error) {
     subscription.unsubscribe();
-    throw error;
+    const code = (error as { code?: string }).code;
+    if (code === NatsErrorCode.NoResponders || code === "503") {
+      throw new AppError("SERVICE_UNAVAILABLE", "No orchestrator has set up the run queue yet; is the orchestrator running?", { cause: error });
+    }
+    throw new AppError("SERVICE_UNAVAILABLE", "The turn could not be queued", { cause: error });
   }
-  return { events: runEvents(subscription, request.run_id, options), close: () => subscription.unsubscribe() };
+  const iterator = readEvents(subscription, run.run_id, options);
+  const first = await iterator.next();
+  if (first.done) throw new AppError("SERVICE_UNAVAILABLE", "The turn ended without any event");
+  if (first.value.type === "error") {
+    iterator.return(undefined);
+    throw new AppError(first.value.error.code, first.value.error.message);
+  }
+  return {
+    first: first.value,
+    events: (async function* () {
+      yield first.value;
+      yield* iterator;
+    })(),
+    close: () => subscription.unsubscribe(),
+  };
 }
 
-async function* runEvents(subscription: Subscription, runId: string, options: RunClientOptions): AsyncGenerator<RunEvent> {
+async function* readEvents(subscription: Subscription, runId: string, options: RunClientOptions): AsyncGenerator<RunEvent> {
+  let received = 0;
   let timedOut = false;
-  let idle: NodeJS.Timeout | undefined;
-  const armIdleTimer = () => {
-    clearTimeout(idle);
-    idle = setTimeout(() => {
-      timedOut = true;
-      subscription.unsubscribe();
-    }, options.idleTimeoutMs);
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(
+      () => {
+        timedOut = true;
+        subscription.unsubscribe();
+      },
+      received === 0 ? options.pickupTimeoutMs : options.idleTimeoutMs,
+    );
   };
-  armIdleTimer();
+  arm();
   try {
     for await (const message of subscription) {
-      armIdleTimer();
+      received++;
+      arm();
       let event: RunEvent;
       try {
         event = decodeJson(message.data, RunEvent);
@@ -66,13 +97,15 @@ async function* runEvents(subscription: Subscription, runId: string, options: Ru
         options.logger.error({ err: error, runId }, "invalid run event dropped");
         continue;
       }
-      if (event.run_id !== runId) continue;
       yield event;
       if (isFinalEvent(event)) return;
     }
+    if (timedOut && received === 0) {
+      throw new AppError("SERVICE_UNAVAILABLE", `No orchestrator took the turn within ${options.pickupTimeoutMs} ms`);
+    }
     if (timedOut) throw new AppError("SERVICE_TIMEOUT", `No news from the orchestrator for ${options.idleTimeoutMs} ms`);
   } finally {
-    clearTimeout(idle);
+    clearTimeout(timer);
     subscription.unsubscribe();
   }
 }

@@ -46,6 +46,7 @@ export function toSummary(record: SessionRecord): SessionSummary {
     agent_id: record.agent_id,
     status: record.status,
     run_id: record.run_id,
+    run_started_at: record.run_started_at,
     last_run_id: record.last_run_id,
     turns: record.turns,
     usage: record.usage,

@@ -1,0 +1,21 @@
+import { extname } from "node:path";
+
+const contentTypes: Readonly<Record<string, string>> = {
+  ".md": "text/markdown; charset=utf-8",
+  ".markdown": "text/markdown; charset=utf-8",
+  ".txt": "text/plain; charset=utf-8",
+  ".json": "application/json; charset=utf-8",
+  ".yaml": "text/yaml; charset=utf-8",
+  ".yml": "text/yaml; charset=utf-8",
+  ".csv": "text/csv; charset=utf-8",
+  ".xml": "application/xml; charset=utf-8",
+};
+
+/**
+ * The content type of a session file by its extension. Anything unknown (HTML included) is served as
+ * plain text, so a file the model wrote can never run as a page on our origin.
+ */
+export function contentTypeFor(path: string): string {
+  const extension = extname(path).toLowerCase();
+  return Object.prototype.hasOwnProperty.call(contentTypes, extension) ? (contentTypes[extension] as string) : "text/plain; charset=utf-8";
+}

@@ -1,0 +1,69 @@
+import { DeliverPolicy, type NatsConnection } from "nats";
+import { decodeJson, isFinalEvent, jetStreamNames, RunEvent, subjects, type Logger } from "@agent-orchestrator/shared";
+
+export interface ReplayOptions {
+  connection: NatsConnection;
+  logger: Logger;
+  subjectPrefix: string;
+  /** stop after this long without a new event */
+  idleTimeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * A turn's events from the `RUN_EVENTS` stream: everything stored from its first event, then the live
+ * ones as they are published, until `done` or `error` (or silence, or the signal). This is how a client
+ * that dropped re-attaches without missing anything.
+ */
+export function replayRun(options: ReplayOptions, sessionId: string, runId: string): AsyncGenerator<RunEvent> {
+  return streamEvents(options, subjects.runEvents(sessionId, runId), { deliver_policy: DeliverPolicy.All }, true);
+}
+
+/**
+ * Every turn of a session from `since` (the running turn's start) or from now on, until the signal
+ * aborts or the idle timeout passes: what a WebSocket `watch` relays.
+ */
+export function watchSession(options: ReplayOptions, sessionId: string, since: string | null): AsyncGenerator<RunEvent> {
+  const start = since ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: since } : { deliver_policy: DeliverPolicy.New };
+  return streamEvents(options, subjects.sessionEvents(sessionId), start, false);
+}
+
+async function* streamEvents(
+  options: ReplayOptions,
+  subject: string,
+  start: { deliver_policy: DeliverPolicy; opt_start_time?: string },
+  stopAtFinal: boolean,
+): AsyncGenerator<RunEvent> {
+  const names = jetStreamNames(options.subjectPrefix);
+  const consumer = await options.connection.jetstream().consumers.get(names.runEvents, {
+    filterSubjects: options.subjectPrefix + subject,
+    ...start,
+  });
+  const messages = await consumer.consume();
+  let idle: NodeJS.Timeout | undefined;
+  const arm = () => {
+    clearTimeout(idle);
+    idle = setTimeout(() => void messages.close(), options.idleTimeoutMs);
+  };
+  const onAbort = () => void messages.close();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  arm();
+  try {
+    for await (const message of messages) {
+      arm();
+      let event: RunEvent;
+      try {
+        event = decodeJson(message.data, RunEvent);
+      } catch (error) {
+        options.logger.error({ err: error, subject: message.subject }, "invalid stored run event skipped");
+        continue;
+      }
+      yield event;
+      if (stopAtFinal && isFinalEvent(event)) return;
+    }
+  } finally {
+    clearTimeout(idle);
+    options.signal?.removeEventListener("abort", onAbort);
+    await messages.close();
+  }
+}

@@ -1,0 +1,21 @@
+import type { z } from "zod";
+import { AppError, ErrorReply, requestJson } from "@agent-orchestrator/shared";
+import type { GatewayContext } from "./gateway-context.js";
+
+/**
+ * A request to another service whose reply is `{success:true, …}` or an error body; the error is thrown
+ * as an AppError, so routes only handle the success shape.
+ */
+export async function callService<S extends z.ZodType>(
+  context: GatewayContext,
+  subject: string,
+  body: unknown,
+  schema: S,
+): Promise<Exclude<z.infer<S>, ErrorReply>> {
+  const reply = (await requestJson(context.connection, context.subjectPrefix + subject, body, schema, {
+    timeoutMs: context.config.REQUEST_TIMEOUT_MS,
+  })) as z.infer<S>;
+  const failure = ErrorReply.safeParse(reply);
+  if (failure.success) throw new AppError(failure.data.error.code, failure.data.error.message);
+  return reply as Exclude<z.infer<S>, ErrorReply>;
+}
