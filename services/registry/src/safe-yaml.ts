@@ -21,6 +21,8 @@ export function parseYaml(text: string): YamlResult {
       maxAliasCount: yamlAliasLimit,
       uniqueKeys: false,
       prettyErrors: false,
+      // unknown tags (`!!js/function`) stay plain strings; their warnings would go to process.emitWarning
+      logLevel: "error",
     });
     return { ok: true, value };
   } catch (error) {

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { flattenText, parseYaml, yamlAliasLimit } from "./safe-yaml.js";
+
+describe("parseYaml", () => {
+  it("drops __proto__ keys, also through a << merge, so nothing is polluted (RELIABILITY 82)", () => {
+    const text = "base: &b {__proto__: {polluted: 1}}\nx:\n  <<: *b\n  __proto__: {polluted: 2}\nconstructor: {prototype: {polluted: 3}}\n";
+    const result = parseYaml(text);
+    expect(result.ok).toBe(true);
+    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+    const value = (result as { value: Record<string, Record<string, unknown>> }).value;
+    expect(Object.keys(value)).toEqual(["base", "x"]);
+    expect(Object.prototype.hasOwnProperty.call(value["x"], "__proto__")).toBe(false);
+    expect(Object.getPrototypeOf(value["x"])).toBe(Object.prototype);
+  });
+
+  it("rejects an alias bomb within the alias limit, quickly (RELIABILITY 83)", () => {
+    const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
+    for (let level = 1; level < 9; level++) {
+      const previous = String.fromCharCode(96 + level);
+      levels.push(`${String.fromCharCode(97 + level)}: &${String.fromCharCode(97 + level)} [${Array(9).fill(`*${previous}`).join(", ")}]`);
+    }
+    const started = performance.now();
+    const result = parseYaml(levels.join("\n"));
+    expect(result).toEqual({ ok: false, error: "Excessive alias count indicates a resource exhaustion attack" });
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(yamlAliasLimit).toBeLessThanOrEqual(100);
+  });
+
+  it("has no tags that build objects or run code", () => {
+    const result = parseYaml("a: !!js/function 'function () { return 1 }'\nb: !!binary aGk=\n");
+    expect(result.ok).toBe(true);
+    const value = (result as { value: Record<string, unknown> }).value;
+    expect(value["a"]).toBe("function () { return 1 }");
+    expect(value["b"]).toBeInstanceOf(Uint8Array); // YAML's own data tags give data, never code
+  });
+
+  it("returns the first line of the error instead of throwing", () => {
+    const result = parseYaml("a: [1, 2\n");
+    expect(result.ok).toBe(false);
+    expect((result as { error: string }).error).not.toContain("\n");
+  });
+});
+
+describe("flattenText", () => {
+  it("turns nested YAML into readable lines and bounds its depth", () => {
+    expect(flattenText({ a: ["x", { b: 1 }], c: true })).toBe("a: x\nb: 1\nc: true");
+    let deep: unknown = "bottom";
+    for (let level = 0; level < 100; level++) deep = [deep];
+    expect(flattenText(deep)).toBe("…");
+  });
+});
