@@ -1,0 +1,264 @@
+/**
+ * The public API with authentication on (issue 6): two users who cannot see each other's sessions or
+ * files, cancel, re-attach after a dropped connection, the WebSocket, limits and metrics. Real processes,
+ * a private nats-server, the scripted model.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { startTestNats, type TestNats } from "./support/nats-harness.js";
+import { lastMessage, startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "./support/scripted-model.js";
+import { repoRoot, startSystem } from "./support/service-processes.js";
+import { readSse } from "./support/sse.js";
+
+const alice = "alice-token-1111";
+const bob = "bob-token-22222";
+let nats: TestNats;
+let model: ScriptedModel;
+let system: Awaited<ReturnType<typeof startSystem>>;
+let outputRoot: string;
+
+function respond(request: ChatRequestBody): ScriptedTurn {
+  const last = lastMessage(request);
+  const users = request.messages.filter((message) => message.role === "user");
+  const said = String(users.at(-1)?.content ?? "");
+  if (last?.role === "tool") return { text: "Saved **brief.md** for you." };
+  if (said.startsWith("save")) {
+    return { toolCalls: [{ name: "save_output", arguments: { file_path: "{session-folder}/brief.md", content: "# Brief\n\nAlice's idea.\n" } }] };
+  }
+  if (said.startsWith("slow")) return { text: "one two three four five six seven eight nine ten", chunkDelayMs: 300 };
+  if (said.startsWith("stall")) return { text: "never seen", delayMs: 20_000 };
+  return { text: `echo: ${said}` };
+}
+
+beforeAll(async () => {
+  nats = await startTestNats();
+  model = await startScriptedModel({ responder: respond });
+  outputRoot = await mkdtemp(join(tmpdir(), "ao-api-"));
+  system = await startSystem({
+    NATS_URL: nats.url,
+    BMAD_ROOT: repoRoot,
+    OUTPUT_ROOT: outputRoot,
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: "test-key",
+    LLM_MODEL: "scripted",
+    AUTH_TOKENS: `alice:${alice},bob:${bob}`,
+    HOST: "127.0.0.1",
+    BODY_LIMIT_BYTES: "8192",
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await system?.stop();
+  await model?.close();
+  await nats?.stop();
+  await rm(outputRoot, { recursive: true, force: true });
+});
+
+const api = (path: string, token: string | undefined, init: RequestInit = {}) =>
+  fetch(`${system.url}${path}`, {
+    ...init,
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.headers as Record<string, string>) },
+  });
+const chat = (token: string, body: Record<string, unknown>, accept = "application/json") =>
+  api("/api/chat", token, { method: "POST", body: JSON.stringify(body), headers: { accept } });
+const json = async (response: Response) => (await response.json()) as Record<string, any>;
+
+describe("authentication", () => {
+  it("needs a bearer token on /api, with 401 in the error shape", async () => {
+    for (const token of [undefined, "wrong-token-000"]) {
+      const response = await api("/api/agents", token);
+      expect(response.status).toBe(401);
+      expect(await json(response)).toEqual({ success: false, error: { code: "UNAUTHORIZED", message: expect.any(String) } });
+    }
+    expect((await api("/api/agents", alice)).status).toBe(200);
+  });
+
+  it("leaves /healthz open and sets the request id and security headers", async () => {
+    const response = await fetch(`${system.url}/healthz`, { headers: { "x-request-id": "trace-123" } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-request-id")).toBe("trace-123");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+});
+
+describe("two users", () => {
+  let aliceSession: string;
+
+  beforeAll(async () => {
+    const body = await json(await chat(alice, { agent_id: "idea-coach", message: "save my brief" }));
+    aliceSession = body["session_id"];
+  });
+
+  it("each sees only their own sessions", async () => {
+    const mine = await json(await api("/api/sessions", alice));
+    expect(mine["sessions"].map((session: { id: string }) => session.id)).toContain(aliceSession);
+    const theirs = await json(await api("/api/sessions", bob));
+    expect(theirs["sessions"].map((session: { id: string }) => session.id)).not.toContain(aliceSession);
+  });
+
+  it("shows the owner one session with its visible messages and manifest, and 404 to anyone else", async () => {
+    const view = await json(await api(`/api/sessions/${aliceSession}`, alice));
+    expect(view["session"]).toMatchObject({ id: aliceSession, status: "completed", turns: 1 });
+    expect(view["session"]["messages"]).toEqual([
+      { role: "user", content: "save my brief" },
+      { role: "assistant", content: "Saved **brief.md** for you." },
+    ]);
+    expect(view["manifest"]).toMatchObject({ owner: "alice", files: [expect.objectContaining({ path: "{session-folder}/brief.md" })] });
+    const stranger = await api(`/api/sessions/${aliceSession}`, bob);
+    expect(stranger.status).toBe(404);
+    expect(await json(stranger)).toMatchObject({ error: { code: "SESSION_NOT_FOUND" } });
+  });
+
+  it("serves the owner's files with a content type, and 404 for another user's", async () => {
+    const list = await json(await api(`/api/sessions/${aliceSession}/files`, alice));
+    expect(list["files"]).toEqual([expect.objectContaining({ path: "{session-folder}/brief.md", size: 23 })]);
+    const file = await api(`/api/sessions/${aliceSession}/files/brief.md`, alice);
+    expect(file.status).toBe(200);
+    expect(file.headers.get("content-type")).toBe("text/markdown; charset=utf-8");
+    expect(await file.text()).toBe("# Brief\n\nAlice's idea.\n");
+    for (const path of [`/api/sessions/${aliceSession}/files`, `/api/sessions/${aliceSession}/files/brief.md`]) {
+      const response = await api(path, bob);
+      expect(response.status).toBe(404);
+    }
+  });
+
+  it("refuses file paths that leave the session folder, without leaking anything", async () => {
+    for (const path of ["..%2F..%2F..%2Fetc%2Fpasswd", "%2Fetc%2Fpasswd", "manifest.json%00.md", "..%5C..%5Cetc%5Cpasswd"]) {
+      const response = await api(`/api/sessions/${aliceSession}/files/${path}`, alice);
+      expect(response.status, path).toBeGreaterThanOrEqual(400);
+      const text = await response.text();
+      expect(text).not.toContain("root:");
+      expect(text).not.toContain(outputRoot);
+    }
+  });
+
+  it("does not let another user continue, cancel or watch a session", async () => {
+    const continued = await chat(bob, { agent_id: "idea-coach", message: "hi", session_id: aliceSession });
+    expect(continued.status).toBe(404);
+    expect((await api(`/api/sessions/${aliceSession}/cancel`, bob, { method: "POST" })).status).toBe(404);
+    expect((await api(`/api/sessions/${aliceSession}/events`, bob)).status).toBe(404);
+  });
+});
+
+describe("turns in progress", () => {
+  it("cancels a running turn: the stream ends with CANCELLED and the session says cancelled", async () => {
+    const streaming = chat(alice, { agent_id: "idea-coach", message: "stall for a while", detach: true }, "text/event-stream");
+    const response = await streaming;
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const sessionId = /"session_id":"([^"]+)"/.exec(first)?.[1] as string;
+    const cancelled = await json(await api(`/api/sessions/${sessionId}/cancel`, alice, { method: "POST" }));
+    expect(cancelled).toEqual({ success: true, cancelled: true });
+    let rest = first;
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      rest += new TextDecoder().decode(chunk.value);
+    }
+    expect(rest).toContain('"code":"CANCELLED"');
+    const view = await json(await api(`/api/sessions/${sessionId}`, alice));
+    expect(view["session"]["status"]).toBe("cancelled");
+    const again = await json(await api(`/api/sessions/${sessionId}/cancel`, alice, { method: "POST" }));
+    expect(again).toEqual({ success: true, cancelled: false });
+  });
+
+  it("re-attaches a client that dropped mid-turn: every event from the start, then the live ones", async () => {
+    const controller = new AbortController();
+    const response = await chat(alice, { agent_id: "idea-coach", message: "slow answer please", detach: true }, "text/event-stream");
+    const reader = response.body!.getReader();
+    let seen = "";
+    while (!seen.includes("event: delta")) seen += new TextDecoder().decode((await reader.read()).value);
+    const sessionId = /"session_id":"([^"]+)"/.exec(seen)?.[1] as string;
+    controller.abort();
+    await reader.cancel();
+
+    const replay = await readSse(await api(`/api/sessions/${sessionId}/events`, alice, { headers: { accept: "text/event-stream" } }));
+    expect(replay[0]).toMatchObject({ event: "session", data: { seq: 0 } });
+    expect(replay.map((event) => event.data["seq"])).toEqual(replay.map((_event, index) => index));
+    expect(replay.at(-1)).toMatchObject({ event: "done", data: { response: "one two three four five six seven eight nine ten" } });
+  });
+});
+
+describe("WebSocket /ws", () => {
+  const wsUrl = () => system.url.replace("http", "ws") + "/ws";
+  const open = (headers: Record<string, string>) =>
+    new Promise<WebSocket>((resolve, reject) => {
+      const socket = new WebSocket(wsUrl(), { headers });
+      socket.once("open", () => resolve(socket));
+      socket.once("unexpected-response", (_request, response) => reject(new Error(`HTTP ${response.statusCode}`)));
+      socket.once("error", reject);
+    });
+  const collect = (socket: WebSocket, until: (message: Record<string, any>) => boolean) =>
+    new Promise<Array<Record<string, any>>>((resolve) => {
+      const messages: Array<Record<string, any>> = [];
+      socket.on("message", (data) => {
+        const message = JSON.parse(String(data)) as Record<string, any>;
+        messages.push(message);
+        if (until(message)) resolve(messages);
+      });
+    });
+
+  it("refuses an upgrade from a foreign Origin (cross-site WebSocket hijacking)", async () => {
+    await expect(open({ origin: "https://evil.example", authorization: `Bearer ${alice}` })).rejects.toThrow("HTTP 403");
+  });
+
+  it("chats with the same events as SSE, authenticated by a first auth message", async () => {
+    const socket = await open({ origin: system.url });
+    const messages = collect(socket, (message) => message["type"] === "done" || (message["type"] === "error" && !message["run_id"]));
+    socket.send(JSON.stringify({ type: "auth", token: alice }));
+    socket.send(JSON.stringify({ type: "chat", agent_id: "idea-coach", message: "hello socket" }));
+    const received = await messages;
+    expect(received[0]).toEqual({ type: "ready" });
+    expect(received.map((message) => message["type"])).toEqual(expect.arrayContaining(["session", "delta", "done"]));
+    expect(received.at(-1)).toMatchObject({ type: "done", response: "echo: hello socket" });
+    socket.close();
+  });
+
+  it("refuses chat before auth and rejects messages that are not the protocol", async () => {
+    const socket = await open({ origin: system.url });
+    const messages = collect(socket, () => true);
+    socket.send("{not json");
+    expect((await messages)[0]).toMatchObject({ type: "error", error: { code: "BAD_REQUEST" } });
+    socket.close();
+  });
+
+  it("closes a socket whose message is larger than maxPayload with 1009", async () => {
+    const socket = await open({ origin: system.url, authorization: `Bearer ${alice}` });
+    const closed = new Promise<number>((resolve) => socket.once("close", (code) => resolve(code)));
+    socket.send("x".repeat(200 * 1024));
+    expect(await closed).toBe(1009);
+  });
+
+  it("lets a second client watch a session's turn as it happens", async () => {
+    const first = await json(await chat(alice, { agent_id: "idea-coach", message: "warm up" }));
+    const sessionId = first["session_id"];
+    const watcher = await open({ origin: system.url, authorization: `Bearer ${alice}` });
+    const watched = collect(watcher, (message) => message["type"] === "done");
+    watcher.send(JSON.stringify({ type: "watch", session_id: sessionId }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await chat(alice, { agent_id: "idea-coach", message: "watched turn", session_id: sessionId });
+    const received = await watched;
+    expect(received.at(-1)).toMatchObject({ type: "done", session_id: sessionId, response: "echo: watched turn" });
+    watcher.close();
+  });
+});
+
+describe("limits and metrics", () => {
+  it("answers 413 for a body over the limit and 400 for malformed or deeply nested JSON", async () => {
+    const big = await api("/api/chat", alice, { method: "POST", body: JSON.stringify({ agent_id: "idea-coach", message: "x".repeat(20_000) }) });
+    expect(big.status).toBe(413);
+    expect(await json(big)).toMatchObject({ error: { code: "PAYLOAD_TOO_LARGE" } });
+    const deep = await api("/api/chat", alice, { method: "POST", body: "[".repeat(4_000) + "]".repeat(4_000) });
+    expect(deep.status).toBe(400);
+  });
+
+  it("exports Prometheus metrics for requests, tool calls and tokens", async () => {
+    const text = await (await fetch(`${system.url}/metrics`)).text();
+    expect(text).toContain("ao_http_requests_total");
+    expect(text).toMatch(/ao_tool_calls_total\{tool="save_output",outcome="ok"\} [1-9]/);
+    expect(text).toMatch(/ao_tokens_total\{kind="prompt"\} [1-9]/);
+  });
+});
