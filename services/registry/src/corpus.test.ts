@@ -30,8 +30,8 @@ const v4Agents = corpusFiles.filter((path) => /^v4\/.*\/agents\/[^/]+\.md$/.test
 function expectedFromXml(text: string) {
   const agent = /<agent id="([^"]*)" name="([^"]*)" title="([^"]*)"/.exec(text);
   const menu = [...text.matchAll(/<item cmd="([^"]+)"([^>]*)>([^<]*)<\/item>/g)].map((match) => {
-    const targets = Object.fromEntries([...(match[2] ?? "").matchAll(/([\w-]+)="([^"]*)"/g)].map((pair) => [pair[1], pair[2]]));
-    return { trigger: match[1], description: match[3], targets };
+    const targets = Object.fromEntries([...(match[2] ?? "").matchAll(/([\w-]+)="([^"]*)"/g)].map((pair) => [pair[1] ?? "", pair[2] ?? ""]));
+    return { trigger: match[1], description: match[3] ?? "", targets };
   });
   return { id: agent?.[1], name: agent?.[2], title: agent?.[3], menu };
 }

@@ -1,0 +1,214 @@
+import { randomUUID } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { connect, type NatsConnection } from "nats";
+import {
+  ActivationReply,
+  createLogger,
+  GetAgentReply,
+  ListAgentsReply,
+  ListBundlesReply,
+  RegistryChanged,
+  decodeJson,
+  requestJson,
+  subjects,
+} from "@agent-orchestrator/shared";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { agentFile, createBmadTree, multiAgentBundle, standaloneBundle, type BmadTree } from "./__fixtures__/bmad-tree.js";
+import { registryEnvSchema } from "./config.js";
+import { startRegistry, type RunningRegistry } from "./registry-service.js";
+
+const logger = createLogger("registry-test", "silent");
+let connection: NatsConnection;
+beforeAll(async () => {
+  connection = await connect({ servers: inject("natsUrl") });
+});
+afterAll(() => connection.drain());
+
+describe("registry service over NATS", () => {
+  let tree: BmadTree;
+  let registry: RunningRegistry;
+  let prefix: string;
+
+  beforeEach(async () => {
+    tree = await createBmadTree();
+    await tree.write({
+      ...multiAgentBundle("studio", [{ id: "lead", name: "Lena" }, { id: "helper", name: "Hal", entry_point: false }]),
+      ...standaloneBundle("solo", { id: "solo", name: "Sol" }),
+      "bmad/bmm/config.yaml": "user_name: Ada\n",
+      "bmad/bmm/agents/pm.md": agentFile({ id: "pm", name: "John" }),
+    });
+    prefix = `test-${randomUUID().slice(0, 8)}.`; // every test its own subjects on the shared server
+    const config = registryEnvSchema.parse({ BMAD_ROOT: tree.root, REGISTRY_POLL_MS: "200", REGISTRY_DEBOUNCE_MS: "50" });
+    registry = await startRegistry({ connection, config, logger, subjectPrefix: prefix });
+  });
+  afterEach(async () => {
+    await registry.stop();
+    await tree.cleanup();
+  });
+
+  const ask = <S extends Parameters<typeof requestJson>[3]>(subject: string, body: unknown, schema: S) =>
+    requestJson(connection, prefix + subject, body, schema, { timeoutMs: 2000 });
+  const listIds = async (bundle?: string) => {
+    const reply = await ask(subjects.registryAgentsList, bundle === undefined ? {} : { bundle }, ListAgentsReply);
+    if (!reply.success) throw new Error(reply.error.message);
+    return reply.agents.map((agent) => agent.id);
+  };
+  /** Polls `check` until it passes; returns how long that took. */
+  const eventually = async (check: () => Promise<void>, timeoutMs = 2000): Promise<number> => {
+    const started = Date.now();
+    for (;;) {
+      try {
+        await check();
+        return Date.now() - started;
+      } catch (error) {
+        if (Date.now() - started > timeoutMs) throw error;
+        await new Promise((wait) => setTimeout(wait, 25));
+      }
+    }
+  };
+
+  it("lists agents, optionally of one bundle", async () => {
+    expect(await listIds()).toEqual(["solo", "lead", "bmm/pm"]); // bundle folders in byte order, then modules
+    expect(await listIds("studio")).toEqual(["lead"]);
+    expect(await listIds("bmm")).toEqual(["bmm/pm"]);
+    expect(await listIds("nothing")).toEqual([]);
+  });
+
+  it("gets one agent with persona, menu and paths relative to BMAD_ROOT", async () => {
+    const reply = await ask(subjects.registryAgentsGet, { agent_id: "lead" }, GetAgentReply);
+    expect(reply).toMatchObject({
+      success: true,
+      agent: { id: "lead", name: "Lena", bundleName: "studio", source: "bundle", bundlePath: "bmad/custom/bundles/studio", filePath: "bmad/custom/bundles/studio/agents/lead.md" },
+    });
+    expect(reply.success && reply.agent.menu.map((item) => item.trigger)).toEqual(["*help", "*go"]);
+  });
+
+  it("answers AGENT_NOT_FOUND for an unknown or unlisted agent", async () => {
+    for (const id of ["nobody", "helper", "__proto__"]) {
+      expect(await ask(subjects.registryAgentsGet, { agent_id: id }, GetAgentReply)).toEqual({
+        success: false,
+        error: { code: "AGENT_NOT_FOUND", message: `No agent with id "${id}"` },
+      });
+    }
+    expect(await ask(subjects.registryAgentsActivation, { agent_id: "nobody" }, ActivationReply)).toMatchObject({ success: false, error: { code: "AGENT_NOT_FOUND" } });
+  });
+
+  it("answers BAD_REQUEST with a message for invalid JSON or a wrong shape, and keeps serving", async () => {
+    const raw = await connection.request(prefix + subjects.registryAgentsGet, new TextEncoder().encode("{not json"), { timeout: 2000 });
+    expect(decodeJson(raw.data, GetAgentReply)).toMatchObject({ success: false, error: { code: "BAD_REQUEST", message: expect.stringMatching(/^Invalid JSON/) } });
+    expect(await ask(subjects.registryAgentsGet, { id: "lead" }, GetAgentReply)).toEqual({
+      success: false,
+      error: { code: "BAD_REQUEST", message: "Invalid message: agent_id: Invalid input: expected string, received undefined" },
+    });
+    expect(await ask(subjects.registryAgentsList, { bundle: 42 }, ListAgentsReply)).toMatchObject({ success: false, error: { code: "BAD_REQUEST" } });
+    expect(await listIds()).toHaveLength(3);
+  });
+
+  it("lists bundles and modules with status and warnings", async () => {
+    await tree.write({ "bmad/custom/bundles/broken/bundle.yaml": "type: bundle\n" });
+    await registry.rescan();
+    const reply = await ask(subjects.registryBundlesList, {}, ListBundlesReply);
+    if (!reply.success) throw new Error(reply.error.message);
+    expect(reply.bundles.map((bundle) => [bundle.name, bundle.source, bundle.status, bundle.agents])).toEqual([
+      ["broken", "bundle", "invalid", []],
+      ["solo", "bundle", "ok", ["solo"]],
+      ["studio", "bundle", "ok", ["lead"]],
+      ["bmm", "module", "ok", ["bmm/pm"]],
+    ]);
+    expect(reply.bundles[0]?.warnings[0]).toMatchObject({ code: "BUNDLE_INVALID", path: "bmad/custom/bundles/broken/bundle.yaml" });
+    expect(reply.warnings).toEqual([]);
+  });
+
+  it("builds the activation document with the request's context and variables", async () => {
+    const reply = await ask(subjects.registryAgentsActivation, { agent_id: "bmm/pm", user_context: "write a PRD", variables: { "bundle-root": "{project-root}/bmad/bmm" } }, ActivationReply);
+    if (!reply.success) throw new Error(reply.error.message);
+    expect(reply.data).toMatchObject({ type: "agent", name: "pm", module: "bmm", userContext: "write a PRD" });
+    expect(reply.data.activation.steps).toEqual(["Load into memory {project-root}/bmad/bmm/config.yaml and set variables"]);
+    expect(reply.text).toContain("**Step 1:** Load into memory {project-root}/bmad/bmm/config.yaml");
+    expect(reply.text).toContain("> write a PRD");
+  });
+
+  it("announces itself in $SRV discovery as the registry service with its endpoints", async () => {
+    const infos = [];
+    for await (const info of await connection.services.client().info("registry")) infos.push(info);
+    const ours = infos.find((info) => info.endpoints.some((endpoint) => endpoint.subject.startsWith(prefix)));
+    expect(ours?.endpoints.map((endpoint) => endpoint.subject).sort()).toEqual(
+      [subjects.registryAgentsActivation, subjects.registryAgentsGet, subjects.registryAgentsList, subjects.registryBundlesList].map((subject) => prefix + subject).sort(),
+    );
+  });
+
+  it("sees a bundle added, replaced and deleted within 1 s, without a restart, and publishes each change", async () => {
+    const events: RegistryChanged[] = [];
+    const subscription = connection.subscribe(prefix + subjects.registryChanged, {
+      callback: (_error, message) => events.push(decodeJson(message.data, RegistryChanged)),
+    });
+    try {
+      await tree.write(standaloneBundle("fresh", { id: "fresh", name: "Fay" }));
+      expect(await eventually(async () => expect(await listIds()).toContain("fresh"))).toBeLessThan(1000);
+
+      await writeFile(join(tree.root, "bmad/custom/bundles/fresh/agent.md"), agentFile({ id: "fresh", name: "Faye", command: "*again" }));
+      const replaced = await eventually(async () => {
+        const reply = await ask(subjects.registryAgentsGet, { agent_id: "fresh" }, GetAgentReply);
+        expect(reply.success && reply.agent.menu[1]?.trigger).toBe("*again");
+      });
+      expect(replaced).toBeLessThan(1000);
+
+      await tree.remove("bmad/custom/bundles/fresh");
+      expect(await eventually(async () => expect(await listIds()).not.toContain("fresh"))).toBeLessThan(1000);
+
+      await eventually(async () => expect(events.some((event) => event.removed.includes("fresh"))).toBe(true));
+      expect(events.some((event) => event.added.includes("fresh"))).toBe(true);
+      expect(events.some((event) => event.updated.includes("fresh"))).toBe(true);
+      const revisions = events.map((event) => event.revision);
+      expect(revisions).toEqual([...revisions].sort((left, right) => left - right));
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+
+  it("keeps serving the last good version after a bad edit and reports it; a fix is picked up", async () => {
+    const path = join(tree.root, "bmad/custom/bundles/solo/agent.md");
+    await writeFile(path, "<agent title='lost its name'>");
+    await eventually(async () => {
+      const reply = await ask(subjects.registryBundlesList, {}, ListBundlesReply);
+      const solo = reply.success ? reply.bundles.find((bundle) => bundle.name === "solo") : undefined;
+      expect(solo?.warnings.map((warning) => warning.code)).toEqual(["STALE_VERSION"]);
+    });
+    expect(await ask(subjects.registryAgentsGet, { agent_id: "solo" }, GetAgentReply)).toMatchObject({ success: true, agent: { name: "Sol" } });
+
+    await writeFile(join(tree.root, "bmad/custom/bundles/solo/bundle.yaml"), "type: [broken");
+    await new Promise((wait) => setTimeout(wait, 300));
+    expect(await listIds()).toContain("solo");
+
+    await tree.write(standaloneBundle("solo", { id: "solo", name: "Solveig" }));
+    await eventually(async () => expect(await ask(subjects.registryAgentsGet, { agent_id: "solo" }, GetAgentReply)).toMatchObject({ agent: { name: "Solveig" } }));
+  });
+
+  it("rescan() publishes what changed even with watching off", async () => {
+    await registry.stop();
+    const config = registryEnvSchema.parse({ BMAD_ROOT: tree.root, REGISTRY_WATCH: "false" });
+    registry = await startRegistry({ connection, config, logger, subjectPrefix: prefix });
+    const changed = new Promise<RegistryChanged>((resolve) => {
+      const subscription = connection.subscribe(prefix + subjects.registryChanged, {
+        max: 1,
+        callback: (_error, message) => resolve(decodeJson(message.data, RegistryChanged)),
+      });
+      void subscription;
+    });
+    await connection.flush();
+    await tree.write(standaloneBundle("manual", { id: "manual", name: "Man" }));
+    await new Promise((wait) => setTimeout(wait, 300));
+    expect(await listIds()).not.toContain("manual");
+    await registry.rescan();
+    expect(await listIds()).toContain("manual");
+    expect((await changed).added).toEqual(["manual"]);
+  });
+
+  it("stops answering after stop()", async () => {
+    await registry.stop();
+    await expect(ask(subjects.registryAgentsList, {}, ListAgentsReply)).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+    registry = { stop: async () => {}, rescan: async () => {} }; // already stopped: nothing left for afterEach
+  });
+});
+
