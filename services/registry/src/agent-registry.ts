@@ -3,8 +3,9 @@ import type { AgentSummary, BundleInfo, RegistryChanged, RegistryWarning } from 
 import { parseBundleManifest } from "./bundle-manifest.js";
 import type { DiscoveryLimits } from "./config.js";
 import { discoverSources } from "./discover-sources.js";
-import { parseAgentForCache, type AgentRecord, type DiscoveryContext } from "./discovery-context.js";
+import type { AgentRecord, DiscoveryContext } from "./discovery-context.js";
 import { FileParseCache } from "./file-parse-cache.js";
+import { parseAgentForCache } from "./load-agent.js";
 import type { Catalog } from "./resolve-conflicts.js";
 import { parseModuleConfig } from "./scan-modules.js";
 

@@ -18,7 +18,9 @@ export interface Catalog {
  * (bundles) or file-name order (modules). The first source to claim a name, and the first agent to claim
  * an id, keep it. A later source with a taken name is left out whole; a later agent with a taken id is left
  * out alone; each loser gets a BUNDLE_CONFLICT warning naming the winner. Only sources that serve agents
- * (status ok) claim names, so a broken bundle cannot shadow a working one.
+ * (status ok) claim names, so a broken bundle cannot shadow a working one. (Bundle agent ids are plain
+ * tokens and module agent ids are `<module>/<name>`, so in practice ids clash between bundles, and a
+ * bundle named like a module, e.g. `bmm`, hides that module.)
  *
  * `sources` must already be in that order (bundles first, each group sorted), as the scanners return them.
  */

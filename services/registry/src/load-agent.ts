@@ -1,0 +1,47 @@
+import type { RegistryWarning, RegistryWarningCode } from "@agent-orchestrator/shared";
+import type { DiscoveryContext } from "./discovery-context.js";
+import type { LoadOutcome } from "./file-parse-cache.js";
+import { parseAgentFile } from "./parse-agent-file.js";
+import type { ParsedAgent } from "./parsed-agent.js";
+
+/** Reads one agent file through the cache; problems become warnings, and only a usable agent is returned. */
+export async function loadAgent(
+  context: DiscoveryContext,
+  relativePath: string,
+  absolutePath: string,
+  containerRealPath: string,
+  warnings: RegistryWarning[],
+): Promise<ParsedAgent | undefined> {
+  const outcome = await context.agentFiles.load(relativePath, absolutePath, containerRealPath);
+  if (!reportOutcome(outcome, relativePath, "AGENT_INVALID", warnings)) return undefined;
+  for (const note of outcome.value.notes) warnings.push({ code: note.code, message: `${relativePath}: ${note.message}`, path: relativePath });
+  return outcome.value;
+}
+
+/**
+ * Turns a load outcome into warnings (a failure, or a stale last good version) and says whether there is a
+ * value to use. `fallback` is the code for files that are missing, unreadable or invalid.
+ */
+export function reportOutcome<T>(
+  outcome: LoadOutcome<T>,
+  path: string,
+  fallback: RegistryWarningCode,
+  warnings: RegistryWarning[],
+): outcome is Extract<LoadOutcome<T>, { ok: true }> {
+  if (outcome.ok) {
+    if (outcome.stale) {
+      warnings.push({ code: "STALE_VERSION", message: `${path}: ${outcome.stale.reason}; its last good version is still served`, path });
+    }
+    return true;
+  }
+  const code: RegistryWarningCode =
+    outcome.code === "PATH_REJECTED" || outcome.code === "FILE_TOO_LARGE" ? outcome.code : (outcome.parseCode ?? fallback);
+  warnings.push({ code, message: outcome.code === "INVALID" ? `${path}: ${outcome.reason}` : `${path} ${outcome.reason}`, path });
+  return false;
+}
+
+/** The agent-file parser in the shape the cache wants. */
+export function parseAgentForCache(text: string, relativePath: string) {
+  const result = parseAgentFile(text, relativePath);
+  return result.ok ? { ok: true as const, value: result.agent } : result;
+}
