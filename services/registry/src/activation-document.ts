@@ -2,6 +2,7 @@ import type { ActivationData, MenuItem } from "@agent-orchestrator/shared";
 import { renderActivationText } from "./activation-text.js";
 import type { AgentRecord } from "./discovery-context.js";
 
+/** What the caller of an activation adds to the agent's own document. */
 export interface ActivationOptions {
   /** what the user asked for, shown as the reason for the activation (never substituted into) */
   userContext?: string | undefined;

@@ -111,6 +111,26 @@ describe("AgentRegistry: bundle discovery (spec/000 §8.1)", () => {
     expect(warningsOf("noconfig")).toEqual(["BUNDLE_INVALID bmad/noconfig/config.yaml is missing"]);
   });
 
+  it("fills what an agent file leaves out: icon 🤖, empty persona, name from the id", async () => {
+    await tree.write({
+      "bmad/tiny/config.yaml": "a: 1\n",
+      "bmad/tiny/agents/min.md": '<agent name="Min"/>',
+      "bmad/custom/bundles/bare/bundle.yaml": "type: standalone\nname: bare\nversion: 1\nagent: { id: bare, file: bare.md }\n",
+      "bmad/custom/bundles/bare/bare.md": '<agent id="file-id"></agent>',
+    });
+    await registry.rescan();
+    expect(registry.getAgent("tiny/min")?.definition).toMatchObject({
+      name: "Min",
+      title: "",
+      icon: "🤖",
+      description: "",
+      persona: { role: "", identity: "", communication_style: "", principles: "" },
+      criticalActions: [],
+      menu: [],
+    });
+    expect(registry.getAgent("bare")?.definition).toMatchObject({ id: "bare", name: "bare", title: "", icon: "🤖" });
+  });
+
   it("resolves duplicate ids and names deterministically: bundles before modules, then folder order (RELIABILITY 87)", async () => {
     await tree.write({
       ...multiAgentBundle("b-second", [{ id: "shared", name: "From B" }, { id: "only-b", name: "Only B" }]),

@@ -42,6 +42,7 @@ export const BundleManifest = z.discriminatedUnion("type", [
 ]);
 export type BundleManifest = z.infer<typeof BundleManifest>;
 
+/** A validated manifest with the notes its reading produced. */
 export interface ReadManifest {
   manifest: BundleManifest;
   /** tolerated oddities, such as unknown keys */

@@ -29,6 +29,7 @@ export interface DiscoveryLimits {
   maxAgentsPerSource: number;
 }
 
+/** The discovery caps from a parsed configuration. */
 export function discoveryLimits(config: RegistryConfig): DiscoveryLimits {
   return {
     maxFileBytes: config.REGISTRY_MAX_FILE_BYTES,

@@ -12,6 +12,7 @@ export function isInside(container: string, candidate: string): boolean {
   return path === "" || (path !== ".." && !path.startsWith("../") && !isAbsolute(path));
 }
 
+/** A manifest path checked by shape: the normalised path, or why it was refused. */
 export type ManifestPathCheck = { ok: true; path: string } | { ok: false; reason: string };
 
 /**

@@ -1,5 +1,6 @@
 import { asMapping, field, parseYaml, scalarText } from "./safe-yaml.js";
 
+/** The front-matter fields the registry uses. */
 export interface FrontMatter {
   /** what the front matter says, or empty strings */
   name: string;

@@ -33,6 +33,7 @@ export interface ParsedAgent {
   notes: ParseNote[];
 }
 
+/** An agent, or why the file is not one. */
 export type ParseAgentResult = { ok: true; agent: ParsedAgent } | { ok: false; reason: string };
 
 /** The menu attributes BMAD agents use, mapped to MenuItem fields. `run-workflow` is the v6-early spelling of `workflow`. */
@@ -46,6 +47,7 @@ export const menuTargetFields: ReadonlyArray<readonly [attribute: string, field:
   ["action", "action"],
 ];
 
+/** MenuItem fields that hold a target path or instruction. */
 export type MenuTargetField = "workflow" | "validateWorkflow" | "exec" | "tmpl" | "data" | "action";
 
 /**

@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 
+/** The text of a file, or why it was not read. */
 export type ReadTextResult =
   | { ok: true; text: string }
   | { ok: false; code: "FILE_TOO_LARGE" | "UNREADABLE"; reason: string };

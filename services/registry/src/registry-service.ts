@@ -25,6 +25,7 @@ import { watchTree, type TreeWatcher } from "./watch-tree.js";
 /** The version the registry announces in `$SRV` discovery. */
 export const registryVersion = "0.1.0";
 
+/** What `startRegistry` needs; the connection stays the caller's. */
 export interface StartRegistryOptions {
   connection: NatsConnection;
   config: RegistryConfig;
@@ -33,6 +34,7 @@ export interface StartRegistryOptions {
   subjectPrefix?: string;
 }
 
+/** A started registry. */
 export interface RunningRegistry {
   /** stops watching and serving; in-flight requests are answered; the connection is the caller's to drain */
   stop(): Promise<void>;

@@ -6,6 +6,7 @@ const forbiddenKeys = new Set(["__proto__", "constructor", "prototype"]);
 /** Aliases a BMAD file legitimately needs: none so far. The limit stops "billion laughs" (RELIABILITY 83). */
 export const yamlAliasLimit = 50;
 
+/** Parsed YAML, or the first line of the parser's error. */
 export type YamlResult = { ok: true; value: unknown } | { ok: false; error: string };
 
 /**

@@ -11,6 +11,7 @@ import { asMapping, parseYaml } from "./safe-yaml.js";
 /** Folders under `bmad/` that are not modules: the bundles' home and the installer's manifests. */
 const notModules = new Set(["custom", "_cfg"]);
 
+/** The modules found under `bmad/`, and warnings that belong to none of them. */
 export interface ModuleScanResult {
   sources: SourceScan[];
   warnings: RegistryWarning[];

@@ -15,8 +15,10 @@ export interface TagText {
   readonly value: string;
 }
 
+/** A node of the scanned tree. */
 export type TagNode = TagElement | TagText;
 
+/** The scanned element and what the scanner tolerated on the way. */
 export interface ScanResult {
   root: TagElement;
   /** what the scanner tolerated (stray end tags, unclosed elements, broken tags), for warnings */

@@ -2,6 +2,7 @@ import { watch, type FSWatcher } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { Logger } from "@agent-orchestrator/shared";
 
+/** Where to watch and how to report. */
 export interface TreeWatchOptions {
   /** the folder to watch, recursively (BMAD_ROOT/bmad) */
   directory: string;
@@ -15,6 +16,7 @@ export interface TreeWatchOptions {
   logger: Logger;
 }
 
+/** A running watch. */
 export interface TreeWatcher {
   /** `watch` while fs.watch is live, `poll` otherwise (the mode can fall back from watch to poll) */
   readonly mode: "watch" | "poll";
