@@ -9,6 +9,7 @@ import { rateLimit } from "./rate-limit.js";
 import { requestContext, securityHeaders } from "./request-context.js";
 import { sendError } from "./send-error.js";
 import { sessionsRoutes } from "./sessions-routes.js";
+import { webPage } from "./web-page.js";
 
 /** The express application: routes, limits and the error shape of DESIGN §4 everywhere. */
 export function createApp(context: GatewayContext): express.Express {
@@ -23,6 +24,7 @@ export function createApp(context: GatewayContext): express.Express {
   app.use("/api", authenticate(context.config.AUTH_TOKENS), rateLimit(context.config.RATE_LIMIT_PER_MINUTE));
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
   app.use(agentsRoutes(context), chatRoute(context), sessionsRoutes(context));
+  app.use(webPage());
   app.use((_request, response) => sendError(response, new AppError("NOT_FOUND", "No such route")));
   app.use(errorHandler);
   return app;

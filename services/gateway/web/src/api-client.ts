@@ -1,0 +1,135 @@
+import { ApiError } from "./api-error.js";
+import { readSse } from "./sse-reader.js";
+import type { TokenStore } from "./token-store.js";
+import type { AgentDefinition, AgentSummary, ManifestFile, RunEvent, SessionSummary, SessionView } from "./wire-types.js";
+
+/** Asks the user for a token after a 401; resolves undefined when they decline. */
+export type AskForToken = (reason: string) => Promise<string | undefined>;
+
+/** A file of a session as fetched for the viewer. */
+export interface SessionFile {
+  text: string;
+  contentType: string;
+}
+
+const pathOf = (id: string): string => id.split("/").map(encodeURIComponent).join("/");
+
+/**
+ * The gateway's HTTP API as the page uses it. Every failure becomes an ApiError. A 401 asks the user for
+ * a token, stores it and retries, so a gateway with AUTH_TOKENS works without a separate sign-in page.
+ */
+export class ApiClient {
+  /** one prompt at a time: requests refused together wait for the same answer */
+  private pendingToken: Promise<string | undefined> | undefined;
+
+  constructor(
+    private readonly tokens: TokenStore,
+    private readonly askForToken: AskForToken,
+  ) {}
+
+  async listAgents(): Promise<AgentSummary[]> {
+    return (await this.json<{ agents: AgentSummary[] }>("/api/agents")).agents;
+  }
+
+  async getAgent(agentId: string): Promise<AgentDefinition> {
+    return (await this.json<{ agent: AgentDefinition }>(`/api/agents/${pathOf(agentId)}`)).agent;
+  }
+
+  async listSessions(): Promise<SessionSummary[]> {
+    return (await this.json<{ sessions: SessionSummary[] }>("/api/sessions")).sessions;
+  }
+
+  async getSession(sessionId: string): Promise<SessionView> {
+    return (await this.json<{ session: SessionView }>(`/api/sessions/${encodeURIComponent(sessionId)}`)).session;
+  }
+
+  async cancel(sessionId: string): Promise<boolean> {
+    return (await this.json<{ cancelled: boolean }>(`/api/sessions/${encodeURIComponent(sessionId)}/cancel`, { method: "POST" })).cancelled;
+  }
+
+  async listFiles(sessionId: string): Promise<ManifestFile[]> {
+    return (await this.json<{ files: ManifestFile[] }>(`/api/sessions/${encodeURIComponent(sessionId)}/files`)).files;
+  }
+
+  /** `relativePath` is relative to the session folder (`brief.md`, `notes/a.md`). */
+  async readFile(sessionId: string, relativePath: string): Promise<SessionFile> {
+    const response = await this.send(`/api/sessions/${encodeURIComponent(sessionId)}/files/${pathOf(relativePath)}`);
+    return { text: await response.text(), contentType: response.headers.get("content-type") ?? "text/plain" };
+  }
+
+  /** One turn, streamed. A turn refused before it starts throws here, before any event. */
+  chat(body: { agent_id: string; message: string; session_id?: string }, signal: AbortSignal): Promise<AsyncGenerator<RunEvent>> {
+    return this.events("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal });
+  }
+
+  /** The session's running turn from its start, to show a turn that was under way when the page loaded. */
+  watch(sessionId: string, signal: AbortSignal): Promise<AsyncGenerator<RunEvent>> {
+    return this.events(`/api/sessions/${encodeURIComponent(sessionId)}/events`, { signal });
+  }
+
+  private async events(path: string, init: RequestInit): Promise<AsyncGenerator<RunEvent>> {
+    const headers = { ...(init.headers as Record<string, string>), accept: "text/event-stream" };
+    const response = await this.send(path, { ...init, headers });
+    if (!(response.headers.get("content-type") ?? "").includes("text/event-stream") || !response.body) {
+      throw new ApiError("BAD_RESPONSE", "Expected an event stream", response.status);
+    }
+    return runEvents(response.body);
+  }
+
+  private async json<T>(path: string, init: RequestInit = {}): Promise<T> {
+    const response = await this.send(path, init);
+    const body = (await response.json().catch(() => undefined)) as (T & { success?: boolean }) | undefined;
+    if (body?.success !== true) throw new ApiError("BAD_RESPONSE", `Unexpected answer from ${path}`, response.status);
+    return body;
+  }
+
+  /** fetch with the token; non-2xx answers become ApiErrors carrying the gateway's code and message. */
+  private async send(path: string, init: RequestInit = {}): Promise<Response> {
+    for (;;) {
+      const token = this.tokens.get();
+      const headers = new Headers(init.headers);
+      if (token) headers.set("authorization", `Bearer ${token}`);
+      let response: Response;
+      try {
+        response = await fetch(path, { ...init, headers });
+      } catch (error) {
+        if (init.signal?.aborted) throw new ApiError("CANCELLED", "Stopped");
+        throw new ApiError("NETWORK_ERROR", error instanceof Error ? error.message : "The request failed");
+      }
+      if (response.ok) return response;
+      const failure = await errorOf(response);
+      if (failure.code !== "UNAUTHORIZED") throw failure;
+      if (token) this.tokens.clear();
+      const entered = await this.promptForToken(token ? "The saved token was not accepted." : "This server needs an access token.");
+      if (!entered) throw failure;
+      this.tokens.set(entered);
+    }
+  }
+
+  private promptForToken(reason: string): Promise<string | undefined> {
+    this.pendingToken ??= this.askForToken(reason).finally(() => {
+      this.pendingToken = undefined;
+    });
+    return this.pendingToken;
+  }
+}
+
+async function errorOf(response: Response): Promise<ApiError> {
+  const body = (await response.json().catch(() => undefined)) as { error?: { code?: unknown; message?: unknown } } | undefined;
+  const code = typeof body?.error?.code === "string" ? body.error.code : `HTTP_${response.status}`;
+  const message = typeof body?.error?.message === "string" ? body.error.message : response.statusText || "The request failed";
+  return new ApiError(code, message, response.status);
+}
+
+async function* runEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<RunEvent> {
+  for await (const message of readSse(body)) {
+    let event: unknown;
+    try {
+      event = JSON.parse(message.data);
+    } catch {
+      throw new ApiError("BAD_RESPONSE", "The event stream held an unreadable event");
+    }
+    if (typeof event !== "object" || event === null || (event as { type?: unknown }).type !== message.event) continue;
+    yield event as RunEvent;
+  }
+}

@@ -1,0 +1,273 @@
+import { agentIntro } from "./agent-intro.js";
+import { agentPicker } from "./agent-picker.js";
+import { ApiClient } from "./api-client.js";
+import { toApiError, type ApiError } from "./api-error.js";
+import { AssistantMessage } from "./assistant-message.js";
+import { playTurn } from "./chat-turn.js";
+import { ChatView } from "./chat-view.js";
+import { Composer } from "./composer.js";
+import { byId, h } from "./dom.js";
+import { errorCallout } from "./error-callout.js";
+import { FileViewer } from "./file-viewer.js";
+import { formatHashRoute, parseHashRoute } from "./hash-route.js";
+import { SessionList } from "./session-list.js";
+import { SidebarDrawer } from "./sidebar-drawer.js";
+import { showToast } from "./toasts.js";
+import { askForToken } from "./token-dialog.js";
+import { TokenStore } from "./token-store.js";
+import type { AgentSummary, RunEvent } from "./wire-types.js";
+
+/** The open chat: its agent, and its session once the first turn (or the URL) has named one. */
+interface ChatState {
+  agentId: string;
+  sessionId?: string;
+}
+
+/** A turn this page is showing as it streams; aborting stops the relay, not the turn (Stop cancels it). */
+interface LiveTurn {
+  controller: AbortController;
+  sessionId?: string;
+}
+
+/** The page: routes from the URL fragment to the picker or a chat, and runs turns against the gateway. */
+export class App {
+  private readonly tokens = new TokenStore();
+  private readonly api = new ApiClient(this.tokens, askForToken);
+  private readonly sessionList = new SessionList();
+  private readonly drawer = new SidebarDrawer();
+  private readonly files = new FileViewer(this.api, (open) => byId("files-button").setAttribute("aria-expanded", String(open)));
+  private readonly chat = new ChatView((relativePath) => this.openFile(relativePath));
+  private readonly composer = new Composer({ send: (text) => void this.send(text), stop: () => void this.stop() });
+  private readonly pickerView = byId<HTMLElement>("picker-view");
+  private readonly agentGroups = byId<HTMLElement>("agent-groups");
+  private readonly filter = byId<HTMLInputElement>("agent-filter");
+  private agents: AgentSummary[] = [];
+  private agentsById = new Map<string, AgentSummary>();
+  private agentsLoaded: Promise<void> = Promise.resolve();
+  private chatState: ChatState | undefined;
+  private turn: LiveTurn | undefined;
+  /** bumped on every navigation, so answers for a page the user has left are dropped */
+  private generation = 0;
+
+  start(): void {
+    window.addEventListener("hashchange", () => void this.route());
+    this.filter.addEventListener("input", () => this.renderPicker());
+    byId("files-button").addEventListener("click", () => {
+      if (this.chatState?.sessionId) void this.files.open(this.chatState.sessionId);
+    });
+    byId("refresh-sessions").addEventListener("click", () => void this.refreshSessions());
+    const forget = byId<HTMLButtonElement>("forget-token");
+    forget.hidden = this.tokens.get() === undefined;
+    forget.addEventListener("click", () => {
+      this.tokens.clear();
+      location.reload();
+    });
+    this.agentsLoaded = this.loadAgents();
+    void this.agentsLoaded.then(() => this.refreshSessions());
+    void this.route();
+  }
+
+  private async loadAgents(): Promise<void> {
+    this.agentGroups.replaceChildren(h("p", { class: "muted" }, "Loading agents…"));
+    try {
+      this.agents = await this.api.listAgents();
+      this.agentsById = new Map(this.agents.map((agent) => [agent.id, agent]));
+      this.renderPicker();
+    } catch (error) {
+      const retry = h("button", { type: "button", class: "button", onclick: () => void (this.agentsLoaded = this.loadAgents()) }, "Try again");
+      this.agentGroups.replaceChildren(errorCallout(toApiError(error), retry));
+    }
+    byId<HTMLButtonElement>("forget-token").hidden = this.tokens.get() === undefined;
+  }
+
+  private renderPicker(): void {
+    this.agentGroups.replaceChildren(agentPicker(this.agents, this.filter.value));
+  }
+
+  private async route(): Promise<void> {
+    const generation = ++this.generation;
+    const route = parseHashRoute(location.hash);
+    this.leaveTurn();
+    this.files.close();
+    this.drawer.close();
+    await this.agentsLoaded;
+    if (generation !== this.generation) return;
+    this.pickerView.hidden = route.view !== "picker";
+    this.chat.section.hidden = route.view === "picker";
+    if (route.view === "picker") {
+      this.chatState = undefined;
+      this.sessionList.setCurrent(undefined);
+      document.title = "Agent Orchestrator";
+      return;
+    }
+    if (route.view === "agent") await this.newChat(route.agentId, generation);
+    else await this.openSession(route.sessionId, generation);
+  }
+
+  private async newChat(agentId: string, generation: number): Promise<void> {
+    const agent = this.agentsById.get(agentId);
+    this.showChat({ agentId }, agent);
+    if (!agent) {
+      this.chat.append(errorCallout({ code: "AGENT_NOT_FOUND", message: `No agent “${agentId}” is installed.` }, this.pickerLink()));
+      return;
+    }
+    this.composer.focus();
+    try {
+      const definition = await this.api.getAgent(agentId);
+      if (generation === this.generation) this.chat.showIntro(agentIntro(definition, (trigger) => this.useCommand(trigger)));
+    } catch {
+      // the introduction is a courtesy: the chat works without it, and a real problem shows on the first send
+    }
+  }
+
+  private async openSession(sessionId: string, generation: number): Promise<void> {
+    this.sessionList.setCurrent(sessionId);
+    try {
+      const session = await this.api.getSession(sessionId);
+      if (generation !== this.generation) return;
+      const agent = this.agentsById.get(session.agent_id);
+      this.showChat({ agentId: session.agent_id, sessionId }, agent);
+      for (const message of session.messages) {
+        if (message.role === "user") this.chat.addUserMessage(message.content);
+        else this.chat.append(AssistantMessage.completed(agent, message.content, (path) => this.openFile(path)).element);
+      }
+      void this.refreshFileCount();
+      if (session.status === "running") await this.followRunning(sessionId, agent);
+    } catch (error) {
+      if (generation !== this.generation) return;
+      this.showChat({ agentId: "" }, undefined);
+      this.chatState = undefined;
+      this.chat.append(errorCallout(toApiError(error), this.pickerLink()));
+      this.composer.setDisabled(true);
+    }
+  }
+
+  /** A session that was answering when it was opened: its turn is shown from the start, as it goes on. */
+  private async followRunning(sessionId: string, agent: AgentSummary | undefined): Promise<void> {
+    const state = this.chatState as ChatState;
+    const message = this.chat.addAssistantMessage(agent);
+    const refusal = await this.follow(state, message, (signal) => this.api.watch(sessionId, signal));
+    if (!refusal) return;
+    // most often the turn finished in between: the session, opened again, shows its answer
+    message.element.remove();
+    if (state === this.chatState) showToast(`Could not follow the running answer (${refusal.code}): ${refusal.message}`, "error");
+  }
+
+  private showChat(state: ChatState, agent: AgentSummary | undefined): void {
+    this.chatState = state;
+    this.chat.reset(agent, state.agentId);
+    this.composer.setBusy(false);
+    this.composer.setDisabled(false);
+    this.composer.setPlaceholder(`Message ${agent?.name ?? "the agent"}…`);
+    document.title = `${agent ? `${agent.name} — ${agent.title}` : "Chat"} · Agent Orchestrator`;
+  }
+
+  private async send(text: string): Promise<void> {
+    const state = this.chatState;
+    if (!state || this.turn) return;
+    this.chat.addUserMessage(text);
+    const message = this.chat.addAssistantMessage(this.agentsById.get(state.agentId));
+    const body = { agent_id: state.agentId, message: text, ...(state.sessionId ? { session_id: state.sessionId } : {}) };
+    const refusal = await this.follow(state, message, (signal) => this.api.chat(body, signal));
+    if (!refusal) return;
+    message.fail(refusal);
+    // a refused turn never ran: the text goes back into the box, ready to send again
+    this.composer.setText(text);
+  }
+
+  /** Shows a turn's events in `message` as they come; resolves with the error when the gateway refused the turn. */
+  private async follow(
+    state: ChatState,
+    message: AssistantMessage,
+    open: (signal: AbortSignal) => Promise<AsyncGenerator<RunEvent>>,
+  ): Promise<ApiError | undefined> {
+    const turn: LiveTurn = { controller: new AbortController(), ...(state.sessionId ? { sessionId: state.sessionId } : {}) };
+    this.turn = turn;
+    this.composer.setBusy(true);
+    let refusal: ApiError | undefined;
+    try {
+      const events = await open(turn.controller.signal);
+      const observer = { session: (sessionId: string) => this.sessionStarted(state, turn, sessionId), fileSaved: () => void this.refreshFileCount() };
+      await playTurn(events, message, observer, turn.controller.signal);
+    } catch (error) {
+      refusal = toApiError(error);
+    } finally {
+      if (this.turn === turn) {
+        this.turn = undefined;
+        this.composer.setBusy(false);
+      }
+      void this.refreshSessions();
+      if (state === this.chatState) void this.refreshFileCount();
+    }
+    return refusal;
+  }
+
+  private sessionStarted(state: ChatState, turn: LiveTurn, sessionId: string): void {
+    turn.sessionId = sessionId;
+    if (state !== this.chatState || state.sessionId === sessionId) return;
+    state.sessionId = sessionId;
+    // replaceState fires no hashchange: the chat stays as it is, and a reload reopens this session
+    history.replaceState(null, "", formatHashRoute({ view: "session", sessionId }));
+    this.sessionList.setCurrent(sessionId);
+    this.chat.setFileCount(0);
+    void this.refreshSessions();
+  }
+
+  private async stop(): Promise<void> {
+    const turn = this.turn;
+    if (!turn) return;
+    this.composer.markStopping();
+    if (!turn.sessionId) {
+      turn.controller.abort();
+      return;
+    }
+    try {
+      // the turn ends with a CANCELLED error event, which closes it here as it does everywhere else
+      if (!(await this.api.cancel(turn.sessionId))) showToast("The answer had already finished.");
+    } catch (error) {
+      const failure = toApiError(error);
+      showToast(`Could not stop the answer (${failure.code}): ${failure.message}`, "error");
+      if (this.turn === turn) this.composer.setBusy(true);
+    }
+  }
+
+  /** Stops showing a streaming turn when the user navigates away; the turn itself goes on. */
+  private leaveTurn(): void {
+    this.turn?.controller.abort();
+    this.turn = undefined;
+  }
+
+  private async refreshSessions(): Promise<void> {
+    try {
+      this.sessionList.show(await this.api.listSessions(), this.agentsById);
+    } catch (error) {
+      this.sessionList.showError(toApiError(error));
+    }
+  }
+
+  private async refreshFileCount(): Promise<void> {
+    const sessionId = this.chatState?.sessionId;
+    if (!sessionId) return;
+    try {
+      const files = await this.api.listFiles(sessionId);
+      if (this.chatState?.sessionId !== sessionId) return;
+      this.chat.setFileCount(files.length);
+      await this.files.refresh(sessionId);
+    } catch {
+      // the files button keeps its last count; opening the panel shows the error itself
+    }
+  }
+
+  private openFile(relativePath: string): void {
+    if (this.chatState?.sessionId) void this.files.open(this.chatState.sessionId, relativePath);
+  }
+
+  private useCommand(trigger: string): void {
+    this.composer.setText(trigger);
+    this.composer.focus();
+  }
+
+  private pickerLink(): HTMLAnchorElement {
+    return h("a", { class: "button", href: formatHashRoute({ view: "picker" }) }, "Choose an agent");
+  }
+}

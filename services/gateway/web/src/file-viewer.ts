@@ -1,0 +1,138 @@
+import type { ApiClient } from "./api-client.js";
+import { toApiError } from "./api-error.js";
+import { byId, h } from "./dom.js";
+import { errorCallout } from "./error-callout.js";
+import { formatBytes, formatRelativeTime } from "./format.js";
+import { renderMarkdown } from "./markdown.js";
+import { sessionRelativePath } from "./tool-call-target.js";
+import type { ManifestFile } from "./wire-types.js";
+
+const isMarkdown = (path: string, contentType: string): boolean => /\.(md|markdown)$/i.test(path) || contentType.includes("markdown");
+
+function renderedMarkdown(text: string): HTMLElement {
+  const element = h("div", { class: "markdown file-markdown" });
+  element.innerHTML = renderMarkdown(text);
+  return element;
+}
+
+/**
+ * The side panel with the files a session wrote: a list, then one file, markdown rendered (as safely as
+ * chat answers: the model wrote it) and anything else shown as plain text.
+ */
+export class FileViewer {
+  private readonly panel = byId<HTMLElement>("files-panel");
+  private readonly title = byId<HTMLElement>("files-title");
+  private readonly body = byId<HTMLElement>("files-body");
+  private readonly back = byId<HTMLButtonElement>("files-back");
+  private sessionId: string | undefined;
+  /** bumped on every load, so a slow answer for an earlier choice never replaces a later one */
+  private generation = 0;
+
+  constructor(
+    private readonly api: ApiClient,
+    private readonly onToggle: (open: boolean) => void,
+  ) {
+    byId<HTMLButtonElement>("files-close").addEventListener("click", () => this.close());
+    this.back.addEventListener("click", () => void this.showList());
+    this.panel.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") this.close();
+    });
+  }
+
+  get isOpen(): boolean {
+    return !this.panel.hidden;
+  }
+
+  /** Opens the panel on the session's files, or directly on one of them (`relativePath` as in `brief.md`). */
+  async open(sessionId: string, relativePath?: string): Promise<void> {
+    this.sessionId = sessionId;
+    this.panel.hidden = false;
+    this.onToggle(true);
+    if (relativePath) await this.showFile(relativePath);
+    else await this.showList();
+    this.panel.querySelector<HTMLElement>("button, a")?.focus({ preventScroll: true });
+  }
+
+  close(): void {
+    if (this.panel.hidden) return;
+    this.panel.hidden = true;
+    this.generation++;
+    this.onToggle(false);
+  }
+
+  /** A new file may have been written: a visible list is loaded again. */
+  async refresh(sessionId: string): Promise<void> {
+    if (this.isOpen && this.sessionId === sessionId && this.back.hidden) await this.showList();
+  }
+
+  private async showList(): Promise<void> {
+    const generation = ++this.generation;
+    const sessionId = this.sessionId;
+    if (!sessionId) return;
+    this.title.textContent = "Files";
+    this.back.hidden = true;
+    this.body.replaceChildren(h("p", { class: "muted" }, "Loading…"));
+    try {
+      const files = await this.api.listFiles(sessionId);
+      if (generation !== this.generation) return;
+      this.body.replaceChildren(files.length === 0 ? h("p", { class: "empty" }, "This session has not saved any files yet.") : this.fileList(files));
+    } catch (error) {
+      if (generation === this.generation) this.body.replaceChildren(errorCallout(toApiError(error)));
+    }
+  }
+
+  private fileList(files: ManifestFile[]): HTMLElement {
+    return h(
+      "ul",
+      { class: "file-list" },
+      ...files.map((file) => {
+        const relative = sessionRelativePath(file.path) ?? file.path;
+        return h(
+          "li",
+          {},
+          h(
+            "button",
+            { type: "button", class: "file-item", onclick: () => void this.showFile(relative) },
+            h("span", { class: "file-name" }, relative),
+            h("span", { class: "file-meta" }, `${formatBytes(file.size)} · ${formatRelativeTime(file.written_at)}`),
+          ),
+        );
+      }),
+    );
+  }
+
+  private async showFile(relativePath: string): Promise<void> {
+    const generation = ++this.generation;
+    const sessionId = this.sessionId;
+    if (!sessionId) return;
+    this.title.textContent = relativePath;
+    this.back.hidden = false;
+    this.body.replaceChildren(h("p", { class: "muted" }, "Loading…"));
+    try {
+      const file = await this.api.readFile(sessionId, relativePath);
+      if (generation !== this.generation) return;
+      const content = isMarkdown(relativePath, file.contentType) ? renderedMarkdown(file.text) : h("pre", { class: "file-text" }, file.text);
+      this.body.replaceChildren(h("div", { class: "file-actions" }, this.downloadButton(relativePath, file.text, file.contentType)), content);
+    } catch (error) {
+      if (generation === this.generation) this.body.replaceChildren(errorCallout(toApiError(error)));
+    }
+  }
+
+  /** A download made from the text already fetched: a plain link could not carry the bearer token. */
+  private downloadButton(relativePath: string, text: string, contentType: string): HTMLButtonElement {
+    return h(
+      "button",
+      {
+        type: "button",
+        class: "button button-quiet",
+        onclick: () => {
+          const url = URL.createObjectURL(new Blob([text], { type: contentType }));
+          const link = h("a", { href: url, download: relativePath.split("/").at(-1) ?? "file" });
+          link.click();
+          setTimeout(() => URL.revokeObjectURL(url), 1000);
+        },
+      },
+      "Download",
+    );
+  }
+}

@@ -1,0 +1,19 @@
+import { describe, expect, it } from "vitest";
+import { formatBytes, formatDuration, formatRelativeTime } from "./format.js";
+
+describe("formatting for display", () => {
+  it("formats sizes in B, KB and MB", () => {
+    expect([formatBytes(21), formatBytes(2048), formatBytes(3 * 1024 * 1024)]).toEqual(["21 B", "2.0 KB", "3.0 MB"]);
+  });
+
+  it("formats durations in ms below a second, else in seconds", () => {
+    expect([formatDuration(12.4), formatDuration(1500), formatDuration(42_000)]).toEqual(["12 ms", "1.5 s", "42 s"]);
+  });
+
+  it("formats times relative to now, and an unreadable time as given", () => {
+    const now = Date.parse("2025-01-10T12:00:00Z");
+    expect(formatRelativeTime("2025-01-10T11:59:40Z", now)).toBe("just now");
+    expect(formatRelativeTime("2025-01-10T11:55:00Z", now)).toMatch(/5 minutes ago/);
+    expect(formatRelativeTime("not a time", now)).toBe("not a time");
+  });
+});

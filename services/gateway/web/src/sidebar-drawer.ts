@@ -1,0 +1,30 @@
+import { byId } from "./dom.js";
+
+/**
+ * On a narrow screen the session list is a drawer behind the menu button; on a wide one it is always
+ * shown and these controls are hidden by the style sheet.
+ */
+export class SidebarDrawer {
+  private readonly app = byId<HTMLElement>("app");
+  private readonly button = byId<HTMLButtonElement>("menu-button");
+  private readonly backdrop = byId<HTMLElement>("sidebar-backdrop");
+
+  constructor() {
+    this.button.addEventListener("click", () => this.set(!this.app.classList.contains("sidebar-open")));
+    this.backdrop.addEventListener("click", () => this.set(false));
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") this.set(false);
+    });
+  }
+
+  close(): void {
+    this.set(false);
+  }
+
+  private set(open: boolean): void {
+    this.app.classList.toggle("sidebar-open", open);
+    this.backdrop.hidden = !open;
+    this.button.setAttribute("aria-expanded", String(open));
+    if (open) byId<HTMLElement>("sidebar").querySelector<HTMLElement>("a, button")?.focus();
+  }
+}

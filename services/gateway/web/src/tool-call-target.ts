@@ -1,0 +1,17 @@
+/** Argument names that carry the virtual path a tool works on, in the order they are looked for. */
+const pathArguments = ["file_path", "path", "workflow_path"] as const;
+
+/** The virtual path a tool call names (`{session-folder}/brief.md`), to show before the tool has answered. */
+export function toolCallTarget(toolArguments: Record<string, unknown>): string | undefined {
+  for (const name of pathArguments) {
+    const value = Object.hasOwn(toolArguments, name) ? toolArguments[name] : undefined;
+    if (typeof value === "string" && value !== "") return value;
+  }
+  return undefined;
+}
+
+/** The path of a session file relative to its folder (`brief.md`), as the files route wants it; undefined outside the folder. */
+export function sessionRelativePath(virtualPath: string): string | undefined {
+  const prefix = "{session-folder}/";
+  return virtualPath.startsWith(prefix) && virtualPath.length > prefix.length ? virtualPath.slice(prefix.length) : undefined;
+}

@@ -1,0 +1,11 @@
+/**
+ * The gateway's wire shapes, as types only: the zod schemas in shared/ stay their single source of truth.
+ * They are imported file by file because the package index also exports the server side (NATS, logging),
+ * whose declarations would pull Node's globals into browser code.
+ */
+export type { AgentDefinition, AgentSummary, MenuItem } from "../../../../shared/src/agent.js";
+export type { ErrorBody, ErrorCode } from "../../../../shared/src/error-code.js";
+export type { RunEvent } from "../../../../shared/src/run-event.js";
+export type { ManifestFile } from "../../../../shared/src/session-manifest.js";
+export type { SessionSummary, SessionView, VisibleMessage } from "../../../../shared/src/session-messages.js";
+export type { Usage } from "../../../../shared/src/usage.js";
