@@ -10,6 +10,8 @@ export type AskForToken = (reason: string) => Promise<string | undefined>;
 export interface SessionFile {
   text: string;
   contentType: string;
+  /** the gateway sent only the start of a file too large to send whole */
+  truncated: boolean;
 }
 
 const pathOf = (id: string): string => id.split("/").map(encodeURIComponent).join("/");
@@ -54,7 +56,11 @@ export class ApiClient {
   /** `relativePath` is relative to the session folder (`brief.md`, `notes/a.md`). */
   async readFile(sessionId: string, relativePath: string): Promise<SessionFile> {
     const response = await this.send(`/api/sessions/${encodeURIComponent(sessionId)}/files/${pathOf(relativePath)}`);
-    return { text: await response.text(), contentType: response.headers.get("content-type") ?? "text/plain" };
+    return {
+      text: await response.text(),
+      contentType: response.headers.get("content-type") ?? "text/plain",
+      truncated: response.headers.get("x-content-truncated") === "true",
+    };
   }
 
   /** One turn, streamed. A turn refused before it starts throws here, before any event. */

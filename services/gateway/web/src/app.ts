@@ -135,8 +135,8 @@ export class App {
       if (session.status === "running") await this.followRunning(sessionId, agent);
     } catch (error) {
       if (generation !== this.generation) return;
-      this.showChat({ agentId: "" }, undefined);
       this.chatState = undefined;
+      this.chat.reset(undefined, "Session", "could not be opened");
       this.chat.append(errorCallout(toApiError(error), this.pickerLink()));
       this.composer.setDisabled(true);
     }
@@ -155,7 +155,7 @@ export class App {
 
   private showChat(state: ChatState, agent: AgentSummary | undefined): void {
     this.chatState = state;
-    this.chat.reset(agent, state.agentId);
+    this.chat.reset(agent, agent?.name ?? state.agentId, agent?.title ?? "This agent is not installed");
     this.composer.setBusy(false);
     this.composer.setDisabled(false);
     this.composer.setPlaceholder(`Message ${agent?.name ?? "the agent"}…`);

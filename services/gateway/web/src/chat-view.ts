@@ -30,13 +30,13 @@ export class ChatView {
     }).observe(this.log, { childList: true, subtree: true, characterData: true });
   }
 
-  /** Empties the log and shows whom the chat is with; `agent` is undefined for an agent no longer installed. */
-  reset(agent: AgentSummary | undefined, agentId: string): void {
+  /** Empties the log and shows whom the chat is with (`agent` is undefined when it is not installed or not known). */
+  reset(agent: AgentSummary | undefined, title: string, subtitle: string): void {
     this.log.replaceChildren();
     this.following = true;
-    this.avatar.replaceChildren(agentAvatar(agent ?? { icon: "", name: agentId }));
-    this.title.textContent = agent ? `${agent.name}` : agentId;
-    this.subtitle.textContent = agent ? agent.title : "This agent is not installed any more";
+    this.avatar.replaceChildren(agentAvatar(agent ?? { icon: "", name: title }));
+    this.title.textContent = title;
+    this.subtitle.textContent = subtitle;
     this.setFileCount(undefined);
   }
 

@@ -112,7 +112,15 @@ export class FileViewer {
       const file = await this.api.readFile(sessionId, relativePath);
       if (generation !== this.generation) return;
       const content = isMarkdown(relativePath, file.contentType) ? renderedMarkdown(file.text) : h("pre", { class: "file-text" }, file.text);
-      this.body.replaceChildren(h("div", { class: "file-actions" }, this.downloadButton(relativePath, file.text, file.contentType)), content);
+      this.body.replaceChildren(
+        h(
+          "div",
+          { class: "file-actions" },
+          file.truncated ? h("span", { class: "muted" }, "Only the start of this large file is shown.") : null,
+          this.downloadButton(relativePath, file.text, file.contentType),
+        ),
+        content,
+      );
     } catch (error) {
       if (generation === this.generation) this.body.replaceChildren(errorCallout(toApiError(error)));
     }

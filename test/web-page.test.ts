@@ -1,0 +1,195 @@
+/**
+ * The web page in a real headless Chromium (Debian's `chromium`, driven by playwright-core) against the
+ * four services as processes on a private NATS server, with the scripted model behind the real openai
+ * client. Screenshots land in test-artifacts/ for a human to look at.
+ */
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestNats, type TestNats } from "./support/nats-harness.js";
+import { lastMessage, startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "./support/scripted-model.js";
+import { repoRoot, startSystem } from "./support/service-processes.js";
+
+const chromiumPath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
+const artifacts = join(repoRoot, "test-artifacts");
+
+const brief = "# Product brief\n\n## Problem\nGood ideas get lost in **chat threads**.\n\n## People\n- product managers\n- founders\n";
+const answer =
+  "## Your brief is saved\n\nI wrote **brief.md** with the *problem* and the people who have it.\n\n" +
+  "1. Read it in the file viewer\n2. Tell me what is missing\n\n> One question: who feels this pain the most?";
+
+/** The model saves a brief when asked for one, then answers in markdown; anything else gets a greeting. */
+function respond(request: ChatRequestBody): ScriptedTurn {
+  const last = lastMessage(request);
+  if (last?.role === "tool") return { text: answer, chunkDelayMs: 400 };
+  if (String(last?.content ?? "").includes("brief")) {
+    return { toolCalls: [{ name: "save_output", arguments: { file_path: "{session-folder}/brief.md", content: brief } }] };
+  }
+  return { text: "Hello! What are we working on?" };
+}
+
+let nats: TestNats;
+let model: ScriptedModel;
+let system: Awaited<ReturnType<typeof startSystem>>;
+let outputRoot: string;
+let profile: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(chromiumPath)) {
+    throw new Error(
+      `No Chromium at ${chromiumPath}. The web page is tested in Debian's chromium: install it with ` +
+        "`apt-get install chromium` (.ci/run does), or point CHROMIUM_PATH at a Chromium binary.",
+    );
+  }
+  await mkdir(artifacts, { recursive: true });
+  nats = await startTestNats();
+  model = await startScriptedModel({ responder: respond });
+  outputRoot = await mkdtemp(join(tmpdir(), "ao-web-outputs-"));
+  profile = await mkdtemp(join(tmpdir(), "ao-chromium-"));
+  system = await startSystem({
+    NATS_URL: nats.url,
+    BMAD_ROOT: repoRoot,
+    OUTPUT_ROOT: outputRoot,
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: "test-key",
+    LLM_MODEL: "scripted",
+  });
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      `--user-data-dir=${profile}`,
+    ],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await system?.stop();
+  await model?.close();
+  await nats?.stop();
+  await rm(outputRoot, { recursive: true, force: true });
+  if (profile) await rm(profile, { recursive: true, force: true });
+});
+
+/** Asks `check` every 20 ms until it returns a value; fails after 20 s. */
+async function poll<T>(check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("the page never reached the expected state");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A page that records what the browser complains about; reduced motion so screenshots show no half-finished animation. */
+async function openPage(viewport: { width: number; height: number }): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage({ viewport, reducedMotion: "reduce" });
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+  });
+  await page.goto(`${system.url}/`);
+  return { page, problems };
+}
+
+describe("the web page", () => {
+  it("picks an agent, streams an answer with its tool call, and opens the saved file in the viewer", async () => {
+    const { page, problems } = await openPage({ width: 1280, height: 860 });
+    try {
+      // the picker groups the sample agent under its bundle
+      const group = page.getByRole("region", { name: "idea-studio (bundle)" });
+      await group.getByRole("link", { name: "Nova — Idea Coach" }).click();
+      await page.getByRole("heading", { name: "Nova — Idea Coach" }).waitFor();
+
+      const input = page.getByRole("textbox", { name: "Message" });
+      await input.fill("Please write a brief for my idea");
+      await input.press("Enter");
+
+      // the tool call shows with its name and virtual path, then ok
+      const toolCall = page.locator(".tool-call", { hasText: "save_output" });
+      await toolCall.getByText("{session-folder}/brief.md").waitFor();
+      await toolCall.locator(".tool-verdict", { hasText: "ok" }).waitFor();
+
+      // the answer streams: its start is rendered while the turn still runs (Stop is offered)
+      const answerBody = page.locator(".message.assistant .markdown").last();
+      const partial = await poll(async () => {
+        const text = (await page.locator(".message.assistant .markdown").allTextContents()).at(-1) ?? "";
+        const running = await page.getByRole("button", { name: "Stop the answer" }).isVisible();
+        return running && text !== "" && !text.includes("feels this pain") ? text : undefined;
+      });
+      // the scripted model sends the answer in three pieces: the first holds the heading
+      expect(partial).toContain("Your brief is saved");
+      await answerBody.getByText("who feels this pain the most?").waitFor();
+      expect(await answerBody.locator("h2").textContent()).toBe("Your brief is saved");
+      expect(await answerBody.locator("strong").first().textContent()).toBe("brief.md");
+      expect(await answerBody.locator("ol > li").count()).toBe(2);
+      await page.getByRole("button", { name: "Send" }).waitFor();
+      expect(await page.getByRole("button", { name: "Stop the answer" }).isHidden()).toBe(true);
+
+      // the new session is in the URL and in the list
+      expect(page.url()).toMatch(/#\/session\/[\w-]+$/);
+      await page.locator(".session-item[aria-current=page]", { hasText: "Please write a brief" }).waitFor();
+
+      // the saved file, opened from the files list, renders as markdown
+      await page.getByRole("button", { name: "Files (1)" }).click();
+      await page.getByRole("button", { name: /brief\.md/ }).click();
+      const viewer = page.getByRole("complementary", { name: "brief.md" });
+      expect(await viewer.getByRole("heading", { level: 1 }).textContent()).toBe("Product brief");
+      expect(await viewer.locator("li").allTextContents()).toEqual(["product managers", "founders"]);
+
+      await page.screenshot({ path: join(artifacts, "web-page.png") });
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it("reopens the session from the list and is usable on a 375-pixel-wide screen", async () => {
+    const { page, problems } = await openPage({ width: 375, height: 800 });
+    try {
+      await page.getByRole("heading", { name: "Who would you like to work with?" }).waitFor();
+      // the session list is a drawer behind the menu button on a narrow screen
+      await page.getByRole("button", { name: "Sessions" }).click();
+      await page.locator(".session-item", { hasText: "Please write a brief" }).click();
+      await page.locator(".message.user", { hasText: "Please write a brief for my idea" }).waitFor();
+      await page.locator(".message.assistant h2", { hasText: "Your brief is saved" }).waitFor();
+
+      // nothing is wider than the screen
+      expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
+
+      await page.getByRole("button", { name: "Files (1)" }).waitFor();
+      await page.screenshot({ path: join(artifacts, "web-page-narrow.png") });
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it("explains what went wrong, with the error's code and what to do: an unknown agent, an unknown session", async () => {
+    const { page } = await openPage({ width: 1024, height: 768 });
+    try {
+      await page.goto(`${system.url}/#/agent/nobody-here`);
+      await page.getByRole("alert").getByText("AGENT_NOT_FOUND").waitFor();
+      await page.goto(`${system.url}/#/session/no-such-session`);
+      const alert = page.getByRole("alert");
+      await alert.getByText("SESSION_NOT_FOUND").waitFor();
+      expect(await alert.textContent()).toContain("Start a new chat");
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+});
