@@ -146,7 +146,7 @@ describe("the web page", () => {
 
       // the saved file, opened from the files list, renders as markdown
       await page.getByRole("button", { name: "Files (1)" }).click();
-      await page.getByRole("button", { name: /brief\.md/ }).click();
+      await page.getByRole("complementary", { name: "Files" }).getByRole("button", { name: /^brief\.md/ }).click();
       const viewer = page.getByRole("complementary", { name: "brief.md" });
       expect(await viewer.getByRole("heading", { level: 1 }).textContent()).toBe("Product brief");
       expect(await viewer.locator("li").allTextContents()).toEqual(["product managers", "founders"]);

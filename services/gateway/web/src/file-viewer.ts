@@ -34,8 +34,8 @@ export class FileViewer {
   ) {
     byId<HTMLButtonElement>("files-close").addEventListener("click", () => this.close());
     this.back.addEventListener("click", () => void this.showList());
-    this.panel.addEventListener("keydown", (event) => {
-      if (event.key === "Escape") this.close();
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && !event.defaultPrevented) this.close();
     });
   }
 
@@ -48,16 +48,19 @@ export class FileViewer {
     this.sessionId = sessionId;
     this.panel.hidden = false;
     this.onToggle(true);
+    byId<HTMLButtonElement>("files-close").focus({ preventScroll: true });
     if (relativePath) await this.showFile(relativePath);
     else await this.showList();
-    this.panel.querySelector<HTMLElement>("button, a")?.focus({ preventScroll: true });
   }
 
   close(): void {
     if (this.panel.hidden) return;
+    const hadFocus = this.panel.contains(document.activeElement) || document.activeElement === document.body;
     this.panel.hidden = true;
     this.generation++;
     this.onToggle(false);
+    // keyboard users continue where they opened the panel from
+    if (hadFocus) byId<HTMLElement>("files-button").focus({ preventScroll: true });
   }
 
   /** A new file may have been written: a visible list is loaded again. */
@@ -76,6 +79,7 @@ export class FileViewer {
       const files = await this.api.listFiles(sessionId);
       if (generation !== this.generation) return;
       this.body.replaceChildren(files.length === 0 ? h("p", { class: "empty" }, "This session has not saved any files yet.") : this.fileList(files));
+      this.keepFocus(this.body.querySelector("button") ?? byId("files-close"));
     } catch (error) {
       if (generation === this.generation) this.body.replaceChildren(errorCallout(toApiError(error)));
     }
@@ -121,9 +125,15 @@ export class FileViewer {
         ),
         content,
       );
+      this.keepFocus(this.back);
     } catch (error) {
       if (generation === this.generation) this.body.replaceChildren(errorCallout(toApiError(error)));
     }
+  }
+
+  /** Replacing the panel's content drops the focus of a keyboard user inside it: it moves to `target` instead. */
+  private keepFocus(target: HTMLElement): void {
+    if (document.activeElement === document.body || this.panel.contains(document.activeElement)) target.focus({ preventScroll: true });
   }
 
   /** A download made from the text already fetched: a plain link could not carry the bearer token. */
