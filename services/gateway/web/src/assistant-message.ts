@@ -4,6 +4,7 @@ import { h } from "./dom.js";
 import { errorCallout } from "./error-callout.js";
 import { frameThrottle } from "./frame-throttle.js";
 import { renderMarkdown } from "./markdown.js";
+import { sessionLinkTarget } from "./session-link.js";
 import { toolCallRow, type ToolCallEvent, type ToolCallRow, type ToolResultEvent } from "./tool-call-row.js";
 import type { AgentSummary, Usage } from "./wire-types.js";
 
@@ -30,6 +31,12 @@ export class AssistantMessage {
   ) {
     this.parts = h("div", { class: "message-parts" }, h("span", { class: "typing", "aria-label": "The agent is thinking" }, h("span"), h("span"), h("span")));
     this.footer = h("div", { class: "message-footer" });
+    this.parts.addEventListener("click", (event) => {
+      const target = sessionLinkTarget((event.target as Element).closest("a")?.getAttribute("href") ?? "");
+      if (target === undefined) return;
+      event.preventDefault();
+      openFile(target);
+    });
     this.element = h(
       "article",
       { class: "message assistant is-streaming", "aria-busy": "true", "aria-label": `${agent?.name ?? "Agent"} said` },

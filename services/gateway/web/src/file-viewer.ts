@@ -4,16 +4,12 @@ import { byId, h } from "./dom.js";
 import { errorCallout } from "./error-callout.js";
 import { formatBytes, formatRelativeTime } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
+import { sessionLinkTarget } from "./session-link.js";
 import { sessionRelativePath } from "./tool-call-target.js";
 import type { ManifestFile } from "./wire-types.js";
 
 const isMarkdown = (path: string, contentType: string): boolean => /\.(md|markdown)$/i.test(path) || contentType.includes("markdown");
 
-function renderedMarkdown(text: string): HTMLElement {
-  const element = h("div", { class: "markdown file-markdown" });
-  element.innerHTML = renderMarkdown(text);
-  return element;
-}
 
 /**
  * The side panel with the files a session wrote: a list, then one file, markdown rendered (as safely as
@@ -115,7 +111,7 @@ export class FileViewer {
     try {
       const file = await this.api.readFile(sessionId, relativePath);
       if (generation !== this.generation) return;
-      const content = isMarkdown(relativePath, file.contentType) ? renderedMarkdown(file.text) : h("pre", { class: "file-text" }, file.text);
+      const content = isMarkdown(relativePath, file.contentType) ? this.renderedMarkdown(file.text, relativePath) : h("pre", { class: "file-text" }, file.text);
       this.body.replaceChildren(
         h(
           "div",
@@ -129,6 +125,19 @@ export class FileViewer {
     } catch (error) {
       if (generation === this.generation) this.body.replaceChildren(errorCallout(toApiError(error)));
     }
+  }
+
+  /** Rendered like a chat answer; a link to another file of the session opens it here. */
+  private renderedMarkdown(text: string, relativePath: string): HTMLElement {
+    const element = h("div", { class: "markdown file-markdown" });
+    element.innerHTML = renderMarkdown(text);
+    element.addEventListener("click", (event) => {
+      const target = sessionLinkTarget((event.target as Element).closest("a")?.getAttribute("href") ?? "", relativePath);
+      if (target === undefined) return;
+      event.preventDefault();
+      void this.showFile(target);
+    });
+    return element;
   }
 
   /** Replacing the panel's content drops the focus of a keyboard user inside it: it moves to `target` instead. */
