@@ -51,7 +51,13 @@ export class SessionList {
       {},
       h(
         "a",
-        { class: "session-item", href: formatHashRoute({ view: "session", sessionId: session.id }), "aria-current": current ? "page" : undefined },
+        {
+          class: "session-item",
+          href: formatHashRoute({ view: "session", sessionId: session.id }),
+          "aria-current": current ? "page" : undefined,
+          // one sentence for screen readers instead of the visual pieces run together
+          "aria-label": `${session.title || "Untitled"}, with ${agent?.name ?? session.agent_id}, ${statusLabels[session.status] ?? session.status}, ${formatRelativeTime(session.updated_at)}`,
+        },
         agentAvatar(agent ?? { icon: "", name: session.agent_id }),
         h(
           "span",

@@ -11,14 +11,22 @@ export class SidebarDrawer {
 
   constructor() {
     this.button.addEventListener("click", () => this.set(!this.app.classList.contains("sidebar-open")));
-    this.backdrop.addEventListener("click", () => this.set(false));
+    this.backdrop.addEventListener("click", () => this.dismiss());
     document.addEventListener("keydown", (event) => {
-      if (event.key === "Escape") this.set(false);
+      if (event.key === "Escape") this.dismiss();
     });
   }
 
+  /** Closes it after a choice was made in it (the page moves on, and so does the focus). */
   close(): void {
     this.set(false);
+  }
+
+  /** Closes it unused (Escape, a tap beside it): the focus goes back to the button that opened it. */
+  private dismiss(): void {
+    const wasOpen = this.app.classList.contains("sidebar-open");
+    this.set(false);
+    if (wasOpen) this.button.focus();
   }
 
   private set(open: boolean): void {
