@@ -7,5 +7,5 @@ export type { FolderEntry } from "./folder-lister.js";
 export type { SandboxHooks } from "./sandbox-hooks.js";
 export type { ContextRoots, PinnedRoots, RootEntry, SandboxContext } from "./sandbox-roots.js";
 export { writeFileAtomically } from "./file-writer.js";
-export { knownPathVariables, resolveVirtualPath, toVirtualPath, virtualRootNames } from "./virtual-path.js";
+export { canonicalVirtualPath, knownPathVariables, resolveVirtualPath, toVirtualPath, virtualRootNames } from "./virtual-path.js";
 export type { LexicalRoots, RootName } from "./virtual-path.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { resolveVirtualPath, toVirtualPath, type LexicalRoots } from "./virtual-path.js";
+import { canonicalVirtualPath, resolveVirtualPath, toVirtualPath, type LexicalRoots } from "./virtual-path.js";
 
 // Roots that do not exist: resolution is lexical, so these tests also show that no fs call is made.
 const roots: LexicalRoots = {
@@ -83,5 +83,19 @@ describe("toVirtualPath", () => {
 
   it("does not treat a sibling sharing the prefix as inside (case 4)", () => {
     expect(toVirtualPath("/nonexistent/W-evil/secret", roots)).toBeUndefined();
+  });
+});
+
+describe("canonicalVirtualPath", () => {
+  it("rewrites a leading root variable to the most specific root, keeping other names", () => {
+    expect(canonicalVirtualPath("{project-root}/bmad/core/tasks/workflow.xml", roots)).toBe("{core-root}/tasks/workflow.xml");
+    expect(canonicalVirtualPath("{project_root}/bmad/custom/bundles/studio/x/{story_id}.md", roots)).toBe("{bundle-root}/x/{story_id}.md");
+    expect(canonicalVirtualPath("{project-root}/docs", roots)).toBe("{project-root}/docs");
+  });
+
+  it("leaves other text alone", () => {
+    for (const text of ["English", "{user_name}", "{project-root}/../../etc", "docs/x.md"]) {
+      expect(canonicalVirtualPath(text, roots)).toBe(text);
+    }
   });
 });

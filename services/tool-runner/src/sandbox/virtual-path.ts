@@ -95,6 +95,19 @@ export function toVirtualPath(hostPath: string, roots: LexicalRoots): string | u
   return `${virtualRootNames[best.name]}${suffix}`;
 }
 
+/**
+ * Rewrites a leading root variable to the most specific root, lexically and without checks:
+ * `{project-root}/bmad/core/tasks/x.xml` → `{core-root}/tasks/x.xml`. Text without a known leading root
+ * variable, or that leaves every root, is returned as it is; other `{names}` in it are kept.
+ */
+export function canonicalVirtualPath(text: string, roots: LexicalRoots): string {
+  const leading = leadingVariable.exec(text);
+  const rootName = leading ? getOwn(rootVariables, leading[1] ?? "") : undefined;
+  const root = rootName === undefined ? undefined : roots[rootName];
+  if (!leading || root === undefined) return text;
+  return toVirtualPath(path.resolve(root, `.${text.slice(leading[0].length)}`), roots) ?? text;
+}
+
 function unresolved(name: string) {
   return sandboxError(
     "UNRESOLVED_VARIABLE",

@@ -1,0 +1,23 @@
+import type { Logger, ToolArgs, ToolContext, ToolName } from "@agent-orchestrator/shared";
+import type { ManifestSeed, ManifestStore } from "../manifest/manifest-store.js";
+import type { Sandbox } from "../sandbox/index.js";
+
+/** What every tool may use. */
+export interface ToolDependencies {
+  sandbox: Sandbox;
+  manifests: ManifestStore;
+  /** bytes a reply may take: the connection's max_payload less the overhead */
+  replyBudget: () => number;
+  logger: Logger;
+}
+
+/** A successful tool result; failures are thrown as AppError and turned into `{success:false}` by the caller. */
+export type ToolSuccess = { success: true } & Record<string, unknown>;
+
+/** One tool: validated arguments and the call's context in, a result out. */
+export type ToolHandler<N extends ToolName> = (args: ToolArgs[N], context: ToolContext, deps: ToolDependencies) => Promise<ToolSuccess>;
+
+/** The manifest a tool creates when the orchestrator has not described the session yet. */
+export function manifestSeedFor(context: ToolContext): ManifestSeed {
+  return { agent: "", bundle: context.bundle_path, owner: "", status: "running" };
+}
