@@ -14,6 +14,7 @@ describe("toolRunnerEnvSchema", () => {
         WRITE_MAX_BYTES: 1024 * 1024,
         LIST_MAX_ENTRIES: 1000,
         TOOL_CONCURRENCY: 64,
+        SUBJECT_PREFIX: "",
       }),
     });
   });
@@ -28,6 +29,13 @@ describe("toolRunnerEnvSchema", () => {
     const result = parseEnv(toolRunnerEnvSchema, { TOOL_CONCURRENCY: "0" });
     expect(result.ok).toBe(false);
     expect(!result.ok && result.message).toMatch(/TOOL_CONCURRENCY \("0"\)/);
+  });
+
+  it("accepts a subject prefix made of plain tokens only", () => {
+    expect(parseEnv(toolRunnerEnvSchema, { SUBJECT_PREFIX: "t1a2b" }).ok).toBe(true);
+    expect(parseEnv(toolRunnerEnvSchema, { SUBJECT_PREFIX: "a.b." }).ok).toBe(true);
+    expect(parseEnv(toolRunnerEnvSchema, { SUBJECT_PREFIX: "a.>" }).ok).toBe(false);
+    expect(parseEnv(toolRunnerEnvSchema, { SUBJECT_PREFIX: "a b" }).ok).toBe(false);
   });
 
   it("refuses an empty BMAD_ROOT", () => {

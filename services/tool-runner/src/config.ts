@@ -14,6 +14,11 @@ export const toolRunnerEnvSchema = baseEnvSchema.extend({
   LIST_MAX_ENTRIES: envInt(1000, 1, 100_000),
   /** calls in flight per process; above it a call is answered BUSY at once */
   TOOL_CONCURRENCY: envInt(64, 1, 10_000),
+  /** put before every subject served (`t1.tool.read_file`), to run isolated instances on one NATS; tests use it */
+  SUBJECT_PREFIX: z
+    .string()
+    .regex(/^([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?)?$/, "expected subject tokens separated by dots")
+    .default(""),
 });
 
 export type ToolRunnerConfig = z.infer<typeof toolRunnerEnvSchema>;

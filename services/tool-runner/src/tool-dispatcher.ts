@@ -1,0 +1,82 @@
+import { createHash } from "node:crypto";
+import { AppError, toErrorBody, toolCatalog, type ErrorCode, type Logger, type ToolCallRequest, type ToolName, type ToolResult } from "@agent-orchestrator/shared";
+import { IdempotencyCache, type IdempotencyCacheOptions } from "./idempotency-cache.js";
+import { InFlightTracker } from "./in-flight-tracker.js";
+import { toolHandlers, type ToolDependencies, type ToolHandler } from "./tools/index.js";
+
+export interface ToolDispatcherOptions {
+  deps: ToolDependencies;
+  /** calls in flight at most (TOOL_CONCURRENCY); above it a call is answered BUSY at once */
+  concurrency: number;
+  logger: Logger;
+  cache?: IdempotencyCacheOptions;
+}
+
+const defaultCache: IdempotencyCacheOptions = { maxEntries: 10_000, maxBytes: 64 * 1024 * 1024 };
+
+/**
+ * Runs tool calls: argument validation with the catalog's zod schema, the concurrency cap, and
+ * idempotency by `call_id` (a retried call shares the running call or gets the stored result; it is never
+ * executed twice). Always answers with a ToolResult; an error becomes `{success:false, error}`.
+ */
+export class ToolDispatcher {
+  private readonly running = new InFlightTracker();
+  private readonly cache: IdempotencyCache;
+
+  constructor(private readonly options: ToolDispatcherOptions) {
+    this.cache = new IdempotencyCache(options.cache ?? defaultCache);
+  }
+
+  /** Calls in flight. */
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  call(tool: ToolName, request: ToolCallRequest): Promise<ToolResult> {
+    const fingerprint = createHash("sha256").update(JSON.stringify([tool, request.context, request.arguments])).digest("hex");
+    const known = this.cache.lookup(request.call_id);
+    if (known) {
+      if (known.fingerprint === fingerprint) return known.result;
+      return Promise.resolve(failure("BAD_REQUEST", `call_id ${request.call_id} was already used for a different call`));
+    }
+    if (this.running.size >= this.options.concurrency) {
+      this.options.logger.warn({ tool, call_id: request.call_id, in_flight: this.running.size }, "tool call refused: busy");
+      return Promise.resolve(failure("BUSY", "The tool runner is busy; retry shortly"));
+    }
+    const result = this.running.track(this.execute(tool, request));
+    this.cache.remember(request.call_id, fingerprint, result);
+    return result;
+  }
+
+  /** Resolves when no call is running. */
+  whenIdle(): Promise<void> {
+    return this.running.whenIdle();
+  }
+
+  private async execute(tool: ToolName, request: ToolCallRequest): Promise<ToolResult> {
+    const { logger } = this.options;
+    const log = { tool, call_id: request.call_id, session_id: request.context.session_id };
+    const parsed = toolCatalog[tool].args.safeParse(request.arguments);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.join(".") || "(arguments)";
+      logger.info({ ...log, issues: parsed.error.issues }, "tool call with invalid arguments");
+      return failure("VALIDATION_ERROR", `Invalid arguments for ${tool}: ${where}: ${issue?.message ?? "invalid"}`);
+    }
+    try {
+      const handler = toolHandlers[tool] as ToolHandler<ToolName>;
+      const result = await handler(parsed.data as never, request.context, this.options.deps);
+      logger.debug(log, "tool call done");
+      return result;
+    } catch (error) {
+      // host paths live in `detail`: logged here with the session id, never sent to the model
+      if (AppError.is(error)) logger.warn({ ...log, code: error.code, detail: error.detail }, error.message);
+      else logger.error({ ...log, err: error }, "tool call failed");
+      return { success: false, error: toErrorBody(error) };
+    }
+  }
+}
+
+function failure(code: ErrorCode, message: string): ToolResult {
+  return { success: false, error: { code, message } };
+}
