@@ -1,0 +1,103 @@
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { SessionManifest, subjects } from "@agent-orchestrator/shared";
+import { connect, type NatsConnection } from "nats";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createSandboxFixture, type SandboxFixture } from "./testing/sandbox-fixture.js";
+
+// Two real tool-runner processes (the built entry point) on one output root: the scale-out case.
+const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
+const entryPoint = path.join(repoRoot, "services/tool-runner/dist/main.js");
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+interface RunnerProcess {
+  child: ChildProcess;
+  output: string[];
+  exited: Promise<number | null>;
+}
+
+let connection: NatsConnection;
+let fixture: SandboxFixture;
+const prefix = `p${randomUUID().slice(0, 8)}`;
+const runners: RunnerProcess[] = [];
+
+function startProcess(): Promise<RunnerProcess> {
+  const child = spawn(process.execPath, [entryPoint], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      NATS_URL: inject("natsUrl"),
+      BMAD_ROOT: fixture.project,
+      OUTPUT_ROOT: fixture.output,
+      SUBJECT_PREFIX: prefix,
+      // 200 calls land on two processes at once: room for all, so this test is about the manifest, not BUSY
+      TOOL_CONCURRENCY: "256",
+      LOG_LEVEL: "debug",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`tool-runner did not start:\n${output.join("")}`)), 15_000);
+    const collect = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      if (output.join("").includes("tool-runner serving")) {
+        clearTimeout(timer);
+        resolve({ child, output, exited });
+      }
+    };
+    child.stdout?.on("data", collect);
+    child.stderr?.on("data", collect);
+    void exited.then((code) => reject(new Error(`tool-runner exited with ${code}:\n${output.join("")}`)));
+  });
+}
+
+async function save(index: number): Promise<Record<string, unknown>> {
+  const request = {
+    call_id: `save-${index}`,
+    context: fixture.context,
+    arguments: { file_path: `{session-folder}/parallel/f${index}.md`, content: `file ${index}\n` },
+  };
+  const reply = await connection.request(`${prefix}.${subjects.tool("save_output")}`, encoder.encode(JSON.stringify(request)), { timeout: 20_000 });
+  return JSON.parse(decoder.decode(reply.data)) as Record<string, unknown>;
+}
+
+beforeAll(async () => {
+  // the processes run the built code: build it (incremental, quick when up to date)
+  execFileSync("npx", ["tsc", "-b", "services/tool-runner"], { cwd: repoRoot, stdio: "pipe" });
+  fixture = await createSandboxFixture();
+  connection = await connect({ servers: inject("natsUrl") });
+  runners.push(await startProcess(), await startProcess());
+}, 120_000);
+
+afterAll(async () => {
+  for (const runner of runners) if (runner.child.exitCode === null) runner.child.kill("SIGKILL");
+  await connection?.drain();
+  await fixture?.cleanup();
+});
+
+describe("two tool-runner processes on one output root", () => {
+  it("record 200 parallel save_output calls into one session: 200 files, 200 manifest entries", async () => {
+    const replies = await Promise.all(Array.from({ length: 200 }, (_, index) => save(index)));
+    expect(replies.filter((reply) => reply["success"] === true)).toHaveLength(200);
+    expect(await readdir(path.join(fixture.session, "parallel"))).toHaveLength(200);
+    const manifest = SessionManifest.parse(JSON.parse(await readFile(path.join(fixture.session, "manifest.json"), "utf8")));
+    expect(manifest.files).toHaveLength(200);
+    expect(new Set(manifest.files.map((file) => file.path)).size).toBe(200);
+    // the queue group shared the work between the two processes
+    for (const runner of runners) expect(runner.output.join("").split("tool call done").length - 1).toBeGreaterThan(0);
+  });
+
+  it("answer the calls already received on SIGTERM and exit 0 (case 70)", async () => {
+    const calls = Array.from({ length: 20 }, (_, index) => save(1000 + index));
+    await connection.flush();
+    for (const runner of runners) runner.child.kill("SIGTERM");
+    for (const reply of await Promise.all(calls)) expect(reply).toMatchObject({ success: true });
+    expect(await Promise.all(runners.map((runner) => runner.exited))).toEqual([0, 0]);
+  });
+});
