@@ -21,4 +21,5 @@ export const toolRunnerEnvSchema = baseEnvSchema.extend({
     .default(""),
 });
 
+/** The tool-runner's parsed configuration. */
 export type ToolRunnerConfig = z.infer<typeof toolRunnerEnvSchema>;

@@ -7,6 +7,7 @@ interface Entry {
   bytes: number;
 }
 
+/** Bounds of the idempotency cache. */
 export interface IdempotencyCacheOptions {
   maxEntries: number;
   /** completed results are kept up to this many bytes in all */
@@ -51,6 +52,7 @@ export class IdempotencyCache {
     this.evict();
   }
 
+  /** Entries held, in flight or done. */
   get size(): number {
     return this.entries.size;
   }

@@ -4,6 +4,7 @@ import { IdempotencyCache, type IdempotencyCacheOptions } from "./idempotency-ca
 import { InFlightTracker } from "./in-flight-tracker.js";
 import { toolHandlers, type ToolDependencies, type ToolHandler } from "./tools/index.js";
 
+/** What a dispatcher needs. */
 export interface ToolDispatcherOptions {
   deps: ToolDependencies;
   /** calls in flight at most (TOOL_CONCURRENCY); above it a call is answered BUSY at once */
@@ -32,6 +33,7 @@ export class ToolDispatcher {
     return this.running.size;
   }
 
+  /** Runs one call, or answers it from a retry's original; never rejects. */
   call(tool: ToolName, request: ToolCallRequest): Promise<ToolResult> {
     const fingerprint = createHash("sha256").update(JSON.stringify([tool, request.context, request.arguments])).digest("hex");
     const known = this.cache.lookup(request.call_id);

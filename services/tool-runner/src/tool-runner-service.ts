@@ -19,6 +19,7 @@ import { listSessionFiles, readSessionFile } from "./session-files.js";
 import { ToolDispatcher } from "./tool-dispatcher.js";
 import { replyOverheadBytes } from "./tools/index.js";
 
+/** What `startToolRunner` needs. */
 export interface StartToolRunnerOptions {
   connection: NatsConnection;
   config: ToolRunnerConfig;

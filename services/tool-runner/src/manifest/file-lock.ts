@@ -6,6 +6,7 @@ import { AppError, parseJson } from "@agent-orchestrator/shared";
 import { z } from "zod";
 import { errnoCode } from "../sandbox/sandbox-error.js";
 
+/** Timing of a lock file. */
 export interface FileLockOptions {
   /** a lock older than this is taken over; far above the milliseconds a holder keeps it */
   staleMs?: number;

@@ -19,6 +19,7 @@ interface PendingChange {
   reject: (error: unknown) => void;
 }
 
+/** What a manifest store needs: the sandbox (for the session folder) and a logger. */
 export interface ManifestStoreOptions {
   sandbox: Sandbox;
   logger: Logger;

@@ -23,6 +23,7 @@ import { relativeInside } from "./containment.js";
 import { resolveVirtualPath, toVirtualPath } from "./virtual-path.js";
 import { assertWritableTarget, prepareParentDirectories } from "./write-path.js";
 
+/** The sandbox's configuration: its two roots and its size limits. */
 export interface SandboxOptions {
   /** BMAD_ROOT, the folder that holds `bmad/` */
   projectRoot: string;
@@ -34,6 +35,7 @@ export interface SandboxOptions {
   hooks?: SandboxHooks;
 }
 
+/** A text file read for the model. */
 export interface SandboxReadResult {
   /** virtual, e.g. `{bundle-root}/config.yaml` */
   path: string;
@@ -43,12 +45,14 @@ export interface SandboxReadResult {
   truncated: boolean;
 }
 
+/** A file saved for the model. */
 export interface SandboxWriteResult {
   /** virtual, always `{session-folder}/…` */
   path: string;
   size: number;
 }
 
+/** A folder listed for the model. */
 export interface SandboxListResult {
   path: string;
   entries: FolderEntry[];

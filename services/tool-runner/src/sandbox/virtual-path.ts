@@ -15,6 +15,7 @@ export interface LexicalRoots {
   /** `{session-folder}`: `<OUTPUT_ROOT>/<session_id>` */
   session: string;
 }
+/** The name of one root: `project`, `bundle`, `core` or `session`. */
 export type RootName = keyof LexicalRoots;
 
 /**

@@ -15,6 +15,7 @@ const fixedValues: Readonly<Record<string, string>> = {
 const maxValueLength = 16 * 1024;
 const reference = /\{config_source\}:([A-Za-z0-9_-]+)|(?<!\{)\{([A-Za-z0-9_-]+)\}(?!\})/g;
 
+/** Where a workflow's variables come from. */
 export interface WorkflowVariableSources {
   /** the workflow.yaml's top-level entries */
   workflow: Readonly<Record<string, unknown>>;
