@@ -28,11 +28,6 @@ export class ToolDispatcher {
     this.cache = new IdempotencyCache(options.cache ?? defaultCache);
   }
 
-  /** Calls in flight. */
-  get inFlight(): number {
-    return this.running.size;
-  }
-
   /** Runs one call, or answers it from a retry's original; never rejects. */
   call(tool: ToolName, request: ToolCallRequest): Promise<ToolResult> {
     const fingerprint = createHash("sha256").update(JSON.stringify([tool, request.context, request.arguments])).digest("hex");
@@ -48,11 +43,6 @@ export class ToolDispatcher {
     const result = this.running.track(this.execute(tool, request));
     this.cache.remember(request.call_id, fingerprint, result);
     return result;
-  }
-
-  /** Resolves when no call is running. */
-  whenIdle(): Promise<void> {
-    return this.running.whenIdle();
   }
 
   private async execute(tool: ToolName, request: ToolCallRequest): Promise<ToolResult> {

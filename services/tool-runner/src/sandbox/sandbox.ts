@@ -90,9 +90,10 @@ export class Sandbox {
     return rootsForContext(this.pinned, context);
   }
 
-  /** Reads a text file of at most `maxBytes` (READ_MAX_BYTES by default). */
-  async read(context: SandboxContext, input: string, maxBytes = this.options.readMaxBytes): Promise<SandboxReadResult> {
+  /** Reads a text file of at most READ_MAX_BYTES. */
+  async read(context: SandboxContext, input: string): Promise<SandboxReadResult> {
     const located = await this.locate(context, input);
+    const maxBytes = this.options.readMaxBytes;
     try {
       const { stats, realPath, virtualPath, detail } = located;
       if (stats.isDirectory()) throw sandboxError("NOT_A_FILE", `Not a file: ${virtualPath} is a folder; use list_files`);
