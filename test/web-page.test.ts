@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestNats, type TestNats } from "./support/nats-harness.js";
 import { lastMessage, startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "./support/scripted-model.js";
@@ -36,7 +36,7 @@ let model: ScriptedModel;
 let system: Awaited<ReturnType<typeof startSystem>>;
 let outputRoot: string;
 let profile: string;
-let browser: Browser;
+let browser: BrowserContext;
 
 beforeAll(async () => {
   if (!existsSync(chromiumPath)) {
@@ -58,7 +58,8 @@ beforeAll(async () => {
     OPENAI_API_KEY: "test-key",
     LLM_MODEL: "scripted",
   });
-  browser = await chromium.launch({
+  // a persistent context is how playwright takes a user-data dir of our choosing: a fresh one per run
+  browser = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath,
     args: [
       "--headless",
@@ -69,8 +70,9 @@ beforeAll(async () => {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
-      `--user-data-dir=${profile}`,
     ],
+    // screenshots without half-finished animations
+    reducedMotion: "reduce",
   });
 }, 120_000);
 
@@ -94,9 +96,10 @@ async function poll<T>(check: () => Promise<T | undefined>): Promise<T> {
   }
 }
 
-/** A page that records what the browser complains about; reduced motion so screenshots show no half-finished animation. */
+/** A page that records what the browser complains about. */
 async function openPage(viewport: { width: number; height: number }): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ viewport, reducedMotion: "reduce" });
+  const page = await browser.newPage();
+  await page.setViewportSize(viewport);
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
   page.on("console", (message) => {

@@ -35,7 +35,11 @@ export class App {
   private readonly api = new ApiClient(this.tokens, askForToken);
   private readonly sessionList = new SessionList();
   private readonly drawer = new SidebarDrawer();
-  private readonly files = new FileViewer(this.api, (open) => byId("files-button").setAttribute("aria-expanded", String(open)));
+  private readonly files = new FileViewer(this.api, (open) => {
+    byId("files-button").setAttribute("aria-expanded", String(open));
+    // a wide screen shows the files beside the chat instead of over it
+    byId("app").classList.toggle("files-open", open);
+  });
   private readonly chat = new ChatView((relativePath) => this.openFile(relativePath));
   private readonly composer = new Composer({ send: (text) => void this.send(text), stop: () => void this.stop() });
   private readonly pickerView = byId<HTMLElement>("picker-view");
