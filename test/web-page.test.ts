@@ -21,10 +21,11 @@ const answer =
   "## Your brief is saved\n\nI wrote **brief.md** with the *problem* and the people who have it.\n\n" +
   "1. Read it in the file viewer\n2. Tell me what is missing\n\n> One question: who feels this pain the most?";
 
-/** The model saves a brief when asked for one, then answers in markdown; anything else gets a greeting. */
+/** The model saves a brief when asked for one, then answers in markdown; "slowly" gets a slow answer; else a greeting. */
 function respond(request: ChatRequestBody): ScriptedTurn {
   const last = lastMessage(request);
   if (last?.role === "tool") return { text: answer, chunkDelayMs: 400 };
+  if (String(last?.content ?? "").includes("slowly")) return { text: "One thought. Then another. And a last one, much later.", chunkDelayMs: 1500 };
   if (String(last?.content ?? "").includes("brief")) {
     return { toolCalls: [{ name: "save_output", arguments: { file_path: "{session-folder}/brief.md", content: brief } }] };
   }
@@ -81,8 +82,8 @@ afterAll(async () => {
   await system?.stop();
   await model?.close();
   await nats?.stop();
-  await rm(outputRoot, { recursive: true, force: true });
-  if (profile) await rm(profile, { recursive: true, force: true });
+  // a failed start (no Chromium) leaves these unset
+  for (const folder of [outputRoot, profile]) if (folder) await rm(folder, { recursive: true, force: true });
 });
 
 /** Asks `check` every 20 ms until it returns a value; fails after 20 s. */
@@ -176,6 +177,27 @@ describe("the web page", () => {
 
       await page.getByRole("button", { name: "Files (1)" }).waitFor();
       await page.screenshot({ path: join(artifacts, "web-page-narrow.png") });
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it("stops a running answer with the Stop button", async () => {
+    const { page, problems } = await openPage({ width: 1024, height: 768 });
+    try {
+      await page.goto(`${system.url}/#/agent/idea-coach`);
+      const input = page.getByRole("textbox", { name: "Message" });
+      await input.fill("Think about it slowly");
+      await input.press("Enter");
+      const answerBody = page.locator(".message.assistant .markdown").last();
+      await answerBody.getByText("One thought.").waitFor();
+      await page.getByRole("button", { name: "Stop the answer" }).click();
+      // the orchestrator cancels the turn, which ends with CANCELLED: a quiet note, not an error
+      await page.locator(".message.assistant .note", { hasText: "Stopped." }).waitFor();
+      await page.getByRole("button", { name: "Send" }).waitFor();
+      expect(await answerBody.textContent()).not.toContain("much later");
+      await page.locator(".session-item[aria-current=page] .status", { hasText: "stopped" }).waitFor();
       expect(problems).toEqual([]);
     } finally {
       await page.close();
