@@ -16,7 +16,8 @@ export interface ReplayOptions {
  * that dropped re-attaches without missing anything.
  */
 export function replayRun(options: ReplayOptions, sessionId: string, runId: string): AsyncGenerator<RunEvent> {
-  return streamEvents(options, subjects.runEvents(sessionId, runId), { deliver_policy: DeliverPolicy.All }, true);
+  // "all" is the ordered consumer's default; asking for it explicitly makes nats.js 2.29 hang on server 2.9
+  return streamEvents(options, subjects.runEvents(sessionId, runId), {}, true);
 }
 
 /**
@@ -31,7 +32,7 @@ export function watchSession(options: ReplayOptions, sessionId: string, since: s
 async function* streamEvents(
   options: ReplayOptions,
   subject: string,
-  start: { deliver_policy: DeliverPolicy; opt_start_time?: string },
+  start: { deliver_policy?: DeliverPolicy; opt_start_time?: string },
   stopAtFinal: boolean,
 ): AsyncGenerator<RunEvent> {
   const names = jetStreamNames(options.subjectPrefix);

@@ -93,21 +93,22 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       usage: addUsage(accepted.session.usage, output.usage),
       turns: accepted.session.turns + 1,
     };
+    // the final state is saved before the final event, so a client that hears `done` reads it
     await finishSession(store, session, "completed", accepted.revision);
+    await updateManifest(deps, session, agent, "completed", log);
     events.finish({ type: "done", response: output.response, iterations: output.iterations, usage: output.usage });
     log.info({ iterations: output.iterations, usage: output.usage }, "turn completed");
-    await updateManifest(deps, session, agent, "completed", log);
   } catch (error) {
     const status: SessionStatus = AppError.is(error) && error.code === "CANCELLED" ? "cancelled" : "failed";
     if (AppError.is(error)) log.warn({ code: error.code, cause: describeCause(error.cause) }, error.message);
     else log.error({ err: error }, "turn failed");
-    events.finish({ type: "error", error: toErrorBody(error) });
     if (accepted) {
       await finishSession(store, accepted.session, status, accepted.revision).catch((saveError: unknown) =>
         log.error({ err: saveError }, "session status not saved"),
       );
       await updateManifest(deps, accepted.session, accepted.agent, status, log);
     }
+    events.finish({ type: "error", error: toErrorBody(error) });
   } finally {
     clearTimeout(deadline);
     active.remove(request.session_id, request.run_id);
