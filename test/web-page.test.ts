@@ -25,7 +25,7 @@ const answer =
 function respond(request: ChatRequestBody): ScriptedTurn {
   const last = lastMessage(request);
   if (last?.role === "tool") return { text: answer, chunkDelayMs: 400 };
-  if (String(last?.content ?? "").includes("slowly")) return { text: "One thought. Then another. And a last one, much later.", chunkDelayMs: 1500 };
+  if (String(last?.content ?? "").includes("slowly")) return { text: "One thought. Then another. And a last one, much later.", chunkDelayMs: 800 };
   if (String(last?.content ?? "").includes("brief")) {
     return { toolCalls: [{ name: "save_output", arguments: { file_path: "{session-folder}/brief.md", content: brief } }] };
   }
@@ -198,6 +198,25 @@ describe("the web page", () => {
       await page.getByRole("button", { name: "Send" }).waitFor();
       expect(await answerBody.textContent()).not.toContain("much later");
       await page.locator(".session-item[aria-current=page] .status", { hasText: "stopped" }).waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it("shows a turn that is still running when the page is reloaded, to its end", async () => {
+    const { page, problems } = await openPage({ width: 1024, height: 768 });
+    try {
+      await page.goto(`${system.url}/#/agent/idea-coach`);
+      const input = page.getByRole("textbox", { name: "Message" });
+      await input.fill("Answer slowly, please");
+      await input.press("Enter");
+      await page.locator(".message.assistant .markdown").getByText("One thought.").waitFor();
+      await page.reload();
+      // the session is opened from the URL, and its running turn is followed from the start
+      await page.locator(".message.user", { hasText: "Answer slowly, please" }).waitFor();
+      await page.locator(".message.assistant .markdown").last().getByText("much later").waitFor();
+      await page.getByRole("button", { name: "Send" }).waitFor();
       expect(problems).toEqual([]);
     } finally {
       await page.close();

@@ -64,7 +64,7 @@ export class ApiClient {
   }
 
   /** One turn, streamed. A turn refused before it starts throws here, before any event. */
-  chat(body: { agent_id: string; message: string; session_id?: string }, signal: AbortSignal): Promise<AsyncGenerator<RunEvent>> {
+  chat(body: { agent_id: string; message: string; session_id?: string; detach?: boolean }, signal: AbortSignal): Promise<AsyncGenerator<RunEvent>> {
     return this.events("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal });
   }
 

@@ -10,6 +10,7 @@ import { byId, h } from "./dom.js";
 import { errorCallout } from "./error-callout.js";
 import { FileViewer } from "./file-viewer.js";
 import { formatHashRoute, parseHashRoute } from "./hash-route.js";
+import { pendingMessage } from "./pending-message.js";
 import { SessionList } from "./session-list.js";
 import { SidebarDrawer } from "./sidebar-drawer.js";
 import { showToast } from "./toasts.js";
@@ -27,6 +28,8 @@ interface ChatState {
 interface LiveTurn {
   controller: AbortController;
   sessionId?: string;
+  /** what the user sent, remembered for a reload until the turn ends (undefined when following a turn) */
+  message?: string;
 }
 
 /** The page: routes from the URL fragment to the picker or a chat, and runs turns against the gateway. */
@@ -137,6 +140,7 @@ export class App {
       }
       void this.refreshFileCount();
       if (session.status === "running") await this.followRunning(sessionId, agent);
+      else pendingMessage.clear(sessionId);
     } catch (error) {
       if (generation !== this.generation) return;
       this.chatState = undefined;
@@ -149,6 +153,8 @@ export class App {
   /** A session that was answering when it was opened: its turn is shown from the start, as it goes on. */
   private async followRunning(sessionId: string, agent: AgentSummary | undefined): Promise<void> {
     const state = this.chatState as ChatState;
+    const sent = pendingMessage.get(sessionId);
+    if (sent) this.chat.addUserMessage(sent);
     const message = this.chat.addAssistantMessage(agent);
     const refusal = await this.follow(state, message, (signal) => this.api.watch(sessionId, signal));
     if (!refusal) return;
@@ -171,8 +177,10 @@ export class App {
     if (!state || this.turn) return;
     this.chat.addUserMessage(text);
     const message = this.chat.addAssistantMessage(this.agentsById.get(state.agentId));
-    const body = { agent_id: state.agentId, message: text, ...(state.sessionId ? { session_id: state.sessionId } : {}) };
-    const refusal = await this.follow(state, message, (signal) => this.api.chat(body, signal));
+    // detached: only Stop cancels a turn; leaving or reloading the page must not undo the agent's work,
+    // which the page follows again when the session is reopened
+    const body = { agent_id: state.agentId, message: text, detach: true, ...(state.sessionId ? { session_id: state.sessionId } : {}) };
+    const refusal = await this.follow(state, message, (signal) => this.api.chat(body, signal), text);
     if (!refusal) return;
     message.fail(refusal);
     // a refused turn never ran: the text goes back into the box, ready to send again
@@ -184,8 +192,9 @@ export class App {
     state: ChatState,
     message: AssistantMessage,
     open: (signal: AbortSignal) => Promise<AsyncGenerator<RunEvent>>,
+    sent?: string,
   ): Promise<ApiError | undefined> {
-    const turn: LiveTurn = { controller: new AbortController(), ...(state.sessionId ? { sessionId: state.sessionId } : {}) };
+    const turn: LiveTurn = { controller: new AbortController(), ...(state.sessionId ? { sessionId: state.sessionId } : {}), ...(sent ? { message: sent } : {}) };
     this.turn = turn;
     this.composer.setBusy(true);
     let refusal: ApiError | undefined;
@@ -196,6 +205,8 @@ export class App {
     } catch (error) {
       refusal = toApiError(error);
     } finally {
+      // a turn the page merely left goes on: its message stays remembered for when the session is reopened
+      if (turn.sessionId && !turn.controller.signal.aborted) pendingMessage.clear(turn.sessionId);
       if (this.turn === turn) {
         this.turn = undefined;
         this.composer.setBusy(false);
@@ -208,6 +219,7 @@ export class App {
 
   private sessionStarted(state: ChatState, turn: LiveTurn, sessionId: string): void {
     turn.sessionId = sessionId;
+    if (turn.message) pendingMessage.set(sessionId, turn.message);
     if (state !== this.chatState || state.sessionId === sessionId) return;
     state.sessionId = sessionId;
     // replaceState fires no hashchange: the chat stays as it is, and a reload reopens this session
