@@ -1,9 +1,8 @@
 import { agentIntro } from "./agent-intro.js";
 import { agentPicker } from "./agent-picker.js";
 import { ApiClient } from "./api-client.js";
-import { toApiError, type ApiError } from "./api-error.js";
+import { toApiError } from "./api-error.js";
 import { AssistantMessage } from "./assistant-message.js";
-import { playTurn } from "./chat-turn.js";
 import { ChatView } from "./chat-view.js";
 import { Composer } from "./composer.js";
 import { byId, h } from "./dom.js";
@@ -16,20 +15,13 @@ import { SidebarDrawer } from "./sidebar-drawer.js";
 import { showToast } from "./toasts.js";
 import { askForToken } from "./token-dialog.js";
 import { TokenStore } from "./token-store.js";
-import type { AgentSummary, RunEvent } from "./wire-types.js";
+import { TurnRunner, type TurnHooks } from "./turn-runner.js";
+import type { AgentSummary } from "./wire-types.js";
 
 /** The open chat: its agent, and its session once the first turn (or the URL) has named one. */
 interface ChatState {
   agentId: string;
   sessionId?: string;
-}
-
-/** A turn this page is showing as it streams; aborting stops the relay, not the turn (Stop cancels it). */
-interface LiveTurn {
-  controller: AbortController;
-  sessionId?: string;
-  /** what the user sent, remembered for a reload until the turn ends (undefined when following a turn) */
-  message?: string;
 }
 
 /** The page: routes from the URL fragment to the picker or a chat, and runs turns against the gateway. */
@@ -44,7 +36,8 @@ export class App {
     byId("app").classList.toggle("files-open", open);
   });
   private readonly chat = new ChatView((relativePath) => this.openFile(relativePath));
-  private readonly composer = new Composer({ send: (text) => void this.send(text), stop: () => void this.stop() });
+  private readonly composer = new Composer({ send: (text) => void this.send(text), stop: () => this.turns.stop() });
+  private readonly turns = new TurnRunner(this.api, this.composer);
   private readonly pickerView = byId<HTMLElement>("picker-view");
   private readonly agentGroups = byId<HTMLElement>("agent-groups");
   private readonly filter = byId<HTMLInputElement>("agent-filter");
@@ -52,7 +45,6 @@ export class App {
   private agentsById = new Map<string, AgentSummary>();
   private agentsLoaded: Promise<void> = Promise.resolve();
   private chatState: ChatState | undefined;
-  private turn: LiveTurn | undefined;
   /** bumped on every navigation, so answers for a page the user has left are dropped */
   private generation = 0;
 
@@ -94,7 +86,7 @@ export class App {
   private async route(): Promise<void> {
     const generation = ++this.generation;
     const route = parseHashRoute(location.hash);
-    this.leaveTurn();
+    this.turns.leave();
     this.files.close();
     this.drawer.close();
     await this.agentsLoaded;
@@ -156,7 +148,7 @@ export class App {
     const sent = pendingMessage.get(sessionId);
     if (sent) this.chat.addUserMessage(sent);
     const message = this.chat.addAssistantMessage(agent);
-    const refusal = await this.follow(state, message, (signal) => this.api.watch(sessionId, signal));
+    const refusal = await this.turns.follow(message, (signal) => this.api.watch(sessionId, signal), this.turnHooks(state), { sessionId });
     if (!refusal) return;
     // most often the turn finished in between: the session, opened again, shows its answer
     message.element.remove();
@@ -174,52 +166,32 @@ export class App {
 
   private async send(text: string): Promise<void> {
     const state = this.chatState;
-    if (!state || this.turn) return;
+    if (!state || this.turns.running) return;
     this.chat.addUserMessage(text);
     const message = this.chat.addAssistantMessage(this.agentsById.get(state.agentId));
     // detached: only Stop cancels a turn; leaving or reloading the page must not undo the agent's work,
     // which the page follows again when the session is reopened
     const body = { agent_id: state.agentId, message: text, detach: true, ...(state.sessionId ? { session_id: state.sessionId } : {}) };
-    const refusal = await this.follow(state, message, (signal) => this.api.chat(body, signal), text);
+    const known = { sent: text, ...(state.sessionId ? { sessionId: state.sessionId } : {}) };
+    const refusal = await this.turns.follow(message, (signal) => this.api.chat(body, signal), this.turnHooks(state), known);
     if (!refusal) return;
     message.fail(refusal);
     // a refused turn never ran: the text goes back into the box, ready to send again
     this.composer.setText(text);
   }
 
-  /** Shows a turn's events in `message` as they come; resolves with the error when the gateway refused the turn. */
-  private async follow(
-    state: ChatState,
-    message: AssistantMessage,
-    open: (signal: AbortSignal) => Promise<AsyncGenerator<RunEvent>>,
-    sent?: string,
-  ): Promise<ApiError | undefined> {
-    const turn: LiveTurn = { controller: new AbortController(), ...(state.sessionId ? { sessionId: state.sessionId } : {}), ...(sent ? { message: sent } : {}) };
-    this.turn = turn;
-    this.composer.setBusy(true);
-    let refusal: ApiError | undefined;
-    try {
-      const events = await open(turn.controller.signal);
-      const observer = { session: (sessionId: string) => this.sessionStarted(state, turn, sessionId), fileSaved: () => void this.refreshFileCount() };
-      await playTurn(events, message, observer, turn.controller.signal);
-    } catch (error) {
-      refusal = toApiError(error);
-    } finally {
-      // a turn the page merely left goes on: its message stays remembered for when the session is reopened
-      if (turn.sessionId && !turn.controller.signal.aborted) pendingMessage.clear(turn.sessionId);
-      if (this.turn === turn) {
-        this.turn = undefined;
-        this.composer.setBusy(false);
-      }
-      void this.refreshSessions();
-      if (state === this.chatState) void this.refreshFileCount();
-    }
-    return refusal;
+  private turnHooks(state: ChatState): TurnHooks {
+    return {
+      sessionStarted: (sessionId) => this.sessionStarted(state, sessionId),
+      fileSaved: () => void this.refreshFileCount(),
+      ended: () => {
+        void this.refreshSessions();
+        if (state === this.chatState) void this.refreshFileCount();
+      },
+    };
   }
 
-  private sessionStarted(state: ChatState, turn: LiveTurn, sessionId: string): void {
-    turn.sessionId = sessionId;
-    if (turn.message) pendingMessage.set(sessionId, turn.message);
+  private sessionStarted(state: ChatState, sessionId: string): void {
     if (state !== this.chatState || state.sessionId === sessionId) return;
     state.sessionId = sessionId;
     // replaceState fires no hashchange: the chat stays as it is, and a reload reopens this session
@@ -227,30 +199,6 @@ export class App {
     this.sessionList.setCurrent(sessionId);
     this.chat.setFileCount(0);
     void this.refreshSessions();
-  }
-
-  private async stop(): Promise<void> {
-    const turn = this.turn;
-    if (!turn) return;
-    this.composer.markStopping();
-    if (!turn.sessionId) {
-      turn.controller.abort();
-      return;
-    }
-    try {
-      // the turn ends with a CANCELLED error event, which closes it here as it does everywhere else
-      if (!(await this.api.cancel(turn.sessionId))) showToast("The answer had already finished.");
-    } catch (error) {
-      const failure = toApiError(error);
-      showToast(`Could not stop the answer (${failure.code}): ${failure.message}`, "error");
-      if (this.turn === turn) this.composer.setBusy(true);
-    }
-  }
-
-  /** Stops showing a streaming turn when the user navigates away; the turn itself goes on. */
-  private leaveTurn(): void {
-    this.turn?.controller.abort();
-    this.turn = undefined;
   }
 
   private async refreshSessions(): Promise<void> {
