@@ -21,11 +21,18 @@ const answer =
   "## Your brief is saved\n\nI wrote **brief.md** with the *problem* and the people who have it.\n\n" +
   "1. Read it in the file viewer\n2. Tell me what is missing\n\n> One question: who feels this pain the most?";
 
-/** The model saves a brief when asked for one, then answers in markdown; "slowly" gets a slow answer; else a greeting. */
+/**
+ * The model saves a brief when asked for one, then answers in markdown; "peek" makes it read a file
+ * outside its bundle, which the sandbox refuses; "slowly" gets a slow answer; anything else a greeting.
+ */
 function respond(request: ChatRequestBody): ScriptedTurn {
   const last = lastMessage(request);
-  if (last?.role === "tool") return { text: answer, chunkDelayMs: 400 };
+  if (last?.role === "tool") {
+    const result = JSON.parse(String(last.content)) as { success: boolean };
+    return result.success ? { text: answer, chunkDelayMs: 400 } : { text: "I may not read that file." };
+  }
   if (String(last?.content ?? "").includes("slowly")) return { text: "One thought. Then another. And a last one, much later.", chunkDelayMs: 800 };
+  if (String(last?.content ?? "").includes("peek")) return { toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/../../etc/passwd" } }] };
   if (String(last?.content ?? "").includes("brief")) {
     return { toolCalls: [{ name: "save_output", arguments: { file_path: "{session-folder}/brief.md", content: brief } }] };
   }
@@ -177,6 +184,24 @@ describe("the web page", () => {
 
       await page.getByRole("button", { name: "Files (1)" }).waitFor();
       await page.screenshot({ path: join(artifacts, "web-page-narrow.png") });
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it("shows a tool call the sandbox refused as denied, with its error code", async () => {
+    const { page, problems } = await openPage({ width: 1024, height: 768 });
+    try {
+      await page.goto(`${system.url}/#/agent/idea-coach`);
+      const input = page.getByRole("textbox", { name: "Message" });
+      await input.fill("peek at the system password file");
+      await input.press("Enter");
+      const row = page.locator(".tool-call", { hasText: "read_file" }).filter({ hasText: "etc/passwd" });
+      await row.locator(".tool-verdict", { hasText: "denied" }).waitFor();
+      expect(await row.locator(".tool-error-code").textContent()).toMatch(/^[A-Z_]+$/);
+      expect(await row.locator(".tool-duration").textContent()).toMatch(/^\d+(\.\d)? m?s$/);
+      await page.locator(".message.assistant .markdown").getByText("I may not read that file.").waitFor();
       expect(problems).toEqual([]);
     } finally {
       await page.close();
