@@ -29,7 +29,8 @@ export class AssistantMessage {
     agent: AgentSummary | undefined,
     private readonly openFile: (relativePath: string) => void,
   ) {
-    this.parts = h("div", { class: "message-parts" }, h("span", { class: "typing", "aria-label": "The agent is thinking" }, h("span"), h("span"), h("span")));
+    const typing = h("span", { class: "typing" }, h("span", { class: "visually-hidden" }, "The agent is thinking"), h("span"), h("span"), h("span"));
+    this.parts = h("div", { class: "message-parts" }, typing);
     this.footer = h("div", { class: "message-footer" });
     this.parts.addEventListener("click", (event) => {
       const target = sessionLinkTarget((event.target as Element).closest("a")?.getAttribute("href") ?? "");

@@ -10,7 +10,6 @@ import type { ManifestFile } from "./wire-types.js";
 
 const isMarkdown = (path: string, contentType: string): boolean => /\.(md|markdown)$/i.test(path) || contentType.includes("markdown");
 
-
 /**
  * The side panel with the files a session wrote: a list, then one file, markdown rendered (as safely as
  * chat answers: the model wrote it) and anything else shown as plain text.
