@@ -45,7 +45,12 @@ export const RunEvent = z.discriminatedUnion("type", [
     type: z.literal("done"),
     response: z.string(),
     iterations: z.number().int().nonnegative(),
+    /** this turn's tokens */
     usage: Usage,
+    /** each model call's tokens, in order */
+    usage_by_call: z.array(Usage),
+    /** the whole session's tokens so far, this turn included */
+    session_usage: Usage,
   }),
   z.object({ ...base, type: z.literal("error"), error: ErrorBody }),
 ]);

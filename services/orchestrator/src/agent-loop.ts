@@ -14,6 +14,7 @@ import {
   type ToolResult,
   type Usage,
 } from "@agent-orchestrator/shared";
+import { fitContext } from "./context-budget.js";
 import { mapWithConcurrency } from "./map-with-concurrency.js";
 import { toModelError } from "./model-error.js";
 import type { ToolClient } from "./tool-client.js";
@@ -23,6 +24,8 @@ import { truncateMiddle } from "./truncate-middle.js";
 export interface LoopLimits {
   maxIterations: number;
   toolConcurrency: number;
+  maxToolCallsPerAnswer: number;
+  contextBudgetTokens: number;
   toolResultMaxChars: number;
   maxInvalidToolCalls: number;
   modelTimeoutMs: number;
@@ -45,6 +48,8 @@ export interface TurnOutput {
   response: string;
   iterations: number;
   usage: Usage;
+  /** the usage of each model call, in order */
+  usageByCall: Usage[];
   /** what the turn added to the conversation: assistant and tool messages */
   added: ChatCompletionMessageParam[];
 }
@@ -59,16 +64,22 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
   const messages = [...input.messages];
   const added: ChatCompletionMessageParam[] = [];
   let usage = zeroUsage();
+  const usageByCall: Usage[] = [];
   let invalidInARow = 0;
 
   for (let iteration = 1; iteration <= input.limits.maxIterations; iteration++) {
-    const step = await streamModelTurn(input, messages);
+    const step = await streamModelTurn(input, fitContext(messages, input.limits.contextBudgetTokens));
     usage = addUsage(usage, step.usage);
+    usageByCall.push(step.usage);
 
     if (step.toolCalls.length === 0) {
+      if (step.text.trim() === "") {
+        const reason = step.finishReason === "content_filter" ? "refused to answer (content filter)" : "returned an empty answer";
+        throw new AppError("MODEL_UNAVAILABLE", `The model ${reason}; please rephrase or try again`);
+      }
       const final: ChatCompletionMessageParam = { role: "assistant", content: step.text };
       added.push(final);
-      return { response: step.text, iterations: iteration, usage, added };
+      return { response: step.text, iterations: iteration, usage, usageByCall, added };
     }
     if (step.finishReason === "length") {
       throw new AppError("MODEL_UNAVAILABLE", "The model's answer was cut off by its length limit; its tool calls were not run");
@@ -81,7 +92,7 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
         (call): ChatCompletionMessageToolCall => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }),
       ),
     };
-    const prepared = prepareToolCalls(step.toolCalls);
+    const prepared = prepareToolCalls(step.toolCalls, input.limits.maxToolCallsPerAnswer);
     const results = await mapWithConcurrency(prepared, input.limits.toolConcurrency, (call) => executeToolCall(input, call));
 
     const toolMessages: ChatCompletionMessageParam[] = prepared.map((call, index) => ({
@@ -150,8 +161,8 @@ type PreparedCall =
 
 const availableTools = Object.keys(toolCatalog).join(", ");
 
-/** Checks each call before anything runs: known tool, JSON arguments, schema, unique id. */
-function prepareToolCalls(calls: readonly StreamedToolCall[]): PreparedCall[] {
+/** Checks each call before anything runs: within the per-answer cap, known tool, JSON arguments, schema, unique id. */
+function prepareToolCalls(calls: readonly StreamedToolCall[], maxCalls: number): PreparedCall[] {
   const seen = new Set<string>();
   return calls.map((call, index): PreparedCall => {
     const id = call.id || `call_missing_${index}`;
@@ -162,6 +173,7 @@ function prepareToolCalls(calls: readonly StreamedToolCall[]): PreparedCall[] {
       args,
       error: { success: false, error: { code, message } },
     });
+    if (index >= maxCalls) return invalid(`Too many tool calls in one answer (at most ${maxCalls}); this call was not run. Make it again after these results.`);
     if (seen.has(id)) return invalid(`The tool call id ${id} was used twice in one answer; this call was not run.`);
     seen.add(id);
 

@@ -13,6 +13,8 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   /** attempts after the first, done by the openai client itself (the only retry layer) */
   MODEL_MAX_RETRIES: envInt(2, 0, 10),
   MODEL_TIMEOUT_MS: envInt(60_000, 1_000, 600_000),
+  /** the longest `retry-after` the model server may ask for; longer ones fail the call instead of waiting */
+  MODEL_RETRY_AFTER_MAX_MS: envInt(20_000, 0, 600_000),
   MAX_ITERATIONS: envInt(50, 1, 500),
   TURN_TIMEOUT_MS: envInt(120_000, 1_000, 3_600_000),
   TOOL_TIMEOUT_MS: envInt(30_000, 100, 600_000),
@@ -21,6 +23,10 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   TOOL_CONCURRENCY: envInt(4, 1, 64),
   /** a tool result longer than this (characters) is cut head + tail before the model sees it */
   TOOL_RESULT_MAX_CHARS: envInt(65_536, 1_024, 4_000_000),
+  /** tool calls one model answer may make; the calls beyond get an error result instead of running */
+  MAX_TOOL_CALLS_PER_ANSWER: envInt(16, 1, 256),
+  /** when the conversation grows past this many (estimated) tokens, old tool results are shortened */
+  CONTEXT_BUDGET_TOKENS: envInt(100_000, 1_000, 2_000_000),
   /** this many invalid tool calls in a row end the turn */
   MAX_INVALID_TOOL_CALLS: envInt(3, 1, 50),
   /** turns one orchestrator process runs at once (pulls from the work queue) */

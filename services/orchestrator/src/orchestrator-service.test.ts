@@ -1,109 +1,22 @@
 import { randomUUID } from "node:crypto";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import {
-  createLogger,
-  decodeJson,
-  encodeJson,
-  isFinalEvent,
-  parseEnv,
-  requestJson,
-  RunEvent,
-  SessionGetReply,
-  SessionListReply,
-  subjects,
-  type AgentDefinition,
-  type ToolResult,
-} from "@agent-orchestrator/shared";
+import { encodeJson, requestJson, SessionGetReply, SessionListReply, subjects } from "@agent-orchestrator/shared";
 import { startScriptedModel, type ScriptedModel } from "../../../test/support/scripted-model.js";
-import { orchestratorEnvSchema } from "./config.js";
-import { startOrchestrator, type Orchestrator } from "./orchestrator-service.js";
-
-const agent: AgentDefinition = {
-  id: "tester",
-  name: "Tess",
-  title: "Test Agent",
-  icon: "🧪",
-  description: "",
-  bundleName: "tests",
-  source: "bundle",
-  persona: { role: "Tester", identity: "", communication_style: "", principles: "" },
-  criticalActions: ["Load into memory {bundle-root}/config.yaml and set variables: user_name", "Greet {user_name}"],
-  menu: [],
-  bundlePath: "bmad/custom/bundles/tests",
-  filePath: "bmad/custom/bundles/tests/agents/tester.md",
-};
+import type { Orchestrator } from "./orchestrator-service.js";
+import {
+  runTestTurn,
+  startFakeServices,
+  startTestOrchestrator,
+  testAgent as agent,
+  type FakeToolRunner,
+  type TurnOptions,
+} from "./testing/orchestrator-fixture.js";
 
 let connection: NatsConnection;
 let model: ScriptedModel;
-const logger = createLogger("orchestrator-test", "silent");
-/** tool calls the fake tool-runner received, by subject */
-const toolCalls: Array<{ subject: string; body: Record<string, unknown> }> = [];
-let files: Record<string, string> = { "{bundle-root}/config.yaml": "user_name: Ada\n" };
-
-async function startWith(prefix: string, env: Record<string, string>): Promise<Orchestrator> {
-  const parsed = parseEnv(orchestratorEnvSchema, { MODEL_MAX_RETRIES: "0", ...env });
-  if (!parsed.ok) throw new Error(parsed.message);
-  return startOrchestrator({ connection, config: parsed.value, logger, subjectPrefix: prefix });
-}
-
-/** Fake registry and tool-runner for one prefix: real NATS subscriptions answering like the real services. */
-function fakeServices(prefix: string, options: { toolRunner: boolean }): void {
-  connection.subscribe(prefix + subjects.registryAgentsGet, {
-    callback: (_error, message) => {
-      const { agent_id } = JSON.parse(new TextDecoder().decode(message.data)) as { agent_id: string };
-      message.respond(
-        encodeJson(agent_id === agent.id ? { success: true, agent } : { success: false, error: { code: "AGENT_NOT_FOUND", message: "Agent not found" } }),
-      );
-    },
-  });
-  if (!options.toolRunner) return;
-  connection.subscribe(`${prefix}tool.*`, {
-    callback: (_error, message) => {
-      const body = JSON.parse(new TextDecoder().decode(message.data)) as { arguments: { file_path?: string } };
-      toolCalls.push({ subject: message.subject, body });
-      const path = body.arguments.file_path ?? "";
-      const result: ToolResult =
-        path in files ? { success: true, path, content: files[path] } : { success: false, error: { code: "FILE_NOT_FOUND", message: "File not found" } };
-      message.respond(encodeJson(result));
-    },
-  });
-  connection.subscribe(prefix + subjects.sessionManifestUpdate, {
-    callback: (_error, message) => message.respond(encodeJson({ success: false, error: { code: "INTERNAL", message: "not kept in this test" } })),
-  });
-}
-
-/** Queues a turn like the gateway does and collects its events until done or error. */
-async function runTurn(
-  prefix: string,
-  message: string,
-  options: { sessionId?: string; agentId?: string; owner?: string; expiresAt?: number; onEvent?: (event: RunEvent) => void } = {},
-) {
-  const sessionId = options.sessionId ?? randomUUID();
-  const runId = randomUUID();
-  const subscription = connection.subscribe(prefix + subjects.runEvents(sessionId, runId));
-  const request = {
-    run_id: runId,
-    session_id: sessionId,
-    new_session: !options.sessionId,
-    agent_id: options.agentId ?? agent.id,
-    message,
-    owner: options.owner ?? "ada",
-    expires_at: options.expiresAt ?? Date.now() + 60_000,
-  };
-  await connection.jetstream().publish(prefix + subjects.runRequest(sessionId), encodeJson(request), { msgID: runId });
-  const events: RunEvent[] = [];
-  const timer = setTimeout(() => subscription.unsubscribe(), 10_000);
-  for await (const raw of subscription) {
-    const event = decodeJson(raw.data, RunEvent);
-    events.push(event);
-    options.onEvent?.(event);
-    if (isFinalEvent(event)) break;
-  }
-  clearTimeout(timer);
-  subscription.unsubscribe();
-  return { events, final: events.at(-1), sessionId, runId };
-}
+let runner: FakeToolRunner;
+const runTurn = (prefix: string, message: string, options?: TurnOptions) => runTestTurn(connection, prefix, message, options);
 
 const prefixes = { main: "o1.", noModel: "o2.", noTools: "o3." };
 const started: Orchestrator[] = [];
@@ -111,11 +24,15 @@ const started: Orchestrator[] = [];
 beforeAll(async () => {
   connection = await connect({ servers: inject("natsUrl") });
   model = await startScriptedModel();
-  fakeServices(prefixes.main, { toolRunner: true });
-  fakeServices(prefixes.noModel, { toolRunner: true });
-  fakeServices(prefixes.noTools, { toolRunner: false });
+  runner = startFakeServices(connection, prefixes.main, { toolRunner: true });
+  startFakeServices(connection, prefixes.noModel, { toolRunner: true });
+  startFakeServices(connection, prefixes.noTools, { toolRunner: false });
   const env = { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "k", LLM_MODEL: "scripted", MAX_ITERATIONS: "4" };
-  started.push(await startWith(prefixes.main, env), await startWith(prefixes.noModel, {}), await startWith(prefixes.noTools, env));
+  started.push(
+    await startTestOrchestrator(connection, prefixes.main, env),
+    await startTestOrchestrator(connection, prefixes.noModel, {}),
+    await startTestOrchestrator(connection, prefixes.noTools, env),
+  );
 });
 
 afterAll(async () => {
@@ -146,26 +63,26 @@ describe("orchestrator turns", () => {
   });
 
   it("stops the start with AGENT_INIT_FAILED naming the missing critical file", async () => {
-    const saved = files;
-    files = {};
+    const saved = runner.files;
+    runner.files = {};
     try {
       const { final } = await runTurn(prefixes.main, "hi");
       expect(final).toMatchObject({ type: "error", error: { code: "AGENT_INIT_FAILED", message: expect.stringContaining("{bundle-root}/config.yaml") } });
     } finally {
-      files = saved;
+      runner.files = saved;
     }
   });
 
   it("feeds invalid JSON arguments back to the model as a tool error and goes on (case 39)", async () => {
     model.enqueue({ toolCalls: [{ name: "read_file", arguments: '{"file_path": "a.txt"' }] }, { text: "recovered" });
-    const before = toolCalls.length;
+    const before = runner.calls.length;
     const { final, events } = await runTurn(prefixes.main, "go");
     expect(final).toMatchObject({ type: "done", response: "recovered", iterations: 2 });
     expect(events.find((event) => event.type === "tool_result")).toMatchObject({ success: false, error_code: "INVALID_TOOL_CALL" });
     const toolMessage = model.requests.at(-1)?.body.messages.find((message) => message.role === "tool");
     expect(String(toolMessage?.content)).toContain("not valid JSON");
     // the critical action is the only call that reached the tool-runner
-    expect(toolCalls.length - before).toBe(1);
+    expect(runner.calls.length - before).toBe(1);
   });
 
   it("treats unknown and prototype tool names as unknown without any NATS request, and 3 in a row end the turn (cases 42, 43)", async () => {
@@ -176,13 +93,13 @@ describe("orchestrator turns", () => {
         { name: "__proto__", arguments: {} },
       ],
     });
-    const before = toolCalls.length;
+    const before = runner.calls.length;
     const { final, events } = await runTurn(prefixes.main, "go");
     const results = events.filter((event) => event.type === "tool_result");
     expect(results.map((event) => event.type === "tool_result" && event.error_code)).toEqual(["UNKNOWN_TOOL", "UNKNOWN_TOOL", "UNKNOWN_TOOL"]);
     expect(final).toMatchObject({ type: "error", error: { code: "INVALID_TOOL_CALL" } });
     // only the critical action reached the tool-runner
-    expect(toolCalls.length - before).toBe(1);
+    expect(runner.calls.length - before).toBe(1);
   });
 
   it("rejects arguments that fail the schema with a short error (case 40)", async () => {

@@ -2,6 +2,7 @@ import OpenAI from "openai";
 import type { NatsConnection } from "nats";
 import { decodeJson, jetStreamNames, RunCancel, serviceNames, subjects, type Logger } from "@agent-orchestrator/shared";
 import { ActiveTurns } from "./active-turns.js";
+import { cappedRetryAfterFetch } from "./capped-retry-after-fetch.js";
 import { isModelConfigured, type OrchestratorConfig } from "./config.js";
 import { ensureRunStreams } from "./jetstream-setup.js";
 import { startRunQueue } from "./run-queue.js";
@@ -42,6 +43,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
         baseURL: config.OPENAI_BASE_URL ?? null,
         maxRetries: config.MODEL_MAX_RETRIES,
         timeout: config.MODEL_TIMEOUT_MS,
+        fetch: cappedRetryAfterFetch(config.MODEL_RETRY_AFTER_MAX_MS),
       })
     : undefined;
 

@@ -82,6 +82,8 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       limits: {
         maxIterations: config.MAX_ITERATIONS,
         toolConcurrency: config.TOOL_CONCURRENCY,
+        maxToolCallsPerAnswer: config.MAX_TOOL_CALLS_PER_ANSWER,
+        contextBudgetTokens: config.CONTEXT_BUDGET_TOKENS,
         toolResultMaxChars: config.TOOL_RESULT_MAX_CHARS,
         maxInvalidToolCalls: config.MAX_INVALID_TOOL_CALLS,
         modelTimeoutMs: config.MODEL_TIMEOUT_MS,
@@ -96,7 +98,14 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     // the final state is saved before the final event, so a client that hears `done` reads it
     await finishSession(store, session, "completed", accepted.revision);
     await updateManifest(deps, session, agent, "completed", log);
-    events.finish({ type: "done", response: output.response, iterations: output.iterations, usage: output.usage });
+    events.finish({
+      type: "done",
+      response: output.response,
+      iterations: output.iterations,
+      usage: output.usage,
+      usage_by_call: output.usageByCall,
+      session_usage: session.usage,
+    });
     log.info({ iterations: output.iterations, usage: output.usage }, "turn completed");
   } catch (error) {
     const status: SessionStatus = AppError.is(error) && error.code === "CANCELLED" ? "cancelled" : "failed";

@@ -1,0 +1,126 @@
+/**
+ * Test support: an orchestrator on its own subject prefix, with a fake registry and a fake tool-runner
+ * that are real NATS responders, and a helper that queues a turn exactly like the gateway does.
+ */
+import { randomUUID } from "node:crypto";
+import type { NatsConnection } from "nats";
+import {
+  createLogger,
+  decodeJson,
+  encodeJson,
+  isFinalEvent,
+  parseEnv,
+  RunEvent,
+  subjects,
+  type AgentDefinition,
+  type ToolResult,
+} from "@agent-orchestrator/shared";
+import { orchestratorEnvSchema } from "../config.js";
+import { startOrchestrator, type Orchestrator } from "../orchestrator-service.js";
+
+export const testAgent: AgentDefinition = {
+  id: "tester",
+  name: "Tess",
+  title: "Test Agent",
+  icon: "🧪",
+  description: "",
+  bundleName: "tests",
+  source: "bundle",
+  persona: { role: "Tester", identity: "", communication_style: "", principles: "" },
+  criticalActions: ["Load into memory {bundle-root}/config.yaml and set variables: user_name", "Greet {user_name}"],
+  menu: [],
+  bundlePath: "bmad/custom/bundles/tests",
+  filePath: "bmad/custom/bundles/tests/agents/tester.md",
+};
+
+export interface FakeToolRunner {
+  /** what it received, in order */
+  calls: Array<{ subject: string; body: { call_id: string; arguments: Record<string, unknown> } }>;
+  /** files it serves to read_file, by virtual path */
+  files: Record<string, string>;
+  /** most calls it was running at the same time */
+  maxConcurrent: number;
+  /** delay before each answer */
+  delayMs: number;
+}
+
+/** A fake registry (serving `testAgent`) and, optionally, a fake tool-runner, on one prefix. */
+export function startFakeServices(connection: NatsConnection, prefix: string, options: { toolRunner: boolean }): FakeToolRunner {
+  const runner: FakeToolRunner = { calls: [], files: { "{bundle-root}/config.yaml": "user_name: Ada\n" }, maxConcurrent: 0, delayMs: 0 };
+  connection.subscribe(prefix + subjects.registryAgentsGet, {
+    callback: (_error, message) => {
+      const { agent_id } = JSON.parse(new TextDecoder().decode(message.data)) as { agent_id: string };
+      message.respond(
+        encodeJson(
+          agent_id === testAgent.id ? { success: true, agent: testAgent } : { success: false, error: { code: "AGENT_NOT_FOUND", message: "Agent not found" } },
+        ),
+      );
+    },
+  });
+  if (!options.toolRunner) return runner;
+  let running = 0;
+  connection.subscribe(`${prefix}tool.*`, {
+    callback: (_error, message) => {
+      const body = JSON.parse(new TextDecoder().decode(message.data)) as FakeToolRunner["calls"][number]["body"];
+      runner.calls.push({ subject: message.subject, body });
+      running++;
+      runner.maxConcurrent = Math.max(runner.maxConcurrent, running);
+      const path = String(body.arguments["file_path"] ?? "");
+      const result: ToolResult =
+        path in runner.files
+          ? { success: true, path, content: runner.files[path] }
+          : { success: false, error: { code: "FILE_NOT_FOUND", message: "File not found" } };
+      setTimeout(() => {
+        running--;
+        message.respond(encodeJson(result));
+      }, runner.delayMs);
+    },
+  });
+  connection.subscribe(prefix + subjects.sessionManifestUpdate, {
+    callback: (_error, message) => message.respond(encodeJson({ success: false, error: { code: "INTERNAL", message: "not kept in this test" } })),
+  });
+  return runner;
+}
+
+export async function startTestOrchestrator(connection: NatsConnection, prefix: string, env: Record<string, string>): Promise<Orchestrator> {
+  const parsed = parseEnv(orchestratorEnvSchema, { MODEL_MAX_RETRIES: "0", ...env });
+  if (!parsed.ok) throw new Error(parsed.message);
+  return startOrchestrator({ connection, config: parsed.value, logger: createLogger("orchestrator-test", "silent"), subjectPrefix: prefix });
+}
+
+export interface TurnOptions {
+  sessionId?: string;
+  agentId?: string;
+  owner?: string;
+  expiresAt?: number;
+  onEvent?: (event: RunEvent) => void;
+  timeoutMs?: number;
+}
+
+/** Queues a turn like the gateway does and collects its events until done or error. */
+export async function runTestTurn(connection: NatsConnection, prefix: string, message: string, options: TurnOptions = {}) {
+  const sessionId = options.sessionId ?? randomUUID();
+  const runId = randomUUID();
+  const subscription = connection.subscribe(prefix + subjects.runEvents(sessionId, runId));
+  const request = {
+    run_id: runId,
+    session_id: sessionId,
+    new_session: !options.sessionId,
+    agent_id: options.agentId ?? testAgent.id,
+    message,
+    owner: options.owner ?? "ada",
+    expires_at: options.expiresAt ?? Date.now() + 60_000,
+  };
+  await connection.jetstream().publish(prefix + subjects.runRequest(sessionId), encodeJson(request), { msgID: runId });
+  const events: RunEvent[] = [];
+  const timer = setTimeout(() => subscription.unsubscribe(), options.timeoutMs ?? 10_000);
+  for await (const raw of subscription) {
+    const event = decodeJson(raw.data, RunEvent);
+    events.push(event);
+    options.onEvent?.(event);
+    if (isFinalEvent(event)) break;
+  }
+  clearTimeout(timer);
+  subscription.unsubscribe();
+  return { events, final: events.at(-1), sessionId, runId };
+}
