@@ -1,0 +1,80 @@
+/**
+ * Issue 5: an orchestrator SIGKILLed in the middle of a turn that waits on a slow model. The turn's
+ * request is still in the JetStream work queue (not acknowledged), so a second orchestrator process
+ * takes it over after the ack wait; the client gets exactly one answer and the conversation holds the
+ * turn once.
+ */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestNats, type TestNats } from "./support/nats-harness.js";
+import { startScriptedModel, type ScriptedModel, type ScriptedTurn } from "./support/scripted-model.js";
+import { repoRoot, startServiceProcess, startSystem, type ServiceProcess } from "./support/service-processes.js";
+
+let nats: TestNats;
+let model: ScriptedModel;
+let system: Awaited<ReturnType<typeof startSystem>>;
+let second: ServiceProcess | undefined;
+let outputRoot: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  nats = await startTestNats();
+  let calls = 0;
+  // the first call hangs (its orchestrator will be killed); the takeover's call answers at once
+  model = await startScriptedModel({ responder: (): ScriptedTurn => (++calls === 1 ? { text: "never delivered", delayMs: 60_000 } : { text: "survived" }) });
+  outputRoot = await mkdtemp(join(tmpdir(), "ao-failover-"));
+  env = {
+    NATS_URL: nats.url,
+    BMAD_ROOT: repoRoot,
+    OUTPUT_ROOT: outputRoot,
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: "test-key",
+    LLM_MODEL: "scripted",
+    RUN_ACK_WAIT_MS: "2000",
+  };
+  system = await startSystem(env);
+}, 60_000);
+
+afterAll(async () => {
+  await second?.stop();
+  await system?.stop();
+  await model?.close();
+  await nats?.stop();
+  await rm(outputRoot, { recursive: true, force: true });
+});
+
+describe("an orchestrator killed mid-turn", () => {
+  it("is replaced by another orchestrator process: one answer, the turn once in the conversation", async () => {
+    const reply = fetch(`${system.url}/api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ agent_id: "idea-coach", message: "please survive" }),
+    });
+    while (model.requests.length === 0) await sleep(20);
+
+    second = startServiceProcess("orchestrator", env);
+    await second.waitForLine((line) => line["msg"] === "orchestrator ready");
+    const first = system.processes.find((service) => service.name === "orchestrator") as ServiceProcess;
+    await first.stop("SIGKILL");
+
+    const response = await reply;
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { session_id: string; response: string; iterations: number };
+    expect(body).toMatchObject({ response: "survived", iterations: 1 });
+    expect(model.requests).toHaveLength(2);
+
+    const session = (await (await fetch(`${system.url}/api/sessions/${body.session_id}`)).json()) as {
+      session: { status: string; turns: number; messages: Array<{ role: string; content: string }> };
+    };
+    expect(session.session).toMatchObject({ status: "completed", turns: 1 });
+    expect(session.session.messages).toEqual([
+      { role: "user", content: "please survive" },
+      { role: "assistant", content: "survived" },
+    ]);
+    const manifest = JSON.parse(await readFile(join(outputRoot, body.session_id, "manifest.json"), "utf8")) as { status: string };
+    expect(manifest.status).toBe("completed");
+  }, 60_000);
+});
