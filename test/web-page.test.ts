@@ -4,11 +4,11 @@
  * client. Screenshots land in test-artifacts/ for a human to look at.
  */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { startTestNats, type TestNats } from "./support/nats-harness.js";
 import { lastMessage, startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "./support/scripted-model.js";
 import { repoRoot, startSystem } from "./support/service-processes.js";
@@ -104,7 +104,10 @@ async function poll<T>(check: () => Promise<T | undefined>): Promise<T> {
   }
 }
 
-/** A page that records what the browser complains about. */
+/**
+ * A page for the running test that records what the browser complains about. It is closed when the test
+ * ends; a failed test first leaves a screenshot and the services' last log lines in test-artifacts/.
+ */
 async function openPage(viewport: { width: number; height: number }): Promise<{ page: Page; problems: string[] }> {
   const page = await browser.newPage();
   await page.setViewportSize(viewport);
@@ -113,6 +116,15 @@ async function openPage(viewport: { width: number; height: number }): Promise<{ 
   page.on("console", (message) => {
     if (message.type() === "error") problems.push(`console: ${message.text()}`);
   });
+  onTestFinished(async ({ task }) => {
+    if (task.result?.state === "fail") {
+      const name = `failed-${task.name.replace(/[^a-z0-9]+/gi, "-").slice(0, 60)}`;
+      await page.screenshot({ path: join(artifacts, `${name}.png`) }).catch(() => undefined);
+      const logs = system.processes.map((service) => `## ${service.name}\n${service.lines.slice(-30).map((line) => JSON.stringify(line)).join("\n")}`);
+      await writeFile(join(artifacts, `${name}.log`), [`## page\n${problems.join("\n")}`, ...logs].join("\n\n"));
+    }
+    await page.close();
+  });
   await page.goto(`${system.url}/`);
   return { page, problems };
 }
@@ -120,145 +132,121 @@ async function openPage(viewport: { width: number; height: number }): Promise<{ 
 describe("the web page", () => {
   it("picks an agent, streams an answer with its tool call, and opens the saved file in the viewer", async () => {
     const { page, problems } = await openPage({ width: 1280, height: 860 });
-    try {
-      // the picker groups the sample agent under its bundle
-      const group = page.getByRole("region", { name: "idea-studio (bundle)" });
-      await group.getByRole("link", { name: "Nova — Idea Coach" }).click();
-      await page.getByRole("heading", { name: "Nova — Idea Coach" }).waitFor();
+    // the picker groups the sample agent under its bundle
+    const group = page.getByRole("region", { name: "idea-studio (bundle)" });
+    await group.getByRole("link", { name: "Nova — Idea Coach" }).click();
+    await page.getByRole("heading", { name: "Nova — Idea Coach" }).waitFor();
 
-      const input = page.getByRole("textbox", { name: "Message" });
-      await input.fill("Please write a brief for my idea");
-      await input.press("Enter");
+    const input = page.getByRole("textbox", { name: "Message" });
+    await input.fill("Please write a brief for my idea");
+    await input.press("Enter");
 
-      // the tool call shows with its name and virtual path, then ok
-      const toolCall = page.locator(".tool-call", { hasText: "save_output" });
-      await toolCall.getByText("{session-folder}/brief.md").waitFor();
-      await toolCall.locator(".tool-verdict", { hasText: "ok" }).waitFor();
+    // the tool call shows with its name and virtual path, then ok
+    const toolCall = page.locator(".tool-call", { hasText: "save_output" });
+    await toolCall.getByText("{session-folder}/brief.md").waitFor();
+    await toolCall.locator(".tool-verdict", { hasText: "ok" }).waitFor();
 
-      // the answer streams: its start is rendered while the turn still runs (Stop is offered)
-      const answerBody = page.locator(".message.assistant .markdown").last();
-      const partial = await poll(async () => {
-        const text = (await page.locator(".message.assistant .markdown").allTextContents()).at(-1) ?? "";
-        const running = await page.getByRole("button", { name: "Stop the answer" }).isVisible();
-        return running && text !== "" && !text.includes("feels this pain") ? text : undefined;
-      });
-      // the scripted model sends the answer in three pieces: the first holds the heading
-      expect(partial).toContain("Your brief is saved");
-      await answerBody.getByText("who feels this pain the most?").waitFor();
-      expect(await answerBody.locator("h2").textContent()).toBe("Your brief is saved");
-      expect(await answerBody.locator("strong").first().textContent()).toBe("brief.md");
-      expect(await answerBody.locator("ol > li").count()).toBe(2);
-      await page.getByRole("button", { name: "Send" }).waitFor();
-      expect(await page.getByRole("button", { name: "Stop the answer" }).isHidden()).toBe(true);
+    // the answer streams: its start is rendered while the turn still runs (Stop is offered)
+    const answerBody = page.locator(".message.assistant .markdown").last();
+    const partial = await poll(async () => {
+      const text = (await page.locator(".message.assistant .markdown").allTextContents()).at(-1) ?? "";
+      const running = await page.getByRole("button", { name: "Stop the answer" }).isVisible();
+      return running && text !== "" && !text.includes("feels this pain") ? text : undefined;
+    });
+    // the scripted model sends the answer in three pieces: the first holds the heading
+    expect(partial).toContain("Your brief is saved");
+    await answerBody.getByText("who feels this pain the most?").waitFor();
+    expect(await answerBody.locator("h2").textContent()).toBe("Your brief is saved");
+    expect(await answerBody.locator("strong").first().textContent()).toBe("brief.md");
+    expect(await answerBody.locator("ol > li").count()).toBe(2);
+    await page.getByRole("button", { name: "Send" }).waitFor();
+    expect(await page.getByRole("button", { name: "Stop the answer" }).isHidden()).toBe(true);
 
-      // the new session is in the URL and in the list
-      expect(page.url()).toMatch(/#\/session\/[\w-]+$/);
-      await page.locator(".session-item[aria-current=page]", { hasText: "Please write a brief" }).waitFor();
+    // the new session is in the URL and in the list
+    expect(page.url()).toMatch(/#\/session\/[\w-]+$/);
+    await page.locator(".session-item[aria-current=page]", { hasText: "Please write a brief" }).waitFor();
 
-      // the saved file, opened from the files list, renders as markdown
-      await page.getByRole("button", { name: "Files (1)" }).click();
-      await page.getByRole("complementary", { name: "Files" }).getByRole("button", { name: /^brief\.md/ }).click();
-      const viewer = page.getByRole("complementary", { name: "brief.md" });
-      expect(await viewer.getByRole("heading", { level: 1 }).textContent()).toBe("Product brief");
-      expect(await viewer.locator("li").allTextContents()).toEqual(["product managers", "founders"]);
+    // the saved file, opened from the files list, renders as markdown
+    await page.getByRole("button", { name: "Files (1)" }).click();
+    await page.getByRole("complementary", { name: "Files" }).getByRole("button", { name: /^brief\.md/ }).click();
+    const viewer = page.getByRole("complementary", { name: "brief.md" });
+    expect(await viewer.getByRole("heading", { level: 1 }).textContent()).toBe("Product brief");
+    expect(await viewer.locator("li").allTextContents()).toEqual(["product managers", "founders"]);
 
-      await page.screenshot({ path: join(artifacts, "web-page.png") });
-      expect(problems).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    await page.screenshot({ path: join(artifacts, "web-page.png") });
+    expect(problems).toEqual([]);
   }, 60_000);
 
   it("reopens the session from the list and is usable on a 375-pixel-wide screen", async () => {
     const { page, problems } = await openPage({ width: 375, height: 800 });
-    try {
-      await page.getByRole("heading", { name: "Who would you like to work with?" }).waitFor();
-      // the session list is a drawer behind the menu button on a narrow screen
-      await page.getByRole("button", { name: "Sessions" }).click();
-      await page.locator(".session-item", { hasText: "Please write a brief" }).click();
-      await page.locator(".message.user", { hasText: "Please write a brief for my idea" }).waitFor();
-      await page.locator(".message.assistant h2", { hasText: "Your brief is saved" }).waitFor();
+    await page.getByRole("heading", { name: "Who would you like to work with?" }).waitFor();
+    // the session list is a drawer behind the menu button on a narrow screen
+    await page.getByRole("button", { name: "Sessions" }).click();
+    await page.locator(".session-item", { hasText: "Please write a brief" }).click();
+    await page.locator(".message.user", { hasText: "Please write a brief for my idea" }).waitFor();
+    await page.locator(".message.assistant h2", { hasText: "Your brief is saved" }).waitFor();
 
-      // nothing is wider than the screen
-      expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
+    // nothing is wider than the screen
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
 
-      await page.getByRole("button", { name: "Files (1)" }).waitFor();
-      await page.screenshot({ path: join(artifacts, "web-page-narrow.png") });
-      expect(problems).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    await page.getByRole("button", { name: "Files (1)" }).waitFor();
+    await page.screenshot({ path: join(artifacts, "web-page-narrow.png") });
+    expect(problems).toEqual([]);
   }, 60_000);
 
   it("shows a tool call the sandbox refused as denied, with its error code", async () => {
     const { page, problems } = await openPage({ width: 1024, height: 768 });
-    try {
-      await page.goto(`${system.url}/#/agent/idea-coach`);
-      const input = page.getByRole("textbox", { name: "Message" });
-      await input.fill("peek at the system password file");
-      await input.press("Enter");
-      const row = page.locator(".tool-call", { hasText: "read_file" }).filter({ hasText: "etc/passwd" });
-      await row.locator(".tool-verdict", { hasText: "denied" }).waitFor();
-      expect(await row.locator(".tool-error-code").textContent()).toMatch(/^[A-Z_]+$/);
-      expect(await row.locator(".tool-duration").textContent()).toMatch(/^\d+(\.\d)? m?s$/);
-      await page.locator(".message.assistant .markdown").getByText("I may not read that file.").waitFor();
-      expect(problems).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    await page.goto(`${system.url}/#/agent/idea-coach`);
+    const input = page.getByRole("textbox", { name: "Message" });
+    await input.fill("peek at the system password file");
+    await input.press("Enter");
+    const row = page.locator(".tool-call", { hasText: "read_file" }).filter({ hasText: "etc/passwd" });
+    await row.locator(".tool-verdict", { hasText: "denied" }).waitFor();
+    expect(await row.locator(".tool-error-code").textContent()).toMatch(/^[A-Z_]+$/);
+    expect(await row.locator(".tool-duration").textContent()).toMatch(/^\d+(\.\d)? m?s$/);
+    await page.locator(".message.assistant .markdown").getByText("I may not read that file.").waitFor();
+    expect(problems).toEqual([]);
   }, 60_000);
 
   it("stops a running answer with the Stop button", async () => {
     const { page, problems } = await openPage({ width: 1024, height: 768 });
-    try {
-      await page.goto(`${system.url}/#/agent/idea-coach`);
-      const input = page.getByRole("textbox", { name: "Message" });
-      await input.fill("Think about it slowly");
-      await input.press("Enter");
-      const answerBody = page.locator(".message.assistant .markdown").last();
-      await answerBody.getByText("One thought.").waitFor();
-      await page.getByRole("button", { name: "Stop the answer" }).click();
-      // the orchestrator cancels the turn, which ends with CANCELLED: a quiet note, not an error
-      await page.locator(".message.assistant .note", { hasText: "Stopped." }).waitFor();
-      await page.getByRole("button", { name: "Send" }).waitFor();
-      expect(await answerBody.textContent()).not.toContain("much later");
-      await page.locator(".session-item[aria-current=page] .status", { hasText: "stopped" }).waitFor();
-      expect(problems).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    await page.goto(`${system.url}/#/agent/idea-coach`);
+    const input = page.getByRole("textbox", { name: "Message" });
+    await input.fill("Think about it slowly");
+    await input.press("Enter");
+    const answerBody = page.locator(".message.assistant .markdown").last();
+    await answerBody.getByText("One thought.").waitFor();
+    await page.getByRole("button", { name: "Stop the answer" }).click();
+    // the orchestrator cancels the turn, which ends with CANCELLED: a quiet note, not an error
+    await page.locator(".message.assistant .note", { hasText: "Stopped." }).waitFor();
+    await page.getByRole("button", { name: "Send" }).waitFor();
+    expect(await answerBody.textContent()).not.toContain("much later");
+    await page.locator(".session-item[aria-current=page] .status", { hasText: "stopped" }).waitFor();
+    expect(problems).toEqual([]);
   }, 60_000);
 
   it("shows a turn that is still running when the page is reloaded, to its end", async () => {
     const { page, problems } = await openPage({ width: 1024, height: 768 });
-    try {
-      await page.goto(`${system.url}/#/agent/idea-coach`);
-      const input = page.getByRole("textbox", { name: "Message" });
-      await input.fill("Answer slowly, please");
-      await input.press("Enter");
-      await page.locator(".message.assistant .markdown").getByText("One thought.").waitFor();
-      await page.reload();
-      // the session is opened from the URL, and its running turn is followed from the start
-      await page.locator(".message.user", { hasText: "Answer slowly, please" }).waitFor();
-      await page.locator(".message.assistant .markdown").last().getByText("much later").waitFor();
-      await page.getByRole("button", { name: "Send" }).waitFor();
-      expect(problems).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    await page.goto(`${system.url}/#/agent/idea-coach`);
+    const input = page.getByRole("textbox", { name: "Message" });
+    await input.fill("Answer slowly, please");
+    await input.press("Enter");
+    await page.locator(".message.assistant .markdown").getByText("One thought.").waitFor();
+    await page.reload();
+    // the session is opened from the URL, and its running turn is followed from the start
+    await page.locator(".message.user", { hasText: "Answer slowly, please" }).waitFor();
+    await page.locator(".message.assistant .markdown").last().getByText("much later").waitFor();
+    await page.getByRole("button", { name: "Send" }).waitFor();
+    expect(problems).toEqual([]);
   }, 60_000);
 
   it("explains what went wrong, with the error's code and what to do: an unknown agent, an unknown session", async () => {
     const { page } = await openPage({ width: 1024, height: 768 });
-    try {
-      await page.goto(`${system.url}/#/agent/nobody-here`);
-      await page.getByRole("alert").getByText("AGENT_NOT_FOUND").waitFor();
-      await page.goto(`${system.url}/#/session/no-such-session`);
-      const alert = page.getByRole("alert");
-      await alert.getByText("SESSION_NOT_FOUND").waitFor();
-      expect(await alert.textContent()).toContain("Start a new chat");
-    } finally {
-      await page.close();
-    }
+    await page.goto(`${system.url}/#/agent/nobody-here`);
+    await page.getByRole("alert").getByText("AGENT_NOT_FOUND").waitFor();
+    await page.goto(`${system.url}/#/session/no-such-session`);
+    const alert = page.getByRole("alert");
+    await alert.getByText("SESSION_NOT_FOUND").waitFor();
+    expect(await alert.textContent()).toContain("Start a new chat");
   }, 60_000);
 });
