@@ -3,22 +3,15 @@
  * files, cancel, re-attach after a dropped connection, the WebSocket, limits and metrics. Real processes,
  * a private nats-server, the scripted model.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { startTestNats, type TestNats } from "./support/nats-harness.js";
-import { lastMessage, startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "./support/scripted-model.js";
-import { repoRoot, startSystem } from "./support/service-processes.js";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
 import { readSse } from "./support/sse.js";
+import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
 const alice = "alice-token-1111";
 const bob = "bob-token-22222";
-let nats: TestNats;
-let model: ScriptedModel;
-let system: Awaited<ReturnType<typeof startSystem>>;
-let outputRoot: string;
+let system: TestSystem;
 
 function respond(request: ChatRequestBody): ScriptedTurn {
   const last = lastMessage(request);
@@ -34,28 +27,13 @@ function respond(request: ChatRequestBody): ScriptedTurn {
 }
 
 beforeAll(async () => {
-  nats = await startTestNats();
-  model = await startScriptedModel({ responder: respond });
-  outputRoot = await mkdtemp(join(tmpdir(), "ao-api-"));
-  system = await startSystem({
-    NATS_URL: nats.url,
-    BMAD_ROOT: repoRoot,
-    OUTPUT_ROOT: outputRoot,
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: "test-key",
-    LLM_MODEL: "scripted",
-    AUTH_TOKENS: `alice:${alice},bob:${bob}`,
-    HOST: "127.0.0.1",
-    BODY_LIMIT_BYTES: "8192",
+  system = await startTestSystem({
+    responder: respond,
+    env: { AUTH_TOKENS: `alice:${alice},bob:${bob}`, HOST: "127.0.0.1", BODY_LIMIT_BYTES: "8192" },
   });
 }, 60_000);
 
-afterAll(async () => {
-  await system?.stop();
-  await model?.close();
-  await nats?.stop();
-  await rm(outputRoot, { recursive: true, force: true });
-});
+afterAll(() => system?.stop());
 
 const api = (path: string, token: string | undefined, init: RequestInit = {}) =>
   fetch(`${system.url}${path}`, {
@@ -131,7 +109,7 @@ describe("two users", () => {
       expect(response.status, path).toBeGreaterThanOrEqual(400);
       const text = await response.text();
       expect(text).not.toContain("root:");
-      expect(text).not.toContain(outputRoot);
+      expect(text).not.toContain(system.outputRoot);
     }
   });
 

@@ -4,46 +4,31 @@
  * takes it over after the ack wait; the client gets exactly one answer and the conversation holds the
  * turn once.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestNats, type TestNats } from "./support/nats-harness.js";
-import { startScriptedModel, type ScriptedModel, type ScriptedTurn } from "./support/scripted-model.js";
-import { repoRoot, startServiceProcess, startSystem, type ServiceProcess } from "./support/service-processes.js";
+import type { ScriptedModel, ScriptedTurn } from "./support/scripted-model.js";
+import { startServiceProcess, type ServiceProcess } from "./support/service-processes.js";
+import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
-let nats: TestNats;
+let system: TestSystem;
 let model: ScriptedModel;
-let system: Awaited<ReturnType<typeof startSystem>>;
 let second: ServiceProcess | undefined;
-let outputRoot: string;
-let env: Record<string, string>;
 
 beforeAll(async () => {
-  nats = await startTestNats();
   let calls = 0;
   // the first call hangs (its orchestrator will be killed); the takeover's call answers at once
-  model = await startScriptedModel({ responder: (): ScriptedTurn => (++calls === 1 ? { text: "never delivered", delayMs: 60_000 } : { text: "survived" }) });
-  outputRoot = await mkdtemp(join(tmpdir(), "ao-failover-"));
-  env = {
-    NATS_URL: nats.url,
-    BMAD_ROOT: repoRoot,
-    OUTPUT_ROOT: outputRoot,
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: "test-key",
-    LLM_MODEL: "scripted",
-    RUN_ACK_WAIT_MS: "2000",
-  };
-  system = await startSystem(env);
+  system = await startTestSystem({
+    responder: (): ScriptedTurn => (++calls === 1 ? { text: "never delivered", delayMs: 60_000 } : { text: "survived" }),
+    env: { RUN_ACK_WAIT_MS: "2000" },
+  });
+  model = system.model;
 }, 60_000);
 
 afterAll(async () => {
   await second?.stop();
   await system?.stop();
-  await model?.close();
-  await nats?.stop();
-  await rm(outputRoot, { recursive: true, force: true });
 });
 
 describe("an orchestrator killed mid-turn", () => {
@@ -55,7 +40,7 @@ describe("an orchestrator killed mid-turn", () => {
     });
     while (model.requests.length === 0) await sleep(20);
 
-    second = startServiceProcess("orchestrator", env);
+    second = startServiceProcess("orchestrator", system.env);
     await second.waitForLine((line) => line["msg"] === "orchestrator ready");
     const first = system.processes.find((service) => service.name === "orchestrator") as ServiceProcess;
     await first.stop("SIGKILL");
@@ -74,7 +59,7 @@ describe("an orchestrator killed mid-turn", () => {
       { role: "user", content: "please survive" },
       { role: "assistant", content: "survived" },
     ]);
-    const manifest = JSON.parse(await readFile(join(outputRoot, body.session_id, "manifest.json"), "utf8")) as { status: string };
+    const manifest = JSON.parse(await readFile(join(system.outputRoot, body.session_id, "manifest.json"), "utf8")) as { status: string };
     expect(manifest.status).toBe("completed");
   }, 60_000);
 });

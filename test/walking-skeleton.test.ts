@@ -3,18 +3,16 @@
  * the scripted model behind the real openai client, and plain HTTP in front.
  */
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestNats, type TestNats } from "./support/nats-harness.js";
 import { readSse } from "./support/sse.js";
-import { lastMessage, startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "./support/scripted-model.js";
-import { repoRoot, startSystem } from "./support/service-processes.js";
+import { lastMessage, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "./support/scripted-model.js";
+import { repoRoot } from "./support/service-processes.js";
+import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
-let nats: TestNats;
+let system: TestSystem;
 let model: ScriptedModel;
-let system: Awaited<ReturnType<typeof startSystem>>;
 let outputRoot: string;
 
 /** The model's behaviour, chosen by the first word of the user's latest message. */
@@ -35,26 +33,11 @@ function respond(request: ChatRequestBody): ScriptedTurn {
 }
 
 beforeAll(async () => {
-  // a server of its own: these services use the real subjects, which other test files must not share
-  nats = await startTestNats();
-  model = await startScriptedModel({ responder: respond });
-  outputRoot = await mkdtemp(join(tmpdir(), "ao-outputs-"));
-  system = await startSystem({
-    NATS_URL: nats.url,
-    BMAD_ROOT: repoRoot,
-    OUTPUT_ROOT: outputRoot,
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: "test-key",
-    LLM_MODEL: "scripted",
-  });
+  system = await startTestSystem({ responder: respond });
+  ({ model, outputRoot } = system);
 }, 60_000);
 
-afterAll(async () => {
-  await system?.stop();
-  await model?.close();
-  await nats?.stop();
-  await rm(outputRoot, { recursive: true, force: true });
-});
+afterAll(() => system?.stop());
 
 const chat = (body: Record<string, unknown>, accept = "application/json") =>
   fetch(`${system.url}/api/chat`, { method: "POST", headers: { "content-type": "application/json", accept }, body: JSON.stringify(body) });

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { startTestNats, type TestNats } from "./support/nats-harness.js";
-import { lastMessage, startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "./support/scripted-model.js";
-import { repoRoot, startSystem } from "./support/service-processes.js";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
+import { repoRoot } from "./support/service-processes.js";
+import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
 const chromiumPath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
 const artifacts = join(repoRoot, "test-artifacts");
@@ -39,10 +39,7 @@ function respond(request: ChatRequestBody): ScriptedTurn {
   return { text: "Hello! What are we working on?" };
 }
 
-let nats: TestNats;
-let model: ScriptedModel;
-let system: Awaited<ReturnType<typeof startSystem>>;
-let outputRoot: string;
+let system: TestSystem;
 let profile: string;
 let browser: BrowserContext;
 
@@ -54,18 +51,8 @@ beforeAll(async () => {
     );
   }
   await mkdir(artifacts, { recursive: true });
-  nats = await startTestNats();
-  model = await startScriptedModel({ responder: respond });
-  outputRoot = await mkdtemp(join(tmpdir(), "ao-web-outputs-"));
   profile = await mkdtemp(join(tmpdir(), "ao-chromium-"));
-  system = await startSystem({
-    NATS_URL: nats.url,
-    BMAD_ROOT: repoRoot,
-    OUTPUT_ROOT: outputRoot,
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: "test-key",
-    LLM_MODEL: "scripted",
-  });
+  system = await startTestSystem({ responder: respond });
   // a persistent context is how playwright takes a user-data dir of our choosing: a fresh one per run
   browser = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath,
@@ -87,10 +74,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await system?.stop();
-  await model?.close();
-  await nats?.stop();
-  // a failed start (no Chromium) leaves these unset
-  for (const folder of [outputRoot, profile]) if (folder) await rm(folder, { recursive: true, force: true });
+  // a failed start (no Chromium) leaves it unset
+  if (profile) await rm(profile, { recursive: true, force: true });
 });
 
 /** Asks `check` every 20 ms until it returns a value; fails after 20 s. */

@@ -1,0 +1,59 @@
+/**
+ * The whole system for an end-to-end test: a private nats-server, the scripted model, a temp output
+ * folder, and the four services as processes, stopped and cleaned up together.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startTestNats } from "./nats-harness.js";
+import { startScriptedModel, type Responder, type ScriptedModel } from "./scripted-model.js";
+import { repoRoot, startSystem, type ServiceProcess } from "./service-processes.js";
+
+export interface TestSystem {
+  /** the gateway's base URL */
+  url: string;
+  processes: ServiceProcess[];
+  model: ScriptedModel;
+  outputRoot: string;
+  /** the environment the services were started with (to start more replicas alike) */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export async function startTestSystem(options: { responder: Responder; env?: Record<string, string> }): Promise<TestSystem> {
+  // a server of its own: these services use the real subjects, which other test files must not share
+  const nats = await startTestNats();
+  const model = await startScriptedModel({ responder: options.responder });
+  const outputRoot = await mkdtemp(join(tmpdir(), "ao-outputs-"));
+  const cleanUp = async () => {
+    await model.close();
+    await nats.stop();
+    await rm(outputRoot, { recursive: true, force: true });
+  };
+  const env = {
+    NATS_URL: nats.url,
+    BMAD_ROOT: repoRoot,
+    OUTPUT_ROOT: outputRoot,
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: "test-key",
+    LLM_MODEL: "scripted",
+    ...options.env,
+  };
+  try {
+    const system = await startSystem(env);
+    return {
+      url: system.url,
+      processes: system.processes,
+      model,
+      outputRoot,
+      env,
+      stop: async () => {
+        await system.stop();
+        await cleanUp();
+      },
+    };
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+}
