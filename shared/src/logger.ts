@@ -1,4 +1,4 @@
-import { pino, type Logger, type LevelWithSilent } from "pino";
+import { pino, type DestinationStream, type Logger, type LevelWithSilent } from "pino";
 
 export type { Logger } from "pino";
 
@@ -16,13 +16,17 @@ const redactPaths = [
   "*.OPENAI_API_KEY",
 ];
 
-/** The logger of a service: JSON lines on stdout, with the service name on every line and secrets redacted. */
-export function createLogger(service: string, level: LevelWithSilent = "info"): Logger {
-  return pino({
+/**
+ * The logger of a service: JSON lines on stdout (or `destination`), with the service name on every line
+ * and secrets redacted.
+ */
+export function createLogger(service: string, level: LevelWithSilent = "info", destination?: DestinationStream): Logger {
+  const options = {
     name: service,
     level,
     base: { service, pid: process.pid },
     redact: { paths: redactPaths, censor: "[redacted]" },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -135,7 +135,7 @@ async function acceptTurn(
   const { record } = stored;
   if (record.agent_id !== agent.id) throw new AppError("BAD_REQUEST", `This session belongs to agent ${record.agent_id}`);
   // the same run id means this is a redelivery of a turn whose orchestrator died: take it over
-  if (record.status === "running" && record.run_id !== request.run_id) {
+  if (record.status === "running" && record.run_id !== request.run_id && !isAbandoned(record, deps.config)) {
     throw new AppError("SESSION_BUSY", "A turn is already running in this session");
   }
   const session: SessionRecord = {
@@ -147,6 +147,17 @@ async function acceptTurn(
   };
   const revision = await deps.store.update(session, stored.revision);
   return { session, revision, agent };
+}
+
+/**
+ * A running turn older than its wall-clock limit plus every redelivery's ack wait cannot still be
+ * running anywhere: its orchestrators died and the work queue gave up on it. The session must not stay
+ * busy forever, so a new turn may take it.
+ */
+export function isAbandoned(record: SessionRecord, config: Pick<OrchestratorConfig, "TURN_TIMEOUT_MS" | "RUN_ACK_WAIT_MS" | "RUN_MAX_DELIVER">, now = Date.now()): boolean {
+  if (!record.run_started_at) return true;
+  const longest = config.TURN_TIMEOUT_MS + config.RUN_ACK_WAIT_MS * (config.RUN_MAX_DELIVER + 1);
+  return now - Date.parse(record.run_started_at) > longest;
 }
 
 async function getAgent(deps: TurnRunnerDeps, agentId: string): Promise<AgentDefinition> {
