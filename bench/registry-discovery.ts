@@ -1,118 +1,265 @@
 /**
- * Registry discovery benchmark: generates 10, 100, 500 and 1,000 bundles (two agents each, one entry point)
- * in a temp folder and prints, per size, the cold scan, a warm re-scan with nothing changed, and list-agents
- * latency (p50/p99 over 2,000 calls) in-process and over NATS (NATS_URL, or a local nats-server if one is
- * installed; skipped otherwise). Run: `npx tsx bench/registry-discovery.ts` (after `npx tsc -b shared`).
+ * Registry discovery benchmark (measure 6). For each size it generates that many bundles (two agents each,
+ * one entry point) in a temp folder and measures, interleaving the two sides:
+ * - cold discovery: a direct parse in this process (`AgentRegistry.rescan()` on an empty cache) against the
+ *   registry service started cold (`startRegistry`: scan, register the endpoints) until its first
+ *   `registry.agents.list` over NATS returns every agent;
+ * - a warm re-scan with nothing changed;
+ * - warm list: `listAgents()` in process against `registry.agents.list` over NATS (decoded and validated,
+ *   as the gateway does);
+ * - change-to-visible: a new bundle written to disk until the watching registry lists it over NATS.
+ *
+ * Run alone: `npx tsx bench/registry-discovery.ts` (after `npx tsc -b`), with NATS_URL or a local nats-server.
+ * `npm run bench` runs it as measure 6 with sizes 10, 100 and 1,000.
  */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { connect, type NatsConnection } from "nats";
-import { createLogger, ListAgentsReply, requestJson, subjects } from "@agent-orchestrator/shared";
+import { createLogger, decodeJson, encodeJson, ListAgentsReply, requestJson, subjects } from "@agent-orchestrator/shared";
 import { AgentRegistry } from "../services/registry/src/agent-registry.js";
-import { registryEnvSchema } from "../services/registry/src/config.js";
-import { startRegistry } from "../services/registry/src/registry-service.js";
-import { findNatsServerBinary, startLocalNats, type LocalNats } from "../scripts/lib/local-nats.js";
+import { discoveryLimits, registryEnvSchema } from "../services/registry/src/config.js";
+import { startRegistry, type RunningRegistry } from "../services/registry/src/registry-service.js";
+import type { BenchContext } from "./support/bench-context.js";
+import { startBenchNats } from "./support/bench-nats.js";
+import { pick } from "./support/bench-settings.js";
+import { settings } from "./support/service-settings.js";
+import { generateBundles, generatedEntryAgentId } from "./support/generated-bundles.js";
+import { interleave, timed } from "./support/interleave.js";
+import { formatMs, formatRatio, type MeasureReport, type MeasureRow } from "./support/measure-report.js";
+import { summarize, type Summary } from "./support/stats.js";
 
-const sizes = [10, 100, 500, 1000];
-const calls = 2000;
-const limits = { maxFileBytes: 1024 * 1024, maxSources: 5000, maxAgentsPerSource: 200 };
+export interface RegistryDiscoveryOptions {
+  connection: NatsConnection;
+  sizes: number[];
+  /** cold rounds per size (each side) */
+  coldRounds: number;
+  /** list calls per size (each side) */
+  listCalls: number;
+  /** new bundles written per size for change-to-visible */
+  changeSamples: number;
+}
 
-async function generate(root: string, count: number): Promise<void> {
-  for (let index = 0; index < count; index++) {
-    const name = `bundle-${String(index).padStart(4, "0")}`;
-    const folder = join(root, "bmad/custom/bundles", name);
-    await mkdir(join(folder, "agents"), { recursive: true });
-    await writeFile(
-      join(folder, "bundle.yaml"),
-      `type: bundle\nname: ${name}\nversion: 1.0.0\ndescription: generated\nagents:\n` +
-        `  - { id: ${name}-lead, name: Lead, title: Lead, file: agents/lead.md, entry_point: true }\n` +
-        `  - { id: ${name}-helper, name: Helper, title: Helper, file: agents/helper.md }\n`,
-    );
-    for (const role of ["lead", "helper"]) {
-      await writeFile(
-        join(folder, "agents", `${role}.md`),
-        `# ${role}\n\n\`\`\`xml\n<agent id="${name}-${role}" name="${role}" title="${role}" icon="🧪">\n` +
-          `  <persona><role>r</role><identity>i</identity><communication_style>c</communication_style><principles>p</principles></persona>\n` +
-          `  <critical-actions><i>Load into memory {bundle-root}/config.yaml</i><i>Remember {user_name}</i></critical-actions>\n` +
-          `  <cmds><c cmd="*help">Help</c><c cmd="*go" run-workflow="{bundle-root}/workflows/go/workflow.yaml">Go</c><c cmd="*exit">Exit</c></cmds>\n</agent>\n\`\`\`\n`,
-      );
+export interface RegistrySizeResult {
+  bundles: number;
+  agents: number;
+  coldDirect: Summary;
+  coldService: Summary;
+  warmRescan: Summary;
+  listInProcess: Summary;
+  listOverNats: Summary;
+  /** bytes of one list reply, and the p50 time to decode and validate it (what the gateway does with it) */
+  listReplyBytes: number;
+  listDecodeMs: number;
+  changeToVisible: Summary;
+}
+
+const logger = createLogger("registry-bench", "silent");
+
+export async function measureRegistryDiscovery(options: RegistryDiscoveryOptions): Promise<RegistrySizeResult[]> {
+  const results: RegistrySizeResult[] = [];
+  for (const size of options.sizes) {
+    const root = await mkdtemp(join(tmpdir(), "registry-bench-"));
+    try {
+      await generateBundles(root, size);
+      results.push(await measureSize(options, root, size));
+    } finally {
+      await rm(root, { recursive: true, force: true });
     }
   }
+  return results;
 }
 
-function percentiles(samples: number[]): { p50: number; p99: number } {
-  const sorted = [...samples].sort((left, right) => left - right);
-  const at = (fraction: number) => sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? 0;
-  return { p50: at(0.5), p99: at(0.99) };
-}
+async function measureSize(options: RegistryDiscoveryOptions, root: string, size: number): Promise<RegistrySizeResult> {
+  const { connection } = options;
+  const prefix = `bench-registry-${size}.`;
+  const config = settings(registryEnvSchema, { BMAD_ROOT: root, REGISTRY_WATCH: "false" });
+  const listOverNats = () => requestJson(connection, prefix + subjects.registryAgentsList, {}, ListAgentsReply, { timeoutMs: 10_000 });
 
-async function timeMs(run: () => Promise<unknown> | unknown): Promise<number> {
-  const started = process.hrtime.bigint();
-  await run();
-  return Number(process.hrtime.bigint() - started) / 1e6;
-}
-
-function timeSync(run: () => unknown): number {
-  const started = process.hrtime.bigint();
-  run();
-  return Number(process.hrtime.bigint() - started) / 1e6;
-}
-
-async function natsConnection(): Promise<{ connection: NatsConnection; stop(): Promise<void> } | undefined> {
-  let server: LocalNats | undefined;
-  let url = process.env["NATS_URL"];
-  if (!url && findNatsServerBinary()) {
-    const storeDir = await mkdtemp(join(tmpdir(), "bench-nats-"));
-    server = await startLocalNats({ storeDir });
-    url = server.url;
-  }
-  if (!url) return undefined;
-  const connection = await connect({ servers: url });
-  return {
-    connection,
-    async stop() {
-      await connection.drain();
-      await server?.stop();
+  const cold = await interleave(
+    {
+      direct: () => timed(() => new AgentRegistry(root, discoveryLimits(config)).rescan()),
+      service: async () => {
+        const started = performance.now();
+        const running = await startRegistry({ connection, config, logger, subjectPrefix: prefix });
+        const reply = await listOverNats();
+        const elapsed = performance.now() - started;
+        await running.stop();
+        if (!reply.success || reply.agents.length !== size) throw new Error(`the registry listed ${reply.success ? reply.agents.length : "an error"}, not ${size}`);
+        return elapsed;
+      },
     },
+    { warmup: 1, samples: options.coldRounds },
+  );
+
+  const registry = new AgentRegistry(root, discoveryLimits(config));
+  await registry.rescan();
+  const rescans: number[] = [];
+  for (let round = 0; round < 3; round++) rescans.push(await timed(() => registry.rescan()));
+  const warmRescan = summarize(rescans);
+  const running = await startRegistry({ connection, config, logger, subjectPrefix: prefix });
+  const list = await interleave(
+    {
+      // timed synchronously: an await would add more than the call itself costs
+      inProcess: async () => {
+        const started = performance.now();
+        registry.listAgents();
+        return performance.now() - started;
+      },
+      overNats: () => timed(listOverNats),
+    },
+    { warmup: Math.min(100, options.listCalls), samples: options.listCalls },
+  );
+  const raw = await connection.request(prefix + subjects.registryAgentsList, encodeJson({}), { timeout: 10_000 });
+  const decodes: number[] = [];
+  for (let round = 0; round < 200; round++) {
+    const started = performance.now();
+    decodeJson(raw.data, ListAgentsReply);
+    decodes.push(performance.now() - started);
+  }
+  await running.stop();
+
+  const changeToVisible = await measureChangeToVisible(options, root, size, prefix);
+  return {
+    bundles: size,
+    agents: registry.listAgents().length,
+    coldDirect: summarize(cold.direct),
+    coldService: summarize(cold.service),
+    warmRescan,
+    listInProcess: summarize(list.inProcess),
+    listOverNats: summarize(list.overNats),
+    listReplyBytes: raw.data.length,
+    listDecodeMs: summarize(decodes).p50,
+    changeToVisible,
   };
 }
 
-const format = (value: number) => (value >= 10 ? value.toFixed(1) : value.toFixed(3));
-const nats = await natsConnection();
-const logger = createLogger("registry-bench", "silent");
-const rows: string[][] = [];
-
-for (const size of sizes) {
-  const root = await mkdtemp(join(tmpdir(), "registry-bench-"));
+/** Writes a new bundle and times until the watching registry lists its agent over NATS. */
+async function measureChangeToVisible(options: RegistryDiscoveryOptions, root: string, size: number, prefix: string): Promise<Summary> {
+  const config = settings(registryEnvSchema, { BMAD_ROOT: root, REGISTRY_WATCH: "true" });
+  const running: RunningRegistry = await startRegistry({ connection: options.connection, config, logger, subjectPrefix: `${prefix}watch.` });
+  const samples: number[] = [];
   try {
-    await generate(root, size);
-    const registry = new AgentRegistry(root, limits);
-    const cold = await timeMs(() => registry.rescan());
-    const warm = await timeMs(() => registry.rescan());
-    const inProcess = percentiles(Array.from({ length: calls }, () => timeSync(() => registry.listAgents())));
-    let overNats = { p50: Number.NaN, p99: Number.NaN };
-    if (nats) {
-      const prefix = `bench-${size}.`;
-      const config = registryEnvSchema.parse({ BMAD_ROOT: root, REGISTRY_WATCH: "false" });
-      const running = await startRegistry({ connection: nats.connection, config, logger, subjectPrefix: prefix });
-      const samples: number[] = [];
-      for (let call = 0; call < calls; call++) {
-        samples.push(await timeMs(() => requestJson(nats.connection, prefix + subjects.registryAgentsList, {}, ListAgentsReply, { timeoutMs: 5000 })));
-      }
-      overNats = percentiles(samples);
-      await running.stop();
+    for (let sample = 0; sample < options.changeSamples; sample++) {
+      const index = size + sample;
+      const started = performance.now();
+      await generateBundles(root, 1, index);
+      await waitUntilListed(options.connection, `${prefix}watch.`, generatedEntryAgentId(index));
+      samples.push(performance.now() - started);
     }
-    rows.push([String(size), String(registry.listAgents().length), format(cold), format(warm), (cold / warm).toFixed(1), (inProcess.p50 * 1000).toFixed(2), (inProcess.p99 * 1000).toFixed(2), format(overNats.p50), format(overNats.p99)]);
   } finally {
-    await rm(root, { recursive: true, force: true });
+    await running.stop();
+  }
+  return summarize(samples);
+}
+
+/** Waits for `registry.changed` events until a list shows `agentId` (10 s at most). */
+async function waitUntilListed(connection: NatsConnection, prefix: string, agentId: string): Promise<void> {
+  const changes = connection.subscribe(prefix + subjects.registryChanged, { timeout: 10_000 });
+  try {
+    for await (const _change of changes) {
+      const reply = await requestJson(connection, prefix + subjects.registryAgentsList, {}, ListAgentsReply, { timeoutMs: 10_000 });
+      if (reply.success && reply.agents.some((agent) => agent.id === agentId)) return;
+    }
+  } finally {
+    changes.unsubscribe();
+  }
+  throw new Error(`${agentId} did not become visible`);
+}
+
+/** Measure 6 as table lines: the targets are "warm list ≤ 1 ms" and "1,000 bundles cold ≤ 1 s". */
+export function registryReport(results: RegistrySizeResult[], options: Omit<RegistryDiscoveryOptions, "connection" | "sizes">): MeasureReport {
+  const rows: MeasureRow[] = [];
+  for (const result of results) {
+    const coldTarget = result.bundles === 1000 ? { target: "≤ 1 s", met: result.coldService.p50 <= 1000 } : {};
+    rows.push({
+      label: `cold discovery, ${result.bundles} bundles, p50`,
+      baseline: formatMs(result.coldDirect.p50),
+      system: formatMs(result.coldService.p50),
+      result: formatRatio(result.coldService.p50 / result.coldDirect.p50),
+      ...coldTarget,
+    });
+  }
+  for (const result of results) {
+    rows.push({
+      label: `warm list, ${result.bundles} bundles, p50 / p99`,
+      baseline: `${formatMs(result.listInProcess.p50)} / ${formatMs(result.listInProcess.p99)}`,
+      system: `${formatMs(result.listOverNats.p50)} / ${formatMs(result.listOverNats.p99)}`,
+      result: formatMs(result.listOverNats.p50),
+      target: "≤ 1 ms",
+      met: result.listOverNats.p50 <= 1,
+    });
+  }
+  for (const result of results) {
+    rows.push({
+      label: `change-to-visible, ${result.bundles} bundles, p50 / max`,
+      baseline: "—",
+      system: `${formatMs(result.changeToVisible.p50)} / ${formatMs(result.changeToVisible.max)}`,
+      result: formatMs(result.changeToVisible.p50),
+    });
+  }
+  return {
+    id: 6,
+    title: "registry discovery",
+    method:
+      `Generated bundles (2 agents each) in a temp folder. Cold: direct parse (AgentRegistry.rescan on an empty cache, in process) vs the registry ` +
+      `service started cold until its first list over NATS returns every agent, ${options.coldRounds} rounds each, interleaved. Warm list: ` +
+      `listAgents() vs registry.agents.list over NATS (validated as the gateway does), ${options.listCalls} calls each, interleaved. ` +
+      `Change-to-visible: a new bundle written until the watching registry (fs.watch, 100 ms debounce, the default) lists it, ${options.changeSamples} samples.`,
+    rows,
+    details: { sizes: results, ...options },
+    notes: [
+      "Cold means an empty registry cache; the OS file cache is warm for both sides (the files were just written).",
+      "The warm list over NATS carries every listed agent (one entry point per bundle), so it grows with the size; the in-process list only returns an array it already holds. " +
+        `Reply size and the time to decode and validate it (zod, as the gateway does): ${results
+          .map((result) => `${result.bundles} bundles ${(result.listReplyBytes / 1024).toFixed(1)} KiB, ${formatMs(result.listDecodeMs)}`)
+          .join("; ")}.`,
+      "Change-to-visible includes the 100 ms debounce (REGISTRY_DEBOUNCE_MS) that lets one save or checkout be one re-scan.",
+    ],
+  };
+}
+
+/** Measure 6 inside `npm run bench`: sizes 10, 100 and 1,000 on the run's server. */
+export async function measureRegistry(context: BenchContext): Promise<MeasureReport> {
+  const options = { coldRounds: pick(5, 2), listCalls: pick(2_000, 300), changeSamples: pick(10, 3) };
+  const connection = await connect({ servers: context.nats.url });
+  try {
+    return registryReport(await measureRegistryDiscovery({ connection, sizes: [10, 100, 1000], ...options }), options);
+  } finally {
+    await connection.drain();
   }
 }
-await nats?.stop();
 
-const header = ["bundles", "agents", "cold scan ms", "warm re-scan ms", "cold/warm", "list p50 µs", "list p99 µs", "NATS list p50 ms", "NATS list p99 ms"];
-const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)));
-const line = (cells: string[]) => cells.map((cell, column) => cell.padStart(widths[column] ?? 0)).join("  ");
-console.log(`registry discovery (node ${process.version}, ${calls} list calls per size${nats ? "" : ", NATS skipped: no server"})`);
-console.log(line(header));
-for (const row of rows) console.log(line(row));
+/** The CLI: the original table of this benchmark, for 10, 100, 500 and 1,000 bundles. */
+async function main(): Promise<void> {
+  const server = process.env["NATS_URL"] ? undefined : await startBenchNats();
+  const connection = await connect({ servers: process.env["NATS_URL"] ?? server?.url });
+  const options = { coldRounds: 3, listCalls: 2000, changeSamples: 5 };
+  try {
+    const results = await measureRegistryDiscovery({ connection, sizes: [10, 100, 500, 1000], ...options });
+    const header = ["bundles", "agents", "cold direct ms", "cold service ms", "warm re-scan ms", "list p50 µs", "list p99 µs", "NATS list p50 ms", "NATS list p99 ms", "change→visible ms"];
+    const rows = results.map((result) => [
+      String(result.bundles),
+      String(result.agents),
+      result.coldDirect.p50.toFixed(1),
+      result.coldService.p50.toFixed(1),
+      result.warmRescan.p50.toFixed(2),
+      (result.listInProcess.p50 * 1000).toFixed(2),
+      (result.listInProcess.p99 * 1000).toFixed(2),
+      result.listOverNats.p50.toFixed(3),
+      result.listOverNats.p99.toFixed(3),
+      result.changeToVisible.p50.toFixed(0),
+    ]);
+    const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)));
+    const line = (cells: string[]) => cells.map((cell, column) => cell.padStart(widths[column] ?? 0)).join("  ");
+    console.log(`registry discovery (node ${process.version}, ${options.listCalls} list calls per size)`);
+    console.log(line(header));
+    for (const row of rows) console.log(line(row));
+  } finally {
+    await connection.drain();
+    await server?.stop();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -1,0 +1,87 @@
+/**
+ * `npm run bench`: every measure of issue 8 in one run, against one private nats-server and the scripted
+ * model, so that ratios compare figures taken minutes apart on the same machine. Prints the table and
+ * writes a dated JSON file to bench/results/ (git-ignored); a full run of every measure also writes
+ * bench/results/latest.json, the one that is committed.
+ *
+ * BENCH_QUICK=1 runs far fewer samples (for development); BENCH_ONLY=1,3 runs only those measures.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { quick } from "./support/bench-settings.js";
+import { startBenchContext, type BenchContext } from "./support/bench-context.js";
+import type { MeasureReport } from "./support/measure-report.js";
+import { formatResultsTable } from "./support/results-table.js";
+import { collectVersions, describeMachine } from "./support/run-environment.js";
+import { measureAgentsSdkComparison } from "./agents-sdk-comparison.js";
+import { measureIdleSessionMemory } from "./idle-session-memory.js";
+import { measureLazyLoading } from "./lazy-loading.js";
+import { measureRecovery } from "./recovery.js";
+import { measureRegistry } from "./registry-discovery.js";
+import { measureSessionEndToEnd } from "./session-end-to-end.js";
+import { measureThroughput } from "./throughput.js";
+import { measureTimeToFirstToken } from "./time-to-first-token.js";
+import { measureToolCallOverhead } from "./tool-call-overhead.js";
+import { measureWorkflowStart } from "./workflow-start.js";
+
+const measures: Array<{ id: number; run: (context: BenchContext) => Promise<MeasureReport> }> = [
+  { id: 1, run: measureToolCallOverhead },
+  { id: 2, run: measureTimeToFirstToken },
+  { id: 3, run: measureSessionEndToEnd },
+  { id: 4, run: measureAgentsSdkComparison },
+  { id: 5, run: measureThroughput },
+  { id: 6, run: measureRegistry },
+  { id: 7, run: measureLazyLoading },
+  { id: 8, run: measureWorkflowStart },
+  { id: 9, run: measureIdleSessionMemory },
+  // last: it restarts the server under everything
+  { id: 10, run: measureRecovery },
+];
+
+function failedReport(id: number, error: unknown): MeasureReport {
+  const message = error instanceof Error ? error.message : String(error);
+  return { id, title: "FAILED", method: message, rows: [{ label: message, baseline: "", system: "", result: "failed", met: false }], details: {}, notes: [] };
+}
+
+const only = new Set((process.env["BENCH_ONLY"] ?? "").split(",").filter((id) => id.trim() !== "").map(Number));
+const startedAt = new Date();
+const machineAtStart = describeMachine();
+const versions = collectVersions();
+const context = await startBenchContext();
+const reports: MeasureReport[] = [];
+try {
+  for (const measure of measures) {
+    if (only.size > 0 && !only.has(measure.id)) continue;
+    const started = performance.now();
+    process.stderr.write(`measure ${measure.id} …`);
+    try {
+      context.responder.toolFailures = 0;
+      const report = await measure.run(context);
+      if (context.responder.toolFailures > 0) report.notes.push(`WARNING: ${context.responder.toolFailures} tool calls failed during this measure.`);
+      reports.push(report);
+    } catch (error) {
+      // one broken measure must not cost the others; the run still fails at the end
+      process.exitCode = 1;
+      reports.push(failedReport(measure.id, error));
+    }
+    process.stderr.write(` ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  }
+} finally {
+  await context.stop();
+}
+
+const results = {
+  startedAt: startedAt.toISOString(),
+  durationS: Math.round((Date.now() - startedAt.getTime()) / 1000),
+  quick,
+  command: quick ? "BENCH_QUICK=1 npm run bench" : "npm run bench",
+  machine: { ...machineAtStart, loadAverage1mAtEnd: describeMachine().loadAverage1m },
+  versions,
+  measures: reports,
+};
+console.log(formatResultsTable(results));
+const folder = fileURLToPath(new URL("./results/", import.meta.url));
+await mkdir(folder, { recursive: true });
+const json = `${JSON.stringify(results, null, 2)}\n`;
+if (!quick && only.size === 0 && process.exitCode !== 1) await writeFile(`${folder}latest.json`, json);
+await writeFile(`${folder}${results.startedAt.replace(/[:.]/g, "-")}.json`, json);

@@ -1,0 +1,100 @@
+import type { NatsConnection } from "nats";
+import { connectNats, createLogger, serviceNames, type ServiceName } from "@agent-orchestrator/shared";
+import { gatewayEnvSchema } from "../../services/gateway/src/config.js";
+import { startGateway } from "../../services/gateway/src/gateway-service.js";
+import { orchestratorEnvSchema } from "../../services/orchestrator/src/config.js";
+import { startOrchestrator } from "../../services/orchestrator/src/orchestrator-service.js";
+import { registryEnvSchema } from "../../services/registry/src/config.js";
+import { startRegistry } from "../../services/registry/src/registry-service.js";
+import { toolRunnerEnvSchema } from "../../services/tool-runner/src/config.js";
+import { startToolRunner } from "../../services/tool-runner/src/tool-runner-service.js";
+import { settings } from "./service-settings.js";
+
+export interface BenchSystemOptions {
+  natsUrl: string;
+  modelUrl: string;
+  bmadRoot: string;
+  outputRoot: string;
+  /** subjects and JetStream names of this system, so several systems can share one server */
+  prefix: string;
+  /** `external`: the caller runs the orchestrator elsewhere (measure 9 runs it in a child process), or none runs */
+  orchestrator: "in-process" | "external";
+  /** settings that differ from benchEnv for this system only */
+  overrides?: Record<string, string>;
+}
+
+export interface BenchSystem {
+  gatewayUrl: string;
+  /** the settings every service of this system was started with (also for an external orchestrator) */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The settings of every benchmark system. Where they differ from the defaults, it is on purpose:
+ * - RUN_CONCURRENCY 64: measure 5 runs 64 sessions at once; the default (32 turns per orchestrator)
+ *   would halve throughput there, which measures a setting, not the cost of distribution.
+ * - RATE_LIMIT_PER_MINUTE: the per-user limit (600/min) would answer 429 to a benchmark.
+ * - MODEL_MAX_RETRIES 0: a failed model call must fail the sample, not hide inside a retry.
+ * - REGISTRY_WATCH off for sessions: nothing changes under BMAD_ROOT; measure 6 watches on its own.
+ */
+export function benchEnv(options: Omit<BenchSystemOptions, "orchestrator" | "prefix" | "overrides">): Record<string, string> {
+  return {
+    NATS_URL: options.natsUrl,
+    LOG_LEVEL: "silent",
+    BMAD_ROOT: options.bmadRoot,
+    OUTPUT_ROOT: options.outputRoot,
+    OPENAI_BASE_URL: options.modelUrl,
+    OPENAI_API_KEY: "bench",
+    LLM_MODEL: "scripted",
+    MODEL_MAX_RETRIES: "0",
+    RUN_CONCURRENCY: "64",
+    RATE_LIMIT_PER_MINUTE: "1000000",
+    REGISTRY_WATCH: "false",
+    PORT: "0",
+  };
+}
+
+/**
+ * Starts the four services in this process through their exported start functions, each with its own NATS
+ * connection (as four processes would have), on one subject prefix. In one process the figures are the
+ * most precise (one clock, no scheduler noise between processes); the caveat is that all services share
+ * one event loop, which matters only when the CPU is saturated (measure 5 at high concurrency).
+ */
+export async function startBenchSystem(options: BenchSystemOptions): Promise<BenchSystem> {
+  const env = { ...benchEnv(options), ...options.overrides };
+  const stops: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const step of stops.reverse()) await step();
+  };
+  try {
+    const connect = async (service: ServiceName) => {
+      const connection = await connectNats({ url: options.natsUrl, service, logger: createLogger(service, "silent") });
+      stops.push(() => connection.drain());
+      return connection;
+    };
+    const common = (connection: NatsConnection, service: ServiceName) => ({ connection, logger: createLogger(service, "silent"), subjectPrefix: options.prefix });
+
+    const registryConnection = await connect(serviceNames.registry);
+    const registry = await startRegistry({ ...common(registryConnection, serviceNames.registry), config: settings(registryEnvSchema, env) });
+    stops.push(() => registry.stop());
+
+    const toolConnection = await connect(serviceNames.toolRunner);
+    const toolRunner = await startToolRunner({ ...common(toolConnection, serviceNames.toolRunner), config: settings(toolRunnerEnvSchema, env) });
+    stops.push(() => toolRunner.stop());
+
+    if (options.orchestrator === "in-process") {
+      const orchestratorConnection = await connect(serviceNames.orchestrator);
+      const orchestrator = await startOrchestrator({ ...common(orchestratorConnection, serviceNames.orchestrator), config: settings(orchestratorEnvSchema, env) });
+      stops.push(() => orchestrator.stop());
+    }
+
+    const gatewayConnection = await connect(serviceNames.gateway);
+    const gateway = await startGateway({ ...common(gatewayConnection, serviceNames.gateway), config: settings(gatewayEnvSchema, env) });
+    stops.push(() => gateway.stop());
+    return { gatewayUrl: gateway.url, env, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,45 @@
+import type { NatsConnection } from "nats";
+import { createLogger, ReadFileArgs, toErrorBody, type ToolContext, type ToolName, type ToolResult } from "@agent-orchestrator/shared";
+import { ToolClient } from "../../services/orchestrator/src/tool-client.js";
+import { ManifestStore } from "../../services/tool-runner/src/manifest/manifest-store.js";
+import { createSandbox } from "../../services/tool-runner/src/sandbox/index.js";
+import { readFileTool } from "../../services/tool-runner/src/tools/read-file-tool.js";
+import type { ToolDependencies } from "../../services/tool-runner/src/tools/tool-handler.js";
+
+/** read_file as a plain function call: the tool-runner's own handler and sandbox, in this process, no NATS. */
+export interface DirectReadFile {
+  (args: unknown, context: ToolContext): Promise<ToolResult>;
+}
+
+/**
+ * The baselines' tool: the same handler the tool-runner runs (`readFileTool` through the same sandbox), called
+ * directly. Only read_file: it is the one tool the session measures use.
+ */
+export async function createDirectReadFile(bmadRoot: string, outputRoot: string): Promise<DirectReadFile> {
+  const logger = createLogger("bench-direct-tools", "silent");
+  const sandbox = await createSandbox({ projectRoot: bmadRoot, outputRoot, readMaxBytes: 1 << 20, writeMaxBytes: 1 << 20, listMaxEntries: 1000 });
+  const deps: ToolDependencies = { sandbox, manifests: new ManifestStore({ sandbox, logger }), replyBudget: () => 1 << 20, logger };
+  return async (args, context) => {
+    try {
+      return await readFileTool(ReadFileArgs.parse(args), context, deps);
+    } catch (error) {
+      return { success: false, error: toErrorBody(error) };
+    }
+  };
+}
+
+/**
+ * `runAgentLoop` takes a ToolClient; this one skips NATS and calls the tool function directly, so the
+ * in-process loop and the distributed one run the very same loop code. The NATS connection is never used
+ * (every call is overridden), hence the empty stand-in.
+ */
+export class DirectToolClient extends ToolClient {
+  constructor(private readonly readFile: DirectReadFile) {
+    super(undefined as unknown as NatsConnection, 0);
+  }
+
+  override async call(name: ToolName, _callId: string, context: ToolContext, args: unknown): Promise<ToolResult> {
+    if (name !== "read_file") return { success: false, error: { code: "UNKNOWN_TOOL", message: `${name} is not wired in the in-process baseline` } };
+    return this.readFile(args, context);
+  }
+}

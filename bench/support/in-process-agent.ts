@@ -1,0 +1,74 @@
+import { randomUUID } from "node:crypto";
+import OpenAI from "openai";
+import type { AgentDefinition } from "@agent-orchestrator/shared";
+import { runAgentLoop, type TurnOutput } from "../../services/orchestrator/src/agent-loop.js";
+import { orchestratorEnvSchema } from "../../services/orchestrator/src/config.js";
+import { runCriticalActions } from "../../services/orchestrator/src/critical-actions.js";
+import { buildSystemPrompt } from "../../services/orchestrator/src/system-prompt.js";
+import type { ToolClient } from "../../services/orchestrator/src/tool-client.js";
+import { AgentRegistry } from "../../services/registry/src/agent-registry.js";
+import { discoveryLimits, registryEnvSchema } from "../../services/registry/src/config.js";
+import type { BenchSystem } from "./bench-system.js";
+import { createDirectReadFile, DirectToolClient } from "./direct-tools.js";
+import { settings } from "./service-settings.js";
+
+/** The "in-process loop" baseline: one turn of an agent, all in this process. */
+export interface InProcessAgent {
+  runTurn(message: string): Promise<TurnOutput>;
+  /** the system prompt a turn starts with (critical actions run, config read), for the other baselines */
+  systemPrompt(): Promise<string>;
+}
+
+/**
+ * The orchestrator's work for one turn without the distribution: the agent parsed once (as the registry
+ * keeps it), then per turn the critical actions (config read directly), the system prompt, and the very
+ * `runAgentLoop` the orchestrator runs, with the tool function called directly and an openai client of the
+ * same settings. `loopTools` replaces the direct tool calls of the loop (measure 1 passes the NATS client,
+ * so that only the path of the model's tool call differs). What it leaves out is exactly what distribution adds: HTTP, NATS hops, the JetStream work
+ * queue, the session in JetStream KV, the manifest file, the event stream.
+ */
+export async function createInProcessAgent(system: Pick<BenchSystem, "env">, agentId: string, loopTools?: ToolClient): Promise<InProcessAgent> {
+  const { env } = system;
+  const registry = new AgentRegistry(env["BMAD_ROOT"] ?? ".", discoveryLimits(settings(registryEnvSchema, env)));
+  await registry.rescan();
+  const agent: AgentDefinition | undefined = registry.getAgent(agentId)?.definition;
+  if (!agent) throw new Error(`no agent ${agentId} under ${env["BMAD_ROOT"]}`);
+  const config = settings(orchestratorEnvSchema, env);
+  const client = new OpenAI({ apiKey: config.OPENAI_API_KEY ?? "", baseURL: config.OPENAI_BASE_URL ?? null, maxRetries: config.MODEL_MAX_RETRIES, timeout: config.MODEL_TIMEOUT_MS });
+  const readFile = await createDirectReadFile(env["BMAD_ROOT"] ?? ".", env["OUTPUT_ROOT"] ?? ".");
+  const tools = loopTools ?? new DirectToolClient(readFile);
+
+  const context = () => ({ session_id: randomUUID(), bundle_path: agent.bundlePath });
+  const systemPrompt = async (sessionContext = context()) =>
+    buildSystemPrompt(agent, await runCriticalActions(agent.criticalActions, (path) => readFile({ file_path: path }, sessionContext)));
+
+  return {
+    systemPrompt: () => systemPrompt(),
+    async runTurn(message) {
+      const sessionContext = context();
+      return runAgentLoop({
+        client,
+        model: config.LLM_MODEL,
+        messages: [
+          { role: "system", content: await systemPrompt(sessionContext) },
+          { role: "user", content: message },
+        ],
+        tools,
+        context: sessionContext,
+        runId: randomUUID(),
+        emit: () => {},
+        signal: new AbortController().signal,
+        // the same mapping as the orchestrator's turn-runner.ts
+        limits: {
+          maxIterations: config.MAX_ITERATIONS,
+          toolConcurrency: config.TOOL_CONCURRENCY,
+          maxToolCallsPerAnswer: config.MAX_TOOL_CALLS_PER_ANSWER,
+          contextBudgetTokens: config.CONTEXT_BUDGET_TOKENS,
+          toolResultMaxChars: config.TOOL_RESULT_MAX_CHARS,
+          maxInvalidToolCalls: config.MAX_INVALID_TOOL_CALLS,
+          modelTimeoutMs: config.MODEL_TIMEOUT_MS,
+        },
+      });
+    },
+  };
+}
