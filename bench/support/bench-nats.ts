@@ -6,6 +6,8 @@ import { findNatsServerBinary, natsServerMissingHelp, startLocalNats, type Local
 /** A private nats-server for the benchmark run, which can be restarted in place (measure 10). */
 export interface BenchNats {
   url: string;
+  /** the server process (changes on restart) */
+  readonly pid: number;
   /** stops the server and starts it again on the same port with the same JetStream store; resolves when it listens */
   restart(): Promise<{ stoppedAt: number; readyAt: number }>;
   stop(): Promise<void>;
@@ -22,6 +24,9 @@ export async function startBenchNats(): Promise<BenchNats> {
   const port = Number(new URL(server.url).port);
   return {
     url: server.url,
+    get pid() {
+      return server.process.pid ?? -1;
+    },
     async restart() {
       await server.stop();
       const stoppedAt = performance.now();

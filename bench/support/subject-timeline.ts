@@ -107,7 +107,10 @@ function add<T>(map: Map<string, T>, key: string, create: () => T): T {
 export function describeTrace(trace: Trace, runs: number, what: string): string[] {
   return [
     `Timeline (median of ${runs} traced ${what}, ms from the client's POST): ` + trace.steps.map((step) => `${step.step} ${step.medianAtMs.toFixed(2)}`).join("; ") + ".",
-    `Request → reply on NATS (median ms, in order): ` + trace.roundTrips.map((trip) => `${trip.request} ${trip.medianMs.toFixed(2)}`).join("; ") + ".",
+    `Request → reply on NATS as the watcher sees them (median ms, in order; JetStream answers inside nats-server, so its replies reach the watcher ` +
+      `with the request and show about 0): ` +
+      trace.roundTrips.map((trip) => `${trip.request} ${trip.medianMs.toFixed(2)}`).join("; ") +
+      ".",
   ];
 }
 
