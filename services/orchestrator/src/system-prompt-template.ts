@@ -38,6 +38,10 @@ TOOLS: CALL THEM, DO NOT DESCRIBE THEM
 MENU (the user may type the trigger, its number, or part of its text):
 {{menu}}
 
+THE AGENT FILE'S OWN MENU HANDLERS AND RULES (with our tools: "load" means read_file, and a workflow
+starts with preload_workflow, which also loads the workflow engine):
+{{agent_rules}}
+
 RUNNING A WORKFLOW:
 1. Call preload_workflow with the menu item's workflow path.
 2. Follow the instructions' <step> elements in order; announce each as "Step N: goal".

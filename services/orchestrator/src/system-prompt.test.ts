@@ -26,7 +26,11 @@ describe("buildSystemPrompt", () => {
     {
       instructions: ["Remember the user's name is Ada"],
       files: [{ path: "{bundle-root}/config.yaml", content: "user_name: Ada\n" }],
-      variables: { user_name: "Ada", output_folder: "{session-folder}" },
+      variables: { user_name: "Ada", output_folder: "{session-folder}", communication_language: "French" },
+    },
+    {
+      handlers: { workflow: "1. LOAD {project-root}/bmad/core/tasks/workflow.xml\n2. Follow it" },
+      rules: ["ALWAYS communicate in {communication_language}", "Stay in character"],
     },
     new Date("2026-11-22T10:00:00Z"),
   );
@@ -49,6 +53,16 @@ describe("buildSystemPrompt", () => {
     expect(prompt).toContain("Call preload_workflow");
     expect(prompt).toContain("ask that ONE question");
     expect(prompt).toContain("{session-folder}");
+  });
+
+  it("carries the agent file's menu handlers and rules, with config variables substituted", () => {
+    expect(prompt).toContain('When a menu item has workflow="…":\n1. LOAD {project-root}/bmad/core/tasks/workflow.xml');
+    expect(prompt).toContain("- ALWAYS communicate in French");
+    expect(prompt).toContain("- Stay in character");
+  });
+
+  it("says (none) when the agent file has no handlers or rules", () => {
+    expect(buildSystemPrompt(agent, { instructions: [], files: [], variables: {} })).toMatch(/AND RULES[^\n]*\n[^\n]*\n\(none\)/);
   });
 
   it("states today's date and leaves no slot unfilled", () => {

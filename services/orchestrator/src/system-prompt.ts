@@ -1,9 +1,20 @@
 import type { AgentDefinition, MenuItem } from "@agent-orchestrator/shared";
-import type { AgentStart } from "./critical-actions.js";
+import { substituteVariables, type AgentStart } from "./critical-actions.js";
 import { systemPromptTemplate } from "./system-prompt-template.js";
 
-/** Builds an agent's system prompt from its definition and what the system loaded at start. */
-export function buildSystemPrompt(agent: AgentDefinition, start: AgentStart, today: Date = new Date()): string {
+/** The handlers and rules of an agent file, from the registry's activation document. */
+export interface AgentRules {
+  handlers: Readonly<Record<string, string>>;
+  rules: readonly string[];
+}
+
+/** Builds an agent's system prompt from its definition, its file's rules and what the system loaded at start. */
+export function buildSystemPrompt(
+  agent: AgentDefinition,
+  start: AgentStart,
+  agentRules: AgentRules = { handlers: {}, rules: [] },
+  today: Date = new Date(),
+): string {
   const slots: Record<string, string> = {
     name: agent.name || agent.id,
     title: agent.title || "an assistant",
@@ -20,9 +31,18 @@ export function buildSystemPrompt(agent: AgentDefinition, start: AgentStart, tod
       ? start.files.map((file) => `--- ${file.path} ---\n${file.content.trimEnd()}\n--- end of ${file.path} ---`).join("\n\n")
       : "(none)",
     menu: agent.menu.length ? agent.menu.map((item, index) => `${index + 1}. ${describeMenuItem(item)}`).join("\n") : "(no menu)",
+    agent_rules: substituteVariables(describeAgentRules(agentRules), start.variables),
     date: today.toISOString().slice(0, 10),
   };
   return systemPromptTemplate.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => slots[name] ?? whole);
+}
+
+function describeAgentRules({ handlers, rules }: AgentRules): string {
+  const parts = [
+    ...Object.entries(handlers).map(([type, instructions]) => `When a menu item has ${type}="…":\n${instructions.trim()}`),
+    ...(rules.length ? [`Rules:\n${bulletList(rules, "")}`] : []),
+  ];
+  return parts.length ? parts.join("\n\n") : "(none)";
 }
 
 function describeMenuItem(item: MenuItem): string {

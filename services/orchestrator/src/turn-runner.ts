@@ -4,6 +4,7 @@ import type { ChatCompletionMessageParam } from "openai/resources/chat/completio
 import {
   AppError,
   addUsage,
+  ActivationReply,
   GetAgentReply,
   requestJson,
   SessionManifestReply,
@@ -22,7 +23,7 @@ import { modelNotConfiguredMessage, type OrchestratorConfig } from "./config.js"
 import { runCriticalActions } from "./critical-actions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import type { SessionStore } from "./session-store.js";
-import { buildSystemPrompt } from "./system-prompt.js";
+import { buildSystemPrompt, type AgentRules } from "./system-prompt.js";
 import type { ToolClient } from "./tool-client.js";
 
 export interface TurnRunnerDeps {
@@ -56,6 +57,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
   let accepted: { session: SessionRecord; revision: number; agent: AgentDefinition } | undefined;
   try {
     if (!deps.client) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
+    const rules = getAgentRules(deps, request.agent_id, log);
     accepted = await acceptTurn(deps, request);
     const { agent } = accepted;
     events.emit({ type: "session", agent_id: agent.id, attempt });
@@ -70,7 +72,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       client: deps.client,
       model: config.LLM_MODEL,
       messages: [
-        { role: "system", content: buildSystemPrompt(agent, start) },
+        { role: "system", content: buildSystemPrompt(agent, start, await rules) },
         ...(accepted.session.messages as ChatCompletionMessageParam[]),
         userMessage,
       ],
@@ -166,6 +168,22 @@ async function getAgent(deps: TurnRunnerDeps, agentId: string): Promise<AgentDef
   });
   if (!reply.success) throw new AppError(reply.error.code, reply.error.message);
   return reply.agent;
+}
+
+/**
+ * The agent file's menu handlers and rules, from the registry's activation document (spec/004). They
+ * enrich the prompt; a registry that cannot give them does not stop the turn.
+ */
+async function getAgentRules(deps: TurnRunnerDeps, agentId: string, log: Logger): Promise<AgentRules> {
+  try {
+    const reply = await requestJson(deps.connection, deps.subjectPrefix + subjects.registryAgentsActivation, { agent_id: agentId }, ActivationReply, {
+      timeoutMs: deps.config.REGISTRY_TIMEOUT_MS,
+    });
+    if (reply.success) return { handlers: reply.data.activation.handlers, rules: reply.data.activation.rules };
+  } catch (error) {
+    log.warn({ err: error }, "activation document unavailable; prompt built without the agent file's rules");
+  }
+  return { handlers: {}, rules: [] };
 }
 
 function finishSession(store: SessionStore, session: SessionRecord, status: SessionStatus, revision: number): Promise<number> {
