@@ -1,6 +1,7 @@
 /**
  * `npm start`: the whole system on one machine. Uses NATS_URL, or starts a local nats-server with
- * JetStream data under ./data/nats; then starts the four services as four processes, prints the URL,
+ * JetStream data under ./data/nats and the production permission config (deploy/nats/nats-server.conf);
+ * then starts the four services as four processes, each connected as its own NATS user, prints the URL,
  * and stops everything on Ctrl-C.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -8,6 +9,16 @@ import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { findNatsServerBinary, natsServerMissingHelp, startLocalNats, type LocalNats } from "./lib/local-nats.js";
+import {
+  generatePasswords,
+  natsConfigFile,
+  natsUsers,
+  passwordVariable,
+  serverPasswordEnv,
+  serviceCredentialsEnv,
+  type NatsPasswords,
+  type NatsServiceUser,
+} from "./lib/nats-users.js";
 
 const repoRoot = fileURLToPath(new URL("../", import.meta.url));
 const services = ["registry", "tool-runner", "orchestrator", "gateway"] as const;
@@ -38,20 +49,42 @@ const portIsFree = (port: number) =>
       .listen(port, "127.0.0.1");
   });
 
-async function natsUrl(): Promise<{ url: string; server?: LocalNats }> {
+/** Passwords set in the environment (`NATS_GATEWAY_PASSWORD`, …) win over generated ones. */
+function passwordsFromEnv(): Partial<NatsPasswords> {
+  return Object.fromEntries(natsUsers.flatMap((user) => (process.env[passwordVariable(user)] ? [[user, process.env[passwordVariable(user)]]] : [])));
+}
+
+/**
+ * The server, and how each service logs in. A local server gets fresh passwords every start (nothing
+ * depends on them between runs). An external NATS_URL cannot be given our config: services then use the
+ * per-service password variables if they are set, else whatever NATS_USER / NATS_PASSWORD say.
+ */
+async function nats(): Promise<{ url: string; server?: LocalNats; credentials: (service: NatsServiceUser) => Record<string, string> }> {
   const given = process.env["NATS_URL"];
-  if (given) return { url: given };
+  if (given) {
+    const known = passwordsFromEnv();
+    return {
+      url: given,
+      credentials: (service): Record<string, string> => {
+        const password = known[service];
+        return password ? { NATS_USER: service, NATS_PASSWORD: password } : {};
+      },
+    };
+  }
   if (!findNatsServerBinary()) {
     process.stderr.write(`${natsServerMissingHelp}\n`);
     process.exit(1);
   }
+  const passwords: NatsPasswords = { ...generatePasswords(), ...passwordsFromEnv() };
   const port = (await portIsFree(4222)) ? 4222 : -1;
-  const server = await startLocalNats({ storeDir: `${repoRoot}data/nats`, port });
-  print("nats", `nats-server with JetStream at ${server.url} (data in ./data/nats)`);
-  return { url: server.url, server };
+  const server = await startLocalNats({ storeDir: `${repoRoot}data/nats`, port, configFile: natsConfigFile, env: serverPasswordEnv(passwords) });
+  print("nats", `nats-server with JetStream at ${server.url} (data in ./data/nats; users and permissions from deploy/nats/nats-server.conf)`);
+  return { url: server.url, server, credentials: (service) => serviceCredentialsEnv(service, passwords) };
 }
 
-const { url, server } = await natsUrl();
+const { url, server, credentials } = await nats();
+// each service sees its own password only
+const environmentWithoutPasswords = Object.fromEntries(Object.entries(process.env).filter(([name]) => !natsUsers.some((user) => passwordVariable(user) === name)));
 const children: ChildProcess[] = [];
 let stopping = false;
 
@@ -76,7 +109,7 @@ async function stopAll(exitCode: number): Promise<never> {
 for (const name of services) {
   const child = spawn(process.execPath, [`services/${name}/dist/main.js`], {
     cwd: repoRoot,
-    env: { ...process.env, NATS_URL: url },
+    env: { ...environmentWithoutPasswords, NATS_URL: url, ...credentials(name) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);

@@ -1,17 +1,23 @@
 /**
  * Starts a private nats-server process (JetStream on, store in a folder of our own) for `npm start` and
  * the tests. It listens on 127.0.0.1 only; port -1 lets the server pick a free port, which it writes to
- * a ports file we wait for.
+ * a ports file we wait for. Command-line flags win over the config file, so the production config
+ * (deploy/nats/nats-server.conf) runs here unchanged.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, readdir } from "node:fs/promises";
 import { delimiter, join } from "node:path";
+import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 
 export interface LocalNats {
   url: string;
+  /** the port it listens on, so a restart can come back on the same one */
+  port: number;
   process: ChildProcess;
+  /** the server's log lines (the latest 20,000): permission violations show up here */
+  logLines: string[];
   stop(): Promise<void>;
 }
 
@@ -20,11 +26,17 @@ export interface LocalNatsOptions {
   storeDir: string;
   /** fixed port, or -1 (default) for a free one */
   port?: number;
-  /** an optional nats-server config file (accounts, permissions) */
+  /** an optional nats-server config file (users and permissions) */
   configFile?: string;
+  /** extra environment for the server, e.g. the password variables the config reads */
+  env?: Record<string, string>;
+  /** where the log lines go (a fresh array by default); pass the previous one to keep one log across a restart */
+  logLines?: string[];
   binary?: string;
   readyTimeoutMs?: number;
 }
+
+const keptLogLines = 20_000;
 
 /** The nats-server binary from NATS_SERVER_BIN, PATH or /usr/sbin, if there is one. */
 export function findNatsServerBinary(): string | undefined {
@@ -48,24 +60,27 @@ export async function startLocalNats(options: LocalNatsOptions): Promise<LocalNa
   await mkdir(portsDir, { recursive: true });
   const args = ["-a", "127.0.0.1", "-p", String(options.port ?? -1), "-js", "-sd", join(options.storeDir, "jetstream"), "--ports_file_dir", portsDir];
   if (options.configFile) args.unshift("-c", options.configFile);
-  const child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
+  const child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...options.env } });
+  const logLines = options.logLines ?? [];
+  createInterface({ input: child.stderr! }).on("line", (line) => {
+    logLines.push(line);
+    if (logLines.length > keptLogLines) logLines.splice(0, logLines.length - keptLogLines);
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
 
   const deadline = Date.now() + (options.readyTimeoutMs ?? 10_000);
   const portsFile = `nats-server_${child.pid}.ports`;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`nats-server exited with code ${child.exitCode}: ${stderr.trim()}`);
+    if (child.exitCode !== null) throw new Error(`nats-server exited with code ${child.exitCode}: ${logLines.slice(-5).join("\n")}`);
     if ((await readdir(portsDir)).includes(portsFile)) {
       const ports = JSON.parse(await readFile(join(portsDir, portsFile), "utf8")) as { nats?: string[] };
       const url = ports.nats?.[0];
       if (url) {
         return {
           url,
+          port: Number(new URL(url).port),
           process: child,
+          logLines,
           stop: async () => {
             if (child.exitCode === null) child.kill("SIGTERM");
             await exited;
@@ -76,5 +91,5 @@ export async function startLocalNats(options: LocalNatsOptions): Promise<LocalNa
     await sleep(20);
   }
   child.kill("SIGKILL");
-  throw new Error(`nats-server did not become ready: ${stderr.trim()}`);
+  throw new Error(`nats-server did not become ready: ${logLines.slice(-5).join("\n")}`);
 }

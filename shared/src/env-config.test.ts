@@ -30,3 +30,24 @@ describe("parseEnv", () => {
     expect(result).toMatchObject({ ok: false, message: expect.stringContaining("BMAD_ROOT (unset)") });
   });
 });
+
+describe("NATS credentials", () => {
+  it("takes NATS_USER and NATS_PASSWORD together", () => {
+    const result = parseEnv(baseEnvSchema, { NATS_USER: "gateway", NATS_PASSWORD: "s3cret-password" });
+    expect(result).toMatchObject({ ok: true, value: { NATS_USER: "gateway", NATS_PASSWORD: "s3cret-password" } });
+  });
+
+  it("names the missing half when only one is set", () => {
+    expect(parseEnv(baseEnvSchema, { NATS_USER: "gateway" })).toEqual({
+      ok: false,
+      message: "Invalid configuration: NATS_PASSWORD (unset): NATS_USER and NATS_PASSWORD are set together or not at all",
+    });
+    expect(parseEnv(baseEnvSchema, { NATS_PASSWORD: "s3cret-password" })).toMatchObject({ ok: false, message: expect.stringContaining("NATS_USER (unset)") });
+  });
+
+  it("never shows a secret's value in the error", () => {
+    const result = parseEnv(baseEnvSchema.extend({ NATS_PASSWORD: z.string().min(50) }), { NATS_USER: "gateway", NATS_PASSWORD: "short-secret" });
+    expect(result).toMatchObject({ ok: false, message: expect.stringContaining("NATS_PASSWORD (hidden)") });
+    expect(JSON.stringify(result)).not.toContain("short-secret");
+  });
+});

@@ -1,22 +1,45 @@
 import { z } from "zod";
 
+const optionalSetting = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === "" ? undefined : value));
+
 /** Settings every service reads. */
 export const baseEnvSchema = z.object({
   NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** the service's own NATS user (deploy/nats/nats-server.conf has one per service); unset connects anonymously */
+  NATS_USER: optionalSetting,
+  /** that user's password; required with NATS_USER */
+  NATS_PASSWORD: optionalSetting,
 });
 
 export type EnvParseResult<T> = { ok: true; value: T } | { ok: false; message: string };
 
+/** Variables whose value never appears in an error message. */
+const secretVariable = /PASSWORD|KEY|TOKEN|SECRET/;
+
 /** Parses environment variables with a zod object schema; a bad value names the variable. */
 export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): EnvParseResult<z.infer<S>> {
   const result = schema.safeParse(env);
-  if (result.success) return { ok: true, value: result.data };
-  const issue = result.error.issues[0];
-  const variable = issue?.path.join(".") ?? "environment";
-  const shown = typeof issue?.path[0] === "string" ? env[issue.path[0]] : undefined;
-  const value = shown === undefined ? "unset" : `"${shown}"`;
-  return { ok: false, message: `Invalid configuration: ${variable} (${value}): ${issue?.message ?? "invalid"}` };
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const variable = issue?.path.join(".") ?? "environment";
+    return { ok: false, message: invalid(variable, typeof issue?.path[0] === "string" ? env[issue.path[0]] : undefined, issue?.message ?? "invalid") };
+  }
+  // across variables, so not in the schema (a refined zod object can no longer be extended by each service)
+  const value = result.data as Record<string, unknown>;
+  if ((value["NATS_USER"] === undefined) !== (value["NATS_PASSWORD"] === undefined)) {
+    const missing = value["NATS_USER"] === undefined ? "NATS_USER" : "NATS_PASSWORD";
+    return { ok: false, message: invalid(missing, undefined, "NATS_USER and NATS_PASSWORD are set together or not at all") };
+  }
+  return { ok: true, value: result.data };
+}
+
+function invalid(variable: string, shown: string | undefined, reason: string): string {
+  const value = shown === undefined ? "unset" : secretVariable.test(variable) ? "hidden" : `"${shown}"`;
+  return `Invalid configuration: ${variable} (${value}): ${reason}`;
 }
 
 /** For a service's main: parse or stop the process with one clear line. */

@@ -1,12 +1,14 @@
 /**
  * Runs the four services as separate processes from their built entry points
- * (`node services/<name>/dist/main.js`), the way production runs them.
+ * (`node services/<name>/dist/main.js`), the way production runs them: each one connects to NATS as its
+ * own user, so the permission config of deploy/nats is exercised by every test that starts processes.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
+import { natsIsExternal, testNatsCredentials } from "./nats-harness.js";
 
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -21,10 +23,15 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * Starts one service. It connects as its own NATS user with the harness's test password, unless `env`
+ * names a NATS_USER itself or the server is an external NATS_URL (whose users the harness does not know).
+ */
 export function startServiceProcess(name: ServiceProcessName, env: Record<string, string>): ServiceProcess {
+  const credentials = env["NATS_USER"] !== undefined || natsIsExternal() ? {} : testNatsCredentials(name);
   const child = spawn(process.execPath, [`services/${name}/dist/main.js`], {
     cwd: repoRoot,
-    env: { PATH: process.env["PATH"] ?? "", LOG_LEVEL: "info", ...env },
+    env: { PATH: process.env["PATH"] ?? "", LOG_LEVEL: "info", ...credentials, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines: Array<Record<string, unknown>> = [];

@@ -1,0 +1,62 @@
+import { Writable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, inject, it } from "vitest";
+import { natsIsExternal, testNatsCredentials } from "../../test/support/nats-harness.js";
+import { createLogger } from "./logger.js";
+import { connectNats, natsCredentialsFromEnv } from "./nats-connection.js";
+
+/** A logger whose JSON lines land in an array. */
+function capturingLogger() {
+  const lines: Array<Record<string, unknown>> = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, logger: createLogger("test", "info", destination) };
+}
+
+const asUser = (user: "tool-runner") => {
+  const { NATS_USER, NATS_PASSWORD } = testNatsCredentials(user);
+  return { user: NATS_USER, password: NATS_PASSWORD };
+};
+
+describe("natsCredentialsFromEnv", () => {
+  it("reads NATS_USER and NATS_PASSWORD together, or nothing", () => {
+    expect(natsCredentialsFromEnv({ NATS_USER: "gateway", NATS_PASSWORD: "secret-secret" })).toEqual({ user: "gateway", password: "secret-secret" });
+    expect(natsCredentialsFromEnv({})).toBeNull();
+    expect(natsCredentialsFromEnv({ NATS_USER: " ", NATS_PASSWORD: "" })).toBeNull();
+  });
+});
+
+// the run's shared server has the permission config only when the harness started it (not with NATS_URL)
+describe.skipIf(natsIsExternal())("connectNats against the permission config", () => {
+  it("connects as the service's own user and logs a denied publish as a permission violation", async () => {
+    const { lines, logger } = capturingLogger();
+    const connection = await connectNats({ url: inject("natsUrl"), service: "tool-runner", logger, credentials: asUser("tool-runner") });
+    try {
+      expect(lines).toContainEqual(expect.objectContaining({ msg: "connected to NATS", user: "tool-runner" }));
+      // a denied publish does not throw: it only shows on the status stream, which connectNats logs
+      connection.publish("agent.run.events.s1.r1");
+      await connection.flush();
+      for (let waited = 0; waited < 2_000 && !lines.some((line) => line["msg"] === "NATS permission violation"); waited += 20) await sleep(20);
+      expect(lines).toContainEqual(
+        expect.objectContaining({ level: 50, msg: "NATS permission violation", permission: { operation: "publish", subject: "agent.run.events.s1.r1" } }),
+      );
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it("fails at once with a clear error when the password is wrong", async () => {
+    const { lines, logger } = capturingLogger();
+    const started = Date.now();
+    await expect(
+      connectNats({ url: inject("natsUrl"), service: "tool-runner", logger, credentials: { user: "tool-runner", password: "wrong-password-0" } }),
+    ).rejects.toThrow('NATS refused the credentials of user "tool-runner" (Authorization Violation): check NATS_USER and NATS_PASSWORD');
+    // nats.js gives up after the same auth error twice, about one reconnect wait apart
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(lines).toContainEqual(expect.objectContaining({ level: 60, user: "tool-runner" }));
+  });
+});
