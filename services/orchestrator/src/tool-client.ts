@@ -9,38 +9,58 @@ import {
   type ToolName,
 } from "@agent-orchestrator/shared";
 
+/**
+ * Retries of a tool call whose answer never came (RELIABILITY case 69: a tool-runner died mid-call). Only
+ * a timeout is retried: in nats.js a request made while reconnecting is buffered and then answered or
+ * timed out, a closed connection is final, and "no responders" means no tool-runner runs at all, which
+ * the model hears at once (case 68). A tool's own error result is an answer and is never retried.
+ */
+export interface ToolRetryPolicy {
+  /** attempts after the first */
+  retries: number;
+}
+
+export const defaultToolRetry: ToolRetryPolicy = { retries: 2 };
+
 /** Calls the tool-runner over NATS. A tool-runner failure becomes a tool result the model can read. */
 export class ToolClient {
   constructor(
     private readonly connection: NatsConnection,
     private readonly timeoutMs: number,
     private readonly subjectPrefix = "",
+    private readonly retry: ToolRetryPolicy = defaultToolRetry,
   ) {}
 
   /**
-   * Calls a tool. An abort (cancel, turn deadline) rejects at once with the abort's reason; the
-   * tool-runner's late answer is then ignored.
+   * Calls a tool. An unanswered call is sent again with the same `callId`, so whichever replica gets the
+   * retry recognises it (the idempotency key): the replica that is still running it shares that run, and
+   * one that already finished it answers from its cache. An abort (cancel, turn deadline) rejects at once
+   * with the abort's reason; the tool-runner's late answer is then ignored.
    */
   async call(name: ToolName, callId: string, context: ToolContext, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
-    try {
-      const request = requestJson(
-        this.connection,
-        this.subjectPrefix + subjects.tool(name),
-        { call_id: callId, context, arguments: args },
-        ToolResult,
-        { timeoutMs: this.timeoutMs },
-      );
-      return signal ? await abortable(request, signal) : await request;
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      const code: ErrorCode = AppError.is(error) ? error.code : "INTERNAL";
-      const message =
-        code === "SERVICE_UNAVAILABLE"
-          ? "The file tools are not available right now (no tool-runner is running)."
-          : code === "SERVICE_TIMEOUT"
-            ? `The tool did not answer within ${this.timeoutMs} ms.`
-            : "The tool call failed.";
-      return { success: false, error: { code, message } };
+    const attempts = this.retry.retries + 1;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const request = requestJson(
+          this.connection,
+          this.subjectPrefix + subjects.tool(name),
+          { call_id: callId, context, arguments: args },
+          ToolResult,
+          { timeoutMs: this.timeoutMs },
+        );
+        return signal ? await abortable(request, signal) : await request;
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        const code: ErrorCode = AppError.is(error) ? error.code : "INTERNAL";
+        if (code === "SERVICE_TIMEOUT" && attempt < attempts) continue;
+        const message =
+          code === "SERVICE_UNAVAILABLE"
+            ? "The file tools are not available right now (no tool-runner is running)."
+            : code === "SERVICE_TIMEOUT"
+              ? `The tool did not answer within ${this.timeoutMs} ms (${attempts} attempts).`
+              : "The tool call failed.";
+        return { success: false, error: { code, message } };
+      }
     }
   }
 }
