@@ -1,0 +1,226 @@
+/**
+ * Fault 1 (RELIABILITY cases 58–62): a compromised service keeps only its own permissions. The real system
+ * runs on a private nats-server with deploy/nats/nats-server.conf; the test then connects with one
+ * service's credentials, the way that service's code would, and tries what it must not do. Each attempt
+ * must show as a permission violation (on the client's status stream and in the server's log) and
+ * deliver nothing: an admin observer subscribed to `>` never sees the message.
+ */
+import { once } from "node:events";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { connect, RequestStrategy, type Msg, type NatsConnection } from "nats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encodeJson, inboxPrefixFor, jetStreamNames, serviceNames, type ServiceName } from "@agent-orchestrator/shared";
+import { natsIsExternal, testNatsCredentials } from "../support/nats-harness.js";
+import { startServiceProcess } from "../support/service-processes.js";
+import { startFaultSystem, type FaultSystem } from "./support/fault-system.js";
+
+interface Identity {
+  connection: NatsConnection;
+  /** the permission violations nats.js reported for this connection */
+  violations: Array<{ operation: string; subject: string }>;
+}
+
+let system: FaultSystem;
+let observer: NatsConnection;
+const observed: string[] = [];
+const identities = new Map<ServiceName, Identity>();
+const context = { session_id: "perm-session", bundle_path: "bmad/custom/bundles/idea-studio" };
+
+/** Connects with a service's credentials and inbox prefix, recording its permission violations. */
+async function connectAs(service: ServiceName): Promise<Identity> {
+  const { NATS_USER, NATS_PASSWORD } = testNatsCredentials(service);
+  const connection = await connect({ servers: system.nats.url, user: NATS_USER, pass: NATS_PASSWORD, inboxPrefix: inboxPrefixFor(service) });
+  const identity: Identity = { connection, violations: [] };
+  void (async () => {
+    for await (const status of connection.status()) {
+      if (status.permissionContext) identity.violations.push({ operation: status.permissionContext.operation, subject: status.permissionContext.subject });
+    }
+  })();
+  return identity;
+}
+
+const as = (service: ServiceName): Identity => identities.get(service) as Identity;
+
+/** Lets every message and error of the attempts so far arrive. */
+async function settle(): Promise<void> {
+  await Promise.all([...[...identities.values()].map((identity) => identity.connection.flush()), observer.flush()]);
+  await sleep(150);
+}
+
+const serverLogged = (user: string, kind: "Publish" | "Subscription", subject: string) =>
+  system.nats.logLines.some((line) => line.includes(`${kind} Violation - User "${user}", Subject "${subject}"`));
+
+beforeAll(async () => {
+  system = await startFaultSystem({ responder: () => ({ text: "ok" }) });
+  // an admin sees every message on the server: what it never sees was never delivered to anyone
+  observer = await connect({ servers: system.nats.url, user: "admin", pass: testNatsCredentials("admin").NATS_PASSWORD });
+  observer.subscribe(">", { callback: (_error, message) => observed.push(message.subject) });
+  for (const service of Object.values(serviceNames)) identities.set(service, await connectAs(service));
+}, 60_000);
+
+afterAll(async () => {
+  for (const identity of identities.values()) await identity.connection.close();
+  await observer?.close();
+  await system?.stop();
+});
+
+describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
+  it("the tool-runner cannot publish chat events: a violation, and no subscriber gets the event (case 58)", async () => {
+    const { connection, violations } = as("tool-runner");
+    connection.publish("agent.run.events.s1.r1", encodeJson({ type: "done", response: "forged" }));
+    await settle();
+    expect(violations).toContainEqual({ operation: "publish", subject: "agent.run.events.s1.r1" });
+    expect(observed).not.toContain("agent.run.events.s1.r1");
+    expect(serverLogged("tool-runner", "Publish", "agent.run.events.s1.r1")).toBe(true);
+  });
+
+  it("the tool-runner cannot answer registry requests or join the registry in discovery", async () => {
+    const { connection, violations } = as("tool-runner");
+    let stolen = 0;
+    // a denied subscription's callback is called once with the error; only messages count
+    const steal = (error: unknown) => void (error ? undefined : stolen++);
+    connection.subscribe("registry.agents.get", { queue: "q", callback: steal });
+    connection.subscribe("$SRV.PING.registry", { callback: steal });
+    await settle();
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        { operation: "subscription", subject: "registry.agents.get" },
+        { operation: "subscription", subject: "$SRV.PING.registry" },
+      ]),
+    );
+    // every look-up still reaches the real registry, and only it
+    for (let index = 0; index < 20; index++) {
+      const reply = await as("gateway").connection.request("registry.agents.get", encodeJson({ agent_id: "idea-coach" }), { timeout: 5_000 });
+      expect(reply.json<{ success: boolean }>().success).toBe(true);
+    }
+    expect(stolen).toBe(0);
+  });
+
+  it("the tool-runner cannot call tools, not even through another replica (case 61)", async () => {
+    const { connection, violations } = as("tool-runner");
+    const call = { call_id: "evil-1", context, arguments: { file_path: "{session-folder}/pwned.md", content: "x" } };
+    await expect(connection.request("tool.save_output", encodeJson(call), { timeout: 2_000 })).rejects.toThrow(/permissions violation/i);
+    connection.publish("tool.save_output", encodeJson(call), { reply: "_INBOX_tool_runner.x" });
+    await settle();
+    expect(violations).toContainEqual({ operation: "publish", subject: "tool.save_output" });
+    expect(observed).not.toContain("tool.save_output");
+    expect(existsSync(join(system.outputRoot, context.session_id, "pwned.md"))).toBe(false);
+  });
+
+  it("the tool-runner cannot read other services' replies, nor listen to everything (case 59)", async () => {
+    const { connection, violations } = as("tool-runner");
+    let read = 0;
+    const subjects = ["_INBOX.>", "_INBOX_orchestrator.>", "_INBOX_gateway.>", "agent.>", ">", "tool.*"];
+    for (const subject of subjects) connection.subscribe(subject, { callback: (error) => void (error ? undefined : read++) });
+    await settle();
+    for (const subject of subjects) expect(violations).toContainEqual({ operation: "subscription", subject });
+    await as("gateway").connection.request("registry.agents.list", encodeJson({}), { timeout: 5_000 });
+    await as("orchestrator").connection.request("registry.agents.get", encodeJson({ agent_id: "idea-coach" }), { timeout: 5_000 });
+    await settle();
+    expect(read).toBe(0);
+    expect(serverLogged("tool-runner", "Subscription", "_INBOX_orchestrator.>")).toBe(true);
+  });
+
+  it("the tool-runner has no JetStream API: it cannot delete the run queue", async () => {
+    const { connection, violations } = as("tool-runner");
+    const { runRequests } = jetStreamNames();
+    connection.publish(`$JS.API.STREAM.DELETE.${runRequests}`);
+    await settle();
+    expect(violations).toContainEqual({ operation: "publish", subject: `$JS.API.STREAM.DELETE.${runRequests}` });
+    const manager = await observer.jetstreamManager();
+    expect((await manager.streams.info(runRequests)).config.name).toBe(runRequests);
+  });
+
+  it("a responder replies once per request: a second reply is denied (case 60)", async () => {
+    const impostor = as("tool-runner");
+    let handled = 0;
+    impostor.connection.subscribe("tool.list_files", {
+      queue: "q",
+      callback: (_error, message: Msg) => {
+        handled++;
+        message.respond(encodeJson({ success: true, entries: [] }));
+        message.respond(encodeJson({ success: true, entries: ["second"] }));
+      },
+    });
+    await settle();
+    // 20 calls in parallel: the queue group hands some to the impostor (all of them missing it: 1 in a million)
+    const counts = await Promise.all(
+      Array.from({ length: 20 }, async (_unused, index) => {
+        const call = { call_id: `list-${index}`, context, arguments: { path: "{session-folder}" } };
+        const replies = await as("orchestrator").connection.requestMany("tool.list_files", encodeJson(call), { strategy: RequestStrategy.Timer, maxWait: 500 });
+        let count = 0;
+        for await (const _reply of replies) count++;
+        return count;
+      }),
+    );
+    expect(counts).toEqual(Array.from({ length: 20 }, () => 1));
+    expect(handled).toBeGreaterThan(0);
+    expect(impostor.violations.filter((violation) => violation.operation === "publish" && violation.subject.startsWith("_INBOX_orchestrator."))).toHaveLength(handled);
+  });
+
+  it("the gateway cannot call tools or update manifests; it still reads session files", async () => {
+    const { connection, violations } = as("gateway");
+    const call = { call_id: "gw-1", context, arguments: { file_path: "{session-folder}/from-gateway.md", content: "x" } };
+    await expect(connection.request("tool.save_output", encodeJson(call), { timeout: 2_000 })).rejects.toThrow(/permissions violation/i);
+    const update = { session_id: context.session_id, agent: "idea-coach", bundle: "idea-studio", owner: "local", status: "running" };
+    await expect(connection.request("session.manifest.update", encodeJson(update), { timeout: 2_000 })).rejects.toThrow(/permissions violation/i);
+    await settle();
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        { operation: "publish", subject: "tool.save_output" },
+        { operation: "publish", subject: "session.manifest.update" },
+      ]),
+    );
+    expect(observed.filter((subject) => subject === "tool.save_output" || subject === "session.manifest.update")).toEqual([]);
+    expect(existsSync(join(system.outputRoot, context.session_id, "from-gateway.md"))).toBe(false);
+    const files = await connection.request("session.files.list", encodeJson({ session_id: context.session_id, owner: "local" }), { timeout: 5_000 });
+    expect(files.json<{ success: boolean }>()).toHaveProperty("success");
+  });
+
+  it("each user is denied what the matrix does not give it", async () => {
+    const denied: Record<ServiceName, string[]> = {
+      registry: ["agent.run.events.s1.r1", "tool.read_file", "agent.run.request.s1", "$JS.API.STREAM.LIST", "$KV.sessions.s1"],
+      // only the gateway queues turns; nobody but the orchestrator (and admin) touches JetStream set-up
+      orchestrator: ["agent.run.request.s1", "registry.changed", "session.files.read", "$JS.API.STREAM.DELETE.RUN_EVENTS", "$KV.other.key"],
+      // the gateway cannot forge events or write sessions behind the orchestrator's back
+      gateway: ["agent.run.events.s1.r1", "tool.read_file", "$KV.sessions.s1", "$JS.API.STREAM.DELETE.RUN_EVENTS", "$JS.API.CONSUMER.CREATE.KV_sessions"],
+      "tool-runner": ["registry.changed", "agent.run.cancel.s1", "agent.session.list", "$KV.sessions.s1"],
+    };
+    for (const [service, subjects] of Object.entries(denied) as Array<[ServiceName, string[]]>) {
+      for (const subject of subjects) as(service).connection.publish(subject, encodeJson({ forged: true }));
+    }
+    await settle();
+    for (const [service, subjects] of Object.entries(denied) as Array<[ServiceName, string[]]>) {
+      for (const subject of subjects) {
+        expect(as(service).violations, `${service} → ${subject}`).toContainEqual({ operation: "publish", subject });
+        expect(serverLogged(service, "Publish", subject), `${service} → ${subject} in the server log`).toBe(true);
+      }
+    }
+    const forged = Object.values(denied).flat();
+    expect(observed.filter((subject) => forged.includes(subject))).toEqual([]);
+  });
+
+  it("refuses a connection without credentials or with a wrong password; a service then stops at once (case 62)", async () => {
+    await expect(connect({ servers: system.nats.url })).rejects.toMatchObject({ code: "AUTHORIZATION_VIOLATION" });
+    await expect(connect({ servers: system.nats.url, user: "registry", pass: "wrong-password-0" })).rejects.toMatchObject({ code: "AUTHORIZATION_VIOLATION" });
+    const started = Date.now();
+    const registry = startServiceProcess("registry", { ...system.envOf("registry"), NATS_USER: "registry", NATS_PASSWORD: "wrong-password-0" });
+    await registry.waitForLine((line) => String(line["msg"]).includes('NATS refused the credentials of user "registry"'), 10_000);
+    const [code] = (await once(registry.child, "exit")) as [number | null];
+    expect(code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it("left the real system working: no violation by the services themselves", async () => {
+    const response = await fetch(`${system.gatewayUrls[0]}/api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ agent_id: "idea-coach", message: "hello" }),
+    });
+    expect(await response.json()).toMatchObject({ success: true, response: "ok" });
+    const byServices = system.nats.logLines.filter((line) => /Violation/.test(line) && /nats\.js:(registry|tool-runner|orchestrator|gateway)-\d+/.test(line));
+    expect(byServices).toEqual([]);
+  });
+});

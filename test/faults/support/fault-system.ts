@@ -1,0 +1,103 @@
+/**
+ * The system for a fault test: its own nats-server (the permission config, test passwords), the scripted
+ * model, a temp output volume, and the four services as processes with as many replicas as asked, each
+ * connected as its own NATS user.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { startTestNats, type TestNats } from "../../support/nats-harness.js";
+import { startScriptedModel, type Responder, type ScriptedModel } from "../../support/scripted-model.js";
+import { repoRoot, startServiceProcess, type ServiceProcess, type ServiceProcessName } from "../../support/service-processes.js";
+
+export const serviceOrder: readonly ServiceProcessName[] = ["registry", "tool-runner", "orchestrator", "gateway"];
+
+export interface FaultSystemOptions {
+  responder: Responder;
+  replicas?: Partial<Record<ServiceProcessName, number>>;
+  /** settings for every service */
+  env?: Record<string, string>;
+  /** settings for one kind of service */
+  envFor?: Partial<Record<ServiceProcessName, Record<string, string>>>;
+}
+
+export interface FaultSystem {
+  nats: TestNats;
+  model: ScriptedModel;
+  outputRoot: string;
+  /** every process started, by service, in start order */
+  processes: Record<ServiceProcessName, ServiceProcess[]>;
+  /** the base URL of each gateway, in start order */
+  gatewayUrls: string[];
+  /** starts one more replica (and waits until it listens, for a gateway) */
+  startReplica(name: ServiceProcessName): Promise<ServiceProcess>;
+  /** the environment one service gets */
+  envOf(name: ServiceProcessName): Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export async function startFaultSystem(options: FaultSystemOptions): Promise<FaultSystem> {
+  const nats = await startTestNats();
+  const model = await startScriptedModel({ responder: options.responder });
+  const outputRoot = await mkdtemp(join(tmpdir(), "ao-faults-"));
+  const processes: Record<ServiceProcessName, ServiceProcess[]> = { registry: [], "tool-runner": [], orchestrator: [], gateway: [] };
+  const gatewayUrls: string[] = [];
+  const envOf = (name: ServiceProcessName): Record<string, string> => ({
+    NATS_URL: nats.url,
+    BMAD_ROOT: repoRoot,
+    OUTPUT_ROOT: outputRoot,
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: "test-key",
+    LLM_MODEL: "scripted",
+    ...(name === "gateway" ? { PORT: "0", RATE_LIMIT_PER_MINUTE: "1000000" } : {}),
+    ...options.env,
+    ...options.envFor?.[name],
+  });
+  const startReplica = async (name: ServiceProcessName) => {
+    const started = startServiceProcess(name, envOf(name));
+    processes[name].push(started);
+    if (name === "gateway") {
+      const line = await started.waitForLine((entry) => typeof entry["url"] === "string" && String(entry["msg"]).startsWith("gateway listening"));
+      gatewayUrls.push(String(line["url"]));
+    }
+    return started;
+  };
+  const stop = async () => {
+    await Promise.all(Object.values(processes).flat().map((service) => service.stop("SIGKILL")));
+    await model.close();
+    await nats.stop();
+    await rm(outputRoot, { recursive: true, force: true });
+  };
+  try {
+    for (const name of serviceOrder) {
+      for (let index = 0; index < (options.replicas?.[name] ?? 1); index++) await startReplica(name);
+    }
+    const expected = Object.fromEntries(serviceOrder.map((name) => [name, options.replicas?.[name] ?? 1]));
+    await waitForReplicas(gatewayUrls[0] as string, expected);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { nats, model, outputRoot, processes, gatewayUrls, startReplica, envOf, stop };
+}
+
+/** Waits until /healthz counts exactly `expected` replicas of each service; returns how long it took. */
+export async function waitForReplicas(gatewayUrl: string, expected: Record<string, number>, timeoutMs = 20_000): Promise<number> {
+  const started = Date.now();
+  let last: unknown;
+  while (Date.now() - started < timeoutMs) {
+    try {
+      const health = (await (await fetch(`${gatewayUrl}/healthz`)).json()) as { services?: Record<string, number> };
+      last = health;
+      if (Object.entries(expected).every(([name, count]) => health.services?.[name] === count)) return Date.now() - started;
+    } catch (error) {
+      last = String(error);
+    }
+    await sleep(100);
+  }
+  throw new Error(`replicas not as expected ${JSON.stringify(expected)} after ${timeoutMs} ms: ${JSON.stringify(last)}`);
+}
+
+/** The nats-server's permission-violation log lines. */
+export const permissionViolations = (nats: TestNats): string[] => nats.logLines.filter((line) => /Violation/.test(line));
