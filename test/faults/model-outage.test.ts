@@ -1,0 +1,67 @@
+/**
+ * Fault 4 (RELIABILITY case 50): the model server goes down in the middle of a streamed answer and comes
+ * back later. The turn must end with a clear error event (never a silent replay of what was streamed),
+ * a chat while it is down must fail clearly, and the session must stay usable: once the model is back, the
+ * next turn works and sees the earlier conversation.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SessionGetReply } from "@agent-orchestrator/shared";
+import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "../support/scripted-model.js";
+import { finalEvent, postChat, streamChat } from "./support/chat-client.js";
+import { startFaultSystem, type FaultSystem } from "./support/fault-system.js";
+
+function respond(request: ChatRequestBody): ScriptedTurn {
+  const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
+  // a slow stream: the outage lands between its pieces
+  if (said.startsWith("long")) return { text: "Once upon a time, far away, there was a model that answered slowly.", chunkDelayMs: 500 };
+  return { text: `echo: ${said}` };
+}
+
+let system: FaultSystem;
+let revived: ScriptedModel | undefined;
+let sessionId: string;
+
+beforeAll(async () => {
+  // one retry by the openai client keeps the "model down" phase short
+  system = await startFaultSystem({ responder: respond, envFor: { orchestrator: { MODEL_MAX_RETRIES: "1" } } });
+  const first = await postChat(system.gatewayUrls[0] as string, { agent_id: "idea-coach", message: "hello" });
+  sessionId = String(first.body["session_id"]);
+}, 60_000);
+
+afterAll(async () => {
+  await revived?.close();
+  await system?.stop();
+});
+
+describe("the model server goes down mid-stream and comes back", () => {
+  it("ends the interrupted turn with a clear error event after the streamed text, not a replay", async () => {
+    const gateway = system.gatewayUrls[0] as string;
+    const turn = await streamChat(gateway, { agent_id: "idea-coach", message: "long story please", session_id: sessionId });
+    await turn.until((event) => event.type === "delta");
+    const cutAt = Date.now();
+    await system.model.close();
+    const events = await turn.done;
+    const final = finalEvent(events);
+    expect(final).toMatchObject({ type: "error", error: { code: "UPSTREAM_INTERRUPTED", message: expect.stringContaining("cut off") } });
+    expect(Date.now() - cutAt).toBeLessThan(10_000);
+    // what reached the client before the cut is not sent again
+    const text = events.flatMap((event) => (event.type === "delta" ? [event.text] : [])).join("");
+    expect("Once upon a time, far away, there was a model that answered slowly.".startsWith(text)).toBe(true);
+  });
+
+  it("fails a chat while the model is down with MODEL_UNAVAILABLE, not a busy session", async () => {
+    const answer = await postChat(system.gatewayUrls[0] as string, { agent_id: "idea-coach", message: "are you there", session_id: sessionId });
+    expect(answer.body).toMatchObject({ success: false, error: { code: "MODEL_UNAVAILABLE", message: "The model could not be reached" } });
+  });
+
+  it("keeps the session usable: once the model is back, the next turn works and sees the conversation", async () => {
+    const port = Number(new URL(system.model.url).port);
+    revived = await startScriptedModel({ port, responder: respond });
+    const answer = await postChat(system.gatewayUrls[0] as string, { agent_id: "idea-coach", message: "hello again", session_id: sessionId });
+    expect(answer.body).toMatchObject({ success: true, session_id: sessionId, response: "echo: hello again" });
+    const seen = revived.requests.at(-1)?.body.messages.map((message) => message.content);
+    expect(seen).toEqual(expect.arrayContaining(["hello", "echo: hello", "hello again"]));
+    const session = SessionGetReply.parse(await (await fetch(`${system.gatewayUrls[0]}/api/sessions/${sessionId}`)).json());
+    expect(session).toMatchObject({ success: true, session: { status: "completed" } });
+  });
+});
