@@ -26,7 +26,7 @@ export async function measureRecovery(context: BenchContext): Promise<MeasureRep
   const body = { agent_id: tree.sessionAgent, message: context.sessionMessage };
 
   // (b) and (c) first: (a) restarts the server under everything
-  const connection = await connectNats({ url: context.nats.url, service: serviceNames.gateway, logger: createLogger("bench", "silent") });
+  const connection = await connectNats({ url: context.nats.url, service: serviceNames.gateway, logger: createLogger("bench", "silent"), credentials: null });
   let noResponders: number[];
   let noQueue: { status: number; ms: number };
   let queuedNoOrchestrator: { status: number; ms: number };

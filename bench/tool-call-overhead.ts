@@ -3,7 +3,8 @@
  * zero-latency model and a file of a few bytes, so nothing hides the overhead.
  */
 import { randomUUID } from "node:crypto";
-import { connectNats, createLogger, serviceNames } from "@agent-orchestrator/shared";
+import { connect } from "nats";
+import { connectNats, createLogger, encodeJson, serviceNames } from "@agent-orchestrator/shared";
 import { orchestratorEnvSchema } from "../services/orchestrator/src/config.js";
 import { ToolClient } from "../services/orchestrator/src/tool-client.js";
 import type { BenchContext } from "./support/bench-context.js";
@@ -15,19 +16,24 @@ import { formatAddedMs, formatMs, type MeasureReport } from "./support/measure-r
 import { settings } from "./support/service-settings.js";
 import { summarize } from "./support/stats.js";
 
+const callsPerSession = 10;
+
 export async function measureToolCallOverhead(context: BenchContext): Promise<MeasureReport> {
   const { system, tree } = context;
-  const connection = await connectNats({ url: context.nats.url, service: serviceNames.orchestrator, logger: createLogger("bench", "silent") });
+  const connection = await connectNats({ url: context.nats.url, service: serviceNames.orchestrator, logger: createLogger("bench", "silent"), credentials: null });
   try {
     const overNats = new ToolClient(connection, settings(orchestratorEnvSchema, system.env).TOOL_TIMEOUT_MS, "bench.");
     const direct = await createInProcessAgent(system, tree.sessionAgent);
     const distributed = await createInProcessAgent(system, tree.sessionAgent, overNats);
     context.responder.delayMs = 0;
 
+    // ten calls per session, one per model call: a tenth of the difference is the cost of one call, clear of
+    // the millisecond jitter of the model calls around it
+    const message = `reread ${callsPerSession} ${tree.noopFile}`;
     const loops = await interleave(
       {
-        direct: () => timed(() => direct.runTurn(context.sessionMessage)),
-        nats: () => timed(() => distributed.runTurn(context.sessionMessage)),
+        direct: () => timed(() => direct.runTurn(message)),
+        nats: () => timed(() => distributed.runTurn(message)),
       },
       { warmup: warmupRounds, samples: latencySamples, betweenRounds: context.settle },
     );
@@ -36,29 +42,38 @@ export async function measureToolCallOverhead(context: BenchContext): Promise<Me
     const readFile = await createDirectReadFile(tree.root, context.outputRoot);
     const toolContext = { session_id: randomUUID(), bundle_path: "bmad/custom/bundles/bench-suite" };
     const args = { file_path: tree.noopFile };
+    // the floor: a bare request/reply to another connection that echoes the bytes back (no JSON, no checks)
+    const echoConnection = await connect({ servers: context.nats.url });
+    echoConnection.subscribe("bench.echo", { callback: (_error, message) => message.respond(message.data) });
+    const payload = encodeJson({ call_id: randomUUID(), context: toolContext, arguments: args });
     const calls = await interleave(
       {
         direct: () => timed(() => readFile(args, toolContext)),
         nats: () => timed(() => overNats.call("read_file", randomUUID(), toolContext, args)),
+        echo: () => timed(() => connection.request("bench.echo", payload, { timeout: 5_000 })),
       },
       { warmup: warmupRounds, samples: latencySamples },
     );
+    await echoConnection.drain();
 
     const loopDirect = summarize(loops.direct);
     const loopNats = summarize(loops.nats);
     const callDirect = summarize(calls.direct);
     const callNats = summarize(calls.nats);
-    const added = loopNats.p50 - loopDirect.p50;
+    const echo = summarize(calls.echo);
+    const added = (loopNats.p50 - loopDirect.p50) / callsPerSession;
     return {
       id: 1,
       title: "overhead per tool call",
       method:
-        `The same runAgentLoop (zero-latency model, 2 model calls, 1 read_file of a 3-byte file) with the tool called directly ` +
+        `The same runAgentLoop (zero-latency model; a session of ${callsPerSession} read_file calls of a 3-byte file, one per model call, ` +
+        `then an answer) with the tool called directly ` +
         `(the tool-runner's handler and sandbox, in process) vs over NATS to the tool-runner (in-process service, real nats-server); ` +
-        `${latencySamples} sessions each, ABAB after ${warmupRounds} warm-up rounds. Second line: the tool call alone.`,
+        `${latencySamples} sessions each, ABAB after ${warmupRounds} warm-up rounds; added per call = p50 difference / ${callsPerSession}. ` +
+        `Second line: the tool call alone, without the loop; third: a bare request/reply echoing the same bytes, the round trip no tool call over NATS can beat.`,
       rows: [
         {
-          label: "session with 1 tool call, p50 / p99",
+          label: `session with ${callsPerSession} tool calls, p50 / p99`,
           baseline: `${formatMs(loopDirect.p50)} / ${formatMs(loopDirect.p99)}`,
           system: `${formatMs(loopNats.p50)} / ${formatMs(loopNats.p99)}`,
           result: `${formatAddedMs(added)} per call (p50)`,
@@ -71,8 +86,14 @@ export async function measureToolCallOverhead(context: BenchContext): Promise<Me
           system: `${formatMs(callNats.p50)} / ${formatMs(callNats.p99)}`,
           result: `${formatAddedMs(callNats.p50 - callDirect.p50)} (p50)`,
         },
+        {
+          label: "bare NATS request/reply, same bytes echoed, p50 / p99",
+          baseline: "—",
+          system: `${formatMs(echo.p50)} / ${formatMs(echo.p99)}`,
+          result: `${formatMs(echo.p50)} (the floor)`,
+        },
       ],
-      details: { loopDirect, loopNats, callDirect, callNats, samples: latencySamples, warmup: warmupRounds },
+      details: { loopDirect, loopNats, callDirect, callNats, echo, callsPerSession, samples: latencySamples, warmup: warmupRounds },
       notes: [
         "Over NATS a call is: JSON encode, request to nats-server, tool-runner decodes and validates (zod), fingerprints the call (sha256) for idempotency, runs the same handler, replies; the orchestrator decodes and validates the reply.",
       ],

@@ -7,6 +7,7 @@ import type { BenchBmadTree } from "./bench-bmad-tree.js";
  *
  * - `answer …`: text at once (1 model call);
  * - `read <path>`: read_file(path), then text (2 model calls, 1 tool call: "a session");
+ * - `reread <n> <path>`: read_file(path) n times, one per model call, then text (measure 1);
  * - `preload <n>`: preload_workflow(workflow n), then text (measure 8, with the tool);
  * - `readall <n>`: read_file on each of workflow n's files, one per model call, then text (measure 8, without it).
  */
@@ -45,10 +46,11 @@ function decide(request: ChatRequestBody, tree: BenchBmadTree): ScriptedTurn {
   const lastUser = request.messages.findLastIndex((message) => message.role === "user");
   const said = String(request.messages[lastUser]?.content ?? "");
   const toolResults = request.messages.slice(lastUser + 1).filter((message) => message.role === "tool").length;
-  const [verb = "", argument = ""] = said.split(" ");
+  const [verb = "", argument = "", extra = ""] = said.split(" ");
   const text = { text: finalAnswer };
 
   if (verb === "read") return toolResults === 0 ? call("read_file", { file_path: argument }) : text;
+  if (verb === "reread") return toolResults < Number(argument) ? call("read_file", { file_path: extra }) : text;
   if (verb === "preload") return toolResults === 0 ? call("preload_workflow", { workflow_path: tree.workflowPath(Number(argument)) }) : text;
   if (verb === "readall") {
     const next = tree.workflowFiles(Number(argument))[toolResults];

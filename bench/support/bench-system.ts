@@ -68,8 +68,9 @@ export async function startBenchSystem(options: BenchSystemOptions): Promise<Ben
     for (const step of stops.reverse()) await step();
   };
   try {
+    // no credentials: the bench server lets such clients in as admin, since these prefixed subjects are not in the per-service rules
     const connect = async (service: ServiceName) => {
-      const connection = await connectNats({ url: options.natsUrl, service, logger: createLogger(service, "silent") });
+      const connection = await connectNats({ url: options.natsUrl, service, logger: createLogger(service, "silent"), credentials: null });
       stops.push(() => connection.drain());
       return connection;
     };

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import OpenAI from "openai";
 import type { AgentDefinition } from "@agent-orchestrator/shared";
 import { runAgentLoop, type TurnOutput } from "../../services/orchestrator/src/agent-loop.js";
@@ -57,7 +58,7 @@ export async function createInProcessAgent(system: Pick<BenchSystem, "env">, age
         context: sessionContext,
         runId: randomUUID(),
         emit: () => {},
-        signal: new AbortController().signal,
+        signal: turnSignal(config.MAX_ITERATIONS),
         // the same mapping as the orchestrator's turn-runner.ts
         limits: {
           maxIterations: config.MAX_ITERATIONS,
@@ -71,4 +72,15 @@ export async function createInProcessAgent(system: Pick<BenchSystem, "env">, age
       });
     },
   };
+}
+
+/**
+ * A turn's abort signal. The openai client adds an abort listener to it per model call and removes none
+ * until the turn ends, so a turn of more than 10 calls (measure 1 makes 11) would trip Node's
+ * MaxListenersExceededWarning; the limit is raised to what a turn may make.
+ */
+function turnSignal(maxModelCalls: number): AbortSignal {
+  const { signal } = new AbortController();
+  setMaxListeners(maxModelCalls + 10, signal);
+  return signal;
 }

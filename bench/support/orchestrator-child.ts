@@ -12,7 +12,8 @@ import { settings } from "./service-settings.js";
 const env = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 const config = settings(orchestratorEnvSchema, env);
 const logger = createLogger(serviceNames.orchestrator, "silent");
-const connection = await connectNats({ url: config.NATS_URL, service: serviceNames.orchestrator, logger });
+// no credentials: the bench server lets such clients in as admin, since the prefixed subjects are not in the per-service rules
+const connection = await connectNats({ url: config.NATS_URL, service: serviceNames.orchestrator, logger, credentials: null });
 const orchestrator = await startOrchestrator({ connection, config, logger, subjectPrefix: env["BENCH_PREFIX"] ?? "" });
 const collect = (globalThis as { gc?: () => void }).gc;
 if (!collect) throw new Error("run with --expose-gc");
