@@ -42,7 +42,10 @@ export function startRunQueue(options: RunQueueOptions): RunQueue {
       }
       if (!message) continue;
       if (stopping) {
-        message.nak();
+        // hand it back for later, not at once: an immediate redelivery can land on this process's other
+        // pulls, which hand it back again until max_deliver is spent and the turn is lost; by then they
+        // have all expired and only running replicas pull
+        message.nak(pullExpiresMs + 1_000);
         return;
       }
       inFlight++;
