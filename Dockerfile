@@ -1,6 +1,8 @@
-# One image for every service; SERVICE picks which one runs.
+# One image for every service; SERVICE picks which one runs (docker-compose.yml sets it).
 #   docker build -t agent-orchestrator .
-#   docker run -e SERVICE=gateway agent-orchestrator
+#   docker run -e SERVICE=gateway -e NATS_URL=... -e NATS_USER=gateway -e NATS_PASSWORD=... agent-orchestrator
+
+# build: the exact lockfile (npm ci), then every TypeScript project (tsc -b), then only runtime packages
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
@@ -14,17 +16,32 @@ COPY shared shared
 COPY services services
 RUN npx tsc -b && npm prune --omit=dev --ignore-scripts
 
+# run: compiled code and production dependencies only, as the unprivileged `node` user
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=build --chown=node:node /app/package.json ./
-COPY --from=build --chown=node:node /app/node_modules node_modules
-COPY --from=build --chown=node:node /app/shared/package.json shared/package.json
-COPY --from=build --chown=node:node /app/shared/dist shared/dist
-COPY --from=build --chown=node:node /app/services services
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules node_modules
+COPY --from=build /app/shared/package.json shared/package.json
+COPY --from=build /app/shared/dist shared/dist
+COPY --from=build /app/services/registry/package.json services/registry/package.json
+COPY --from=build /app/services/registry/dist services/registry/dist
+COPY --from=build /app/services/tool-runner/package.json services/tool-runner/package.json
+COPY --from=build /app/services/tool-runner/dist services/tool-runner/dist
+COPY --from=build /app/services/orchestrator/package.json services/orchestrator/package.json
+COPY --from=build /app/services/orchestrator/dist services/orchestrator/dist
+COPY --from=build /app/services/gateway/package.json services/gateway/package.json
+COPY --from=build /app/services/gateway/dist services/gateway/dist
+COPY --from=build /app/services/gateway/web/dist services/gateway/web/dist
+COPY --from=build /app/services/gateway/web/static services/gateway/web/static
+# the output volume's mount point, owned by the user that writes it: a fresh named volume takes this
+# ownership, so the tool-runner can write there without root
+RUN mkdir -p /outputs /project && chown node:node /outputs
 USER node
 ENV SERVICE=gateway
-# The gateway answers /healthz; the other services are checked by their NATS connection (a live process).
+# The gateway answers /healthz while it is connected to NATS. The other services have no port: their
+# check is that the process lives (each exits non-zero when it cannot start; it reconnects to NATS forever).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s \
   CMD if [ "$SERVICE" = gateway ]; then node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"; else kill -0 1; fi
+# exec: node is PID 1 and gets SIGTERM itself, so it drains before exiting
 CMD ["sh", "-c", "exec node services/$SERVICE/dist/main.js"]

@@ -1,0 +1,226 @@
+/**
+ * The production set-up, checked without a Docker engine (none runs on our machines): docker-compose.yml
+ * against the services' own config schemas and deploy/nats/nats-server.conf, and the Dockerfile's shape.
+ * A compose variable (`${NAME:-default}`, `${NAME:?message}`) is given a sample value, so the schemas see
+ * what a container would get. When the nats-server binary is here, it validates the NATS config too.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { z } from "zod";
+import { parseEnv } from "@agent-orchestrator/shared";
+import { gatewayEnvSchema } from "../services/gateway/src/config.js";
+import { orchestratorEnvSchema } from "../services/orchestrator/src/config.js";
+import { registryEnvSchema } from "../services/registry/src/config.js";
+import { toolRunnerEnvSchema } from "../services/tool-runner/src/config.js";
+import { findNatsServerBinary } from "../scripts/lib/local-nats.js";
+import { generatePasswords, natsConfigFile, natsServiceUsers, natsUsers, passwordVariable, serverPasswordEnv, type NatsServiceUser } from "../scripts/lib/nats-users.js";
+import { repoRoot } from "./support/service-processes.js";
+
+const ComposeService = z.object({
+  image: z.string().optional(),
+  build: z.string().optional(),
+  command: z.array(z.string()).optional(),
+  environment: z.record(z.string(), z.union([z.string(), z.number()])).default({}),
+  volumes: z.array(z.string()).default([]),
+  ports: z.array(z.string()).default([]),
+  read_only: z.boolean().optional(),
+  stop_grace_period: z.string().optional(),
+  healthcheck: z.object({ test: z.array(z.string()) }).optional(),
+  deploy: z.object({ replicas: z.number().int() }).optional(),
+});
+const Compose = z.object({ services: z.record(z.string(), ComposeService), volumes: z.record(z.string(), z.unknown()) });
+
+const compose = Compose.parse(parse(readFileSync(join(repoRoot, "docker-compose.yml"), "utf8"), { merge: true }));
+const natsConfig = readFileSync(natsConfigFile, "utf8");
+const dockerfile = readFileSync(join(repoRoot, "Dockerfile"), "utf8");
+
+const schemas: Record<NatsServiceUser, z.ZodObject> = {
+  registry: registryEnvSchema,
+  "tool-runner": toolRunnerEnvSchema,
+  orchestrator: orchestratorEnvSchema,
+  gateway: gatewayEnvSchema,
+};
+
+const service = (name: string) => {
+  const found = compose.services[name];
+  if (!found) throw new Error(`docker-compose.yml has no service ${name}`);
+  return found;
+};
+
+/** The variables a compose value refers to, and the value with each given a sample (or its default). */
+function interpolate(value: string): { value: string; variables: string[] } {
+  const variables: string[] = [];
+  const result = value.replace(/\$\{(\w+)(?::([-?])([^}]*))?\}/g, (_whole, name: string, kind?: string, rest?: string) => {
+    variables.push(name);
+    if (kind === "-") return rest ?? "";
+    // a required secret: something of the right shape
+    return name === "AUTH_TOKENS" ? "admin:sample-token-0000" : `sample${name.replace(/_/g, "").toLowerCase()}`;
+  });
+  return { value: result, variables };
+}
+
+const environmentOf = (name: string): Record<string, string> =>
+  Object.fromEntries(Object.entries(service(name).environment).map(([key, value]) => [key, interpolate(String(value)).value]));
+
+/** `source:target[:mode]` of one compose volume entry. */
+const mount = (entry: string) => {
+  const [source, target, mode] = entry.split(":");
+  return { source: source ?? "", target: target ?? "", readOnly: mode === "ro" };
+};
+
+/** A duration like `11m`, `130s`, `2m` in milliseconds. */
+const durationMs = (text: string) => {
+  const match = /^(\d+)(ms|s|m|h)$/.exec(text);
+  if (!match) throw new Error(`not a duration: ${text}`);
+  return Number(match[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[match[2] as "ms" | "s" | "m" | "h"];
+};
+
+/** The text of one user's block in the NATS config, from its `user:` line to the next one. */
+function userBlock(user: string): string {
+  const start = natsConfig.search(new RegExp(`user: "?${user}"?\\n`));
+  expect(start, `user ${user} in the NATS config`).toBeGreaterThanOrEqual(0);
+  const next = natsConfig.slice(start + 1).search(/\n\s*user: /);
+  return next < 0 ? natsConfig.slice(start) : natsConfig.slice(start, start + 1 + next);
+}
+
+describe("docker-compose.yml", () => {
+  it("runs NATS and the four services, two tool-runners, all services from one image", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(["gateway", "nats", "orchestrator", "registry", "tool-runner"]);
+    expect(service("tool-runner").deploy?.replicas).toBe(2);
+    for (const name of natsServiceUsers) {
+      expect(service(name)).toMatchObject({ image: "agent-orchestrator:latest", build: ".", read_only: true });
+      expect(environmentOf(name)["SERVICE"]).toBe(name);
+    }
+  });
+
+  it("gives each service only settings its own config schema knows, and values it accepts", () => {
+    for (const name of natsServiceUsers) {
+      const { SERVICE: _service, ...env } = environmentOf(name);
+      const known = Object.keys(schemas[name].shape);
+      expect(Object.keys(env).filter((key) => !known.includes(key)), `${name}: unknown settings`).toEqual([]);
+      const parsed = parseEnv(schemas[name], env);
+      expect(parsed, name).toMatchObject({ ok: true });
+    }
+  });
+
+  it("connects each service as its own NATS user, with that user's password variable", () => {
+    for (const name of natsServiceUsers) {
+      const env = service(name).environment;
+      expect(env["NATS_URL"]).toBe("nats://nats:4222");
+      expect(env["NATS_USER"]).toBe(name);
+      expect(interpolate(String(env["NATS_PASSWORD"])).variables).toEqual([passwordVariable(name)]);
+    }
+  });
+
+  it("mounts bmad/ read-only where it is read, and the output volume only on the tool-runner, writable", () => {
+    for (const [name, definition] of Object.entries(compose.services)) {
+      for (const entry of definition.volumes.map(mount)) {
+        if (entry.source === "./bmad") expect(entry.readOnly, `${name} mounts bmad/ read-only`).toBe(true);
+        if (entry.source === "outputs") expect(name).toBe("tool-runner");
+      }
+    }
+    for (const name of ["registry", "tool-runner"]) {
+      expect(service(name).volumes.map(mount)).toContainEqual({ source: "./bmad", target: `${environmentOf(name)["BMAD_ROOT"]}/bmad`, readOnly: true });
+    }
+    expect(service("tool-runner").volumes.map(mount)).toContainEqual({ source: "outputs", target: environmentOf("tool-runner")["OUTPUT_ROOT"], readOnly: false });
+    expect(service("orchestrator").volumes).toEqual([]);
+    expect(service("gateway").volumes).toEqual([]);
+    expect(Object.keys(compose.volumes).sort()).toEqual(["nats-data", "outputs"]);
+  });
+
+  it("exposes the gateway with bearer tokens required", () => {
+    expect(service("gateway").ports).toEqual(["3000:3000"]);
+    expect(String(service("gateway").environment["AUTH_TOKENS"])).toMatch(/^\$\{AUTH_TOKENS:\?/);
+    expect(environmentOf("gateway")["PORT"]).toBe("3000");
+  });
+
+  it("gives every service longer to stop than its own drain deadline", () => {
+    for (const name of natsServiceUsers) {
+      const grace = durationMs(service(name).stop_grace_period ?? "10s");
+      // service-lifecycle.ts: 10 s; the orchestrator lets a running turn finish (TURN_TIMEOUT_MS + 5 s)
+      const parsed = parseEnv(orchestratorEnvSchema, {});
+      const deadline = name === "orchestrator" && parsed.ok ? parsed.value.TURN_TIMEOUT_MS + 5_000 : 10_000;
+      expect(grace, name).toBeGreaterThan(deadline);
+    }
+  });
+
+  it("runs NATS with JetStream on a volume and the permission config mounted read-only, given every password it reads", () => {
+    const nats = service("nats");
+    const command = nats.command ?? [];
+    const configTarget = command[command.indexOf("-c") + 1];
+    expect(nats.volumes.map(mount)).toContainEqual({ source: "./deploy/nats/nats-server.conf", target: configTarget, readOnly: true });
+    expect(command).toContain("-js");
+    expect(nats.volumes.map(mount)).toContainEqual({ source: "nats-data", target: command[command.indexOf("-sd") + 1], readOnly: false });
+    const referenced = [...natsConfig.matchAll(/\$(NATS_\w+_PASSWORD)/g)].map((match) => match[1]).sort();
+    expect(referenced).toEqual(natsUsers.map(passwordVariable).sort());
+    expect(Object.keys(nats.environment).sort()).toEqual(referenced);
+    expect(nats.healthcheck?.test.join(" ")).toContain("/healthz");
+  });
+});
+
+describe("deploy/nats/nats-server.conf", () => {
+  it("names one user per service and an admin, and nothing else", () => {
+    const users = [...natsConfig.matchAll(/^\s*user: "?([\w-]+)"?$/gm)].map((match) => match[1]).sort();
+    expect(users).toEqual([...natsUsers].sort());
+    expect(natsConfig).not.toMatch(/no_auth_user/);
+  });
+
+  it("gives no service the JetStream API wholesale, and the workers no JetStream at all", () => {
+    for (const user of natsServiceUsers) expect(userBlock(user), user).not.toContain('"$JS.API.>"');
+    for (const user of ["tool-runner", "registry"]) expect(userBlock(user), user).not.toContain("$JS.");
+    expect(userBlock("tool-runner")).toContain('publish: { deny: [">"] }');
+  });
+
+  it("keeps each service's replies on its own inbox prefix", () => {
+    for (const user of ["orchestrator", "gateway"] as const) {
+      expect(userBlock(user)).toContain(`"_INBOX_${user}.>"`);
+      expect(userBlock(user)).not.toMatch(/"_INBOX\.>"|"_INBOX_(?!gateway|orchestrator)/);
+    }
+  });
+
+  it("lets a tool-runner answer later than the longest tool timeout the orchestrator accepts", () => {
+    const expires = /allow_responses: \{ max: 1, expires: "(\w+)" \}/.exec(userBlock("tool-runner"))?.[1];
+    const expiresMs = durationMs(expires ?? "0s");
+    const timeout = orchestratorEnvSchema.shape.TOOL_TIMEOUT_MS;
+    expect(timeout.safeParse(String(expiresMs)).success, "a tool timeout as long as the expiry is refused").toBe(false);
+    expect(timeout.safeParse(String(expiresMs - 60_000)).success).toBe(true);
+  });
+
+  it.skipIf(!findNatsServerBinary())("is a valid nats-server config", () => {
+    const check = spawnSync(findNatsServerBinary() as string, ["-c", natsConfigFile, "-t"], {
+      env: { ...process.env, ...serverPasswordEnv(generatePasswords()) },
+      encoding: "utf8",
+    });
+    expect(`${check.stdout}${check.stderr}`).toContain("is valid");
+    expect(check.status).toBe(0);
+  });
+});
+
+describe("Dockerfile", () => {
+  const stages = dockerfile.split(/^FROM /m).slice(1);
+  const final = stages.at(-1) ?? "";
+
+  it("builds in a separate stage with npm ci and tsc -b", () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    expect(stages[0]).toMatch(/RUN npm ci\b/);
+    expect(stages[0]).toMatch(/tsc -b/);
+  });
+
+  it("runs as a non-root user, with a health check, exec'ing the service named by SERVICE", () => {
+    const user = /^USER (\S+)$/m.exec(final)?.[1];
+    expect(user).toBeDefined();
+    expect(["root", "0"]).not.toContain(user);
+    expect(final).toMatch(/^HEALTHCHECK /m);
+    expect(final).toContain('CMD ["sh", "-c", "exec node services/$SERVICE/dist/main.js"]');
+    expect(final).toMatch(new RegExp(`chown ${user}:\\S+ ${environmentOf("tool-runner")["OUTPUT_ROOT"]}`));
+  });
+
+  it("keeps secrets and local state out of the build context", () => {
+    const ignored = readFileSync(join(repoRoot, ".dockerignore"), "utf8").split("\n");
+    for (const entry of [".env", "data", "node_modules", ".git"]) expect(ignored).toContain(entry);
+    expect(existsSync(join(repoRoot, "deploy/generate-env.sh"))).toBe(true);
+  });
+});
