@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeJson, inboxPrefixFor, jetStreamNames, serviceNames, type ServiceName } from "@agent-orchestrator/shared";
 import { natsIsExternal, testNatsCredentials } from "../support/nats-harness.js";
 import { startServiceProcess } from "../support/service-processes.js";
-import { startFaultSystem, type FaultSystem } from "./support/fault-system.js";
+import { permissionViolations, startFaultSystem, type FaultSystem } from "./support/fault-system.js";
 
 interface Identity {
   connection: NatsConnection;
@@ -220,7 +220,7 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
       body: JSON.stringify({ agent_id: "idea-coach", message: "hello" }),
     });
     expect(await response.json()).toMatchObject({ success: true, response: "ok" });
-    const byServices = system.nats.logLines.filter((line) => /Violation/.test(line) && /nats\.js:(registry|tool-runner|orchestrator|gateway)-\d+/.test(line));
+    const byServices = permissionViolations(system.nats).filter((line) => /nats\.js:(registry|tool-runner|orchestrator|gateway)-\d+/.test(line));
     expect(byServices).toEqual([]);
   });
 });

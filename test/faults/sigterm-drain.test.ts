@@ -14,7 +14,7 @@ import { streamChat } from "./support/chat-client.js";
 import { startContinuousLoad, type ContinuousLoad } from "./support/continuous-load.js";
 import { loadMessage, loadResponder } from "./support/load-responder.js";
 import { checkTurn } from "./support/run-load.js";
-import { startFaultSystem, waitForReplicas, type FaultSystem } from "./support/fault-system.js";
+import { permissionViolations, startFaultSystem, waitForReplicas, type FaultSystem } from "./support/fault-system.js";
 
 const turnTimeoutMs = 20_000;
 /** the deadlines the services' mains give themselves (service-lifecycle.ts; the orchestrator's: its turn timeout + 5 s) */
@@ -109,6 +109,8 @@ describe("SIGTERM of each service under load", () => {
     expect(problems).toEqual([]);
     expect(turns).toBeGreaterThan(20);
     expect([...toolRequests.entries()].filter(([, count]) => count > 1)).toEqual([]);
+    // two of each service started on existing streams and stopped: every JetStream path they took is allowed
+    expect(permissionViolations(system.nats)).toEqual([]);
     await waitForReplicas(system.gatewayUrls[0] as string, { registry: 1, "tool-runner": 1, orchestrator: 1, gateway: 1 });
   }, 60_000);
 });
