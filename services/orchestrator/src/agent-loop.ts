@@ -125,10 +125,16 @@ async function streamModelTurn(input: TurnInput, messages: ChatCompletionMessage
   let text = "";
   let usage = zeroUsage();
   let finishReason: string | null = null;
+  // each call gets its own signal: the openai client never removes the abort listener it adds, so a
+  // long turn sharing the turn's signal would pile them up
+  const call = new AbortController();
+  const relayAbort = () => call.abort(input.signal.reason);
+  if (input.signal.aborted) relayAbort();
+  else input.signal.addEventListener("abort", relayAbort, { once: true });
   try {
     const stream = await input.client.chat.completions.create(
       { model: input.model, messages, tools, stream: true, stream_options: { include_usage: true } },
-      { signal: input.signal, timeout: input.limits.modelTimeoutMs },
+      { signal: call.signal, timeout: input.limits.modelTimeoutMs },
     );
     for await (const chunk of stream) {
       const choice = chunk.choices[0];
@@ -150,6 +156,8 @@ async function streamModelTurn(input: TurnInput, messages: ChatCompletionMessage
     }
   } catch (error) {
     throw toModelError(error, { textStreamed: text.length > 0, signal: input.signal });
+  } finally {
+    input.signal.removeEventListener("abort", relayAbort);
   }
   if (input.signal.aborted) throw toModelError(new Error("aborted"), { textStreamed: text.length > 0, signal: input.signal });
   return { text, toolCalls: accumulator.result(), usage, finishReason };

@@ -199,6 +199,23 @@ describe("what the model sends", () => {
     expect(envelope.content).toBe(hostile);
   });
 
+  it("runs a turn of many model calls without piling abort listeners on the turn's signal", async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      const model = models.loop as ScriptedModel;
+      for (let call = 0; call < 12; call++) model.enqueue({ toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } }] });
+      model.enqueue({ text: "thirteen calls later" });
+      const { final } = await turn("loop", "hi");
+      expect(final).toMatchObject({ type: "done", iterations: 13 });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((warning) => warning.name === "MaxListenersExceededWarning")).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("reports usage per model call, per turn and per session", async () => {
     const model = models.loop as ScriptedModel;
     model.enqueue({ toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } }] }, { text: "first" });

@@ -13,17 +13,20 @@ export class SessionStore {
     return new SessionStore(kv);
   }
 
-  /** Creates a new session; fails if the id is taken. */
-  async create(input: { id: string; agentId: string; owner: string }): Promise<{ record: SessionRecord; revision: number }> {
+  /**
+   * Creates a new session with its first turn already running, in one KV operation. Returns undefined if
+   * the id is taken (a redelivered turn finds its session that way).
+   */
+  async createRunning(input: { id: string; agentId: string; owner: string; runId: string }): Promise<{ record: SessionRecord; revision: number } | undefined> {
     const now = new Date().toISOString();
     const record: SessionRecord = {
       id: input.id,
       agent_id: input.agentId,
       owner: input.owner,
-      status: "idle",
-      run_id: null,
-      run_started_at: null,
-      last_run_id: null,
+      status: "running",
+      run_id: input.runId,
+      run_started_at: now,
+      last_run_id: input.runId,
       messages: [],
       usage: zeroUsage(),
       turns: 0,
@@ -31,10 +34,10 @@ export class SessionStore {
       updated_at: now,
     };
     try {
-      const revision = await this.kv.create(input.id, encodeJson(record));
-      return { record, revision };
+      return { record, revision: await this.kv.create(input.id, encodeJson(record)) };
     } catch (error) {
-      throw new AppError("SESSION_BUSY", "A session with this id already exists", { cause: error });
+      if (await this.kv.get(input.id)) return undefined;
+      throw error;
     }
   }
 

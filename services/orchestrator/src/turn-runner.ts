@@ -55,13 +55,15 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
   active.add(request.session_id, request.run_id, controller);
 
   let accepted: { session: SessionRecord; revision: number; agent: AgentDefinition } | undefined;
+  // the session folder's "running" manifest is written while the turn starts, off the path to the first token
+  let opened: Promise<void> = Promise.resolve();
   try {
     if (!deps.client) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
     const rules = getAgentRules(deps, request.agent_id, log);
     accepted = await acceptTurn(deps, request);
     const { agent } = accepted;
     events.emit({ type: "session", agent_id: agent.id, attempt });
-    await updateManifest(deps, accepted.session, agent, "running", log);
+    opened = updateManifest(deps, accepted.session, agent, "running", log);
 
     const context: ToolContext = { session_id: request.session_id, bundle_path: agent.bundlePath };
     const start = await runCriticalActions(agent.criticalActions, (path) =>
@@ -98,8 +100,8 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       turns: accepted.session.turns + 1,
     };
     // the final state is saved before the final event, so a client that hears `done` reads it
-    await finishSession(store, session, "completed", accepted.revision);
-    await updateManifest(deps, session, agent, "completed", log);
+    await opened;
+    await Promise.all([finishSession(store, session, "completed", accepted.revision), updateManifest(deps, session, agent, "completed", log)]);
     events.finish({
       type: "done",
       response: output.response,
@@ -114,10 +116,13 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     if (AppError.is(error)) log.warn({ code: error.code, cause: describeCause(error.cause) }, error.message);
     else log.error({ err: error }, "turn failed");
     if (accepted) {
-      await finishSession(store, accepted.session, status, accepted.revision).catch((saveError: unknown) =>
-        log.error({ err: saveError }, "session status not saved"),
-      );
-      await updateManifest(deps, accepted.session, accepted.agent, status, log);
+      await opened;
+      await Promise.all([
+        finishSession(store, accepted.session, status, accepted.revision).catch((saveError: unknown) =>
+          log.error({ err: saveError }, "session status not saved"),
+        ),
+        updateManifest(deps, accepted.session, accepted.agent, status, log),
+      ]);
     }
     events.finish({ type: "error", error: toErrorBody(error) });
   } finally {
@@ -131,8 +136,12 @@ async function acceptTurn(
   request: RunStartRequest,
 ): Promise<{ session: SessionRecord; revision: number; agent: AgentDefinition }> {
   const agent = await getAgent(deps, request.agent_id);
-  let stored = await deps.store.get(request.session_id);
-  if (!stored && request.new_session) stored = await deps.store.create({ id: request.session_id, agentId: agent.id, owner: request.owner });
+  if (request.new_session) {
+    // one KV operation for a new chat; if the id exists, this is a redelivery and the checks below apply
+    const created = await deps.store.createRunning({ id: request.session_id, agentId: agent.id, owner: request.owner, runId: request.run_id });
+    if (created) return { session: created.record, revision: created.revision, agent };
+  }
+  const stored = await deps.store.get(request.session_id);
   if (!stored || stored.record.owner !== request.owner) throw new AppError("SESSION_NOT_FOUND", "Session not found");
   const { record } = stored;
   if (record.agent_id !== agent.id) throw new AppError("BAD_REQUEST", `This session belongs to agent ${record.agent_id}`);
