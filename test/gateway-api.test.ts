@@ -240,3 +240,15 @@ describe("limits and metrics", () => {
     expect(text).toMatch(/ao_tokens_total\{kind="prompt"\} [1-9]/);
   });
 });
+
+describe("without an orchestrator", () => {
+  it("answers a chat with 503 SERVICE_UNAVAILABLE in seconds, not at the pickup timeout", async () => {
+    const orchestrator = system.processes.find((service) => service.name === "orchestrator");
+    expect(await orchestrator?.stop("SIGTERM")).toBe(0);
+    const started = Date.now();
+    const response = await chat(alice, { agent_id: "idea-coach", message: "anyone there?" });
+    expect(response.status).toBe(503);
+    expect(await json(response)).toMatchObject({ error: { code: "SERVICE_UNAVAILABLE", message: expect.stringContaining("No orchestrator") } });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});

@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { Router, type Request, type Response } from "express";
-import { AppError, ChatRequestBody, type RunEvent } from "@agent-orchestrator/shared";
+import { AppError, ChatRequestBody, serviceNames, type RunEvent } from "@agent-orchestrator/shared";
 import { asyncRoute } from "./async-route.js";
 import { currentUser } from "./auth.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { publishCancel } from "./run-cancel.js";
 import { startRun, type NewRun, type StartedRun } from "./run-client.js";
+import { countServiceReplicas } from "./service-replicas.js";
 import { sendError } from "./send-error.js";
 import { writeSseStream } from "./sse-stream.js";
 
@@ -57,6 +58,7 @@ export function startChatRun(context: GatewayContext, body: Pick<ChatRequestBody
       subjectPrefix: context.subjectPrefix,
       pickupTimeoutMs: context.config.RUN_PICKUP_TIMEOUT_MS,
       idleTimeoutMs: context.config.CHAT_IDLE_TIMEOUT_MS,
+      countOrchestrators: async () => (await countServiceReplicas(context.connection))[serviceNames.orchestrator] ?? 0,
     },
     run,
   );

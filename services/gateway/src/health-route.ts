@@ -1,8 +1,8 @@
 import { Router } from "express";
-import { RequestStrategy } from "nats";
 import { serviceNames } from "@agent-orchestrator/shared";
 import { asyncRoute } from "./async-route.js";
 import type { GatewayContext } from "./gateway-context.js";
+import { countServiceReplicas } from "./service-replicas.js";
 
 /** GET /healthz: the gateway is alive; NATS state; how many replicas of each service answer a $SRV ping. */
 export function healthRoute(context: GatewayContext): Router {
@@ -10,14 +10,11 @@ export function healthRoute(context: GatewayContext): Router {
   router.get(
     "/healthz",
     asyncRoute(async (_request, response) => {
-      const replicas: Record<string, number> = Object.fromEntries(Object.values(serviceNames).map((name) => [name, 0]));
+      let replicas: Record<string, number> = Object.fromEntries(Object.values(serviceNames).map((name) => [name, 0]));
       const connected = !context.connection.isClosed();
       if (connected) {
         try {
-          const pings = await context.connection.services.client({ strategy: RequestStrategy.Timer, maxWait: 250 }).ping();
-          for await (const ping of pings) {
-            if (ping.name in replicas) replicas[ping.name] = (replicas[ping.name] ?? 0) + 1;
-          }
+          replicas = await countServiceReplicas(context.connection);
         } catch (error) {
           context.logger.warn({ err: error }, "service discovery failed");
         }

@@ -18,7 +18,15 @@ export interface RunClientOptions {
   pickupTimeoutMs: number;
   /** the longest silence between two events before the run is given up */
   idleTimeoutMs: number;
+  /** how many orchestrators are running: asked when a queued turn has not started after a moment */
+  countOrchestrators: () => Promise<number>;
 }
+
+/** A turn not started after this long makes the gateway check that any orchestrator is running at all. */
+const orchestratorCheckMs = 2_000;
+/** Each JetStream publish attempt waits this long for the stream's acknowledgement. */
+const publishAttemptTimeoutMs = 1_500;
+const publishAttempts = 4;
 
 export interface StartedRun {
   /** the turn's first event (`session`): the turn was accepted */
@@ -42,17 +50,10 @@ export async function startRun(options: RunClientOptions, run: NewRun): Promise<
   const subscription = connection.subscribe(subjectPrefix + subjects.runEvents(run.session_id, run.run_id));
   const request: RunStartRequest = { ...run, expires_at: Date.now() + options.pickupTimeoutMs };
   try {
-    await connection.jetstream().publish(subjectPrefix + subjects.runRequest(run.session_id), encodeJson(request), {
-      msgID: run.run_id,
-      timeout: 5_000,
-    });
+    await queueRequest(connection, subjectPrefix + subjects.runRequest(run.session_id), encodeJson(request), run.run_id);
   } catch (error) {
     subscription.unsubscribe();
-    const code = (error as { code?: string }).code;
-    if (code === NatsErrorCode.NoResponders || code === "503") {
-      throw new AppError("SERVICE_UNAVAILABLE", "No orchestrator has set up the run queue yet; is the orchestrator running?", { cause: error });
-    }
-    throw new AppError("SERVICE_UNAVAILABLE", "The turn could not be queued", { cause: error });
+    throw error;
   }
   const iterator = readEvents(subscription, run.run_id, options);
   const first = await iterator.next();
@@ -71,9 +72,32 @@ export async function startRun(options: RunClientOptions, run: NewRun): Promise<
   };
 }
 
+/**
+ * Publishes into the work queue and waits for the stream's acknowledgement, retrying an unacknowledged
+ * publish a few times: after a NATS reconnect the first acknowledgement can be lost, and the message id
+ * makes a repeated publish a no-op. A missing stream fails at once.
+ */
+async function queueRequest(connection: NatsConnection, subject: string, data: Uint8Array, msgID: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await connection.jetstream().publish(subject, data, { msgID, timeout: publishAttemptTimeoutMs });
+      return;
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === NatsErrorCode.NoResponders || code === "503") {
+        throw new AppError("SERVICE_UNAVAILABLE", "No orchestrator has set up the run queue yet; is the orchestrator running?", { cause: error });
+      }
+      if (code !== NatsErrorCode.Timeout || attempt === publishAttempts) {
+        throw new AppError("SERVICE_UNAVAILABLE", "The turn could not be queued", { cause: error });
+      }
+    }
+  }
+}
+
 async function* readEvents(subscription: Subscription, runId: string, options: RunClientOptions): AsyncGenerator<RunEvent> {
   let received = 0;
   let timedOut = false;
+  let noOrchestrator = false;
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
     clearTimeout(timer);
@@ -85,10 +109,23 @@ async function* readEvents(subscription: Subscription, runId: string, options: R
       received === 0 ? options.pickupTimeoutMs : options.idleTimeoutMs,
     );
   };
+  // a queued turn waits for an orchestrator; if none is running, say so now rather than at the pickup timeout
+  const check = setTimeout(() => {
+    options.countOrchestrators().then(
+      (count) => {
+        if (count === 0 && received === 0) {
+          noOrchestrator = true;
+          subscription.unsubscribe();
+        }
+      },
+      (error: unknown) => options.logger.warn({ err: error }, "could not count orchestrators"),
+    );
+  }, Math.min(orchestratorCheckMs, options.pickupTimeoutMs));
   arm();
   try {
     for await (const message of subscription) {
       received++;
+      clearTimeout(check);
       arm();
       let event: RunEvent;
       try {
@@ -100,12 +137,14 @@ async function* readEvents(subscription: Subscription, runId: string, options: R
       yield event;
       if (isFinalEvent(event)) return;
     }
+    if (noOrchestrator) throw new AppError("SERVICE_UNAVAILABLE", "No orchestrator is running to take the turn");
     if (timedOut && received === 0) {
       throw new AppError("SERVICE_UNAVAILABLE", `No orchestrator took the turn within ${options.pickupTimeoutMs} ms`);
     }
     if (timedOut) throw new AppError("SERVICE_TIMEOUT", `No news from the orchestrator for ${options.idleTimeoutMs} ms`);
   } finally {
     clearTimeout(timer);
+    clearTimeout(check);
     subscription.unsubscribe();
   }
 }
