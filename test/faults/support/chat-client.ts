@@ -35,6 +35,7 @@ export async function streamChat(gatewayUrl: string, body: ChatBody, headers: Re
     return { status: response.status, events, refused, until: () => Promise.reject(new Error(`turn refused: ${JSON.stringify(refused)}`)), done: Promise.resolve(events) };
   }
   const waiters = new Set<() => void>();
+  let ended = false;
   const done = (async () => {
     const decoder = new TextDecoder();
     let buffered = "";
@@ -51,15 +52,13 @@ export async function streamChat(gatewayUrl: string, body: ChatBody, headers: Re
         for (const wake of waiters) wake();
       }
     } finally {
+      ended = true;
       for (const wake of waiters) wake();
     }
     return events;
   })();
+  // a broken stream rejects `done`, which the caller awaits; `until` sees it through `ended`
   done.catch(() => undefined);
-  let ended = false;
-  void done.finally(() => {
-    ended = true;
-  });
   return {
     status: response.status,
     events,
