@@ -3,8 +3,25 @@ import { mkdtemp, readdir, rm, utimes, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { withFileLock } from "./file-lock.js";
+
+/** When set, the next write of a lock's draft stops half-way, as if its process were killed there. */
+const crash = vi.hoisted(() => ({ onDraft: false }));
+vi.mock("node:fs/promises", async (importOriginal) => {
+  const real = await importOriginal<typeof import("node:fs/promises")>();
+  return {
+    ...real,
+    writeFile: async (...args: Parameters<typeof real.writeFile>) => {
+      if (crash.onDraft && String(args[0]).endsWith(".draft")) {
+        crash.onDraft = false;
+        await real.writeFile(args[0], "", { flag: "wx" });
+        throw new Error("killed while writing");
+      }
+      return real.writeFile(...args);
+    },
+  };
+});
 
 let folder: string;
 let lockPath: string;
@@ -63,6 +80,15 @@ describe("withFileLock", () => {
     await expect(withFileLock(lockPath, async () => undefined, { staleMs: 60_000, timeoutMs: 200 })).rejects.toMatchObject({
       code: "BUSY",
     });
+  });
+
+  it("leaves no lock when its holder dies while writing itself into it (a crash there blocked everyone until staleMs)", async () => {
+    crash.onDraft = true;
+    await expect(withFileLock(lockPath, async () => undefined)).rejects.toThrow("killed while writing");
+    expect(await readdir(folder)).toEqual([]);
+    const started = Date.now();
+    await withFileLock(lockPath, async () => undefined, { staleMs: 60_000, timeoutMs: 5_000 });
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it("treats a half-written lock file as live until it is stale", async () => {

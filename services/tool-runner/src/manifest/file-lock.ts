@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { link, open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { link, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AppError, parseJson } from "@agent-orchestrator/shared";
@@ -19,8 +19,9 @@ type LockBody = z.infer<typeof LockBody>;
 
 /**
  * Runs `work` while holding a lock file, so processes sharing a folder (replicas on one output volume)
- * take turns. The lock is created with O_EXCL (`wx`), which is atomic on a local filesystem. A lock left
- * by a holder that died is taken over: at once when its pid is gone on this host, else once older than
+ * take turns. The lock is created by linking a draft that already names its holder: `link` fails if the
+ * lock exists and is atomic on a local filesystem, and the lock is never seen empty. A lock left by a
+ * holder that died is taken over: at once when its pid is gone on this host, else once older than
  * `staleMs`.
  */
 export async function withFileLock<T>(lockPath: string, work: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
@@ -34,24 +35,28 @@ export async function withFileLock<T>(lockPath: string, work: () => Promise<T>, 
 
 async function acquire(lockPath: string, staleMs: number, timeoutMs: number): Promise<string> {
   const body: LockBody = { token: randomUUID(), pid: process.pid, host: hostname() };
-  const deadline = Date.now() + timeoutMs;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const handle = await open(lockPath, "wx");
+  // The lock appears with its holder already written in it: the body goes to a draft first, and the draft
+  // is linked to the lock's name (atomic; EEXIST while someone holds it). A holder killed between creating
+  // the lock and writing it would otherwise leave an empty lock that blocks everyone until `staleMs`.
+  const draft = `${lockPath}.${body.token}.draft`;
+  try {
+    await writeFile(draft, JSON.stringify(body), { flag: "wx" });
+    const deadline = Date.now() + timeoutMs;
+    for (let attempt = 0; ; attempt++) {
       try {
-        await handle.writeFile(JSON.stringify(body));
-      } finally {
-        await handle.close();
+        await link(draft, lockPath);
+        return body.token;
+      } catch (error) {
+        if (errnoCode(error) !== "EEXIST") throw error;
       }
-      return body.token;
-    } catch (error) {
-      if (errnoCode(error) !== "EEXIST") throw error;
+      if (await takeOverIfStale(lockPath, staleMs)) continue;
+      if (Date.now() > deadline) throw new AppError("BUSY", "The session manifest is busy; try again", { detail: { lockPath } });
+      // jittered backoff, capped low: holders keep the lock for a few milliseconds
+      const base = Math.min(2 ** attempt, 25);
+      await sleep(base + Math.random() * base);
     }
-    if (await takeOverIfStale(lockPath, staleMs)) continue;
-    if (Date.now() > deadline) throw new AppError("BUSY", "The session manifest is busy; try again", { detail: { lockPath } });
-    // jittered backoff, capped low: holders keep the lock for a few milliseconds
-    const base = Math.min(2 ** attempt, 25);
-    await sleep(base + Math.random() * base);
+  } finally {
+    await unlink(draft).catch(() => undefined);
   }
 }
 
