@@ -10,7 +10,8 @@ import { errnoCode } from "../sandbox/sandbox-error.js";
 export interface FileLockOptions {
   /** a lock older than this is taken over; far above the milliseconds a holder keeps it */
   staleMs?: number;
-  /** how long to wait for the lock before giving up with BUSY */
+  /** how long to wait for the lock before giving up with BUSY; longer than `staleMs`, so a lock left on
+   * another host by a dead holder is taken over before waiters give up */
   timeoutMs?: number;
 }
 
@@ -25,7 +26,7 @@ type LockBody = z.infer<typeof LockBody>;
  * `staleMs`.
  */
 export async function withFileLock<T>(lockPath: string, work: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
-  const token = await acquire(lockPath, options.staleMs ?? 10_000, options.timeoutMs ?? 10_000);
+  const token = await acquire(lockPath, options.staleMs ?? 10_000, options.timeoutMs ?? 15_000);
   try {
     return await work();
   } finally {
