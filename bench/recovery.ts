@@ -123,10 +123,10 @@ export async function measureRecovery(context: BenchContext): Promise<MeasureRep
     ],
     details: { eager, patient, noResponders: noResponse, noQueue, queuedNoOrchestrator, pickupTimeoutMs },
     notes: [
-      "The services reconnect with reconnectTimeWait 1 s (+ up to 250 ms jitter). A chat sent before the gateway has reconnected waits the full 5 s " +
-        "timeout of the gateway's JetStream publish (services/gateway/src/run-client.ts) and fails with 503 \"The turn could not be queued\": " +
-        "its publish acknowledgement never arrives. The retry right after it succeeds at once; a chat sent after the reconnect succeeds at once.",
-      "Once the run queue exists, a chat when no orchestrator runs is not refused at once: the turn waits in the durable queue (so that an orchestrator that comes back can take it) until RUN_PICKUP_TIMEOUT_MS, then the gateway answers 503.",
+      "The services reconnect with reconnectTimeWait 1 s (+ up to 250 ms jitter). A chat sent before the gateway has reconnected is queued " +
+        "once it has: the gateway retries an unacknowledged JetStream publish (1.5 s per attempt; the message id makes a repeat a no-op).",
+      "Once the run queue exists, a chat when no orchestrator runs waits in the durable queue; when it has not started after 2 s the gateway " +
+        "counts orchestrators through $SRV and, with none running, answers 503 at once instead of at RUN_PICKUP_TIMEOUT_MS.",
     ],
   };
 }

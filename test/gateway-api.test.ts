@@ -144,19 +144,30 @@ describe("turns in progress", () => {
   });
 
   it("re-attaches a client that dropped mid-turn: every event from the start, then the live ones", async () => {
-    const controller = new AbortController();
     const response = await chat(alice, { agent_id: "idea-coach", message: "slow answer please", detach: true }, "text/event-stream");
     const reader = response.body!.getReader();
     let seen = "";
     while (!seen.includes("event: delta")) seen += new TextDecoder().decode((await reader.read()).value);
     const sessionId = /"session_id":"([^"]+)"/.exec(seen)?.[1] as string;
-    controller.abort();
     await reader.cancel();
 
     const replay = await readSse(await api(`/api/sessions/${sessionId}/events`, alice, { headers: { accept: "text/event-stream" } }));
     expect(replay[0]).toMatchObject({ event: "session", data: { seq: 0 } });
     expect(replay.map((event) => event.data["seq"])).toEqual(replay.map((_event, index) => index));
     expect(replay.at(-1)).toMatchObject({ event: "done", data: { response: "one two three four five six seven eight nine ten" } });
+  });
+  it("cancels a turn whose client disconnects before the end (a detached turn goes on: see re-attach above)", async () => {
+    const response = await chat(alice, { agent_id: "idea-coach", message: "stall until I leave" }, "text/event-stream");
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const sessionId = /"session_id":"([^"]+)"/.exec(first)?.[1] as string;
+    await reader.cancel();
+    let status = "running";
+    for (let attempt = 0; attempt < 50 && status === "running"; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await json(await api(`/api/sessions/${sessionId}`, alice)))["session"]["status"];
+    }
+    expect(status).toBe("cancelled");
   });
 });
 
@@ -208,6 +219,24 @@ describe("WebSocket /ws", () => {
     const closed = new Promise<number>((resolve) => socket.once("close", (code) => resolve(code)));
     socket.send("x".repeat(200 * 1024));
     expect(await closed).toBe(1009);
+  });
+
+  it("cancels a running turn with a cancel message, and the chat's stream ends with CANCELLED", async () => {
+    const socket = await open({ origin: system.url, authorization: `Bearer ${alice}` });
+    const received: Array<Record<string, any>> = [];
+    const ended = new Promise<void>((resolve) =>
+      socket.on("message", (data) => {
+        const message = JSON.parse(String(data)) as Record<string, any>;
+        received.push(message);
+        if (message["type"] === "session") socket.send(JSON.stringify({ type: "cancel", session_id: message["session_id"] }));
+        if (message["type"] === "error" && message["run_id"]) resolve();
+      }),
+    );
+    socket.send(JSON.stringify({ type: "chat", agent_id: "idea-coach", message: "stall over the socket", detach: true }));
+    await ended;
+    expect(received).toContainEqual({ type: "cancelled", session_id: expect.any(String), cancelled: true });
+    expect(received.at(-1)).toMatchObject({ type: "error", error: { code: "CANCELLED" } });
+    socket.close();
   });
 
   it("lets a second client watch a session's turn as it happens", async () => {

@@ -3,7 +3,7 @@ import { setMaxListeners } from "node:events";
 import OpenAI from "openai";
 import type { AgentDefinition } from "@agent-orchestrator/shared";
 import { runAgentLoop, type TurnOutput } from "../../services/orchestrator/src/agent-loop.js";
-import { orchestratorEnvSchema } from "../../services/orchestrator/src/config.js";
+import { loopLimits, orchestratorEnvSchema } from "../../services/orchestrator/src/config.js";
 import { runCriticalActions } from "../../services/orchestrator/src/critical-actions.js";
 import { buildSystemPrompt } from "../../services/orchestrator/src/system-prompt.js";
 import type { ToolClient } from "../../services/orchestrator/src/tool-client.js";
@@ -59,16 +59,7 @@ export async function createInProcessAgent(system: Pick<BenchSystem, "env">, age
         runId: randomUUID(),
         emit: () => {},
         signal: turnSignal(config.MAX_ITERATIONS),
-        // the same mapping as the orchestrator's turn-runner.ts
-        limits: {
-          maxIterations: config.MAX_ITERATIONS,
-          toolConcurrency: config.TOOL_CONCURRENCY,
-          maxToolCallsPerAnswer: config.MAX_TOOL_CALLS_PER_ANSWER,
-          contextBudgetTokens: config.CONTEXT_BUDGET_TOKENS,
-          toolResultMaxChars: config.TOOL_RESULT_MAX_CHARS,
-          maxInvalidToolCalls: config.MAX_INVALID_TOOL_CALLS,
-          modelTimeoutMs: config.MODEL_TIMEOUT_MS,
-        },
+        limits: loopLimits(config),
       });
     },
   };

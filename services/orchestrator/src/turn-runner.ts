@@ -19,7 +19,7 @@ import {
 } from "@agent-orchestrator/shared";
 import type { ActiveTurns } from "./active-turns.js";
 import { runAgentLoop } from "./agent-loop.js";
-import { modelNotConfiguredMessage, type OrchestratorConfig } from "./config.js";
+import { loopLimits, modelNotConfiguredMessage, type OrchestratorConfig } from "./config.js";
 import { runCriticalActions } from "./critical-actions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import type { SessionStore } from "./session-store.js";
@@ -83,15 +83,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       runId: `${request.run_id}:${attempt}`,
       emit: (event) => events.emit(event),
       signal: controller.signal,
-      limits: {
-        maxIterations: config.MAX_ITERATIONS,
-        toolConcurrency: config.TOOL_CONCURRENCY,
-        maxToolCallsPerAnswer: config.MAX_TOOL_CALLS_PER_ANSWER,
-        contextBudgetTokens: config.CONTEXT_BUDGET_TOKENS,
-        toolResultMaxChars: config.TOOL_RESULT_MAX_CHARS,
-        maxInvalidToolCalls: config.MAX_INVALID_TOOL_CALLS,
-        modelTimeoutMs: config.MODEL_TIMEOUT_MS,
-      },
+      limits: loopLimits(config),
     });
     const session: SessionRecord = {
       ...accepted.session,
