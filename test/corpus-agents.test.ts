@@ -3,16 +3,14 @@
  * holding an installed `bmad/` tree): its agents are listed, a v6 agent starts (its config loaded by the
  * system), runs a real workflow through preload_workflow, and saves to its `{output_folder}`.
  */
-import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
-import { repoRoot } from "./support/service-processes.js";
+import { corpusAgentIds, corpusPresent, corpusRoot } from "./support/corpus.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
-const corpus = join(repoRoot, "..", "shared", "corpus", "bmad-method");
-const corpusPresent = existsSync(join(corpus, "bmad"));
+const corpus = corpusRoot;
 const productBrief = "{project-root}/bmad/bmm/workflows/1-analysis/product-brief/workflow.yaml";
 let system: TestSystem;
 
@@ -39,21 +37,7 @@ if (!corpusPresent) process.stderr.write(`corpus end-to-end tests skipped: ${cor
 describe.runIf(corpusPresent)("the system on the BMAD corpus", () => {
   it("lists the corpus' 11 installed agents with module ids", async () => {
     const body = (await (await fetch(`${system.url}/api/agents`)).json()) as { agents: Array<{ id: string; bundleName: string; source: string }> };
-    expect(body.agents.map((agent) => agent.id).sort()).toEqual(
-      [
-        "bmm/analyst",
-        "bmm/architect",
-        "bmm/dev",
-        "bmm/pm",
-        "bmm/sm",
-        "bmm/tea",
-        "bmm/tech-writer",
-        "bmm/ux-designer",
-        "cis/brainstorming-coach",
-        "cis/storyteller",
-        "core/bmad-master",
-      ].sort(),
-    );
+    expect(body.agents.map((agent) => agent.id).sort()).toEqual([...corpusAgentIds]);
     expect(body.agents.every((agent) => agent.source === "module")).toBe(true);
     const analyst = (await (await fetch(`${system.url}/api/agents/bmm/analyst`)).json()) as { agent: { name: string; menu: Array<{ trigger: string }> } };
     expect(analyst.agent.name).toBe("Mary");

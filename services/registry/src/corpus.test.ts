@@ -2,17 +2,17 @@
  * The real BMAD corpus (/work/shared/corpus/bmad-method, read in place, never copied): every agent parses
  * and matches what the file says, and nothing in the corpus can crash the parser.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse as parseYamlDirectly } from "yaml";
 import { AgentRegistry } from "./agent-registry.js";
+import { corpusAgentIds, corpusPresent, corpusRoot } from "../../../test/support/corpus.js";
 import { parseAgentFile } from "./parse-agent-file.js";
 
 const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
-const corpus = join(repositoryRoot, "../shared/corpus/bmad-method");
-const corpusPresent = existsSync(join(corpus, "bmad"));
+const corpus = corpusRoot;
 const limits = { maxFileBytes: 1024 * 1024, maxSources: 5000, maxAgentsPerSource: 200 };
 
 function walk(folder: string): string[] {
@@ -115,19 +115,7 @@ describe.runIf(corpusPresent)("the BMAD corpus", () => {
   it("serves the 11 installed agents with BMAD_ROOT at the corpus, and no variant or v4 agent", async () => {
     const registry = new AgentRegistry(corpus, limits);
     await registry.rescan();
-    expect(registry.listAgents().map((agent) => agent.id)).toEqual([
-      "bmm/analyst",
-      "bmm/architect",
-      "bmm/dev",
-      "bmm/pm",
-      "bmm/sm",
-      "bmm/tea",
-      "bmm/tech-writer",
-      "bmm/ux-designer",
-      "cis/brainstorming-coach",
-      "cis/storyteller",
-      "core/bmad-master",
-    ]);
+    expect(registry.listAgents().map((agent) => agent.id)).toEqual([...corpusAgentIds]);
     expect(registry.getAgent("bmm/pm")?.definition).toMatchObject({ name: "John", bundleName: "bmm", source: "module", bundlePath: "bmad/bmm", filePath: "bmad/bmm/agents/pm.md" });
     const techWriter = registry.getAgent("bmm/tech-writer")?.definition;
     expect(techWriter?.menu.filter((item) => item.todo).map((item) => item.trigger)).toEqual(["*create-api-docs", "*create-architecture-docs", "*create-user-guide", "*audit-docs"]);
