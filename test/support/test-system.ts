@@ -20,6 +20,18 @@ export interface TestSystem {
   stop(): Promise<void>;
 }
 
+/** The settings every service of a test system gets: its NATS server, the project, the outputs, the scripted model. */
+export function testServiceEnv(natsUrl: string, modelUrl: string, outputRoot: string): Record<string, string> {
+  return {
+    NATS_URL: natsUrl,
+    BMAD_ROOT: repoRoot,
+    OUTPUT_ROOT: outputRoot,
+    OPENAI_BASE_URL: modelUrl,
+    OPENAI_API_KEY: "test-key",
+    LLM_MODEL: "scripted",
+  };
+}
+
 export async function startTestSystem(options: { responder: Responder; env?: Record<string, string> }): Promise<TestSystem> {
   // a server of its own: these services use the real subjects, which other test files must not share
   const nats = await startTestNats();
@@ -30,15 +42,7 @@ export async function startTestSystem(options: { responder: Responder; env?: Rec
     await nats.stop();
     await rm(outputRoot, { recursive: true, force: true });
   };
-  const env = {
-    NATS_URL: nats.url,
-    BMAD_ROOT: repoRoot,
-    OUTPUT_ROOT: outputRoot,
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: "test-key",
-    LLM_MODEL: "scripted",
-    ...options.env,
-  };
+  const env = { ...testServiceEnv(nats.url, model.url, outputRoot), ...options.env };
   try {
     const system = await startSystem(env);
     return {

@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startTestNats, type TestNats } from "../../support/nats-harness.js";
 import { startScriptedModel, type Responder, type ScriptedModel } from "../../support/scripted-model.js";
-import { repoRoot, startServiceProcess, type ServiceProcess, type ServiceProcessName } from "../../support/service-processes.js";
+import { testServiceEnv } from "../../support/test-system.js";
+import { startServiceProcess, type ServiceProcess, type ServiceProcessName } from "../../support/service-processes.js";
 
 export const serviceOrder: readonly ServiceProcessName[] = ["registry", "tool-runner", "orchestrator", "gateway"];
 
@@ -44,12 +45,7 @@ export async function startFaultSystem(options: FaultSystemOptions): Promise<Fau
   const processes: Record<ServiceProcessName, ServiceProcess[]> = { registry: [], "tool-runner": [], orchestrator: [], gateway: [] };
   const gatewayUrls: string[] = [];
   const envOf = (name: ServiceProcessName): Record<string, string> => ({
-    NATS_URL: nats.url,
-    BMAD_ROOT: repoRoot,
-    OUTPUT_ROOT: outputRoot,
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: "test-key",
-    LLM_MODEL: "scripted",
+    ...testServiceEnv(nats.url, model.url, outputRoot),
     ...(name === "gateway" ? { PORT: "0", RATE_LIMIT_PER_MINUTE: "1000000" } : {}),
     ...options.env,
     ...options.envFor?.[name],
