@@ -1,8 +1,6 @@
 import { z } from "zod";
-import { AgentSummary, AgentDefinition } from "./agent.js";
 import { maxUserMessageChars } from "./run-messages.js";
 import { subjectTokenPattern } from "./subjects.js";
-import { Usage } from "./usage.js";
 
 /** POST /api/chat body. */
 export const ChatRequestBody = z
@@ -15,19 +13,6 @@ export const ChatRequestBody = z
   })
   .strict();
 export type ChatRequestBody = z.infer<typeof ChatRequestBody>;
-
-/** POST /api/chat JSON reply. */
-export const ChatResponseBody = z.object({
-  success: z.literal(true),
-  session_id: z.string(),
-  response: z.string(),
-  iterations: z.number().int(),
-  usage: Usage,
-});
-export type ChatResponseBody = z.infer<typeof ChatResponseBody>;
-
-export const AgentsResponseBody = z.object({ success: z.literal(true), agents: z.array(AgentSummary) });
-export const AgentResponseBody = z.object({ success: z.literal(true), agent: AgentDefinition });
 
 /** WebSocket messages from the client (`/ws`). Server → client messages are run events, plus `error`s without a run. */
 export const WsClientMessage = z.discriminatedUnion("type", [
@@ -45,6 +30,3 @@ export const WsClientMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("watch"), session_id: z.string().regex(subjectTokenPattern) }),
 ]);
 export type WsClientMessage = z.infer<typeof WsClientMessage>;
-
-/** POST /api/sessions/:id/cancel reply. */
-export const CancelResponseBody = z.object({ success: z.literal(true), cancelled: z.boolean() });

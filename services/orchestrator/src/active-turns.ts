@@ -22,8 +22,4 @@ export class ActiveTurns {
     turn.controller.abort(new AppError("CANCELLED", "The turn was cancelled"));
     return true;
   }
-
-  get size(): number {
-    return this.bySession.size;
-  }
 }

@@ -12,7 +12,6 @@ export interface RunQueueOptions {
 export interface RunQueue {
   /** stops taking requests and waits for the turns in progress */
   stop(): Promise<void>;
-  readonly inFlight: number;
 }
 
 /** How long one pull waits for a request; also the longest a stop waits for idle workers. */
@@ -26,7 +25,6 @@ const pullExpiresMs = 2_000;
  */
 export function startRunQueue(options: RunQueueOptions): RunQueue {
   let stopping = false;
-  let inFlight = 0;
   const heartbeatMs = Math.max(250, Math.floor(options.ackWaitMs / 3));
 
   async function worker(): Promise<void> {
@@ -48,12 +46,7 @@ export function startRunQueue(options: RunQueueOptions): RunQueue {
         message.nak(pullExpiresMs + 1_000);
         return;
       }
-      inFlight++;
-      try {
-        await handle(message);
-      } finally {
-        inFlight--;
-      }
+      await handle(message);
     }
   }
 
@@ -89,9 +82,6 @@ export function startRunQueue(options: RunQueueOptions): RunQueue {
     stop: async () => {
       stopping = true;
       await Promise.allSettled(workers);
-    },
-    get inFlight() {
-      return inFlight;
     },
   };
 }
