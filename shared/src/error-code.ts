@@ -32,10 +32,16 @@ export const ErrorCode = z.enum([
   "CONTENT_TOO_LARGE",
   "BINARY_FILE",
   "WRITE_FAILED",
+  // skills and scripts (tool-runner)
+  "SKILL_NOT_FOUND",
+  "SCRIPT_REJECTED",
+  "SCRIPTS_DISABLED",
+  "SCRIPT_TIMEOUT",
   // model behaviour
   "UNKNOWN_TOOL",
   "INVALID_TOOL_CALL",
   "MAX_ITERATIONS",
+  "SUBAGENT_LIMIT",
   // agent start
   "AGENT_INIT_FAILED",
   // upstream model

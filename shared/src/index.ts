@@ -20,3 +20,5 @@ export * from "./subjects.js";
 export * from "./tool-call.js";
 export * from "./tool-catalog.js";
 export * from "./usage.js";
+export * from "./bmad/customization.js";
+export * from "./bmad/install-layout.js";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { AppError, toErrorBody, toolCatalog, type ErrorCode, type Logger, type ToolCallRequest, type ToolName, type ToolResult } from "@agent-orchestrator/shared";
+import { AppError, toErrorBody, toolCatalog, type ErrorCode, type Logger, type ToolCallRequest, type RunnerToolName, type ToolResult } from "@agent-orchestrator/shared";
 import { IdempotencyCache, type IdempotencyCacheOptions } from "./idempotency-cache.js";
 import { InFlightTracker } from "./in-flight-tracker.js";
 import { toolHandlers, type ToolDependencies, type ToolHandler } from "./tools/index.js";
@@ -29,7 +29,7 @@ export class ToolDispatcher {
   }
 
   /** Runs one call, or answers it from a retry's original; never rejects. */
-  call(tool: ToolName, request: ToolCallRequest): Promise<ToolResult> {
+  call(tool: RunnerToolName, request: ToolCallRequest): Promise<ToolResult> {
     const fingerprint = createHash("sha256").update(JSON.stringify([tool, request.context, request.arguments])).digest("hex");
     const known = this.cache.lookup(request.call_id);
     if (known) {
@@ -45,7 +45,7 @@ export class ToolDispatcher {
     return result;
   }
 
-  private async execute(tool: ToolName, request: ToolCallRequest): Promise<ToolResult> {
+  private async execute(tool: RunnerToolName, request: ToolCallRequest): Promise<ToolResult> {
     const { logger } = this.options;
     const log = { tool, call_id: request.call_id, session_id: request.context.session_id };
     const parsed = toolCatalog[tool].args.safeParse(request.arguments);
@@ -56,7 +56,7 @@ export class ToolDispatcher {
       return failure("VALIDATION_ERROR", `Invalid arguments for ${tool}: ${where}: ${issue?.message ?? "invalid"}`);
     }
     try {
-      const handler = toolHandlers[tool] as ToolHandler<ToolName>;
+      const handler = toolHandlers[tool] as ToolHandler<RunnerToolName>;
       const result = await handler(parsed.data as never, request.context, this.options.deps);
       logger.debug(log, "tool call done");
       return result;

@@ -6,7 +6,7 @@ import {
   serviceNames,
   subjects,
   ToolCallRequest,
-  ToolName,
+  RunnerToolName,
   type Logger,
   type SessionManifestReply,
 } from "@agent-orchestrator/shared";
@@ -71,9 +71,9 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   const service = await connection.services.add({
     name: serviceNames.toolRunner,
     version: "0.1.0",
-    description: "Sandboxed file tools for BMAD agents: read_file, save_output, list_files, preload_workflow",
+    description: "Sandboxed file tools for BMAD agents: read_file, save_output, list_files, preload_workflow, load_skill, run_script",
   });
-  for (const tool of ToolName.options) {
+  for (const tool of RunnerToolName.options) {
     addJsonEndpoint(service, tool, `${prefix}${subjects.tool(tool)}`, ToolCallRequest, (request) => inFlight.track(dispatcher.call(tool, request)), logger);
   }
   addJsonEndpoint(

@@ -1,4 +1,4 @@
-import type { ToolName } from "@agent-orchestrator/shared";
+import { AppError, type RunnerToolName } from "@agent-orchestrator/shared";
 import { listFilesTool } from "./list-files-tool.js";
 import { preloadWorkflowTool } from "./preload-workflow-tool.js";
 import { readFileTool } from "./read-file-tool.js";
@@ -9,10 +9,12 @@ export type { ToolDependencies, ToolHandler, ToolSuccess } from "./tool-handler.
 export { preloadNote } from "./preload-workflow-tool.js";
 export { replyOverheadBytes } from "./reply-budget.js";
 
-/** Every tool of the catalog (DESIGN §2 decision 1), by name. */
-export const toolHandlers: { readonly [N in ToolName]: ToolHandler<N> } = {
+/** Every tool the tool-runner serves (DESIGN §2 decision 1), by name. */
+export const toolHandlers: { readonly [N in RunnerToolName]: ToolHandler<N> } = {
   read_file: readFileTool,
   save_output: saveOutputTool,
   list_files: listFilesTool,
   preload_workflow: preloadWorkflowTool,
+  load_skill: () => Promise.reject(new AppError("SERVICE_UNAVAILABLE", "load_skill is being built")),
+  run_script: () => Promise.reject(new AppError("SERVICE_UNAVAILABLE", "run_script is being built")),
 };

@@ -1,4 +1,4 @@
-import type { Logger, ToolArgs, ToolContext, ToolName } from "@agent-orchestrator/shared";
+import type { Logger, ToolArgs, ToolContext, RunnerToolName } from "@agent-orchestrator/shared";
 import type { ManifestSeed, ManifestStore } from "../manifest/manifest-store.js";
 import type { Sandbox } from "../sandbox/index.js";
 
@@ -15,7 +15,7 @@ export interface ToolDependencies {
 export type ToolSuccess = { success: true } & Record<string, unknown>;
 
 /** One tool: validated arguments and the call's context in, a result out. */
-export type ToolHandler<N extends ToolName> = (args: ToolArgs[N], context: ToolContext, deps: ToolDependencies) => Promise<ToolSuccess>;
+export type ToolHandler<N extends RunnerToolName> = (args: ToolArgs[N], context: ToolContext, deps: ToolDependencies) => Promise<ToolSuccess>;
 
 /** The manifest a tool creates when the orchestrator has not described the session yet. */
 export function manifestSeedFor(context: ToolContext): ManifestSeed {

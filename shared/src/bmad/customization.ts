@@ -1,0 +1,82 @@
+import { parse as parseToml } from "smol-toml";
+
+/** A TOML table as plain data. */
+export type TomlTable = Record<string, unknown>;
+
+/** Fields that key an array of tables, in the order BMAD's resolver tries them. */
+const keyedMergeFields = ["code", "id"] as const;
+
+/**
+ * BMAD's structural merge of customization layers (`customize.toml` → team → user), the same rules as its
+ * own resolver (docs/bmad-releases.md, "Customization layers"): scalars override, tables deep-merge, arrays
+ * of tables that all carry a string `code` (or else `id`) replace matching entries and append new ones, and
+ * every other array appends.
+ */
+export function structuralMerge(base: unknown, override: unknown): unknown {
+  if (isTable(base) && isTable(override)) {
+    const result: TomlTable = { ...base };
+    for (const [key, value] of Object.entries(override)) {
+      result[key] = Object.prototype.hasOwnProperty.call(result, key) ? structuralMerge(result[key], value) : value;
+    }
+    return result;
+  }
+  if (Array.isArray(base) && Array.isArray(override)) return mergeArrays(base, override);
+  return override;
+}
+
+/** Merges layers in order, later layers winning; an empty list gives an empty table. */
+export function mergeLayers(layers: readonly TomlTable[]): TomlTable {
+  let merged: TomlTable = {};
+  for (const layer of layers) merged = structuralMerge(merged, layer) as TomlTable;
+  return merged;
+}
+
+/** One TOML layer, or why it is not one (the message names no host path: the caller adds the file). */
+export function parseTomlLayer(text: string): { ok: true; value: TomlTable } | { ok: false; reason: string } {
+  try {
+    const value = parseToml(text) as unknown;
+    if (!isTable(value)) return { ok: false, reason: "not a TOML table" };
+    return { ok: true, value: stripDangerousKeys(value) as TomlTable };
+  } catch (error) {
+    return { ok: false, reason: `not valid TOML: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` };
+  }
+}
+
+export function isTable(value: unknown): value is TomlTable {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+function mergeArrays(base: readonly unknown[], override: readonly unknown[]): unknown[] {
+  const field = keyedField([...base, ...override]);
+  if (field === undefined) return [...base, ...override];
+  const result: TomlTable[] = [];
+  const indexByKey = new Map<string, number>();
+  for (const item of [...base, ...override] as TomlTable[]) {
+    const key = item[field] as string;
+    const index = indexByKey.get(key);
+    if (index === undefined) {
+      indexByKey.set(key, result.length);
+      result.push({ ...item });
+    } else {
+      result[index] = { ...item };
+    }
+  }
+  return result;
+}
+
+function keyedField(items: readonly unknown[]): string | undefined {
+  if (items.length === 0 || !items.every(isTable)) return undefined;
+  return keyedMergeFields.find((field) => items.every((item) => typeof item[field] === "string" && item[field] !== ""));
+}
+
+// TOML keys come from files an operator may not have written; never let them reach an object's prototype
+function stripDangerousKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripDangerousKeys);
+  if (!isTable(value)) return value;
+  const clean: TomlTable = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (key === "__proto__" || key === "constructor" || key === "prototype") continue;
+    clean[key] = stripDangerousKeys(item);
+  }
+  return clean;
+}
