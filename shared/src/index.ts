@@ -22,3 +22,4 @@ export * from "./tool-catalog.js";
 export * from "./usage.js";
 export * from "./bmad/customization.js";
 export * from "./bmad/install-layout.js";
+export * from "./loaded-skill.js";
