@@ -29,6 +29,7 @@ export function agentIntro(agent: AgentDefinition, useCommand: (trigger: string)
                   { type: "button", class: "command-chip", onclick: () => useCommand(item.trigger), title: `Put ${item.trigger} in the message box` },
                   h("code", {}, item.trigger),
                   h("span", {}, item.description),
+                  item.skill ? h("span", { class: "command-skill", title: `Runs the ${item.skill} skill` }, item.skill) : null,
                 ),
               ),
             ),

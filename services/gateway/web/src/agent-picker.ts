@@ -43,7 +43,7 @@ function agentCard(agent: AgentSummary): HTMLAnchorElement {
       { class: "agent-card-text" },
       h("span", { class: "agent-card-title" }, h("strong", {}, agent.name), h("span", { class: "agent-title" }, agent.title)),
       h("span", { class: "agent-description" }, agent.description),
-      h("span", { class: "agent-id" }, agent.id),
+      h("span", { class: "agent-id" }, agent.release ? `${agent.id} · BMAD ${agent.release}` : agent.id),
     ),
   );
 }

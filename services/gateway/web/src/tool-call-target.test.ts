@@ -8,6 +8,12 @@ describe("toolCallTarget", () => {
     expect(toolCallTarget({ workflow_path: "{bundle-root}/workflows/x/workflow.yaml" })).toBe("{bundle-root}/workflows/x/workflow.yaml");
   });
 
+  it("names a skill, a script's command line or a subagent's skill", () => {
+    expect(toolCallTarget({ name: "bmad-prd" })).toBe("bmad-prd");
+    expect(toolCallTarget({ command: "uv run {project-root}/_bmad/scripts/memlog.py init" })).toBe("uv run {project-root}/_bmad/scripts/memlog.py init");
+    expect(toolCallTarget({ prompt: "Summarise the brief", skill: "bmad-review" })).toBe("bmad-review");
+  });
+
   it("ignores missing, empty, non-string and inherited values", () => {
     expect(toolCallTarget({})).toBeUndefined();
     expect(toolCallTarget({ file_path: "", path: 3 })).toBeUndefined();

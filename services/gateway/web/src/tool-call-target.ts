@@ -1,7 +1,10 @@
-/** Argument names that carry the virtual path a tool works on, in the order they are looked for. */
-const pathArguments = ["file_path", "path", "workflow_path"] as const;
+/**
+ * Argument names that say what a tool works on, in the order they are looked for: a virtual path, a skill's
+ * name (load_skill), a script's command line (run_script), or a subagent's skill.
+ */
+const pathArguments = ["file_path", "path", "workflow_path", "name", "command", "skill"] as const;
 
-/** The virtual path a tool call names (`{session-folder}/brief.md`), to show before the tool has answered. */
+/** What a tool call names (`{session-folder}/brief.md`, `bmad-prd`), to show before the tool has answered. */
 export function toolCallTarget(toolArguments: Record<string, unknown>): string | undefined {
   for (const name of pathArguments) {
     const value = Object.hasOwn(toolArguments, name) ? toolArguments[name] : undefined;

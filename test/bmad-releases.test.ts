@@ -1,0 +1,136 @@
+/**
+ * The whole system against real BMAD installs made by the official installer (`npx bmad-method@<v> install`,
+ * cached by scripts/lib/bmad-install.ts), one system per release and tool target: every agent the install
+ * ships is listed with a stable id, every one starts, the analyst starts with the install's user name and
+ * config, a workflow starts the way that release runs workflows (a skill, a workflow file, a 4.x task), and
+ * no tool result or answer shows a host path. Nothing of BMAD is kept in this repository.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultInstallUserName, ensureBmadInstall } from "../scripts/lib/bmad-install.js";
+import { releaseMatrix, shippedAgentIds } from "./support/bmad-release.js";
+import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
+import { startTestSystem, type TestSystem } from "./support/test-system.js";
+
+interface MenuItem {
+  trigger: string;
+  workflow?: string;
+  exec?: string;
+  skill?: string;
+}
+
+interface ToolMessage {
+  name: string;
+  result: Record<string, unknown>;
+}
+
+/**
+ * The scripted model's side of these tests. The user message says what to do: `hello`, `load-skill <name>`,
+ * `read <path>` or `preload <path>`; after a load_skill that worked it reads one of the skill's own files, and
+ * after any other tool result it answers with what it saw.
+ */
+function releaseResponder(request: ChatRequestBody): ScriptedTurn {
+  const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
+  const tool = lastToolMessage(request);
+  if (!tool) {
+    const [verb, argument = ""] = said.split(" ", 2);
+    if (verb === "load-skill") return { toolCalls: [{ name: "load_skill", arguments: { name: argument } }] };
+    if (verb === "read") return { toolCalls: [{ name: "read_file", arguments: { file_path: argument } }] };
+    if (verb === "preload") return { toolCalls: [{ name: "preload_workflow", arguments: { workflow_path: argument } }] };
+    return { text: "Hello" };
+  }
+  if (tool.name === "load_skill" && tool.result["success"] === true) {
+    const files = (tool.result["files"] as string[] | undefined) ?? [];
+    const next = files.find((file) => /\/(references|steps|steps-c|data)\//.test(file)) ?? files.find((file) => file.endsWith(".md"));
+    if (next) return { toolCalls: [{ name: "read_file", arguments: { file_path: next } }] };
+  }
+  return { text: `${tool.name}: ${tool.result["success"] === true ? "ok" : JSON.stringify(tool.result["error"])}` };
+}
+
+function lastToolMessage(request: ChatRequestBody): ToolMessage | undefined {
+  const last = request.messages.at(-1);
+  if (last?.role !== "tool") return undefined;
+  const calls = request.messages.flatMap((message) => (message.tool_calls as Array<{ id: string; function: { name: string } }> | undefined) ?? []);
+  const name = calls.find((call) => call.id === last.tool_call_id)?.function.name ?? "";
+  return { name, result: JSON.parse(String(last.content)) as Record<string, unknown> };
+}
+
+async function getJson<T>(system: TestSystem, path: string): Promise<T> {
+  const response = await fetch(`${system.url}${path}`);
+  return (await response.json()) as T;
+}
+
+async function chat(system: TestSystem, agentId: string, message: string): Promise<{ success: boolean; response?: string; error?: unknown }> {
+  const response = await fetch(`${system.url}/api/chat`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ agent_id: agentId, message }),
+  });
+  return (await response.json()) as { success: boolean; response?: string; error?: unknown };
+}
+
+/** The message a release's first runnable menu item turns into, or undefined when its menu has none. */
+function workflowStart(menu: readonly MenuItem[]): string | undefined {
+  for (const item of menu) {
+    if (item.skill) return `load-skill ${item.skill}`;
+    if (item.workflow?.endsWith(".yaml")) return `preload ${item.workflow}`;
+    if (item.workflow?.endsWith(".md")) return `read ${item.workflow}`;
+  }
+  return undefined;
+}
+
+function systemPromptOfLastTurn(system: TestSystem): string {
+  return String(system.model.requests.at(-1)?.body.messages[0]?.content ?? "");
+}
+
+describe.each(releaseMatrix)("BMAD $version installed for $tool", ({ version, tool }) => {
+  let system: TestSystem;
+  let root: string;
+  let shipped: string[];
+
+  beforeAll(async () => {
+    root = await ensureBmadInstall({ version, tool });
+    shipped = await shippedAgentIds(root, tool);
+    system = await startTestSystem({ responder: releaseResponder, env: { BMAD_ROOT: root } });
+  }, 240_000);
+
+  afterAll(() => system?.stop());
+
+  it("lists every agent the install ships, with stable ids, and reports no broken module", async () => {
+    const { agents } = await getJson<{ agents: Array<{ id: string; name: string; source: string }> }>(system, "/api/agents");
+    expect(agents.map((agent) => agent.id).sort()).toEqual(shipped);
+    expect(agents.find((agent) => agent.id === "bmm/analyst")?.name).toBe("Mary");
+    const { bundles } = await getJson<{ bundles: Array<{ name: string; status: string; warnings: unknown[] }> }>(system, "/api/bundles");
+    expect(bundles.filter((bundle) => bundle.status !== "ok")).toEqual([]);
+  });
+
+  it("starts every shipped agent", async () => {
+    for (const id of shipped) {
+      const answer = await chat(system, id, "hello");
+      expect({ id, ...answer }).toMatchObject({ id, success: true, response: "Hello" });
+    }
+  });
+
+  it("starts the analyst with the install's own config", async () => {
+    expect(await chat(system, "bmm/analyst", "hello")).toMatchObject({ success: true });
+    const prompt = systemPromptOfLastTurn(system);
+    expect(prompt).toContain("Mary");
+    if (version.startsWith("4.")) expect(prompt).toContain("devStoryLocation");
+    else expect(prompt).toContain(defaultInstallUserName);
+  });
+
+  it("starts a workflow the way this release runs them", async () => {
+    const { agent } = await getJson<{ agent: { menu: MenuItem[] } }>(system, "/api/agents/bmm/analyst");
+    const start = version.startsWith("4.") ? "read .bmad-core/tasks/create-doc.md" : workflowStart(agent.menu);
+    expect(start).toBeDefined();
+    const answer = await chat(system, "bmm/analyst", start!);
+    expect(answer.success).toBe(true);
+    expect(answer.response).not.toContain("error");
+    expect(answer.response).toMatch(/: ok$/);
+  });
+
+  it("shows no host path to the model or the client", () => {
+    const seen = JSON.stringify(system.model.requests.map((request) => request.body.messages.slice(1)));
+    expect(seen).not.toContain(root);
+    expect(seen).not.toContain(system.outputRoot);
+  });
+});
