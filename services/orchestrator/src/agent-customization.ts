@@ -37,12 +37,10 @@ export const AgentCustomization = z.object({
   principles: Text,
   activation_steps_prepend: Lines,
   activation_steps_append: Lines,
+  /** the items that have a code; an entry without one cannot be chosen and is left out */
   menu: z
     .array(z.unknown())
-    .transform((items) => items.flatMap((item) => {
-      const parsed = CustomizedMenuItem.safeParse(item);
-      return parsed.success ? [parsed.data] : [];
-    }))
+    .transform((items) => items.flatMap((item) => CustomizedMenuItem.safeParse(item).data ?? []))
     .optional()
     .catch(undefined),
 });

@@ -59,6 +59,9 @@ reading files: it resolved your customization (the skill's customize.toml merged
 override files in _bmad/custom/), loaded the project configuration and loaded your persistent facts. The
 results are in the sections that follow. Skip those steps when you follow your instructions: do not run the
 customization or config resolver scripts, and do not read the configuration, customization or fact files again.
+Where your instructions name {agent.principles}, {agent.persistent_facts}, {agent.activation_steps_prepend},
+{agent.activation_steps_append} or {agent.menu}, they mean the PRINCIPLES, PERSISTENT FACTS, BEFORE YOU GREET,
+AFTER YOU GREET and MENU sections here.
 {{skill_notes}}
 CONFIGURATION VARIABLES (already loaded; use these values wherever your instructions name them):
 {{variables}}
@@ -77,8 +80,8 @@ MENU (render it as a numbered table when your instructions say so; the user may 
 An item with "skill: x" means: call load_skill with the name x and follow the instructions it returns. An item
 with "prompt: …" means: carry out that text as written.
 
-YOUR OWN INSTRUCTIONS (your SKILL.md, from {{skill_path}}; bare paths in it such as references/x.md are files in
-that folder: read them as {{skill_path}}/references/x.md):
+YOUR OWN INSTRUCTIONS (your SKILL.md, from {{skill_path}};
+bare paths in it such as references/x.md are files in that folder: read them as {{skill_path}}/references/x.md):
 <<<
 {{instructions}}
 >>>
