@@ -4,6 +4,7 @@ import OpenAI from "openai";
 import type { AgentDefinition } from "@agent-orchestrator/shared";
 import { runAgentLoop, type TurnOutput } from "../../services/orchestrator/src/agent-loop.js";
 import { loopLimits, orchestratorEnvSchema } from "../../services/orchestrator/src/config.js";
+import { toolsForAgent } from "../../services/orchestrator/src/agent-tools.js";
 import { runCriticalActions } from "../../services/orchestrator/src/critical-actions.js";
 import { buildSystemPrompt } from "../../services/orchestrator/src/system-prompt.js";
 import type { ToolClient } from "../../services/orchestrator/src/tool-client.js";
@@ -40,8 +41,9 @@ export async function createInProcessAgent(system: Pick<BenchSystem, "env">, age
   const tools = loopTools ?? new DirectToolClient(readFile);
 
   const context = () => ({ session_id: randomUUID(), bundle_path: agent.bundlePath });
+  const toolNames = toolsForAgent(agent, { subagents: false });
   const systemPrompt = async (sessionContext = context()) =>
-    buildSystemPrompt(agent, await runCriticalActions(agent.criticalActions, (path) => readFile({ file_path: path }, sessionContext)));
+    buildSystemPrompt(agent, await runCriticalActions(agent.criticalActions, (path) => readFile({ file_path: path }, sessionContext)), { tools: toolNames });
 
   return {
     systemPrompt: () => systemPrompt(),
@@ -55,6 +57,7 @@ export async function createInProcessAgent(system: Pick<BenchSystem, "env">, age
           { role: "user", content: message },
         ],
         tools,
+        toolNames,
         context: sessionContext,
         runId: randomUUID(),
         emit: () => {},

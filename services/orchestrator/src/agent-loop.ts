@@ -37,6 +37,8 @@ export interface TurnInput {
   /** system prompt, earlier conversation and the new user message */
   messages: ChatCompletionMessageParam[];
   tools: ToolClient;
+  /** the tools offered to this agent's model (`toolsForAgent`); a call to any other is an UNKNOWN_TOOL result */
+  toolNames: readonly ToolName[];
   context: ToolContext;
   runId: string;
   emit: (event: RunEventBody) => void;
@@ -54,8 +56,6 @@ export interface TurnOutput {
   added: ChatCompletionMessageParam[];
 }
 
-const tools = toolDefinitionsForModel();
-
 /**
  * The agentic loop (spec/001 §3): call the model with the tools, run the tool calls it makes, append
  * the results, and call it again until it answers without tool calls.
@@ -66,9 +66,11 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
   let usage = zeroUsage();
   const usageByCall: Usage[] = [];
   let invalidInARow = 0;
+  const offered = new Set<string>(input.toolNames);
+  const definitions = toolDefinitionsForModel(input.toolNames);
 
   for (let iteration = 1; iteration <= input.limits.maxIterations; iteration++) {
-    const step = await streamModelTurn(input, fitContext(messages, input.limits.contextBudgetTokens));
+    const step = await streamModelTurn(input, definitions, fitContext(messages, input.limits.contextBudgetTokens));
     usage = addUsage(usage, step.usage);
     usageByCall.push(step.usage);
 
@@ -92,7 +94,7 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
         (call): ChatCompletionMessageToolCall => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }),
       ),
     };
-    const prepared = prepareToolCalls(step.toolCalls, input.limits.maxToolCallsPerAnswer);
+    const prepared = prepareToolCalls(step.toolCalls, input.limits.maxToolCallsPerAnswer, offered);
     const results = await mapWithConcurrency(prepared, input.limits.toolConcurrency, (call) => executeToolCall(input, call));
 
     const toolMessages: ChatCompletionMessageParam[] = prepared.map((call, index) => ({
@@ -120,7 +122,11 @@ interface ModelStep {
 }
 
 /** One streamed model call: text deltas are published as they come; tool calls are returned whole. */
-async function streamModelTurn(input: TurnInput, messages: ChatCompletionMessageParam[]): Promise<ModelStep> {
+async function streamModelTurn(
+  input: TurnInput,
+  tools: ReturnType<typeof toolDefinitionsForModel>,
+  messages: ChatCompletionMessageParam[],
+): Promise<ModelStep> {
   const accumulator = new ToolCallAccumulator();
   let text = "";
   let usage = zeroUsage();
@@ -167,10 +173,8 @@ type PreparedCall =
   | { valid: true; id: string; name: ToolName; args: Record<string, unknown> }
   | { valid: false; id: string; name: string; args: Record<string, unknown>; error: ToolResult };
 
-const availableTools = Object.keys(toolCatalog).join(", ");
-
-/** Checks each call before anything runs: within the per-answer cap, known tool, JSON arguments, schema, unique id. */
-function prepareToolCalls(calls: readonly StreamedToolCall[], maxCalls: number): PreparedCall[] {
+/** Checks each call before anything runs: within the per-answer cap, an offered tool, JSON arguments, schema, unique id. */
+function prepareToolCalls(calls: readonly StreamedToolCall[], maxCalls: number, offered: ReadonlySet<string>): PreparedCall[] {
   const seen = new Set<string>();
   return calls.map((call, index): PreparedCall => {
     const id = call.id || `call_missing_${index}`;
@@ -185,8 +189,8 @@ function prepareToolCalls(calls: readonly StreamedToolCall[], maxCalls: number):
     if (seen.has(id)) return invalid(`The tool call id ${id} was used twice in one answer; this call was not run.`);
     seen.add(id);
 
-    const entry = getOwn(toolCatalog as Record<string, (typeof toolCatalog)[ToolName]>, call.name);
-    if (!entry) return invalid(`Unknown tool "${call.name}". Available tools: ${availableTools}.`, {}, "UNKNOWN_TOOL");
+    const entry = offered.has(call.name) ? getOwn(toolCatalog as Record<string, (typeof toolCatalog)[ToolName]>, call.name) : undefined;
+    if (!entry) return invalid(`Unknown tool "${call.name}". Available tools: ${[...offered].join(", ")}.`, {}, "UNKNOWN_TOOL");
     const parsed = parseJson(call.arguments || "{}");
     if (!parsed.ok) return invalid(`The arguments are not valid JSON (${parsed.error}). Send a JSON object.`);
     const checked = entry.args.safeParse(parsed.value);

@@ -15,6 +15,21 @@ describe("fileToLoad", () => {
     );
   });
 
+  it("finds a bare path into a BMAD tree, as 4.x writes it, as a {project-root} path", () => {
+    expect(fileToLoad("STEP 3: Load and read `.bmad-core/core-config.yaml` (project configuration) before any greeting")).toBe(
+      "{project-root}/.bmad-core/core-config.yaml",
+    );
+    expect(fileToLoad("Read _bmad/bmm/config.yaml first.")).toBe("{project-root}/_bmad/bmm/config.yaml");
+    expect(fileToLoad("load 'bmad/core/config.yaml'")).toBe("{project-root}/bmad/core/config.yaml");
+  });
+
+  it("takes no pattern, no folder inside a longer name and no path without a load for a file to load", () => {
+    expect(fileToLoad("Dependencies map to .bmad-core/{type}/{name}")).toBeUndefined();
+    expect(fileToLoad("Only load files from .bmad-core/{type}/{name} when asked")).toBeUndefined();
+    expect(fileToLoad("Exception: Read bmad-core/core-config.yaml during activation")).toBeUndefined();
+    expect(fileToLoad("Read the guide in docs/my_bmad/notes.md")).toBeUndefined();
+  });
+
   it("leaves instructions that load nothing alone", () => {
     expect(fileToLoad("Remember the user's name is {user_name}")).toBeUndefined();
     expect(fileToLoad("Load persona from this current agent file (already in context)")).toBeUndefined();
@@ -36,8 +51,55 @@ describe("runCriticalActions", () => {
       reader({ "{bundle-root}/config.yaml": config }),
     );
     expect(start.files).toEqual([{ path: "{bundle-root}/config.yaml", content: config }]);
-    expect(start.variables).toMatchObject({ user_name: "Ada", output_folder: "{session-folder}", project_name: "Demo" });
+    expect(start.variables).toMatchObject({ user_name: "Ada", output_folder: "{session-folder}", project_name: "Demo", communication_language: "French" });
     expect(start.instructions).toEqual(["Remember the user's name is Ada", "ALWAYS communicate in French"]);
+  });
+
+  it("loads a 4.x core-config.yaml once, exposing its top-level values and keeping the nested ones in the loaded file", async () => {
+    const coreConfig = "markdownExploder: true\nprd:\n  prdFile: docs/prd.md\ndevStoryLocation: docs/stories\n";
+    const start = await runCriticalActions(
+      [
+        "STEP 1: Read THIS ENTIRE FILE - it contains your complete persona definition",
+        "STEP 3: Load and read `.bmad-core/core-config.yaml` (project configuration) before any greeting",
+        "Load resources only when needed - never pre-load (Exception: Read `.bmad-core/core-config.yaml` during activation)",
+      ],
+      reader({ "{project-root}/.bmad-core/core-config.yaml": coreConfig }),
+    );
+    expect(start.files).toEqual([{ path: "{project-root}/.bmad-core/core-config.yaml", content: coreConfig }]);
+    expect(start.variables).toMatchObject({ markdownExploder: "true", devStoryLocation: "docs/stories" });
+    expect(start.variables).not.toHaveProperty("prd");
+    expect(start.instructions).toEqual([
+      "STEP 1: Read THIS ENTIRE FILE - it contains your complete persona definition",
+      "Load resources only when needed - never pre-load (Exception: Read `.bmad-core/core-config.yaml` during activation)",
+    ]);
+  });
+
+  it("maps a 6.0.x config's output variables into the session folder and fills in what the installer left out", async () => {
+    const moduleConfig = [
+      "project_name: demo",
+      'planning_artifacts: "{project-root}/{output_folder}/planning-artifacts"',
+      'implementation_artifacts: "{project-root}/{output_folder}/implementation-artifacts"',
+      'project_knowledge: "{project-root}/docs"',
+      "user_name: Ada",
+    ].join("\n");
+    const start = await runCriticalActions(
+      [
+        "🚨 IMMEDIATE ACTION REQUIRED - BEFORE ANY OUTPUT:\n - Load and read {project-root}/_bmad/bmm/config.yaml NOW\n - Store ALL fields as session variables",
+        "Show greeting using {user_name} from config, communicate in {communication_language}",
+      ],
+      reader({ "{project-root}/_bmad/bmm/config.yaml": moduleConfig }),
+    );
+    expect(start.variables).toEqual({
+      project_name: "demo",
+      planning_artifacts: "{session-folder}/planning-artifacts",
+      implementation_artifacts: "{session-folder}/implementation-artifacts",
+      project_knowledge: "{project-root}/docs",
+      user_name: "Ada",
+      output_folder: "{session-folder}",
+      communication_language: "English",
+      document_output_language: "English",
+    });
+    expect(start.instructions).toEqual(["Show greeting using Ada from config, communicate in English"]);
   });
 
   it("stops with AGENT_INIT_FAILED naming the virtual path when a critical file is missing", async () => {

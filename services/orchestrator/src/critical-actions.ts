@@ -1,5 +1,6 @@
 import { parse as parseYaml } from "yaml";
-import { AppError, type ToolContext, type ToolResult } from "@agent-orchestrator/shared";
+import { AppError, type ToolResult } from "@agent-orchestrator/shared";
+import { startVariables } from "./start-variables.js";
 
 /** A file loaded at agent start, with its virtual path. */
 export interface LoadedFile {
@@ -7,11 +8,13 @@ export interface LoadedFile {
   content: string;
 }
 
-export interface AgentStart {
+/** What the system did for an agent whose start is a list of critical actions (every format but skills). */
+export interface ActionsStart {
+  kind: "actions";
   /** the instructions that are not file loads, with config variables substituted */
   instructions: string[];
   files: LoadedFile[];
-  /** config variables from the loaded YAML files (output_folder mapped to the session folder) */
+  /** config variables from the loaded YAML files, output variables mapped into the session folder, defaults filled in */
   variables: Record<string, string>;
 }
 
@@ -21,30 +24,47 @@ export type ReadFile = (path: string) => Promise<ToolResult>;
  * The phrases BMAD agents use to say "load this file now": v6 early `Load into memory X and set …`,
  * v6 compiled `Load and read X NOW`, and plain `Load X`/`Read X` where X is a path with a root variable.
  */
-const loadPattern = /\b(?:load|read)\b[^{\n]*?(\{(?:bundle-root|core-root|project-root)\}[^\s"'`,;)]*)/i;
+const rootedLoad = /\b(?:load|read)\b[^{\n]*?(\{(?:bundle-root|core-root|project-root)\}[^\s"'`,;)]*)/i;
 
-/** Finds the file a critical action asks to load, if it asks for one. */
+/**
+ * The same with a bare path into a BMAD tree, as 4.x writes it: "Load and read `.bmad-core/core-config.yaml`
+ * before any greeting" (docs/bmad-releases.md). The path must start a word (not `{project-root}/bmad/…`) and
+ * name a file, not a pattern such as `.bmad-core/{type}/{name}`.
+ */
+const bareLoad = /\b(?:load|read)\b[^\n]*?(?<![\w/{}.-])((?:\.bmad-[\w-]+|_bmad|bmad)\/[^\s"'`,;)]+)/i;
+
+/**
+ * Finds the file a critical action asks to load, if it asks for one, as a virtual path: a bare path into a
+ * BMAD tree is relative to the project, so it becomes `{project-root}/…`.
+ */
 export function fileToLoad(action: string): string | undefined {
-  const match = loadPattern.exec(action);
-  return match?.[1]?.replace(/[.:]+$/, "");
+  const rooted = rootedLoad.exec(action)?.[1];
+  if (rooted !== undefined) return trimEnd(rooted);
+  const bare = bareLoad.exec(action)?.[1];
+  return bare === undefined || bare.includes("{") ? undefined : `{project-root}/${trimEnd(bare)}`;
 }
+
+const trimEnd = (path: string): string => path.replace(/[.:]+$/, "");
 
 /**
  * Runs an agent's critical actions the way spec/001 §4 says, deterministically and by the system, not
  * the model: files are read through the tool-runner, YAML configs become variables, and the remaining
  * instructions get those variables substituted. A critical file that cannot be read stops the start.
  */
-export async function runCriticalActions(actions: readonly string[], readFile: ReadFile, sessionFolder = "{session-folder}"): Promise<AgentStart> {
+export async function runCriticalActions(actions: readonly string[], readFile: ReadFile, sessionFolder = "{session-folder}"): Promise<ActionsStart> {
   const files: LoadedFile[] = [];
-  const variables: Record<string, string> = {};
+  const loaded: Record<string, string> = {};
   const remaining: string[] = [];
+  const requested = new Set<string>();
 
   for (const action of actions) {
     const path = fileToLoad(action);
-    if (path === undefined) {
+    // a later action naming a file already loaded is a rule about it (4.x "Exception: Read core-config.yaml"), kept as text
+    if (path === undefined || requested.has(path)) {
       remaining.push(action);
       continue;
     }
+    requested.add(path);
     const result = await readFile(path);
     if (!result.success || typeof result["content"] !== "string") {
       const reason = result.success ? "no content" : result.error.message;
@@ -52,14 +72,13 @@ export async function runCriticalActions(actions: readonly string[], readFile: R
     }
     const content = result["content"];
     files.push({ path: typeof result["path"] === "string" ? result["path"] : path, content });
-    if (/\.ya?ml$/i.test(path)) Object.assign(variables, configVariables(content, path));
+    if (/\.ya?ml$/i.test(path)) Object.assign(loaded, configVariables(content, path));
   }
-  if ("output_folder" in variables) variables["output_folder"] = sessionFolder;
-
-  return { instructions: remaining.map((text) => substituteVariables(text, variables)), files, variables };
+  const variables = startVariables(loaded, sessionFolder);
+  return { kind: "actions", instructions: remaining.map((text) => substituteVariables(text, variables)), files, variables };
 }
 
-/** The scalar top-level values of a YAML config, as strings. */
+/** The scalar top-level values of a YAML config, as strings (4.x core-config.yaml nests the rest; it stays in the loaded file). */
 function configVariables(content: string, path: string): Record<string, string> {
   let parsed: unknown;
   try {
@@ -83,4 +102,3 @@ export function substituteVariables(text: string, variables: Readonly<Record<str
   );
 }
 
-export type { ToolContext };

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { AgentDefinition } from "@agent-orchestrator/shared";
+import { toolsForAgent } from "./agent-tools.js";
+import type { ActionsStart } from "./critical-actions.js";
 import { buildSystemPrompt } from "./system-prompt.js";
+import { startVariables } from "./start-variables.js";
+import { loadedAgentSkill, skillAgent } from "./testing/skill-agent-fixture.js";
 
 const agent: AgentDefinition = {
   id: "idea-coach",
@@ -20,19 +24,26 @@ const agent: AgentDefinition = {
   filePath: "bmad/custom/bundles/idea-studio/agents/idea-coach.md",
 };
 
+const noStart: ActionsStart = { kind: "actions", instructions: [], files: [], variables: {} };
+const fileTools = ["read_file", "save_output", "list_files"] as const;
+
 describe("buildSystemPrompt", () => {
   const prompt = buildSystemPrompt(
     agent,
     {
+      kind: "actions",
       instructions: ["Remember the user's name is Ada"],
       files: [{ path: "{bundle-root}/config.yaml", content: "user_name: Ada\n" }],
       variables: { user_name: "Ada", output_folder: "{session-folder}", communication_language: "French" },
     },
     {
-      handlers: { workflow: "1. LOAD {project-root}/bmad/core/tasks/workflow.xml\n2. Follow it" },
-      rules: ["ALWAYS communicate in {communication_language}", "Stay in character"],
+      tools: toolsForAgent(agent, { subagents: false }),
+      rules: {
+        handlers: { workflow: "1. LOAD {project-root}/bmad/core/tasks/workflow.xml\n2. Follow it" },
+        rules: ["ALWAYS communicate in {communication_language}", "Stay in character"],
+      },
+      today: new Date("2026-11-22T10:00:00Z"),
     },
-    new Date("2026-11-22T10:00:00Z"),
   );
 
   it("puts the persona, the start instructions and the loaded config in the prompt", () => {
@@ -62,11 +73,45 @@ describe("buildSystemPrompt", () => {
   });
 
   it("says (none) when the agent file has no handlers or rules", () => {
-    expect(buildSystemPrompt(agent, { instructions: [], files: [], variables: {} })).toMatch(/AND RULES[^\n]*\n[^\n]*\n\(none\)/);
+    expect(buildSystemPrompt(agent, noStart, { tools: fileTools })).toMatch(/AND RULES[^\n]*\n\(none\)/);
   });
 
   it("states today's date and leaves no slot unfilled", () => {
     expect(prompt).toContain("Today's date is 2026-11-22.");
     expect(prompt).not.toMatch(/\{\{\w+\}\}/);
+  });
+
+  it("tells an agent without workflow.yaml targets nothing about preload_workflow or skills", () => {
+    const plain = buildSystemPrompt({ ...agent, menu: [{ trigger: "*help", description: "Show commands" }] }, noStart, { tools: fileTools });
+    expect(plain).not.toContain("preload_workflow");
+    expect(plain).not.toContain("RUNNING A WORKFLOW");
+    expect(plain).not.toContain("load_skill");
+    expect(plain).toContain("call read_file");
+  });
+});
+
+describe("buildSystemPrompt for the releases", () => {
+  it("tells a 4.x agent how its dependencies resolve inside its own tree", () => {
+    const v4 = { ...agent, format: "v4" as const, bundlePath: ".bmad-core", menu: [{ trigger: "create-doc", description: "use task create-doc" }] };
+    const prompt = buildSystemPrompt(v4, noStart, { tools: toolsForAgent(v4, { subagents: false }) });
+    expect(prompt).toContain("This agent's dependencies map to .bmad-core/{type}/{name}");
+    expect(prompt).toContain("create-doc.md → .bmad-core/tasks/create-doc.md. read_file accepts that bare path.");
+  });
+
+  it("shows a 6.2 exec=\"skill:x\" item as the skill it runs and tells the model to load it", () => {
+    const xml = { ...agent, format: "v6" as const, menu: [{ trigger: "BP", description: "Brainstorm", exec: "skill:bmad-brainstorming" }] };
+    const prompt = buildSystemPrompt(xml, noStart, { tools: toolsForAgent(xml, { subagents: false }) });
+    expect(prompt).toContain("1. BP — Brainstorm (skill: bmad-brainstorming)");
+    expect(prompt).toContain("call load_skill with its name");
+    expect(prompt).not.toContain("BMAD 4 DEPENDENCIES");
+  });
+
+  it("builds a skill agent's prompt from its loaded skill", () => {
+    const prompt = buildSystemPrompt(
+      skillAgent,
+      { kind: "skill", skill: loadedAgentSkill, variables: startVariables(loadedAgentSkill.variables) },
+      { tools: toolsForAgent(skillAgent, { subagents: false }) },
+    );
+    expect(prompt).toContain("You are a BMAD agent defined by the skill bmad-agent-analyst.");
   });
 });

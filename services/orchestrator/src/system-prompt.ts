@@ -1,6 +1,10 @@
-import type { AgentDefinition, MenuItem } from "@agent-orchestrator/shared";
-import { substituteVariables, type AgentStart } from "./critical-actions.js";
-import { systemPromptTemplate } from "./system-prompt-template.js";
+import type { AgentDefinition, MenuItem, ToolName } from "@agent-orchestrator/shared";
+import type { AgentStart } from "./agent-start.js";
+import { substituteVariables, type ActionsStart } from "./critical-actions.js";
+import { bulletList, describeToolRules, fillTemplate, isoDate, variableList } from "./prompt-parts.js";
+import { menuItemSkill } from "./menu-item-skill.js";
+import { buildSkillAgentPrompt } from "./skill-agent-prompt.js";
+import { systemPromptTemplate, v4DependencyRules, workflowHandlerNote, workflowRules } from "./system-prompt-template.js";
 
 /** The handlers and rules of an agent file, from the registry's activation document. */
 export interface AgentRules {
@@ -8,14 +12,23 @@ export interface AgentRules {
   rules: readonly string[];
 }
 
-/** Builds an agent's system prompt from its definition, its file's rules and what the system loaded at start. */
-export function buildSystemPrompt(
-  agent: AgentDefinition,
-  start: AgentStart,
-  agentRules: AgentRules = { handlers: {}, rules: [] },
-  today: Date = new Date(),
-): string {
-  const slots: Record<string, string> = {
+export interface PromptOptions {
+  /** the tools offered to the model (`toolsForAgent`); the prompt mentions only these */
+  tools: readonly ToolName[];
+  rules?: AgentRules;
+  today?: Date;
+}
+
+/** Builds an agent's system prompt from its definition, what the system did at its start and the tools it is offered. */
+export function buildSystemPrompt(agent: AgentDefinition, start: AgentStart, options: PromptOptions): string {
+  const today = options.today ?? new Date();
+  if (start.kind === "skill") return buildSkillAgentPrompt(agent, start, options.tools, today);
+  return buildActionsAgentPrompt(agent, start, options.rules ?? { handlers: {}, rules: [] }, options.tools, today);
+}
+
+function buildActionsAgentPrompt(agent: AgentDefinition, start: ActionsStart, agentRules: AgentRules, tools: readonly ToolName[], today: Date): string {
+  const workflows = tools.includes("preload_workflow");
+  return fillTemplate(systemPromptTemplate, {
     name: agent.name || agent.id,
     title: agent.title || "an assistant",
     role: agent.persona.role,
@@ -23,18 +36,18 @@ export function buildSystemPrompt(
     communication_style: agent.persona.communication_style || "(not given)",
     principles: agent.persona.principles || "(not given)",
     start_instructions: bulletList(start.instructions, "(none)"),
-    variables: bulletList(
-      Object.entries(start.variables).map(([key, value]) => `${key}: ${value}`),
-      "(none)",
-    ),
+    variables: variableList(start.variables),
     loaded_files: start.files.length
       ? start.files.map((file) => `--- ${file.path} ---\n${file.content.trimEnd()}\n--- end of ${file.path} ---`).join("\n\n")
       : "(none)",
+    tool_rules: describeToolRules(tools),
+    release_rules: agent.format === "v4" ? fillTemplate(v4DependencyRules, { tree: agent.bundlePath }) : "",
     menu: agent.menu.length ? agent.menu.map((item, index) => `${index + 1}. ${describeMenuItem(item)}`).join("\n") : "(no menu)",
+    handler_note: workflows ? workflowHandlerNote : "",
     agent_rules: substituteVariables(describeAgentRules(agentRules), start.variables),
-    date: today.toISOString().slice(0, 10),
-  };
-  return systemPromptTemplate.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => slots[name] ?? whole);
+    workflow_rules: workflows ? workflowRules : "",
+    date: isoDate(today),
+  });
 }
 
 function describeAgentRules({ handlers, rules }: AgentRules): string {
@@ -46,19 +59,21 @@ function describeAgentRules({ handlers, rules }: AgentRules): string {
 }
 
 function describeMenuItem(item: MenuItem): string {
+  const skill = menuItemSkill(item);
   const targets = (
     [
       ["workflow", item.workflow],
       ["validate-workflow", item.validateWorkflow],
-      ["exec", item.exec],
+      // a 6.2 `exec="skill:x"` is shown as the skill it names, which load_skill runs
+      ["exec", skill !== undefined && item.exec?.startsWith("skill:") ? undefined : item.exec],
       ["tmpl", item.tmpl],
       ["data", item.data],
       ["action", item.action],
+      ["skill", skill],
+      ["prompt", item.prompt],
     ] as const
   )
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => `${key}: ${value}`);
   return `${item.trigger} — ${item.description}${targets.length ? ` (${targets.join("; ")})` : ""}`;
 }
-
-const bulletList = (lines: readonly string[], empty: string): string => (lines.length ? lines.map((line) => `- ${line}`).join("\n") : empty);

@@ -20,7 +20,8 @@ import {
 import type { ActiveTurns } from "./active-turns.js";
 import { runAgentLoop } from "./agent-loop.js";
 import { loopLimits, modelNotConfiguredMessage, type OrchestratorConfig } from "./config.js";
-import { runCriticalActions } from "./critical-actions.js";
+import { startAgent } from "./agent-start.js";
+import { toolsForAgent } from "./agent-tools.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import type { SessionStore } from "./session-store.js";
 import { buildSystemPrompt, type AgentRules } from "./system-prompt.js";
@@ -66,19 +67,23 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     opened = updateManifest(deps, accepted.session, agent, "running", log);
 
     const context: ToolContext = { session_id: request.session_id, bundle_path: agent.bundlePath };
-    const start = await runCriticalActions(agent.criticalActions, (path) =>
-      tools.call("read_file", `${request.run_id}:${attempt}:start:${path}`, context, { file_path: path }, controller.signal),
-    );
+    const callPrefix = `${request.run_id}:${attempt}:start`;
+    const start = await startAgent(agent, {
+      readFile: (path) => tools.call("read_file", `${callPrefix}:${path}`, context, { file_path: path }, controller.signal),
+      loadSkill: (name) => tools.call("load_skill", `${callPrefix}:skill`, context, { name }, controller.signal),
+    });
+    const toolNames = toolsForAgent(agent, { subagents: false });
     const userMessage: ChatCompletionMessageParam = { role: "user", content: request.message };
     const output = await runAgentLoop({
       client: deps.client,
       model: config.LLM_MODEL,
       messages: [
-        { role: "system", content: buildSystemPrompt(agent, start, await rules) },
+        { role: "system", content: buildSystemPrompt(agent, start, { rules: await rules, tools: toolNames }) },
         ...(accepted.session.messages as ChatCompletionMessageParam[]),
         userMessage,
       ],
       tools,
+      toolNames,
       context,
       runId: `${request.run_id}:${attempt}`,
       emit: (event) => events.emit(event),

@@ -38,23 +38,27 @@ export interface FakeToolRunner {
   calls: Array<{ subject: string; body: { call_id: string; arguments: Record<string, unknown> } }>;
   /** files it serves to read_file, by virtual path */
   files: Record<string, string>;
+  /** what it answers to load_skill, by skill name (SKILL_NOT_FOUND for others) */
+  skills: Record<string, ToolResult>;
   /** most calls it was running at the same time */
   maxConcurrent: number;
   /** delay before each answer */
   delayMs: number;
 }
 
-/** A fake registry (serving `testAgent`) and, optionally, a fake tool-runner, on one prefix. */
-export function startFakeServices(connection: NatsConnection, prefix: string, options: { toolRunner: boolean }): FakeToolRunner {
-  const runner: FakeToolRunner = { calls: [], files: { "{bundle-root}/config.yaml": "user_name: Ada\n" }, maxConcurrent: 0, delayMs: 0 };
+/** A fake registry (serving `testAgent` and `options.agents`) and, optionally, a fake tool-runner, on one prefix. */
+export function startFakeServices(
+  connection: NatsConnection,
+  prefix: string,
+  options: { toolRunner: boolean; agents?: readonly AgentDefinition[] },
+): FakeToolRunner {
+  const runner: FakeToolRunner = { calls: [], files: { "{bundle-root}/config.yaml": "user_name: Ada\n" }, skills: {}, maxConcurrent: 0, delayMs: 0 };
+  const agents = new Map([testAgent, ...(options.agents ?? [])].map((agent) => [agent.id, agent]));
   connection.subscribe(prefix + subjects.registryAgentsGet, {
     callback: (_error, message) => {
       const { agent_id } = JSON.parse(new TextDecoder().decode(message.data)) as { agent_id: string };
-      message.respond(
-        encodeJson(
-          agent_id === testAgent.id ? { success: true, agent: testAgent } : { success: false, error: { code: "AGENT_NOT_FOUND", message: "Agent not found" } },
-        ),
-      );
+      const agent = agents.get(agent_id);
+      message.respond(encodeJson(agent ? { success: true, agent } : { success: false, error: { code: "AGENT_NOT_FOUND", message: "Agent not found" } }));
     },
   });
   if (!options.toolRunner) return runner;
@@ -66,8 +70,10 @@ export function startFakeServices(connection: NatsConnection, prefix: string, op
       running++;
       runner.maxConcurrent = Math.max(runner.maxConcurrent, running);
       const path = String(body.arguments["file_path"] ?? "");
-      const result: ToolResult =
-        path in runner.files
+      const skill = String(body.arguments["name"] ?? "");
+      const result: ToolResult = message.subject.endsWith(".load_skill")
+        ? (runner.skills[skill] ?? { success: false, error: { code: "SKILL_NOT_FOUND", message: `No skill named ${skill}` } })
+        : path in runner.files
           ? { success: true, path, content: runner.files[path] }
           : { success: false, error: { code: "FILE_NOT_FOUND", message: "File not found" } };
       setTimeout(() => {

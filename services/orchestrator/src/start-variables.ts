@@ -1,0 +1,23 @@
+import { mapOutputVariables } from "@agent-orchestrator/shared";
+
+/**
+ * The variables an agent starts with, whatever its release: the config values it loaded, the output variables
+ * (`output_folder`, `planning_artifacts`, …) mapped into the session folder with their sub-folders (DESIGN §2
+ * decision 7), and defaults for what older installers leave out. Installers before 6.11 may write no
+ * `communication_language` and no `output_folder` (docs/bmad-releases.md), and BMAD's activation steps use
+ * them anyway, so a missing value gets a sensible default instead of a literal `{communication_language}`.
+ */
+export function startVariables(loaded: Readonly<Record<string, string>>, sessionFolder = "{session-folder}"): Record<string, string> {
+  const variables = mapOutputVariables(loaded, sessionFolder);
+  variables["output_folder"] = sessionFolder;
+  variables["user_name"] = present(loaded["user_name"]) ?? "User";
+  variables["communication_language"] = present(loaded["communication_language"]) ?? "English";
+  variables["document_output_language"] = present(loaded["document_output_language"]) ?? variables["communication_language"];
+  return variables;
+}
+
+/** A value that says something: not empty and not an unexpanded `{placeholder}`. */
+function present(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed && !/^\{[^{}]*\}$/.test(trimmed) ? trimmed : undefined;
+}
