@@ -184,8 +184,8 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
       registry: ["agent.run.events.s1.r1", "tool.read_file", "agent.run.request.s1", "$JS.API.STREAM.LIST", "$KV.sessions.s1"],
       // only the gateway queues turns; nobody but the orchestrator (and admin) touches JetStream set-up
       orchestrator: ["agent.run.request.s1", "registry.changed", "session.files.read", "$JS.API.STREAM.DELETE.RUN_EVENTS", "$KV.other.key"],
-      // the gateway cannot forge events or write sessions behind the orchestrator's back
-      gateway: ["agent.run.events.s1.r1", "tool.read_file", "$KV.sessions.s1", "$JS.API.STREAM.DELETE.RUN_EVENTS", "$JS.API.CONSUMER.CREATE.KV_sessions"],
+      // the gateway cannot forge events, queue a subagent (which skips the session checks) or write sessions behind the orchestrator's back
+      gateway: ["agent.run.events.s1.r1", "agent.run.request.s1.r1", "agent.run.child.events.s1.r1", "tool.read_file", "$KV.sessions.s1", "$JS.API.STREAM.DELETE.RUN_EVENTS", "$JS.API.CONSUMER.CREATE.KV_sessions"],
       "tool-runner": ["registry.changed", "agent.run.cancel.s1", "agent.session.list", "$KV.sessions.s1"],
     };
     for (const [service, subjects] of Object.entries(denied) as Array<[ServiceName, string[]]>) {

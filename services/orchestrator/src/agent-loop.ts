@@ -7,10 +7,11 @@ import {
   parseJson,
   toolCatalog,
   toolDefinitionsForModel,
+  ToolName,
   zeroUsage,
   type RunEventBody,
+  type ToolArgs,
   type ToolContext,
-  type ToolName,
   type ToolResult,
   type Usage,
 } from "@agent-orchestrator/shared";
@@ -42,6 +43,13 @@ export interface TurnInput {
   emit: (event: RunEventBody) => void;
   signal: AbortSignal;
   limits: LoopLimits;
+  /** runs the model's run_subagent calls; without it run_subagent is not offered (a subagent at the depth limit) */
+  subagents?: SubagentCaller;
+}
+
+/** The orchestrator's own run_subagent tool: `callId` is the model's call id, which nests the child's events. */
+export interface SubagentCaller {
+  call(callId: string, args: ToolArgs["run_subagent"], signal: AbortSignal): Promise<ToolResult>;
 }
 
 export interface TurnOutput {
@@ -54,7 +62,8 @@ export interface TurnOutput {
   added: ChatCompletionMessageParam[];
 }
 
-const tools = toolDefinitionsForModel();
+/** The tools offered to the model: all of them, but run_subagent only when there is someone to run it. */
+const offeredTools = (input: TurnInput): readonly ToolName[] => ToolName.options.filter((name) => name !== "run_subagent" || input.subagents);
 
 /**
  * The agentic loop (spec/001 §3): call the model with the tools, run the tool calls it makes, append
@@ -66,9 +75,11 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
   let usage = zeroUsage();
   const usageByCall: Usage[] = [];
   let invalidInARow = 0;
+  const offered = offeredTools(input);
+  const tools = toolDefinitionsForModel(offered);
 
   for (let iteration = 1; iteration <= input.limits.maxIterations; iteration++) {
-    const step = await streamModelTurn(input, fitContext(messages, input.limits.contextBudgetTokens));
+    const step = await streamModelTurn(input, tools, fitContext(messages, input.limits.contextBudgetTokens));
     usage = addUsage(usage, step.usage);
     usageByCall.push(step.usage);
 
@@ -92,7 +103,7 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
         (call): ChatCompletionMessageToolCall => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }),
       ),
     };
-    const prepared = prepareToolCalls(step.toolCalls, input.limits.maxToolCallsPerAnswer);
+    const prepared = prepareToolCalls(step.toolCalls, input.limits.maxToolCallsPerAnswer, offered);
     const results = await mapWithConcurrency(prepared, input.limits.toolConcurrency, (call) => executeToolCall(input, call));
 
     const toolMessages: ChatCompletionMessageParam[] = prepared.map((call, index) => ({
@@ -120,7 +131,11 @@ interface ModelStep {
 }
 
 /** One streamed model call: text deltas are published as they come; tool calls are returned whole. */
-async function streamModelTurn(input: TurnInput, messages: ChatCompletionMessageParam[]): Promise<ModelStep> {
+async function streamModelTurn(
+  input: TurnInput,
+  tools: ReturnType<typeof toolDefinitionsForModel>,
+  messages: ChatCompletionMessageParam[],
+): Promise<ModelStep> {
   const accumulator = new ToolCallAccumulator();
   let text = "";
   let usage = zeroUsage();
@@ -167,11 +182,10 @@ type PreparedCall =
   | { valid: true; id: string; name: ToolName; args: Record<string, unknown> }
   | { valid: false; id: string; name: string; args: Record<string, unknown>; error: ToolResult };
 
-const availableTools = Object.keys(toolCatalog).join(", ");
-
-/** Checks each call before anything runs: within the per-answer cap, known tool, JSON arguments, schema, unique id. */
-function prepareToolCalls(calls: readonly StreamedToolCall[], maxCalls: number): PreparedCall[] {
+/** Checks each call before anything runs: within the per-answer cap, an offered tool, JSON arguments, schema, unique id. */
+function prepareToolCalls(calls: readonly StreamedToolCall[], maxCalls: number, offered: readonly ToolName[]): PreparedCall[] {
   const seen = new Set<string>();
+  const availableTools = offered.join(", ");
   return calls.map((call, index): PreparedCall => {
     const id = call.id || `call_missing_${index}`;
     const invalid = (message: string, args: Record<string, unknown> = {}, code: "INVALID_TOOL_CALL" | "UNKNOWN_TOOL" = "INVALID_TOOL_CALL"): PreparedCall => ({
@@ -186,7 +200,7 @@ function prepareToolCalls(calls: readonly StreamedToolCall[], maxCalls: number):
     seen.add(id);
 
     const entry = getOwn(toolCatalog as Record<string, (typeof toolCatalog)[ToolName]>, call.name);
-    if (!entry) return invalid(`Unknown tool "${call.name}". Available tools: ${availableTools}.`, {}, "UNKNOWN_TOOL");
+    if (!entry || !offered.includes(call.name as ToolName)) return invalid(`Unknown tool "${call.name}". Available tools: ${availableTools}.`, {}, "UNKNOWN_TOOL");
     const parsed = parseJson(call.arguments || "{}");
     if (!parsed.ok) return invalid(`The arguments are not valid JSON (${parsed.error}). Send a JSON object.`);
     const checked = entry.args.safeParse(parsed.value);
@@ -204,7 +218,11 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 async function executeToolCall(input: TurnInput, call: PreparedCall): Promise<ToolResult> {
   input.emit({ type: "tool_call", call_id: call.id, name: call.name, arguments: call.args });
   const started = performance.now();
-  const result = call.valid ? await input.tools.call(call.name, `${input.runId}:${call.id}`, input.context, call.args, input.signal) : call.error;
+  const result = !call.valid
+    ? call.error
+    : call.name === "run_subagent" && input.subagents
+      ? await input.subagents.call(call.id, call.args as ToolArgs["run_subagent"], input.signal)
+      : await input.tools.call(call.name, `${input.runId}:${call.id}`, input.context, call.args, input.signal);
   const path = result.success ? result["path"] : undefined;
   input.emit({
     type: "tool_result",
