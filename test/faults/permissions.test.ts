@@ -13,6 +13,7 @@ import { connect, RequestStrategy, type Msg, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeJson, inboxPrefixFor, jetStreamNames, serviceNames, type ServiceName } from "@agent-orchestrator/shared";
 import { natsIsExternal, testNatsCredentials } from "../support/nats-harness.js";
+import type { ChatRequestBody, ScriptedTurn } from "../support/scripted-model.js";
 import { startServiceProcess } from "../support/service-processes.js";
 import { permissionViolations, startFaultSystem, type FaultSystem } from "./support/fault-system.js";
 
@@ -49,11 +50,19 @@ async function settle(): Promise<void> {
   await sleep(150);
 }
 
+/** "ok", except that "delegate" hands a task to a subagent (whose orchestrator publishes what the permissions must allow). */
+function delegateOrAnswer(request: ChatRequestBody): ScriptedTurn {
+  if (String(request.messages[0]?.content).includes("working as a subagent")) return { text: "child ok" };
+  const last = request.messages.at(-1);
+  if (last?.role === "tool") return { text: `ok: ${String((JSON.parse(String(last.content)) as { response?: string }).response)}` };
+  return String(last?.content) === "delegate" ? { toolCalls: [{ name: "run_subagent", arguments: { prompt: "say ok" } }] } : { text: "ok" };
+}
+
 const serverLogged = (user: string, kind: "Publish" | "Subscription", subject: string) =>
   system.nats.logLines.some((line) => line.includes(`${kind} Violation - User "${user}", Subject "${subject}"`));
 
 beforeAll(async () => {
-  system = await startFaultSystem({ responder: () => ({ text: "ok" }) });
+  system = await startFaultSystem({ responder: delegateOrAnswer });
   // an admin sees every message on the server: what it never sees was never delivered to anyone
   observer = await connect({ servers: system.nats.url, user: "admin", pass: testNatsCredentials("admin").NATS_PASSWORD });
   observer.subscribe(">", { callback: (_error, message) => observed.push(message.subject) });
@@ -220,6 +229,13 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
       body: JSON.stringify({ agent_id: "idea-coach", message: "hello" }),
     });
     expect(await response.json()).toMatchObject({ success: true, response: "ok" });
+    // a subagent: the orchestrator queues the child on agent.run.request.<session>.<run>, follows its events, relays them
+    const delegated = await fetch(`${system.gatewayUrls[0]}/api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ agent_id: "idea-coach", message: "delegate" }),
+    });
+    expect(await delegated.json()).toMatchObject({ success: true, response: "ok: child ok" });
     const byServices = permissionViolations(system.nats).filter((line) => /nats\.js:(registry|tool-runner|orchestrator|gateway)-\d+/.test(line));
     expect(byServices).toEqual([]);
   });
