@@ -11,9 +11,11 @@ import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator } from "../testing/orchestrator-fixture.js";
 
 const prefix = "sub1.";
+/** an orchestrator whose subagents may run one second */
+const shortPrefix = "sub2.";
 let connection: NatsConnection;
 let model: ScriptedModel;
-let orchestrator: Orchestrator;
+const orchestrators: Orchestrator[] = [];
 /** the tool calls the fake tool-runner received: tool, arguments and the session folder they ran in */
 const toolCalls: Array<{ tool: string; arguments: Record<string, unknown>; sessionId: string }> = [];
 
@@ -23,7 +25,7 @@ const files: Record<string, string> = {
 };
 
 /** A tool-runner that serves `files` to read_file and knows one skill. */
-function startFakeToolRunner(): void {
+function startFakeToolRunner(prefix: string): void {
   connection.subscribe(`${prefix}tool.*`, {
     callback: (_error, message) => {
       const body = JSON.parse(new TextDecoder().decode(message.data)) as { arguments: Record<string, unknown>; context: { session_id: string } };
@@ -57,19 +59,19 @@ let respond: (body: ChatRequestBody) => ScriptedTurn | Promise<ScriptedTurn> = (
 beforeAll(async () => {
   connection = await connect({ servers: inject("natsUrl") });
   model = await startScriptedModel({ responder: (body) => respond(body) });
-  startFakeServices(connection, prefix, { toolRunner: false });
-  startFakeToolRunner();
-  orchestrator = await startTestOrchestrator(connection, prefix, {
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: "k",
-    LLM_MODEL: "scripted",
-    RUN_CONCURRENCY: "1",
-    MAX_TOOL_CALLS_PER_ANSWER: "64",
-  });
+  const env = { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "k", LLM_MODEL: "scripted", RUN_CONCURRENCY: "1" };
+  for (const name of [prefix, shortPrefix]) {
+    startFakeServices(connection, name, { toolRunner: false });
+    startFakeToolRunner(name);
+  }
+  orchestrators.push(
+    await startTestOrchestrator(connection, prefix, { ...env, MAX_TOOL_CALLS_PER_ANSWER: "64" }),
+    await startTestOrchestrator(connection, shortPrefix, { ...env, SUBAGENT_TIMEOUT_MS: "1000" }),
+  );
 });
 
 afterAll(async () => {
-  await orchestrator.stop();
+  await Promise.all(orchestrators.map((orchestrator) => orchestrator.stop()));
   await model.close();
   await connection.drain();
 });
@@ -194,6 +196,16 @@ describe("run_subagent", () => {
     expect(JSON.stringify(child?.messages.at(-1)?.content)).toContain("SKILL: summarize in one line.");
     const nestedLoads = events.filter((event) => event.type === "tool_result" && event.name === "load_skill" && event.parent_call_id);
     expect(nestedLoads.map((event) => event.type === "tool_result" && event.success).sort()).toEqual([false, true]);
+  });
+
+  it("stops a child at SUBAGENT_TIMEOUT_MS and gives its parent a SERVICE_TIMEOUT result to go on with", async () => {
+    respond = (body) => {
+      if (isChild(body)) return { text: "much too late", delayMs: 5_000 };
+      if (!lastIsTool(body)) return { toolCalls: [subagentCall("take your time")] };
+      return { text: `went on after ${String((toolMessages(body).at(-1)?.["error"] as { code: string }).code)}` };
+    };
+    const { final } = await runTestTurn(connection, shortPrefix, "slow child", { timeoutMs: 20_000 });
+    expect(final).toMatchObject({ type: "done", response: "went on after SERVICE_TIMEOUT" });
   });
 
   it("cancels a child waiting on the model when its parent is cancelled", async () => {
