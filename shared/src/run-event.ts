@@ -2,6 +2,12 @@ import { z } from "zod";
 import { ErrorBody } from "./error-code.js";
 import { Usage } from "./usage.js";
 
+/**
+ * On a subagent's delta, tool_call and tool_result events relayed on its parent's run: the parent's
+ * run_subagent call id the event belongs under.
+ */
+const nested = { parent_call_id: z.string().optional() };
+
 const base = {
   session_id: z.string(),
   run_id: z.string(),
@@ -21,13 +27,14 @@ export const RunEvent = z.discriminatedUnion("type", [
     /** 1 normally; higher when the turn was restarted on another orchestrator after a crash (seq starts again at 0) */
     attempt: z.number().int().positive(),
   }),
-  z.object({ ...base, type: z.literal("delta"), text: z.string() }),
+  z.object({ ...base, type: z.literal("delta"), text: z.string(), ...nested }),
   z.object({
     ...base,
     type: z.literal("tool_call"),
     call_id: z.string(),
     name: z.string(),
     arguments: z.record(z.string(), z.unknown()),
+    ...nested,
   }),
   z.object({
     ...base,
@@ -39,16 +46,19 @@ export const RunEvent = z.discriminatedUnion("type", [
     /** the virtual path the tool worked on, when it has one */
     path: z.string().optional(),
     duration_ms: z.number().nonnegative(),
+    ...nested,
   }),
   z.object({
     ...base,
     type: z.literal("done"),
     response: z.string(),
     iterations: z.number().int().nonnegative(),
-    /** this turn's tokens */
+    /** this turn's tokens, its subagents' included */
     usage: Usage,
-    /** each model call's tokens, in order */
+    /** each model call's tokens, in order (this turn's own calls) */
     usage_by_call: z.array(Usage),
+    /** each subagent's tokens, by the run_subagent call that started it (absent when none ran) */
+    usage_by_subagent: z.array(z.object({ call_id: z.string(), usage: Usage })).optional(),
     /** the whole session's tokens so far, this turn included */
     session_usage: Usage,
   }),

@@ -5,8 +5,24 @@ import { subjectTokenPattern } from "./subjects.js";
 export const maxUserMessageChars = 100_000;
 
 /**
+ * Set on a subagent's turn: the turn (and its tool call) that asked for it. Only orchestrators publish
+ * such requests, on `agent.run.request.<session>.<parent run>` (subjects.runChildRequest), which NATS
+ * permissions deny the gateway; the orchestrator runs a request with `parent` only from that subject.
+ */
+export const RunParent = z.object({
+  session_id: z.string().regex(subjectTokenPattern),
+  run_id: z.string().regex(subjectTokenPattern),
+  /** the model's id of the run_subagent call, which the child's events are nested under */
+  call_id: z.string().min(1).max(256),
+  /** 1 for a child of a user's turn, 2 for a grandchild, … */
+  depth: z.number().int().min(1).max(16),
+});
+export type RunParent = z.infer<typeof RunParent>;
+
+/**
  * gateway → orchestrator through the `RUN_REQUESTS` work queue: run one turn of a chat. Refusals
- * (unknown agent, someone else's session, …) come back as the turn's `error` event.
+ * (unknown agent, someone else's session, …) come back as the turn's `error` event. An orchestrator
+ * also queues subagents' turns here (with `parent`), so any replica can run them.
  */
 export const RunStartRequest = z.object({
   run_id: z.string().regex(subjectTokenPattern),
@@ -19,5 +35,9 @@ export const RunStartRequest = z.object({
   owner: z.string().min(1).max(128),
   /** epoch ms after which nobody waits for this turn any more: an orchestrator drops it unstarted */
   expires_at: z.number().int().positive(),
+  /** a subagent's turn: its parent; such a turn has no session record of its own */
+  parent: RunParent.optional(),
+  /** a subagent's turn: the skill it runs, loaded for it before its first model call */
+  skill: z.string().min(1).max(256).optional(),
 });
 export type RunStartRequest = z.infer<typeof RunStartRequest>;

@@ -29,11 +29,22 @@ export const subjects = {
    */
   runRequest: (sessionId: string) => `agent.run.request.${sessionId}`,
   runRequestAll: "agent.run.request.>",
+  /**
+   * orchestrator: a subagent's turn, published by the orchestrator running its parent into the same work
+   * queue; one token longer than `runRequest`, so the gateway's permission (`agent.run.request.*`) cannot
+   * reach it and the orchestrator's (`agent.run.request.*.*`) cannot queue a user's turn
+   */
+  runChildRequest: (sessionId: string, parentRunId: string) => `agent.run.request.${sessionId}.${parentRunId}`,
   /** events of one turn; the orchestrator is the only publisher; the `RUN_EVENTS` stream keeps them a while for re-attach */
   runEvents: (sessionId: string, runId: string) => `agent.run.events.${sessionId}.${runId}`,
   /** every turn's events of one session (for watchers) */
   sessionEvents: (sessionId: string) => `agent.run.events.${sessionId}.*`,
   runEventsAll: "agent.run.events.>",
+  /**
+   * events of a subagent's turn, for the orchestrator running its parent, which relays them on the
+   * parent's run; outside `agent.run.events.>`, so session watchers and RUN_EVENTS see them only there
+   */
+  runChildEvents: (sessionId: string, runId: string) => `agent.run.child.events.${sessionId}.${runId}`,
   /** broadcast to every orchestrator: stop the running turn of this session */
   runCancel: (sessionId: string) => `agent.run.cancel.${sessionId}`,
   runCancelAll: "agent.run.cancel.*",

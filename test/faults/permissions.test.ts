@@ -13,6 +13,7 @@ import { connect, RequestStrategy, type Msg, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeJson, inboxPrefixFor, jetStreamNames, serviceNames, type ServiceName } from "@agent-orchestrator/shared";
 import { natsIsExternal, testNatsCredentials } from "../support/nats-harness.js";
+import type { ChatRequestBody, ScriptedTurn } from "../support/scripted-model.js";
 import { startServiceProcess } from "../support/service-processes.js";
 import { permissionViolations, startFaultSystem, type FaultSystem } from "./support/fault-system.js";
 
@@ -49,11 +50,19 @@ async function settle(): Promise<void> {
   await sleep(150);
 }
 
+/** "ok", except that "delegate" hands a task to a subagent (whose orchestrator publishes what the permissions must allow). */
+function delegateOrAnswer(request: ChatRequestBody): ScriptedTurn {
+  if (String(request.messages[0]?.content).includes("working as a subagent")) return { text: "child ok" };
+  const last = request.messages.at(-1);
+  if (last?.role === "tool") return { text: `ok: ${String((JSON.parse(String(last.content)) as { response?: string }).response)}` };
+  return String(last?.content) === "delegate" ? { toolCalls: [{ name: "run_subagent", arguments: { prompt: "say ok" } }] } : { text: "ok" };
+}
+
 const serverLogged = (user: string, kind: "Publish" | "Subscription", subject: string) =>
   system.nats.logLines.some((line) => line.includes(`${kind} Violation - User "${user}", Subject "${subject}"`));
 
 beforeAll(async () => {
-  system = await startFaultSystem({ responder: () => ({ text: "ok" }) });
+  system = await startFaultSystem({ responder: delegateOrAnswer });
   // an admin sees every message on the server: what it never sees was never delivered to anyone
   observer = await connect({ servers: system.nats.url, user: "admin", pass: testNatsCredentials("admin").NATS_PASSWORD });
   observer.subscribe(">", { callback: (_error, message) => observed.push(message.subject) });
@@ -184,8 +193,8 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
       registry: ["agent.run.events.s1.r1", "tool.read_file", "agent.run.request.s1", "$JS.API.STREAM.LIST", "$KV.sessions.s1"],
       // only the gateway queues turns; nobody but the orchestrator (and admin) touches JetStream set-up
       orchestrator: ["agent.run.request.s1", "registry.changed", "session.files.read", "$JS.API.STREAM.DELETE.RUN_EVENTS", "$KV.other.key"],
-      // the gateway cannot forge events or write sessions behind the orchestrator's back
-      gateway: ["agent.run.events.s1.r1", "tool.read_file", "$KV.sessions.s1", "$JS.API.STREAM.DELETE.RUN_EVENTS", "$JS.API.CONSUMER.CREATE.KV_sessions"],
+      // the gateway cannot forge events, queue a subagent (which skips the session checks) or write sessions behind the orchestrator's back
+      gateway: ["agent.run.events.s1.r1", "agent.run.request.s1.r1", "agent.run.child.events.s1.r1", "tool.read_file", "$KV.sessions.s1", "$JS.API.STREAM.DELETE.RUN_EVENTS", "$JS.API.CONSUMER.CREATE.KV_sessions"],
       "tool-runner": ["registry.changed", "agent.run.cancel.s1", "agent.session.list", "$KV.sessions.s1"],
     };
     for (const [service, subjects] of Object.entries(denied) as Array<[ServiceName, string[]]>) {
@@ -220,6 +229,13 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
       body: JSON.stringify({ agent_id: "idea-coach", message: "hello" }),
     });
     expect(await response.json()).toMatchObject({ success: true, response: "ok" });
+    // a subagent: the orchestrator queues the child on agent.run.request.<session>.<run>, follows its events, relays them
+    const delegated = await fetch(`${system.gatewayUrls[0]}/api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ agent_id: "idea-coach", message: "delegate" }),
+    });
+    expect(await delegated.json()).toMatchObject({ success: true, response: "ok: child ok" });
     const byServices = permissionViolations(system.nats).filter((line) => /nats\.js:(registry|tool-runner|orchestrator|gateway)-\d+/.test(line));
     expect(byServices).toEqual([]);
   });

@@ -40,7 +40,8 @@ export class GatewayMetrics {
     this.activeTurns.inc();
     try {
       for await (const event of events) {
-        if (event.type === "delta" && !sawText) {
+        // a subagent's text (relayed under its call) is not the answer's first token
+        if (event.type === "delta" && event.parent_call_id === undefined && !sawText) {
           sawText = true;
           this.firstToken.observe((performance.now() - started) / 1000);
         } else if (event.type === "tool_result") {

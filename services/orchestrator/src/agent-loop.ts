@@ -7,10 +7,11 @@ import {
   parseJson,
   toolCatalog,
   toolDefinitionsForModel,
+  ToolName,
   zeroUsage,
   type RunEventBody,
+  type ToolArgs,
   type ToolContext,
-  type ToolName,
   type ToolResult,
   type Usage,
 } from "@agent-orchestrator/shared";
@@ -44,6 +45,13 @@ export interface TurnInput {
   emit: (event: RunEventBody) => void;
   signal: AbortSignal;
   limits: LoopLimits;
+  /** runs the model's run_subagent calls; without it run_subagent is not offered (a subagent at the depth limit) */
+  subagents?: SubagentCaller;
+}
+
+/** The orchestrator's own run_subagent tool: `callId` is the model's call id, which nests the child's events. */
+export interface SubagentCaller {
+  call(callId: string, args: ToolArgs["run_subagent"], signal: AbortSignal): Promise<ToolResult>;
 }
 
 export interface TurnOutput {
@@ -56,6 +64,9 @@ export interface TurnOutput {
   added: ChatCompletionMessageParam[];
 }
 
+/** The offered tools as given by `toolsForAgent`, but run_subagent only when there is someone to run it. */
+const offeredTools = (input: TurnInput): readonly ToolName[] => input.toolNames.filter((name) => name !== "run_subagent" || input.subagents);
+
 /**
  * The agentic loop (spec/001 §3): call the model with the tools, run the tool calls it makes, append
  * the results, and call it again until it answers without tool calls.
@@ -66,8 +77,8 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
   let usage = zeroUsage();
   const usageByCall: Usage[] = [];
   let invalidInARow = 0;
-  const offered = new Set<string>(input.toolNames);
-  const definitions = toolDefinitionsForModel(input.toolNames);
+  const offered = offeredTools(input);
+  const definitions = toolDefinitionsForModel(offered);
 
   for (let iteration = 1; iteration <= input.limits.maxIterations; iteration++) {
     const step = await streamModelTurn(input, definitions, fitContext(messages, input.limits.contextBudgetTokens));
@@ -174,8 +185,9 @@ type PreparedCall =
   | { valid: false; id: string; name: string; args: Record<string, unknown>; error: ToolResult };
 
 /** Checks each call before anything runs: within the per-answer cap, an offered tool, JSON arguments, schema, unique id. */
-function prepareToolCalls(calls: readonly StreamedToolCall[], maxCalls: number, offered: ReadonlySet<string>): PreparedCall[] {
+function prepareToolCalls(calls: readonly StreamedToolCall[], maxCalls: number, offered: readonly ToolName[]): PreparedCall[] {
   const seen = new Set<string>();
+  const availableTools = offered.join(", ");
   return calls.map((call, index): PreparedCall => {
     const id = call.id || `call_missing_${index}`;
     const invalid = (message: string, args: Record<string, unknown> = {}, code: "INVALID_TOOL_CALL" | "UNKNOWN_TOOL" = "INVALID_TOOL_CALL"): PreparedCall => ({
@@ -189,8 +201,8 @@ function prepareToolCalls(calls: readonly StreamedToolCall[], maxCalls: number, 
     if (seen.has(id)) return invalid(`The tool call id ${id} was used twice in one answer; this call was not run.`);
     seen.add(id);
 
-    const entry = offered.has(call.name) ? getOwn(toolCatalog as Record<string, (typeof toolCatalog)[ToolName]>, call.name) : undefined;
-    if (!entry) return invalid(`Unknown tool "${call.name}". Available tools: ${[...offered].join(", ")}.`, {}, "UNKNOWN_TOOL");
+    const entry = getOwn(toolCatalog as Record<string, (typeof toolCatalog)[ToolName]>, call.name);
+    if (!entry || !offered.includes(call.name as ToolName)) return invalid(`Unknown tool "${call.name}". Available tools: ${availableTools}.`, {}, "UNKNOWN_TOOL");
     const parsed = parseJson(call.arguments || "{}");
     if (!parsed.ok) return invalid(`The arguments are not valid JSON (${parsed.error}). Send a JSON object.`);
     const checked = entry.args.safeParse(parsed.value);
@@ -208,7 +220,11 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 async function executeToolCall(input: TurnInput, call: PreparedCall): Promise<ToolResult> {
   input.emit({ type: "tool_call", call_id: call.id, name: call.name, arguments: call.args });
   const started = performance.now();
-  const result = call.valid ? await input.tools.call(call.name, `${input.runId}:${call.id}`, input.context, call.args, input.signal) : call.error;
+  const result = !call.valid
+    ? call.error
+    : call.name === "run_subagent" && input.subagents
+      ? await input.subagents.call(call.id, call.args as ToolArgs["run_subagent"], input.signal)
+      : await input.tools.call(call.name, `${input.runId}:${call.id}`, input.context, call.args, input.signal);
   const path = result.success ? result["path"] : undefined;
   input.emit({
     type: "tool_result",

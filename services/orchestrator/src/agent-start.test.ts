@@ -127,7 +127,7 @@ describe("agent start by the system", () => {
     expect(prompt).toContain("Greet Ada in English, then show the menu.");
     expect(prompt).toContain("AGENT START (already done by the system before this conversation)");
     expect(prompt).not.toContain("resolve_customization.py");
-    expect(offeredTools()).toEqual(["read_file", "save_output", "list_files", "load_skill", "run_script"]);
+    expect(offeredTools()).toEqual(["read_file", "save_output", "list_files", "load_skill", "run_script", "run_subagent"]);
   });
 
   it("stops a skill agent whose skill cannot be loaded with AGENT_INIT_FAILED naming the skill", async () => {

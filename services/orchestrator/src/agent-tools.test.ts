@@ -41,9 +41,9 @@ describe("toolsForAgent", () => {
     expect(tools({ ...base, menu: [{ trigger: "MR", description: "", exec: "{project-root}/_bmad/bmm/workflows/research.md" }] })).not.toContain("load_skill");
   });
 
-  it("offers run_subagent only when the orchestrator runs subagents", () => {
+  it("offers run_subagent to agents that use skills, and only when the orchestrator runs subagents", () => {
     expect(tools(skillAgent)).not.toContain("run_subagent");
-    expect(tools(skillAgent, true)).toContain("run_subagent");
-    expect(tools(base, true)).toEqual(["read_file", "save_output", "list_files", "run_subagent"]);
+    expect(tools(skillAgent, true)).toEqual(["read_file", "save_output", "list_files", "load_skill", "run_script", "run_subagent"]);
+    expect(tools(base, true)).toEqual(["read_file", "save_output", "list_files"]);
   });
 });

@@ -14,15 +14,17 @@ const fileTools = ["read_file", "save_output", "list_files"] as const satisfies 
  * - `read_file`, `save_output`, `list_files`: every agent;
  * - `preload_workflow`: agents with a `workflow.yaml` menu target (`workflow` or `validate-workflow`), the
  *   only thing it runs;
- * - `load_skill` and `run_script`: agents that use skills, i.e. a skills-era agent (format `skill`, BMAD 6.3+)
- *   or an agent whose menu invokes a skill (6.2 `exec="skill:x"`); skills are where BMAD's scripts live;
- * - `run_subagent`: only when `options.subagents` says this orchestrator runs them.
+ * - `load_skill`, `run_script` and `run_subagent`: agents that use skills, i.e. a skills-era agent (format
+ *   `skill`, BMAD 6.3+) or an agent whose menu invokes a skill (6.2 `exec="skill:x"`): skills are where BMAD's
+ *   scripts live and what asks for subagents (DESIGN §2 decision 1); `run_subagent` only when
+ *   `options.subagents` says this orchestrator runs them.
  * A call to any other tool gets an UNKNOWN_TOOL result naming the offered ones.
  */
 export function toolsForAgent(agent: AgentDefinition, options: AgentToolOptions): ToolName[] {
   const names: ToolName[] = [...fileTools];
   if (agent.menu.some((item) => item.workflow !== undefined || item.validateWorkflow !== undefined)) names.push("preload_workflow");
-  if (agent.format === "skill" || agent.menu.some((item) => menuItemSkill(item) !== undefined)) names.push("load_skill", "run_script");
-  if (options.subagents) names.push("run_subagent");
+  const usesSkills = agent.format === "skill" || agent.menu.some((item) => menuItemSkill(item) !== undefined);
+  if (usesSkills) names.push("load_skill", "run_script");
+  if (usesSkills && options.subagents) names.push("run_subagent");
   return names;
 }

@@ -38,6 +38,16 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   RUN_MAX_DELIVER: envInt(3, 1, 20),
   /** how long turn events stay in the RUN_EVENTS stream for re-attaching clients */
   EVENTS_MAX_AGE_MS: envInt(3_600_000, 60_000, 7 * 24 * 3_600_000),
+  /** how deep subagents may nest: 1 lets a turn start subagents that cannot start their own; 0 turns run_subagent off */
+  SUBAGENT_MAX_DEPTH: envInt(1, 0, 4),
+  /** subagents one turn may start; the calls beyond get a SUBAGENT_LIMIT result */
+  SUBAGENT_MAX_PER_TURN: envInt(8, 1, 64),
+  /** subagents of one turn running at the same time */
+  SUBAGENT_CONCURRENCY: envInt(4, 1, 16),
+  /** the longest a subagent may run; never beyond what is left of its parent's turn */
+  SUBAGENT_TIMEOUT_MS: envInt(300_000, 1_000, 3_600_000),
+  /** model calls one subagent may make */
+  SUBAGENT_MAX_ITERATIONS: envInt(30, 1, 500),
 });
 export type OrchestratorConfig = z.infer<typeof orchestratorEnvSchema>;
 

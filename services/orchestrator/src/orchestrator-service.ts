@@ -9,7 +9,8 @@ import { startRunQueue } from "./run-queue.js";
 import { addSessionEndpoints } from "./session-endpoints.js";
 import { SessionStore } from "./session-store.js";
 import { ToolClient } from "./tool-client.js";
-import { runTurn } from "./turn-runner.js";
+import { runQueuedTurn } from "./subagents/run-queued-turn.js";
+import type { TurnRunnerDeps } from "./turn-runner.js";
 
 export interface OrchestratorOptions {
   connection: NatsConnection;
@@ -67,13 +68,23 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   });
 
   const consumer = await connection.jetstream().consumers.get(names.runRequests, names.runRequestsConsumer);
-  const deps = { connection, config, logger, store, tools: new ToolClient(connection, config.TOOL_TIMEOUT_MS, prefix), client, active, subjectPrefix: prefix };
+  const deps: TurnRunnerDeps = {
+    connection,
+    config,
+    logger,
+    store,
+    tools: new ToolClient(connection, config.TOOL_TIMEOUT_MS, prefix),
+    client,
+    active,
+    subjectPrefix: prefix,
+    lendSlot: () => queue.lendSlot(),
+  };
   const queue = startRunQueue({
     consumer,
     concurrency: config.RUN_CONCURRENCY,
     ackWaitMs: config.RUN_ACK_WAIT_MS,
     logger,
-    run: (request, attempt) => runTurn(deps, request, attempt),
+    run: (request, attempt, subject) => runQueuedTurn(deps, request, attempt, subject),
   });
 
   return {

@@ -2,8 +2,9 @@ import type { NatsConnection } from "nats";
 import { encodeJson, subjects, type RunEvent, type RunEventBody } from "@agent-orchestrator/shared";
 
 /**
- * Publishes the events of one turn on `agent.run.events.<session>.<run>`, numbering them from 0. After
- * `close()` nothing more is published for the turn, so a late tool result can never follow its `done`.
+ * Publishes the events of one turn on `agent.run.events.<session>.<run>` (a subagent's on its own subject,
+ * for its parent to relay), numbering them from 0. After `finish()` nothing more is published for the
+ * turn, so a late tool result can never follow its `done`.
  */
 export class RunEventPublisher {
   private seq = 0;
@@ -14,12 +15,13 @@ export class RunEventPublisher {
     private readonly sessionId: string,
     private readonly runId: string,
     private readonly subjectPrefix = "",
+    private readonly subject = subjects.runEvents(sessionId, runId),
   ) {}
 
   emit(body: RunEventBody): void {
     if (this.closed) return;
     const event = { ...body, session_id: this.sessionId, run_id: this.runId, seq: this.seq++ } as RunEvent;
-    this.connection.publish(this.subjectPrefix + subjects.runEvents(this.sessionId, this.runId), encodeJson(event));
+    this.connection.publish(this.subjectPrefix + this.subject, encodeJson(event));
   }
 
   /** Publishes the final event (done or error) and stops the publisher. */

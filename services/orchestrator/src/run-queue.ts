@@ -6,12 +6,18 @@ export interface RunQueueOptions {
   concurrency: number;
   ackWaitMs: number;
   logger: Logger;
-  run: (request: RunStartRequest, attempt: number) => Promise<void>;
+  /** `subject` is where the request was queued: a subagent's turn is trusted only from its own subject */
+  run: (request: RunStartRequest, attempt: number, subject: string) => Promise<void>;
 }
 
 export interface RunQueue {
   /** stops taking requests and waits for the turns in progress */
   stop(): Promise<void>;
+  /**
+   * Adds a worker until the returned function is called. A turn waiting for a subagent lends one for it,
+   * so turns waiting on their children never hold every worker while the children wait in the queue.
+   */
+  lendSlot(): () => void;
 }
 
 /** How long one pull waits for a request; also the longest a stop waits for idle workers. */
@@ -27,8 +33,8 @@ export function startRunQueue(options: RunQueueOptions): RunQueue {
   let stopping = false;
   const heartbeatMs = Math.max(250, Math.floor(options.ackWaitMs / 3));
 
-  async function worker(): Promise<void> {
-    while (!stopping) {
+  async function worker(released: () => boolean): Promise<void> {
+    while (!stopping && !released()) {
       let message: JsMsg | null;
       try {
         message = await options.consumer.next({ expires: pullExpiresMs });
@@ -66,7 +72,7 @@ export function startRunQueue(options: RunQueueOptions): RunQueue {
     }
     const heartbeat = setInterval(() => message.working(), heartbeatMs);
     try {
-      await options.run(request, message.info.redeliveryCount);
+      await options.run(request, message.info.redeliveryCount, message.subject);
       message.ack();
     } catch (error) {
       // runTurn reports its own failures as events; reaching here is a bug, and a retry will not help
@@ -77,11 +83,23 @@ export function startRunQueue(options: RunQueueOptions): RunQueue {
     }
   }
 
-  const workers = Array.from({ length: options.concurrency }, () => worker());
+  const workers = new Set<Promise<void>>();
+  const spawn = (released: () => boolean) => {
+    const running: Promise<void> = worker(released).finally(() => workers.delete(running));
+    workers.add(running);
+  };
+  for (let index = 0; index < options.concurrency; index++) spawn(() => false);
   return {
     stop: async () => {
       stopping = true;
-      await Promise.allSettled(workers);
+      while (workers.size > 0) await Promise.allSettled([...workers]);
+    },
+    lendSlot: () => {
+      let released = false;
+      if (!stopping) spawn(() => released);
+      return () => {
+        released = true;
+      };
     },
   };
 }

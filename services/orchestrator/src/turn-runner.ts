@@ -10,6 +10,7 @@ import {
   SessionManifestReply,
   subjects,
   toErrorBody,
+  zeroUsage,
   type AgentDefinition,
   type Logger,
   type RunStartRequest,
@@ -24,6 +25,7 @@ import { startAgent } from "./agent-start.js";
 import { toolsForAgent } from "./agent-tools.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import type { SessionStore } from "./session-store.js";
+import { subagentsForTurn } from "./subagents/subagent-runner.js";
 import { buildSystemPrompt, type AgentRules } from "./system-prompt.js";
 import type { ToolClient } from "./tool-client.js";
 
@@ -36,6 +38,8 @@ export interface TurnRunnerDeps {
   client: OpenAI | undefined;
   active: ActiveTurns;
   subjectPrefix: string;
+  /** adds a run-queue worker while a subagent runs (RunQueue.lendSlot) */
+  lendSlot?: () => () => void;
 }
 
 /**
@@ -49,6 +53,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
   const log = deps.logger.child({ sessionId: request.session_id, runId: request.run_id, attempt });
   const events = new RunEventPublisher(deps.connection, request.session_id, request.run_id, subjectPrefix);
   const controller = new AbortController();
+  const endsAt = Date.now() + config.TURN_TIMEOUT_MS;
   const deadline = setTimeout(
     () => controller.abort(new AppError("TURN_TIMEOUT", `The turn took longer than ${config.TURN_TIMEOUT_MS} ms and was stopped`)),
     config.TURN_TIMEOUT_MS,
@@ -72,8 +77,17 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       readFile: (path) => tools.call("read_file", `${callPrefix}:${path}`, context, { file_path: path }, controller.signal),
       loadSkill: (name) => tools.call("load_skill", `${callPrefix}:skill`, context, { name }, controller.signal),
     });
-    const toolNames = toolsForAgent(agent, { subagents: false });
+    const toolNames = toolsForAgent(agent, { subagents: true });
     const userMessage: ChatCompletionMessageParam = { role: "user", content: request.message };
+    const subagents = subagentsForTurn(deps, {
+      sessionId: request.session_id,
+      runId: request.run_id,
+      owner: request.owner,
+      agentId: agent.id,
+      depth: 0,
+      deadline: endsAt,
+      emit: (event) => events.emit(event),
+    });
     const output = await runAgentLoop({
       client: deps.client,
       model: config.LLM_MODEL,
@@ -89,11 +103,14 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       emit: (event) => events.emit(event),
       signal: controller.signal,
       limits: loopLimits(config),
+      ...(subagents ? { subagents } : {}),
     });
+    // the subagents' tokens are this turn's too
+    const usage = addUsage(output.usage, subagents?.usage ?? zeroUsage());
     const session: SessionRecord = {
       ...accepted.session,
       messages: [...accepted.session.messages, userMessage, ...output.added] as SessionRecord["messages"],
-      usage: addUsage(accepted.session.usage, output.usage),
+      usage: addUsage(accepted.session.usage, usage),
       turns: accepted.session.turns + 1,
     };
     // the final state is saved before the final event, so a client that hears `done` reads it
@@ -103,11 +120,12 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       type: "done",
       response: output.response,
       iterations: output.iterations,
-      usage: output.usage,
+      usage,
       usage_by_call: output.usageByCall,
+      ...(subagents?.usageBySubagent.length ? { usage_by_subagent: [...subagents.usageBySubagent] } : {}),
       session_usage: session.usage,
     });
-    log.info({ iterations: output.iterations, usage: output.usage }, "turn completed");
+    log.info({ iterations: output.iterations, usage }, "turn completed");
   } catch (error) {
     const status: SessionStatus = AppError.is(error) && error.code === "CANCELLED" ? "cancelled" : "failed";
     if (AppError.is(error)) log.warn({ code: error.code, cause: describeCause(error.cause) }, error.message);
@@ -168,7 +186,7 @@ export function isAbandoned(record: SessionRecord, config: Pick<OrchestratorConf
   return now - Date.parse(record.run_started_at) > longest;
 }
 
-async function getAgent(deps: TurnRunnerDeps, agentId: string): Promise<AgentDefinition> {
+export async function getAgent(deps: Pick<TurnRunnerDeps, "connection" | "config" | "subjectPrefix">, agentId: string): Promise<AgentDefinition> {
   const reply = await requestJson(deps.connection, deps.subjectPrefix + subjects.registryAgentsGet, { agent_id: agentId }, GetAgentReply, {
     timeoutMs: deps.config.REGISTRY_TIMEOUT_MS,
   });

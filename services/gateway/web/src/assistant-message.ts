@@ -6,6 +6,7 @@ import { frameThrottle } from "./frame-throttle.js";
 import { renderMarkdown } from "./markdown.js";
 import { sessionLinkTarget } from "./session-link.js";
 import { toolCallRow, type ToolCallEvent, type ToolCallRow, type ToolResultEvent } from "./tool-call-row.js";
+import { toolRowKey } from "./tool-row-key.js";
 import type { AgentSummary, Usage } from "./wire-types.js";
 
 /**
@@ -69,6 +70,14 @@ export class AssistantMessage {
   }
 
   addToolCall(call: ToolCallEvent): void {
+    const parent = call.parent_call_id === undefined ? undefined : this.rows.get(call.parent_call_id);
+    if (parent) {
+      // a subagent's call, indented under the run_subagent call that started it
+      const row = toolCallRow(call, this.openFile);
+      this.rows.set(toolRowKey(call), row);
+      parent.nest(row.element);
+      return;
+    }
     this.clearTyping();
     this.render.flush();
     this.segment = undefined;
@@ -77,12 +86,12 @@ export class AssistantMessage {
       this.parts.append(this.toolList);
     }
     const row = toolCallRow(call, this.openFile);
-    this.rows.set(call.call_id, row);
+    this.rows.set(toolRowKey(call), row);
     this.toolList.append(row.element);
   }
 
   completeToolCall(result: ToolResultEvent): void {
-    this.rows.get(result.call_id)?.complete(result);
+    this.rows.get(toolRowKey(result))?.complete(result);
   }
 
   finish(response: string, iterations: number, usage: Usage): void {

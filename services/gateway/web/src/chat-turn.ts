@@ -22,7 +22,8 @@ export async function playTurn(events: AsyncIterable<RunEvent>, message: Assista
           observer.session(event.session_id);
           break;
         case "delta":
-          message.appendText(event.text);
+          // a subagent's text reaches its parent as the tool result; its tool calls show under the call
+          if (event.parent_call_id === undefined) message.appendText(event.text);
           break;
         case "tool_call":
           message.addToolCall(event);

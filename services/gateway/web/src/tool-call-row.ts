@@ -15,6 +15,8 @@ export interface ToolCallRow {
   complete(result: ToolResultEvent): void;
   /** the turn ended before the tool answered (stopped, or failed elsewhere) */
   abandon(): void;
+  /** shows a subagent's tool call under this (run_subagent) call */
+  nest(child: HTMLLIElement): void;
 }
 
 export function toolCallRow(call: ToolCallEvent, openFile: (relativePath: string) => void): ToolCallRow {
@@ -23,6 +25,7 @@ export function toolCallRow(call: ToolCallEvent, openFile: (relativePath: string
   const outcome = h("span", { class: "tool-outcome" }, "running…");
   const status = h("span", { class: "tool-status", "aria-hidden": "true" });
   const element = h("li", { class: "tool-call is-running", "data-call-id": call.call_id }, status, h("span", { class: "tool-name" }, call.name), path, outcome);
+  let nested: HTMLUListElement | undefined;
 
   return {
     element,
@@ -44,6 +47,13 @@ export function toolCallRow(call: ToolCallEvent, openFile: (relativePath: string
       if (relative) {
         element.append(h("button", { type: "button", class: "link-button tool-open", onclick: () => openFile(relative), "aria-label": `Open ${relative}` }, "Open"));
       }
+    },
+    nest(child) {
+      if (!nested) {
+        nested = h("ul", { class: "tool-calls subagent-calls", "aria-label": "The subagent's tool calls" });
+        element.append(nested);
+      }
+      nested.append(child);
     },
     abandon() {
       if (!element.classList.contains("is-running")) return;

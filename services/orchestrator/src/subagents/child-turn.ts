@@ -1,0 +1,137 @@
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import {
+  addUsage,
+  AppError,
+  subjects,
+  toErrorBody,
+  zeroUsage,
+  type RunEventBody,
+  type RunParent,
+  type RunStartRequest,
+  type ToolContext,
+} from "@agent-orchestrator/shared";
+import { runAgentLoop } from "../agent-loop.js";
+import { toolsForAgent } from "../agent-tools.js";
+import { loopLimits, modelNotConfiguredMessage } from "../config.js";
+import { RunEventPublisher } from "../run-event-publisher.js";
+import { truncateMiddle } from "../truncate-middle.js";
+import { getAgent, type TurnRunnerDeps } from "../turn-runner.js";
+import { buildSubagentPrompt } from "./subagent-prompt.js";
+import { subagentsForTurn } from "./subagent-runner.js";
+
+export type ChildRunRequest = RunStartRequest & { parent: RunParent };
+
+/** Whether the request came from where only orchestrators may queue a subagent (NATS permissions). */
+export const isChildRequestSubject = (request: ChildRunRequest, subject: string, subjectPrefix: string): boolean =>
+  request.parent.session_id === request.session_id && subject === subjectPrefix + subjects.runChildRequest(request.session_id, request.parent.run_id);
+
+/**
+ * Runs a subagent's turn, queued by the orchestrator running its parent: the agent's persona, the task as
+ * the user message, the same session folder (tool context), its own loop and limits, and one final
+ * `done` or `error` on its own event subject, which the parent relays and turns into the tool result.
+ *
+ * It has no session record: the parent holds the session's "one running turn" mark for as long as its
+ * children run, its owner check already passed, and the child's conversation belongs to no chat (only its
+ * answer does, as the parent's tool result). So a child neither reads nor writes the sessions bucket and
+ * cannot collide with its parent's compare-and-set. A redelivered child (its orchestrator died) simply
+ * runs again; the parent keeps waiting within the same deadline.
+ */
+export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunRequest, attempt: number): Promise<void> {
+  const { config, active, subjectPrefix } = deps;
+  const { session_id: sessionId, run_id: runId, parent } = request;
+  const log = deps.logger.child({ sessionId, runId, parentRunId: parent.run_id, attempt });
+  const events = new RunEventPublisher(deps.connection, sessionId, runId, subjectPrefix, subjects.runChildEvents(sessionId, runId));
+  const emit = (event: RunEventBody) => events.emit(event);
+  const controller = new AbortController();
+  const timeoutMs = Math.max(0, Math.min(config.SUBAGENT_TIMEOUT_MS, request.expires_at - Date.now()));
+  const deadline = setTimeout(
+    () => controller.abort(new AppError("TURN_TIMEOUT", `The subagent took longer than ${timeoutMs} ms and was stopped`)),
+    timeoutMs,
+  );
+  active.add(sessionId, runId, controller);
+  try {
+    if (!deps.client) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
+    const agent = await getAgent(deps, request.agent_id);
+    emit({ type: "session", agent_id: agent.id, attempt });
+    const context: ToolContext = { session_id: sessionId, bundle_path: agent.bundlePath };
+    const loopRunId = `${runId}:${attempt}`;
+    const messages: ChatCompletionMessageParam[] = [
+      { role: "system", content: buildSubagentPrompt(agent, request.skill ? { skill: request.skill } : {}) },
+      { role: "user", content: request.message },
+      ...(request.skill ? await preloadSkill(deps, request.skill, context, loopRunId, emit, controller.signal) : []),
+    ];
+    const subagents = subagentsForTurn(deps, {
+      sessionId,
+      runId,
+      owner: request.owner,
+      agentId: agent.id,
+      depth: parent.depth,
+      deadline: Date.now() + timeoutMs,
+      emit,
+    });
+    const output = await runAgentLoop({
+      client: deps.client,
+      model: config.LLM_MODEL,
+      messages,
+      tools: deps.tools,
+      toolNames: toolsForAgent(agent, { subagents: true }),
+      context,
+      runId: loopRunId,
+      emit,
+      signal: controller.signal,
+      limits: { ...loopLimits(config), maxIterations: config.SUBAGENT_MAX_ITERATIONS },
+      ...(subagents ? { subagents } : {}),
+    });
+    const usage = addUsage(output.usage, subagents?.usage ?? zeroUsage());
+    events.finish({
+      type: "done",
+      response: output.response,
+      iterations: output.iterations,
+      usage,
+      usage_by_call: output.usageByCall,
+      ...(subagents?.usageBySubagent.length ? { usage_by_subagent: [...subagents.usageBySubagent] } : {}),
+      session_usage: usage,
+    });
+    log.info({ iterations: output.iterations, usage }, "subagent completed");
+  } catch (error) {
+    if (AppError.is(error)) log.warn({ code: error.code }, error.message);
+    else log.error({ err: error }, "subagent failed");
+    events.finish({ type: "error", error: toErrorBody(error) });
+  } finally {
+    clearTimeout(deadline);
+    active.remove(sessionId, runId);
+  }
+}
+
+/**
+ * The skill the parent named, loaded before the child's first model call and put into its conversation as
+ * its own load_skill call, so the model starts on the skill's instructions. A skill that cannot be loaded
+ * ends the child with that error: the parent asked for exactly this skill.
+ */
+async function preloadSkill(
+  deps: TurnRunnerDeps,
+  skill: string,
+  context: ToolContext,
+  runId: string,
+  emit: (event: RunEventBody) => void,
+  signal: AbortSignal,
+): Promise<ChatCompletionMessageParam[]> {
+  const callId = "preload_skill";
+  const args = { name: skill };
+  emit({ type: "tool_call", call_id: callId, name: "load_skill", arguments: args });
+  const started = performance.now();
+  const result = await deps.tools.call("load_skill", `${runId}:${callId}`, context, args, signal);
+  emit({
+    type: "tool_result",
+    call_id: callId,
+    name: "load_skill",
+    success: result.success,
+    ...(result.success ? {} : { error_code: result.error.code }),
+    duration_ms: Math.round((performance.now() - started) * 100) / 100,
+  });
+  if (!result.success) throw new AppError(result.error.code, `The skill ${skill} could not be loaded: ${result.error.message}`);
+  return [
+    { role: "assistant", content: null, tool_calls: [{ id: callId, type: "function", function: { name: "load_skill", arguments: JSON.stringify(args) } }] },
+    { role: "tool", tool_call_id: callId, content: truncateMiddle(JSON.stringify(result), deps.config.TOOL_RESULT_MAX_CHARS) },
+  ];
+}

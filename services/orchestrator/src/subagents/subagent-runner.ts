@@ -1,0 +1,205 @@
+import { randomUUID } from "node:crypto";
+import type { NatsConnection, Subscription } from "nats";
+import {
+  addUsage,
+  decodeJson,
+  encodeJson,
+  isFinalEvent,
+  maxUserMessageChars,
+  RunEvent,
+  subjects,
+  zeroUsage,
+  type Logger,
+  type RunCancel,
+  type RunEventBody,
+  type RunStartRequest,
+  type ToolArgs,
+  type ToolResult,
+  type Usage,
+} from "@agent-orchestrator/shared";
+import type { SubagentCaller } from "../agent-loop.js";
+import type { OrchestratorConfig } from "../config.js";
+import { ConcurrencyGate } from "./concurrency-gate.js";
+
+export interface SubagentDeps {
+  connection: NatsConnection;
+  config: OrchestratorConfig;
+  logger: Logger;
+  subjectPrefix: string;
+  /** adds a run-queue worker while a child runs (RunQueue.lendSlot) */
+  lendSlot?: () => () => void;
+}
+
+/** The turn that starts subagents. */
+export interface ParentTurn {
+  sessionId: string;
+  runId: string;
+  owner: string;
+  /** the agent a subagent runs as when the call names none */
+  agentId: string;
+  /** 0 for a user's turn, 1 for a subagent, … */
+  depth: number;
+  /** epoch ms when this turn is stopped; no child may run longer */
+  deadline: number;
+  /** publishes on this turn's run (its publisher numbers the events) */
+  emit: (event: RunEventBody) => void;
+}
+
+type FinalEvent = Extract<RunEvent, { type: "done" | "error" }>;
+
+/** A child shorter than this is not worth starting: it would be stopped before its first answer. */
+const minimumChildMs = 1_000;
+/** How long the work queue may take to store a child's request. */
+const queueTimeoutMs = 5_000;
+
+/**
+ * The turn's subagents, or none when the turn is at the depth limit (then the model is not offered
+ * run_subagent at all: no grandchildren by default).
+ */
+export function subagentsForTurn(deps: SubagentDeps, parent: ParentTurn): SubagentRunner | undefined {
+  return parent.depth < deps.config.SUBAGENT_MAX_DEPTH ? new SubagentRunner(deps, parent) : undefined;
+}
+
+/**
+ * Runs the run_subagent calls of one turn. Each child is a turn of its own, queued in RUN_REQUESTS so any
+ * orchestrator replica can run it (and a dead one's is redelivered); this waits for its final event,
+ * relaying its deltas and tool events onto the parent's run under the call's id. Limits: a count per
+ * turn, a number at a time, and a time that never outlasts the parent. A cancelled parent cancels its
+ * children. The children's tokens are summed for the parent's usage.
+ */
+export class SubagentRunner implements SubagentCaller {
+  private started = 0;
+  private readonly gate: ConcurrencyGate;
+  private readonly finished: Array<{ call_id: string; usage: Usage }> = [];
+
+  constructor(
+    private readonly deps: SubagentDeps,
+    private readonly parent: ParentTurn,
+  ) {
+    this.gate = new ConcurrencyGate(deps.config.SUBAGENT_CONCURRENCY);
+  }
+
+  /** the tokens of every child that finished */
+  get usage(): Usage {
+    return this.finished.reduce((sum, child) => addUsage(sum, child.usage), zeroUsage());
+  }
+
+  /** each finished child's tokens, by its run_subagent call id, in the order they finished */
+  get usageBySubagent(): ReadonlyArray<{ call_id: string; usage: Usage }> {
+    return this.finished;
+  }
+
+  async call(callId: string, args: ToolArgs["run_subagent"], signal: AbortSignal): Promise<ToolResult> {
+    const { config } = this.deps;
+    // counted before waiting for a place, so the calls beyond the cap are the last ones of the answer
+    if (++this.started > config.SUBAGENT_MAX_PER_TURN) {
+      return limit(`This turn already started ${config.SUBAGENT_MAX_PER_TURN} subagents, the most one turn may; this one was not started. Do the task yourself.`);
+    }
+    if (args.prompt.trim() === "" || args.prompt.length > maxUserMessageChars) {
+      return { success: false, error: { code: "INVALID_TOOL_CALL", message: `The prompt must hold the task, in at most ${maxUserMessageChars} characters.` } };
+    }
+    const leave = await this.gate.enter(signal);
+    try {
+      return await this.runChild(callId, args, signal);
+    } finally {
+      leave();
+    }
+  }
+
+  private async runChild(callId: string, args: ToolArgs["run_subagent"], signal: AbortSignal): Promise<ToolResult> {
+    const { connection, config, subjectPrefix } = this.deps;
+    const { parent } = this;
+    const timeoutMs = Math.min(config.SUBAGENT_TIMEOUT_MS, parent.deadline - Date.now());
+    if (timeoutMs < minimumChildMs) return limit("Too little time is left in this turn to start a subagent.");
+    const runId = randomUUID();
+    const request: RunStartRequest = {
+      run_id: runId,
+      session_id: parent.sessionId,
+      new_session: false,
+      agent_id: args.agent ?? parent.agentId,
+      message: args.prompt,
+      owner: parent.owner,
+      // the child stops at this time too, so it never outlives the wait
+      expires_at: Date.now() + timeoutMs,
+      parent: { session_id: parent.sessionId, run_id: parent.runId, call_id: callId, depth: parent.depth + 1 },
+      ...(args.skill ? { skill: args.skill } : {}),
+    };
+    const log = this.deps.logger.child({ sessionId: parent.sessionId, runId: parent.runId, childRunId: runId, callId });
+    // subscribed before the request is queued, so no event of the child is missed
+    const subscription = connection.subscribe(subjectPrefix + subjects.runChildEvents(parent.sessionId, runId));
+    const giveBack = this.deps.lendSlot?.();
+    try {
+      try {
+        await connection
+          .jetstream()
+          .publish(subjectPrefix + subjects.runChildRequest(parent.sessionId, parent.runId), encodeJson(request), { msgID: runId, timeout: queueTimeoutMs });
+      } catch (error) {
+        log.warn({ err: error }, "subagent not queued");
+        return { success: false, error: { code: "SERVICE_UNAVAILABLE", message: "The subagent could not be queued." } };
+      }
+      const final = await this.follow(subscription, callId, timeoutMs, signal).catch((error: unknown) => {
+        this.cancelChild(runId);
+        throw error;
+      });
+      if (final === undefined) {
+        this.cancelChild(runId);
+        log.warn({ timeoutMs }, "subagent timed out");
+        return { success: false, error: { code: "SERVICE_TIMEOUT", message: `The subagent did not finish within ${timeoutMs} ms and was stopped.` } };
+      }
+      if (final.type === "error") return { success: false, error: final.error };
+      this.finished.push({ call_id: callId, usage: final.usage });
+      return { success: true, response: final.response, iterations: final.iterations, usage: final.usage };
+    } finally {
+      subscription.unsubscribe();
+      giveBack?.();
+    }
+  }
+
+  /**
+   * Relays the child's deltas and tool events onto the parent's run until its final event. Resolves
+   * undefined when the time is up; rejects with the signal's reason when the parent is stopped.
+   */
+  private follow(subscription: Subscription, callId: string, timeoutMs: number, signal: AbortSignal): Promise<FinalEvent | undefined> {
+    return new Promise<FinalEvent | undefined>((resolve, reject) => {
+      let settled = false;
+      const settle = (done: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        done();
+      };
+      const timer = setTimeout(() => settle(() => resolve(undefined)), timeoutMs);
+      const onAbort = () => settle(() => reject(signal.reason as Error));
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      void (async () => {
+        for await (const message of subscription) {
+          let event: RunEvent;
+          try {
+            event = decodeJson(message.data, RunEvent);
+          } catch (error) {
+            this.deps.logger.warn({ err: error, callId }, "invalid subagent event dropped");
+            continue;
+          }
+          if (settled) return;
+          if (event.type === "delta" || event.type === "tool_call" || event.type === "tool_result") {
+            // the parent's publisher gives it the parent's run, session and seq; a grandchild's event keeps this call's id
+            const { session_id: _session, run_id: _run, seq: _seq, ...body } = event;
+            this.parent.emit({ ...body, parent_call_id: callId });
+          }
+          if (isFinalEvent(event)) return settle(() => resolve(event as FinalEvent));
+        }
+        settle(() => resolve(undefined));
+      })();
+    });
+  }
+
+  /** Every orchestrator hears it; the one running the child stops it. */
+  private cancelChild(runId: string): void {
+    const cancel: RunCancel = { session_id: this.parent.sessionId, run_id: runId };
+    this.deps.connection.publish(this.deps.subjectPrefix + subjects.runCancel(this.parent.sessionId), encodeJson(cancel));
+  }
+}
+
+const limit = (message: string): ToolResult => ({ success: false, error: { code: "SUBAGENT_LIMIT", message } });
