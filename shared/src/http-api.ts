@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ActivationRequest } from "./registry-messages.js";
 import { maxUserMessageChars } from "./run-messages.js";
 import { subjectTokenPattern } from "./subjects.js";
 
@@ -30,3 +31,13 @@ export const WsClientMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("watch"), session_id: z.string().regex(subjectTokenPattern) }),
 ]);
 export type WsClientMessage = z.infer<typeof WsClientMessage>;
+
+/**
+ * `GET /api/agents/:id/activation?user_context=…`: the user's request, shown in the activation document
+ * (spec/004). `POST` to the same path takes the JSON body below, which may also set `{variables}`.
+ */
+export const ActivationQuery = ActivationRequest.pick({ user_context: true }).strict();
+export type ActivationQuery = z.infer<typeof ActivationQuery>;
+
+export const ActivationBody = ActivationRequest.omit({ agent_id: true }).strict();
+export type ActivationBody = z.infer<typeof ActivationBody>;

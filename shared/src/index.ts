@@ -23,3 +23,5 @@ export * from "./usage.js";
 export * from "./bmad/customization.js";
 export * from "./bmad/install-layout.js";
 export * from "./loaded-skill.js";
+export * from "./mcp-tools.js";
+export * from "./openai-api.js";

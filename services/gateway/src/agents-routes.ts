@@ -1,13 +1,23 @@
-import { Router } from "express";
-import { ActivationReply, GetAgentReply, ListAgentsReply, ListBundlesReply, subjects } from "@agent-orchestrator/shared";
+import { Router, type Response } from "express";
+import {
+  ActivationBody,
+  ActivationQuery,
+  ActivationReply,
+  AppError,
+  GetAgentReply,
+  ListAgentsReply,
+  ListBundlesReply,
+  subjects,
+} from "@agent-orchestrator/shared";
 import { asyncRoute } from "./async-route.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { callService } from "./nats-call.js";
+import { parseInput } from "./parse-input.js";
 
 /**
  * Agents and bundles, answered by the registry. Ids of installed-module agents contain a slash
  * (`bmm/analyst`), so the id is the rest of the path; `/activation` at its end asks for the activation
- * document instead.
+ * document instead, with the user's request (`user_context`) in it when given.
  */
 export function agentsRoutes(context: GatewayContext): Router {
   const router = Router();
@@ -26,13 +36,23 @@ export function agentsRoutes(context: GatewayContext): Router {
     asyncRoute(async (request, response) => {
       const segments = request.params["id"] as unknown as string[];
       if (segments.length > 1 && segments.at(-1) === "activation") {
-        const reply = await callService(context, subjects.registryAgentsActivation, { agent_id: segments.slice(0, -1).join("/") }, ActivationReply);
-        const { success: _success, ...activation } = reply;
-        response.json({ success: true, ...activation });
+        const query = parseInput(ActivationQuery, request.query, "query");
+        await sendActivation(context, response, segments.slice(0, -1).join("/"), query);
         return;
       }
       const reply = await callService(context, subjects.registryAgentsGet, { agent_id: segments.join("/") }, GetAgentReply);
       response.json({ success: true, agent: reply.agent });
+    }),
+  );
+
+  // spec/004: the user's request may come as a JSON body (which can also give `{variables}`)
+  router.post(
+    "/api/agents/*id",
+    asyncRoute(async (request, response) => {
+      const segments = request.params["id"] as unknown as string[];
+      if (segments.length < 2 || segments.at(-1) !== "activation") throw new AppError("NOT_FOUND", "No such route");
+      const body = parseInput(ActivationBody, request.body ?? {}, "body");
+      await sendActivation(context, response, segments.slice(0, -1).join("/"), body);
     }),
   );
 
@@ -45,4 +65,10 @@ export function agentsRoutes(context: GatewayContext): Router {
     }),
   );
   return router;
+}
+
+async function sendActivation(context: GatewayContext, response: Response, agentId: string, request: ActivationBody): Promise<void> {
+  const reply = await callService(context, subjects.registryAgentsActivation, { agent_id: agentId, ...request }, ActivationReply);
+  const { success: _success, ...activation } = reply;
+  response.json({ success: true, ...activation });
 }

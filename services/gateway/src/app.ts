@@ -5,10 +5,13 @@ import { authenticate } from "./auth.js";
 import { chatRoute } from "./chat-route.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { healthRoute } from "./health-route.js";
+import { mcpRoute } from "./mcp-route.js";
+import { openAiRoutes } from "./openai-routes.js";
 import { rateLimit } from "./rate-limit.js";
 import { requestContext, securityHeaders } from "./request-context.js";
 import { sendError } from "./send-error.js";
 import { sessionsRoutes } from "./sessions-routes.js";
+import { toAppError } from "./to-app-error.js";
 import { webPage } from "./web-page.js";
 
 /** The express application: routes, limits and the error shape of DESIGN §4 everywhere. */
@@ -21,7 +24,11 @@ export function createApp(context: GatewayContext): express.Express {
   app.get("/metrics", (_request, response, next) => {
     context.metrics.registry.metrics().then((text) => response.type(context.metrics.registry.contentType).send(text), next);
   });
-  app.use("/api", authenticate(context.config.AUTH_TOKENS), rateLimit(context.config.RATE_LIMIT_PER_MINUTE));
+  const limiter = rateLimit(context.config.RATE_LIMIT_PER_MINUTE);
+  // each API authenticates before it reads a body, and answers in its own error shape
+  app.use("/v1", openAiRoutes(context, limiter));
+  app.use("/mcp", mcpRoute(context, limiter));
+  app.use("/api", authenticate(context.config.AUTH_TOKENS), limiter);
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
   app.use(agentsRoutes(context), chatRoute(context), sessionsRoutes(context));
   app.use(webPage());
@@ -40,20 +47,9 @@ function countRequests(context: GatewayContext) {
   };
 }
 
-/** Express' own errors (body too large, malformed JSON) and ours become the error shape; logged once, here. */
+/** Express' own errors (body too large, malformed JSON) and ours become the error shape of DESIGN §4. */
 function errorHandler(error: unknown, _request: Request, response: Response, _next: NextFunction): void {
-  const logger = response.locals["logger"] as Logger;
-  const status = (error as { status?: number }).status;
-  const type = (error as { type?: string }).type;
-  let appError: AppError;
-  if (AppError.is(error)) appError = error;
-  else if (type === "entity.too.large" || status === 413) appError = new AppError("PAYLOAD_TOO_LARGE", "The request body is too large");
-  else if (type === "entity.parse.failed") appError = new AppError("BAD_REQUEST", "The request body is not valid JSON");
-  else if (status !== undefined && status >= 400 && status < 500) appError = new AppError("BAD_REQUEST", "The request could not be read");
-  else appError = new AppError("INTERNAL", "Internal error", { cause: error });
-
-  if (appError.code === "INTERNAL") logger.error({ err: error }, "request failed");
-  else logger.warn({ code: appError.code }, appError.message);
+  const appError = toAppError(error, response.locals["logger"] as Logger);
   if (response.headersSent) {
     response.end();
     return;

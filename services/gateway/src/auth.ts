@@ -1,14 +1,14 @@
 import type { NextFunction, Request, Response } from "express";
 import { AppError } from "@agent-orchestrator/shared";
 import type { AuthTokens } from "./auth-tokens.js";
-import { sendError } from "./send-error.js";
 
 /** The owner of everything a request does when no tokens are configured (a single-user local gateway). */
 export const localUser = "local";
 
 /**
  * Requires `Authorization: Bearer <token>` when tokens are configured and records the caller's user
- * name for the routes. Without tokens every caller is the local user.
+ * name for the routes. Without tokens every caller is the local user. A refusal goes to the router's
+ * error handler, which answers it in that API's error shape.
  */
 export function authenticate(tokens: AuthTokens | undefined) {
   return (request: Request, response: Response, next: NextFunction): void => {
@@ -19,7 +19,7 @@ export function authenticate(tokens: AuthTokens | undefined) {
     const user = bearerUser(tokens, request.headers.authorization);
     if (!user) {
       response.set("www-authenticate", 'Bearer realm="agent-orchestrator"');
-      return sendError(response, new AppError("UNAUTHORIZED", "A valid bearer token is required"));
+      return next(new AppError("UNAUTHORIZED", "A valid bearer token is required"));
     }
     response.locals["user"] = user;
     next();

@@ -4,6 +4,7 @@ import { AppError, ChatRequestBody, serviceNames, type RunEvent } from "@agent-o
 import { asyncRoute } from "./async-route.js";
 import { currentUser } from "./auth.js";
 import type { GatewayContext } from "./gateway-context.js";
+import { parseInput } from "./parse-input.js";
 import { publishCancel } from "./run-cancel.js";
 import { startRun, type NewRun, type StartedRun } from "./run-client.js";
 import { countServiceReplicas } from "./service-replicas.js";
@@ -20,12 +21,7 @@ export function chatRoute(context: GatewayContext): Router {
   router.post(
     "/api/chat",
     asyncRoute(async (request, response) => {
-      const parsed = ChatRequestBody.safeParse(request.body);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new AppError("VALIDATION_ERROR", `${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}`);
-      }
-      const body = parsed.data;
+      const body = parseInput(ChatRequestBody, request.body, "body");
       const run = await startChatRun(context, body, currentUser(response));
       let finished = false;
       response.on("close", () => {

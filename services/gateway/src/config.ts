@@ -33,8 +33,23 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     .optional()
     .transform((value) => (value ?? "").split(",").map((origin) => origin.trim()).filter((origin) => origin !== "")),
   BODY_LIMIT_BYTES: envInt(256 * 1024, 1_024, 16 * 1024 * 1024),
+  /**
+   * host names (no port) that `/mcp` answers to, comma-separated, besides localhost, 127.0.0.1, [::1] and
+   * HOST: a request whose `Host` is another name is refused (DNS-rebinding protection)
+   */
+  ALLOWED_HOSTS: z
+    .string()
+    .optional()
+    .transform((value) => (value ?? "").split(",").map((host) => host.trim().toLowerCase()).filter((host) => host !== "")),
 });
 export type GatewayConfig = z.infer<typeof gatewayEnvSchema>;
+
+/** Host names `/mcp` answers to: the loopback names, HOST when it is one address, and ALLOWED_HOSTS. */
+export function mcpAllowedHosts(config: GatewayConfig): string[] {
+  const hosts = new Set(["localhost", "127.0.0.1", "[::1]", ...config.ALLOWED_HOSTS]);
+  if (config.HOST && config.HOST !== "0.0.0.0" && config.HOST !== "::") hosts.add(config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST);
+  return [...hosts];
+}
 
 /** Where the HTTP server listens: all interfaces only when requests are authenticated. */
 export function listenHost(config: GatewayConfig): string {

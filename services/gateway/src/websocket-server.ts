@@ -7,6 +7,7 @@ import { startChatRun } from "./chat-route.js";
 import { watchSession } from "./event-replay.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { callService } from "./nats-call.js";
+import { originAllowed } from "./origin-check.js";
 import { publishCancel } from "./run-cancel.js";
 
 /** Largest message a client may send; chats are small, and ws would otherwise accept 100 MiB. */
@@ -38,18 +39,6 @@ export function attachWebSocket(server: Server, context: GatewayContext): WebSoc
 
 function refuse(socket: Duplex, status: number, reason: string): void {
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-}
-
-function originAllowed(request: IncomingMessage, allowed: readonly string[]): boolean {
-  const origin = request.headers.origin;
-  // programs other than browsers send no Origin; browsers always do, and cannot forge it
-  if (origin === undefined) return true;
-  if (allowed.includes(origin)) return true;
-  try {
-    return new URL(origin).host === request.headers.host;
-  } catch {
-    return false;
-  }
 }
 
 class Connection {

@@ -1,0 +1,47 @@
+import { AppError, SessionFilesListReply, subjects, type ChatToolInput, type ManifestFile, type Usage } from "@agent-orchestrator/shared";
+import { startChatRun } from "./chat-route.js";
+import type { GatewayContext } from "./gateway-context.js";
+import { callService } from "./nats-call.js";
+import { publishCancel } from "./run-cancel.js";
+
+export interface ChatToolResult {
+  session_id: string;
+  response: string;
+  iterations: number;
+  usage: Usage;
+  /** every file the session has written so far, from its manifest */
+  files: ManifestFile[];
+}
+
+/**
+ * The MCP tool `chat`: one turn on this server's loop and model, like `POST /api/chat`. `onTool` hears each
+ * tool call (the MCP server turns them into progress notifications). An aborted call cancels the turn.
+ */
+export async function runChatTool(
+  context: GatewayContext,
+  owner: string,
+  input: ChatToolInput,
+  signal: AbortSignal,
+  onTool: (name: string) => void,
+): Promise<ChatToolResult> {
+  const run = await startChatRun(context, input, owner);
+  const sessionId = run.first.session_id;
+  const cancel = () => {
+    run.close();
+    publishCancel(context, sessionId, run.first.run_id);
+  };
+  signal.addEventListener("abort", cancel, { once: true });
+  try {
+    for await (const event of context.metrics.observe(run.events)) {
+      if (event.type === "tool_call") onTool(event.name);
+      if (event.type === "error") throw new AppError(event.error.code, event.error.message);
+      if (event.type === "done") {
+        const listing = await callService(context, subjects.sessionFilesList, { session_id: sessionId, owner }, SessionFilesListReply).catch(() => undefined);
+        return { session_id: sessionId, response: event.response, iterations: event.iterations, usage: event.usage, files: listing?.files ?? [] };
+      }
+    }
+    throw new AppError(signal.aborted ? "CANCELLED" : "SERVICE_UNAVAILABLE", "The turn ended without an answer");
+  } finally {
+    signal.removeEventListener("abort", cancel);
+  }
+}

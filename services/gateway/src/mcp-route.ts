@@ -1,0 +1,51 @@
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { AppError, type Logger } from "@agent-orchestrator/shared";
+import { asyncRoute } from "./async-route.js";
+import { authenticate, currentUser } from "./auth.js";
+import { mcpAllowedHosts } from "./config.js";
+import type { GatewayContext } from "./gateway-context.js";
+import { createMcpServer } from "./mcp-server.js";
+import { originAllowed } from "./origin-check.js";
+import { sendError } from "./send-error.js";
+import { toAppError } from "./to-app-error.js";
+
+/**
+ * `/mcp`: the MCP server over Streamable HTTP, stateless: every POST gets its own server and transport,
+ * so any gateway replica answers any request and nothing lives in one process (a conversation's state is
+ * the `chat` tool's session, in the orchestrator's store). Before MCP sees a request: the `Host` must be
+ * one this gateway answers to and a browser's `Origin` its own or allowed (DNS-rebinding protection), and
+ * the bearer token must be valid, as on `/api`.
+ */
+export function mcpRoute(context: GatewayContext, limiter: RequestHandler): Router {
+  const router = Router();
+  router.use(hostHeaderValidation(mcpAllowedHosts(context.config)), (request, _response, next) => {
+    next(originAllowed(request, context.config.ALLOWED_ORIGINS) ? undefined : new AppError("FORBIDDEN", "This origin may not use /mcp"));
+  });
+  router.use(authenticate(context.config.AUTH_TOKENS), limiter, express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
+
+  router.post(
+    "/",
+    asyncRoute(async (request, response) => {
+      const server = createMcpServer(context, currentUser(response));
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      response.on("close", () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(request, response, request.body);
+    }),
+  );
+  // stateless: no stream to open with GET, no session to end with DELETE
+  router.all("/", (_request, response) => {
+    response.status(405).set("allow", "POST").json({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed" }, id: null });
+  });
+  router.use((error: unknown, _request: Request, response: Response, _next: NextFunction) => {
+    const appError = toAppError(error, response.locals["logger"] as Logger);
+    if (response.headersSent) response.end();
+    else sendError(response, appError);
+  });
+  return router;
+}

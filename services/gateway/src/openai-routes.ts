@@ -1,0 +1,187 @@
+import { randomUUID } from "node:crypto";
+import express, { Router, type RequestHandler, type Response } from "express";
+import {
+  AppError,
+  ChatCompletionRequest,
+  GetAgentReply,
+  ListAgentsReply,
+  maxUserMessageChars,
+  subjects,
+  subjectTokenPattern,
+  type AgentSummary,
+  type Logger,
+  type RunEvent,
+} from "@agent-orchestrator/shared";
+import { AnswerAssembler } from "./answer-assembler.js";
+import { asyncRoute } from "./async-route.js";
+import { authenticate, currentUser } from "./auth.js";
+import { startChatRun } from "./chat-route.js";
+import { conversationEnvelope } from "./conversation-envelope.js";
+import type { GatewayContext } from "./gateway-context.js";
+import { callService } from "./nats-call.js";
+import { completionChunk, completionObject, sseData, usageChunk, type CompletionMeta } from "./openai-completion.js";
+import { readClientConversation } from "./openai-conversation.js";
+import { openAiErrorHandler, toOpenAiError } from "./openai-error.js";
+import { parseInput } from "./parse-input.js";
+import { publishCancel } from "./run-cancel.js";
+import { findSessionHolding } from "./session-matcher.js";
+import { toAppError } from "./to-app-error.js";
+
+/** The header (and body field `session_id`) that names the session of a `/v1` chat, in and out. */
+export const sessionHeader = "x-session-id";
+
+/**
+ * The OpenAI-compatible API (docs/openai-api.md): agents as models, and chat completions that run the
+ * agent's whole loop on this server. Same tokens as `/api` (the API key is the bearer token); every error
+ * in OpenAI's shape.
+ */
+export function openAiRoutes(context: GatewayContext, limiter: RequestHandler): Router {
+  const router = Router();
+  router.use(authenticate(context.config.AUTH_TOKENS), limiter, express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
+
+  router.get(
+    "/models",
+    asyncRoute(async (_request, response) => {
+      const reply = await callService(context, subjects.registryAgentsList, {}, ListAgentsReply);
+      response.json({ object: "list", data: reply.agents.map(toModel) });
+    }),
+  );
+
+  // agent ids of installed modules contain a slash (`bmm/analyst`)
+  router.get(
+    "/models/*id",
+    asyncRoute(async (request, response) => {
+      const agentId = (request.params["id"] as unknown as string[]).join("/");
+      const reply = await callService(context, subjects.registryAgentsGet, { agent_id: agentId }, GetAgentReply);
+      response.json(toModel(reply.agent));
+    }),
+  );
+
+  router.post(
+    "/chat/completions",
+    asyncRoute(async (request, response) => {
+      const body = parseInput(ChatCompletionRequest, request.body, "body");
+      const owner = currentUser(response);
+      const turn = await planTurn(context, owner, body, request.headers[sessionHeader]);
+      const run = await startChatRun(context, { agent_id: body.model, ...turn }, owner);
+      const sessionId = run.first.session_id;
+      response.set(sessionHeader, sessionId);
+      let finished = false;
+      response.on("close", () => {
+        run.close();
+        if (!finished) publishCancel(context, sessionId, run.first.run_id);
+      });
+      const meta: CompletionMeta = { id: `chatcmpl-${run.first.run_id}`, created: Math.floor(Date.now() / 1000), model: body.model };
+      const events = context.metrics.observe(run.events);
+      if (body.stream) await streamCompletion(response, events, meta, body.stream_options?.include_usage === true);
+      else await answerCompletion(response, events, meta, sessionId);
+      finished = true;
+    }),
+  );
+
+  router.use((_request, _response, next) => next(new AppError("NOT_FOUND", "No such route")));
+  router.use(openAiErrorHandler);
+  return router;
+}
+
+/** An agent as an OpenAI model; `name` and `description` are extras some clients show. */
+const toModel = (agent: AgentSummary) => ({
+  id: agent.id,
+  object: "model",
+  created: 0,
+  owned_by: agent.bundleName,
+  name: agent.title ? `${agent.name} (${agent.title})` : agent.name,
+  description: agent.description,
+});
+
+/**
+ * Which session the turn runs in and what its message is (docs/openai-api.md "Sessions"): a named
+ * session gets the last user message; otherwise the session that holds exactly the earlier messages;
+ * otherwise a new session whose first message carries the client's instructions and history once.
+ */
+async function planTurn(
+  context: GatewayContext,
+  owner: string,
+  body: ChatCompletionRequest,
+  header: string | string[] | undefined,
+): Promise<{ message: string; session_id?: string }> {
+  const conversation = readClientConversation(body.messages);
+  const named = namedSession(header, body.session_id);
+  if (named) return { message: conversation.message, session_id: named };
+  const found = await findSessionHolding(context, owner, body.model, conversation);
+  if (found) return { message: conversation.message, session_id: found };
+  const message = conversationEnvelope(conversation.instructions, conversation.earlier, conversation.message);
+  if (message.length > maxUserMessageChars) {
+    throw new AppError(
+      "VALIDATION_ERROR",
+      `messages: the conversation is too long to start a session with (${maxUserMessageChars} characters at most); continue a session with the ${sessionHeader} header instead`,
+    );
+  }
+  return { message };
+}
+
+function namedSession(header: string | string[] | undefined, field: string | undefined): string | undefined {
+  if (Array.isArray(header)) throw new AppError("VALIDATION_ERROR", `${sessionHeader}: give one session id`);
+  if (header !== undefined && !subjectTokenPattern.test(header)) throw new AppError("VALIDATION_ERROR", `${sessionHeader}: not a session id`);
+  if (header !== undefined && field !== undefined && header !== field) {
+    throw new AppError("VALIDATION_ERROR", `${sessionHeader} and session_id name different sessions`);
+  }
+  return header ?? field;
+}
+
+async function answerCompletion(response: Response, events: AsyncIterable<RunEvent>, meta: CompletionMeta, sessionId: string): Promise<void> {
+  const answer = new AnswerAssembler();
+  for await (const event of events) {
+    if (event.type === "session" && event.attempt > 1) answer.reset();
+    else if (event.type === "delta") answer.add(event.text);
+    else if (event.type === "tool_call") answer.toolRound();
+    else if (event.type === "error") throw new AppError(event.error.code, event.error.message);
+    else if (event.type === "done") {
+      response.json(completionObject(meta, answer.text, event.usage, sessionId));
+      return;
+    }
+  }
+  throw new AppError("SERVICE_UNAVAILABLE", "The turn ended without an answer");
+}
+
+/**
+ * Streams the turn as `chat.completion.chunk`s: the role first, then the text, then a chunk with
+ * `finish_reason`, the usage chunk when asked for, and `[DONE]`. Tool activity is sent only as SSE
+ * comments (`: tool_call read_file`), which clients ignore and which keep proxies from closing a quiet
+ * stream. A failure after the status line is a last `data: {"error": …}`, which OpenAI clients raise.
+ */
+async function streamCompletion(response: Response, events: AsyncIterable<RunEvent>, meta: CompletionMeta, includeUsage: boolean): Promise<void> {
+  response.status(200).set({
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache, no-transform",
+    connection: "keep-alive",
+    "x-accel-buffering": "no",
+  });
+  response.flushHeaders();
+  response.write(sseData(completionChunk(meta, { role: "assistant", content: "" }, null, includeUsage)));
+  const answer = new AnswerAssembler();
+  try {
+    for await (const event of events) {
+      if (response.destroyed) return;
+      if (event.type === "delta") {
+        const text = answer.add(event.text);
+        if (text !== "") response.write(sseData(completionChunk(meta, { content: text }, null, includeUsage)));
+      } else if (event.type === "tool_call") {
+        answer.toolRound();
+        response.write(`: tool_call ${event.name}\n\n`);
+      } else if (event.type === "tool_result") {
+        response.write(`: tool_result ${event.name} ${event.success ? "ok" : (event.error_code ?? "failed")}\n\n`);
+      } else if (event.type === "error") {
+        throw new AppError(event.error.code, event.error.message);
+      } else if (event.type === "done") {
+        response.write(sseData(completionChunk(meta, {}, "stop", includeUsage)));
+        if (includeUsage) response.write(sseData(usageChunk(meta, event.usage)));
+        response.end("data: [DONE]\n\n");
+        return;
+      }
+    }
+    throw new AppError("SERVICE_UNAVAILABLE", "The turn ended without an answer");
+  } catch (error) {
+    response.end(sseData(toOpenAiError(toAppError(error, response.locals["logger"] as Logger)).body));
+  }
+}

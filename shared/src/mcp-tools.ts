@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { ChatRequestBody } from "./http-api.js";
+import { ActivationRequest } from "./registry-messages.js";
+
+/**
+ * Input of the MCP tool `bmad` (spec/004): `list` the agents and their workflows, `read` one agent's
+ * definition (or one workflow's menu entry), `execute` one agent or workflow: the activation document in
+ * one call, with the user's request in it when given.
+ */
+export const BmadToolInput = z.object({
+  operation: z.enum(["list", "read", "execute"]).describe("list: agents and workflows; read: one agent's definition; execute: the activation document"),
+  agent: ActivationRequest.shape.agent_id.optional().describe("an agent id from `list`, e.g. `idea-coach` or `bmm/analyst`"),
+  workflow: z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .describe("a workflow from `list`: its menu trigger (`*idea-brief`), its skill name or its workflow path; with `agent` to pick among several agents"),
+  user_context: ActivationRequest.shape.user_context.describe("what the user asked for; shown in the activation as the reason for it"),
+  variables: ActivationRequest.shape.variables.describe("values for `{name}` variables such as user_name"),
+});
+export type BmadToolInput = z.infer<typeof BmadToolInput>;
+
+/** Input of the MCP tool `chat`: one turn of an agent on this server's own loop and model. */
+export const ChatToolInput = z.object({
+  agent_id: ChatRequestBody.shape.agent_id.describe("an agent id from `bmad list`"),
+  message: ChatRequestBody.shape.message.describe("what the user says to the agent"),
+  session_id: ChatRequestBody.shape.session_id.describe("continue this session (from an earlier `chat` result); omit to start a new one"),
+});
+export type ChatToolInput = z.infer<typeof ChatToolInput>;

@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { maxUserMessageChars } from "./run-messages.js";
+import { subjectTokenPattern } from "./subjects.js";
+
+/** Most messages one chat-completions request may carry (a long chat resent in full by a stateless client). */
+export const maxOpenAiMessages = 1_000;
+
+/** A text part of a message's content; the only part type an agent can read. */
+const TextPart = z.object({ type: z.literal("text"), text: z.string().max(maxUserMessageChars) });
+
+/** Message content: a string, an array of text parts, or null (an assistant message with tool calls only). */
+const MessageContent = z.union([z.string().max(maxUserMessageChars), z.array(TextPart).max(100), z.null()]);
+
+/**
+ * One message of `POST /v1/chat/completions`, as OpenAI clients send it. Extra fields (`name`, …) are
+ * allowed and ignored; `tool_calls` and `tool` messages are recognised so they can be refused clearly
+ * (the agent's tools run on the server).
+ */
+export const OpenAiMessage = z.looseObject({
+  role: z.enum(["system", "developer", "user", "assistant", "tool", "function"]),
+  content: MessageContent.optional(),
+  tool_calls: z.array(z.unknown()).optional(),
+});
+export type OpenAiMessage = z.infer<typeof OpenAiMessage>;
+
+/**
+ * The body of `POST /v1/chat/completions`. Sampling parameters (`temperature`, `max_tokens`, …) and
+ * client `tools` are accepted and ignored: the server's model settings and the agent's own tools apply.
+ * `session_id` is this server's extension (the same as the `x-session-id` header).
+ */
+export const ChatCompletionRequest = z.looseObject({
+  model: z.string().min(1).max(256),
+  messages: z.array(OpenAiMessage).min(1).max(maxOpenAiMessages),
+  stream: z.boolean().nullish(),
+  stream_options: z.object({ include_usage: z.boolean().optional() }).loose().nullish(),
+  /** only one answer can be produced per turn */
+  n: z.literal(1).nullish(),
+  session_id: z.string().regex(subjectTokenPattern).optional(),
+});
+export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
+
+/** OpenAI's error body, used by every `/v1` error. */
+export const OpenAiErrorBody = z.object({
+  error: z.object({
+    message: z.string(),
+    type: z.string(),
+    param: z.string().nullable(),
+    code: z.string().nullable(),
+  }),
+});
+export type OpenAiErrorBody = z.infer<typeof OpenAiErrorBody>;
