@@ -30,6 +30,12 @@ describe("resolveSkillText", () => {
     expect(resolveSkillText("Use {workflow.template}", scope)).toBe("Use {project-root}/.claude/skills/tidy-desk/assets/layout.md");
   });
 
+  it("makes ./file of the skill a virtual path, leaving other ./ paths alone", () => {
+    expect(resolveSkillText("Follow ./assets/layout.md. Then ./other.md and a/./assets/layout.md", scope)).toBe(
+      "Follow {project-root}/.claude/skills/tidy-desk/assets/layout.md. Then ./other.md and a/./assets/layout.md",
+    );
+  });
+
   it("keeps {project-root}, unknown names, template placeholders and missing fields as written", () => {
     const text = "{project-root}/a {doc_workspace} {{title}} {workflow.missing} {other.x}";
     expect(resolveSkillText(text, scope)).toBe(text);

@@ -22,18 +22,26 @@ const maxExpansion = 256 * 1024;
  * conventions"): `{skill-root}`, `{skill-name}`, `{agent.x}`/`{workflow.x}` from the merged customization, and
  * config variables. `{project-root}` and any name without a value stay as written (the first is a virtual
  * root, the others are filled by the model at run time, like `{doc_workspace}`). Customization values are
- * resolved once more for config variables (`prd_output_path = "{planning_artifacts}/prds"`), and a value that
- * names one of the skill's files (`assets/prd-template.md`) becomes its virtual path.
+ * resolved once more for config variables (`prd_output_path = "{planning_artifacts}/prds"`); a value that
+ * names one of the skill's files (`assets/prd-template.md`), and a `./file` of the skill in the text, become
+ * virtual paths.
  */
 export function resolveSkillText(text: string, scope: SkillTextScope): string {
   let budget = maxExpansion;
-  return text.replace(placeholder, (whole, name: string) => {
+  const resolved = text.replace(placeholder, (whole, name: string) => {
     const value = placeholderValue(name, scope);
     if (value === undefined || value.length > budget) return whole;
     budget -= value.length;
     return value;
   });
+  // `./workflow.md` in a skill means its own file; read_file would take it from the project root
+  return resolved.replace(dotRelative, (whole, relative: string) => {
+    const file = relative.replace(/\.+$/, "");
+    return scope.files.has(file) ? `${scope.skillRoot}/${file}${relative.slice(file.length)}` : whole;
+  });
 }
+
+const dotRelative = /(?<![\w/.{}-])\.\/([A-Za-z0-9_][A-Za-z0-9_./-]*)/g;
 
 function placeholderValue(name: string, scope: SkillTextScope): string | undefined {
   if (name === "skill-root") return scope.skillRoot;
