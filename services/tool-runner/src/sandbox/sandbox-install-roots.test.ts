@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { AppError } from "@agent-orchestrator/shared";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { appErrorOf } from "../testing/app-error-of.js";
 import { createInstalledProjectFixture, type InstalledProjectFixture } from "../testing/installed-project-fixture.js";
 
 let fixture: InstalledProjectFixture;
@@ -10,15 +10,7 @@ beforeEach(async () => {
 });
 afterEach(() => fixture.cleanup());
 
-async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    (result) => new Error(`expected a failure, got ${JSON.stringify(result)}`),
-    (reason: unknown) => reason,
-  );
-  if (!AppError.is(error)) throw error;
-  expect(error.message).not.toContain(fixture.base);
-  return error;
-}
+const failure = (promise: Promise<unknown>) => appErrorOf(promise, fixture.base);
 const readError = (input: string, bundlePath?: string) => failure(fixture.sandbox.read(fixture.context(bundlePath), input));
 
 describe("Sandbox roots of an installed project: reads", () => {

@@ -1,7 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { AppError, LoadedSkill } from "@agent-orchestrator/shared";
+import { LoadedSkill } from "@agent-orchestrator/shared";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { appErrorOf } from "../testing/app-error-of.js";
 import { createInstalledProjectFixture, type InstalledProjectFixture } from "../testing/installed-project-fixture.js";
 import { loadSkill } from "./load-skill.js";
 
@@ -56,15 +57,7 @@ beforeEach(async () => {
 afterEach(() => fixture.cleanup());
 
 const load = (name: string, bundle?: string) => loadSkill(fixture.sandbox, fixture.context(bundle), name, { today });
-async function loadError(name: string): Promise<AppError> {
-  const error = await load(name).then(
-    (result) => new Error(`expected a failure, got ${JSON.stringify(result)}`),
-    (reason: unknown) => reason,
-  );
-  if (!AppError.is(error)) throw error;
-  expect(error.message).not.toContain(fixture.base);
-  return error;
-}
+const loadError = (name: string) => appErrorOf(load(name), fixture.base);
 
 describe("loadSkill", () => {
   it("loads a workflow skill from a tool folder with everything resolved", async () => {
@@ -108,13 +101,17 @@ describe("loadSkill", () => {
       { source: "persistent_facts", content: "Team fact: lamps on." },
     ]);
     const notes = skill.notes.join("\n");
-    expect(notes).toContain('"file:{project-root}/../outside/*" not loaded: access denied');
-    expect(notes).toContain('"file:{project-root}/docs/../src/x.ts" not loaded: access denied');
-    expect(notes).toContain('"file:/etc/*" matched no readable file');
-    expect(notes).toContain('"file:{project-root}/src/*.ts" matched no readable file');
-    expect(notes).toContain('"file:{project-root}/_bmad/bmm/.env" not loaded: access denied');
-    expect(notes).toContain('"file:{project-root}/docs/missing.md" not loaded: file not found');
-    expect(notes).toContain('load it with load_skill("sweep-floor")');
+    for (const expected of [
+      '"file:{project-root}/../outside/*" not loaded: access denied',
+      '"file:{project-root}/docs/../src/x.ts" not loaded: access denied',
+      '"file:/etc/*" matched no readable file',
+      '"file:{project-root}/src/*.ts" matched no readable file',
+      '"file:{project-root}/_bmad/bmm/.env" not loaded: access denied',
+      '"file:{project-root}/docs/missing.md" not loaded: file not found',
+      'load it with load_skill("sweep-floor")',
+    ]) {
+      expect(notes).toContain(expected);
+    }
     expect(JSON.stringify(skill)).not.toMatch(/TOP SECRET|SECRET=1|NOPE=1/);
   });
 
