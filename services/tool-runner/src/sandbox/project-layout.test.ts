@@ -37,4 +37,22 @@ describe("detectProjectLayout", () => {
     await symlink(outside, path.join(root, ".claude/skills"));
     expect((await detectProjectLayout(root)).skillFolders).toEqual([]);
   });
+
+  it("keeps each folder's lexical path beside its real one, and each module's output variables", async () => {
+    const root = await project();
+    await mkdir(path.join(root, "installs/current/bmm"), { recursive: true });
+    await symlink(path.join(root, "installs/current"), path.join(root, "_bmad"));
+    await writeFile(path.join(root, "installs/current/bmm/config.yaml"), 'planning_artifacts: "{project-root}/out/plans"\nproject_knowledge: docs\n');
+    await mkdir(path.join(root, "docs"));
+    const layout = await detectProjectLayout(root);
+    expect(layout.roots).toContainEqual({ kind: "tree", lexical: path.join(root, "_bmad"), real: path.join(root, "installs/current") });
+    expect(layout.roots).toContainEqual({ kind: "knowledge", lexical: path.join(root, "docs"), real: path.join(root, "docs") });
+    expect(layout.outputs).toEqual([{ tree: path.join(root, "installs/current"), module: "bmm", variables: { planning_artifacts: "{project-root}/out/plans" } }]);
+  });
+
+  it("never takes skills from a protected folder such as .config or .ssh", async () => {
+    const root = await project();
+    for (const folder of [".config/skills", ".ssh/skills"]) await mkdir(path.join(root, folder), { recursive: true });
+    expect((await detectProjectLayout(root)).skillFolders).toEqual([]);
+  });
 });

@@ -1,69 +1,102 @@
 import type { Dirent } from "node:fs";
 import { readdir, readFile, realpath } from "node:fs/promises";
 import path from "node:path";
-import { isInstallTreeName, isSkillHostName, skillsFolderName } from "@agent-orchestrator/shared";
+import { isInstallTreeName, isOutputVariable, isSkillHostName, skillsFolderName } from "@agent-orchestrator/shared";
 import { parse as parseYaml } from "yaml";
 import { relativeInside } from "./containment.js";
+import { isProtectedSegment } from "./protected-names.js";
+
+/** One folder of the layout: where the model names it (`<project>/_bmad`) and where it really is. */
+export interface LayoutRoot {
+  kind: "tree" | "skills" | "knowledge";
+  lexical: string;
+  real: string;
+}
+
+/** The output variables (`*_artifacts`) one module config of a tree names, as written. */
+export interface ModuleOutputs {
+  /** the tree's realpath */
+  tree: string;
+  module: string;
+  variables: Record<string, string>;
+}
 
 /**
  * What an installed BMAD project holds at its root, as absolute real paths: its BMAD trees (`_bmad/`, `bmad/`,
  * `.bmad-core/`, `.bmad-<pack>/`), its skill folders (`.<tool>/skills/`), and the project knowledge folders
  * its module configs name (`project_knowledge`, DESIGN §2 decision 7). These are what the model may read
- * besides its session folder, and what scripts may run from (docs/bmad-releases.md).
+ * besides its session folder, and what scripts may run from (docs/bmad-releases.md). `roots` has the same
+ * folders with their lexical paths too; `outputs` the output variables of each module config.
  */
 export interface ProjectLayout {
   trees: string[];
   skillFolders: string[];
   knowledge: string[];
+  roots: LayoutRoot[];
+  outputs: ModuleOutputs[];
 }
 
 /**
  * Reads the layout of `projectRoot` (a realpath). Symbolic links are followed only when they stay inside the
- * project root; a knowledge folder that is the project root itself, or names a BMAD tree, is ignored (it would
+ * project root; a protected folder (`.config`, `.ssh`) never hosts skills; a knowledge folder that is the project root itself, or names a BMAD tree, is ignored (it would
  * open the whole project).
  */
 export async function detectProjectLayout(projectRoot: string): Promise<ProjectLayout> {
   const entries = await readdir(projectRoot, { withFileTypes: true }).catch((): Dirent[] => []);
-  const trees: string[] = [];
-  const skillFolders: string[] = [];
+  const roots: LayoutRoot[] = [];
   for (const entry of entries) {
     if (isInstallTreeName(entry.name)) {
-      const real = await insideRealPath(projectRoot, path.join(projectRoot, entry.name));
-      if (real) trees.push(real);
-    } else if (isSkillHostName(entry.name)) {
-      const real = await insideRealPath(projectRoot, path.join(projectRoot, entry.name, skillsFolderName));
-      if (real) skillFolders.push(real);
+      const lexical = path.join(projectRoot, entry.name);
+      const real = await insideRealPath(projectRoot, lexical);
+      if (real) roots.push({ kind: "tree", lexical, real });
+    } else if (isSkillHostName(entry.name) && !isProtectedSegment(entry.name)) {
+      const lexical = path.join(projectRoot, entry.name, skillsFolderName);
+      const real = await insideRealPath(projectRoot, lexical);
+      if (real) roots.push({ kind: "skills", lexical, real });
     }
   }
-  const knowledge = new Set<string>();
+  const trees = roots.filter((root) => root.kind === "tree");
+  const outputs: ModuleOutputs[] = [];
+  const knowledge = new Map<string, LayoutRoot>();
   for (const tree of trees) {
-    for (const value of await knowledgeValues(tree)) {
-      const relative = value.replace(/^\{project[-_]root\}\/?/, "").replace(/^\.\//, "");
+    for (const { module, config } of await moduleConfigs(tree.real)) {
+      const variables = Object.fromEntries(
+        Object.entries(config).filter((entry): entry is [string, string] => isOutputVariable(entry[0]) && typeof entry[1] === "string"),
+      );
+      outputs.push({ tree: tree.real, module, variables });
+      const value = config["project_knowledge"];
+      if (typeof value !== "string") continue;
+      const relative = value.trim().replace(/^\{project[-_]root\}\/?/, "").replace(/^\.\//, "");
       if (relative === "" || relative.includes("{") || path.isAbsolute(relative)) continue;
-      const real = await insideRealPath(projectRoot, path.resolve(projectRoot, relative));
-      if (real && real !== projectRoot && !trees.some((tree) => relativeInside(real, tree) !== undefined)) knowledge.add(real);
+      const lexical = path.resolve(projectRoot, relative);
+      const real = await insideRealPath(projectRoot, lexical);
+      if (real && real !== projectRoot && !trees.some((other) => relativeInside(real, other.real) !== undefined)) {
+        knowledge.set(real, { kind: "knowledge", lexical, real });
+      }
     }
   }
-  return { trees: trees.sort(), skillFolders: skillFolders.sort(), knowledge: [...knowledge].sort() };
+  roots.push(...knowledge.values());
+  roots.sort((a, b) => (a.real < b.real ? -1 : a.real > b.real ? 1 : 0));
+  const realOf = (kind: LayoutRoot["kind"]) => roots.filter((root) => root.kind === kind).map((root) => root.real);
+  return { trees: realOf("tree"), skillFolders: realOf("skills"), knowledge: realOf("knowledge"), roots, outputs };
 }
 
-/** `project_knowledge` of every module config in a tree (`<tree>/<module>/config.yaml`). */
-async function knowledgeValues(tree: string): Promise<string[]> {
+/** The mapping of every module config of a tree (`<tree>/<module>/config.yaml`), by module folder name. */
+async function moduleConfigs(tree: string): Promise<Array<{ module: string; config: Record<string, unknown> }>> {
   const modules = await readdir(tree, { withFileTypes: true }).catch((): Dirent[] => []);
-  const values: string[] = [];
-  for (const module of modules) {
+  const configs: Array<{ module: string; config: Record<string, unknown> }> = [];
+  for (const module of modules.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (!module.isDirectory()) continue;
     const text = await readFile(path.join(tree, module.name, "config.yaml"), "utf8").catch(() => undefined);
     if (text === undefined || text.length > 256 * 1024) continue;
     try {
       const parsed: unknown = parseYaml(text, { maxAliasCount: 50 });
-      const value = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>)["project_knowledge"] : undefined;
-      if (typeof value === "string") values.push(value.trim());
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) configs.push({ module: module.name, config: parsed as Record<string, unknown> });
     } catch {
-      // an unreadable config names no knowledge folder; the registry reports the file
+      // an unreadable config names no folder; the registry reports the file
     }
   }
-  return values;
+  return configs;
 }
 
 async function insideRealPath(projectRoot: string, candidate: string): Promise<string | undefined> {

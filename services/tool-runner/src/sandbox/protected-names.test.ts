@@ -14,8 +14,16 @@ describe("protected names", () => {
     expect(isProtectedSegment(".ENV")).toBe(true);
   });
 
+  it("protects private keys and certificate stores, in any case", () => {
+    for (const name of ["id_rsa", "id_rsa.pub", "ID_ED25519", "id_ecdsa_sk", "server.pem", "tls.KEY", "store.p12", "cert.pfx", "release.keystore", "app.jks"]) {
+      expect(isProtectedSegment(name)).toBe(true);
+    }
+  });
+
   it("leaves ordinary names alone", () => {
-    for (const name of ["git", "env.md", "config.yaml", ".github-notes.md", "my.env"]) expect(isProtectedSegment(name)).toBe(false);
+    for (const name of ["git", "env.md", "config.yaml", ".github-notes.md", "my.env", "keys.md", "key-points.md", "id_card.md", "pemmican.md", "monkey.yaml"]) {
+      expect(isProtectedSegment(name)).toBe(false);
+    }
   });
 
   it("finds a protected segment anywhere in a relative path", () => {

@@ -27,10 +27,19 @@ const protectedNames = new Set([
   ".zsh_history",
 ]);
 
-/** True for a protected segment: the names above, and every `.env*` (`.env`, `.env.local`, `.envrc`). */
+/**
+ * Private keys and certificate stores, wherever they sit: `id_rsa`, `id_ed25519.pub`, `server.pem`, `tls.key`,
+ * `store.p12`, `release.keystore` (a BMAD tree or skill folder now being readable must not expose one).
+ */
+const privateKeyName = /^id_(rsa|dsa|ecdsa|ed25519)|\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg)$/;
+
+/**
+ * True for a protected segment: the names above, every `.env*` (`.env`, `.env.local`, `.envrc`), and
+ * private-key-like names.
+ */
 export function isProtectedSegment(segment: string): boolean {
   const lower = segment.toLowerCase();
-  return protectedNames.has(lower) || lower.startsWith(".env");
+  return protectedNames.has(lower) || lower.startsWith(".env") || privateKeyName.test(lower);
 }
 
 /** The first protected segment of a root-relative path, if any. */

@@ -1,8 +1,10 @@
 import { lstat, mkdir, realpath } from "node:fs/promises";
 import path from "node:path";
-import { subjectTokenPattern } from "@agent-orchestrator/shared";
+import { mapOutputVariables, subjectTokenPattern } from "@agent-orchestrator/shared";
 import { relativeInside } from "./containment.js";
 import { assertPathShape } from "./path-shape.js";
+import type { LayoutCache } from "./layout-cache.js";
+import type { LayoutRoot, ProjectLayout } from "./project-layout.js";
 import { accessDenied, errnoCode, sandboxError } from "./sandbox-error.js";
 import type { LexicalRoots, RootName } from "./virtual-path.js";
 
@@ -19,13 +21,13 @@ export interface PinnedRoots {
  */
 export interface SandboxContext {
   session_id: string;
-  /** relative to the project root, e.g. `bmad/bmm` or `bmad/custom/bundles/idea-studio` */
+  /** relative to the project root, e.g. `_bmad/bmm`, `.bmad-core`, `.claude/skills/bmad-agent-analyst` or `bmad/custom/bundles/idea-studio` */
   bundle_path?: string | undefined;
 }
 
 /** One root the current operation may use: its lexical path (from the project root) and its realpath. */
 export interface RootEntry {
-  name: RootName | "bmad";
+  name: RootName | LayoutRoot["kind"];
   lexical: string;
   real: string;
 }
@@ -33,7 +35,7 @@ export interface RootEntry {
 /** The roots of one call. */
 export interface ContextRoots {
   lexical: LexicalRoots;
-  /** where reads may land: bundle, core, session, plus the whole `bmad/` tree for an installed module */
+  /** where reads may land: bundle, core, session, plus every BMAD tree, skill folder and knowledge folder for an installed bundle */
   readable: RootEntry[];
   session: RootEntry;
 }
@@ -67,42 +69,115 @@ export async function verifyPinnedRoots(pinned: PinnedRoots): Promise<void> {
 }
 
 /**
- * The roots of one call, after checking that the pinned roots are still in place. `bundle_path` must resolve strictly inside `<project>/bmad`, lexically and after
- * symlinks. A bundle that is an installed module (`bmad/<module>`, not under `bmad/custom/`) may also read
- * the whole `bmad/` tree, because its agents reference other modules' files (DESIGN §5).
+ * The roots of one call, after checking that the pinned roots are still in place. `bundle_path` must lie in a
+ * BMAD tree of the project (`bmad/`, `_bmad/`, or a 4.x `.bmad-*` folder, which may itself be the bundle) or
+ * be one skill folder of a tool folder (`.claude/skills/<name>`), lexically and after symlinks
+ * (docs/bmad-releases.md). `{core-root}` is the `core` module of the bundle's tree. An installed bundle (not
+ * under `<tree>/custom/`) may also read every BMAD tree, skill folder and knowledge folder, because its
+ * instructions reference other modules' files and skills (DESIGN §5); a custom bundle reads only its own
+ * folder, core and the session. The layout comes from `layouts`, re-detected once when the bundle is unknown.
  */
-export async function rootsForContext(pinned: PinnedRoots, context: SandboxContext): Promise<ContextRoots> {
+export async function rootsForContext(pinned: PinnedRoots, layouts: LayoutCache, context: SandboxContext): Promise<ContextRoots> {
   await verifyPinnedRoots(pinned);
   const project = pinned.projectRoot;
-  const bmad = path.join(project, "bmad");
-  const lexical: LexicalRoots = {
-    project,
-    core: path.join(bmad, "core"),
-    session: sessionFolderPath(pinned, context.session_id),
-  };
-  const session: RootEntry = { name: "session", lexical: lexical.session, real: await sessionRealPath(lexical.session) };
-  if (context.bundle_path === undefined) return { lexical, readable: [session], session };
+  let layout = await layouts.current();
+  const sessionPath = sessionFolderPath(pinned, context.session_id);
+  const session: RootEntry = { name: "session", lexical: sessionPath, real: await sessionRealPath(sessionPath) };
+  if (context.bundle_path === undefined) {
+    return { lexical: { project, core: coreFolder(project, layout, undefined), session: sessionPath }, readable: [session], session };
+  }
 
   assertPathShape(context.bundle_path);
   const bundle = path.resolve(project, context.bundle_path);
-  const bundleInBmad = relativeInside(bmad, bundle);
-  if (path.isAbsolute(context.bundle_path) || !bundleInBmad) {
-    throw accessDenied("PATH_OUTSIDE_ROOT", { reason: "bundle_path outside bmad/", bundle_path: context.bundle_path });
+  if (path.isAbsolute(context.bundle_path) || relativeInside(project, bundle) === undefined) {
+    throw accessDenied("PATH_OUTSIDE_ROOT", { reason: "bundle_path outside the project", bundle_path: context.bundle_path });
   }
-  lexical.bundle = bundle;
-  const bmadReal = await realpathOr(bmad);
+  let home = bundleHome(layout, bundle);
+  if (!home) {
+    layout = await layouts.refresh();
+    home = bundleHome(layout, bundle);
+  }
+  if (!home) {
+    throw accessDenied("PATH_OUTSIDE_ROOT", { reason: "bundle_path outside the BMAD trees and skill folders", bundle_path: context.bundle_path });
+  }
   const bundleReal = await realpathOr(bundle);
-  if (!relativeInside(bmadReal, bundleReal)) {
-    throw accessDenied("SYMLINK_ESCAPE", { reason: "bundle resolves outside bmad/", bundle: bundleReal });
+  if (relativeInside(home.root.real, bundleReal) === undefined) {
+    throw accessDenied("SYMLINK_ESCAPE", { reason: "bundle resolves outside its BMAD tree or skill folder", bundle: bundleReal });
   }
+  const tree = home.root.kind === "tree" ? home.root : undefined;
+  const lexical: LexicalRoots = {
+    project,
+    bundle,
+    core: coreFolder(project, layout, tree),
+    session: sessionPath,
+    outputs: outputFolders(layout, home, sessionPath),
+    bundleIsSkill: home.root.kind === "skills",
+  };
   const readable: RootEntry[] = [
     session,
     { name: "bundle", lexical: bundle, real: bundleReal },
     { name: "core", lexical: lexical.core, real: await realpathOr(lexical.core) },
   ];
-  const segments = bundleInBmad.split(path.sep);
-  if (segments.length === 1 && segments[0] !== "custom") readable.push({ name: "bmad", lexical: bmad, real: bmadReal });
+  const custom = tree !== undefined && home.relative.split(path.sep)[0] === "custom";
+  if (!custom) readable.push(...layout.roots.map((root) => ({ name: root.kind, lexical: root.lexical, real: root.real })));
   return { lexical, readable, session };
+}
+
+/** Where a bundle lives: inside a BMAD tree (a `.bmad-*` tree may be the bundle itself), or one skill folder. */
+function bundleHome(layout: ProjectLayout, bundle: string): { root: LayoutRoot; relative: string } | undefined {
+  for (const root of layout.roots) {
+    const relative = relativeInside(root.lexical, bundle);
+    if (relative === undefined) continue;
+    if (root.kind === "tree" && (relative !== "" || isV4Tree(root))) return { root, relative };
+    if (root.kind === "skills" && relative !== "" && !relative.includes(path.sep)) return { root, relative };
+  }
+  return undefined;
+}
+
+// trees in the order a skill or a session-only call takes `{core-root}` from: the newest layout first
+const treePreference = ["_bmad", "bmad", ".bmad-core"];
+
+/** `{core-root}`: `<tree>/core`, or `.bmad-core` itself for 4.x trees (docs/bmad-releases.md). */
+function coreFolder(project: string, layout: ProjectLayout, tree: LayoutRoot | undefined): string {
+  const chosen = tree ?? preferredTree(layout);
+  if (!chosen) return path.join(project, "_bmad", "core");
+  return isV4Tree(chosen) ? path.join(project, ".bmad-core") : path.join(chosen.lexical, "core");
+}
+
+function preferredTree(layout: ProjectLayout): LayoutRoot | undefined {
+  const trees = layout.roots.filter((root) => root.kind === "tree");
+  for (const name of treePreference) {
+    const found = trees.find((tree) => path.basename(tree.lexical) === name);
+    if (found) return found;
+  }
+  return trees[0];
+}
+
+function isV4Tree(root: LayoutRoot): boolean {
+  return path.basename(root.lexical).startsWith(".bmad-");
+}
+
+/**
+ * `{planning_artifacts}` and the other output variables → folders in the session, from the module config of
+ * the bundle's module (a skill takes its tree's `bmm`, or any module naming them), mapped with the shared
+ * `mapOutputVariables` so `{project-root}/_bmad-output/planning-artifacts` becomes `<session>/planning-artifacts`.
+ */
+function outputFolders(layout: ProjectLayout, home: { root: LayoutRoot; relative: string }, sessionPath: string): Record<string, string> {
+  const tree = home.root.kind === "tree" ? home.root : preferredTree(layout);
+  if (!tree) return {};
+  const module = home.root.kind === "tree" ? home.relative.split(path.sep)[0] : undefined;
+  const modules = layout.outputs.filter((outputs) => outputs.tree === tree.real);
+  const chosen =
+    modules.find((outputs) => outputs.module === module && Object.keys(outputs.variables).some((name) => name !== "output_folder")) ??
+    modules.find((outputs) => outputs.module === "bmm") ??
+    modules.find((outputs) => Object.keys(outputs.variables).some((name) => name !== "output_folder"));
+  if (!chosen) return {};
+  const mapped = mapOutputVariables(chosen.variables, sessionPath);
+  const folders: Record<string, string> = {};
+  for (const [name, folder] of Object.entries(mapped)) {
+    if (name !== "output_folder" && relativeInside(sessionPath, folder) !== undefined) folders[name] = folder;
+  }
+  return folders;
 }
 
 /** `<OUTPUT_ROOT>/<session_id>`; the id must be a plain token, so it can never be `..` or contain `/`. */

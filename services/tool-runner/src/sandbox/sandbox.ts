@@ -2,6 +2,8 @@ import type { Stats } from "node:fs";
 import { lstat, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { readFileCapped } from "./file-reader.js";
+import { LayoutCache } from "./layout-cache.js";
+import type { ProjectLayout } from "./project-layout.js";
 import { writeFileAtomically } from "./file-writer.js";
 import { listFolder, type FolderEntry } from "./folder-lister.js";
 import { fromFsError } from "./fs-error.js";
@@ -62,15 +64,18 @@ export interface SandboxListResult {
 // Names in the session folder the system keeps for itself: the manifest, its lock and temp files.
 const systemFileName = /^manifest\.json/i;
 
-/** Opens a sandbox: pins the roots once (RELIABILITY step 2). */
+/** Opens a sandbox: pins the roots once (RELIABILITY step 2) and detects the project's layout. */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
-  return new Sandbox(await pinRoots(options), options);
+  const pinned = await pinRoots(options);
+  const layouts = new LayoutCache(pinned.projectRoot);
+  await layouts.current();
+  return new Sandbox(pinned, options, layouts);
 }
 
 /**
  * The safe-path module: every file access the model asks for goes through here (RELIABILITY "Synthesis").
- * Reads may land under the bundle root, the core root and the session folder (plus `bmad/` for an installed
- * module); writes only under the session folder. Policy for symlinks: a read follows a link only when its
+ * Reads may land under the bundle root, the core root and the session folder (plus, for an installed bundle,
+ * every BMAD tree, skill folder and knowledge folder of the project); writes only under the session folder. Policy for symlinks: a read follows a link only when its
  * real target is in a readable root (inside → inside is allowed); a write never goes through a link.
  * Errors carry a code and a message with virtual paths only; host paths are in `detail`, for the log.
  */
@@ -78,6 +83,7 @@ export class Sandbox {
   constructor(
     private readonly pinned: PinnedRoots,
     private readonly options: SandboxOptions,
+    private readonly layouts: LayoutCache,
   ) {}
 
   /** The realpath of `{project-root}`. */
@@ -85,9 +91,14 @@ export class Sandbox {
     return this.pinned.projectRoot;
   }
 
-  /** The roots of one call, for callers that show paths (preload_workflow). */
+  /** The roots of one call, for callers that show paths (preload_workflow, load_skill). */
   roots(context: SandboxContext): Promise<ContextRoots> {
-    return rootsForContext(this.pinned, context);
+    return rootsForContext(this.pinned, this.layouts, context);
+  }
+
+  /** The project's BMAD trees, skill folders and knowledge folders (cached; `refresh` re-detects unless just done). */
+  layout(options: { refresh?: boolean } = {}): Promise<ProjectLayout> {
+    return options.refresh ? this.layouts.refresh() : this.layouts.current();
   }
 
   /** Reads a text file of at most READ_MAX_BYTES. */
@@ -128,7 +139,7 @@ export class Sandbox {
 
   /** Writes (creates or replaces) a text file under the session folder, atomically. */
   async write(context: SandboxContext, input: string, content: string): Promise<SandboxWriteResult> {
-    const roots = await rootsForContext(this.pinned, context);
+    const roots = await rootsForContext(this.pinned, this.layouts, context);
     const hostPath = resolveVirtualPath(input, roots.lexical);
     const detail = { session_id: context.session_id, input, hostPath };
     const relative = relativeInside(roots.session.lexical, hostPath);
@@ -176,7 +187,7 @@ export class Sandbox {
 
   /** Steps 1–4 for a read or a listing: shape, variables, containment, protected names, real location. */
   private async locate(context: SandboxContext, input: string, operation: "read" | "list" = "read") {
-    const roots = await rootsForContext(this.pinned, context);
+    const roots = await rootsForContext(this.pinned, this.layouts, context);
     const hostPath = resolveVirtualPath(input, roots.lexical);
     const detail: Record<string, unknown> = { session_id: context.session_id, input, hostPath };
     const lexical = matchRoot(roots.readable, hostPath, "lexical");

@@ -63,6 +63,15 @@ describe("resolveVirtualPath", () => {
     for (const input of [".", "/", "./", "//"]) expect(codeOf(input)).toBe("INVALID_PATH");
   });
 
+  it("maps output variables into the session folder, from the config or by their own name", () => {
+    const withOutputs: LexicalRoots = { ...roots, outputs: { planning_artifacts: `${roots.session}/plans` } };
+    expect(resolveVirtualPath("{planning_artifacts}/prd.md", withOutputs)).toBe(`${roots.session}/plans/prd.md`);
+    expect(resolveVirtualPath("{implementation_artifacts}/s.md", withOutputs)).toBe(`${roots.session}/implementation-artifacts/s.md`);
+    expect(resolveVirtualPath("{planning_artifacts}/../../../etc/passwd", withOutputs)).toBe("/nonexistent/etc/passwd");
+    expect(codeOf("docs/{planning_artifacts}/x.md")).toBe("INVALID_PATH");
+    expect(canonicalVirtualPath("{planning_artifacts}/prd.md", withOutputs)).toBe("{session-folder}/plans/prd.md");
+  });
+
   it("does not look up unknown variables on the prototype", () => {
     expect(codeOf("{constructor}/x")).toBe("UNRESOLVED_VARIABLE");
     expect(codeOf("{__proto__}/x")).toBe("UNRESOLVED_VARIABLE");
@@ -79,6 +88,12 @@ describe("toVirtualPath", () => {
 
   it("reports an absolute path inside relative to its root (case 3)", () => {
     expect(toVirtualPath(resolveVirtualPath(`${roots.bundle}/src/a.ts`, roots), roots)).toBe("{bundle-root}/src/a.ts");
+  });
+
+  it("shows a skill bundle's files under {project-root}", () => {
+    const skill: LexicalRoots = { ...roots, bundle: `${roots.project}/.claude/skills/tidy`, bundleIsSkill: true };
+    expect(toVirtualPath(`${roots.project}/.claude/skills/tidy/SKILL.md`, skill)).toBe("{project-root}/.claude/skills/tidy/SKILL.md");
+    expect(resolveVirtualPath("{bundle-root}/SKILL.md", skill)).toBe(`${roots.project}/.claude/skills/tidy/SKILL.md`);
   });
 
   it("does not treat a sibling sharing the prefix as inside (case 4)", () => {

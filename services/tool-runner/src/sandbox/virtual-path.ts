@@ -1,5 +1,5 @@
 import path from "node:path";
-import { getOwn } from "@agent-orchestrator/shared";
+import { getOwn, isOutputVariable } from "@agent-orchestrator/shared";
 import { relativeInside } from "./containment.js";
 import { assertPathShape } from "./path-shape.js";
 import { sandboxError } from "./sandbox-error.js";
@@ -10,13 +10,20 @@ export interface LexicalRoots {
   project: string;
   /** `{bundle-root}`: `<project>/<bundle_path>`; absent when a caller reads only session files */
   bundle?: string;
-  /** `{core-root}`: `<project>/bmad/core` */
+  /** `{core-root}`: `<tree>/core` of the bundle's BMAD tree (`.bmad-core` itself for 4.x) */
   core: string;
   /** `{session-folder}`: `<OUTPUT_ROOT>/<session_id>` */
   session: string;
+  /**
+   * Output variables besides `output_folder` (`planning_artifacts`, any `*_artifacts`) → their folder in the
+   * session, from the bundle's module config; one missing there is `<session>/<name with dashes>`.
+   */
+  outputs?: Readonly<Record<string, string>>;
+  /** the bundle is a skill folder: its paths are shown as `{project-root}/.claude/skills/<name>/…` */
+  bundleIsSkill?: boolean;
 }
 /** The name of one root: `project`, `bundle`, `core` or `session`. */
-export type RootName = keyof LexicalRoots;
+export type RootName = "project" | "bundle" | "core" | "session";
 
 /**
  * The variables a path may start with. `{project_root}` is the spelling some BMAD instructions use;
@@ -40,7 +47,7 @@ export const virtualRootNames: Readonly<Record<RootName, string>> = {
 };
 
 /** The variable names a path may start with, as shown in error messages. */
-export const knownPathVariables = Object.keys(rootVariables).map((name) => `{${name}}`);
+export const knownPathVariables = [...Object.keys(rootVariables), "planning_artifacts", "implementation_artifacts"].map((name) => `{${name}}`);
 
 const leadingVariable = /^\{([^{}/]*)\}(?=\/|$)/;
 const anyVariable = /\{+([^{}]*)\}+/;
@@ -58,8 +65,7 @@ export function resolveVirtualPath(input: unknown, roots: LexicalRoots): string 
   const leading = leadingVariable.exec(input);
   if (leading) {
     const name = leading[1] ?? "";
-    const rootName = getOwn(rootVariables, name);
-    const root = rootName === undefined ? undefined : roots[rootName];
+    const root = variableFolder(name, roots);
     if (root === undefined) throw unresolved(name);
     base = root;
     rest = `.${input.slice(leading[0].length)}`;
@@ -67,7 +73,7 @@ export function resolveVirtualPath(input: unknown, roots: LexicalRoots): string 
   const stray = anyVariable.exec(rest);
   if (stray) {
     const name = stray[1] ?? "";
-    if (getOwn(rootVariables, name) !== undefined) {
+    if (getOwn(rootVariables, name) !== undefined || isOutputVariable(name)) {
       throw sandboxError("INVALID_PATH", `Invalid path: {${name}} may only start a path`);
     }
     throw unresolved(name);
@@ -82,7 +88,7 @@ export function resolveVirtualPath(input: unknown, roots: LexicalRoots): string 
  * than `{project-root}/bmad/core/…`). Undefined when no root contains it.
  */
 export function toVirtualPath(hostPath: string, roots: LexicalRoots): string | undefined {
-  const order: RootName[] = ["session", "bundle", "core", "project"];
+  const order: RootName[] = roots.bundleIsSkill ? ["session", "core", "project"] : ["session", "bundle", "core", "project"];
   const candidates = order
     .map((name) => {
       const root = roots[name];
@@ -103,10 +109,21 @@ export function toVirtualPath(hostPath: string, roots: LexicalRoots): string | u
  */
 export function canonicalVirtualPath(text: string, roots: LexicalRoots): string {
   const leading = leadingVariable.exec(text);
-  const rootName = leading ? getOwn(rootVariables, leading[1] ?? "") : undefined;
-  const root = rootName === undefined ? undefined : roots[rootName];
+  const root = leading ? variableFolder(leading[1] ?? "", roots) : undefined;
   if (!leading || root === undefined) return text;
   return toVirtualPath(path.resolve(root, `.${text.slice(leading[0].length)}`), roots) ?? text;
+}
+
+/**
+ * The host folder a leading variable names: a root, or an output variable's folder in the session
+ * (`{planning_artifacts}` → `<session>/planning-artifacts`, DESIGN §2 decision 7).
+ */
+function variableFolder(name: string, roots: LexicalRoots): string | undefined {
+  const rootName = getOwn(rootVariables, name);
+  if (rootName !== undefined) return roots[rootName];
+  if (!isOutputVariable(name)) return undefined;
+  const mapped = roots.outputs === undefined ? undefined : getOwn(roots.outputs, name);
+  return mapped ?? path.join(roots.session, name.replace(/_/g, "-"));
 }
 
 function unresolved(name: string) {

@@ -1,5 +1,6 @@
 import { AppError, type RunnerToolName } from "@agent-orchestrator/shared";
 import { listFilesTool } from "./list-files-tool.js";
+import { loadSkillTool } from "./load-skill-tool.js";
 import { preloadWorkflowTool } from "./preload-workflow-tool.js";
 import { readFileTool } from "./read-file-tool.js";
 import { saveOutputTool } from "./save-output-tool.js";
@@ -15,6 +16,6 @@ export const toolHandlers: { readonly [N in RunnerToolName]: ToolHandler<N> } = 
   save_output: saveOutputTool,
   list_files: listFilesTool,
   preload_workflow: preloadWorkflowTool,
-  load_skill: () => Promise.reject(new AppError("SERVICE_UNAVAILABLE", "load_skill is being built")),
+  load_skill: loadSkillTool,
   run_script: () => Promise.reject(new AppError("SERVICE_UNAVAILABLE", "run_script is being built")),
 };

@@ -1,0 +1,119 @@
+import type { Dirent } from "node:fs";
+import { lstat, opendir, readdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { skillFileName } from "@agent-orchestrator/shared";
+import { isProtectedSegment, type Sandbox } from "../sandbox/index.js";
+import type { LayoutRoot, ProjectLayout } from "../sandbox/project-layout.js";
+
+/** Where a skill lives. */
+export interface SkillLocation {
+  name: string;
+  /** the folder's lexical host path, for the log only */
+  folder: string;
+  /** the folder as the model sees it, e.g. `{project-root}/.claude/skills/bmad-prd` */
+  virtualPath: string;
+  /** the BMAD tree holding the skill (6.2 keeps skills in `_bmad/**`), with the skill's path inside it */
+  tree?: { root: LayoutRoot; relative: string };
+}
+
+/** How deep below a BMAD tree a skill folder may be (`_bmad/bmm/workflows/1-analysis/research/<skill>`). */
+export const treeSearchDepth = 5;
+/** Folders a tree search opens at most, so a huge tree costs a bounded time. */
+export const treeSearchMaxFolders = 5000;
+const indexMaxAgeMs = 5000;
+const indexMinRefreshMs = 1000;
+const skippedFolders = new Set(["node_modules", ".git"]);
+
+/**
+ * The project's skills by name, found the way the installer lays them out (docs/bmad-releases.md): first the
+ * skill folders of every tool folder (`.claude/skills/<name>`, `.agents/skills/<name>`; a name seen in an
+ * earlier folder in byte order wins), then folders holding a `SKILL.md` under the BMAD trees, at most
+ * `treeSearchDepth` deep. Built from the sandbox's cached layout and kept like it: rebuilt when older than a
+ * few seconds, or when a name is missing (at most once a second). Finding a skill gives a path only; its
+ * files are read through the sandbox.
+ */
+export class SkillIndex {
+  private index: Promise<Map<string, SkillLocation>> | undefined;
+  private builtAt = 0;
+
+  constructor(
+    private readonly sandbox: Sandbox,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The skill called `name`, or undefined; a miss rebuilds the index once (a skill installed since). */
+  async find(name: string): Promise<SkillLocation | undefined> {
+    const known = (await this.current()).get(name);
+    if (known || this.now() - this.builtAt < indexMinRefreshMs) return known;
+    return (await this.build(true)).get(name);
+  }
+
+  /** Every known skill name, in byte order. */
+  async names(): Promise<string[]> {
+    return [...(await this.current()).keys()].sort();
+  }
+
+  private current(): Promise<Map<string, SkillLocation>> {
+    if (this.index && this.now() - this.builtAt < indexMaxAgeMs) return this.index;
+    return this.build(false);
+  }
+
+  private build(refreshLayout: boolean): Promise<Map<string, SkillLocation>> {
+    this.builtAt = this.now();
+    this.index = this.sandbox.layout({ refresh: refreshLayout }).then((layout) => indexSkills(this.sandbox.projectRoot, layout));
+    return this.index;
+  }
+}
+
+async function indexSkills(projectRoot: string, layout: ProjectLayout): Promise<Map<string, SkillLocation>> {
+  const found = new Map<string, SkillLocation>();
+  const virtualOf = (folder: string) => `{project-root}/${path.relative(projectRoot, folder).split(path.sep).join("/")}`;
+  const byLexical = (a: LayoutRoot, b: LayoutRoot) => (a.lexical < b.lexical ? -1 : a.lexical > b.lexical ? 1 : 0);
+  for (const root of layout.roots.filter((candidate) => candidate.kind === "skills").sort(byLexical)) {
+    const entries = await readdir(root.lexical, { withFileTypes: true }).catch((): Dirent[] => []);
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      if (found.has(entry.name) || isProtectedSegment(entry.name) || !(entry.isDirectory() || entry.isSymbolicLink())) continue;
+      const folder = path.join(root.lexical, entry.name);
+      // a linked skill folder is indexed as it is; reading it goes through the sandbox, which refuses an escape
+      if (await hasSkillFile(folder)) found.set(entry.name, { name: entry.name, folder, virtualPath: virtualOf(folder) });
+    }
+  }
+  for (const root of layout.roots.filter((candidate) => candidate.kind === "tree").sort(byLexical)) {
+    for (const folder of await skillFoldersUnder(root.lexical)) {
+      const name = path.basename(folder);
+      if (found.has(name)) continue;
+      found.set(name, { name, folder, virtualPath: virtualOf(folder), tree: { root, relative: path.relative(root.lexical, folder) } });
+    }
+  }
+  return found;
+}
+
+/** Folders holding a SKILL.md under `tree`, breadth first, not following links, bounded in depth and folders. */
+async function skillFoldersUnder(tree: string): Promise<string[]> {
+  const skills: string[] = [];
+  let level = [tree];
+  let opened = 0;
+  for (let depth = 1; depth <= treeSearchDepth && level.length > 0; depth++) {
+    const next: string[] = [];
+    for (const folder of level) {
+      if (opened++ >= treeSearchMaxFolders) return skills;
+      const directory = await opendir(folder).catch(() => undefined);
+      if (!directory) continue;
+      for await (const entry of directory) {
+        if (!entry.isDirectory() || skippedFolders.has(entry.name) || isProtectedSegment(entry.name)) continue;
+        const child = path.join(folder, entry.name);
+        if (await hasSkillFile(child)) skills.push(child);
+        else next.push(child);
+      }
+    }
+    level = next.sort();
+  }
+  return skills.sort();
+}
+
+async function hasSkillFile(folder: string): Promise<boolean> {
+  const file = path.join(folder, skillFileName);
+  const stats = await lstat(file).catch(() => undefined);
+  if (stats?.isSymbolicLink()) return (await stat(file).catch(() => undefined))?.isFile() ?? false;
+  return stats?.isFile() ?? false;
+}

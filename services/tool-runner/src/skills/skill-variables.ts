@@ -1,0 +1,84 @@
+import { getOwn, isTable, mapOutputVariables, mergeLayers, parseTomlLayer, type TomlTable } from "@agent-orchestrator/shared";
+import { parse as parseYaml } from "yaml";
+import type { OptionalFiles } from "./optional-file.js";
+
+/** Values BMAD's skills fall back to when the config lacks them ("missing keys → neutral defaults"). */
+export const variableDefaults: Readonly<Record<string, string>> = {
+  user_name: "User",
+  communication_language: "English",
+  document_output_language: "English",
+  output_folder: "_bmad-output",
+};
+
+/** Where a skill's config comes from. */
+export interface SkillVariableSources {
+  name: string;
+  /** the BMAD tree holding the config, as a virtual path (`{project-root}/_bmad`); none for a project without one */
+  configTree: string | undefined;
+  /** the module folder the skill is in, when it sits in a BMAD tree (`bmm` for `_bmad/bmm/workflows/x`) */
+  folderModule: string | undefined;
+  /** `project_name` when the config has none: the project folder's name */
+  projectName: string;
+  today: Date;
+}
+
+/**
+ * The config variables of a skill (docs/bmad-releases.md, "Config"): `<tree>/core/config.yaml`, then its
+ * module's `config.yaml` and `config.user.yaml`, then the `[core]` and `[modules.<module>]` tables of
+ * `<tree>/config.toml` (+ `config.user.toml`, `custom/config.toml`, `custom/config.user.toml`), later winning.
+ * The module is `[agents.<name>].module` of that config, else the module folder the skill is in, else `bmm`.
+ * Defaults fill what is missing; output variables are mapped into `{session-folder}`; `date` is today.
+ */
+export async function loadSkillVariables(files: OptionalFiles, sources: SkillVariableSources): Promise<Record<string, string>> {
+  const tree = sources.configTree;
+  let toml: TomlTable = {};
+  const scalars: Record<string, string> = {};
+  if (tree !== undefined) {
+    const layers: TomlTable[] = [];
+    for (const layerPath of [`${tree}/config.toml`, `${tree}/config.user.toml`, `${tree}/custom/config.toml`, `${tree}/custom/config.user.toml`]) {
+      const text = await files.read(layerPath);
+      if (text === undefined) continue;
+      const parsed = parseTomlLayer(text);
+      if (parsed.ok) layers.push(parsed.value);
+      else files.notes.push(`${layerPath} skipped: ${parsed.reason}`);
+    }
+    toml = mergeLayers(layers);
+    const agents = toml["agents"];
+    const agent = isTable(agents) ? getOwn(agents, sources.name) : undefined;
+    const declared = isTable(agent) && typeof agent["module"] === "string" ? agent["module"] : undefined;
+    const module = [declared, sources.folderModule, "bmm"].find((candidate) => candidate !== undefined && /^[a-z0-9][\w-]*$/i.test(candidate)) ?? "bmm";
+    for (const configPath of [`${tree}/core/config.yaml`, `${tree}/${module}/config.yaml`, `${tree}/${module}/config.user.yaml`]) {
+      Object.assign(scalars, scalarEntries(parseYamlMapping(await files.read(configPath), configPath, files)));
+    }
+    const modules = toml["modules"];
+    Object.assign(scalars, scalarEntries(toml["core"]), scalarEntries(isTable(modules) ? getOwn(modules, module) : undefined));
+  }
+  const variables: Record<string, string> = { ...variableDefaults, project_name: sources.projectName, ...scalars };
+  const mapped = mapOutputVariables(variables);
+  // an older installer may leave `{output_folder}` inside other values
+  for (const [name, value] of Object.entries(mapped)) mapped[name] = value.replace(/\{output_folder\}/g, mapped["output_folder"] ?? "{session-folder}");
+  mapped["date"] = sources.today.toISOString().slice(0, 10);
+  return mapped;
+}
+
+function parseYamlMapping(text: string | undefined, virtualPath: string, files: OptionalFiles): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return parseYaml(text, { maxAliasCount: 50 });
+  } catch {
+    files.notes.push(`${virtualPath} skipped: not valid YAML`);
+    return undefined;
+  }
+}
+
+/** The text, number and boolean entries of a mapping, as text. */
+function scalarEntries(value: unknown): Record<string, string> {
+  if (!isTable(value)) return {};
+  const entries: Record<string, string> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (key === "__proto__") continue;
+    if (typeof item === "string" && item.trim() !== "") entries[key] = item.trim();
+    else if (typeof item === "number" || typeof item === "boolean") entries[key] = String(item);
+  }
+  return entries;
+}
