@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { isTable, mergeLayers, type RegistryWarning, type TomlTable } from "@agent-orchestrator/shared";
 import { cell, type CsvRow } from "./csv-table.js";
 import type { DiscoveryContext } from "./discovery-context.js";
+import type { FileParseCache } from "./file-parse-cache.js";
 import { loadOptional } from "./load-agent.js";
 import { asMapping, field, scalarText } from "./safe-yaml.js";
 
@@ -26,7 +27,7 @@ export const centralConfigLayers = ["config.toml", "config.user.toml", "custom/c
  */
 export async function readInstallIndex(context: DiscoveryContext, folder: string, realTree: string, warnings: RegistryWarning[]): Promise<InstallIndex> {
   const absolute = join(context.rootPath, folder);
-  const optional = <T>(cache: Parameters<typeof loadOptional<T>>[0], path: string) =>
+  const optional = <T>(cache: FileParseCache<T>, path: string) =>
     loadOptional(cache, `${folder}/${path}`, join(absolute, path), realTree, "BUNDLE_INVALID", warnings);
 
   const manifest = await optional(context.yamlMappings, "_config/manifest.yaml");

@@ -206,6 +206,22 @@ describe("AgentRegistry: installed BMAD of every release (docs/bmad-releases.md)
     ]);
   });
 
+  it("reports manifest rows whose module folder is gone, and caps the skill agents a module serves", async () => {
+    const small = new AgentRegistry(tree.root, { ...limits, maxAgentsPerSource: 1 });
+    await tree.write({
+      "_bmad/_config/agent-manifest.csv": 'name,module,path\n"x","gone","_bmad/gone/agents/x.md"\n',
+      "_bmad/bmm/config.yaml": "a: 1\n",
+      ".claude/skills/bmad-agent-fox/SKILL.md": customizedSkill("bmad-agent-fox", "Fern", "Fox"),
+      ".claude/skills/bmad-agent-owl/SKILL.md": customizedSkill("bmad-agent-owl", "Olive", "Owl"),
+    });
+    await small.rescan();
+    expect(small.listAgents().map((agent) => agent.id)).toEqual(["bmm/fox"]);
+    expect(small.listBundles().warnings.map((warning) => warning.message)).toEqual([
+      "_bmad/_config/agent-manifest.csv lists 1 agent(s) of module gone, whose folder _bmad/gone is missing",
+    ]);
+    expect(small.listBundles().bundles.find((entry) => entry.path === "_bmad/bmm")?.warnings.map((warning) => warning.code)).toEqual(["LIMIT_REACHED"]);
+  });
+
   it("warns once when no layout is there, naming what it looked for, and not when any one is", async () => {
     await tree.write({ ".claude/skills/bmad-help/SKILL.md": "---\nname: bmad-help\n---\n", "src/index.ts": "\n" });
     await registry.rescan();

@@ -25,7 +25,12 @@ export async function scanInstalls(context: DiscoveryContext, budget: number): P
   const warnings: RegistryWarning[] = [];
   const currentReal = await realpath(join(context.rootPath, "_bmad")).catch(() => undefined);
   const index = currentReal ? await readInstallIndex(context, "_bmad", currentReal, warnings) : undefined;
-  const current = await scanModuleTree(context, { folder: "_bmad", skip: notModules, release: index?.release, listed: listedAgentFiles(index) }, budget);
+  const listed = listedAgentFiles(index);
+  const current = await scanModuleTree(context, { folder: "_bmad", skip: notModules, release: index?.release, listed }, budget);
+  for (const [module, files] of listed) {
+    if (current.sources.some((source) => source.info.name === module)) continue;
+    warnings.push({ code: "AGENT_INVALID", message: `_bmad/_config/agent-manifest.csv lists ${files.length} agent(s) of module ${module}, whose folder _bmad/${module} is missing`, path: "_bmad/_config/agent-manifest.csv" });
+  }
   const alpha = await scanModuleTree(context, { folder: "bmad", skip: notAlphaModules, release: await alphaRelease(context, warnings), listed: new Map() }, budget - current.sources.length);
   const v4 = await scanV4Trees(context, budget - current.sources.length - alpha.sources.length);
   const xmlSources = [...current.sources, ...alpha.sources, ...v4.sources];
@@ -41,7 +46,11 @@ export async function scanInstalls(context: DiscoveryContext, budget: number): P
       currentSources.push(source);
     }
     source.info.warnings.push(...found.warnings);
-    if (source.info.status === "ok") source.agents.push(...found.agents);
+    const room = context.limits.maxAgentsPerSource - source.agents.length;
+    if (source.info.status === "ok" && found.agents.length > room) {
+      source.info.warnings.push({ code: "LIMIT_REACHED", message: `${source.info.path} has ${source.agents.length + found.agents.length} agents; only the first ${context.limits.maxAgentsPerSource} are served`, path: source.info.path });
+      source.agents.push(...found.agents.slice(0, Math.max(0, room)));
+    } else if (source.info.status === "ok") source.agents.push(...found.agents);
     else if (found.agents.length > 0) {
       source.info.warnings.push({ code: "BUNDLE_INVALID", message: `${source.info.path} is invalid, so its ${found.agents.length} skill agent(s) are not served`, path: source.info.path });
     }
