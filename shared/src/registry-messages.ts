@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AgentDefinition, AgentSource, AgentSummary, MenuItem } from "./agent.js";
+import { AgentDefinition, AgentFormat, AgentSource, AgentSummary, MenuItem } from "./agent.js";
 import { ErrorReply } from "./error-code.js";
 
 export const ListAgentsRequest = z.object({
@@ -55,7 +55,7 @@ export const RegistryWarning = z.object({
 });
 export type RegistryWarning = z.infer<typeof RegistryWarning>;
 
-/** One agent source: a bundle under `bmad/custom/bundles`, or an installed module `bmad/<module>`. */
+/** One agent source: a bundle under `bmad/custom/bundles`, or an installed module (`_bmad/<module>`, `bmad/<module>`, `.bmad-core`, …). */
 export const BundleInfo = z.object({
   /** the bundle's `name` (its folder name when bundle.yaml is unusable), or the module's folder name */
   name: z.string(),
@@ -80,7 +80,7 @@ export const ListBundlesReply = z.union([
   z.object({
     success: z.literal(true),
     bundles: z.array(BundleInfo),
-    /** warnings that belong to no single source (a missing bmad folder, a count cap) */
+    /** warnings that belong to no single source (no BMAD install found, a count cap) */
     warnings: z.array(RegistryWarning),
   }),
   ErrorReply,
@@ -133,6 +133,24 @@ export const ActivationData = z.object({
   /** prompts that `action="#id"` menu items refer to */
   prompts: z.array(z.object({ id: z.string(), content: z.string() })),
   userContext: z.string().optional(),
+  /** the agent file's dialect (`skill` for a skills-era agent) */
+  format: AgentFormat.optional(),
+  /** the BMAD release that installed the agent, when the install says */
+  release: z.string().optional(),
+  /** a skills-era agent's skill: its name and folder relative to BMAD_ROOT */
+  skill: z.object({ name: z.string(), path: z.string() }).optional(),
+  /**
+   * A skills-era agent's merged customization, as written: `persistent_facts` (literal facts and `file:`
+   * globs under the project, which the tool side loads), and the steps to run before and after greeting.
+   * These are also folded into `activation.steps`.
+   */
+  customization: z
+    .object({
+      persistentFacts: z.array(z.string()),
+      activationStepsPrepend: z.array(z.string()),
+      activationStepsAppend: z.array(z.string()),
+    })
+    .optional(),
 });
 export type ActivationData = z.infer<typeof ActivationData>;
 

@@ -1,11 +1,15 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ActivationData } from "@agent-orchestrator/shared";
+import { ActivationData, parseTomlLayer, type TomlTable } from "@agent-orchestrator/shared";
 import { describe, expect, it } from "vitest";
 import { fixturesFolder } from "./__fixtures__/bmad-tree.js";
+import { agentCustomization, customizedSkill } from "./__fixtures__/install-files.js";
 import { buildActivation } from "./activation-document.js";
 import type { AgentRecord } from "./discovery-context.js";
+import { moduleAgent } from "./module-agent.js";
 import { parseAgentFile } from "./parse-agent-file.js";
+import { buildSkillAgent } from "./skill-agent.js";
+import { parseSkillDocument } from "./skill-document.js";
 
 function record(fixture: string, id: string, source: "bundle" | "module" = "module"): AgentRecord {
   const result = parseAgentFile(readFileSync(join(fixturesFolder, fixture), "utf8"), fixture);
@@ -82,4 +86,34 @@ describe("buildActivation", () => {
     expect(text).not.toContain("## USER REQUEST");
     expect(text).toContain("**Core Principles:**\n- First principle\n- Second principle");
   });
+
+  it("activates a skills-era agent: persona, customization steps around the greeting, facts as written, skill and prompt commands", () => {
+    const skillPath = ".claude/skills/bmad-agent-keeper";
+    const document = parseSkillDocument(customizedSkill("bmad-agent-keeper", "Kit", "Lighthouse Keeper"));
+    if (!document.ok) throw new Error(document.reason);
+    const table = parseTomlLayer(agentCustomization("Kit", "Lighthouse Keeper", "💡"));
+    if (!table.ok) throw new Error(table.reason);
+    const parsed = buildSkillAgent({ skillPath, document: document.value, customization: table.value["agent"] as TomlTable });
+    const skillRecord = moduleAgent(parsed, { id: "bmm/keeper", module: "bmm", release: "6.12.0", bundlePath: skillPath, filePath: `${skillPath}/SKILL.md`, skill: { name: "bmad-agent-keeper", path: skillPath } });
+
+    const { data, text } = buildActivation(skillRecord, { variables: { user_name: "Ada" } });
+    expect(ActivationData.parse(data)).toEqual(data);
+    expect(data).toMatchObject({
+      name: "keeper",
+      format: "skill",
+      release: "6.12.0",
+      skill: { name: "bmad-agent-keeper", path: skillPath },
+      customization: { persistentFacts: ["file:{project-root}/docs/harbour.md"], activationStepsPrepend: ["Check the weather."], activationStepsAppend: [] },
+      persona: { name: "Kit", title: "Lighthouse Keeper", icon: "💡", role: "Keeps the lighthouse.", principles: "Keep the light on.\nLog every ship." },
+    });
+    expect(data.activation.steps[0]).toBe("Check the weather.");
+    expect(data.activation.steps[1]).toMatch(/^Greet Ada warmly by name as Kit, speaking in \{communication_language\}, and lead the greeting with 💡/);
+    expect(data.activation.steps[2]).toMatch(/present the commands below/);
+    expect(data.activation.variables).toEqual(["communication_language", "project-root"]);
+    expect(text).not.toMatch(/resolve_customization/);
+    expect(text).toContain("## PERSISTENT FACTS\n\n- file:{project-root}/docs/harbour.md");
+    expect(text).toContain('1. LS - Log a ship [skill="bmad-log-ship"]');
+    expect(text).toContain('2. WX - Read the weather [prompt="Look at the sky and report."]');
+  });
 });
+

@@ -1,6 +1,7 @@
 import type { ActivationData, MenuItem } from "@agent-orchestrator/shared";
 import { renderActivationText } from "./activation-text.js";
 import type { AgentRecord } from "./discovery-context.js";
+import type { SkillAgentExtras } from "./parsed-agent.js";
 
 /** What the caller of an activation adds to the agent's own document. */
 export interface ActivationOptions {
@@ -22,7 +23,12 @@ export function buildActivation(record: AgentRecord, options: ActivationOptions 
   const { definition, parsed } = record;
   const fill = substituter(options.variables ?? {});
   const menu = definition.menu.map((item) => fillMenuItem(item, fill));
-  const steps = definition.criticalActions.map(fill);
+  const customization = parsed.skill && {
+    persistentFacts: parsed.skill.persistentFacts.map(fill),
+    activationStepsPrepend: parsed.skill.activationStepsPrepend.map(fill),
+    activationStepsAppend: parsed.skill.activationStepsAppend.map(fill),
+  };
+  const steps = (parsed.skill ? skillActivationSteps(definition.name, definition.icon, parsed.skill) : definition.criticalActions).map(fill);
   const handlers = Object.fromEntries(parsed.handlers.map((handler) => [handler.type, fill(handler.instructions)]));
   const rules = parsed.rules.map(fill);
   const prompts = parsed.prompts.map((prompt) => ({ id: prompt.id, content: fill(prompt.content) }));
@@ -45,6 +51,7 @@ export function buildActivation(record: AgentRecord, options: ActivationOptions 
     persona.identity,
     persona.communicationStyle,
     persona.principles,
+    ...(customization?.persistentFacts ?? []),
   ];
   const data: ActivationData = {
     type: "agent",
@@ -57,8 +64,27 @@ export function buildActivation(record: AgentRecord, options: ActivationOptions 
     menu,
     prompts,
     ...(options.userContext?.trim() ? { userContext: options.userContext.trim() } : {}),
+    ...(definition.format ? { format: definition.format } : {}),
+    ...(definition.release ? { release: definition.release } : {}),
+    ...(definition.skill ? { skill: definition.skill } : {}),
+    ...(customization ? { customization } : {}),
   };
   return { data, text: renderActivationText(data) };
+}
+
+/**
+ * The start of a skills-era agent, as its SKILL.md orders it (docs/bmad-releases.md): the customization's
+ * prepend steps, the greeting, the append steps, then the menu. The system has already merged the
+ * customization and loads config and facts itself, so no step asks the model to run BMAD's resolver script.
+ */
+function skillActivationSteps(name: string, icon: string, customization: SkillAgentExtras): string[] {
+  const facts = customization.persistentFacts.length > 0 ? " Keep the persistent facts below in mind throughout." : "";
+  return [
+    ...customization.activationStepsPrepend,
+    `Greet {user_name} warmly by name as ${name}, speaking in {communication_language}, and lead the greeting with ${icon}; keep prefixing your messages with ${icon} for the whole session.${facts} Remind the user they can invoke the \`bmad-help\` skill at any time.`,
+    ...customization.activationStepsAppend,
+    "If the user's first message already names an intent that clearly maps to a command, dispatch it directly; otherwise present the commands below as a numbered table (Code, Description, Action) and wait for input. A command with a skill is run by loading that skill (load_skill); a command with a prompt is done by following its prompt.",
+  ];
 }
 
 function substituter(variables: Readonly<Record<string, string>>): (text: string) => string {
@@ -71,7 +97,7 @@ function substituter(variables: Readonly<Record<string, string>>): (text: string
 
 function fillMenuItem(item: MenuItem, fill: (text: string) => string): MenuItem {
   const filled: MenuItem = { ...item, description: fill(item.description) };
-  for (const field of ["workflow", "validateWorkflow", "exec", "tmpl", "data", "action"] as const) {
+  for (const field of ["workflow", "validateWorkflow", "exec", "tmpl", "data", "action", "skill", "prompt"] as const) {
     const value = item[field];
     if (value !== undefined) filled[field] = fill(value);
   }

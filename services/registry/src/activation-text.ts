@@ -21,6 +21,7 @@ export function renderActivationText(data: ActivationData): string {
     ),
     section("CRITICAL RULES", activation.rules.map((rule) => `✓ ${rule}`).join("\n")),
     section("PROMPTS", data.prompts.map((prompt) => `**#${prompt.id}:**\n${prompt.content}`).join("\n\n")),
+    section("PERSISTENT FACTS", (data.customization?.persistentFacts ?? []).map((fact) => `- ${fact}`).join("\n")),
     section("AVAILABLE COMMANDS", data.menu.map((item, index) => `${index + 1}. ${commandLine(item)}`).join("\n")),
     section("USER REQUEST", data.userContext ? data.userContext.split("\n").map((line) => `> ${line}`).join("\n") : ""),
     activation.steps.length > 0
@@ -67,6 +68,8 @@ const targetLabels: ReadonlyArray<readonly [keyof MenuItem, string]> = [
   ["tmpl", "tmpl"],
   ["data", "data"],
   ["action", "action"],
+  ["skill", "skill"],
+  ["prompt", "prompt"],
 ];
 
 function commandLine(item: MenuItem): string {

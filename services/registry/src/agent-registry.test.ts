@@ -100,7 +100,7 @@ describe("AgentRegistry: bundle discovery (spec/000 §8.1)", () => {
     });
     await registry.rescan();
     expect(registry.listAgents()).toEqual([
-      { id: "bmm/pm", name: "John", title: "John Title", icon: "🧩", description: "John Title", bundleName: "bmm", source: "module" },
+      { id: "bmm/pm", name: "John", title: "John Title", icon: "🧩", description: "John Title", bundleName: "bmm", source: "module", format: "v6-early" },
     ]);
     expect(registry.getAgent("bmm/pm")?.definition).toMatchObject({ bundlePath: "bmad/bmm", filePath: "bmad/bmm/agents/pm.md" });
     expect(registry.listBundles().bundles.map((entry) => [entry.name, entry.status])).toEqual([
@@ -171,10 +171,10 @@ describe("AgentRegistry: bundle discovery (spec/000 §8.1)", () => {
     expect(small.listAgents().map((agent) => agent.id)).toEqual(["b"]);
   });
 
-  it("reports a BMAD_ROOT without a bmad folder instead of failing", async () => {
+  it("reports a BMAD_ROOT without any BMAD install instead of failing, naming every layout looked for", async () => {
     await registry.rescan();
     expect(registry.listAgents()).toEqual([]);
-    expect(registry.listBundles().warnings[0]?.message).toMatch(/no bmad\/ folder/);
+    expect(registry.listBundles().warnings[0]?.message).toMatch(/no BMAD install: looked for _bmad\/.*bmad\/.*\.bmad-core\/.*skills/);
   });
 
   it("reports what changed between scans, and nothing when nothing did", async () => {

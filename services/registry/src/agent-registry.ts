@@ -1,13 +1,16 @@
 import { resolve } from "node:path";
-import type { AgentSummary, BundleInfo, RegistryChanged, RegistryWarning } from "@agent-orchestrator/shared";
+import { parseTomlLayer, type AgentSummary, type BundleInfo, type RegistryChanged, type RegistryWarning } from "@agent-orchestrator/shared";
 import { parseBundleManifest } from "./bundle-manifest.js";
 import type { DiscoveryLimits } from "./config.js";
+import { parseCsvTable } from "./csv-table.js";
 import { discoverSources } from "./discover-sources.js";
 import type { AgentRecord, DiscoveryContext } from "./discovery-context.js";
 import { FileParseCache } from "./file-parse-cache.js";
 import { parseAgentForCache } from "./load-agent.js";
 import type { Catalog } from "./resolve-conflicts.js";
+import { parseYamlMapping } from "./safe-yaml.js";
 import { parseModuleConfig } from "./scan-modules.js";
+import { parseSkillDocument } from "./skill-document.js";
 
 /** A change as the registry sees it; the service adds its instance id when it publishes it. */
 export type RegistryChange = Omit<RegistryChanged, "instance">;
@@ -36,6 +39,10 @@ export class AgentRegistry {
       manifests: new FileParseCache(parseBundleManifest, limits.maxFileBytes),
       agentFiles: new FileParseCache(parseAgentForCache, limits.maxFileBytes),
       moduleConfigs: new FileParseCache(parseModuleConfig, limits.maxFileBytes),
+      yamlMappings: new FileParseCache(parseYamlMapping, limits.maxFileBytes),
+      csvTables: new FileParseCache(parseCsvTable, limits.maxFileBytes),
+      tomlLayers: new FileParseCache(parseTomlLayer, limits.maxFileBytes),
+      skillDocuments: new FileParseCache(parseSkillDocument, limits.maxFileBytes),
     };
   }
 
@@ -86,6 +93,8 @@ export class AgentRegistry {
       description: definition.description,
       bundleName: definition.bundleName,
       source: definition.source,
+      ...(definition.format ? { format: definition.format } : {}),
+      ...(definition.release ? { release: definition.release } : {}),
     }));
     const previousBundles = this.#bundlePrints;
     this.#agentPrints = agentPrints;

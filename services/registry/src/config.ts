@@ -3,7 +3,7 @@ import { z } from "zod";
 
 /** The registry's settings, from the environment (validated at start; a bad value names the variable). */
 export const registryEnvSchema = baseEnvSchema.extend({
-  /** the folder that holds `bmad/`; agent paths are reported relative to it */
+  /** the project folder BMAD was installed into (it holds `_bmad/`, `bmad/`, `.bmad-core/` or `.<tool>/skills/`); agent paths are reported relative to it */
   BMAD_ROOT: z.string().min(1).default("."),
   /** re-scan when files change; off, the registry serves what it found at start (and on `rescan()`) */
   REGISTRY_WATCH: z.stringbool().default(true),

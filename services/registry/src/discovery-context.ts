@@ -1,8 +1,10 @@
-import type { AgentDefinition, BundleInfo } from "@agent-orchestrator/shared";
+import type { AgentDefinition, BundleInfo, TomlTable } from "@agent-orchestrator/shared";
 import type { ReadManifest } from "./bundle-manifest.js";
 import type { DiscoveryLimits } from "./config.js";
+import type { CsvRow } from "./csv-table.js";
 import type { FileParseCache } from "./file-parse-cache.js";
 import type { ParsedAgent } from "./parsed-agent.js";
+import type { SkillDocument } from "./skill-document.js";
 
 /** An agent as served: the definition clients get, and the parse the activation document is built from. */
 export interface AgentRecord {
@@ -24,6 +26,18 @@ export interface DiscoveryContext {
   manifests: FileParseCache<ReadManifest>;
   agentFiles: FileParseCache<ParsedAgent>;
   moduleConfigs: FileParseCache<true>;
+  /** installer manifests read as YAML mappings (`install-manifest.yaml`, `_config/manifest.yaml`, `bmad-skill-manifest.yaml`) */
+  yamlMappings: FileParseCache<Record<string, unknown>>;
+  /** `_config/*-manifest.csv` */
+  csvTables: FileParseCache<CsvRow[]>;
+  /** customization layers and `_bmad/config.toml` layers */
+  tomlLayers: FileParseCache<TomlTable>;
+  skillDocuments: FileParseCache<SkillDocument>;
+}
+
+/** Every parse cache of a context, for starting and ending a scan. */
+export function contextCaches(context: DiscoveryContext): { beginScan(): void; endScan(): void }[] {
+  return [context.manifests, context.agentFiles, context.moduleConfigs, context.yamlMappings, context.csvTables, context.tomlLayers, context.skillDocuments];
 }
 
 /** How many bundles or modules are read at once: enough to overlap file I/O, few enough to stay polite. */

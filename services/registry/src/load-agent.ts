@@ -1,6 +1,6 @@
 import type { RegistryWarning, RegistryWarningCode } from "@agent-orchestrator/shared";
 import type { DiscoveryContext } from "./discovery-context.js";
-import type { LoadOutcome } from "./file-parse-cache.js";
+import type { FileParseCache, LoadOutcome } from "./file-parse-cache.js";
 import { parseAgentFile } from "./parse-agent-file.js";
 import type { ParsedAgent } from "./parsed-agent.js";
 
@@ -44,4 +44,21 @@ export function reportOutcome<T>(
 export function parseAgentForCache(text: string, relativePath: string) {
   const result = parseAgentFile(text, relativePath);
   return result.ok ? { ok: true as const, value: result.agent } : result;
+}
+
+/**
+ * Reads a file that may be absent (a manifest, a customization layer) through `cache`: absent gives
+ * undefined without a warning; any other failure is reported with `fallback` and gives undefined.
+ */
+export async function loadOptional<T>(
+  cache: FileParseCache<T>,
+  relativePath: string,
+  absolutePath: string,
+  containerRealPath: string,
+  fallback: RegistryWarningCode,
+  warnings: RegistryWarning[],
+): Promise<T | undefined> {
+  const outcome = await cache.load(relativePath, absolutePath, containerRealPath);
+  if (!outcome.ok && outcome.code === "FILE_MISSING") return undefined;
+  return reportOutcome(outcome, relativePath, fallback, warnings) ? outcome.value : undefined;
 }

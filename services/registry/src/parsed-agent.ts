@@ -31,6 +31,16 @@ export interface ParsedAgent {
   menu: MenuItem[];
   prompts: { id: string; content: string }[];
   notes: ParseNote[];
+  /** what only a skills-era agent has (its customization's facts and extra activation steps) */
+  skill?: SkillAgentExtras;
+}
+
+/** The parts of a skills-era agent's merged `[agent]` customization that the activation document shows as written. */
+export interface SkillAgentExtras {
+  /** literal facts and `file:` globs, as written (the tool side loads the files) */
+  persistentFacts: string[];
+  activationStepsPrepend: string[];
+  activationStepsAppend: string[];
 }
 
 /** An agent, or why the file is not one. */
@@ -65,6 +75,8 @@ export function buildMenuItem(
     const value = targetOf(attribute)?.trim();
     if (value === undefined || value === "" || item[field] !== undefined) continue;
     item[field] = value;
+    // 6.2 menus invoke skills as exec="skill:<name>" (docs/bmad-releases.md); the exec value is kept as written
+    if (field === "exec" && value.startsWith("skill:") && value.length > "skill:".length) item.skill = value.slice("skill:".length).trim();
     if (value.toLowerCase() === "todo") {
       item.todo = true;
       notes.push({ code: "PLACEHOLDER", message: `menu item ${trigger}: ${attribute} is the placeholder "todo"` });

@@ -15,6 +15,7 @@ import {
 } from "@agent-orchestrator/shared";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { agentFile, createBmadTree, multiAgentBundle, standaloneBundle, type BmadTree } from "./__fixtures__/bmad-tree.js";
+import { agentCustomization, customizedSkill } from "./__fixtures__/install-files.js";
 import { registryEnvSchema } from "./config.js";
 import { startRegistry, type RunningRegistry } from "./registry-service.js";
 
@@ -165,6 +166,22 @@ describe("registry service over NATS", () => {
     } finally {
       subscription.unsubscribe();
     }
+  });
+
+  it("sees a skills-era agent installed in a new tool folder, and a team override of it, and serves its activation", async () => {
+    await tree.write({
+      ".agents/skills/bmad-agent-keeper/SKILL.md": customizedSkill("bmad-agent-keeper", "Kit", "Lighthouse Keeper"),
+      ".agents/skills/bmad-agent-keeper/customize.toml": agentCustomization("Kit", "Lighthouse Keeper", "💡"),
+    });
+    await eventually(async () => expect(await listIds()).toContain("bmm/keeper"));
+    await tree.write({ "_bmad/custom/bmad-agent-keeper.toml": '[agent]\nicon = "🗼"\n' });
+    await eventually(async () => {
+      const reply = await ask(subjects.registryAgentsGet, { agent_id: "bmm/keeper" }, GetAgentReply);
+      expect(reply.success && reply.agent.icon).toBe("🗼");
+    });
+    const activation = await ask(subjects.registryAgentsActivation, { agent_id: "bmm/keeper" }, ActivationReply);
+    expect(activation.success && activation.data).toMatchObject({ format: "skill", skill: { name: "bmad-agent-keeper", path: ".agents/skills/bmad-agent-keeper" } });
+    expect(activation.success && activation.text).toContain("🗼 **Agent Activated: Kit** (Lighthouse Keeper)");
   });
 
   it("keeps serving the last good version after a bad edit and reports it; a fix is picked up", async () => {

@@ -1,4 +1,4 @@
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { NatsConnection } from "nats";
 import {
   ActivationRequest,
@@ -20,7 +20,8 @@ import {
 import { buildActivation } from "./activation-document.js";
 import { AgentRegistry, type RegistryChange } from "./agent-registry.js";
 import { discoveryLimits, type RegistryConfig } from "./config.js";
-import { watchTree, type TreeWatcher } from "./watch-tree.js";
+import { watchInstall } from "./watch-install.js";
+import type { TreeWatcher } from "./watch-tree.js";
 
 /** The version the registry announces in `$SRV` discovery. */
 export const registryVersion = "0.1.0";
@@ -94,8 +95,8 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Runn
 
   let watcher: TreeWatcher | undefined;
   if (config.REGISTRY_WATCH) {
-    watcher = await watchTree({
-      directory: join(root, "bmad"),
+    watcher = await watchInstall({
+      root,
       pollMs: config.REGISTRY_POLL_MS,
       debounceMs: config.REGISTRY_DEBOUNCE_MS,
       forcePoll: config.REGISTRY_FORCE_POLL,

@@ -13,16 +13,17 @@ export interface Catalog {
 /**
  * Makes bundle names and agent ids unique, deterministically (RELIABILITY 87: never last-writer-wins).
  *
- * The rule: sources are taken in a fixed order, bundles (`bmad/custom/bundles/*`) before installed modules
- * (`bmad/*`), each group in byte order of its folder path; inside a source, agents in bundle.yaml order
- * (bundles) or file-name order (modules). The first source to claim a name, and the first agent to claim
+ * The rule: sources are taken in a fixed order, bundles (`bmad/custom/bundles/*`) before installed modules,
+ * and installed modules newest layout first (`_bmad/*` with its skill agents, then `bmad/*`, then 4.x
+ * `.bmad-*`), each group in byte order of its folder path; inside a source, agents in bundle.yaml order
+ * (bundles) or file order (modules, then their skill agents by skill name). The first source to claim a name, and the first agent to claim
  * an id, keep it. A later source with a taken name is left out whole; a later agent with a taken id is left
  * out alone; each loser gets a BUNDLE_CONFLICT warning naming the winner. Only sources that serve agents
  * (status ok) claim names, so a broken bundle cannot shadow a working one. (Bundle agent ids are plain
  * tokens and module agent ids are `<module>/<name>`, so in practice ids clash between bundles, and a
  * bundle named like a module, e.g. `bmm`, hides that module.)
  *
- * `sources` must already be in that order (bundles first, each group sorted), as the scanners return them.
+ * `sources` must already be in that order, as the scanners return them.
  */
 export function resolveConflicts(sources: readonly SourceScan[], warnings: RegistryWarning[]): Catalog {
   const agents = new Map<string, AgentRecord>();

@@ -70,3 +70,11 @@ export function textList(value: unknown): string[] {
   const items = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
   return items.map((item) => flattenText(item)).filter((item) => item !== "");
 }
+
+/** A YAML file that must be a mapping (installer manifests), in the shape the parse cache wants. */
+export function parseYamlMapping(text: string): { ok: true; value: Record<string, unknown> } | { ok: false; reason: string } {
+  const parsed = parseYaml(text);
+  if (!parsed.ok) return { ok: false, reason: `not valid YAML: ${parsed.error}` };
+  const mapping = asMapping(parsed.value);
+  return mapping ? { ok: true, value: mapping } : { ok: false, reason: "not a YAML mapping" };
+}

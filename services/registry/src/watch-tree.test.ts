@@ -3,35 +3,10 @@ import { join } from "node:path";
 import { createLogger } from "@agent-orchestrator/shared";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBmadTree, type BmadTree } from "./__fixtures__/bmad-tree.js";
+import { changeCounter } from "./__fixtures__/change-counter.js";
 import { watchTree, type TreeWatcher } from "./watch-tree.js";
 
 const logger = createLogger("registry-test", "silent");
-
-/** Counts `onChange` calls; `next()` waits for one more. */
-function changeCounter() {
-  let calls = 0;
-  const waiters: (() => void)[] = [];
-  return {
-    onChange: () => {
-      calls++;
-      waiters.splice(0).forEach((wake) => wake());
-    },
-    get calls() {
-      return calls;
-    },
-    async next(timeoutMs = 2000): Promise<void> {
-      const before = calls;
-      const deadline = Date.now() + timeoutMs;
-      while (calls === before) {
-        if (Date.now() > deadline) throw new Error("no change seen");
-        await new Promise<void>((wake) => {
-          waiters.push(wake);
-          setTimeout(wake, 20);
-        });
-      }
-    },
-  };
-}
 
 describe("watchTree", () => {
   let tree: BmadTree;

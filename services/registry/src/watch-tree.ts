@@ -4,8 +4,15 @@ import type { Logger } from "@agent-orchestrator/shared";
 
 /** Where to watch and how to report. */
 export interface TreeWatchOptions {
-  /** the folder to watch, recursively (BMAD_ROOT/bmad) */
+  /** the folder to watch (a BMAD tree, a skills folder, or BMAD_ROOT itself) */
   directory: string;
+  /** watch the whole tree (default) or only the folder's own entries */
+  recursive?: boolean;
+  /**
+   * whether the safety re-check also calls `onChange` while fs.watch is live (default true); a watcher that
+   * is one of several sets it false so only one of them re-scans on the slow timer. Polling always calls it.
+   */
+  rescanOnTick?: boolean;
   /** how often to poll when fs.watch is unavailable or forced off */
   pollMs: number;
   /** quiet time after an event before `onChange`, so a burst of events (a save, a checkout) is one call */
@@ -60,7 +67,7 @@ export async function watchTree(options: TreeWatchOptions): Promise<TreeWatcher>
     const identity = await stat(directory).catch(() => undefined);
     if (closed || !identity?.isDirectory()) return false;
     try {
-      const started = watch(directory, { recursive: true, persistent: false }, onEvent);
+      const started = watch(directory, { recursive: options.recursive ?? true, persistent: false }, onEvent);
       started.on("error", (error) => {
         logger.warn({ err: error }, "fs.watch failed; polling until the folder can be watched again");
         stopWatching();
@@ -84,9 +91,13 @@ export async function watchTree(options: TreeWatchOptions): Promise<TreeWatcher>
         stopWatching();
         schedule(options.pollMs);
       }
-      if (!watcher && (await startWatching())) schedule(safetyMs);
+      if (!watcher && (await startWatching())) {
+        schedule(safetyMs);
+        if (!closed) options.onChange(); // re-armed: what happened while it was down is unknown
+        return;
+      }
     }
-    if (!closed) options.onChange();
+    if (!closed && (options.rescanOnTick !== false || !watcher)) options.onChange();
   };
 
   let interval: NodeJS.Timeout | undefined;

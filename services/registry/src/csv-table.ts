@@ -1,0 +1,40 @@
+import { parse } from "csv-parse/sync";
+import type { ParseOutcome } from "./file-parse-cache.js";
+
+/** One CSV row by column name; only own keys, never `__proto__` and friends. */
+export type CsvRow = Readonly<Record<string, string>>;
+
+const forbiddenKeys = new Set(["__proto__", "constructor", "prototype"]);
+
+/**
+ * Reads a CSV file with a header row (BMAD's `_config/*-manifest.csv`) into rows keyed by column name.
+ * Quoted fields may hold commas and line breaks; rows shorter or longer than the header are read as far
+ * as they go. A header that repeats a column keeps the first one.
+ */
+export function parseCsvTable(text: string): ParseOutcome<CsvRow[]> {
+  let records: string[][];
+  try {
+    records = parse(text, { bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, trim: false }) as string[][];
+  } catch (error) {
+    return { ok: false, reason: `not valid CSV: ${error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error)}` };
+  }
+  const [header, ...rows] = records;
+  if (!header) return { ok: true, value: [] };
+  const columns = header.map((name) => name.trim());
+  return {
+    ok: true,
+    value: rows.map((cells) => {
+      const row: Record<string, string> = {};
+      columns.forEach((name, index) => {
+        if (name === "" || forbiddenKeys.has(name) || Object.prototype.hasOwnProperty.call(row, name)) return;
+        row[name] = (cells[index] ?? "").trim();
+      });
+      return row;
+    }),
+  };
+}
+
+/** A column of a row, or "" when the row lacks it. */
+export function cell(row: CsvRow, column: string): string {
+  return Object.prototype.hasOwnProperty.call(row, column) ? (row[column] as string) : "";
+}

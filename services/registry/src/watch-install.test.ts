@@ -1,0 +1,66 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { createLogger } from "@agent-orchestrator/shared";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createBmadTree, type BmadTree } from "./__fixtures__/bmad-tree.js";
+import { changeCounter } from "./__fixtures__/change-counter.js";
+import type { TreeWatcher } from "./watch-tree.js";
+import { watchInstall } from "./watch-install.js";
+
+const logger = createLogger("registry-test", "silent");
+
+describe("watchInstall", () => {
+  let tree: BmadTree;
+  let watcher: TreeWatcher | undefined;
+  beforeEach(async () => {
+    tree = await createBmadTree();
+    await tree.write({
+      "_bmad/bmm/config.yaml": "a: 1\n",
+      ".claude/skills/bmad-agent-owl/SKILL.md": "---\nname: bmad-agent-owl\n---\n",
+      "src/app.ts": "export {};\n",
+      "node_modules/pkg/index.js": "\n",
+    });
+  });
+  afterEach(async () => {
+    watcher?.close();
+    await tree.cleanup();
+  });
+
+  const start = async (counter: ReturnType<typeof changeCounter>) => {
+    watcher = await watchInstall({ root: tree.root, pollMs: 60_000, debounceMs: 20, forcePoll: false, onChange: counter.onChange, logger });
+    expect(watcher.mode).toBe("watch");
+  };
+
+  it("sees a team customization file appear under _bmad/custom and an edit inside a tool folder's skill", async () => {
+    const counter = changeCounter();
+    await start(counter);
+    await tree.write({ "_bmad/custom/bmad-agent-owl.toml": "[agent]\nicon = \"🦉\"\n" });
+    await counter.next();
+    await writeFile(join(tree.root, ".claude/skills/bmad-agent-owl/customize.toml"), "[agent]\n");
+    await counter.next();
+  });
+
+  it("follows a tool folder created after the start down to its new skills", async () => {
+    const counter = changeCounter();
+    await start(counter);
+    await mkdir(join(tree.root, ".agents"));
+    await counter.next();
+    await mkdir(join(tree.root, ".agents/skills"));
+    await counter.next();
+    // once skills/ exists it is watched as a tree: an edit deep inside is seen
+    await new Promise((wait) => setTimeout(wait, 100));
+    await tree.write({ ".agents/skills/bmad-agent-fox/SKILL.md": "---\nname: bmad-agent-fox\n---\n" });
+    await counter.next();
+    await writeFile(join(tree.root, ".agents/skills/bmad-agent-fox/SKILL.md"), "---\nname: bmad-agent-fox\n---\n# Fox\n");
+    await counter.next();
+  });
+
+  it("ignores the rest of the project: sources and node_modules", async () => {
+    const counter = changeCounter();
+    await start(counter);
+    await writeFile(join(tree.root, "src/app.ts"), "export const changed = 1;\n");
+    await writeFile(join(tree.root, "node_modules/pkg/index.js"), "changed\n");
+    await new Promise((wait) => setTimeout(wait, 300));
+    expect(counter.calls).toBe(0);
+  });
+});
