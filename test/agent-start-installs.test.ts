@@ -76,7 +76,7 @@ describe.each(releases)("agent start on a real $version install", (release) => {
       files.map(async (file) => {
         const parsed = parseAgentFile(await readFile(file, "utf8"), file);
         if (!parsed.ok) throw new Error(`${file}: ${parsed.reason}`);
-        const { handlers: _handlers, rules: _rules, prompts: _prompts, notes: _notes, ...agent } = parsed.agent;
+        const { handlers: _handlers, rules: _rules, prompts: _prompts, notes: _notes, skill: _skill, ...agent } = parsed.agent;
         const filePath = relative(root, file);
         return { ...agent, id: `bmm/${parsed.agent.id}`, bundleName: "bmm", source: "module", release: release.version, bundlePath: release.agentsFolder.replace(/\/agents$/, ""), filePath };
       }),
