@@ -2,6 +2,7 @@ import { AppError, type RunnerToolName } from "@agent-orchestrator/shared";
 import { listFilesTool } from "./list-files-tool.js";
 import { preloadWorkflowTool } from "./preload-workflow-tool.js";
 import { readFileTool } from "./read-file-tool.js";
+import { runScriptTool } from "./run-script-tool.js";
 import { saveOutputTool } from "./save-output-tool.js";
 import type { ToolHandler } from "./tool-handler.js";
 
@@ -16,5 +17,5 @@ export const toolHandlers: { readonly [N in RunnerToolName]: ToolHandler<N> } = 
   list_files: listFilesTool,
   preload_workflow: preloadWorkflowTool,
   load_skill: () => Promise.reject(new AppError("SERVICE_UNAVAILABLE", "load_skill is being built")),
-  run_script: () => Promise.reject(new AppError("SERVICE_UNAVAILABLE", "run_script is being built")),
+  run_script: runScriptTool,
 };
