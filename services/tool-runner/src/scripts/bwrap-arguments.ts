@@ -67,6 +67,8 @@ export function bwrapArguments(spec: SandboxSpec, system: readonly string[] = sy
   for (const bind of spec.readOnly) args.push("--ro-bind", bind.host, bind.inside);
   for (const inside of spec.hidden) args.push("--tmpfs", inside);
   for (const bind of spec.descriptors) args.push(bind.writable ? "--bind-fd" : "--ro-bind-fd", String(bind.fd), bind.inside);
+  // bwrap's root is a tmpfs without a size limit: read-only, so /tmp (size-limited) and the session are the only places to write
+  args.push("--remount-ro", "/");
   args.push("--chdir", spec.cwd, "--clearenv");
   for (const [name, value] of Object.entries(environment)) args.push("--setenv", name, value);
   const { limits } = spec;
