@@ -1,5 +1,5 @@
 import { constants } from "node:fs";
-import { access, mkdtemp, rm } from "node:fs/promises";
+import { access, chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { openDirectory } from "../sandbox/descriptor-path.js";
@@ -28,6 +28,8 @@ export async function checkScriptSandbox(options: { spawnAs?: { uid: number; gid
   }
   const folder = await mkdtemp(path.join(tmpdir(), "ao-script-check-"));
   try {
+    // mkdtemp makes it private to the tool-runner's user; bwrap may run as another (spawnAs)
+    await chmod(folder, 0o755);
     const handle = await openDirectory(folder);
     try {
       const exit = await runSandboxProcess({

@@ -1,7 +1,7 @@
 import type { Logger } from "@agent-orchestrator/shared";
 import type { ToolRunnerConfig } from "../config.js";
 import type { Sandbox } from "../sandbox/index.js";
-import { checkScriptSandbox } from "./script-sandbox-check.js";
+import { checkScriptSandbox, type ScriptSandboxCheck } from "./script-sandbox-check.js";
 import { ScriptRunner } from "./script-runner.js";
 
 /** The SCRIPT_* settings a runner is made from. */
@@ -17,13 +17,15 @@ export async function startScriptRunner(options: {
   sandbox: Sandbox;
   logger: Logger;
   spawnAs?: { uid: number; gid: number } | undefined;
+  /** the sandbox check; tests replace it to see a failing one */
+  check?: typeof checkScriptSandbox;
 }): Promise<ScriptRunner | undefined> {
   const { settings, logger } = options;
   if (settings.SCRIPTS === "off") {
     logger.info("run_script is off (SCRIPTS=off)");
     return undefined;
   }
-  const check = await checkScriptSandbox({ spawnAs: options.spawnAs });
+  const check: ScriptSandboxCheck = await (options.check ?? checkScriptSandbox)({ spawnAs: options.spawnAs });
   if (!check.ok) {
     if (settings.SCRIPTS === "on") throw new Error(`SCRIPTS=on but the script sandbox does not work: ${check.reason}`);
     logger.warn({ reason: check.reason }, `run_script is off: the script sandbox does not work here (${check.reason}); set SCRIPTS=off to silence this`);
