@@ -1,5 +1,5 @@
 import { AppError } from "@agent-orchestrator/shared";
-import { fitContentsToBudget } from "./reply-budget.js";
+import { jsonBytes, truncateToJsonBytes } from "./reply-budget.js";
 import { manifestSeedFor, type ToolHandler } from "./tool-handler.js";
 
 /** Files named in one reply at most; the manifest records them all. */
@@ -37,19 +37,13 @@ export const runScriptTool: ToolHandler<"run_script"> = async (args, context, de
     const written = files.length > 0 ? `; it had written ${files.slice(0, 20).join(", ")}` : "";
     throw new AppError("SCRIPT_TIMEOUT", `The script ran longer than ${Math.round(runner.timeoutMs / 1000)} s and was stopped${written}`);
   }
-  // stdout and stderr are already cut to SCRIPT_OUTPUT_MAX_BYTES; this keeps the whole reply under max_payload
-  const streams = [
-    { content: run.stdout, truncated: false },
-    { content: run.stderr, truncated: false },
-  ];
   const details = {
     exit_code: run.exitCode,
     files_written: files.slice(0, maxFilesListed),
     ...(files.length > maxFilesListed || run.filesWrittenTruncated ? { files_written_truncated: true } : {}),
     duration_ms: run.durationMs,
   };
-  fitContentsToBudget({ ...details, streams }, streams, deps.replyBudget() - envelopeBytes);
-  const output = { stdout: streams[0]?.content ?? "", stderr: streams[1]?.content ?? "" };
+  const output = fitStreams(run.stdout, run.stderr, deps.replyBudget() - envelopeBytes - jsonBytes(details));
   if (run.exitCode === 0) return { success: true, ...details, ...output };
   return {
     success: false,
@@ -58,3 +52,16 @@ export const runScriptTool: ToolHandler<"run_script"> = async (args, context, de
     ...output,
   };
 };
+
+/**
+ * stdout and stderr are already cut to SCRIPT_OUTPUT_MAX_BYTES; this keeps the whole reply under max_payload
+ * too. The shorter stream stays whole when it fits half the room; the longer one gets the rest.
+ */
+function fitStreams(stdout: string, stderr: string, room: number): { stdout: string; stderr: string } {
+  const sizes = [jsonBytes(stdout), jsonBytes(stderr)] as const;
+  if (sizes[0] + sizes[1] <= room) return { stdout, stderr };
+  const half = Math.floor(room / 2);
+  const stdoutRoom = sizes[1] <= half ? room - sizes[1] : sizes[0] <= half ? sizes[0] : half;
+  const kept = truncateToJsonBytes(stdout, stdoutRoom);
+  return { stdout: kept, stderr: truncateToJsonBytes(stderr, Math.max(0, room - jsonBytes(kept))) };
+}
