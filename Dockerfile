@@ -18,6 +18,11 @@ RUN npx tsc -b && npm prune --omit=dev --ignore-scripts
 
 # run: compiled code and production dependencies only, as the unprivileged `node` user
 FROM node:20-bookworm-slim
+# run_script's sandbox (tool-runner): bubblewrap, and the system python3 BMAD's scripts run on. bwrap needs
+# unprivileged user namespaces; where the container has none (docker's default seccomp profile blocks them),
+# SCRIPTS=auto turns run_script off with one warning at start.
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap python3 \
+  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/package.json ./

@@ -37,6 +37,7 @@ export const ErrorCode = z.enum([
   "SCRIPT_REJECTED",
   "SCRIPTS_DISABLED",
   "SCRIPT_TIMEOUT",
+  "SCRIPT_FAILED",
   // model behaviour
   "UNKNOWN_TOOL",
   "INVALID_TOOL_CALL",

@@ -11,6 +11,15 @@ export const ManifestFile = z.object({
 });
 export type ManifestFile = z.infer<typeof ManifestFile>;
 
+/** One `run_script` call of a session: the command as the model wrote it (virtual paths) and how it ended. */
+export const ManifestScriptRun = z.object({
+  command: z.string(),
+  /** null when the run was stopped at its time limit */
+  exit_code: z.number().int().nullable(),
+  at: z.string(),
+});
+export type ManifestScriptRun = z.infer<typeof ManifestScriptRun>;
+
 /** `{OUTPUT_ROOT}/{session-id}/manifest.json`, kept by the system (DESIGN §2 decision 2). */
 export const SessionManifest = z.object({
   id: z.string(),
@@ -22,6 +31,8 @@ export const SessionManifest = z.object({
   updated_at: z.string(),
   workflows: z.array(z.object({ path: z.string(), started_at: z.string() })),
   files: z.array(ManifestFile),
+  /** absent in manifests written before scripts existed */
+  scripts: z.array(ManifestScriptRun).optional(),
 });
 export type SessionManifest = z.infer<typeof SessionManifest>;
 

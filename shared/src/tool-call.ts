@@ -19,9 +19,12 @@ export const ToolCallRequest = z.object({
 });
 export type ToolCallRequest = z.infer<typeof ToolCallRequest>;
 
-/** A tool result: what the model sees (serialised as JSON). Paths inside are virtual. */
+/**
+ * A tool result: what the model sees (serialised as JSON). Paths inside are virtual. A failure may carry more
+ * than its error: a script that exited non-zero still returns its output (`run_script`).
+ */
 export const ToolResult = z.union([
   z.looseObject({ success: z.literal(true) }),
-  z.object({ success: z.literal(false), error: ErrorBody }),
+  z.looseObject({ success: z.literal(false), error: ErrorBody }),
 ]);
 export type ToolResult = z.infer<typeof ToolResult>;

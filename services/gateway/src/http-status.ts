@@ -31,6 +31,7 @@ export const httpStatusByCode: Readonly<Record<ErrorCode, number>> = {
   SCRIPT_REJECTED: 403,
   SCRIPTS_DISABLED: 403,
   SCRIPT_TIMEOUT: 504,
+  SCRIPT_FAILED: 422,
   UNKNOWN_TOOL: 502,
   INVALID_TOOL_CALL: 502,
   MAX_ITERATIONS: 502,

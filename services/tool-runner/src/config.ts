@@ -19,6 +19,20 @@ export const toolRunnerEnvSchema = baseEnvSchema.extend({
     .string()
     .regex(/^([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?)?$/, "expected subject tokens separated by dots")
     .default(""),
+  /**
+   * `run_script` (BMAD's Python scripts in a bubblewrap sandbox): `auto` turns it on when a trivial sandboxed
+   * run works at start (else off, with one WARN line saying why), `on` refuses to start without a working
+   * sandbox, `off` answers every call SCRIPTS_DISABLED
+   */
+  SCRIPTS: z.enum(["auto", "on", "off"]).default("auto"),
+  /** wall time of one script; the whole sandbox is killed after it (SCRIPT_TIMEOUT) */
+  SCRIPT_TIMEOUT_MS: envInt(30_000, 1000, 10 * 60_000),
+  /** address space of each process of a script (RLIMIT_AS), in MiB */
+  SCRIPT_MEMORY_MB: envInt(512, 64, 16 * 1024),
+  /** stdout and stderr of a script are each cut to this many bytes, with a marker */
+  SCRIPT_OUTPUT_MAX_BYTES: envInt(64 * 1024, 1024, 512 * 1024),
+  /** scripts running at once per process; a few more wait for a slot, beyond that a call is answered BUSY */
+  SCRIPT_CONCURRENCY: envInt(4, 1, 256),
 });
 
 /** The tool-runner's parsed configuration. */

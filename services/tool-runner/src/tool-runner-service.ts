@@ -15,6 +15,7 @@ import type { ToolRunnerConfig } from "./config.js";
 import { InFlightTracker } from "./in-flight-tracker.js";
 import { ManifestStore } from "./manifest/manifest-store.js";
 import { createSandbox, type SandboxHooks } from "./sandbox/index.js";
+import { startScriptRunner } from "./scripts/index.js";
 import { listSessionFiles, readSessionFile } from "./session-files.js";
 import { ToolDispatcher } from "./tool-dispatcher.js";
 import { replyOverheadBytes } from "./tools/index.js";
@@ -59,10 +60,12 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
     ...(options.sandboxHooks ? { hooks: options.sandboxHooks } : {}),
   });
   const manifests = new ManifestStore({ sandbox, logger });
+  // SCRIPTS=on with no working sandbox throws here, so the process does not start
+  const scripts = await startScriptRunner({ settings: config, sandbox, logger });
   // replies must fit the server's max_payload, which the connection learns at connect
   const replyBudget = () => (connection.info?.max_payload ?? defaultMaxPayload) - replyOverheadBytes;
   const dispatcher = new ToolDispatcher({
-    deps: { sandbox, manifests, replyBudget, logger },
+    deps: { sandbox, manifests, replyBudget, logger, scripts },
     concurrency: config.TOOL_CONCURRENCY,
     logger,
   });

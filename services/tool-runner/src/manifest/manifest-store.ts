@@ -1,6 +1,13 @@
 import { lstat, readFile } from "node:fs/promises";
 import path from "node:path";
-import { parseJson, SessionManifest, type Logger, type ManifestFile, type SessionManifestUpdate } from "@agent-orchestrator/shared";
+import {
+  parseJson,
+  SessionManifest,
+  type Logger,
+  type ManifestFile,
+  type ManifestScriptRun,
+  type SessionManifestUpdate,
+} from "@agent-orchestrator/shared";
 import { errnoCode } from "../sandbox/sandbox-error.js";
 import { writeFileAtomically, type Sandbox } from "../sandbox/index.js";
 import { withFileLock, type FileLockOptions } from "./file-lock.js";
@@ -46,10 +53,19 @@ export class ManifestStore {
 
   /** Adds a written file, or updates its entry when the path was written before. */
   async recordFile(sessionId: string, seed: ManifestSeed, file: ManifestFile): Promise<void> {
+    await this.apply(sessionId, seed, (manifest) => upsertFile(manifest, file));
+  }
+
+  /** Creates the session's manifest when it has none yet; an existing one is left as it is. */
+  async ensure(sessionId: string, seed: ManifestSeed): Promise<void> {
+    if ((await this.read(sessionId)) === undefined) await this.apply(sessionId, seed, () => undefined);
+  }
+
+  /** Adds a script run and the files it wrote, in one write. */
+  async recordScript(sessionId: string, seed: ManifestSeed, run: ManifestScriptRun, files: readonly ManifestFile[]): Promise<void> {
     await this.apply(sessionId, seed, (manifest) => {
-      const index = manifest.files.findIndex((entry) => entry.path === file.path);
-      if (index === -1) manifest.files.push(file);
-      else manifest.files[index] = file;
+      (manifest.scripts ??= []).push(run);
+      for (const file of files) upsertFile(manifest, file);
     });
   }
 
@@ -130,6 +146,12 @@ export class ManifestStore {
       return undefined;
     }
   }
+}
+
+function upsertFile(manifest: SessionManifest, file: ManifestFile): void {
+  const index = manifest.files.findIndex((entry) => entry.path === file.path);
+  if (index === -1) manifest.files.push(file);
+  else manifest.files[index] = file;
 }
 
 function fresh(sessionId: string, seed: ManifestSeed | undefined, now: string): SessionManifest {

@@ -1,8 +1,9 @@
-import { AppError, type RunnerToolName } from "@agent-orchestrator/shared";
+import type { RunnerToolName } from "@agent-orchestrator/shared";
 import { listFilesTool } from "./list-files-tool.js";
 import { loadSkillTool } from "./load-skill-tool.js";
 import { preloadWorkflowTool } from "./preload-workflow-tool.js";
 import { readFileTool } from "./read-file-tool.js";
+import { runScriptTool } from "./run-script-tool.js";
 import { saveOutputTool } from "./save-output-tool.js";
 import type { ToolHandler } from "./tool-handler.js";
 
@@ -17,5 +18,5 @@ export const toolHandlers: { readonly [N in RunnerToolName]: ToolHandler<N> } = 
   list_files: listFilesTool,
   preload_workflow: preloadWorkflowTool,
   load_skill: loadSkillTool,
-  run_script: () => Promise.reject(new AppError("SERVICE_UNAVAILABLE", "run_script is being built")),
+  run_script: runScriptTool,
 };

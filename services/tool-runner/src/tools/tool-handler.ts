@@ -1,6 +1,7 @@
-import type { Logger, ToolArgs, ToolContext, RunnerToolName } from "@agent-orchestrator/shared";
+import type { ErrorBody, Logger, ToolArgs, ToolContext, RunnerToolName } from "@agent-orchestrator/shared";
 import type { ManifestSeed, ManifestStore } from "../manifest/manifest-store.js";
 import type { Sandbox } from "../sandbox/index.js";
+import type { ScriptRunner } from "../scripts/index.js";
 
 /** What every tool may use. */
 export interface ToolDependencies {
@@ -9,13 +10,22 @@ export interface ToolDependencies {
   /** bytes a reply may take: the connection's max_payload less the overhead */
   replyBudget: () => number;
   logger: Logger;
+  /** runs BMAD's scripts; absent when scripts are off (SCRIPTS, or no working sandbox) */
+  scripts?: ScriptRunner | undefined;
 }
 
 /** A successful tool result; failures are thrown as AppError and turned into `{success:false}` by the caller. */
 export type ToolSuccess = { success: true } & Record<string, unknown>;
 
+/** A failure that still carries data for the model (a script's exit code and output). */
+export type ToolFailureWithData = { success: false; error: ErrorBody } & Record<string, unknown>;
+
 /** One tool: validated arguments and the call's context in, a result out. */
-export type ToolHandler<N extends RunnerToolName> = (args: ToolArgs[N], context: ToolContext, deps: ToolDependencies) => Promise<ToolSuccess>;
+export type ToolHandler<N extends RunnerToolName> = (
+  args: ToolArgs[N],
+  context: ToolContext,
+  deps: ToolDependencies,
+) => Promise<ToolSuccess | ToolFailureWithData>;
 
 /** The manifest a tool creates when the orchestrator has not described the session yet. */
 export function manifestSeedFor(context: ToolContext): ManifestSeed {

@@ -1,0 +1,44 @@
+import { createLogger } from "@agent-orchestrator/shared";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSandboxFixture, type SandboxFixture } from "../testing/sandbox-fixture.js";
+import { testSpawnAs } from "../testing/script-fixture.js";
+import { checkScriptSandbox } from "./script-sandbox-check.js";
+import { ScriptRunner } from "./script-runner.js";
+import { startScriptRunner, type ScriptSettings } from "./start-script-runner.js";
+
+const logger = createLogger("tool-runner-test", "silent");
+const settings = (mode: ScriptSettings["SCRIPTS"]): ScriptSettings => ({
+  SCRIPTS: mode,
+  SCRIPT_TIMEOUT_MS: 30_000,
+  SCRIPT_MEMORY_MB: 512,
+  SCRIPT_OUTPUT_MAX_BYTES: 65_536,
+  SCRIPT_CONCURRENCY: 4,
+});
+let fixture: SandboxFixture;
+beforeEach(async () => {
+  fixture = await createSandboxFixture();
+});
+afterEach(() => fixture.cleanup());
+
+describe("startScriptRunner", () => {
+  it("SCRIPTS=off gives no runner and never checks the sandbox", async () => {
+    expect(await startScriptRunner({ settings: settings("off"), sandbox: fixture.sandbox, logger })).toBeUndefined();
+  });
+
+  it("SCRIPTS=auto and SCRIPTS=on give a runner where the sandbox works (bubblewrap is installed here, as in CI)", async () => {
+    expect(await checkScriptSandbox({ spawnAs: testSpawnAs })).toEqual({ ok: true });
+    for (const mode of ["auto", "on"] as const) {
+      expect(await startScriptRunner({ settings: settings(mode), sandbox: fixture.sandbox, logger, spawnAs: testSpawnAs })).toBeInstanceOf(ScriptRunner);
+    }
+  });
+
+  it("SCRIPTS=auto turns scripts off with one warning where the sandbox fails; SCRIPTS=on does not start", async () => {
+    const check = () => Promise.resolve({ ok: false as const, reason: "bwrap: No permissions to create a new namespace" });
+    const warnings: unknown[] = [];
+    const recording = Object.assign(Object.create(logger) as typeof logger, { warn: (...args: unknown[]) => void warnings.push(args) });
+    expect(await startScriptRunner({ settings: settings("auto"), sandbox: fixture.sandbox, logger: recording, check })).toBeUndefined();
+    expect(JSON.stringify(warnings)).toContain("No permissions to create a new namespace");
+    expect(warnings).toHaveLength(1);
+    await expect(startScriptRunner({ settings: settings("on"), sandbox: fixture.sandbox, logger, check })).rejects.toThrow(/SCRIPTS=on/);
+  });
+});

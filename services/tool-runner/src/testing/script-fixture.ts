@@ -1,0 +1,87 @@
+import { chmod, cp, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createLogger } from "@agent-orchestrator/shared";
+import { ManifestStore } from "../manifest/manifest-store.js";
+import { createSandbox, type Sandbox } from "../sandbox/index.js";
+import { ScriptRunner, type ScriptRunnerOptions } from "../scripts/index.js";
+import type { ToolDependencies } from "../tools/index.js";
+
+/** A throw-away BMAD project, output root and script runner for tests. */
+export interface ScriptFixture {
+  base: string;
+  /** BMAD_ROOT: a copy of a real install, or a small `_bmad/` + `.claude/skills/demo/` tree */
+  project: string;
+  /** a sibling of the project holding `secret` */
+  outside: string;
+  output: string;
+  /** `<output>/s1`, already created */
+  session: string;
+  sessionId: string;
+  sandbox: Sandbox;
+  runner: ScriptRunner;
+  deps: ToolDependencies;
+  /** writes a file into the project copy (never into the install cache) */
+  plant(relative: string, content: string): Promise<string>;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * When the tests run as root, bwrap is started as host user nobody, as the image's unprivileged `node` user
+ * would be: the kernel applies RLIMIT_NPROC to every user but root. The folders are then opened to others.
+ */
+export const testSpawnAs = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+
+/** Builds the project (copying `copyFrom` when given), a secret outside it, an output root and a runner. */
+export async function createScriptFixture(
+  options: { copyFrom?: string; runner?: Partial<Omit<ScriptRunnerOptions, "sandbox">> } = {},
+): Promise<ScriptFixture> {
+  const base = await realpath(await mkdtemp(path.join(tmpdir(), "ao-scripts-")));
+  const project = path.join(base, "project");
+  const outside = path.join(base, "outside");
+  const output = path.join(base, "out");
+  if (options.copyFrom) await cp(options.copyFrom, project, { recursive: true });
+  for (const folder of ["_bmad/scripts", "_bmad/render", ".claude/skills/demo/scripts", "src"]) await mkdir(path.join(project, folder), { recursive: true });
+  await mkdir(outside);
+  await writeFile(path.join(outside, "secret"), "HOST SECRET 4242\n", { mode: 0o644 });
+  await writeFile(path.join(project, "src", "private.txt"), "PROJECT PRIVATE 7373\n");
+  const session = path.join(output, "s1");
+  await mkdir(session, { recursive: true });
+  if (testSpawnAs) {
+    await chmod(base, 0o755);
+    // the folders bwrap writes to, made by the (root) tool-runner, writable for nobody
+    const scratch = path.join(session, ".bmad-scratch", "_bmad", "render");
+    await mkdir(scratch, { recursive: true });
+    for (let folder = scratch; folder !== output; folder = path.dirname(folder)) await chmod(folder, 0o777);
+  }
+  const sandbox = await createSandbox({ projectRoot: project, outputRoot: output, readMaxBytes: 1 << 20, writeMaxBytes: 1 << 20, listMaxEntries: 1000 });
+  const runner = new ScriptRunner({
+    sandbox,
+    timeoutMs: 10_000,
+    memoryMb: 512,
+    outputMaxBytes: 64 * 1024,
+    concurrency: 4,
+    spawnAs: testSpawnAs,
+    ...options.runner,
+  });
+  const logger = createLogger("tool-runner-test", "silent");
+  const deps: ToolDependencies = { sandbox, manifests: new ManifestStore({ sandbox, logger }), replyBudget: () => 1024 * 1024 - 4096, logger, scripts: runner };
+  return {
+    base,
+    project,
+    outside,
+    output,
+    session,
+    sessionId: "s1",
+    sandbox,
+    runner,
+    deps,
+    async plant(relative, content) {
+      const file = path.join(project, relative);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, content, { mode: 0o644 });
+      return file;
+    },
+    cleanup: () => rm(base, { recursive: true, force: true }),
+  };
+}

@@ -1,0 +1,59 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
+import { createScriptFixture, type ScriptFixture } from "../services/tool-runner/src/testing/script-fixture.js";
+import { runScriptTool } from "../services/tool-runner/src/tools/run-script-tool.js";
+
+// Issue 12: BMAD 6.12's own scripts, run through run_script on a copy of a real install (the cache is never written).
+let fixture: ScriptFixture;
+beforeAll(async () => {
+  fixture = await createScriptFixture({ copyFrom: await ensureBmadInstall({ version: "6.12.0", tool: "claude-code" }) });
+}, 300_000);
+afterAll(() => fixture.cleanup());
+
+const context = { session_id: "s1", bundle_path: ".claude/skills/bmad-agent-pm" };
+const run = (command: string) => runScriptTool({ command }, context, fixture.deps);
+
+describe("run_script on a real BMAD 6.12.0 install", () => {
+  it("memlog.py init writes {session-folder}/prd-run/.memlog.md and append adds an entry to it", async () => {
+    const init = await run('uv run {project-root}/_bmad/scripts/memlog.py init --workspace {session-folder}/prd-run --field topic="X"');
+    expect(init).toMatchObject({ success: true, exit_code: 0, stderr: "", files_written: ["{session-folder}/prd-run/.memlog.md"] });
+    expect(JSON.parse(init["stdout"] as string)).toMatchObject({ ok: true, memlog: "{session-folder}/prd-run/.memlog.md", entries: 0 });
+
+    const append = await run('uv run {project-root}/_bmad/scripts/memlog.py append --workspace {session-folder}/prd-run --type decision --text "lead with one account"');
+    expect(append).toMatchObject({ success: true, files_written: ["{session-folder}/prd-run/.memlog.md"] });
+    const memlog = await readFile(path.join(fixture.session, "prd-run/.memlog.md"), "utf8");
+    expect(memlog).toContain("topic: X");
+    expect(memlog).toContain("- (decision) lead with one account");
+
+    const manifest = await fixture.deps.manifests.read("s1");
+    expect(manifest?.scripts?.map((script) => script.exit_code)).toEqual([0, 0]);
+    expect(manifest?.files.map((file) => file.path)).toContain("{session-folder}/prd-run/.memlog.md");
+  });
+
+  it("memlog.py init a second time fails with the script's own message, naming no host path", async () => {
+    const again = await run("uv run {project-root}/_bmad/scripts/memlog.py init --workspace {session-folder}/prd-run");
+    expect(again).toMatchObject({ success: false, error: { code: "SCRIPT_FAILED" }, exit_code: 2 });
+    expect(again["stderr"]).toContain("{session-folder}/prd-run/.memlog.md already exists");
+    expect(JSON.stringify(again)).not.toContain(fixture.base);
+  });
+
+  it("resolve_customization.py reads the skill's customization from the read-only install", async () => {
+    const result = await run("python3 {project-root}/_bmad/scripts/resolve_customization.py --skill {project-root}/.claude/skills/bmad-agent-pm --key agent");
+    expect(result).toMatchObject({ success: true, exit_code: 0 });
+    expect(result["stdout"]).toContain("John");
+  });
+
+  it("render_skill.py runs offline and publishes into the session's scratch place, which read_file can reach", async () => {
+    const result = await run(
+      'uv run --no-cache "{project-root}/_bmad/scripts/render_skill.py" --project-root "{project-root}" --skill "{project-root}/.claude/skills/bmad-build"',
+    );
+    expect(result).toMatchObject({ success: true, exit_code: 0 });
+    const entry = /^read and follow (\{session-folder\}\/\.bmad-scratch\/_bmad\/render\/bmad-build\/\S+\/workflow\.md)$/m.exec(result["stdout"] as string)?.[1];
+    expect(entry).toBeDefined();
+    expect(result["files_written"]).toContain(entry);
+    const read = await fixture.sandbox.read({ session_id: "s1" }, entry ?? "");
+    expect(read.content.length).toBeGreaterThan(0);
+  });
+});
