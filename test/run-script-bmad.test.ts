@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
+import { scratchTextForModel } from "../services/tool-runner/src/scripts/scratch-text.js";
 import { createScriptFixture, type ScriptFixture } from "../services/tool-runner/src/testing/script-fixture.js";
 import { runScriptTool } from "../services/tool-runner/src/tools/run-script-tool.js";
 
@@ -55,5 +56,8 @@ describe("run_script on a real BMAD 6.12.0 install", () => {
     expect(result["files_written"]).toContain(entry);
     const read = await fixture.sandbox.read({ session_id: "s1" }, entry ?? "");
     expect(read.content.length).toBeGreaterThan(0);
+    // the rendered skill links its own files by the paths it saw in the sandbox; the model gets them as virtual paths
+    const forModel = scratchTextForModel(entry ?? "", read.content);
+    expect(forModel).not.toContain("/sandbox/");
   });
 });

@@ -7,6 +7,8 @@
  */
 import { once } from "node:events";
 import { existsSync } from "node:fs";
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { connect, RequestStrategy, type Msg, type NatsConnection } from "nats";
@@ -14,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeJson, inboxPrefixFor, jetStreamNames, serviceNames, type ServiceName } from "@agent-orchestrator/shared";
 import { natsIsExternal, testNatsCredentials } from "../support/nats-harness.js";
 import type { ChatRequestBody, ScriptedTurn } from "../support/scripted-model.js";
-import { startServiceProcess } from "../support/service-processes.js";
+import { repoRoot, startServiceProcess } from "../support/service-processes.js";
 import { permissionViolations, startFaultSystem, type FaultSystem } from "./support/fault-system.js";
 
 interface Identity {
@@ -28,6 +30,33 @@ let observer: NatsConnection;
 const observed: string[] = [];
 const identities = new Map<ServiceName, Identity>();
 const context = { session_id: "perm-session", bundle_path: "bmad/custom/bundles/idea-studio" };
+let project: string;
+
+/** An installed-module agent whose menu invokes a skill: run_subagent is offered to agents that use skills. */
+const delegatorAgent = `\`\`\`xml
+<agent id="delegator" name="Dee" title="Delegating Agent" icon="🧭">
+  <persona>
+    <role>Hands self-contained tasks to subagents</role>
+    <identity>An agent of the permission test.</identity>
+    <communication_style>Short.</communication_style>
+    <principles>Delegate what can run on its own.</principles>
+  </persona>
+  <menu>
+    <item cmd="SUM" exec="skill:bmad-summarize">Summarize with a skill</item>
+  </menu>
+</agent>
+\`\`\`
+`;
+
+/** The repository's sample bundle plus an installed `_bmad/bmm` module holding the delegating agent. */
+async function projectWithDelegator(): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), "ao-permissions-project-"));
+  await cp(join(repoRoot, "bmad"), join(folder, "bmad"), { recursive: true });
+  await mkdir(join(folder, "_bmad", "bmm", "agents"), { recursive: true });
+  await writeFile(join(folder, "_bmad", "bmm", "config.yaml"), "user_name: Ada\n");
+  await writeFile(join(folder, "_bmad", "bmm", "agents", "delegator.md"), delegatorAgent);
+  return folder;
+}
 
 /** Connects with a service's credentials and inbox prefix, recording its permission violations. */
 async function connectAs(service: ServiceName): Promise<Identity> {
@@ -62,7 +91,8 @@ const serverLogged = (user: string, kind: "Publish" | "Subscription", subject: s
   system.nats.logLines.some((line) => line.includes(`${kind} Violation - User "${user}", Subject "${subject}"`));
 
 beforeAll(async () => {
-  system = await startFaultSystem({ responder: delegateOrAnswer });
+  project = await projectWithDelegator();
+  system = await startFaultSystem({ responder: delegateOrAnswer, env: { BMAD_ROOT: project } });
   // an admin sees every message on the server: what it never sees was never delivered to anyone
   observer = await connect({ servers: system.nats.url, user: "admin", pass: testNatsCredentials("admin").NATS_PASSWORD });
   observer.subscribe(">", { callback: (_error, message) => observed.push(message.subject) });
@@ -73,6 +103,7 @@ afterAll(async () => {
   for (const identity of identities.values()) await identity.connection.close();
   await observer?.close();
   await system?.stop();
+  if (project) await rm(project, { recursive: true, force: true });
 });
 
 describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
@@ -233,7 +264,7 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
     const delegated = await fetch(`${system.gatewayUrls[0]}/api/chat`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ agent_id: "idea-coach", message: "delegate" }),
+      body: JSON.stringify({ agent_id: "bmm/delegator", message: "delegate" }),
     });
     expect(await delegated.json()).toMatchObject({ success: true, response: "ok: child ok" });
     const byServices = permissionViolations(system.nats).filter((line) => /nats\.js:(registry|tool-runner|orchestrator|gateway)-\d+/.test(line));

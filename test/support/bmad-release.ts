@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { parse as parseCsv } from "csv-parse/sync";
 
 /** The releases and tool targets the suite installs (docs/bmad-releases.md lists what each looks like). */
 export const releaseMatrix: ReadonlyArray<{ version: string; tool: string }> = [
@@ -36,15 +37,8 @@ export async function shippedAgentIds(root: string, tool: string): Promise<strin
   }
   const manifest = join(root, "_bmad", "_config", "agent-manifest.csv");
   if (existsSync(manifest)) {
-    const rows = (await readFile(manifest, "utf8")).split("\n").slice(1).filter((line) => line.trim() !== "");
-    // name is the first column; module and path are the last two (earlier columns hold quoted commas)
-    return rows
-      .map((row) => {
-        const name = /^"([^"]*)"/.exec(row)?.[1] ?? "";
-        const module = /"([^"]*)","[^"]*"\s*$/.exec(row)?.[1] ?? "";
-        return `${module}/${name.replace(/^bmad-agent-/, "")}`;
-      })
-      .sort();
+    const rows = parseCsv(await readFile(manifest, "utf8"), { columns: true, skip_empty_lines: true }) as Array<Record<string, string>>;
+    return rows.map((row) => `${row["module"] ?? ""}/${(row["name"] ?? "").replace(/^bmad-agent-/, "")}`).sort();
   }
   const skills = await readdir(join(root, skillFolderOf(tool)));
   return skills.filter((name) => name.startsWith("bmad-agent-")).map((name) => `bmm/${name.slice("bmad-agent-".length)}`).sort();

@@ -16,7 +16,7 @@ describe("toolRunnerEnvSchema", () => {
         TOOL_CONCURRENCY: 64,
         SUBJECT_PREFIX: "",
         SCRIPTS: "auto",
-        SCRIPT_TIMEOUT_MS: 30_000,
+        SCRIPT_TIMEOUT_MS: 25_000,
         SCRIPT_MEMORY_MB: 512,
         SCRIPT_OUTPUT_MAX_BYTES: 64 * 1024,
         SCRIPT_CONCURRENCY: 4,

@@ -5,7 +5,7 @@ const mebibyte = 1024 * 1024;
 
 /** The tool-runner's environment (DESIGN §4). Sizes are bytes. */
 export const toolRunnerEnvSchema = baseEnvSchema.extend({
-  /** the folder that holds `bmad/`; becomes `{project-root}` */
+  /** the BMAD project: the folder that holds `_bmad/`, `.bmad-core/`, `bmad/` and the tool folders' skills; becomes `{project-root}` */
   BMAD_ROOT: z.string().min(1).default("."),
   /** sessions are written to `<OUTPUT_ROOT>/<session-id>/` */
   OUTPUT_ROOT: z.string().min(1).default("./data/agent-outputs"),
@@ -25,8 +25,11 @@ export const toolRunnerEnvSchema = baseEnvSchema.extend({
    * sandbox, `off` answers every call SCRIPTS_DISABLED
    */
   SCRIPTS: z.enum(["auto", "on", "off"]).default("auto"),
-  /** wall time of one script; the whole sandbox is killed after it (SCRIPT_TIMEOUT) */
-  SCRIPT_TIMEOUT_MS: envInt(30_000, 1000, 10 * 60_000),
+  /**
+   * wall time of one script; the whole sandbox is killed after it (SCRIPT_TIMEOUT). Below the orchestrator's
+   * TOOL_TIMEOUT_MS (30 s), so a script at its limit is answered before its caller stops waiting.
+   */
+  SCRIPT_TIMEOUT_MS: envInt(25_000, 1000, 10 * 60_000),
   /** address space of each process of a script (RLIMIT_AS), in MiB */
   SCRIPT_MEMORY_MB: envInt(512, 64, 16 * 1024),
   /** stdout and stderr of a script are each cut to this many bytes, with a marker */

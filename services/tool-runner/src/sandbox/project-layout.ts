@@ -69,7 +69,8 @@ export async function detectProjectLayout(projectRoot: string): Promise<ProjectL
       const relative = value.trim().replace(/^\{project[-_]root\}\/?/, "").replace(/^\.\//, "");
       if (relative === "" || relative.includes("{") || path.isAbsolute(relative)) continue;
       const lexical = path.resolve(projectRoot, relative);
-      const real = await insideRealPath(projectRoot, lexical);
+      // a knowledge folder may be created after start (the installer does not make docs/): plan it by its parent
+      const real = await insideRealPath(projectRoot, lexical, { allowMissing: true });
       if (real && real !== projectRoot && !trees.some((other) => relativeInside(real, other.real) !== undefined)) {
         knowledge.set(real, { kind: "knowledge", lexical, real });
       }
@@ -99,7 +100,23 @@ async function moduleConfigs(tree: string): Promise<Array<{ module: string; conf
   return configs;
 }
 
-async function insideRealPath(projectRoot: string, candidate: string): Promise<string | undefined> {
-  const real = await realpath(candidate).catch(() => undefined);
-  return real !== undefined && relativeInside(projectRoot, real) !== undefined ? real : undefined;
+/**
+ * The realpath of `candidate` when it lies inside the project root. With `allowMissing`, a folder that does not
+ * exist yet gets the realpath of its nearest existing parent plus the missing names: a read below it is still
+ * checked against that path after its own realpath, so a symlink created there later cannot lead out.
+ */
+async function insideRealPath(projectRoot: string, candidate: string, options: { allowMissing?: boolean } = {}): Promise<string | undefined> {
+  let existing = candidate;
+  const missing: string[] = [];
+  for (;;) {
+    const real = await realpath(existing).catch(() => undefined);
+    if (real !== undefined) {
+      const planned = path.join(real, ...missing);
+      return relativeInside(projectRoot, planned) !== undefined ? planned : undefined;
+    }
+    const parent = path.dirname(existing);
+    if (!options.allowMissing || parent === existing) return undefined;
+    missing.unshift(path.basename(existing));
+    existing = parent;
+  }
 }

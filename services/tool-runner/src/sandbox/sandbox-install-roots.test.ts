@@ -1,8 +1,10 @@
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appErrorOf } from "../testing/app-error-of.js";
 import { createInstalledProjectFixture, type InstalledProjectFixture } from "../testing/installed-project-fixture.js";
+import { fixtureLimits } from "../testing/sandbox-fixture.js";
+import { createSandbox } from "./index.js";
 
 let fixture: InstalledProjectFixture;
 beforeEach(async () => {
@@ -49,6 +51,19 @@ describe("Sandbox roots of an installed project: reads", () => {
     expect((await fixture.sandbox.read(skill, "{bundle-root}/references/order.md")).path).toBe("{project-root}/.claude/skills/tidy-desk/references/order.md");
     expect((await fixture.sandbox.read(skill, "{core-root}/tasks/tidy.md")).path).toBe("{core-root}/tasks/tidy.md");
     expect((await fixture.sandbox.read(skill, "{project-root}/_bmad/bmm/config.yaml")).content).toContain("Lighthouse");
+  });
+
+  it("reads a knowledge folder created after start, and not one created as a link out of the project", async () => {
+    const docs = path.join(fixture.project, "docs");
+    await rm(docs, { recursive: true });
+    const sandbox = await createSandbox({ projectRoot: fixture.project, outputRoot: fixture.output, ...fixtureLimits });
+    await mkdir(docs);
+    await writeFile(path.join(docs, "project-context.md"), "# Context\n");
+    expect((await sandbox.read(fixture.context(), "{project-root}/docs/project-context.md")).content).toBe("# Context\n");
+    await rm(docs, { recursive: true });
+    await symlink(fixture.outside, docs);
+    const escaped = await appErrorOf(sandbox.read(fixture.context(), "{project-root}/docs/secret"), fixture.base);
+    expect(["PATH_OUTSIDE_ROOT", "SYMLINK_ESCAPE"]).toContain(escaped.code);
   });
 
   it("keeps a custom bundle to its own folder, core and the session", async () => {

@@ -27,7 +27,7 @@ import { assertWritableTarget, prepareParentDirectories } from "./write-path.js"
 
 /** The sandbox's configuration: its two roots and its size limits. */
 export interface SandboxOptions {
-  /** BMAD_ROOT, the folder that holds `bmad/` */
+  /** BMAD_ROOT: the BMAD project (its `_bmad/`, `.bmad-core/` or `bmad/`, and the tool folders' skills) */
   projectRoot: string;
   /** OUTPUT_ROOT; sessions live in `<outputRoot>/<session_id>` */
   outputRoot: string;
