@@ -5,6 +5,8 @@
  * config, a workflow starts the way that release runs workflows (a skill, a workflow file, a 4.x task), and
  * no tool result or answer shows a host path. Nothing of BMAD is kept in this repository.
  */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultInstallUserName, ensureBmadInstall } from "../scripts/lib/bmad-install.js";
 import { releaseMatrix, shippedAgentIds } from "./support/bmad-release.js";
@@ -25,17 +27,21 @@ interface ToolMessage {
 
 /**
  * The scripted model's side of these tests. The user message says what to do: `hello`, `load-skill <name>`,
- * `read <path>` or `preload <path>`; after a load_skill that worked it reads one of the skill's own files, and
- * after any other tool result it answers with what it saw.
+ * `read <path>`, `preload <path>`, `script <command line>`, `report <path> <key>` (read the file, answer its
+ * `key:` line) or `delegate <task>` (hand the task to a subagent). After a load_skill that worked it reads one
+ * of the skill's own files; after any other tool result it answers with what it saw.
  */
 function releaseResponder(request: ChatRequestBody): ScriptedTurn {
   const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
+  const [verb = "", argument = ""] = said.split(/ (.*)/s, 2);
   const tool = lastToolMessage(request);
   if (!tool) {
-    const [verb, argument = ""] = said.split(" ", 2);
     if (verb === "load-skill") return { toolCalls: [{ name: "load_skill", arguments: { name: argument } }] };
     if (verb === "read") return { toolCalls: [{ name: "read_file", arguments: { file_path: argument } }] };
+    if (verb === "report") return { toolCalls: [{ name: "read_file", arguments: { file_path: argument.split(" ")[0] ?? "" } }] };
     if (verb === "preload") return { toolCalls: [{ name: "preload_workflow", arguments: { workflow_path: argument } }] };
+    if (verb === "script") return { toolCalls: [{ name: "run_script", arguments: { command: argument } }] };
+    if (verb === "delegate") return { toolCalls: [{ name: "run_subagent", arguments: { prompt: argument } }] };
     return { text: "Hello" };
   }
   if (tool.name === "load_skill" && tool.result["success"] === true) {
@@ -43,7 +49,12 @@ function releaseResponder(request: ChatRequestBody): ScriptedTurn {
     const next = files.find((file) => /\/(references|steps|steps-c|data)\//.test(file)) ?? files.find((file) => file.endsWith(".md"));
     if (next) return { toolCalls: [{ name: "read_file", arguments: { file_path: next } }] };
   }
-  return { text: `${tool.name}: ${tool.result["success"] === true ? "ok" : JSON.stringify(tool.result["error"])}` };
+  if (verb === "report" && tool.result["success"] === true) {
+    const key = argument.split(" ")[1] ?? "";
+    return { text: String(tool.result["content"]).split("\n").find((line) => line.startsWith(`${key}:`)) ?? `no ${key}` };
+  }
+  const outcome = tool.result["success"] === true ? "ok" : JSON.stringify(tool.result["error"]);
+  return { text: `${tool.name}: ${outcome}${typeof tool.result["response"] === "string" ? ` (${tool.result["response"]})` : ""}` };
 }
 
 function lastToolMessage(request: ChatRequestBody): ToolMessage | undefined {
@@ -59,13 +70,17 @@ async function getJson<T>(system: TestSystem, path: string): Promise<T> {
   return (await response.json()) as T;
 }
 
-async function chat(system: TestSystem, agentId: string, message: string): Promise<{ success: boolean; response?: string; error?: unknown }> {
+async function chat(
+  system: TestSystem,
+  agentId: string,
+  message: string,
+): Promise<{ success: boolean; session_id?: string; response?: string; error?: unknown }> {
   const response = await fetch(`${system.url}/api/chat`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ agent_id: agentId, message }),
   });
-  return (await response.json()) as { success: boolean; response?: string; error?: unknown };
+  return (await response.json()) as { success: boolean; session_id?: string; response?: string; error?: unknown };
 }
 
 /** The message a release's first runnable menu item turns into, or undefined when its menu has none. */
@@ -76,6 +91,12 @@ function workflowStart(menu: readonly MenuItem[]): string | undefined {
     if (item.workflow?.endsWith(".md")) return `read ${item.workflow}`;
   }
   return undefined;
+}
+
+/** BMAD's shared memlog.py ships from 6.10 on, with the skills that ask for subagents. */
+function hasMemlog(version: string): boolean {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  return major > 6 || (major === 6 && minor >= 10);
 }
 
 function systemPromptOfLastTurn(system: TestSystem): string {
@@ -127,6 +148,22 @@ describe.each(releaseMatrix)("BMAD $version installed for $tool", ({ version, to
     expect(answer.response).not.toContain("error");
     expect(answer.response).toMatch(/: ok$/);
   });
+
+  // declared only where the release ships what they use, so no release reports them as skipped
+  if (hasMemlog(version)) {
+    it("runs BMAD's memlog script in the sandbox: the run log lands in the session folder", async () => {
+      const command = 'uv run {project-root}/_bmad/scripts/memlog.py init --workspace {session-folder}/prd-run --field topic="Release test"';
+      const answer = await chat(system, "bmm/pm", `script ${command}`);
+      expect(answer).toMatchObject({ success: true, response: "run_script: ok" });
+      const log = await readFile(join(system.outputRoot, answer.session_id ?? "", "prd-run", ".memlog.md"), "utf8");
+      expect(log).toContain("Release test");
+    });
+
+    it("hands a task to a subagent, whose own tool result comes back in the parent's answer", async () => {
+      const answer = await chat(system, "bmm/analyst", "delegate report {project-root}/_bmad/bmm/config.yaml user_name");
+      expect(answer).toMatchObject({ success: true, response: `run_subagent: ok (user_name: ${defaultInstallUserName})` });
+    });
+  }
 
   it("shows no host path to the model or the client", () => {
     const seen = JSON.stringify(system.model.requests.map((request) => request.body.messages.slice(1)));
