@@ -28,6 +28,7 @@ import type { SessionStore } from "./session-store.js";
 import { subagentsForTurn } from "./subagents/subagent-runner.js";
 import { buildSystemPrompt, type AgentRules } from "./system-prompt.js";
 import type { ToolClient } from "./tool-client.js";
+import { doneEvent } from "./done-event.js";
 
 export interface TurnRunnerDeps {
   connection: NatsConnection;
@@ -116,15 +117,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     // the final state is saved before the final event, so a client that hears `done` reads it
     await opened;
     await Promise.all([finishSession(store, session, "completed", accepted.revision), updateManifest(deps, session, agent, "completed", log)]);
-    events.finish({
-      type: "done",
-      response: output.response,
-      iterations: output.iterations,
-      usage,
-      usage_by_call: output.usageByCall,
-      ...(subagents?.usageBySubagent.length ? { usage_by_subagent: [...subagents.usageBySubagent] } : {}),
-      session_usage: session.usage,
-    });
+    events.finish(doneEvent(output, usage, subagents, session.usage));
     log.info({ iterations: output.iterations, usage }, "turn completed");
   } catch (error) {
     const status: SessionStatus = AppError.is(error) && error.code === "CANCELLED" ? "cancelled" : "failed";

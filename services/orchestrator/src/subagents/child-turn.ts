@@ -18,6 +18,7 @@ import { truncateMiddle } from "../truncate-middle.js";
 import { getAgent, type TurnRunnerDeps } from "../turn-runner.js";
 import { buildSubagentPrompt } from "./subagent-prompt.js";
 import { subagentsForTurn } from "./subagent-runner.js";
+import { doneEvent } from "../done-event.js";
 
 export type ChildRunRequest = RunStartRequest & { parent: RunParent };
 
@@ -83,15 +84,7 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
       ...(subagents ? { subagents } : {}),
     });
     const usage = addUsage(output.usage, subagents?.usage ?? zeroUsage());
-    events.finish({
-      type: "done",
-      response: output.response,
-      iterations: output.iterations,
-      usage,
-      usage_by_call: output.usageByCall,
-      ...(subagents?.usageBySubagent.length ? { usage_by_subagent: [...subagents.usageBySubagent] } : {}),
-      session_usage: usage,
-    });
+    events.finish(doneEvent(output, usage, subagents, usage));
     log.info({ iterations: output.iterations, usage }, "subagent completed");
   } catch (error) {
     if (AppError.is(error)) log.warn({ code: error.code }, error.message);
