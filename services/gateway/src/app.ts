@@ -3,8 +3,10 @@ import { AppError, type Logger } from "@agent-orchestrator/shared";
 import { agentsRoutes } from "./agents-routes.js";
 import { authenticate } from "./auth.js";
 import { chatRoute } from "./chat-route.js";
+import { allowedHosts } from "./config.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { healthRoute } from "./health-route.js";
+import { requireAllowedHost } from "./host-check.js";
 import { mcpRoute } from "./mcp-route.js";
 import { openAiRoutes } from "./openai-routes.js";
 import { rateLimit } from "./rate-limit.js";
@@ -20,6 +22,8 @@ export function createApp(context: GatewayContext): express.Express {
   app.disable("x-powered-by");
   app.set("query parser", "simple");
   app.use(requestContext(context.logger), securityHeaders, countRequests(context));
+  // unauthenticated, the Host is the only thing a DNS-rebinding page cannot fake
+  if (!context.config.AUTH_TOKENS) app.use(requireAllowedHost(allowedHosts(context.config)));
   app.use(healthRoute(context));
   app.get("/metrics", (_request, response, next) => {
     context.metrics.registry.metrics().then((text) => response.type(context.metrics.registry.contentType).send(text), next);

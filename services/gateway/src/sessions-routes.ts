@@ -96,7 +96,13 @@ export function sessionsRoutes(context: GatewayContext): Router {
       const reply = await callService(context, subjects.sessionFilesRead, { session_id: id, owner: currentUser(response), path }, SessionFilesReadReply);
       response
         .status(200)
-        .set({ "content-type": contentTypeFor(reply.path), "x-content-truncated": String(reply.truncated), "content-disposition": "inline" })
+        .set({
+          "content-type": contentTypeFor(reply.path),
+          "x-content-truncated": String(reply.truncated),
+          "content-disposition": "inline",
+          // a file the model wrote is data: even opened on its own it runs nothing and submits nothing
+          "content-security-policy": "default-src 'none'; form-action 'none'; frame-ancestors 'none'; sandbox",
+        })
         .send(reply.content);
     }),
   );

@@ -4,8 +4,10 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { AppError, parseJson, SessionGetReply, subjects, toErrorBody, WsClientMessage, type RunEvent } from "@agent-orchestrator/shared";
 import { bearerUser } from "./auth.js";
 import { startChatRun } from "./chat-route.js";
+import { allowedHosts } from "./config.js";
 import { watchSession } from "./event-replay.js";
 import type { GatewayContext } from "./gateway-context.js";
+import { hostAllowed } from "./host-check.js";
 import { callService } from "./nats-call.js";
 import { originAllowed } from "./origin-check.js";
 import { publishCancel } from "./run-cancel.js";
@@ -22,6 +24,7 @@ export const wsMaxBufferedBytes = 1024 * 1024;
  */
 export function attachWebSocket(server: Server, context: GatewayContext): WebSocketServer {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: wsMaxPayloadBytes });
+  const hosts = allowedHosts(context.config);
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = new URL(request.url ?? "/", "http://gateway").pathname;
     if (path !== "/ws") return refuse(socket, 404, "Not Found");
@@ -30,6 +33,10 @@ export function attachWebSocket(server: Server, context: GatewayContext): WebSoc
       return refuse(socket, 403, "Forbidden");
     }
     const tokens = context.config.AUTH_TOKENS;
+    if (!tokens && !hostAllowed(request, hosts)) {
+      context.logger.warn({ host: request.headers.host }, "WebSocket for a foreign host name refused");
+      return refuse(socket, 403, "Forbidden");
+    }
     const user = tokens ? bearerUser(tokens, request.headers.authorization) : "local";
     if (tokens && request.headers.authorization !== undefined && !user) return refuse(socket, 401, "Unauthorized");
     sockets.handleUpgrade(request, socket, head, (ws) => new Connection(ws, context, user).start());
