@@ -32,7 +32,7 @@ export function createApp(context: GatewayContext): express.Express {
   // each API authenticates before it reads a body, and answers in its own error shape
   app.use("/v1", openAiRoutes(context, limiter));
   app.use("/mcp", mcpRoute(context, limiter));
-  app.use("/api", authenticate(context.config.AUTH_TOKENS), limiter);
+  app.use("/api", authenticate(context.config.AUTH_TOKENS, context.authFailures), limiter);
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
   app.use(agentsRoutes(context), chatRoute(context), sessionsRoutes(context));
   app.use(webPage());

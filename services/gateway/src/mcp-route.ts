@@ -23,7 +23,7 @@ export function mcpRoute(context: GatewayContext, limiter: RequestHandler): Rout
   router.use(hostHeaderValidation(allowedHosts(context.config)), (request, _response, next) => {
     next(originAllowed(request, context.config.ALLOWED_ORIGINS) ? undefined : new AppError("FORBIDDEN", "This origin may not use /mcp"));
   });
-  router.use(authenticate(context.config.AUTH_TOKENS), limiter, express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
+  router.use(authenticate(context.config.AUTH_TOKENS, context.authFailures), limiter, express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
 
   router.post(
     "/",
