@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { formatLogLine } from "./lib/console-line.js";
 import { findNatsServerBinary, natsServerMissingHelp, startLocalNats, type LocalNats } from "./lib/local-nats.js";
 import {
   generatePasswords,
@@ -19,6 +20,7 @@ import {
   type NatsPasswords,
   type NatsServiceUser,
 } from "./lib/nats-users.js";
+import { serviceEnvironment } from "./lib/service-env.js";
 
 const repoRoot = fileURLToPath(new URL("../", import.meta.url));
 const services = ["registry", "tool-runner", "orchestrator", "gateway"] as const;
@@ -27,18 +29,6 @@ const colours: Record<string, string> = { registry: "35", "tool-runner": "36", o
 function print(source: string, text: string): void {
   const tag = process.stdout.isTTY ? `\x1b[${colours[source] ?? "0"}m${source.padEnd(12)}\x1b[0m` : source.padEnd(12);
   process.stdout.write(`${tag} ${text}\n`);
-}
-
-/** Pino JSON lines become "level message {details}"; anything else is shown as is. */
-function formatLogLine(line: string): string {
-  try {
-    const { level, msg, time: _time, pid: _pid, service: _service, name: _name, hostname: _hostname, ...rest } = JSON.parse(line) as Record<string, unknown>;
-    const levelName = ({ 10: "trace", 20: "debug", 30: "info", 40: "warn", 50: "error", 60: "fatal" } as Record<number, string>)[level as number] ?? "";
-    const details = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : "";
-    return `${levelName.padEnd(5)} ${String(msg)}${details}`;
-  } catch {
-    return line;
-  }
 }
 
 const portIsFree = (port: number) =>
@@ -83,8 +73,6 @@ async function nats(): Promise<{ url: string; server?: LocalNats; credentials: (
 }
 
 const { url, server, credentials } = await nats();
-// each service sees its own password only
-const environmentWithoutPasswords = Object.fromEntries(Object.entries(process.env).filter(([name]) => !natsUsers.some((user) => passwordVariable(user) === name)));
 const children: ChildProcess[] = [];
 let stopping = false;
 
@@ -109,7 +97,8 @@ async function stopAll(exitCode: number): Promise<never> {
 for (const name of services) {
   const child = spawn(process.execPath, [`services/${name}/dist/main.js`], {
     cwd: repoRoot,
-    env: { ...environmentWithoutPasswords, NATS_URL: url, ...credentials(name) },
+    // each service gets its own NATS password and only the secrets it uses (scripts/lib/service-env.ts)
+    env: { ...serviceEnvironment(name, process.env), NATS_URL: url, ...credentials(name) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
@@ -118,7 +107,7 @@ for (const name of services) {
       print(name, formatLogLine(line));
       if (name === "gateway" && line.includes("gateway listening")) {
         const listening = JSON.parse(line) as { url?: string };
-        print("gateway", `Agent Orchestrator is running: ${listening.url ?? ""} (Ctrl-C stops it)`);
+        print("gateway", `Agent Orchestrator is running: ${formatLogLine(listening.url ?? "")} (Ctrl-C stops it)`);
       }
     });
   }

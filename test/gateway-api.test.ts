@@ -3,6 +3,7 @@
  * files, cancel, re-attach after a dropped connection, the WebSocket, limits and metrics. Real processes,
  * a private nats-server, the scripted model.
  */
+import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
@@ -254,6 +255,42 @@ describe("WebSocket /ws", () => {
 });
 
 describe("limits and metrics", () => {
+  it("answers 429 with retry-after to an address after 10 wrong tokens a minute, on HTTP and the WebSocket; other addresses are unaffected", async () => {
+    const { port } = new URL(system.url);
+    // a second loopback address plays the guesser, so the other tests' address is not throttled
+    const fromGuesser = (token: string, path = "/api/agents", headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
+        const request = httpRequest({ host: "127.0.0.1", localAddress: "127.0.0.2", port, path, headers: { authorization: `Bearer ${token}`, ...headers } }, (response) => {
+          response.resume();
+          resolve({ status: response.statusCode ?? 0, retryAfter: response.headers["retry-after"] });
+        });
+        request.on("upgrade", (response, socket) => {
+          socket.destroy();
+          resolve({ status: response.statusCode ?? 101, retryAfter: undefined });
+        });
+        request.on("error", reject);
+        request.end();
+      });
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 30; attempt++) statuses.push((await fromGuesser(`wrong-token-${attempt}`)).status);
+    expect(statuses.slice(0, 10).every((status) => status === 401)).toBe(true);
+    expect(statuses.slice(10).every((status) => status === 429)).toBe(true);
+    const refused = await fromGuesser(alice);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    const upgrade = { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" };
+    expect((await fromGuesser(alice, "/ws", upgrade)).status).toBe(429);
+    expect((await api("/api/agents", alice)).status).toBe(200);
+  });
+
+  it("closes a WebSocket that sends more messages a second than allowed (1008)", async () => {
+    const socket = new WebSocket(`${system.url.replace("http", "ws")}/ws`, { headers: { origin: system.url, authorization: `Bearer ${alice}` } });
+    await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
+    const closed = new Promise<number>((resolve) => socket.once("close", (code) => resolve(code)));
+    for (let index = 0; index < 100; index++) socket.send(JSON.stringify({ type: "watch", session_id: "none" }));
+    expect(await closed).toBe(1008);
+  });
+
   it("answers 413 for a body over the limit and 400 for malformed or deeply nested JSON", async () => {
     const big = await api("/api/chat", alice, { method: "POST", body: JSON.stringify({ agent_id: "idea-coach", message: "x".repeat(20_000) }) });
     expect(big.status).toBe(413);

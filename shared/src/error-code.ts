@@ -57,6 +57,8 @@ export const ErrorCode = z.enum([
   "SERVICE_UNAVAILABLE",
   "SERVICE_TIMEOUT",
   "BUSY",
+  /** every orchestrator is busy: a queued turn was not taken within the pickup limit (retry later) */
+  "OVERLOADED",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;

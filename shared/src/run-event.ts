@@ -33,7 +33,10 @@ export const RunEvent = z.discriminatedUnion("type", [
     type: z.literal("tool_call"),
     call_id: z.string(),
     name: z.string(),
+    /** the model's arguments; long strings are cut to a preview that names their full length */
     arguments: z.record(z.string(), z.unknown()),
+    /** set when `arguments` is a preview (the tool got the whole arguments) */
+    arguments_truncated: z.boolean().optional(),
     ...nested,
   }),
   z.object({
@@ -52,6 +55,8 @@ export const RunEvent = z.discriminatedUnion("type", [
     ...base,
     type: z.literal("done"),
     response: z.string(),
+    /** set when `response` was cut to fit a NATS message; the whole answer is in the session */
+    response_truncated: z.boolean().optional(),
     iterations: z.number().int().nonnegative(),
     /** this turn's tokens, its subagents' included */
     usage: Usage,

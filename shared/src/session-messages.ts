@@ -42,8 +42,16 @@ export const SessionListRequest = z.object({ owner });
 export const SessionListReply = z.union([z.object({ success: z.literal(true), sessions: z.array(SessionSummary) }), ErrorReply]);
 export type SessionListReply = z.infer<typeof SessionListReply>;
 
-export const SessionGetRequest = z.object({ session_id: sessionId, owner });
-export const SessionGetReply = z.union([z.object({ success: z.literal(true), session: SessionView }), ErrorReply]);
+/**
+ * One page of a session's view: its state and its visible messages from `message_offset`. A long
+ * conversation takes several pages, each within one NATS message; `next_message_offset` is where the next
+ * page starts (null or absent on the last).
+ */
+export const SessionGetRequest = z.object({ session_id: sessionId, owner, message_offset: z.number().int().nonnegative().optional() });
+export const SessionGetReply = z.union([
+  z.object({ success: z.literal(true), session: SessionView, next_message_offset: z.number().int().positive().nullable().optional() }),
+  ErrorReply,
+]);
 export type SessionGetReply = z.infer<typeof SessionGetReply>;
 
 /** Broadcast on `agent.run.cancel.<session>`; only the orchestrator running the turn acts on it. */

@@ -10,7 +10,10 @@ export const ConversationMessage = z.looseObject({
 });
 export type ConversationMessage = z.infer<typeof ConversationMessage>;
 
-/** A session as stored in the JetStream KV bucket `sessions`, written with compare-and-set. */
+/**
+ * A whole session: its state and its conversation. This is also the shape sessions were stored in before
+ * the conversation moved to keys of its own (one KV value each), which the store still reads and migrates.
+ */
 export const SessionRecord = z.object({
   id: z.string(),
   agent_id: z.string(),
@@ -30,3 +33,24 @@ export const SessionRecord = z.object({
   updated_at: z.string(),
 });
 export type SessionRecord = z.infer<typeof SessionRecord>;
+
+/** One batch of conversation messages (what one save appended), stored in `chunks` KV values of its own. */
+export const ConversationBatch = z.object({
+  id: z.string().regex(/^[A-Za-z0-9_-]+$/),
+  chunks: z.number().int().positive(),
+  messages: z.number().int().positive(),
+});
+export type ConversationBatch = z.infer<typeof ConversationBatch>;
+
+/**
+ * A session's head as stored in the `sessions` bucket under its owner's key (`owner.<owner>.<session>`),
+ * written with compare-and-set: its state and where its conversation lies, never the conversation itself,
+ * so the head stays small however long the conversation grows.
+ */
+export const SessionHead = SessionRecord.omit({ messages: true }).extend({
+  /** the first user message, cut short, to recognise the session by */
+  title: z.string(),
+  /** the conversation's batches, in order */
+  batches: z.array(ConversationBatch),
+});
+export type SessionHead = z.infer<typeof SessionHead>;

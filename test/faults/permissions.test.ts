@@ -138,6 +138,20 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
     expect(stolen).toBe(0);
   });
 
+  it("the tool-runner cannot pass itself off as the orchestrator in /healthz ($SRV replies trusted by subject)", async () => {
+    const { connection, violations } = as("tool-runner");
+    const forged = encodeJson({ type: "io.nats.micro.v1.ping_response", name: "orchestrator", id: "forged", version: "0.1.0", metadata: {} });
+    // the anonymous ping may be answered by anyone; the ping by name only by that service's user
+    const answer = (error: unknown, message: Msg) => void (error ? undefined : message.respond(forged));
+    const anonymous = connection.subscribe("$SRV.PING", { callback: answer });
+    connection.subscribe("$SRV.PING.orchestrator", { callback: answer });
+    await settle();
+    expect(violations).toContainEqual({ operation: "subscription", subject: "$SRV.PING.orchestrator" });
+    const health = (await (await fetch(`${system.gatewayUrls[0]}/healthz`)).json()) as { services: Record<string, number> };
+    expect(health.services["orchestrator"]).toBe(1);
+    anonymous.unsubscribe();
+  });
+
   it("the tool-runner cannot call tools, not even through another replica (case 61)", async () => {
     const { connection, violations } = as("tool-runner");
     const call = { call_id: "evil-1", context, arguments: { file_path: "{session-folder}/pwned.md", content: "x" } };

@@ -3,8 +3,10 @@ import { AppError, type Logger } from "@agent-orchestrator/shared";
 import { agentsRoutes } from "./agents-routes.js";
 import { authenticate } from "./auth.js";
 import { chatRoute } from "./chat-route.js";
+import { allowedHosts } from "./config.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { healthRoute } from "./health-route.js";
+import { requireAllowedHost } from "./host-check.js";
 import { mcpRoute } from "./mcp-route.js";
 import { openAiRoutes } from "./openai-routes.js";
 import { rateLimit } from "./rate-limit.js";
@@ -20,6 +22,8 @@ export function createApp(context: GatewayContext): express.Express {
   app.disable("x-powered-by");
   app.set("query parser", "simple");
   app.use(requestContext(context.logger), securityHeaders, countRequests(context));
+  // unauthenticated, the Host is the only thing a DNS-rebinding page cannot fake
+  if (!context.config.AUTH_TOKENS) app.use(requireAllowedHost(allowedHosts(context.config)));
   app.use(healthRoute(context));
   app.get("/metrics", (_request, response, next) => {
     context.metrics.registry.metrics().then((text) => response.type(context.metrics.registry.contentType).send(text), next);
@@ -28,7 +32,7 @@ export function createApp(context: GatewayContext): express.Express {
   // each API authenticates before it reads a body, and answers in its own error shape
   app.use("/v1", openAiRoutes(context, limiter));
   app.use("/mcp", mcpRoute(context, limiter));
-  app.use("/api", authenticate(context.config.AUTH_TOKENS), limiter);
+  app.use("/api", authenticate(context.config.AUTH_TOKENS, context.authFailures), limiter);
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
   app.use(agentsRoutes(context), chatRoute(context), sessionsRoutes(context));
   app.use(webPage());

@@ -7,7 +7,7 @@ import type { GatewayContext } from "./gateway-context.js";
 import { parseInput } from "./parse-input.js";
 import { publishCancel } from "./run-cancel.js";
 import { startRun, type NewRun, type StartedRun } from "./run-client.js";
-import { countServiceReplicas } from "./service-replicas.js";
+import { countReplicas } from "./service-replicas.js";
 import { sendError } from "./send-error.js";
 import { writeSseStream } from "./sse-stream.js";
 
@@ -37,6 +37,9 @@ export function chatRoute(context: GatewayContext): Router {
   return router;
 }
 
+/** A busy orchestrator may answer a ping late; a short wait would count it as absent. */
+const orchestratorPingWaitMs = 500;
+
 /** Starts a chat turn for `owner`: a new session unless the body names one. Shared with the WebSocket. */
 export function startChatRun(context: GatewayContext, body: Pick<ChatRequestBody, "agent_id" | "message" | "session_id">, owner: string): Promise<StartedRun> {
   const run: NewRun = {
@@ -54,7 +57,7 @@ export function startChatRun(context: GatewayContext, body: Pick<ChatRequestBody
       subjectPrefix: context.subjectPrefix,
       pickupTimeoutMs: context.config.RUN_PICKUP_TIMEOUT_MS,
       idleTimeoutMs: context.config.CHAT_IDLE_TIMEOUT_MS,
-      countOrchestrators: async () => (await countServiceReplicas(context.connection))[serviceNames.orchestrator] ?? 0,
+      countOrchestrators: () => countReplicas(context.connection, serviceNames.orchestrator, orchestratorPingWaitMs),
     },
     run,
   );

@@ -33,9 +33,14 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     .optional()
     .transform((value) => (value ?? "").split(",").map((origin) => origin.trim()).filter((origin) => origin !== "")),
   BODY_LIMIT_BYTES: envInt(256 * 1024, 1_024, 16 * 1024 * 1024),
+  /** wrong tokens one client address may send per minute (HTTP and WebSocket); then 429 with retry-after */
+  AUTH_FAILURES_PER_MINUTE: envInt(10, 1, 100_000),
+  /** messages one WebSocket may send per second (bursts up to the same number); above it the socket is closed (1008) */
+  WS_MESSAGES_PER_SECOND: envInt(20, 1, 10_000),
   /**
-   * host names (no port) that `/mcp` answers to, comma-separated, besides localhost, 127.0.0.1, [::1] and
-   * HOST: a request whose `Host` is another name is refused (DNS-rebinding protection)
+   * host names (no port) that `/mcp` (and, without AUTH_TOKENS, every route) answers to, comma-separated,
+   * besides localhost, 127.0.0.1, [::1] and HOST: a request whose `Host` is another name is refused
+   * (DNS-rebinding protection)
    */
   ALLOWED_HOSTS: z
     .string()
@@ -44,8 +49,11 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
 });
 export type GatewayConfig = z.infer<typeof gatewayEnvSchema>;
 
-/** Host names `/mcp` answers to: the loopback names, HOST when it is one address, and ALLOWED_HOSTS. */
-export function mcpAllowedHosts(config: GatewayConfig): string[] {
+/**
+ * Host names the gateway answers to where it checks `Host` (`/mcp` always; every route and the WebSocket
+ * without AUTH_TOKENS): the loopback names, HOST when it is one address, and ALLOWED_HOSTS.
+ */
+export function allowedHosts(config: GatewayConfig): string[] {
   const hosts = new Set(["localhost", "127.0.0.1", "[::1]", ...config.ALLOWED_HOSTS]);
   if (config.HOST && config.HOST !== "0.0.0.0" && config.HOST !== "::") hosts.add(config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST);
   return [...hosts];

@@ -8,12 +8,12 @@ const contentTypes: Readonly<Record<string, string>> = {
   ".yaml": "text/yaml; charset=utf-8",
   ".yml": "text/yaml; charset=utf-8",
   ".csv": "text/csv; charset=utf-8",
-  ".xml": "application/xml; charset=utf-8",
 };
 
 /**
- * The content type of a session file by its extension. Anything unknown (HTML included) is served as
- * plain text, so a file the model wrote can never run as a page on our origin.
+ * The content type of a session file by its extension: a small list of types no browser renders as a
+ * document; everything else (HTML, XHTML, SVG, XML and anything unknown) is plain text, so a file the
+ * model wrote can never run as a page on our origin. (`.xml` as `application/xml` renders as live XHTML.)
  */
 export function contentTypeFor(path: string): string {
   const extension = extname(path).toLowerCase();

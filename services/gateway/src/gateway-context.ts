@@ -1,5 +1,6 @@
 import type { NatsConnection } from "nats";
 import type { Logger } from "@agent-orchestrator/shared";
+import type { AuthThrottle } from "./auth-throttle.js";
 import type { GatewayConfig } from "./config.js";
 import type { GatewayMetrics } from "./metrics.js";
 
@@ -11,4 +12,6 @@ export interface GatewayContext {
   /** prepended to every subject, so tests sharing one NATS server stay apart */
   subjectPrefix: string;
   metrics: GatewayMetrics;
+  /** failed sign-ins per client address, shared by HTTP and the WebSocket */
+  authFailures: AuthThrottle;
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { NatsConnection } from "nats";
 import { serviceNames, type Logger } from "@agent-orchestrator/shared";
 import { createApp } from "./app.js";
+import { AuthThrottle } from "./auth-throttle.js";
 import { listenHost, type GatewayConfig } from "./config.js";
 import { GatewayMetrics } from "./metrics.js";
 import { attachWebSocket } from "./websocket-server.js";
@@ -28,7 +29,14 @@ export interface Gateway {
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { connection, config, logger } = options;
-  const context = { connection, config, logger, subjectPrefix: options.subjectPrefix ?? "", metrics: new GatewayMetrics() };
+  const context = {
+    connection,
+    config,
+    logger,
+    subjectPrefix: options.subjectPrefix ?? "",
+    metrics: new GatewayMetrics(),
+    authFailures: new AuthThrottle(config.AUTH_FAILURES_PER_MINUTE),
+  };
   const app = createApp(context);
   const service = await connection.services.add({
     name: serviceNames.gateway,

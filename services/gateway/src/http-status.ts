@@ -47,5 +47,6 @@ export const httpStatusByCode: Readonly<Record<ErrorCode, number>> = {
   SERVICE_UNAVAILABLE: 503,
   SERVICE_TIMEOUT: 504,
   BUSY: 503,
+  OVERLOADED: 503,
   INTERNAL: 500,
 };

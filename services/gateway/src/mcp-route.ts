@@ -4,7 +4,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { AppError, type Logger } from "@agent-orchestrator/shared";
 import { asyncRoute } from "./async-route.js";
 import { authenticate, currentUser } from "./auth.js";
-import { mcpAllowedHosts } from "./config.js";
+import { allowedHosts } from "./config.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { createMcpServer } from "./mcp-server.js";
 import { originAllowed } from "./origin-check.js";
@@ -20,10 +20,10 @@ import { toAppError } from "./to-app-error.js";
  */
 export function mcpRoute(context: GatewayContext, limiter: RequestHandler): Router {
   const router = Router();
-  router.use(hostHeaderValidation(mcpAllowedHosts(context.config)), (request, _response, next) => {
+  router.use(hostHeaderValidation(allowedHosts(context.config)), (request, _response, next) => {
     next(originAllowed(request, context.config.ALLOWED_ORIGINS) ? undefined : new AppError("FORBIDDEN", "This origin may not use /mcp"));
   });
-  router.use(authenticate(context.config.AUTH_TOKENS), limiter, express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
+  router.use(authenticate(context.config.AUTH_TOKENS, context.authFailures), limiter, express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
 
   router.post(
     "/",

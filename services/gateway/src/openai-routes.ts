@@ -37,7 +37,7 @@ export const sessionHeader = "x-session-id";
  */
 export function openAiRoutes(context: GatewayContext, limiter: RequestHandler): Router {
   const router = Router();
-  router.use(authenticate(context.config.AUTH_TOKENS), limiter, express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
+  router.use(authenticate(context.config.AUTH_TOKENS, context.authFailures), limiter, express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
 
   router.get(
     "/models",

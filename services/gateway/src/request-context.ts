@@ -33,7 +33,7 @@ export function securityHeaders(_request: Request, response: Response, next: Nex
     "x-frame-options": "DENY",
     "referrer-policy": "no-referrer",
     "cross-origin-opener-policy": "same-origin",
-    "content-security-policy": "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+    "content-security-policy": "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   });
   next();
 }

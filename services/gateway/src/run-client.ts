@@ -18,7 +18,7 @@ export interface RunClientOptions {
   pickupTimeoutMs: number;
   /** the longest silence between two events before the run is given up */
   idleTimeoutMs: number;
-  /** how many orchestrators are running: asked when a queued turn has not started after a moment */
+  /** how many orchestrators are running: asked when a queued turn has not started after a moment, and at the pickup limit */
   countOrchestrators: () => Promise<number>;
 }
 
@@ -109,9 +109,10 @@ async function* readEvents(subscription: Subscription, runId: string, options: R
       received === 0 ? options.pickupTimeoutMs : options.idleTimeoutMs,
     );
   };
-  // a queued turn waits for an orchestrator; if none is running, say so now rather than at the pickup timeout
+  // a queued turn waits for an orchestrator; if none is running, say so now rather than at the pickup
+  // timeout. A busy one may miss a ping, so "none" needs two pings in a row that nobody answers.
   const check = setTimeout(() => {
-    options.countOrchestrators().then(
+    countTwiceIfNone(options).then(
       (count) => {
         if (count === 0 && received === 0) {
           noOrchestrator = true;
@@ -139,7 +140,9 @@ async function* readEvents(subscription: Subscription, runId: string, options: R
     }
     if (noOrchestrator) throw new AppError("SERVICE_UNAVAILABLE", "No orchestrator is running to take the turn");
     if (timedOut && received === 0) {
-      throw new AppError("SERVICE_UNAVAILABLE", `No orchestrator took the turn within ${options.pickupTimeoutMs} ms`);
+      // the queued turn expires unrun; whether anyone is there decides what the client is told
+      if ((await countTwiceIfNone(options).catch(() => 1)) === 0) throw new AppError("SERVICE_UNAVAILABLE", "No orchestrator is running to take the turn");
+      throw new AppError("OVERLOADED", `Every orchestrator is busy: the turn waited ${options.pickupTimeoutMs} ms without being taken; try again shortly`);
     }
     if (timedOut) throw new AppError("SERVICE_TIMEOUT", `No news from the orchestrator for ${options.idleTimeoutMs} ms`);
   } finally {
@@ -147,4 +150,9 @@ async function* readEvents(subscription: Subscription, runId: string, options: R
     clearTimeout(check);
     subscription.unsubscribe();
   }
+}
+
+async function countTwiceIfNone(options: RunClientOptions): Promise<number> {
+  const count = await options.countOrchestrators();
+  return count > 0 ? count : options.countOrchestrators();
 }

@@ -1,7 +1,8 @@
-import { SessionGetReply, SessionListReply, subjects, type VisibleMessage } from "@agent-orchestrator/shared";
+import { SessionListReply, subjects, type VisibleMessage } from "@agent-orchestrator/shared";
 import { conversationEnvelope } from "./conversation-envelope.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { callService } from "./nats-call.js";
+import { getSessionView } from "./session-view.js";
 import type { ClientConversation } from "./openai-conversation.js";
 
 /** Sessions whose title fits are read one by one; past this many the request starts a new session. */
@@ -23,7 +24,7 @@ export async function findSessionHolding(context: GatewayContext, owner: string,
   const { sessions } = await callService(context, subjects.sessionList, { owner }, SessionListReply);
   const candidates = sessions.filter((session) => session.agent_id === agentId && session.status !== "running" && titles.has(session.title));
   for (const candidate of candidates.slice(0, maxCandidates)) {
-    const { session } = await callService(context, subjects.sessionGet, { session_id: candidate.id, owner }, SessionGetReply);
+    const session = await getSessionView(context, candidate.id, owner);
     if (holdsConversation(session.messages, conversation)) return session.id;
   }
   return undefined;

@@ -3,7 +3,6 @@ import {
   AppError,
   SessionFilesListReply,
   SessionFilesReadReply,
-  SessionGetReply,
   SessionListReply,
   subjects,
   subjectTokenPattern,
@@ -14,6 +13,7 @@ import { currentUser } from "./auth.js";
 import { contentTypeFor } from "./content-type.js";
 import { replayRun } from "./event-replay.js";
 import type { GatewayContext } from "./gateway-context.js";
+import { getSessionView } from "./session-view.js";
 import { callService } from "./nats-call.js";
 import { publishCancel } from "./run-cancel.js";
 import { writeSseStream } from "./sse-stream.js";
@@ -96,7 +96,13 @@ export function sessionsRoutes(context: GatewayContext): Router {
       const reply = await callService(context, subjects.sessionFilesRead, { session_id: id, owner: currentUser(response), path }, SessionFilesReadReply);
       response
         .status(200)
-        .set({ "content-type": contentTypeFor(reply.path), "x-content-truncated": String(reply.truncated), "content-disposition": "inline" })
+        .set({
+          "content-type": contentTypeFor(reply.path),
+          "x-content-truncated": String(reply.truncated),
+          "content-disposition": "inline",
+          // a file the model wrote is data: even opened on its own it runs nothing and submits nothing
+          "content-security-policy": "default-src 'none'; form-action 'none'; frame-ancestors 'none'; sandbox",
+        })
         .send(reply.content);
     }),
   );
@@ -109,6 +115,5 @@ function checkedId(id: string | string[] | undefined): string {
 }
 
 async function getSession(context: GatewayContext, response: Response, id: string | string[] | undefined): Promise<SessionView> {
-  const reply = await callService(context, subjects.sessionGet, { session_id: checkedId(id), owner: currentUser(response) }, SessionGetReply);
-  return reply.session;
+  return getSessionView(context, checkedId(id), currentUser(response));
 }

@@ -2,10 +2,13 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { AppError, parseJson, SessionGetReply, subjects, toErrorBody, WsClientMessage, type RunEvent } from "@agent-orchestrator/shared";
-import { bearerUser } from "./auth.js";
+import { bearerUser, clientAddress } from "./auth.js";
 import { startChatRun } from "./chat-route.js";
+import { allowedHosts } from "./config.js";
 import { watchSession } from "./event-replay.js";
 import type { GatewayContext } from "./gateway-context.js";
+import { hostAllowed } from "./host-check.js";
+import { MessageRate } from "./message-rate.js";
 import { callService } from "./nats-call.js";
 import { originAllowed } from "./origin-check.js";
 import { publishCancel } from "./run-cancel.js";
@@ -22,6 +25,7 @@ export const wsMaxBufferedBytes = 1024 * 1024;
  */
 export function attachWebSocket(server: Server, context: GatewayContext): WebSocketServer {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: wsMaxPayloadBytes });
+  const hosts = allowedHosts(context.config);
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = new URL(request.url ?? "/", "http://gateway").pathname;
     if (path !== "/ws") return refuse(socket, 404, "Not Found");
@@ -30,19 +34,32 @@ export function attachWebSocket(server: Server, context: GatewayContext): WebSoc
       return refuse(socket, 403, "Forbidden");
     }
     const tokens = context.config.AUTH_TOKENS;
+    if (!tokens && !hostAllowed(request, hosts)) {
+      context.logger.warn({ host: request.headers.host }, "WebSocket for a foreign host name refused");
+      return refuse(socket, 403, "Forbidden");
+    }
+    const address = clientAddress(request);
+    if (tokens) {
+      const wait = context.authFailures.retryAfterSeconds(address);
+      if (wait > 0) return refuse(socket, 429, "Too Many Requests", `Retry-After: ${wait}\r\n`);
+    }
     const user = tokens ? bearerUser(tokens, request.headers.authorization) : "local";
-    if (tokens && request.headers.authorization !== undefined && !user) return refuse(socket, 401, "Unauthorized");
-    sockets.handleUpgrade(request, socket, head, (ws) => new Connection(ws, context, user).start());
+    if (tokens && request.headers.authorization !== undefined && !user) {
+      context.authFailures.fail(address);
+      return refuse(socket, 401, "Unauthorized");
+    }
+    sockets.handleUpgrade(request, socket, head, (ws) => new Connection(ws, context, user, address).start());
   });
   return sockets;
 }
 
-function refuse(socket: Duplex, status: number, reason: string): void {
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+function refuse(socket: Duplex, status: number, reason: string, headers = ""): void {
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\n${headers}Connection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
 class Connection {
   private readonly controllers = new Set<AbortController>();
+  private readonly rate: MessageRate;
   private readonly runs = new Map<string, { runId: string; detach: boolean; close: () => void }>();
   private closed = false;
 
@@ -50,10 +67,18 @@ class Connection {
     private readonly ws: WebSocket,
     private readonly context: GatewayContext,
     private user: string | undefined,
-  ) {}
+    private readonly address: string,
+  ) {
+    this.rate = new MessageRate(context.config.WS_MESSAGES_PER_SECOND);
+  }
 
   start(): void {
     this.ws.on("message", (data, isBinary) => {
+      if (!this.rate.take()) {
+        this.sendError(new AppError("RATE_LIMITED", `More than ${this.context.config.WS_MESSAGES_PER_SECOND} messages a second`));
+        this.ws.close(1008, "too many messages");
+        return;
+      }
       if (isBinary) return this.sendError(new AppError("BAD_REQUEST", "Send JSON text messages"));
       void this.handle(data.toString()).catch((error: unknown) => this.sendError(error));
     });
@@ -67,8 +92,15 @@ class Connection {
     if (!message?.success) throw new AppError("BAD_REQUEST", "Not a valid message: expected {type: auth|chat|cancel|watch, …}");
     const body = message.data;
     if (body.type === "auth") {
-      const user = this.context.config.AUTH_TOKENS ? bearerUser(this.context.config.AUTH_TOKENS, `Bearer ${body.token}`) : "local";
+      const tokens = this.context.config.AUTH_TOKENS;
+      if (tokens && this.context.authFailures.retryAfterSeconds(this.address) > 0) {
+        this.sendError(new AppError("RATE_LIMITED", "Too many wrong tokens from this address; try again later"));
+        this.ws.close(1008, "too many wrong tokens");
+        return;
+      }
+      const user = tokens ? bearerUser(tokens, `Bearer ${body.token}`) : "local";
       if (!user) {
+        this.context.authFailures.fail(this.address);
         this.sendError(new AppError("UNAUTHORIZED", "A valid token is required"));
         this.ws.close(1008, "unauthorized");
         return;

@@ -5,6 +5,7 @@ import { ActiveTurns } from "./active-turns.js";
 import { cappedRetryAfterFetch } from "./capped-retry-after-fetch.js";
 import { isModelConfigured, type OrchestratorConfig } from "./config.js";
 import { ensureRunStreams } from "./jetstream-setup.js";
+import { natsMessageBudget } from "./nats-message-budget.js";
 import { startRunQueue } from "./run-queue.js";
 import { addSessionEndpoints } from "./session-endpoints.js";
 import { SessionStore } from "./session-store.js";
@@ -37,6 +38,8 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   const manager = await connection.jetstreamManager();
   await ensureRunStreams(manager, names, config, prefix);
   const store = await SessionStore.open(connection, names.sessionsBucket);
+  const migrated = await store.migrateLegacySessions();
+  if (migrated > 0) logger.info({ migrated }, "sessions moved to the per-turn storage");
   const active = new ActiveTurns();
   const client = isModelConfigured(config)
     ? new OpenAI({
@@ -53,7 +56,8 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     version: "0.1.0",
     description: "Runs agent turns: the agentic loop over the model and the file tools",
   });
-  addSessionEndpoints(service, store, logger, prefix);
+  // a page of a session's view leaves room in the reply for the session's state
+  addSessionEndpoints(service, store, logger, prefix, () => natsMessageBudget(connection) - 64 * 1024);
 
   const cancels = connection.subscribe(prefix + subjects.runCancelAll, {
     callback: (error, message) => {

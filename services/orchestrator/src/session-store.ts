@@ -1,9 +1,56 @@
+import { randomUUID } from "node:crypto";
 import type { KV, NatsConnection } from "nats";
-import { AppError, decodeJson, encodeJson, SessionRecord, zeroUsage } from "@agent-orchestrator/shared";
+import {
+  AppError,
+  ConversationMessage,
+  decodeJson,
+  encodeJson,
+  SessionHead,
+  SessionRecord,
+  zeroUsage,
+  type ConversationBatch,
+} from "@agent-orchestrator/shared";
+import { z } from "zod";
+
+/** Bytes of one conversation chunk: well under any NATS server's max_payload (1 MiB by default). */
+export const conversationChunkBytes = 256 * 1024;
+const titleChars = 80;
+
+/** What a save needs to know about the stored session it read: the head's revision and where its conversation lies. */
+export interface SessionVersion {
+  revision: number;
+  batches: readonly ConversationBatch[];
+  title: string;
+  /** read from the old one-value shape: the next save migrates it */
+  legacy: boolean;
+}
+
+export interface StoredSession {
+  record: SessionRecord;
+  version: SessionVersion;
+}
+
+/** The key of a session's head: under its owner, so listing one owner's sessions reads only theirs. */
+export const headKey = (owner: string, sessionId: string): string => `${ownerPrefix(owner)}.${sessionId}`;
+const ownerPrefix = (owner: string): string => `owner.${Buffer.from(owner, "utf8").toString("base64url")}`;
+const chunkKey = (sessionId: string, batchId: string, index: number): string => `conversation.${sessionId}.${batchId}.${index}`;
+
+const firstUserText = (messages: readonly ConversationMessage[]): string => {
+  const content = messages.find((message) => message.role === "user")?.["content"];
+  return typeof content === "string" ? content.slice(0, titleChars) : "";
+};
+
+/** JetStream's "wrong last sequence": the compare-and-set lost to another writer. */
+const isCasConflict = (error: unknown): boolean => (error as { api_error?: { err_code?: number } }).api_error?.err_code === 10071;
 
 /**
  * Sessions in the JetStream KV bucket `sessions`: they survive any orchestrator process and any replica
- * can serve the next turn. Every write is a compare-and-set on the revision that was read.
+ * can serve the next turn. A session is a small head (`owner.<owner>.<session>`, written with
+ * compare-and-set) plus its conversation in batches of chunk keys (`conversation.<session>.<batch>.<n>`),
+ * one batch per save, so no value grows with the conversation. A batch is written before the head that
+ * names it, under an id no other writer uses, so a save that loses the compare-and-set leaves the stored
+ * session as it was. Sessions in the old one-value shape (key = session id) are read as they are and
+ * moved to the new shape by their next save, or by `migrateLegacySessions` at start.
  */
 export class SessionStore {
   private constructor(private readonly kv: KV) {}
@@ -13,11 +60,16 @@ export class SessionStore {
     return new SessionStore(kv);
   }
 
+  /** A store over an open bucket (tests wrap the bucket to see which keys are read). */
+  static over(kv: KV): SessionStore {
+    return new SessionStore(kv);
+  }
+
   /**
    * Creates a new session with its first turn already running, in one KV operation. Returns undefined if
    * the id is taken (a redelivered turn finds its session that way).
    */
-  async createRunning(input: { id: string; agentId: string; owner: string; runId: string }): Promise<{ record: SessionRecord; revision: number } | undefined> {
+  async createRunning(input: { id: string; agentId: string; owner: string; runId: string }): Promise<StoredSession | undefined> {
     const now = new Date().toISOString();
     const record: SessionRecord = {
       id: input.id,
@@ -33,40 +85,130 @@ export class SessionStore {
       created_at: now,
       updated_at: now,
     };
+    const head: SessionHead = { ...withoutMessages(record), title: "", batches: [] };
     try {
-      return { record, revision: await this.kv.create(input.id, encodeJson(record)) };
+      const revision = await this.kv.create(headKey(input.owner, input.id), encodeJson(head));
+      return { record, version: { revision, batches: [], title: "", legacy: false } };
     } catch (error) {
-      if (await this.kv.get(input.id)) return undefined;
+      if (isCasConflict(error)) return undefined;
       throw error;
     }
   }
 
-  async get(id: string): Promise<{ record: SessionRecord; revision: number } | undefined> {
-    const entry = await this.kv.get(id);
-    if (!entry || entry.operation !== "PUT") return undefined;
-    return { record: decodeJson(entry.value, SessionRecord), revision: entry.revision };
+  /** One owner's session with its whole conversation; undefined when it does not exist or is someone else's. */
+  async get(id: string, owner: string): Promise<StoredSession | undefined> {
+    const entry = await this.kv.get(headKey(owner, id));
+    if (entry && entry.operation === "PUT") {
+      const head = decodeJson(entry.value, SessionHead);
+      const messages = await this.readConversation(id, head.batches);
+      const { title, batches, ...state } = head;
+      return { record: { ...state, messages }, version: { revision: entry.revision, batches, title, legacy: false } };
+    }
+    return this.getLegacy(id, owner);
   }
 
-  /** Every session of one owner, newest first (a full scan: fine for thousands, not millions). */
-  async listByOwner(owner: string, limit = 200): Promise<SessionRecord[]> {
+  /** One owner's sessions, newest first: their heads only, found by the owner's key prefix. */
+  async listByOwner(owner: string, limit = 200): Promise<SessionHead[]> {
     // collect the keys first: awaiting other KV calls while iterating cuts the key listing short
     const keys: string[] = [];
-    for await (const key of await this.kv.keys()) keys.push(key);
-    const records: SessionRecord[] = [];
+    for await (const key of await this.kv.keys(`${ownerPrefix(owner)}.*`)) keys.push(key);
+    const heads: SessionHead[] = [];
     for (const key of keys) {
-      const stored = await this.get(key);
-      if (stored && stored.record.owner === owner) records.push(stored.record);
+      const entry = await this.kv.get(key);
+      if (entry && entry.operation === "PUT") heads.push(decodeJson(entry.value, SessionHead));
     }
-    return records.sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, limit);
+    return heads.sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, limit);
   }
 
-  /** Writes `record` only if the stored revision is still `revision`; returns the new revision. */
-  async update(record: SessionRecord, revision: number): Promise<number> {
-    const next = { ...record, updated_at: new Date().toISOString() };
-    try {
-      return await this.kv.update(record.id, encodeJson(next), revision);
-    } catch (error) {
-      throw new AppError("SESSION_BUSY", "The session was changed by another turn", { cause: error });
+  /**
+   * Saves `record` only if its head is still at `version` (compare-and-set): the messages added since
+   * that read go into a new batch first, then the head. Only a lost compare-and-set is SESSION_BUSY; any
+   * other failure is thrown as it is. Returns the new version.
+   */
+  async update(record: SessionRecord, version: SessionVersion, updatedAt = new Date().toISOString()): Promise<SessionVersion> {
+    const storedCount = version.batches.reduce((count, batch) => count + batch.messages, 0);
+    const appended = record.messages.slice(storedCount);
+    const batches = [...version.batches];
+    const written: string[] = [];
+    if (appended.length > 0) {
+      const batch = await this.writeBatch(record.id, appended, written);
+      batches.push(batch);
     }
+    const title = version.title || firstUserText(record.messages);
+    const head: SessionHead = { ...withoutMessages(record), updated_at: updatedAt, title, batches };
+    const key = headKey(record.owner, record.id);
+    let revision: number;
+    try {
+      revision = version.legacy ? await this.kv.create(key, encodeJson(head)) : await this.kv.update(key, encodeJson(head), version.revision);
+    } catch (error) {
+      // the batch is named by no head: remove it (a failure here leaves only unreachable keys)
+      await Promise.allSettled(written.map((chunk) => this.kv.purge(chunk)));
+      if (isCasConflict(error)) throw new AppError("SESSION_BUSY", "The session was changed by another turn", { cause: error });
+      throw error;
+    }
+    if (version.legacy) await this.kv.delete(record.id);
+    return { revision, batches, title, legacy: false };
   }
+
+  /**
+   * Moves every session still in the old one-value shape to heads and batches (run at start; the old
+   * keys are the only keys with a single token). One another orchestrator moved first is left to it.
+   */
+  async migrateLegacySessions(): Promise<number> {
+    const keys: string[] = [];
+    for await (const key of await this.kv.keys("*")) keys.push(key);
+    let moved = 0;
+    for (const key of keys) {
+      const entry = await this.kv.get(key);
+      if (!entry || entry.operation !== "PUT") continue;
+      const record = decodeJson(entry.value, SessionRecord);
+      try {
+        await this.update(record, { revision: entry.revision, batches: [], title: "", legacy: true }, record.updated_at);
+        moved++;
+      } catch (error) {
+        if (!AppError.is(error) || error.code !== "SESSION_BUSY") throw error;
+        await this.kv.delete(key);
+      }
+    }
+    return moved;
+  }
+
+  private async getLegacy(id: string, owner: string): Promise<StoredSession | undefined> {
+    const entry = await this.kv.get(id);
+    if (!entry || entry.operation !== "PUT") return undefined;
+    const record = decodeJson(entry.value, SessionRecord);
+    if (record.owner !== owner) return undefined;
+    return { record, version: { revision: entry.revision, batches: [], title: "", legacy: true } };
+  }
+
+  private async writeBatch(sessionId: string, messages: readonly ConversationMessage[], written: string[]): Promise<ConversationBatch> {
+    const id = randomUUID();
+    const bytes = encodeJson(messages);
+    const chunks = Math.max(1, Math.ceil(bytes.byteLength / conversationChunkBytes));
+    for (let index = 0; index < chunks; index++) {
+      const key = chunkKey(sessionId, id, index);
+      written.push(key);
+      await this.kv.put(key, bytes.subarray(index * conversationChunkBytes, (index + 1) * conversationChunkBytes));
+    }
+    return { id, chunks, messages: messages.length };
+  }
+
+  private async readConversation(sessionId: string, batches: readonly ConversationBatch[]): Promise<ConversationMessage[]> {
+    const messages: ConversationMessage[] = [];
+    for (const batch of batches) {
+      const parts: Uint8Array[] = [];
+      for (let index = 0; index < batch.chunks; index++) {
+        const entry = await this.kv.get(chunkKey(sessionId, batch.id, index));
+        if (!entry || entry.operation !== "PUT") throw new AppError("INTERNAL", `Part of session ${sessionId}'s conversation is missing`);
+        parts.push(entry.value);
+      }
+      messages.push(...decodeJson(Buffer.concat(parts), z.array(ConversationMessage)));
+    }
+    return messages;
+  }
+}
+
+function withoutMessages(record: SessionRecord): Omit<SessionRecord, "messages"> {
+  const { messages: _messages, ...state } = record;
+  return state;
 }

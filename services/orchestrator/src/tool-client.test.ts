@@ -72,4 +72,12 @@ describe("ToolClient retries", () => {
     await expect(read(new ToolClient(connection, timeoutMs, runner.prefix, { retries: 5 }), controller.signal)).rejects.toThrow("cancelled by the user");
     expect(runner.callIds).toHaveLength(2);
   });
+
+  it("answers CONTENT_TOO_LARGE, without sending, when the arguments cannot fit the server's max_payload", async () => {
+    const runner = fakeRunner(() => fileResult);
+    const content = "x".repeat(connection.info?.max_payload ?? 0);
+    const result = await new ToolClient(connection, timeoutMs, runner.prefix).call("read_file", "run1:big", context, { file_path: "a.md", content });
+    expect(result).toMatchObject({ success: false, error: { code: "CONTENT_TOO_LARGE" } });
+    expect(runner.callIds).toHaveLength(0);
+  });
 });

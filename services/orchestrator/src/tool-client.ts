@@ -1,6 +1,8 @@
 import type { NatsConnection } from "nats";
+import { natsMessageBudget } from "./nats-message-budget.js";
 import {
   AppError,
+  encodeJson,
   requestJson,
   subjects,
   ToolResult,
@@ -38,13 +40,20 @@ export class ToolClient {
    * with the abort's reason; the tool-runner's late answer is then ignored.
    */
   async call(name: ToolName, callId: string, context: ToolContext, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
+    const body = { call_id: callId, context, arguments: args };
+    // a request NATS would refuse is the model's doing: it hears so, and the turn goes on
+    const size = encodeJson(body).byteLength;
+    const budget = natsMessageBudget(this.connection);
+    if (size > budget) {
+      return { success: false, error: { code: "CONTENT_TOO_LARGE", message: `The arguments take ${size} bytes; a tool call may take at most ${budget}. Send less at once.` } };
+    }
     const attempts = this.retry.retries + 1;
     for (let attempt = 1; ; attempt++) {
       try {
         const request = requestJson(
           this.connection,
           this.subjectPrefix + subjects.tool(name),
-          { call_id: callId, context, arguments: args },
+          body,
           ToolResult,
           { timeoutMs: this.timeoutMs },
         );

@@ -24,7 +24,7 @@ import { loopLimits, modelNotConfiguredMessage, type OrchestratorConfig } from "
 import { startAgent } from "./agent-start.js";
 import { toolsForAgent } from "./agent-tools.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
-import type { SessionStore } from "./session-store.js";
+import type { SessionStore, SessionVersion } from "./session-store.js";
 import { subagentsForTurn } from "./subagents/subagent-runner.js";
 import { buildSystemPrompt, type AgentRules } from "./system-prompt.js";
 import type { ToolClient } from "./tool-client.js";
@@ -61,7 +61,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
   );
   active.add(request.session_id, request.run_id, controller);
 
-  let accepted: { session: SessionRecord; revision: number; agent: AgentDefinition } | undefined;
+  let accepted: { session: SessionRecord; version: SessionVersion; agent: AgentDefinition } | undefined;
   // the session folder's "running" manifest is written while the turn starts, off the path to the first token
   let opened: Promise<void> = Promise.resolve();
   try {
@@ -116,7 +116,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     };
     // the final state is saved before the final event, so a client that hears `done` reads it
     await opened;
-    await Promise.all([finishSession(store, session, "completed", accepted.revision), updateManifest(deps, session, agent, "completed", log)]);
+    await Promise.all([finishSession(store, session, "completed", accepted.version), updateManifest(deps, session, agent, "completed", log)]);
     events.finish(doneEvent(output, usage, subagents, session.usage));
     log.info({ iterations: output.iterations, usage }, "turn completed");
   } catch (error) {
@@ -126,7 +126,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     if (accepted) {
       await opened;
       await Promise.all([
-        finishSession(store, accepted.session, status, accepted.revision).catch((saveError: unknown) =>
+        finishSession(store, accepted.session, status, accepted.version).catch((saveError: unknown) =>
           log.error({ err: saveError }, "session status not saved"),
         ),
         updateManifest(deps, accepted.session, accepted.agent, status, log),
@@ -142,15 +142,15 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
 async function acceptTurn(
   deps: TurnRunnerDeps,
   request: RunStartRequest,
-): Promise<{ session: SessionRecord; revision: number; agent: AgentDefinition }> {
+): Promise<{ session: SessionRecord; version: SessionVersion; agent: AgentDefinition }> {
   const agent = await getAgent(deps, request.agent_id);
   if (request.new_session) {
     // one KV operation for a new chat; if the id exists, this is a redelivery and the checks below apply
     const created = await deps.store.createRunning({ id: request.session_id, agentId: agent.id, owner: request.owner, runId: request.run_id });
-    if (created) return { session: created.record, revision: created.revision, agent };
+    if (created) return { session: created.record, version: created.version, agent };
   }
-  const stored = await deps.store.get(request.session_id);
-  if (!stored || stored.record.owner !== request.owner) throw new AppError("SESSION_NOT_FOUND", "Session not found");
+  const stored = await deps.store.get(request.session_id, request.owner);
+  if (!stored) throw new AppError("SESSION_NOT_FOUND", "Session not found");
   const { record } = stored;
   if (record.agent_id !== agent.id) throw new AppError("BAD_REQUEST", `This session belongs to agent ${record.agent_id}`);
   // the same run id means this is a redelivery of a turn whose orchestrator died: take it over
@@ -164,8 +164,8 @@ async function acceptTurn(
     last_run_id: request.run_id,
     run_started_at: record.run_id === request.run_id && record.run_started_at ? record.run_started_at : new Date().toISOString(),
   };
-  const revision = await deps.store.update(session, stored.revision);
-  return { session, revision, agent };
+  const version = await deps.store.update(session, stored.version);
+  return { session, version, agent };
 }
 
 /**
@@ -203,8 +203,8 @@ async function getAgentRules(deps: TurnRunnerDeps, agentId: string, log: Logger)
   return { handlers: {}, rules: [] };
 }
 
-function finishSession(store: SessionStore, session: SessionRecord, status: SessionStatus, revision: number): Promise<number> {
-  return store.update({ ...session, status, run_id: null, run_started_at: null }, revision);
+function finishSession(store: SessionStore, session: SessionRecord, status: SessionStatus, version: SessionVersion): Promise<SessionVersion> {
+  return store.update({ ...session, status, run_id: null, run_started_at: null }, version);
 }
 
 /** Keeps the session folder's manifest in step; the tool-runner writes it (the orchestrator never writes files). */
