@@ -25,6 +25,7 @@ import { openAiErrorHandler, toOpenAiError } from "./openai-error.js";
 import { parseInput } from "./parse-input.js";
 import { publishCancel } from "./run-cancel.js";
 import { findSessionHolding } from "./session-matcher.js";
+import { openSseResponse, writeOrDrop } from "./sse-stream.js";
 import { toAppError } from "./to-app-error.js";
 
 /** The header (and body field `session_id`) that names the session of a `/v1` chat, in and out. */
@@ -133,8 +134,8 @@ async function answerCompletion(response: Response, events: AsyncIterable<RunEve
   const answer = new AnswerAssembler();
   for await (const event of events) {
     if (event.type === "session" && event.attempt > 1) answer.reset();
-    else if (event.type === "delta") answer.add(event.text);
-    else if (event.type === "tool_call") answer.toolRound();
+    else if (event.type === "delta" && event.parent_call_id === undefined) answer.add(event.text);
+    else if (event.type === "tool_call" && event.parent_call_id === undefined) answer.toolRound();
     else if (event.type === "error") throw new AppError(event.error.code, event.error.message);
     else if (event.type === "done") {
       response.json(completionObject(meta, answer.text, event.usage, sessionId));
@@ -151,31 +152,14 @@ async function answerCompletion(response: Response, events: AsyncIterable<RunEve
  * stream. A failure after the status line is a last `data: {"error": …}`, which OpenAI clients raise.
  */
 async function streamCompletion(response: Response, events: AsyncIterable<RunEvent>, meta: CompletionMeta, includeUsage: boolean): Promise<void> {
-  response.status(200).set({
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-cache, no-transform",
-    connection: "keep-alive",
-    "x-accel-buffering": "no",
-  });
-  response.flushHeaders();
+  openSseResponse(response);
   response.write(sseData(completionChunk(meta, { role: "assistant", content: "" }, null, includeUsage)));
   const answer = new AnswerAssembler();
   try {
     for await (const event of events) {
-      if (response.destroyed) return;
-      if (event.type === "delta") {
-        const text = answer.add(event.text);
-        if (text !== "") response.write(sseData(completionChunk(meta, { content: text }, null, includeUsage)));
-      } else if (event.type === "tool_call") {
-        answer.toolRound();
-        response.write(`: tool_call ${event.name}\n\n`);
-      } else if (event.type === "tool_result") {
-        response.write(`: tool_result ${event.name} ${event.success ? "ok" : (event.error_code ?? "failed")}\n\n`);
-      } else if (event.type === "error") {
-        throw new AppError(event.error.code, event.error.message);
-      } else if (event.type === "done") {
-        response.write(sseData(completionChunk(meta, {}, "stop", includeUsage)));
-        if (includeUsage) response.write(sseData(usageChunk(meta, event.usage)));
+      const text = streamedText(event, answer, meta, includeUsage);
+      if (text !== "" && !(await writeOrDrop(response, text))) return;
+      if (event.type === "done") {
         response.end("data: [DONE]\n\n");
         return;
       }
@@ -184,4 +168,27 @@ async function streamCompletion(response: Response, events: AsyncIterable<RunEve
   } catch (error) {
     response.end(sseData(toOpenAiError(toAppError(error, response.locals["logger"] as Logger)).body));
   }
+}
+
+/**
+ * What one run event adds to the stream. A subagent's events (`parent_call_id`) are its own conversation:
+ * they show only as comments, never in the answer.
+ */
+function streamedText(event: RunEvent, answer: AnswerAssembler, meta: CompletionMeta, includeUsage: boolean): string {
+  const nested = (event.type === "delta" || event.type === "tool_call" || event.type === "tool_result") && event.parent_call_id !== undefined;
+  if (event.type === "delta") {
+    if (nested) return "";
+    const text = answer.add(event.text);
+    return text === "" ? "" : sseData(completionChunk(meta, { content: text }, null, includeUsage));
+  }
+  if (event.type === "tool_call") {
+    if (!nested) answer.toolRound();
+    return `: tool_call ${event.name}\n\n`;
+  }
+  if (event.type === "tool_result") return `: tool_result ${event.name} ${event.success ? "ok" : (event.error_code ?? "failed")}\n\n`;
+  if (event.type === "error") throw new AppError(event.error.code, event.error.message);
+  if (event.type === "done") {
+    return sseData(completionChunk(meta, {}, "stop", includeUsage)) + (includeUsage ? sseData(usageChunk(meta, event.usage)) : "");
+  }
+  return "";
 }

@@ -23,6 +23,29 @@ function drained(response: Response, timeoutMs: number): Promise<boolean> {
   });
 }
 
+/** Sends the status line and headers of an SSE response now, so the client sees the stream open at once. */
+export function openSseResponse(response: Response): void {
+  response.status(200).set({
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache, no-transform",
+    connection: "keep-alive",
+    "x-accel-buffering": "no",
+  });
+  response.flushHeaders();
+}
+
+/**
+ * Writes `text`, waiting for the socket's buffer to drain when it is full. False when the client did not read
+ * for `drainTimeoutMs` (it is then disconnected) or is gone: the caller stops writing.
+ */
+export async function writeOrDrop(response: Response, text: string, drainTimeoutMs = sseDrainTimeoutMs): Promise<boolean> {
+  if (response.destroyed) return false;
+  if (response.write(text) || (await drained(response, drainTimeoutMs))) return true;
+  (response.locals["logger"] as Logger | undefined)?.warn({ drainTimeoutMs }, "SSE client stopped reading; disconnected");
+  response.destroy();
+  return false;
+}
+
 /**
  * Streams run events as SSE until they end. A failure while streaming (the orchestrator went silent)
  * becomes a last `error` event, since the status line has already been sent. Writes respect
@@ -31,21 +54,11 @@ function drained(response: Response, timeoutMs: number): Promise<boolean> {
  * the stream stops listening (its turn goes on, or is cancelled, as for any client that leaves).
  */
 export async function writeSseStream(response: Response, events: AsyncIterable<RunEvent>, drainTimeoutMs = sseDrainTimeoutMs): Promise<void> {
-  response.status(200).set({
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-cache, no-transform",
-    connection: "keep-alive",
-    "x-accel-buffering": "no",
-  });
-  response.flushHeaders();
+  openSseResponse(response);
   try {
     for await (const event of events) {
       if (response.destroyed) break;
-      if (!response.write(formatSse(event)) && !(await drained(response, drainTimeoutMs))) {
-        (response.locals["logger"] as Logger | undefined)?.warn({ drainTimeoutMs }, "SSE client stopped reading; disconnected");
-        response.destroy();
-        return;
-      }
+      if (!(await writeOrDrop(response, formatSse(event), drainTimeoutMs))) return;
     }
   } catch (error) {
     response.write(`event: error\ndata: ${JSON.stringify({ type: "error", error: toErrorBody(error) })}\n\n`);
