@@ -126,7 +126,7 @@ describe("the walking skeleton", () => {
     expect(contents).toEqual(expect.arrayContaining(["hello one", "Hello! You said: hello one", "hello two"]));
   });
 
-  it("answers errors in the DESIGN §4 shape: unknown agent, unknown session, bad body, unknown route", async () => {
+  it("answers errors in the one error shape: unknown agent, unknown session, bad body, unknown route", async () => {
     const unknownAgent = await chat({ agent_id: "nobody", message: "hi" });
     expect(unknownAgent.status).toBe(404);
     expect(await unknownAgent.json()).toMatchObject({ success: false, error: { code: "AGENT_NOT_FOUND" } });

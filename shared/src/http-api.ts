@@ -34,7 +34,7 @@ export type WsClientMessage = z.infer<typeof WsClientMessage>;
 
 /**
  * `GET /api/agents/:id/activation?user_context=…`: the user's request, shown in the activation document
- * (spec/004). `POST` to the same path takes the JSON body below, which may also set `{variables}`.
+ * (docs/design.md "Activation documents"). `POST` to the same path takes the JSON body below, which may also set `{variables}`.
  */
 export const ActivationQuery = ActivationRequest.pick({ user_context: true }).strict();
 export type ActivationQuery = z.infer<typeof ActivationQuery>;

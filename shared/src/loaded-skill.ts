@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * A successful `load_skill` result (DESIGN §2 decisions 1 and 6): what the model needs to run a BMAD skill, with
+ * A successful `load_skill` result (docs/design.md "Tools" and "Activation by the system"): what the model needs to run a BMAD skill, with
  * the work BMAD would ask it to do by script (resolving customization, loading config and persistent facts)
  * already done by the system. Every path in it is virtual. The orchestrator also uses it to activate a
  * skills-era agent at the start of a turn.

@@ -3,7 +3,7 @@ import { ChatRequestBody } from "./http-api.js";
 import { ActivationRequest } from "./registry-messages.js";
 
 /**
- * Input of the MCP tool `bmad` (spec/004): `list` the agents and their workflows, `read` one agent's
+ * Input of the MCP tool `bmad` (docs/design.md "Activation documents"): `list` the agents and their workflows, `read` one agent's
  * definition (or one workflow's menu entry), `execute` one agent or workflow: the activation document in
  * one call, with the user's request in it when given.
  */

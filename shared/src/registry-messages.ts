@@ -102,7 +102,7 @@ export const ActivationRequest = z.object({
 });
 export type ActivationRequest = z.infer<typeof ActivationRequest>;
 
-/** The structured half of an activation document (spec/004): who to become, how to start, what can be done. */
+/** The structured half of an activation document (docs/design.md "Activation documents"): who to become, how to start, what can be done. */
 export const ActivationData = z.object({
   type: z.literal("agent"),
   id: z.string(),

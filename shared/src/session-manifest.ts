@@ -20,7 +20,7 @@ export const ManifestScriptRun = z.object({
 });
 export type ManifestScriptRun = z.infer<typeof ManifestScriptRun>;
 
-/** `{OUTPUT_ROOT}/{session-id}/manifest.json`, kept by the system (DESIGN §2 decision 2). */
+/** `{OUTPUT_ROOT}/{session-id}/manifest.json`, kept by the system (docs/design.md "Sessions"). */
 export const SessionManifest = z.object({
   id: z.string(),
   agent: z.string(),

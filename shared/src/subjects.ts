@@ -17,7 +17,7 @@ export const subjects = {
   /** registry: request/reply */
   registryAgentsList: "registry.agents.list",
   registryAgentsGet: "registry.agents.get",
-  /** registry: one agent's activation document (spec/004): structured data plus LLM-ready text */
+  /** registry: one agent's activation document (docs/design.md "Activation documents"): structured data plus LLM-ready text */
   registryAgentsActivation: "registry.agents.activation",
   /** registry: every bundle and installed module with its status and warnings */
   registryBundlesList: "registry.bundles.list",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The tools the model sees (DESIGN §2 decision 1). The zod schemas are the single source of truth:
+ * The tools the model sees (docs/design.md "Tools"). The zod schemas are the single source of truth:
  * the tool-runner validates with them and the orchestrator generates the model's JSON Schemas from them.
  */
 export const ReadFileArgs = z

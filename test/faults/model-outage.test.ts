@@ -1,5 +1,5 @@
 /**
- * Fault 4 (RELIABILITY case 50): the model server goes down in the middle of a streamed answer and comes
+ * Fault 4 (docs/security.md case 50): the model server goes down in the middle of a streamed answer and comes
  * back later. The turn must end with a clear error event (never a silent replay of what was streamed),
  * a chat while it is down must fail clearly, and the session must stay usable: once the model is back, the
  * next turn works and sees the earlier conversation.

@@ -1,5 +1,5 @@
 /**
- * Fault 3 (RELIABILITY case 72): the nats-server (file-backed JetStream) restarts while sessions exist and
+ * Fault 3 (docs/security.md case 72): the nats-server (file-backed JetStream) restarts while sessions exist and
  * a turn waits on the model. The services must reconnect by themselves, the sessions and their
  * conversations must be intact, the waiting turn must end (done, or a clear error; never hang), and the
  * next chat must work within 5 s of the server's return.

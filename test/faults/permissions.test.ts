@@ -1,5 +1,5 @@
 /**
- * Fault 1 (RELIABILITY cases 58–62): a compromised service keeps only its own permissions. The real system
+ * Fault 1 (docs/security.md cases 58–62): a compromised service keeps only its own permissions. The real system
  * runs on a private nats-server with deploy/nats/nats-server.conf; the test then connects with one
  * service's credentials, the way that service's code would, and tries what it must not do. Each attempt
  * must show as a permission violation (on the client's status stream and in the server's log) and
@@ -107,7 +107,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
-  it("the tool-runner cannot publish chat events: a violation, and no subscriber gets the event (case 58)", async () => {
+  it("the tool-runner cannot publish chat events: a violation, and no subscriber gets the event (docs/security.md case 58)", async () => {
     const { connection, violations } = as("tool-runner");
     connection.publish("agent.run.events.s1.r1", encodeJson({ type: "done", response: "forged" }));
     await settle();
@@ -152,7 +152,7 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
     anonymous.unsubscribe();
   });
 
-  it("the tool-runner cannot call tools, not even through another replica (case 61)", async () => {
+  it("the tool-runner cannot call tools, not even through another replica (docs/security.md case 61)", async () => {
     const { connection, violations } = as("tool-runner");
     const call = { call_id: "evil-1", context, arguments: { file_path: "{session-folder}/pwned.md", content: "x" } };
     await expect(connection.request("tool.save_output", encodeJson(call), { timeout: 2_000 })).rejects.toThrow(/permissions violation/i);
@@ -163,7 +163,7 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
     expect(existsSync(join(system.outputRoot, context.session_id, "pwned.md"))).toBe(false);
   });
 
-  it("the tool-runner cannot read other services' replies, nor listen to everything (case 59)", async () => {
+  it("the tool-runner cannot read other services' replies, nor listen to everything (docs/security.md case 59)", async () => {
     const { connection, violations } = as("tool-runner");
     let read = 0;
     const subjects = ["_INBOX.>", "_INBOX_orchestrator.>", "_INBOX_gateway.>", "agent.>", ">", "tool.*"];
@@ -187,7 +187,7 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
     expect((await manager.streams.info(runRequests)).config.name).toBe(runRequests);
   });
 
-  it("a responder replies once per request: a second reply is denied (case 60)", async () => {
+  it("a responder replies once per request: a second reply is denied (docs/security.md case 60)", async () => {
     const impostor = as("tool-runner");
     let handled = 0;
     impostor.connection.subscribe("tool.list_files", {
@@ -256,7 +256,7 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
     expect(observed.filter((subject) => forged.includes(subject))).toEqual([]);
   });
 
-  it("refuses a connection without credentials or with a wrong password; a service then stops at once (case 62)", async () => {
+  it("refuses a connection without credentials or with a wrong password; a service then stops at once (docs/security.md case 62)", async () => {
     await expect(connect({ servers: system.nats.url })).rejects.toMatchObject({ code: "AUTHORIZATION_VIOLATION" });
     await expect(connect({ servers: system.nats.url, user: "registry", pass: "wrong-password-0" })).rejects.toMatchObject({ code: "AUTHORIZATION_VIOLATION" });
     const started = Date.now();

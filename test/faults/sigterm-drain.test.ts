@@ -1,5 +1,5 @@
 /**
- * Fault 5 (RELIABILITY "Graceful drain", case 70): SIGTERM each service under load. Two replicas of every
+ * Fault 5 (docs/security.md case 70): SIGTERM each service under load. Two replicas of every
  * service run while clients keep sending turns; one replica of each is stopped in turn. It must drain (its
  * in-flight work finishes, or goes back to the work queue for the other replica) and exit 0 within its
  * deadline, and no client turn may fail or lose an event.

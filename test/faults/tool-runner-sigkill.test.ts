@@ -1,5 +1,5 @@
 /**
- * Fault 2 (RELIABILITY case 69): one of two tool-runner processes is SIGKILLed in the middle of a burst of
+ * Fault 2 (docs/security.md case 69): one of two tool-runner processes is SIGKILLed in the middle of a burst of
  * 200 `save_output` calls. The calls come from the orchestrator's own ToolClient (orchestrator
  * credentials, 3 s timeout, retried by call id), as a turn would make them. Every call must complete on
  * the surviving replica, every file must hold exactly its content (never half of it), each manifest must

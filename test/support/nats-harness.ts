@@ -1,5 +1,5 @@
 /**
- * Finds a NATS server for the tests (DESIGN §6): NATS_URL if set; else a nats-server binary started on a
+ * Finds a NATS server for the tests (docs/design.md "Testing"): NATS_URL if set; else a nats-server binary started on a
  * free port with JetStream in a temp dir; else testcontainers when a container runtime answers; else a
  * clear failure saying how to get one. Never a server the tests did not start, unless NATS_URL says so.
  *

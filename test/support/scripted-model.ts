@@ -1,6 +1,6 @@
 /**
  * A scripted OpenAI-compatible chat-completions server for tests and demos. It speaks the real wire
- * format (NATS.md §5.3): streamed text deltas, tool-call deltas split across chunks (id, type and name
+ * format (as a real streamed OpenAI response has it): streamed text deltas, tool-call deltas split across chunks (id, type and name
  * only in the first fragment, arguments concatenated), `finish_reason`, the usage chunk when
  * `stream_options.include_usage` is set, and `data: [DONE]`. Turns come from a FIFO script or a responder
  * function; every request is recorded; errors and delays can be injected. Never the system's default model.

@@ -45,7 +45,7 @@ export function agentsRoutes(context: GatewayContext): Router {
     }),
   );
 
-  // spec/004: the user's request may come as a JSON body (which can also give `{variables}`)
+  // docs/design.md "Activation documents": the user's request may come as a JSON body (which can also give `{variables}`)
   router.post(
     "/api/agents/*id",
     asyncRoute(async (request, response) => {

@@ -16,7 +16,7 @@ import { sessionsRoutes } from "./sessions-routes.js";
 import { toAppError } from "./to-app-error.js";
 import { webPage } from "./web-page.js";
 
-/** The express application: routes, limits and the error shape of DESIGN §4 everywhere. */
+/** The express application: routes, limits and the error shape of docs/design.md "Clients" everywhere. */
 export function createApp(context: GatewayContext): express.Express {
   const app = express();
   app.disable("x-powered-by");
@@ -51,7 +51,7 @@ function countRequests(context: GatewayContext) {
   };
 }
 
-/** Express' own errors (body too large, malformed JSON) and ours become the error shape of DESIGN §4. */
+/** Express' own errors (body too large, malformed JSON) and ours become the error shape of docs/design.md "Clients". */
 function errorHandler(error: unknown, _request: Request, response: Response, _next: NextFunction): void {
   const appError = toAppError(error, response.locals["logger"] as Logger);
   if (response.headersSent) {

@@ -17,7 +17,7 @@ import { menuTarget, workflowActivation, type MenuTarget } from "./workflow-acti
 /** Agent definitions read at once when `list` gathers every agent's workflows. */
 const listConcurrency = 8;
 
-/** What every operation of the `bmad` tool answers (spec/004): structured `data` and LLM-ready `text`. */
+/** What every operation of the `bmad` tool answers (docs/design.md "Activation documents"): structured `data` and LLM-ready `text`. */
 export interface BmadResult {
   data: Record<string, unknown>;
   text: string;

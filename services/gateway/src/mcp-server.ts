@@ -7,7 +7,7 @@ import type { GatewayContext } from "./gateway-context.js";
 
 /**
  * The MCP server for one request of `owner` (the route is stateless, so each request gets its own):
- * `bmad` (spec/004: list, read, execute) and `chat` (a turn on this server). A failure is a tool result
+ * `bmad` (list, read, execute: docs/design.md "Activation documents") and `chat` (a turn on this server). A failure is a tool result
  * with `isError`, its code first, so the calling model can read what went wrong.
  */
 export function createMcpServer(context: GatewayContext, owner: string): McpServer {

@@ -17,7 +17,7 @@ export function menuTarget(item: MenuItem): MenuTarget | undefined {
 }
 
 /**
- * The activation document of one workflow (spec/004, "Example for Workflow Execution"), built from the
+ * The activation document of one workflow (docs/design.md "Activation documents"), built from the
  * activation of the agent that offers it: the menu entry, the agent's handler for that kind of entry, the
  * agent's persona and rules, and the user's request. One call gives the outside model everything it needs
  * to start; the files themselves are read by that model from the project, as its handler says.

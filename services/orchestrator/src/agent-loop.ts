@@ -68,7 +68,7 @@ export interface TurnOutput {
 const offeredTools = (input: TurnInput): readonly ToolName[] => input.toolNames.filter((name) => name !== "run_subagent" || input.subagents);
 
 /**
- * The agentic loop (spec/001 §3): call the model with the tools, run the tool calls it makes, append
+ * The agentic loop (docs/design.md "The agentic loop"): call the model with the tools, run the tool calls it makes, append
  * the results, and call it again until it answers without tool calls.
  */
 export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {

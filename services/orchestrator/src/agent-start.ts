@@ -12,7 +12,7 @@ export interface StartTools {
 }
 
 /**
- * Starts an agent by the system, for every BMAD release (DESIGN §2 decision 6): a skills-era agent is activated
+ * Starts an agent by the system, for every BMAD release (docs/design.md "Activation by the system"): a skills-era agent is activated
  * by loading its skill; every other format runs its critical actions (4.x activation-instructions, 6.x
  * `<activation>` steps), loading the files they name.
  */

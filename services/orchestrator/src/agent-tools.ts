@@ -16,7 +16,7 @@ const fileTools = ["read_file", "save_output", "list_files"] as const satisfies 
  *   only thing it runs;
  * - `load_skill`, `run_script` and `run_subagent`: agents that use skills, i.e. a skills-era agent (format
  *   `skill`, BMAD 6.3+) or an agent whose menu invokes a skill (6.2 `exec="skill:x"`): skills are where BMAD's
- *   scripts live and what asks for subagents (DESIGN §2 decision 1); `run_subagent` only when
+ *   scripts live and what asks for subagents (docs/design.md "Tools"); `run_subagent` only when
  *   `options.subagents` says this orchestrator runs them.
  * A call to any other tool gets an UNKNOWN_TOOL result naming the offered ones.
  */

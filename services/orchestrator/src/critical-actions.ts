@@ -47,7 +47,7 @@ export function fileToLoad(action: string): string | undefined {
 const trimEnd = (path: string): string => path.replace(/[.:]+$/, "");
 
 /**
- * Runs an agent's critical actions the way spec/001 §4 says, deterministically and by the system, not
+ * Runs an agent's critical actions as docs/design.md "Activation by the system" says, deterministically and by the system, not
  * the model: files are read through the tool-runner, YAML configs become variables, and the remaining
  * instructions get those variables substituted. A critical file that cannot be read stops the start.
  */

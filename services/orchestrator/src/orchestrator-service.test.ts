@@ -73,7 +73,7 @@ describe("orchestrator turns", () => {
     }
   });
 
-  it("feeds invalid JSON arguments back to the model as a tool error and goes on (case 39)", async () => {
+  it("feeds invalid JSON arguments back to the model as a tool error and goes on (docs/security.md case 39)", async () => {
     model.enqueue({ toolCalls: [{ name: "read_file", arguments: '{"file_path": "a.txt"' }] }, { text: "recovered" });
     const before = runner.calls.length;
     const { final, events } = await runTurn(prefixes.main, "go");
@@ -85,7 +85,7 @@ describe("orchestrator turns", () => {
     expect(runner.calls.length - before).toBe(1);
   });
 
-  it("treats unknown and prototype tool names as unknown without any NATS request, and 3 in a row end the turn (cases 42, 43)", async () => {
+  it("treats unknown and prototype tool names as unknown without any NATS request, and 3 in a row end the turn (docs/security.md cases 42, 43)", async () => {
     model.enqueue({
       toolCalls: [
         { name: "delete_everything", arguments: {} },
@@ -102,7 +102,7 @@ describe("orchestrator turns", () => {
     expect(runner.calls.length - before).toBe(1);
   });
 
-  it("rejects arguments that fail the schema with a short error (case 40)", async () => {
+  it("rejects arguments that fail the schema with a short error (docs/security.md case 40)", async () => {
     model.enqueue({ toolCalls: [{ name: "read_file", arguments: { paths: "a", extra: 1 } }] }, { text: "fine" });
     const { final } = await runTurn(prefixes.main, "go");
     expect(final).toMatchObject({ type: "done", response: "fine" });
@@ -110,13 +110,13 @@ describe("orchestrator turns", () => {
     expect(String(toolMessage?.content)).toContain("Invalid arguments for read_file");
   });
 
-  it("ends a turn that never stops calling tools with MAX_ITERATIONS, not a crash (case 46)", async () => {
+  it("ends a turn that never stops calling tools with MAX_ITERATIONS, not a crash (docs/security.md case 46)", async () => {
     for (let index = 0; index < 4; index++) model.enqueue({ toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } }] });
     const { final } = await runTurn(prefixes.main, "loop");
     expect(final).toMatchObject({ type: "error", error: { code: "MAX_ITERATIONS" } });
   });
 
-  it("gives the model SERVICE_UNAVAILABLE at once when no tool-runner is running (case 68)", async () => {
+  it("gives the model SERVICE_UNAVAILABLE at once when no tool-runner is running (docs/security.md case 68)", async () => {
     const { final } = await runTurn(prefixes.noTools, "hi");
     expect(final).toMatchObject({ type: "error", error: { code: "AGENT_INIT_FAILED", message: expect.stringContaining("no tool-runner") } });
   });

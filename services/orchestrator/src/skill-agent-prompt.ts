@@ -47,7 +47,7 @@ export function buildSkillAgentPrompt(agent: AgentDefinition, start: SkillStart,
 
 /**
  * BMAD 6.5+ SKILL.md files open their activation with "Run: `uv run …/resolve_customization.py …`" (and some
- * with resolve_config.py). The system did that work (DESIGN §2 decision 6), so the line is replaced by a
+ * with resolve_config.py). The system did that work (docs/design.md "Activation by the system"), so the line is replaced by a
  * pointer to the result: the model is never asked to run a resolver.
  */
 export function withoutResolverSteps(instructions: string): string {

@@ -12,7 +12,7 @@ export interface SkillStart {
 export type LoadSkill = (name: string) => Promise<ToolResult>;
 
 /**
- * Activates a skills-era agent the way DESIGN §2 decision 6 says: one `load_skill` call, in which the tool-runner
+ * Activates a skills-era agent the way docs/design.md "Activation by the system" says: one `load_skill` call, in which the tool-runner
  * merges the customization layers, loads the config and the persistent facts. The model gets the result and is
  * never asked to run BMAD's resolver scripts. A skill that cannot be loaded stops the start, naming the skill.
  */

@@ -2,8 +2,7 @@ import { mapOutputVariables } from "@agent-orchestrator/shared";
 
 /**
  * The variables an agent starts with, whatever its release: the config values it loaded, the output variables
- * (`output_folder`, `planning_artifacts`, …) mapped into the session folder with their sub-folders (DESIGN §2
- * decision 7), and defaults for what older installers leave out. Installers before 6.11 may write no
+ * (`output_folder`, `planning_artifacts`, …) mapped into the session folder with their sub-folders (docs/design.md "Variables"), and defaults for what older installers leave out. Installers before 6.11 may write no
  * `communication_language` and no `output_folder` (docs/bmad-releases.md), and BMAD's activation steps use
  * them anyway, so a missing value gets a sensible default instead of a literal `{communication_language}`.
  */

@@ -1,7 +1,7 @@
 import type { ToolName } from "@agent-orchestrator/shared";
 
 /**
- * The system prompts agents start from (spec/001 §6 and §6.1, spec/002 "Running Workflows", adapted to our
+ * The system prompts agents start from (docs/design.md "System prompts", adapted to our
  * tools and virtual paths). `{{name}}` slots are filled by `buildSystemPrompt`; the wording lives here so it can
  * be reviewed as one text. Two prompts: one for agents started by critical actions (4.x, 6.0–6.2 XML agents,
  * bundles), one for skills-era agents (6.3+), which are started by loading their skill.
@@ -46,7 +46,7 @@ Today's date is {{date}}.`;
 
 /**
  * The prompt of a skills-era agent. Its SKILL.md asks the model to run BMAD's resolver scripts and to read
- * config and fact files at activation; the system did all of that (DESIGN §2 decision 6) and says so here, so
+ * config and fact files at activation; the system did all of that (docs/design.md "Activation by the system") and says so here, so
  * the model skips those steps and starts from the results.
  */
 export const skillAgentPromptTemplate = `You are {{name}}, {{title}}{{icon}}. You are a BMAD agent defined by the skill {{skill_name}}.

@@ -58,7 +58,7 @@ describe("ToolClient retries", () => {
     expect(runner.callIds).toHaveLength(1);
   });
 
-  it("answers SERVICE_UNAVAILABLE at once when no tool-runner runs (case 68), without retrying", async () => {
+  it("answers SERVICE_UNAVAILABLE at once when no tool-runner runs (docs/security.md case 68), without retrying", async () => {
     const started = Date.now();
     const result = await read(new ToolClient(connection, 5_000, `none${randomUUID().slice(0, 8)}.`));
     expect(result).toMatchObject({ success: false, error: { code: "SERVICE_UNAVAILABLE" } });

@@ -12,10 +12,10 @@ import {
 } from "@agent-orchestrator/shared";
 
 /**
- * Retries of a tool call whose answer never came (RELIABILITY case 69: a tool-runner died mid-call). Only
+ * Retries of a tool call whose answer never came (docs/security.md case 69: a tool-runner died mid-call). Only
  * a timeout is retried: in nats.js a request made while reconnecting is buffered and then answered or
  * timed out, a closed connection is final, and "no responders" means no tool-runner runs at all, which
- * the model hears at once (case 68). A tool's own error result is an answer and is never retried.
+ * the model hears at once (docs/security.md case 68). A tool's own error result is an answer and is never retried.
  */
 export interface ToolRetryPolicy {
   /** attempts after the first */

@@ -188,7 +188,7 @@ export async function getAgent(deps: Pick<TurnRunnerDeps, "connection" | "config
 }
 
 /**
- * The agent file's menu handlers and rules, from the registry's activation document (spec/004). They
+ * The agent file's menu handlers and rules, from the registry's activation document (docs/design.md "Activation documents"). They
  * enrich the prompt; a registry that cannot give them does not stop the turn.
  */
 async function getAgentRules(deps: TurnRunnerDeps, agentId: string, log: Logger): Promise<AgentRules> {

@@ -37,7 +37,7 @@ function record(fixture: string, id: string, source: "bundle" | "module" = "modu
 describe("buildActivation", () => {
   const compiled = record("v6-compiled.md", "fixture/tester");
 
-  it("gives spec/004 data: type, name, module, persona, steps with their variables, handlers, rules, menu", () => {
+  it("gives the activation data: type, name, module, persona, steps with their variables, handlers, rules, menu", () => {
     const { data } = buildActivation(compiled, { userContext: "  plan my release  " });
     expect(ActivationData.parse(data)).toEqual(data);
     expect(data).toMatchObject({ type: "agent", id: "fixture/tester", name: "tester", module: "fixture", source: "module", userContext: "plan my release" });

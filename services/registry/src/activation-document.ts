@@ -14,7 +14,7 @@ export interface ActivationOptions {
 const variablePattern = /\{([A-Za-z_][\w-]*)\}/g;
 
 /**
- * The activation document of spec/004: structured `data` (who to become, how to start, what can be done)
+ * The activation document (docs/design.md "Activation documents"): structured `data` (who to become, how to start, what can be done)
  * and the same as LLM-ready `text`, so a model can be activated in one call. Steps, handlers, rules, menu
  * targets and prompts keep their `{variables}` unless the caller gave values; `activation.variables` lists
  * the ones left.

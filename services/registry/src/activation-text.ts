@@ -3,7 +3,7 @@ import type { ActivationData, MenuItem } from "@agent-orchestrator/shared";
 const separator = "\n---\n";
 
 /**
- * Renders activation data as the LLM-ready text of spec/004: identity first, then the activation sequence,
+ * Renders activation data as the LLM-ready text of docs/design.md "Activation documents": identity first, then the activation sequence,
  * menu handlers, rules, prompts, the numbered commands (with their targets, so the model can act on a
  * choice without another look-up), and the user's request. Empty sections are left out.
  */

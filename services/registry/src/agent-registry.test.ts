@@ -8,7 +8,7 @@ import type { DiscoveryLimits } from "./config.js";
 
 const limits: DiscoveryLimits = { maxFileBytes: 64 * 1024, maxSources: 100, maxAgentsPerSource: 20 };
 
-describe("AgentRegistry: bundle discovery (spec/000 §8.1)", () => {
+describe(`AgentRegistry: bundle discovery (docs/design.md "Sources")`, () => {
   let tree: BmadTree;
   let registry: AgentRegistry;
   beforeEach(async () => {
@@ -69,7 +69,7 @@ describe("AgentRegistry: bundle discovery (spec/000 §8.1)", () => {
     expect(warningsOf("not-an-agent")).toEqual(["AGENT_INVALID bmad/custom/bundles/not-an-agent/README.md: no <agent> element and no YAML agent block"]);
   });
 
-  it("rejects a symlinked bundle folder and an agent file that escapes its bundle (RELIABILITY 85)", async () => {
+  it("rejects a symlinked bundle folder and an agent file that escapes its bundle (docs/security.md case 85)", async () => {
     await tree.write({ ...standaloneBundle("real", { id: "real", name: "Rea" }), "outside/agent.md": agentFile({ id: "evil", name: "Evil" }) });
     await mkdir(join(tree.root, "elsewhere"), { recursive: true });
     await tree.write(standaloneBundle("target", { id: "linked", name: "Lin" }));
@@ -131,7 +131,7 @@ describe("AgentRegistry: bundle discovery (spec/000 §8.1)", () => {
     expect(registry.getAgent("bare")?.definition).toMatchObject({ id: "bare", name: "bare", title: "", icon: "🤖" });
   });
 
-  it("resolves duplicate ids and names deterministically: bundles before modules, then folder order (RELIABILITY 87)", async () => {
+  it("resolves duplicate ids and names deterministically: bundles before modules, then folder order (docs/security.md case 87)", async () => {
     await tree.write({
       ...multiAgentBundle("b-second", [{ id: "shared", name: "From B" }, { id: "only-b", name: "Only B" }]),
       ...multiAgentBundle("a-first", [{ id: "shared", name: "From A" }]),
@@ -154,7 +154,7 @@ describe("AgentRegistry: bundle discovery (spec/000 §8.1)", () => {
     expect(byPath("bmad/bmm")).toMatchObject({ status: "invalid", agents: [], warnings: [{ code: "BUNDLE_CONFLICT" }] });
   });
 
-  it("enforces the count caps and the file size cap (RELIABILITY 86)", async () => {
+  it("enforces the count caps and the file size cap (docs/security.md case 86)", async () => {
     const small = new AgentRegistry(tree.root, { maxFileBytes: 2048, maxSources: 2, maxAgentsPerSource: 1 });
     await tree.write({
       ...multiAgentBundle("a", [{ id: "a1", name: "A1" }, { id: "a2", name: "A2" }]),

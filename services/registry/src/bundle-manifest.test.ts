@@ -60,7 +60,7 @@ describe("parseBundleManifest", () => {
     ["an agent file", "agent: { id: a, file: ../../../etc/passwd }\n"],
     ["a resource", "agent: { id: a, file: a.md }\nresources: { config: /etc/passwd }\n"],
     ["a core dependency", "agent: { id: a, file: a.md }\ncore_dependencies: ['../../outside.md']\n"],
-  ])("rejects the whole bundle when %s leaves its folder (RELIABILITY 85)", (_case, rest) => {
+  ])("rejects the whole bundle when %s leaves its folder (docs/security.md case 85)", (_case, rest) => {
     const result = parseBundleManifest(`type: standalone\nname: x\nversion: 1\n${rest}`);
     expect(result).toMatchObject({ ok: false, code: "PATH_REJECTED" });
   });

@@ -8,7 +8,7 @@ const token = z.string().regex(subjectTokenPattern, "must be 1-128 letters, digi
 /** YAML reads `version: 1.0` as a number and `created: 2025-10-05` as text; both are kept as text. */
 const scalar = z.union([z.string(), z.number()]).transform(String);
 
-/** One agent entry of bundle.yaml (spec/000 §5.1). `name`/`title` may be left to the agent file. */
+/** One agent entry of bundle.yaml (docs/design.md "Sources"). `name`/`title` may be left to the agent file. */
 export const ManifestAgent = z.object({
   id: token,
   name: z.string().optional(),
@@ -54,7 +54,7 @@ const knownKeys = new Set(["type", "name", "version", "description", "author", "
 /**
  * Parses and validates bundle.yaml: safe YAML, the zod schema, at least one entry point, and every path in
  * it (agent `file`s and `resources` relative to the bundle, `core_dependencies` relative to `bmad/`) checked
- * by shape; one path that leaves its folder rejects the whole bundle (RELIABILITY 85).
+ * by shape; one path that leaves its folder rejects the whole bundle (docs/security.md case 85).
  */
 export function parseBundleManifest(text: string): ParseOutcome<ReadManifest> {
   const parsed = parseYaml(text);

@@ -13,7 +13,7 @@ export const registryEnvSchema = baseEnvSchema.extend({
   REGISTRY_POLL_MS: envInt(1000, 50, 600_000),
   /** quiet time after a change event before re-scanning, so one save or `git checkout` is one re-scan */
   REGISTRY_DEBOUNCE_MS: envInt(100, 0, 10_000),
-  /** largest bundle.yaml, config.yaml or agent file read (RELIABILITY 86) */
+  /** largest bundle.yaml, config.yaml or agent file read (docs/security.md case 86) */
   REGISTRY_MAX_FILE_BYTES: envInt(1024 * 1024, 1024, 64 * 1024 * 1024),
   /** most bundle folders plus module folders scanned; the rest are reported, not read */
   REGISTRY_MAX_BUNDLES: envInt(5000, 1, 1_000_000),

@@ -28,7 +28,7 @@ describe("checkManifestPath", () => {
     ["agents/x\u0000.md", "contains a control character"],
     [".", "names the folder itself"],
     ["a/".repeat(600), "is too long"],
-  ])("rejects %j (%s) before any filesystem call (RELIABILITY 85)", (value, reason) => {
+  ])("rejects %j (%s) before any filesystem call (docs/security.md case 85)", (value, reason) => {
     expect(checkManifestPath(value)).toEqual({ ok: false, reason });
   });
 });

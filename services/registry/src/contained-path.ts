@@ -16,7 +16,7 @@ export function isInside(container: string, candidate: string): boolean {
 export type ManifestPathCheck = { ok: true; path: string } | { ok: false; reason: string };
 
 /**
- * Checks a path written in a bundle manifest by its shape, before any filesystem call (RELIABILITY 85):
+ * Checks a path written in a bundle manifest by its shape, before any filesystem call (docs/security.md case 85):
  * relative, POSIX separators only, no NUL or other control characters, not over-long, and still inside
  * its base folder after normalisation. Returns the normalised path. Symlinks are checked later, on the
  * real path.

@@ -84,7 +84,7 @@ describe("FileParseCache", () => {
     expect(counter.calls).toBe(2);
   });
 
-  it("rejects a symlink that leads out of the folder, and forgets the last good value (RELIABILITY 85)", async () => {
+  it("rejects a symlink that leads out of the folder, and forgets the last good value (docs/security.md case 85)", async () => {
     await tree.write({ "outside/secret.md": "ok:secret" });
     const cache = new FileParseCache(countingParser().parse, 1000);
     await load(cache);

@@ -30,7 +30,7 @@ interface Entry<T> {
  * Parses files once and answers from memory until they change. Entries are keyed by the file's path
  * (relative to BMAD_ROOT) and validated by mtime + size + inode, so an unchanged file costs one realpath
  * and one stat. When a file changes into something invalid (too large, unreadable, not parseable) its
- * last good value is still returned, marked stale, so a bad edit never takes an agent away (RELIABILITY 86).
+ * last good value is still returned, marked stale, so a bad edit never takes an agent away (docs/security.md case 86).
  * A file that disappears, or that now resolves outside its bundle, is forgotten with its last good value.
  */
 export class FileParseCache<T> {

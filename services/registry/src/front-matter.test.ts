@@ -10,7 +10,7 @@ describe("readFrontMatter", () => {
     expect(readFrontMatter("# Title\n---\nname: x\n---\n")).toEqual({ name: "", description: "" });
   });
 
-  it.each(["js", "javascript", "coffee"])("ignores ---%s front matter without evaluating it (RELIABILITY 84)", (language) => {
+  it.each(["js", "javascript", "coffee"])("ignores ---%s front matter without evaluating it (docs/security.md case 84)", (language) => {
     const marker = `__frontMatter_${language}`;
     const result = readFrontMatter(`---${language}\nglobalThis.${marker} = 1; module.exports = { name: "x" }\n---\nbody`);
     expect(result.name).toBe("");

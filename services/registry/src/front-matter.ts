@@ -15,7 +15,7 @@ const closing = /^(?:---|\.\.\.)[ \t]*$/m;
 /**
  * A YAML-only front-matter splitter. Only a block opened by a bare `---` line is read, and only as YAML;
  * `---js`, `---javascript` or any other language tag is ignored and never evaluated (gray-matter evals
- * them: CVE-2022-25863, RELIABILITY 84).
+ * them: CVE-2022-25863, docs/security.md case 84).
  */
 export function readFrontMatter(text: string): FrontMatter {
   const open = opening.exec(text);

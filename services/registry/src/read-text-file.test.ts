@@ -17,7 +17,7 @@ describe("readTextFile", () => {
     expect(await readTextFile(join(tree.root, "a.md"), 100)).toEqual({ ok: true, text: "hé 🧪" });
   });
 
-  it("refuses a file over the cap without reading it, even a 100 MB sparse one (RELIABILITY 86)", async () => {
+  it("refuses a file over the cap without reading it, even a 100 MB sparse one (docs/security.md case 86)", async () => {
     const path = join(tree.root, "huge.md");
     await writeFile(path, "");
     execFileSync("truncate", ["-s", "100M", path]);

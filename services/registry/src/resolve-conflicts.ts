@@ -11,7 +11,7 @@ export interface Catalog {
 }
 
 /**
- * Makes bundle names and agent ids unique, deterministically (RELIABILITY 87: never last-writer-wins).
+ * Makes bundle names and agent ids unique, deterministically (docs/security.md case 87: never last-writer-wins).
  *
  * The rule: sources are taken in a fixed order, bundles (`bmad/custom/bundles/*`) before installed modules,
  * and installed modules newest layout first (`_bmad/*` with its skill agents, then `bmad/*`, then 4.x

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { flattenText, parseYaml, yamlAliasLimit } from "./safe-yaml.js";
 
 describe("parseYaml", () => {
-  it("drops __proto__ keys, also through a << merge, so nothing is polluted (RELIABILITY 82)", () => {
+  it("drops __proto__ keys, also through a << merge, so nothing is polluted (docs/security.md case 82)", () => {
     const text = "base: &b {__proto__: {polluted: 1}}\nx:\n  <<: *b\n  __proto__: {polluted: 2}\nconstructor: {prototype: {polluted: 3}}\n";
     const result = parseYaml(text);
     expect(result.ok).toBe(true);
@@ -13,7 +13,7 @@ describe("parseYaml", () => {
     expect(Object.getPrototypeOf(value["x"])).toBe(Object.prototype);
   });
 
-  it("rejects an alias bomb within the alias limit, quickly (RELIABILITY 83)", () => {
+  it("rejects an alias bomb within the alias limit, quickly (docs/security.md case 83)", () => {
     const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
     for (let level = 1; level < 9; level++) {
       const previous = String.fromCharCode(96 + level);

@@ -1,9 +1,9 @@
 import { parse } from "yaml";
 
-/** Keys that could reach an object's prototype; dropped wherever they appear (RELIABILITY 82). */
+/** Keys that could reach an object's prototype; dropped wherever they appear (docs/security.md case 82). */
 const forbiddenKeys = new Set(["__proto__", "constructor", "prototype"]);
 
-/** Aliases a BMAD file legitimately needs: none so far. The limit stops "billion laughs" (RELIABILITY 83). */
+/** Aliases a BMAD file legitimately needs: none so far. The limit stops "billion laughs" (docs/security.md case 83). */
 export const yamlAliasLimit = 50;
 
 /** Parsed YAML, or the first line of the parser's error. */

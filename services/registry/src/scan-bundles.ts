@@ -8,7 +8,7 @@ import { loadAgent, reportOutcome } from "./load-agent.js";
 import { mapWithConcurrency } from "./map-with-concurrency.js";
 import type { ParsedAgent } from "./parsed-agent.js";
 
-/** Where bundles live, relative to BMAD_ROOT (DESIGN §2 decision 5). */
+/** Where bundles live, relative to BMAD_ROOT (docs/design.md "Sources"). */
 export const bundlesFolder = "bmad/custom/bundles";
 
 /**

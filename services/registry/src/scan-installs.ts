@@ -15,7 +15,7 @@ const notModules = new Set(["_config", "_memory", "custom", "scripts", "render"]
 const notAlphaModules = new Set(["custom", "_cfg"]);
 
 /**
- * Scans every BMAD install layout at BMAD_ROOT (DESIGN §2 decision 5, docs/bmad-releases.md), newest layout
+ * Scans every BMAD install layout at BMAD_ROOT (docs/design.md "Sources", docs/bmad-releases.md), newest layout
  * first so that a project caught mid-upgrade serves its new agents: `_bmad/` modules (XML agents, plus the
  * skills-era agents of the tool folders, which join the `_bmad/<module>` source of their module), the
  * 6.0-alpha `bmad/` modules, then 4.x `.bmad-core/` and `.bmad-<pack>/`. Warns once, naming every layout

@@ -3,7 +3,7 @@ import { z } from "zod";
 
 const mebibyte = 1024 * 1024;
 
-/** The tool-runner's environment (DESIGN §4). Sizes are bytes. */
+/** The tool-runner's environment (README "Configuration"). Sizes are bytes. */
 export const toolRunnerEnvSchema = baseEnvSchema.extend({
   /** the BMAD project: the folder that holds `_bmad/`, `.bmad-core/`, `bmad/` and the tool folders' skills; becomes `{project-root}` */
   BMAD_ROOT: z.string().min(1).default("."),

@@ -15,7 +15,7 @@ export interface IdempotencyCacheOptions {
 }
 
 /**
- * Tool results by `call_id` (RELIABILITY "Message delivery": the idempotency key). A call in flight is
+ * Tool results by `call_id` (docs/nats.md "Connection and limits": the idempotency key). A call in flight is
  * shared with its retries; a successful result is kept, least recently used out first, so a retried write
  * is answered from here and not executed again. Failures are forgotten: retrying them is the point.
  */

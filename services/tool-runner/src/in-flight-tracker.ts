@@ -1,4 +1,4 @@
-/** Counts work under way, so a stopping service can wait for it (RELIABILITY case 70). */
+/** Counts work under way, so a stopping service can wait for it (docs/security.md case 70). */
 export class InFlightTracker {
   private count = 0;
   private waiters: Array<() => void> = [];

@@ -2,13 +2,13 @@ import { connectNats, createLogger, loadEnv, serviceNames, stopOnSignals } from 
 import { toolRunnerEnvSchema } from "./config.js";
 import { startToolRunner } from "./tool-runner-service.js";
 
-// The tool-runner process: `node services/tool-runner/dist/main.js`, configured by environment (DESIGN §4).
+// The tool-runner process: `node services/tool-runner/dist/main.js`, configured by environment (README "Configuration").
 const config = loadEnv(toolRunnerEnvSchema);
 const logger = createLogger(serviceNames.toolRunner, config.LOG_LEVEL);
 try {
   const connection = await connectNats({ url: config.NATS_URL, service: serviceNames.toolRunner, logger });
   const runner = await startToolRunner({ connection, config, logger });
-  // stop taking calls, let those in flight answer, then drain the connection (RELIABILITY "Graceful drain")
+  // stop taking calls, let those in flight answer, then drain the connection (docs/security.md case 70)
   stopOnSignals(logger, async () => {
     await runner.stop();
     await connection.drain();

@@ -93,7 +93,7 @@ describe("two tool-runner processes on one output root", () => {
     for (const runner of runners) expect(runner.output.join("").split("tool call done").length - 1).toBeGreaterThan(0);
   });
 
-  it("answer the calls already received on SIGTERM and exit 0 (case 70)", async () => {
+  it("answer the calls already received on SIGTERM and exit 0 (docs/security.md case 70)", async () => {
     const calls = Array.from({ length: 20 }, (_, index) => save(1000 + index));
     await connection.flush();
     for (const runner of runners) runner.child.kill("SIGTERM");

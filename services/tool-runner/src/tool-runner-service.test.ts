@@ -123,7 +123,7 @@ describe("tool-runner over NATS", () => {
     expect(reply).toMatchObject({ success: false, error: { code: "VALIDATION_ERROR" } });
   });
 
-  it("answers BAD_REQUEST for invalid JSON or a wrong schema, and keeps serving (case 66)", async () => {
+  it("answers BAD_REQUEST for invalid JSON or a wrong schema, and keeps serving (docs/security.md case 66)", async () => {
     await start();
     expect(await send(subjects.tool("read_file"), "{not json", true)).toMatchObject({ success: false, error: { code: "BAD_REQUEST" } });
     expect(await send(subjects.tool("read_file"), { call_id: "x", arguments: {} })).toMatchObject({ success: false, error: { code: "BAD_REQUEST" } });
@@ -152,7 +152,7 @@ describe("tool-runner over NATS", () => {
     expect(await callTool("save_output", { ...args, content: "other" }, "call-1")).toMatchObject({ success: false, error: { code: "BAD_REQUEST" } });
   });
 
-  it("sheds load with BUSY above TOOL_CONCURRENCY (case 67)", async () => {
+  it("sheds load with BUSY above TOOL_CONCURRENCY (docs/security.md case 67)", async () => {
     await start({ TOOL_CONCURRENCY: "1" });
     let release!: () => void;
     const blocked = new Promise<void>((resolve) => {
@@ -176,7 +176,7 @@ describe("tool-runner over NATS", () => {
     expect(Buffer.byteLength(JSON.stringify(reply))).toBeLessThanOrEqual(maxPayload);
   });
 
-  it("answers the calls in flight when stopped, then takes no more (case 70)", async () => {
+  it("answers the calls in flight when stopped, then takes no more (docs/security.md case 70)", async () => {
     await start();
     let release!: () => void;
     const blocked = new Promise<void>((resolve) => {

@@ -18,7 +18,7 @@ export const skillsFolderName = "skills";
 /** A skill folder's instructions file. */
 export const skillFileName = "SKILL.md";
 
-/** The variables that say where BMAD writes its outputs; they are mapped into the session folder (DESIGN §2 decision 7). */
+/** The variables that say where BMAD writes its outputs; they are mapped into the session folder (docs/design.md "Variables"). */
 export function isOutputVariable(name: string): boolean {
   return name === "output_folder" || name.endsWith("_artifacts");
 }

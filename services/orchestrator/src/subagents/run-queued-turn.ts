@@ -4,8 +4,7 @@ import { isChildRequestSubject, runChildTurn } from "./child-turn.js";
 
 /**
  * Runs a request from the work queue: a user's turn, or a subagent's. A request that claims a parent is
- * trusted only from the subagent subject, which NATS lets only orchestrators publish to (RELIABILITY
- * "trust comes from subject permissions"): a forged one would skip the session and owner checks.
+ * trusted only from the subagent subject, which NATS lets only orchestrators publish to (docs/security.md case 65): a forged one would skip the session and owner checks.
  */
 export async function runQueuedTurn(deps: TurnRunnerDeps, request: RunStartRequest, attempt: number, subject: string): Promise<void> {
   const { parent } = request;

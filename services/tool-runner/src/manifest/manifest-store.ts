@@ -34,7 +34,7 @@ export interface ManifestStoreOptions {
 }
 
 /**
- * Keeps `<session>/manifest.json` (DESIGN §2 decision 2). Every change is a read-modify-write under a lock
+ * Keeps `<session>/manifest.json` (docs/design.md "Sessions"). Every change is a read-modify-write under a lock
  * file, so no update is lost between processes sharing the output volume; within a process, changes that
  * arrive while a write is under way are applied together in the next one, so 200 parallel saves cost a few
  * lock turns, not 200.

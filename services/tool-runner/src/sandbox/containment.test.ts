@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { isInside, relativeInside } from "./containment.js";
 
 describe("relativeInside", () => {
-  it("compares on segments, not string prefixes (case 4)", () => {
+  it("compares on segments, not string prefixes (docs/security.md case 4)", () => {
     expect(isInside("/data/out", "/data/out-evil")).toBe(false);
     expect(isInside("/data/out", "/data/out/x")).toBe(true);
   });
 
-  it("treats a name starting with two dots as inside (case 7)", () => {
+  it("treats a name starting with two dots as inside (docs/security.md case 7)", () => {
     expect(relativeInside("/data/out", "/data/out/..foo")).toBe("..foo");
   });
 

@@ -6,8 +6,8 @@ import { accessDenied, errnoCode } from "./sandbox-error.js";
 const procFdAvailable = process.platform === "linux" && existsSync("/proc/self/fd");
 
 /**
- * RELIABILITY step 5: after opening, asks the kernel what was really opened. This catches a parent
- * directory swapped for a symlink between the checks and the open (attack case 24), which O_NOFOLLOW
+ * docs/security.md "The sandbox algorithm", step 6: after opening, asks the kernel what was really opened. This catches a parent
+ * directory swapped for a symlink between the checks and the open (docs/security.md case 24), which O_NOFOLLOW
  * cannot see because it only guards the last component.
  */
 export async function assertDescriptorPath(handle: FileHandle, expected: string): Promise<void> {

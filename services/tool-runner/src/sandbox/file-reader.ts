@@ -12,15 +12,15 @@ export interface CappedRead {
   truncated: boolean;
 }
 
-// O_NONBLOCK: if a FIFO is swapped in after the checks, open returns at once instead of hanging (case 32).
+// O_NONBLOCK: if a FIFO is swapped in after the checks, open returns at once instead of hanging (docs/security.md case 32).
 const readFlags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const initialChunk = 64 * 1024;
 
 /**
- * RELIABILITY step 5 for a path already checked in step 4: opens without following a final symlink, checks
+ * docs/security.md "The sandbox algorithm", step 6 for a path already checked in step 5: opens without following a final symlink, checks
  * that the opened file is the regular file that was checked (same dev/ino, same path per the kernel), and
  * reads at most `maxBytes + 1` bytes from the handle, never trusting `stat.size` (it is 0 for `/proc`
- * files and a file can grow while read, case 31).
+ * files and a file can grow while read, docs/security.md case 31).
  */
 export async function readFileCapped(realPath: string, checked: Stats, maxBytes: number): Promise<CappedRead> {
   let handle: FileHandle;

@@ -6,11 +6,11 @@ import { accessDenied } from "./sandbox-error.js";
 import type { SandboxHooks } from "./sandbox-hooks.js";
 
 /**
- * RELIABILITY step 6, for a directory already checked to be a real directory inside the sandbox: writes
+ * docs/security.md "The sandbox algorithm", step 7, for a directory already checked to be a real directory inside the sandbox: writes
  * `data` to a temp file created with `wx` (O_EXCL, so it never follows a planted link) in the same
  * directory, fsyncs it, checks again that the directory is the one checked, and renames the temp file
  * over `name`. Readers see the old file or the new one, never half of it. The temp file is removed on any
- * error; the rename replaces a directory entry, so an existing symlink is replaced, not followed (case 25).
+ * error; the rename replaces a directory entry, so an existing symlink is replaced, not followed (docs/security.md case 25).
  */
 export async function writeFileAtomically(
   directory: string,

@@ -15,7 +15,7 @@ export interface FolderEntry {
 
 /**
  * Lists a directory already checked in step 4, through the opened descriptor (so a swap of the path after
- * the checks is not followed), stopping after `maxEntries` (attack case 38: 100k entries cost no more than
+ * the checks is not followed), stopping after `maxEntries` (docs/security.md case 38: 100k entries cost no more than
  * `maxEntries` lstat calls). Protected names are left out; a symlink is listed only when it resolves inside
  * a readable root, typed as its target; sockets, FIFOs and devices are left out.
  */

@@ -3,7 +3,7 @@ import { accessDenied, errnoCode, sandboxError } from "./sandbox-error.js";
 
 /**
  * Turns an fs error into a sandbox verdict whose message names only the virtual path. The errno and host
- * path stay in `detail` for the log (attack case 37: no host path, no list of roots in the message).
+ * path stay in `detail` for the log (docs/security.md case 37: no host path, no list of roots in the message).
  */
 export function fromFsError(
   error: unknown,

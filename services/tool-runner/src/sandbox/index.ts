@@ -1,5 +1,5 @@
 /**
- * The safe-path module (RELIABILITY "Synthesis"), free of NATS so other services can use it: open one
+ * The safe-path module (docs/security.md "The sandbox algorithm"), free of NATS so other services can use it: open one
  * `Sandbox` per process with `createSandbox`, then `read`, `write` and `list` with a `SandboxContext`
  * (session id, and the agent's bundle path when bundle files may be read). Errors are AppErrors whose
  * messages name virtual paths only.

@@ -24,7 +24,7 @@ export interface ModuleOutputs {
 /**
  * What an installed BMAD project holds at its root, as absolute real paths: its BMAD trees (`_bmad/`, `bmad/`,
  * `.bmad-core/`, `.bmad-<pack>/`), its skill folders (`.<tool>/skills/`), and the project knowledge folders
- * its module configs name (`project_knowledge`, DESIGN §2 decision 7). These are what the model may read
+ * its module configs name (`project_knowledge`, docs/design.md "Variables"). These are what the model may read
  * besides its session folder, and what scripts may run from (docs/bmad-releases.md). `roots` has the same
  * folders with their lexical paths too; `outputs` the output variables of each module config.
  */

@@ -8,7 +8,7 @@ describe("protected names", () => {
     }
   });
 
-  it("compares case-insensitively (case 28)", () => {
+  it("compares case-insensitively (docs/security.md case 28)", () => {
     expect(isProtectedSegment(".GIT")).toBe(true);
     expect(isProtectedSegment(".Git")).toBe(true);
     expect(isProtectedSegment(".ENV")).toBe(true);

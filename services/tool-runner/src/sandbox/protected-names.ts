@@ -2,8 +2,8 @@ import path from "node:path";
 
 /**
  * Names denied for reading and writing wherever they appear below a root: version control, secrets and
- * tool configuration (RELIABILITY "Synthesis" policy). Compared case-insensitively, because `.GIT` is `.git`
- * on a case-insensitive filesystem (attack case 28).
+ * tool configuration (docs/security.md "What the model may touch"). Compared case-insensitively, because `.GIT` is `.git`
+ * on a case-insensitive filesystem (docs/security.md case 28).
  */
 const protectedNames = new Set([
   ".git",

@@ -9,9 +9,9 @@ export type RealLocation =
   | { exists: false; realPath: string; danglingSymlink: boolean };
 
 /**
- * RELIABILITY step 4: realpath of the path, or of its deepest existing ancestor when it does not exist.
+ * docs/security.md "The sandbox algorithm", step 5: realpath of the path, or of its deepest existing ancestor when it does not exist.
  * An ENOENT is never trusted blindly: `realpath` of a dangling symlink also says ENOENT, so the missing
- * entry is `lstat`ed and a dangling link is reported as such (attack case 20).
+ * entry is `lstat`ed and a dangling link is reported as such (docs/security.md case 20).
  */
 export async function resolveRealLocation(hostPath: string): Promise<RealLocation> {
   try {

@@ -1,6 +1,6 @@
 import { AppError, type ErrorCode } from "@agent-orchestrator/shared";
 
-/** Verdicts the model only ever sees as "Access denied" (DESIGN §5): which rule fired is for the log. */
+/** Verdicts the model only ever sees as "Access denied" (docs/security.md "What the model may touch"): which rule fired is for the log. */
 export type DeniedCode = Extract<
   ErrorCode,
   "ACCESS_DENIED" | "PATH_OUTSIDE_ROOT" | "SYMLINK_ESCAPE" | "PATH_CHANGED" | "PROTECTED_PATH"

@@ -1,5 +1,5 @@
 /**
- * Points where tests inject a race or a fault into a real filesystem operation (attack cases 23, 24, 29,
+ * Points where tests inject a race or a fault into a real filesystem operation (docs/security.md cases 23, 24, 29,
  * 36, 37). Production code passes none.
  */
 export interface SandboxHooks {

@@ -33,7 +33,7 @@ describe("Sandbox.list", () => {
     expect(names).toEqual(["alias.yaml", "config.yaml", "workflows"]);
   });
 
-  it("caps a listing of a very large folder and says it was truncated (case 38)", async () => {
+  it("caps a listing of a very large folder and says it was truncated (docs/security.md case 38)", async () => {
     const big = path.join(fixture.bundle, "big");
     await mkdir(big);
     // 100k entries, as in the attack list; created by one shell command to keep the test quick
@@ -45,7 +45,7 @@ describe("Sandbox.list", () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
-  it("lists a folder at depth 50 (case 38)", async () => {
+  it("lists a folder at depth 50 (docs/security.md case 38)", async () => {
     const deep = "d/".repeat(50);
     await mkdir(path.join(fixture.bundle, deep), { recursive: true });
     const result = await fixture.sandbox.list(fixture.context, `{bundle-root}/${deep}`);

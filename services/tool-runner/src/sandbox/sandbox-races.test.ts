@@ -31,7 +31,7 @@ async function failure(promise: Promise<unknown>): Promise<AppError> {
 }
 
 describe("Sandbox races", () => {
-  it("refuses a file swapped for a symlink to the outside between validation and open (case 23)", async () => {
+  it("refuses a file swapped for a symlink to the outside between validation and open (docs/security.md case 23)", async () => {
     const target = path.join(fixture.bundle, "f.md");
     await writeFile(target, "inside");
     hooks.beforeOpen = async () => {
@@ -43,7 +43,7 @@ describe("Sandbox races", () => {
     expect(JSON.stringify(error)).not.toContain("TOP SECRET");
   });
 
-  it("refuses a parent folder swapped for a symlink to the outside before open (case 24, dev/ino check)", async () => {
+  it("refuses a parent folder swapped for a symlink to the outside before open (docs/security.md case 24, dev/ino check)", async () => {
     await mkdir(path.join(fixture.bundle, "d"));
     await writeFile(path.join(fixture.bundle, "d", "secret"), "inside");
     hooks.beforeOpen = async () => {
@@ -54,7 +54,7 @@ describe("Sandbox races", () => {
     expect(error.code).toBe("PATH_CHANGED");
   });
 
-  it("refuses a parent folder moved outside and linked back, same inode (case 24, /proc/self/fd check)", async () => {
+  it("refuses a parent folder moved outside and linked back, same inode (docs/security.md case 24, /proc/self/fd check)", async () => {
     await mkdir(path.join(fixture.bundle, "d"));
     await writeFile(path.join(fixture.bundle, "d", "file.md"), "inside");
     hooks.beforeOpen = async () => {
@@ -67,7 +67,7 @@ describe("Sandbox races", () => {
     expect(error.detail).toMatchObject({ reason: "opened file is not the checked one" });
   });
 
-  it("fails closed when the project root is replaced by a symlink to / after start-up (case 29)", async () => {
+  it("fails closed when the project root is replaced by a symlink to / after start-up (docs/security.md case 29)", async () => {
     await rename(fixture.project, `${fixture.project}-old`);
     await symlink("/", fixture.project);
     const error = await failure(fixture.sandbox.read(fixture.context, "{project-root}/etc/passwd"));
@@ -75,7 +75,7 @@ describe("Sandbox races", () => {
     expect((await failure(fixture.sandbox.read(fixture.context, "{bundle-root}/config.yaml"))).code).toBe("PATH_CHANGED");
   });
 
-  it("fails closed when the root is swapped between the checks and the open (case 29, post-open check)", async () => {
+  it("fails closed when the root is swapped between the checks and the open (docs/security.md case 29, post-open check)", async () => {
     hooks.beforeOpen = async () => {
       await rename(fixture.project, `${fixture.project}-old`);
       await symlink(`${fixture.project}-old`, fixture.project);

@@ -44,17 +44,17 @@ describe("Sandbox.read: allowed paths", () => {
     expect(result.path).toBe("{bundle-root}/config.yaml");
   });
 
-  it("allows an absolute path inside and reports it virtually (case 3)", async () => {
+  it("allows an absolute path inside and reports it virtually (docs/security.md case 3)", async () => {
     const result = await fixture.sandbox.read(fixture.context, path.join(fixture.bundle, "config.yaml"));
     expect(result.path).toBe("{bundle-root}/config.yaml");
   });
 
-  it("normalises a/../b (case 6)", async () => {
+  it("normalises a/../b (docs/security.md case 6)", async () => {
     const result = await fixture.sandbox.read(fixture.context, "{bundle-root}/workflows/../config.yaml");
     expect(result.path).toBe("{bundle-root}/config.yaml");
   });
 
-  it("reads a file literally named ..foo (case 7)", async () => {
+  it("reads a file literally named ..foo (docs/security.md case 7)", async () => {
     await writeFile(path.join(fixture.bundle, "..foo"), "dots");
     expect((await fixture.sandbox.read(fixture.context, "{bundle-root}/..foo")).content).toBe("dots");
   });
@@ -71,7 +71,7 @@ describe("Sandbox.read: allowed paths", () => {
     expect((await readError("{project-root}/bmad/cis/config.yaml")).code).toBe("PATH_OUTSIDE_ROOT");
   });
 
-  it("follows a symlink that stays inside the readable roots (case 19, policy: inside → inside is allowed)", async () => {
+  it("follows a symlink that stays inside the readable roots (docs/security.md case 19, policy: inside → inside is allowed)", async () => {
     await symlink(path.join(fixture.bundle, "config.yaml"), path.join(fixture.bundle, "alias.yaml"));
     const result = await fixture.sandbox.read(fixture.context, "{bundle-root}/alias.yaml");
     expect(result).toMatchObject({ path: "{bundle-root}/alias.yaml", content: "user_name: Ada\n" });
@@ -79,57 +79,57 @@ describe("Sandbox.read: allowed paths", () => {
 });
 
 describe("Sandbox.read: attacks", () => {
-  it("rejects ../../etc/passwd before touching the target (case 1)", async () => {
+  it("rejects ../../etc/passwd before touching the target (docs/security.md case 1)", async () => {
     expect((await readError("../../etc/passwd")).code).toBe("PATH_OUTSIDE_ROOT");
     expect((await readError("{bundle-root}/../../../../../../etc/passwd")).code).toBe("PATH_OUTSIDE_ROOT");
   });
 
-  it("rejects an absolute path outside (case 2)", async () => {
+  it("rejects an absolute path outside (docs/security.md case 2)", async () => {
     const error = await readError("/etc/passwd");
     expect(error.code).toBe("PATH_OUTSIDE_ROOT");
     expect(error.message).toBe("Access denied");
   });
 
-  it("rejects a sibling folder sharing the root's prefix (case 4)", async () => {
+  it("rejects a sibling folder sharing the root's prefix (docs/security.md case 4)", async () => {
     expect((await readError(path.join(fixture.base, "W-evil", "secret"))).code).toBe("PATH_OUTSIDE_ROOT");
     expect((await readError("../W-evil/secret")).code).toBe("PATH_OUTSIDE_ROOT");
   });
 
-  it("rejects src/../../W-evil/x (case 5)", async () => {
+  it("rejects src/../../W-evil/x (docs/security.md case 5)", async () => {
     expect((await readError("{bundle-root}/src/../../../../../../W-evil/secret")).code).toBe("PATH_OUTSIDE_ROOT");
   });
 
-  it("rejects the empty path and reports a root folder as NOT_A_FILE (case 8)", async () => {
+  it("rejects the empty path and reports a root folder as NOT_A_FILE (docs/security.md case 8)", async () => {
     expect((await readError("")).code).toBe("INVALID_PATH");
     expect((await readError("/")).code).toBe("INVALID_PATH");
     expect((await readError("{bundle-root}")).code).toBe("NOT_A_FILE");
   });
 
-  it("rejects a NUL byte with INVALID_PATH, not a 500 (case 9)", async () => {
+  it("rejects a NUL byte with INVALID_PATH, not a 500 (docs/security.md case 9)", async () => {
     expect((await readError("{bundle-root}/foo\u0000.txt")).code).toBe("INVALID_PATH");
   });
 
-  it("treats %2e%2e as a literal name (case 10)", async () => {
+  it("treats %2e%2e as a literal name (docs/security.md case 10)", async () => {
     expect((await readError("{bundle-root}/%2e%2e/%2e%2e/etc/passwd")).code).toBe("FILE_NOT_FOUND");
   });
 
-  it("treats fullwidth dots as a literal name (case 14)", async () => {
+  it("treats fullwidth dots as a literal name (docs/security.md case 14)", async () => {
     expect((await readError("{bundle-root}/．．／etc")).code).toBe("FILE_NOT_FOUND");
   });
 
-  it("rejects a deep a/../ chain that climbs out (case 16)", async () => {
+  it("rejects a deep a/../ chain that climbs out (docs/security.md case 16)", async () => {
     expect((await readError(`${"a/".repeat(1000)}${"../".repeat(1001)}etc/passwd`)).code).toBe("INVALID_PATH");
     expect((await readError(`{bundle-root}/${"a/".repeat(100)}${"../".repeat(106)}etc/passwd`)).code).toBe("PATH_OUTSIDE_ROOT");
   });
 
-  it("refuses a file symlink to the outside and returns no bytes (case 17)", async () => {
+  it("refuses a file symlink to the outside and returns no bytes (docs/security.md case 17)", async () => {
     await symlink(path.join(fixture.outside, "secret"), path.join(fixture.bundle, "leak"));
     const error = await readError("{bundle-root}/leak");
     expect(error.code).toBe("SYMLINK_ESCAPE");
     expect(JSON.stringify(error)).not.toContain("TOP SECRET");
   });
 
-  it("refuses a directory symlink to the outside (case 18)", async () => {
+  it("refuses a directory symlink to the outside (docs/security.md case 18)", async () => {
     await symlink(fixture.outside, path.join(fixture.bundle, "link"));
     expect((await readError("{bundle-root}/link/secret")).code).toBe("SYMLINK_ESCAPE");
     expect((await readError("{bundle-root}/link/missing")).code).toBe("SYMLINK_ESCAPE");
@@ -140,14 +140,14 @@ describe("Sandbox.read: attacks", () => {
     expect((await readError("{bundle-root}/dangling")).code).toBe("SYMLINK_ESCAPE");
   });
 
-  it("refuses a file with another hard link (case 26, policy: nlink > 1 is never read)", async () => {
+  it("refuses a file with another hard link (docs/security.md case 26, policy: nlink > 1 is never read)", async () => {
     await link(path.join(fixture.outside, "secret"), path.join(fixture.bundle, "h"));
     const error = await readError("{bundle-root}/h");
     expect(error.code).toBe("ACCESS_DENIED");
     expect(error.message).toBe("Access denied");
   });
 
-  it("refuses protected names for reading (case 27)", async () => {
+  it("refuses protected names for reading (docs/security.md case 27)", async () => {
     await mkdir(path.join(fixture.bundle, ".git"));
     await writeFile(path.join(fixture.bundle, ".git", "config"), "[core]");
     await writeFile(path.join(fixture.bundle, ".env"), "KEY=1");
@@ -156,7 +156,7 @@ describe("Sandbox.read: attacks", () => {
     expect((await readError("{bundle-root}/.npmrc")).code).toBe("PROTECTED_PATH");
   });
 
-  it("refuses protected names whatever their case (case 28)", async () => {
+  it("refuses protected names whatever their case (docs/security.md case 28)", async () => {
     expect((await readError("{bundle-root}/.GIT/hooks/x")).code).toBe("PROTECTED_PATH");
     expect((await readError("{bundle-root}/.Git/config")).code).toBe("PROTECTED_PATH");
   });
@@ -167,14 +167,14 @@ describe("Sandbox.read: attacks", () => {
     expect((await readError("{bundle-root}/innocent.txt")).code).toBe("PROTECTED_PATH");
   });
 
-  it("answers FILE_TOO_LARGE from stat for a huge sparse file, without reading it (case 30)", async () => {
+  it("answers FILE_TOO_LARGE from stat for a huge sparse file, without reading it (docs/security.md case 30)", async () => {
     const sparse = path.join(fixture.bundle, "huge.txt");
     await writeFile(sparse, "");
     await truncate(sparse, 10 * 1024 ** 3);
     expect((await readError("{bundle-root}/huge.txt")).code).toBe("FILE_TOO_LARGE");
   });
 
-  it("stops at the cap when a file grows while being read (case 31)", async () => {
+  it("stops at the cap when a file grows while being read (docs/security.md case 31)", async () => {
     const growing = path.join(fixture.bundle, "growing.txt");
     await writeFile(growing, "x".repeat(fixtureLimits.readMaxBytes - 10));
     hooks.beforeOpen = () => appendFile(growing, "y".repeat(500));
@@ -183,12 +183,12 @@ describe("Sandbox.read: attacks", () => {
     expect(result.content).toHaveLength(fixtureLimits.readMaxBytes);
   });
 
-  it("answers NOT_A_REGULAR_FILE for a FIFO at once, without hanging (case 32)", async () => {
+  it("answers NOT_A_REGULAR_FILE for a FIFO at once, without hanging (docs/security.md case 32)", async () => {
     execFileSync("mkfifo", [path.join(fixture.bundle, "p")]);
     expect((await readError("{bundle-root}/p")).code).toBe("NOT_A_REGULAR_FILE");
   });
 
-  it("refuses links to /dev/zero and /proc/self/environ (case 33)", async () => {
+  it("refuses links to /dev/zero and /proc/self/environ (docs/security.md case 33)", async () => {
     await symlink("/dev/zero", path.join(fixture.bundle, "zero"));
     await symlink("/proc/self/environ", path.join(fixture.bundle, "environ"));
     expect((await readError("{bundle-root}/zero")).code).toBe("SYMLINK_ESCAPE");
@@ -196,7 +196,7 @@ describe("Sandbox.read: attacks", () => {
     expect((await readError("/proc/self/environ")).code).toBe("PATH_OUTSIDE_ROOT");
   });
 
-  it("flags binary and invalid UTF-8 content as BINARY_FILE (case 34)", async () => {
+  it("flags binary and invalid UTF-8 content as BINARY_FILE (docs/security.md case 34)", async () => {
     await writeFile(path.join(fixture.bundle, "zero-byte.bin"), Buffer.from([0x41, 0x00, 0x42]));
     await writeFile(path.join(fixture.bundle, "latin1.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9]));
     expect((await readError("{bundle-root}/zero-byte.bin")).code).toBe("BINARY_FILE");
@@ -212,7 +212,7 @@ describe("Sandbox.read: attacks", () => {
     expect(result.content.endsWith("a")).toBe(true);
   });
 
-  it("answers an EACCES with an error code only: no host path, no list of roots (case 37)", async () => {
+  it("answers an EACCES with an error code only: no host path, no list of roots (docs/security.md case 37)", async () => {
     hooks.beforeOpen = () => {
       throw Object.assign(new Error(`EACCES: permission denied, open '${fixture.bundle}/config.yaml'`), { code: "EACCES" });
     };
@@ -252,7 +252,7 @@ describe("Sandbox.read: attacks", () => {
     expect((await readError("{session-folder}/../other/x.md")).code).toBe("PATH_OUTSIDE_ROOT");
   });
 
-  it("detects a root replaced after start-up by moving it away (case 29, see races for the symlink form)", async () => {
+  it("detects a root replaced after start-up by moving it away (docs/security.md case 29, see races for the symlink form)", async () => {
     await rename(fixture.project, `${fixture.project}-moved`);
     await mkdir(path.join(fixture.project, "bmad", "custom", "bundles", "studio"), { recursive: true });
     await writeFile(path.join(fixture.bundle, "config.yaml"), "planted");

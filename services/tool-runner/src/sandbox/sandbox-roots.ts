@@ -41,8 +41,8 @@ export interface ContextRoots {
 }
 
 /**
- * Pins `{project-root}` and the output root: realpath once (RELIABILITY step 2) and remember dev/ino, so a
- * root later replaced by a symlink is detected (attack case 29). Creates the output root if missing: it is
+ * Pins `{project-root}` and the output root: realpath once (docs/security.md "The sandbox algorithm", step 2) and remember dev/ino, so a
+ * root later replaced by a symlink is detected (docs/security.md case 29). Creates the output root if missing: it is
  * operator configuration, not model input.
  */
 export async function pinRoots(options: { projectRoot: string; outputRoot: string }): Promise<PinnedRoots> {
@@ -74,7 +74,7 @@ export async function verifyPinnedRoots(pinned: PinnedRoots): Promise<void> {
  * be one skill folder of a tool folder (`.claude/skills/<name>`), lexically and after symlinks
  * (docs/bmad-releases.md). `{core-root}` is the `core` module of the bundle's tree. An installed bundle (not
  * under `<tree>/custom/`) may also read every BMAD tree, skill folder and knowledge folder, because its
- * instructions reference other modules' files and skills (DESIGN §5); a custom bundle reads only its own
+ * instructions reference other modules' files and skills (docs/security.md "What the model may touch"); a custom bundle reads only its own
  * folder, core and the session. The layout comes from `layouts`, re-detected once when the bundle is unknown.
  */
 export async function rootsForContext(pinned: PinnedRoots, layouts: LayoutCache, context: SandboxContext): Promise<ContextRoots> {

@@ -46,7 +46,7 @@ describe("Sandbox.write: allowed writes", () => {
     expect(await readdir(fixture.session)).toEqual(["a.md"]);
   });
 
-  it("creates missing folders inside the session folder, one level at a time (case 21)", async () => {
+  it("creates missing folders inside the session folder, one level at a time (docs/security.md case 21)", async () => {
     await fixture.sandbox.write(fixture.context, "{session-folder}/x/y/z.txt", "deep");
     expect(await readFile(path.join(fixture.session, "x", "y", "z.txt"), "utf8")).toBe("deep");
     expect((await lstat(path.join(fixture.session, "x"))).isDirectory()).toBe(true);
@@ -60,28 +60,28 @@ describe("Sandbox.write: attacks", () => {
     expect((await writeError("notes.md")).message).toBe("Access denied: files can only be saved under {session-folder}");
   });
 
-  it("refuses a write through a dangling symlink; the outside target is not created (case 20)", async () => {
+  it("refuses a write through a dangling symlink; the outside target is not created (docs/security.md case 20)", async () => {
     await mkdir(fixture.session);
     await symlink(path.join(fixture.outside, "pwned"), path.join(fixture.session, "new"));
     expect((await writeError("{session-folder}/new")).code).toBe("SYMLINK_ESCAPE");
     expect(existsSync(path.join(fixture.outside, "pwned"))).toBe(false);
   });
 
-  it("refuses link/newdir/f.txt where link points outside; nothing is created outside (case 22)", async () => {
+  it("refuses link/newdir/f.txt where link points outside; nothing is created outside (docs/security.md case 22)", async () => {
     await mkdir(fixture.session);
     await symlink(fixture.outside, path.join(fixture.session, "link"));
     expect((await writeError("{session-folder}/link/newdir/f.txt")).code).toBe("SYMLINK_ESCAPE");
     expect(existsSync(path.join(fixture.outside, "newdir"))).toBe(false);
   });
 
-  it("refuses to write through an existing symlink to the outside; the outside file is unchanged (case 25)", async () => {
+  it("refuses to write through an existing symlink to the outside; the outside file is unchanged (docs/security.md case 25)", async () => {
     await mkdir(fixture.session);
     await symlink(path.join(fixture.outside, "secret"), path.join(fixture.session, "cfg"));
     expect((await writeError("{session-folder}/cfg", "overwritten")).code).toBe("SYMLINK_ESCAPE");
     expect(await readFile(path.join(fixture.outside, "secret"), "utf8")).toBe("TOP SECRET\n");
   });
 
-  it("refuses to write through a symlink even when it stays inside the session (case 19, policy: writes never follow links)", async () => {
+  it("refuses to write through a symlink even when it stays inside the session (docs/security.md case 19, policy: writes never follow links)", async () => {
     await mkdir(path.join(fixture.session, "real"), { recursive: true });
     await symlink(path.join(fixture.session, "real"), path.join(fixture.session, "alias"));
     const error = await writeError("{session-folder}/alias/x.md");
@@ -89,14 +89,14 @@ describe("Sandbox.write: attacks", () => {
     expect(existsSync(path.join(fixture.session, "real", "x.md"))).toBe(false);
   });
 
-  it("does not modify a hard-linked file's other name (case 26)", async () => {
+  it("does not modify a hard-linked file's other name (docs/security.md case 26)", async () => {
     await mkdir(fixture.session);
     await link(path.join(fixture.outside, "secret"), path.join(fixture.session, "h"));
     expect((await writeError("{session-folder}/h", "overwritten")).code).toBe("ACCESS_DENIED");
     expect(await readFile(path.join(fixture.outside, "secret"), "utf8")).toBe("TOP SECRET\n");
   });
 
-  it("refuses .git/hooks/pre-commit, .git/config, .env, .npmrc and the bundle folder (case 27)", async () => {
+  it("refuses .git/hooks/pre-commit, .git/config, .env, .npmrc and the bundle folder (docs/security.md case 27)", async () => {
     for (const target of ["{session-folder}/.git/hooks/pre-commit", "{session-folder}/.git/config", "{session-folder}/.env", "{session-folder}/.npmrc"]) {
       expect((await writeError(target)).code).toBe("PROTECTED_PATH");
     }
@@ -106,7 +106,7 @@ describe("Sandbox.write: attacks", () => {
     expect(existsSync(path.join(fixture.session, ".git"))).toBe(false);
   });
 
-  it("refuses .GIT/hooks/x and .Git/config (case 28)", async () => {
+  it("refuses .GIT/hooks/x and .Git/config (docs/security.md case 28)", async () => {
     expect((await writeError("{session-folder}/.GIT/hooks/x")).code).toBe("PROTECTED_PATH");
     expect((await writeError("{session-folder}/.Git/config")).code).toBe("PROTECTED_PATH");
   });
@@ -117,14 +117,14 @@ describe("Sandbox.write: attacks", () => {
     expect((await writeError("{session-folder}/manifest.json.lock")).code).toBe("PROTECTED_PATH");
   });
 
-  it("refuses content over the cap before touching the disk (case 35)", async () => {
+  it("refuses content over the cap before touching the disk (docs/security.md case 35)", async () => {
     const error = await writeError("{session-folder}/big.md", "x".repeat(fixtureLimits.writeMaxBytes + 1));
     expect(error.code).toBe("CONTENT_TOO_LARGE");
     expect(existsSync(fixture.session)).toBe(false);
     expect((await writeError("{session-folder}/huge.md", "é".repeat(50 * 1024 * 1024))).code).toBe("CONTENT_TOO_LARGE");
   });
 
-  it("removes the temp file and keeps the original when the disk fills mid-write (case 36)", async () => {
+  it("removes the temp file and keeps the original when the disk fills mid-write (docs/security.md case 36)", async () => {
     await fixture.sandbox.write(fixture.context, "{session-folder}/doc.md", "original");
     hooks.beforeRename = () => {
       throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });

@@ -64,7 +64,7 @@ export interface SandboxListResult {
 // Names in the session folder the system keeps for itself: the manifest, its lock and temp files.
 const systemFileName = /^manifest\.json/i;
 
-/** Opens a sandbox: pins the roots once (RELIABILITY step 2) and detects the project's layout. */
+/** Opens a sandbox: pins the roots once (docs/security.md "The sandbox algorithm", step 2) and detects the project's layout. */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const pinned = await pinRoots(options);
   const layouts = new LayoutCache(pinned.projectRoot);
@@ -73,7 +73,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 }
 
 /**
- * The safe-path module: every file access the model asks for goes through here (RELIABILITY "Synthesis").
+ * The safe-path module: every file access the model asks for goes through here (docs/security.md "The sandbox algorithm").
  * Reads may land under the bundle root, the core root and the session folder (plus, for an installed bundle,
  * every BMAD tree, skill folder and knowledge folder of the project); writes only under the session folder. Policy for symlinks: a read follows a link only when its
  * real target is in a readable root (inside → inside is allowed); a write never goes through a link.

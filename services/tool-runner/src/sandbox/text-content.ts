@@ -11,7 +11,7 @@ export function utf8PrefixEnd(bytes: Uint8Array, limit: number): number {
   return end;
 }
 
-/** Decodes text, or returns undefined for binary content: a NUL byte or invalid UTF-8 (attack case 34). */
+/** Decodes text, or returns undefined for binary content: a NUL byte or invalid UTF-8 (docs/security.md case 34). */
 export function decodeText(bytes: Uint8Array): string | undefined {
   if (bytes.includes(0)) return undefined;
   try {

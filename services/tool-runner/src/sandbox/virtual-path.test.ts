@@ -35,16 +35,16 @@ describe("resolveVirtualPath", () => {
     expect(resolveVirtualPath("bmad/core/tasks/workflow.md", roots)).toBe(`${roots.core}/tasks/workflow.md`);
   });
 
-  it("keeps ../../etc/passwd outside, lexically (case 1)", () => {
+  it("keeps ../../etc/passwd outside, lexically (docs/security.md case 1)", () => {
     expect(resolveVirtualPath("../../etc/passwd", roots)).toBe("/etc/passwd");
   });
 
-  it("keeps an absolute path absolute, so the containment check sees it (case 2)", () => {
+  it("keeps an absolute path absolute, so the containment check sees it (docs/security.md case 2)", () => {
     expect(resolveVirtualPath("/etc/passwd", roots)).toBe("/etc/passwd");
     expect(resolveVirtualPath("{bundle-root}//etc/passwd", roots)).toBe(`${roots.bundle}/etc/passwd`);
   });
 
-  it("normalises a/../b.txt (case 6)", () => {
+  it("normalises a/../b.txt (docs/security.md case 6)", () => {
     expect(resolveVirtualPath("{bundle-root}/a/../b.txt", roots)).toBe(`${roots.bundle}/b.txt`);
   });
 
@@ -59,7 +59,7 @@ describe("resolveVirtualPath", () => {
     expect(codeOf("docs/{bundle-root}/x.md")).toBe("INVALID_PATH");
   });
 
-  it("rejects paths that name no file (case 8)", () => {
+  it("rejects paths that name no file (docs/security.md case 8)", () => {
     for (const input of [".", "/", "./", "//"]) expect(codeOf(input)).toBe("INVALID_PATH");
   });
 
@@ -86,7 +86,7 @@ describe("toVirtualPath", () => {
     expect(toVirtualPath(roots.session, roots)).toBe("{session-folder}");
   });
 
-  it("reports an absolute path inside relative to its root (case 3)", () => {
+  it("reports an absolute path inside relative to its root (docs/security.md case 3)", () => {
     expect(toVirtualPath(resolveVirtualPath(`${roots.bundle}/src/a.ts`, roots), roots)).toBe("{bundle-root}/src/a.ts");
   });
 
@@ -96,7 +96,7 @@ describe("toVirtualPath", () => {
     expect(resolveVirtualPath("{bundle-root}/SKILL.md", skill)).toBe(`${roots.project}/.claude/skills/tidy/SKILL.md`);
   });
 
-  it("does not treat a sibling sharing the prefix as inside (case 4)", () => {
+  it("does not treat a sibling sharing the prefix as inside (docs/security.md case 4)", () => {
     expect(toVirtualPath("/nonexistent/W-evil/secret", roots)).toBeUndefined();
   });
 });

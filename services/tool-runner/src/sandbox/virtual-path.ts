@@ -27,7 +27,7 @@ export type RootName = "project" | "bundle" | "core" | "session";
 
 /**
  * The variables a path may start with. `{project_root}` is the spelling some BMAD instructions use;
- * `{output_folder}` is the session folder (DESIGN §2 decision 2).
+ * `{output_folder}` is the session folder (docs/design.md "Sessions").
  */
 const rootVariables: Readonly<Record<string, RootName>> = {
   "project-root": "project",
@@ -116,7 +116,7 @@ export function canonicalVirtualPath(text: string, roots: LexicalRoots): string 
 
 /**
  * The host folder a leading variable names: a root, or an output variable's folder in the session
- * (`{planning_artifacts}` → `<session>/planning-artifacts`, DESIGN §2 decision 7).
+ * (`{planning_artifacts}` → `<session>/planning-artifacts`, docs/design.md "Variables").
  */
 function variableFolder(name: string, roots: LexicalRoots): string | undefined {
   const rootName = getOwn(rootVariables, name);

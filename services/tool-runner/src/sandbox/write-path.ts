@@ -6,9 +6,9 @@ import { isInside } from "./containment.js";
 import { accessDenied, errnoCode, sandboxError } from "./sandbox-error.js";
 
 /**
- * RELIABILITY step 6, first half: walks from the session folder down to the target's parent, creating
+ * docs/security.md "The sandbox algorithm", step 7, first half: walks from the session folder down to the target's parent, creating
  * missing folders one level at a time (never `mkdir -p`, which follows a planted link and creates outside,
- * attack case 22) and `lstat`ing each level. Writes never go through a symlink, even one that stays inside
+ * docs/security.md case 22) and `lstat`ing each level. Writes never go through a symlink, even one that stays inside
  * the session folder: the model cannot make links, so one there was planted. Returns the parent directory.
  */
 export async function prepareParentDirectories(
@@ -36,8 +36,8 @@ export async function prepareParentDirectories(
 }
 
 /**
- * Checks an existing write target: a symlink is refused (case 25), as is anything but a regular file, and
- * a file with other hard links (`nlink > 1`), whose other names may lie outside the sandbox (case 26).
+ * Checks an existing write target: a symlink is refused (docs/security.md case 25), as is anything but a regular file, and
+ * a file with other hard links (`nlink > 1`), whose other names may lie outside the sandbox (docs/security.md case 26).
  */
 export async function assertWritableTarget(target: string, sessionFolder: string, detail: Record<string, unknown>): Promise<void> {
   const stats = await lstatIfExists(target);

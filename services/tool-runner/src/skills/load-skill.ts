@@ -26,7 +26,7 @@ export function skillIndexFor(sandbox: Sandbox): SkillIndex {
 }
 
 /**
- * Loads a skill for the model (DESIGN §2 decision 6, docs/bmad-releases.md "Skills"): finds its folder by
+ * Loads a skill for the model (docs/design.md "Activation by the system", docs/bmad-releases.md "Skills"): finds its folder by
  * name, reads SKILL.md, merges its customization layers, loads the config variables, resolves the
  * placeholders of the instructions, loads its persistent facts and lists its other files. Every file is read
  * through the sandbox with the caller's context, so the skill is only what that caller may read, and every

@@ -15,7 +15,7 @@ const closing = /^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/m;
 
 /**
  * Splits a SKILL.md. Only a block opened by a bare `---` line is front matter, and it is only ever parsed as
- * YAML (a `---js` block is never evaluated, RELIABILITY 84); a block that is not valid YAML is dropped with a
+ * YAML (a `---js` block is never evaluated, docs/security.md case 84); a block that is not valid YAML is dropped with a
  * note. `name` and `description` are taken when they are text.
  */
 export function readSkillDocument(text: string): SkillDocument {

@@ -11,7 +11,7 @@ export type { ToolDependencies, ToolHandler, ToolSuccess } from "./tool-handler.
 export { preloadNote } from "./preload-workflow-tool.js";
 export { replyOverheadBytes } from "./reply-budget.js";
 
-/** Every tool the tool-runner serves (DESIGN §2 decision 1), by name. */
+/** Every tool the tool-runner serves (docs/design.md "Tools"), by name. */
 export const toolHandlers: { readonly [N in RunnerToolName]: ToolHandler<N> } = {
   read_file: readFileTool,
   save_output: saveOutputTool,

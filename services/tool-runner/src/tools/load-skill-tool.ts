@@ -18,7 +18,7 @@ export const loadSkillTool: ToolHandler<"load_skill"> = async (args, context, de
 };
 
 /**
- * Makes a loaded skill fit `budget` bytes of JSON (the connection's max_payload, RELIABILITY case 64) by
+ * Makes a loaded skill fit `budget` bytes of JSON (the connection's max_payload, docs/security.md case 64) by
  * cutting the largest of the instructions and facts first, each cut marked in the text and noted.
  */
 export function fitSkillToBudget(skill: LoadedSkill, budget: number): void {

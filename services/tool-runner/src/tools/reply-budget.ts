@@ -39,7 +39,7 @@ export interface Shrinkable {
 
 /**
  * Makes `reply` fit `budget` bytes of JSON by shortening the largest `items` first and marking them
- * `truncated`, so a reply never exceeds the connection's max_payload (RELIABILITY case 64).
+ * `truncated`, so a reply never exceeds the connection's max_payload (docs/security.md case 64).
  */
 export function fitContentsToBudget(reply: object, items: readonly Shrinkable[], budget: number): void {
   for (let excess = jsonBytes(reply) - budget; excess > 0; excess = jsonBytes(reply) - budget) {

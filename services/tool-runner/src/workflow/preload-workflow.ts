@@ -11,7 +11,7 @@ export interface PreloadedFile {
   truncated: boolean;
 }
 
-/** Everything a workflow needs to start, in one answer (spec/002 Story 9.4). */
+/** Everything a workflow needs to start, in one answer (docs/design.md "Tools"). */
 export interface PreloadedWorkflow {
   /** the workflow.yaml, virtual */
   path: string;

@@ -22,7 +22,7 @@ function tags(text: string, tag: string): Array<{ attributes: string; body: stri
 }
 
 /**
- * Reads what an instructions document will need (spec/002 Story 9.4: conditional files), so
+ * Reads what an instructions document will need (docs/design.md "Tools": preload_workflow, conditional files included), so
  * preload_workflow can load it up front: the engine, the elicitation task, invoked workflows and tasks.
  */
 export function findWorkflowReferences(instructions: string, workflowYaml = ""): WorkflowReferences {

@@ -1,13 +1,13 @@
 import { getOwn } from "@agent-orchestrator/shared";
 
-/** Root variables stay as they are: the model sees virtual paths (DESIGN §2 decision 3). */
+/** Root variables stay as they are: the model sees virtual paths (docs/design.md "Virtual paths"). */
 const fixedValues: Readonly<Record<string, string>> = {
   "project-root": "{project-root}",
   project_root: "{project-root}",
   "bundle-root": "{bundle-root}",
   "core-root": "{core-root}",
   "session-folder": "{session-folder}",
-  // the workflow's output folder is the session folder, whatever its config says (DESIGN §2 decision 2)
+  // the workflow's output folder is the session folder, whatever its config says (docs/design.md "Sessions")
   output_folder: "{session-folder}",
 };
 
