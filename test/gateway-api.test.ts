@@ -300,6 +300,8 @@ describe("limits and metrics", () => {
   });
 
   it("exports Prometheus metrics for requests, tool calls and tokens", async () => {
+    // its own turn with a tool call, so the counters it checks never depend on which tests ran before
+    expect((await chat(bob, { agent_id: "idea-coach", message: "save the metrics brief" })).status).toBe(200);
     const text = await (await fetch(`${system.url}/metrics`)).text();
     expect(text).toContain("ao_http_requests_total");
     expect(text).toMatch(/ao_tool_calls_total\{tool="save_output",outcome="ok"\} [1-9]/);

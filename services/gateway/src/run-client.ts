@@ -59,7 +59,8 @@ export async function startRun(options: RunClientOptions, run: NewRun): Promise<
   const first = await iterator.next();
   if (first.done) throw new AppError("SERVICE_UNAVAILABLE", "The turn ended without any event");
   if (first.value.type === "error") {
-    iterator.return(undefined);
+    // closes the event reader (its finally unsubscribes); nothing to wait for before the error is thrown
+    void iterator.return(undefined);
     throw new AppError(first.value.error.code, first.value.error.message);
   }
   return {

@@ -22,7 +22,6 @@ export type ManifestPathCheck = { ok: true; path: string } | { ok: false; reason
  * real path.
  */
 export function checkManifestPath(value: string): ManifestPathCheck {
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(value)) return { ok: false, reason: "contains a control character" };
   if (value.length > maxManifestPathLength) return { ok: false, reason: "is too long" };
   if (value.includes("\\")) return { ok: false, reason: "contains a backslash" };

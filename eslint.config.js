@@ -1,0 +1,28 @@
+// The linter runs on every TypeScript file CI ships (services, shared, web page, tests, bench, scripts) with
+// type information, for the rules a compiler cannot give: a promise nobody awaits or handles loses its error.
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["**/node_modules/**", "**/dist/**", "data/**", "bmad/**", "**/*.js", "**/*.d.ts"] },
+  {
+    files: ["**/*.ts"],
+    plugins: { "@typescript-eslint": tseslint.plugin },
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: {
+        project: [
+          "./shared/tsconfig.json",
+          "./services/*/tsconfig.json",
+          "./services/gateway/web/tsconfig.test.json",
+          "./test/tsconfig.json",
+        ],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    linterOptions: { reportUnusedDisableDirectives: "error" },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/await-thenable": "error",
+    },
+  },
+);
