@@ -1,6 +1,5 @@
-import type { NatsConnection } from "nats";
 import { createLogger, ReadFileArgs, toErrorBody, type ToolContext, type ToolName, type ToolResult } from "@agent-orchestrator/shared";
-import { ToolClient } from "../../services/orchestrator/src/tool-client.js";
+import type { ToolCaller } from "../../services/orchestrator/src/tool-caller.js";
 import { ManifestStore } from "../../services/tool-runner/src/manifest/manifest-store.js";
 import { createSandbox } from "../../services/tool-runner/src/sandbox/index.js";
 import { readFileTool } from "../../services/tool-runner/src/tools/read-file-tool.js";
@@ -29,16 +28,13 @@ export async function createDirectReadFile(bmadRoot: string, outputRoot: string)
 }
 
 /**
- * `runAgentLoop` takes a ToolClient; this one skips NATS and calls the tool function directly, so the
- * in-process loop and the distributed one run the very same loop code. The NATS connection is never used
- * (every call is overridden), hence the empty stand-in.
+ * The loop's tool seam without NATS: calls the tool function directly, so the in-process loop and the
+ * distributed one run the very same loop code.
  */
-export class DirectToolClient extends ToolClient {
-  constructor(private readonly readFile: DirectReadFile) {
-    super(undefined as unknown as NatsConnection, 0);
-  }
+export class DirectToolClient implements ToolCaller {
+  constructor(private readonly readFile: DirectReadFile) {}
 
-  override async call(name: ToolName, _callId: string, context: ToolContext, args: unknown): Promise<ToolResult> {
+  async call(name: ToolName, _callId: string, context: ToolContext, args: unknown): Promise<ToolResult> {
     if (name !== "read_file") return { success: false, error: { code: "UNKNOWN_TOOL", message: `${name} is not wired in the in-process baseline` } };
     return this.readFile(args, context);
   }

@@ -7,7 +7,8 @@ import { loopLimits, orchestratorEnvSchema } from "../../services/orchestrator/s
 import { toolsForAgent } from "../../services/orchestrator/src/agent-tools.js";
 import { runCriticalActions } from "../../services/orchestrator/src/critical-actions.js";
 import { buildSystemPrompt } from "../../services/orchestrator/src/system-prompt.js";
-import type { ToolClient } from "../../services/orchestrator/src/tool-client.js";
+import { openAiModel } from "../../services/orchestrator/src/openai-model.js";
+import type { ToolCaller } from "../../services/orchestrator/src/tool-caller.js";
 import { AgentRegistry } from "../../services/registry/src/agent-registry.js";
 import { discoveryLimits, registryEnvSchema } from "../../services/registry/src/config.js";
 import type { BenchSystem } from "./bench-system.js";
@@ -29,14 +30,17 @@ export interface InProcessAgent {
  * so that only the path of the model's tool call differs). What it leaves out is exactly what distribution adds: HTTP, NATS hops, the JetStream work
  * queue, the session in JetStream KV, the manifest file, the event stream.
  */
-export async function createInProcessAgent(system: Pick<BenchSystem, "env">, agentId: string, loopTools?: ToolClient): Promise<InProcessAgent> {
+export async function createInProcessAgent(system: Pick<BenchSystem, "env">, agentId: string, loopTools?: ToolCaller): Promise<InProcessAgent> {
   const { env } = system;
   const registry = new AgentRegistry(env["BMAD_ROOT"] ?? ".", discoveryLimits(settings(registryEnvSchema, env)));
   await registry.rescan();
   const agent: AgentDefinition | undefined = registry.getAgent(agentId)?.definition;
   if (!agent) throw new Error(`no agent ${agentId} under ${env["BMAD_ROOT"]}`);
   const config = settings(orchestratorEnvSchema, env);
-  const client = new OpenAI({ apiKey: config.OPENAI_API_KEY ?? "", baseURL: config.OPENAI_BASE_URL ?? null, maxRetries: config.MODEL_MAX_RETRIES, timeout: config.MODEL_TIMEOUT_MS });
+  const model = openAiModel(
+    new OpenAI({ apiKey: config.OPENAI_API_KEY ?? "", baseURL: config.OPENAI_BASE_URL ?? null, maxRetries: config.MODEL_MAX_RETRIES, timeout: config.MODEL_TIMEOUT_MS }),
+    config.LLM_MODEL,
+  );
   const readFile = await createDirectReadFile(env["BMAD_ROOT"] ?? ".", env["OUTPUT_ROOT"] ?? ".");
   const tools = loopTools ?? new DirectToolClient(readFile);
 
@@ -50,8 +54,7 @@ export async function createInProcessAgent(system: Pick<BenchSystem, "env">, age
     async runTurn(message) {
       const sessionContext = context();
       return runAgentLoop({
-        client,
-        model: config.LLM_MODEL,
+        model,
         messages: [
           { role: "system", content: await systemPrompt(sessionContext) },
           { role: "user", content: message },

@@ -1,4 +1,3 @@
-import type OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionMessageToolCall } from "openai/resources/chat/completions";
 import {
   AppError,
@@ -17,8 +16,9 @@ import {
 } from "@agent-orchestrator/shared";
 import { fitContext } from "./context-budget.js";
 import { mapWithConcurrency } from "./map-with-concurrency.js";
+import type { ModelCaller } from "./model-caller.js";
 import { toModelError } from "./model-error.js";
-import type { ToolClient } from "./tool-client.js";
+import type { ToolCaller } from "./tool-caller.js";
 import { ToolCallAccumulator, type StreamedToolCall } from "./tool-call-accumulator.js";
 import { truncateMiddle } from "./truncate-middle.js";
 
@@ -33,11 +33,12 @@ export interface LoopLimits {
 }
 
 export interface TurnInput {
-  client: OpenAI;
-  model: string;
+  /** the model, behind its seam (`openAiModel` in the orchestrator, a scripted fake in tests) */
+  model: ModelCaller;
   /** system prompt, earlier conversation and the new user message */
   messages: ChatCompletionMessageParam[];
-  tools: ToolClient;
+  /** the tools, behind their seam (the NATS `ToolClient` in the orchestrator) */
+  tools: ToolCaller;
   /** the tools offered to this agent's model (`toolsForAgent`); a call to any other is an UNKNOWN_TOOL result */
   toolNames: readonly ToolName[];
   context: ToolContext;
@@ -142,39 +143,18 @@ async function streamModelTurn(
   let text = "";
   let usage = zeroUsage();
   let finishReason: string | null = null;
-  // each call gets its own signal: the openai client never removes the abort listener it adds, so a
-  // long turn sharing the turn's signal would pile them up
-  const call = new AbortController();
-  const relayAbort = () => call.abort(input.signal.reason);
-  if (input.signal.aborted) relayAbort();
-  else input.signal.addEventListener("abort", relayAbort, { once: true });
   try {
-    const stream = await input.client.chat.completions.create(
-      { model: input.model, messages, tools, stream: true, stream_options: { include_usage: true } },
-      { signal: call.signal, timeout: input.limits.modelTimeoutMs },
-    );
-    for await (const chunk of stream) {
-      const choice = chunk.choices[0];
-      if (chunk.usage) {
-        usage = {
-          prompt_tokens: chunk.usage.prompt_tokens,
-          completion_tokens: chunk.usage.completion_tokens,
-          total_tokens: chunk.usage.total_tokens,
-        };
-      }
-      if (!choice) continue;
-      const piece = choice.delta.content;
-      if (piece) {
-        text += piece;
-        input.emit({ type: "delta", text: piece });
-      }
-      if (choice.delta.tool_calls) accumulator.add(choice.delta.tool_calls);
-      if (choice.finish_reason) finishReason = choice.finish_reason;
+    const stream = input.model.stream({ messages, tools, signal: input.signal, timeoutMs: input.limits.modelTimeoutMs });
+    for await (const part of stream) {
+      if (part.type === "usage") usage = part.usage;
+      else if (part.type === "text") {
+        text += part.text;
+        input.emit({ type: "delta", text: part.text });
+      } else if (part.type === "tool-call-deltas") accumulator.add(part.deltas);
+      else finishReason = part.reason;
     }
   } catch (error) {
     throw toModelError(error, { textStreamed: text.length > 0, signal: input.signal });
-  } finally {
-    input.signal.removeEventListener("abort", relayAbort);
   }
   if (input.signal.aborted) throw toModelError(new Error("aborted"), { textStreamed: text.length > 0, signal: input.signal });
   return { text, toolCalls: accumulator.result(), usage, finishReason };

@@ -9,6 +9,7 @@ import { natsMessageBudget } from "./nats-message-budget.js";
 import { startRunQueue } from "./run-queue.js";
 import { addSessionEndpoints } from "./session-endpoints.js";
 import { SessionStore } from "./session-store.js";
+import { openAiModel } from "./openai-model.js";
 import { ToolClient } from "./tool-client.js";
 import { runQueuedTurn } from "./subagents/run-queued-turn.js";
 import type { TurnRunnerDeps } from "./turn-runner.js";
@@ -41,14 +42,17 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   const migrated = await store.migrateLegacySessions();
   if (migrated > 0) logger.info({ migrated }, "sessions moved to the per-turn storage");
   const active = new ActiveTurns();
-  const client = isModelConfigured(config)
-    ? new OpenAI({
-        apiKey: config.OPENAI_API_KEY ?? "not-needed",
-        baseURL: config.OPENAI_BASE_URL ?? null,
-        maxRetries: config.MODEL_MAX_RETRIES,
-        timeout: config.MODEL_TIMEOUT_MS,
-        fetch: cappedRetryAfterFetch(config.MODEL_RETRY_AFTER_MAX_MS),
-      })
+  const model = isModelConfigured(config)
+    ? openAiModel(
+        new OpenAI({
+          apiKey: config.OPENAI_API_KEY ?? "not-needed",
+          baseURL: config.OPENAI_BASE_URL ?? null,
+          maxRetries: config.MODEL_MAX_RETRIES,
+          timeout: config.MODEL_TIMEOUT_MS,
+          fetch: cappedRetryAfterFetch(config.MODEL_RETRY_AFTER_MAX_MS),
+        }),
+        config.LLM_MODEL,
+      )
     : undefined;
 
   const service = await connection.services.add({
@@ -78,7 +82,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     logger,
     store,
     tools: new ToolClient(connection, config.TOOL_TIMEOUT_MS, prefix),
-    client,
+    model,
     active,
     subjectPrefix: prefix,
     lendSlot: () => queue.lendSlot(),

@@ -1,4 +1,3 @@
-import type OpenAI from "openai";
 import type { NatsConnection } from "nats";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import {
@@ -27,7 +26,8 @@ import { RunEventPublisher } from "./run-event-publisher.js";
 import type { SessionStore, SessionVersion } from "./session-store.js";
 import { subagentsForTurn } from "./subagents/subagent-runner.js";
 import { buildSystemPrompt, type AgentRules } from "./system-prompt.js";
-import type { ToolClient } from "./tool-client.js";
+import type { ModelCaller } from "./model-caller.js";
+import type { ToolCaller } from "./tool-caller.js";
 import { doneEvent } from "./done-event.js";
 
 export interface TurnRunnerDeps {
@@ -35,8 +35,9 @@ export interface TurnRunnerDeps {
   config: OrchestratorConfig;
   logger: Logger;
   store: SessionStore;
-  tools: ToolClient;
-  client: OpenAI | undefined;
+  tools: ToolCaller;
+  /** undefined when no model is configured: a turn then answers MODEL_NOT_CONFIGURED */
+  model: ModelCaller | undefined;
   active: ActiveTurns;
   subjectPrefix: string;
   /** adds a run-queue worker while a subagent runs (RunQueue.lendSlot) */
@@ -65,7 +66,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
   // the session folder's "running" manifest is written while the turn starts, off the path to the first token
   let opened: Promise<void> = Promise.resolve();
   try {
-    if (!deps.client) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
+    if (!deps.model) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
     const rules = getAgentRules(deps, request.agent_id, log);
     accepted = await acceptTurn(deps, request);
     const { agent } = accepted;
@@ -90,8 +91,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       emit: (event) => events.emit(event),
     });
     const output = await runAgentLoop({
-      client: deps.client,
-      model: config.LLM_MODEL,
+      model: deps.model,
       messages: [
         { role: "system", content: buildSystemPrompt(agent, start, { rules: await rules, tools: toolNames }) },
         ...(accepted.session.messages as ChatCompletionMessageParam[]),

@@ -51,7 +51,7 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
   );
   active.add(sessionId, runId, controller);
   try {
-    if (!deps.client) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
+    if (!deps.model) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
     const agent = await getAgent(deps, request.agent_id);
     emit({ type: "session", agent_id: agent.id, attempt });
     const context: ToolContext = { session_id: sessionId, bundle_path: agent.bundlePath };
@@ -71,8 +71,7 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
       emit,
     });
     const output = await runAgentLoop({
-      client: deps.client,
-      model: config.LLM_MODEL,
+      model: deps.model,
       messages,
       tools: deps.tools,
       toolNames: toolsForAgent(agent, { subagents: true }),

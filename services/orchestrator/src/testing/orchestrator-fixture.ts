@@ -40,10 +40,6 @@ export interface FakeToolRunner {
   files: Record<string, string>;
   /** what it answers to load_skill, by skill name (SKILL_NOT_FOUND for others) */
   skills: Record<string, ToolResult>;
-  /** most calls it was running at the same time */
-  maxConcurrent: number;
-  /** delay before each answer */
-  delayMs: number;
 }
 
 /** A fake registry (serving `testAgent` and `options.agents`) and, optionally, a fake tool-runner, on one prefix. */
@@ -52,7 +48,7 @@ export function startFakeServices(
   prefix: string,
   options: { toolRunner: boolean; agents?: readonly AgentDefinition[] },
 ): FakeToolRunner {
-  const runner: FakeToolRunner = { calls: [], files: { "{bundle-root}/config.yaml": "user_name: Ada\n" }, skills: {}, maxConcurrent: 0, delayMs: 0 };
+  const runner: FakeToolRunner = { calls: [], files: { "{bundle-root}/config.yaml": "user_name: Ada\n" }, skills: {} };
   const agents = new Map([testAgent, ...(options.agents ?? [])].map((agent) => [agent.id, agent]));
   connection.subscribe(prefix + subjects.registryAgentsGet, {
     callback: (_error, message) => {
@@ -62,13 +58,10 @@ export function startFakeServices(
     },
   });
   if (!options.toolRunner) return runner;
-  let running = 0;
   connection.subscribe(`${prefix}tool.*`, {
     callback: (_error, message) => {
       const body = JSON.parse(new TextDecoder().decode(message.data)) as FakeToolRunner["calls"][number]["body"];
       runner.calls.push({ subject: message.subject, body });
-      running++;
-      runner.maxConcurrent = Math.max(runner.maxConcurrent, running);
       const path = String(body.arguments["file_path"] ?? "");
       const skill = String(body.arguments["name"] ?? "");
       const result: ToolResult = message.subject.endsWith(".load_skill")
@@ -76,10 +69,7 @@ export function startFakeServices(
         : path in runner.files
           ? { success: true, path, content: runner.files[path] }
           : { success: false, error: { code: "FILE_NOT_FOUND", message: "File not found" } };
-      setTimeout(() => {
-        running--;
-        message.respond(encodeJson(result));
-      }, runner.delayMs);
+      message.respond(encodeJson(result));
     },
   });
   connection.subscribe(prefix + subjects.sessionManifestUpdate, {

@@ -1,0 +1,280 @@
+/**
+ * Every rule of the agentic loop, in memory: a scripted model behind the model seam and plain functions
+ * behind the tool seam (docs/design.md "The agentic loop"). What only NATS or the HTTP model server can show
+ * (retries, timeouts, the wire format, sessions) stays in orchestrator-service and orchestrator-resilience.
+ */
+import { describe, expect, it } from "vitest";
+import { AppError, type RunEventBody, type ToolName, type ToolResult } from "@agent-orchestrator/shared";
+import { runAgentLoop, type LoopLimits, type SubagentCaller, type TurnInput } from "./agent-loop.js";
+import type { ToolCaller } from "./tool-caller.js";
+import { FakeModel, type FakeAnswer } from "./testing/fake-model.js";
+
+const limits: LoopLimits = {
+  maxIterations: 10,
+  toolConcurrency: 4,
+  maxToolCallsPerAnswer: 16,
+  contextBudgetTokens: 100_000,
+  toolResultMaxChars: 65_536,
+  maxInvalidToolCalls: 3,
+  modelTimeoutMs: 60_000,
+};
+
+interface RecordedCall {
+  name: ToolName;
+  callId: string;
+  args: unknown;
+}
+
+/** Tools that answer from a function and record each call. */
+function fakeTools(answer: (call: RecordedCall) => ToolResult | Promise<ToolResult> = () => ({ success: true, content: "ok" })) {
+  const calls: RecordedCall[] = [];
+  const tools: ToolCaller = {
+    async call(name, callId, _context, args) {
+      const call = { name, callId, args };
+      calls.push(call);
+      return answer(call);
+    },
+  };
+  return { tools, calls };
+}
+
+function loop(model: FakeModel, overrides: Omit<Partial<TurnInput>, "limits"> & { limits?: Partial<LoopLimits> } = {}) {
+  const events: RunEventBody[] = [];
+  const { limits: limitOverrides, ...rest } = overrides;
+  const input: TurnInput = {
+    model,
+    messages: [
+      { role: "system", content: "You are a test agent." },
+      { role: "user", content: "go" },
+    ],
+    tools: fakeTools().tools,
+    toolNames: ["read_file", "save_output", "list_files"],
+    context: { session_id: "s1", bundle_path: "bmad/custom/bundles/tests" },
+    runId: "run1:1",
+    emit: (event) => events.push(event),
+    signal: new AbortController().signal,
+    limits: { ...limits, ...limitOverrides },
+    ...rest,
+  };
+  return { run: () => runAgentLoop(input), events };
+}
+
+const readConfig: FakeAnswer = { toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } }] };
+const toolResults = (events: RunEventBody[]) => events.flatMap((event) => (event.type === "tool_result" ? [event] : []));
+
+describe("runAgentLoop: answers", () => {
+  it("returns the answer of a model that calls no tool, streaming its text as deltas", async () => {
+    const model = new FakeModel([{ text: "Hello there", usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } }]);
+    const { run, events } = loop(model);
+    const output = await run();
+    expect(output).toMatchObject({ response: "Hello there", iterations: 1, usage: { total_tokens: 10 }, added: [{ role: "assistant", content: "Hello there" }] });
+    expect(events.filter((event) => event.type === "delta").map((event) => event.type === "delta" && event.text).join("")).toBe("Hello there");
+  });
+
+  it("runs a tool call, shows the model its result, and sums the usage of every call", async () => {
+    const model = new FakeModel([readConfig, { text: "read it" }]);
+    const { tools, calls } = fakeTools(() => ({ success: true, path: "{bundle-root}/config.yaml", content: "user_name: Ada" }));
+    const { run, events } = loop(model, { tools });
+    const output = await run();
+    expect(output).toMatchObject({ response: "read it", iterations: 2, usage: { total_tokens: 24 }, usageByCall: [{ total_tokens: 12 }, { total_tokens: 12 }] });
+    expect(calls).toEqual([{ name: "read_file", callId: "run1:1:call_1_0", args: { file_path: "{bundle-root}/config.yaml" } }]);
+    expect(JSON.parse(model.lastToolMessages()[0]?.content ?? "")).toMatchObject({ content: "user_name: Ada" });
+    expect(events.map((event) => event.type)).toEqual(["tool_call", "tool_result", "delta", "delta"]);
+    expect(toolResults(events)[0]).toMatchObject({ success: true, path: "{bundle-root}/config.yaml" });
+    expect(output.added.map((message) => message.role)).toEqual(["assistant", "tool", "assistant"]);
+  });
+
+  it("turns an empty answer into MODEL_UNAVAILABLE, and says when the content filter refused (docs/security.md case 53)", async () => {
+    await expect(loop(new FakeModel([{ text: "  " }])).run()).rejects.toMatchObject({ code: "MODEL_UNAVAILABLE", message: expect.stringContaining("empty") });
+    await expect(loop(new FakeModel([{ finishReason: "content_filter" }])).run()).rejects.toMatchObject({
+      code: "MODEL_UNAVAILABLE",
+      message: expect.stringContaining("content filter"),
+    });
+  });
+
+  it("never runs tool calls cut off by the length limit (docs/security.md case 53)", async () => {
+    const { tools, calls } = fakeTools();
+    const model = new FakeModel([{ toolCalls: [{ name: "read_file", arguments: '{"file_path": "{bundle-ro' }], finishReason: "length" }]);
+    await expect(loop(model, { tools }).run()).rejects.toMatchObject({ code: "MODEL_UNAVAILABLE", message: expect.stringContaining("length") });
+    expect(calls).toEqual([]);
+  });
+});
+
+describe("runAgentLoop: limits", () => {
+  it("stops a model that never stops calling tools after maxIterations model calls (docs/security.md case 46)", async () => {
+    const model = new FakeModel(() => readConfig);
+    await expect(loop(model, { limits: { maxIterations: 3 } }).run()).rejects.toMatchObject({ code: "MAX_ITERATIONS" });
+    expect(model.requests).toHaveLength(3);
+  });
+
+  it("answers the calls past the per-answer cap with an error, and runs at most toolConcurrency at once (docs/security.md case 45)", async () => {
+    let running = 0;
+    let mostAtOnce = 0;
+    const { tools, calls } = fakeTools(async () => {
+      running++;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      // let the other calls of the answer start before this one ends
+      await new Promise((resolve) => setImmediate(resolve));
+      running--;
+      return { success: true, content: "ok" };
+    });
+    const many = Array.from({ length: 10 }, (_unused, index) => ({ name: "read_file", arguments: { file_path: `{bundle-root}/f${index}.md` } }));
+    const model = new FakeModel([{ toolCalls: many }, { text: "done" }]);
+    const { run, events } = loop(model, { tools, limits: { maxToolCallsPerAnswer: 6, toolConcurrency: 2 } });
+    expect(await run()).toMatchObject({ response: "done" });
+    expect(calls).toHaveLength(6);
+    expect(mostAtOnce).toBe(2);
+    expect(toolResults(events).filter((event) => event.error_code === "INVALID_TOOL_CALL")).toHaveLength(4);
+    // every call gets its result, in the model's order
+    expect(model.lastToolMessages().map((message) => message.tool_call_id)).toEqual(many.map((_call, index) => `call_1_${index}`));
+    expect(model.lastToolMessages()[9]?.content).toContain("Too many tool calls");
+  });
+
+  it("ends the turn after maxInvalidToolCalls invalid calls in a row; a valid call resets the count (docs/security.md case 39)", async () => {
+    const invalid: FakeAnswer = { toolCalls: [{ name: "read_file", arguments: "{not json" }] };
+    const model = new FakeModel([invalid, invalid, readConfig, invalid, invalid, invalid]);
+    await expect(loop(model, { limits: { maxInvalidToolCalls: 3 } }).run()).rejects.toMatchObject({ code: "INVALID_TOOL_CALL", message: expect.stringContaining("3 invalid") });
+    expect(model.requests).toHaveLength(6);
+  });
+
+  it("cuts a huge tool result to its budget, head and tail, on a character boundary (docs/security.md case 56)", async () => {
+    const { tools } = fakeTools(() => ({ success: true, content: "START" + "é".repeat(50_000) + "END" }));
+    const model = new FakeModel([readConfig, { text: "ok" }]);
+    await loop(model, { tools, limits: { toolResultMaxChars: 4_096 } }).run();
+    const content = model.lastToolMessages()[0]?.content ?? "";
+    expect(content.length).toBeLessThanOrEqual(4_096);
+    expect(content).toContain("START");
+    expect(content).toContain("END");
+    expect(content).toMatch(/\[\.\.\. \d+ bytes omitted \.\.\.\]/);
+    expect(content).not.toContain("\uFFFD");
+  });
+
+  it("replaces earlier turns' large tool results with a note once past the context budget, never the current turn's", async () => {
+    const { tools } = fakeTools(() => ({ success: true, content: "x".repeat(8_000) }));
+    const model = new FakeModel([readConfig, { text: "ok" }]);
+    const messages = [
+      { role: "system" as const, content: "You are a test agent." },
+      { role: "user" as const, content: "an earlier question" },
+      { role: "assistant" as const, content: null, tool_calls: [{ id: "old", type: "function" as const, function: { name: "read_file", arguments: "{}" } }] },
+      { role: "tool" as const, tool_call_id: "old", content: "y".repeat(20_000) },
+      { role: "user" as const, content: "go" },
+    ];
+    await loop(model, { tools, messages, limits: { contextBudgetTokens: 2_500 } }).run();
+    const [old, current] = model.lastToolMessages();
+    expect(old?.content).toContain("was removed to save context");
+    expect(current?.content.length).toBeGreaterThan(8_000);
+  });
+});
+
+describe("runAgentLoop: invalid calls become results the model reads", () => {
+  it("answers invalid JSON with a tool error and goes on, without calling the tool (docs/security.md case 39)", async () => {
+    const { tools, calls } = fakeTools();
+    const model = new FakeModel([{ toolCalls: [{ name: "read_file", arguments: '{"file_path": "a.txt"' }] }, { text: "recovered" }]);
+    const { run, events } = loop(model, { tools });
+    expect(await run()).toMatchObject({ response: "recovered", iterations: 2 });
+    expect(calls).toEqual([]);
+    expect(toolResults(events)[0]).toMatchObject({ success: false, error_code: "INVALID_TOOL_CALL" });
+    expect(model.lastToolMessages()[0]?.content).toContain("not valid JSON");
+  });
+
+  it("answers arguments that fail the schema with a short error naming the tool (docs/security.md case 40)", async () => {
+    const { tools, calls } = fakeTools();
+    const model = new FakeModel([{ toolCalls: [{ name: "read_file", arguments: { paths: "a", extra: 1 } }] }, { text: "fine" }]);
+    expect(await loop(model, { tools }).run()).toMatchObject({ response: "fine" });
+    expect(calls).toEqual([]);
+    expect(model.lastToolMessages()[0]?.content).toContain("Invalid arguments for read_file");
+  });
+
+  it("treats unknown, prototype and not-offered tool names as UNKNOWN_TOOL, naming the available tools (docs/security.md cases 42, 43)", async () => {
+    const { tools, calls } = fakeTools();
+    const names = ["delete_everything", "constructor", "__proto__", "toString", "run_script"];
+    const model = new FakeModel([{ toolCalls: names.map((name) => ({ name, arguments: {} })) }, { text: "ok" }]);
+    const { run, events } = loop(model, { tools, limits: { maxInvalidToolCalls: 10 } });
+    await run();
+    expect(calls).toEqual([]);
+    expect(toolResults(events).map((event) => event.error_code)).toEqual(names.map(() => "UNKNOWN_TOOL"));
+    expect(model.lastToolMessages()[0]?.content).toContain("Available tools: read_file, save_output, list_files");
+  });
+
+  it("runs a reused call id once and tells the model about the duplicate (docs/security.md case 44)", async () => {
+    const { tools, calls } = fakeTools();
+    const model = new FakeModel([
+      {
+        toolCalls: [
+          { id: "same", name: "read_file", arguments: { file_path: "{bundle-root}/a.md" } },
+          { id: "same", name: "read_file", arguments: { file_path: "{bundle-root}/b.md" } },
+        ],
+      },
+      { text: "ok" },
+    ]);
+    await loop(model, { tools }).run();
+    expect(calls).toHaveLength(1);
+    expect(model.lastToolMessages()[1]?.content).toContain("used twice");
+  });
+
+  it("offers run_subagent only when there is a subagent caller, and routes its calls there", async () => {
+    const withoutCaller = new FakeModel([{ text: "ok" }]);
+    await loop(withoutCaller, { toolNames: ["read_file", "run_subagent"] }).run();
+    expect(withoutCaller.requests[0]?.tools.map((tool) => tool.function.name)).toEqual(["read_file"]);
+
+    const prompts: string[] = [];
+    const subagents: SubagentCaller = {
+      async call(_callId, args) {
+        prompts.push(args.prompt);
+        return { success: true, response: "child answer" };
+      },
+    };
+    const { tools, calls } = fakeTools();
+    const model = new FakeModel([{ toolCalls: [{ name: "run_subagent", arguments: { prompt: "review it" } }] }, { text: "ok" }]);
+    await loop(model, { tools, toolNames: ["read_file", "run_subagent"], subagents }).run();
+    expect(prompts).toEqual(["review it"]);
+    expect(calls).toEqual([]);
+  });
+});
+
+describe("runAgentLoop: failures and cancel", () => {
+  it("gives UPSTREAM_INTERRUPTED when the stream breaks after text reached the client, MODEL_UNAVAILABLE before (docs/security.md case 50)", async () => {
+    await expect(loop(new FakeModel([{ text: "half an answer", failAfterText: new Error("socket hang up") }])).run()).rejects.toMatchObject({
+      code: "UPSTREAM_INTERRUPTED",
+    });
+    await expect(loop(new FakeModel([{ fail: new Error("connect ECONNREFUSED") }])).run()).rejects.toMatchObject({ code: "MODEL_UNAVAILABLE" });
+  });
+
+  it("keeps a classified model error as it is", async () => {
+    const rateLimited = new AppError("MODEL_RATE_LIMITED", "slow down");
+    await expect(loop(new FakeModel([{ fail: rateLimited }])).run()).rejects.toBe(rateLimited);
+  });
+
+  it("stops a waiting model call on cancel with the abort's reason (docs/security.md case 52)", async () => {
+    const controller = new AbortController();
+    const model = new FakeModel([{ hang: true }]);
+    const turn = loop(model, { signal: controller.signal }).run();
+    const reason = new AppError("CANCELLED", "The turn was cancelled by the user");
+    controller.abort(reason);
+    await expect(turn).rejects.toBe(reason);
+  });
+
+  it("passes the turn's signal to the tools, and ends with CANCELLED when a cancel comes during a tool call (docs/security.md case 52)", async () => {
+    const controller = new AbortController();
+    const tools: ToolCaller = {
+      call: (_name, _callId, _context, _args, signal) =>
+        new Promise((_resolve, reject) => {
+          signal?.addEventListener("abort", () => reject(signal.reason as Error), { once: true });
+          controller.abort(new AppError("CANCELLED", "The turn was cancelled"));
+        }),
+    };
+    const model = new FakeModel([readConfig, { text: "never" }]);
+    await expect(loop(model, { tools, signal: controller.signal }).run()).rejects.toMatchObject({ code: "CANCELLED" });
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it("gives the model its timeout and the turn's signal on every call", async () => {
+    const controller = new AbortController();
+    const model = new FakeModel([readConfig, { text: "ok" }]);
+    await loop(model, { signal: controller.signal, limits: { modelTimeoutMs: 1234 } }).run();
+    expect(model.requests.map((request) => [request.timeoutMs, request.signal])).toEqual([
+      [1234, controller.signal],
+      [1234, controller.signal],
+    ]);
+  });
+});
