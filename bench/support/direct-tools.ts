@@ -1,5 +1,6 @@
 import { createLogger, ReadFileArgs, toErrorBody, type ToolContext, type ToolName, type ToolResult } from "@agent-orchestrator/shared";
 import type { ToolCaller } from "../../services/orchestrator/src/tool-caller.js";
+import { toolRunnerEnvSchema } from "../../services/tool-runner/src/config.js";
 import { ManifestStore } from "../../services/tool-runner/src/manifest/manifest-store.js";
 import { createSandbox } from "../../services/tool-runner/src/sandbox/index.js";
 import { readFileTool } from "../../services/tool-runner/src/tools/read-file-tool.js";
@@ -17,7 +18,9 @@ export interface DirectReadFile {
 export async function createDirectReadFile(bmadRoot: string, outputRoot: string): Promise<DirectReadFile> {
   const logger = createLogger("bench-direct-tools", "silent");
   const sandbox = await createSandbox({ projectRoot: bmadRoot, outputRoot, readMaxBytes: 1 << 20, writeMaxBytes: 1 << 20, listMaxEntries: 1000 });
-  const deps: ToolDependencies = { sandbox, manifests: new ManifestStore({ sandbox, logger }), replyBudget: () => 1 << 20, logger };
+  const defaults = toolRunnerEnvSchema.parse({});
+  const quota = { maxBytes: defaults.SESSION_MAX_BYTES, maxFiles: defaults.SESSION_MAX_FILES };
+  const deps: ToolDependencies = { sandbox, manifests: new ManifestStore({ sandbox, logger, quota }), replyBudget: () => 1 << 20, logger };
   return async (args, context) => {
     try {
       return await readFileTool(ReadFileArgs.parse(args), context, deps);

@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 
 export interface BmadInstallRequest {
   /** a published version of the `bmad-method` package, e.g. `6.12.0` or `4.44.3` */
@@ -32,8 +32,10 @@ export async function ensureBmadInstall(request: BmadInstallRequest): Promise<st
   const folder = join(installCacheRoot(), `${request.version}-${request.tool}-${userName}`);
   if (existsSync(join(folder, ".installed"))) return folder;
 
-  // install into a private folder and rename it into place, so a concurrent test never sees half an install
-  const staging = `${folder}.tmp-${process.pid}-${Date.now()}`;
+  // install into a private folder of the same name and rename it into place, so a concurrent test never sees
+  // half an install (the installer names the project after its folder, so the name must already be the final one)
+  const stagingParent = join(installCacheRoot(), `.staging-${process.pid}-${Date.now()}`);
+  const staging = join(stagingParent, basename(folder));
   await mkdir(staging, { recursive: true });
   try {
     await runInstaller(installerArguments(request.version, request.tool, userName, staging), staging);
@@ -44,7 +46,7 @@ export async function ensureBmadInstall(request: BmadInstallRequest): Promise<st
       throw error;
     });
   } finally {
-    await rm(staging, { recursive: true, force: true });
+    await rm(stagingParent, { recursive: true, force: true });
   }
   return folder;
 }

@@ -32,6 +32,8 @@ export const ErrorCode = z.enum([
   "CONTENT_TOO_LARGE",
   "BINARY_FILE",
   "WRITE_FAILED",
+  /** the session holds SESSION_MAX_FILES files or SESSION_MAX_BYTES bytes: a write that adds more is refused */
+  "QUOTA_EXCEEDED",
   // skills and scripts (tool-runner)
   "SKILL_NOT_FOUND",
   "SCRIPT_REJECTED",

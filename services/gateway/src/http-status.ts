@@ -27,6 +27,7 @@ export const httpStatusByCode: Readonly<Record<ErrorCode, number>> = {
   CONTENT_TOO_LARGE: 413,
   BINARY_FILE: 415,
   WRITE_FAILED: 500,
+  QUOTA_EXCEEDED: 507,
   SKILL_NOT_FOUND: 404,
   SCRIPT_REJECTED: 403,
   SCRIPTS_DISABLED: 403,

@@ -12,6 +12,10 @@ export const toolRunnerEnvSchema = baseEnvSchema.extend({
   READ_MAX_BYTES: envInt(mebibyte, 1, 64 * mebibyte),
   WRITE_MAX_BYTES: envInt(mebibyte, 1, 64 * mebibyte),
   LIST_MAX_ENTRIES: envInt(1000, 1, 100_000),
+  /** bytes of the files one session may hold (its manifest's sum); a write that adds more is QUOTA_EXCEEDED */
+  SESSION_MAX_BYTES: envInt(50 * mebibyte, 1, 64 * 1024 * mebibyte),
+  /** files one session may hold; a new file beyond it is QUOTA_EXCEEDED, rewriting an existing one is not */
+  SESSION_MAX_FILES: envInt(500, 1, 100_000),
   /** calls in flight per process; above it a call is answered BUSY at once */
   TOOL_CONCURRENCY: envInt(64, 1, 10_000),
   /** put before every subject served (`t1.tool.read_file`), to run isolated instances on one NATS; tests use it */

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { AppError, toErrorBody, toolCatalog, type ErrorCode, type Logger, type ToolCallRequest, type RunnerToolName, type ToolResult } from "@agent-orchestrator/shared";
+import { CallRecords, recordedTools } from "./call-records.js";
 import { IdempotencyCache, type IdempotencyCacheOptions } from "./idempotency-cache.js";
 import { InFlightTracker } from "./in-flight-tracker.js";
 import { toolHandlers, type ToolDependencies, type ToolHandler } from "./tools/index.js";
@@ -18,14 +19,18 @@ const defaultCache: IdempotencyCacheOptions = { maxEntries: 10_000, maxBytes: 64
 /**
  * Runs tool calls: argument validation with the catalog's zod schema, the concurrency cap, and
  * idempotency by `call_id` (a retried call shares the running call or gets the stored result; it is never
- * executed twice). Always answers with a ToolResult; an error becomes `{success:false, error}`.
+ * executed twice). In this process the cache answers retries; across replicas the completion records in the
+ * session folder do, for the tools that change it. Always answers with a ToolResult; an error becomes
+ * `{success:false, error}`.
  */
 export class ToolDispatcher {
   private readonly running = new InFlightTracker();
   private readonly cache: IdempotencyCache;
+  private readonly records: CallRecords;
 
   constructor(private readonly options: ToolDispatcherOptions) {
     this.cache = new IdempotencyCache(options.cache ?? defaultCache);
+    this.records = new CallRecords(options.deps.sandbox, options.logger);
   }
 
   /** Runs one call, or answers it from a retry's original; never rejects. */
@@ -40,8 +45,32 @@ export class ToolDispatcher {
       this.options.logger.warn({ tool, call_id: request.call_id, in_flight: this.running.size }, "tool call refused: busy");
       return Promise.resolve(failure("BUSY", "The tool runner is busy; retry shortly"));
     }
-    const result = this.running.track(this.execute(tool, request));
+    const result = this.running.track(recordedTools.has(tool) ? this.executeOnce(tool, request, fingerprint) : this.execute(tool, request));
     this.cache.remember(request.call_id, fingerprint, result);
+    return result;
+  }
+
+  /** A side-effecting call: answered from its record when another replica completed it, else run and recorded. */
+  private async executeOnce(tool: RunnerToolName, request: ToolCallRequest, fingerprint: string): Promise<ToolResult> {
+    const { logger } = this.options;
+    const log = { tool, call_id: request.call_id, session_id: request.context.session_id };
+    try {
+      const record = await this.records.find(request.context.session_id, request.call_id);
+      if (record) {
+        logger.info(log, "tool call answered from its record");
+        return record.fingerprint === fingerprint ? record.result : failure("BAD_REQUEST", `call_id ${request.call_id} was already used for a different call`);
+      }
+    } catch (error) {
+      logger.warn({ ...log, err: error }, "call record lookup failed");
+      return { success: false, error: toErrorBody(error) };
+    }
+    const result = await this.execute(tool, request);
+    if (CallRecords.isFinal(result)) {
+      // the call is done either way; a lost record only loses the cross-replica answer to a retry
+      await this.records.keep(request.context.session_id, request.call_id, { fingerprint, result }).catch((error: unknown) => {
+        logger.warn({ ...log, err: error }, "call record not written");
+      });
+    }
     return result;
   }
 

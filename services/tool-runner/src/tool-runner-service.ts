@@ -59,7 +59,7 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
     listMaxEntries: config.LIST_MAX_ENTRIES,
     ...(options.sandboxHooks ? { hooks: options.sandboxHooks } : {}),
   });
-  const manifests = new ManifestStore({ sandbox, logger });
+  const manifests = new ManifestStore({ sandbox, logger, quota: { maxBytes: config.SESSION_MAX_BYTES, maxFiles: config.SESSION_MAX_FILES } });
   // SCRIPTS=on with no working sandbox throws here, so the process does not start
   const scripts = await startScriptRunner({ settings: config, sandbox, logger });
   // replies must fit the server's max_payload, which the connection learns at connect

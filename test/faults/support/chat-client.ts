@@ -17,6 +17,8 @@ export interface StreamedTurn {
   events: RunEvent[];
   /** the JSON error body when the turn was refused */
   refused?: unknown;
+  /** the `retry-after` header of a refusal */
+  retryAfter?: string | null;
   /** resolves when an event matching `predicate` has arrived */
   until(predicate: (event: RunEvent) => boolean, timeoutMs?: number): Promise<RunEvent>;
   /** every event, once the stream has ended (or rejects when the stream broke) */
@@ -32,7 +34,7 @@ export async function streamChat(gatewayUrl: string, body: ChatBody, headers: Re
   const events: RunEvent[] = [];
   if (!response.headers.get("content-type")?.includes("text/event-stream")) {
     const refused: unknown = await response.json();
-    return { status: response.status, events, refused, until: () => Promise.reject(new Error(`turn refused: ${JSON.stringify(refused)}`)), done: Promise.resolve(events) };
+    return { status: response.status, events, refused, retryAfter: response.headers.get("retry-after"), until: () => Promise.reject(new Error(`turn refused: ${JSON.stringify(refused)}`)), done: Promise.resolve(events) };
   }
   const waiters = new Set<() => void>();
   let ended = false;

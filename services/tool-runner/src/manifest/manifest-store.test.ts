@@ -3,7 +3,7 @@ import path from "node:path";
 import { createLogger, SessionManifest } from "@agent-orchestrator/shared";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandbox } from "../sandbox/index.js";
-import { createSandboxFixture, fixtureLimits, type SandboxFixture } from "../testing/sandbox-fixture.js";
+import { createSandboxFixture, fixtureLimits, fixtureQuota, type SandboxFixture } from "../testing/sandbox-fixture.js";
 import { ManifestStore, type ManifestSeed } from "./manifest-store.js";
 
 const logger = createLogger("tool-runner-test", "silent");
@@ -13,7 +13,7 @@ let store: ManifestStore;
 
 beforeEach(async () => {
   fixture = await createSandboxFixture();
-  store = new ManifestStore({ sandbox: fixture.sandbox, logger });
+  store = new ManifestStore({ sandbox: fixture.sandbox, logger, quota: fixtureQuota });
 });
 afterEach(() => fixture.cleanup());
 
@@ -48,6 +48,7 @@ describe("ManifestStore", () => {
     const other = new ManifestStore({
       sandbox: await createSandbox({ projectRoot: fixture.project, outputRoot: fixture.output, ...fixtureLimits }),
       logger,
+      quota: fixtureQuota,
     });
     await Promise.all(
       Array.from({ length: 200 }, (_, index) =>

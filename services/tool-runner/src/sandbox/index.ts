@@ -8,7 +8,7 @@ export { isInside, relativeInside } from "./containment.js";
 export { assertPathShape, maxPathLength, maxSegmentBytes } from "./path-shape.js";
 export { findProtectedSegment, isProtectedSegment } from "./protected-names.js";
 export { createSandbox, Sandbox } from "./sandbox.js";
-export type { SandboxListResult, SandboxOptions, SandboxReadResult, SandboxWriteResult } from "./sandbox.js";
+export type { PreparedWrite, SandboxListResult, SandboxOptions, SandboxReadResult, SandboxWriteResult } from "./sandbox.js";
 export type { FolderEntry } from "./folder-lister.js";
 export type { SandboxHooks } from "./sandbox-hooks.js";
 export type { ContextRoots, PinnedRoots, RootEntry, SandboxContext } from "./sandbox-roots.js";

@@ -1,6 +1,12 @@
 import path from "node:path";
 
 /**
+ * The folder of a session where the tool-runner keeps its completion records of tool calls (call-records.ts):
+ * the system's own, so protected like the names below.
+ */
+export const callRecordFolderName = ".tool-calls";
+
+/**
  * Names denied for reading and writing wherever they appear below a root: version control, secrets and
  * tool configuration (docs/security.md "What the model may touch"). Compared case-insensitively, because `.GIT` is `.git`
  * on a case-insensitive filesystem (docs/security.md case 28).
@@ -25,6 +31,7 @@ const protectedNames = new Set([
   ".config",
   ".bash_history",
   ".zsh_history",
+  callRecordFolderName,
 ]);
 
 /**

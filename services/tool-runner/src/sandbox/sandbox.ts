@@ -54,6 +54,11 @@ export interface SandboxWriteResult {
   size: number;
 }
 
+/** A write checked by `prepareWrite`: the file it will make, and the step that writes it. */
+export interface PreparedWrite extends SandboxWriteResult {
+  commit(): Promise<SandboxWriteResult>;
+}
+
 /** A folder listed for the model. */
 export interface SandboxListResult {
   path: string;
@@ -139,6 +144,14 @@ export class Sandbox {
 
   /** Writes (creates or replaces) a text file under the session folder, atomically. */
   async write(context: SandboxContext, input: string, content: string): Promise<SandboxWriteResult> {
+    return (await this.prepareWrite(context, input, content)).commit();
+  }
+
+  /**
+   * Checks a write without touching the disk (shape, containment, protected names, size) and names the file
+   * it would make, so a caller can admit it (the session quota) before `commit` writes it.
+   */
+  async prepareWrite(context: SandboxContext, input: string, content: string): Promise<PreparedWrite> {
     const roots = await rootsForContext(this.pinned, this.layouts, context);
     const hostPath = resolveVirtualPath(input, roots.lexical);
     const detail = { session_id: context.session_id, input, hostPath };
@@ -157,16 +170,20 @@ export class Sandbox {
       throw sandboxError("CONTENT_TOO_LARGE", `Content too large: ${bytes.length} bytes; the limit is ${this.options.writeMaxBytes}`);
     }
     const virtualPath = toVirtualPath(hostPath, roots.lexical) ?? "{session-folder}";
-    try {
-      const sessionFolder = await this.sessionFolder(context.session_id);
-      const parent = await prepareParentDirectories(sessionFolder, segments.slice(0, -1), detail);
-      const name = segments[segments.length - 1] ?? "";
-      await assertWritableTarget(path.join(parent, name), sessionFolder, detail);
-      await writeFileAtomically(parent, name, bytes, this.options.hooks);
-      return { path: virtualPath, size: bytes.length };
-    } catch (error) {
-      throw fromFsError(error, virtualPath, "write", detail);
-    }
+    const written = { path: virtualPath, size: bytes.length };
+    const commit = async (): Promise<SandboxWriteResult> => {
+      try {
+        const sessionFolder = await this.sessionFolder(context.session_id);
+        const parent = await prepareParentDirectories(sessionFolder, segments.slice(0, -1), detail);
+        const name = segments[segments.length - 1] ?? "";
+        await assertWritableTarget(path.join(parent, name), sessionFolder, detail);
+        await writeFileAtomically(parent, name, bytes, this.options.hooks);
+        return written;
+      } catch (error) {
+        throw fromFsError(error, virtualPath, "write", detail);
+      }
+    };
+    return { ...written, commit };
   }
 
   /**

@@ -2,6 +2,7 @@ import path from "node:path";
 import { AppError } from "@agent-orchestrator/shared";
 import type { Sandbox } from "../sandbox/index.js";
 import { detectProjectLayout } from "../sandbox/project-layout.js";
+import { callRecordFolderName } from "../sandbox/protected-names.js";
 import { bwrapArguments, sandboxPrograms, type ScriptLimits } from "./bwrap-arguments.js";
 import { runSandboxProcess } from "./sandbox-process.js";
 import { argumentInside, insideSession, planSandboxView, virtualizeText } from "./sandbox-view.js";
@@ -29,8 +30,8 @@ export interface ScriptRun {
   timedOut: boolean;
   stdout: string;
   stderr: string;
-  /** regular files of the session folder the run created or changed, `{session-folder}/…` */
-  filesWritten: Array<{ path: string; size: number }>;
+  /** regular files of the session folder the run created (`created`) or changed, `{session-folder}/…` */
+  filesWritten: Array<{ path: string; size: number; created: boolean }>;
   /** the listing of the session folder hit its bound: files beyond it are not reported */
   filesWrittenTruncated: boolean;
   durationMs: number;
@@ -38,8 +39,8 @@ export interface ScriptRun {
 
 // Fixed limits: a fork bomb stops at `processes`; no BMAD script writes files anywhere near these sizes.
 const fixedLimits = { processes: 64, fileBytes: 64 * 1024 * 1024, openFiles: 256, tmpBytes: 64 * 1024 * 1024 };
-// the system's own files in the session folder: never reported as written by a script
-const systemFileName = /^manifest\.json/i;
+// the system's own files in the session folder (the manifest, the call records): never reported as written by a script
+const isSystemFile = (relative: string) => /^manifest\.json/i.test(relative) || relative.startsWith(`${callRecordFolderName}/`);
 
 /**
  * Runs BMAD's Python scripts for the model (issue 12): the command is parsed without a shell, the script must
@@ -102,13 +103,13 @@ export class ScriptRunner {
           });
         }
         const after = await snapshotSession(sessionFolder);
-        const written = changedFiles(before, after).filter((file) => !systemFileName.test(file.path));
+        const written = changedFiles(before, after).filter((file) => !isSystemFile(file.path));
         return {
           exitCode: exit.exitCode,
           timedOut: exit.timedOut,
           stdout: virtualizeText(view, exit.stdout),
           stderr: virtualizeText(view, exit.stderr),
-          filesWritten: written.map((file) => ({ path: `{session-folder}/${file.path}`, size: file.size })),
+          filesWritten: written.map((file) => ({ ...file, path: `{session-folder}/${file.path}` })),
           filesWrittenTruncated: before.truncated || after.truncated,
           durationMs: exit.durationMs,
         };

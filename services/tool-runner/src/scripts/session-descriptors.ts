@@ -3,6 +3,7 @@ import { open, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { assertDescriptorPath, openDirectory } from "../sandbox/descriptor-path.js";
 import { accessDenied, errnoCode } from "../sandbox/sandbox-error.js";
+import { callRecordFolderName } from "../sandbox/protected-names.js";
 import { prepareParentDirectories } from "../sandbox/write-path.js";
 import type { DescriptorBind } from "./bwrap-arguments.js";
 import { insideProject, insideSession, type SandboxView } from "./sandbox-view.js";
@@ -19,8 +20,8 @@ export interface SessionDescriptors {
 
 /**
  * Opens what the sandbox binds from the session folder: the folder itself (read-write), each scratch place's
- * folder in it (created one level at a time, never through a link), and the system files (read-only over
- * themselves). bwrap binds the open descriptors, not paths: the session folder is writable by earlier scripts,
+ * folder in it (created one level at a time, never through a link), and the system files and the call
+ * records' folder (read-only over themselves). bwrap binds the open descriptors, not paths: the session folder is writable by earlier scripts,
  * which can plant symlinks, and a path checked here could be swapped before bwrap mounts it.
  */
 export async function openSessionDescriptors(view: SandboxView): Promise<SessionDescriptors> {
@@ -41,6 +42,11 @@ export async function openSessionDescriptors(view: SandboxView): Promise<Session
       const file = await openSystemFile(path.join(view.sessionFolder, name));
       if (file) add(file, path.posix.join(insideSession, name), false);
     }
+    // the call records (created now if missing): a script may not forge the answer to a retried call
+    const records = await prepareParentDirectories(view.sessionFolder, [callRecordFolderName], { reason: "call records" });
+    const recordsHandle = await openDirectory(records);
+    add(recordsHandle, path.posix.join(insideSession, callRecordFolderName), false);
+    await assertDescriptorPath(recordsHandle, records);
     for (const place of view.scratch) {
       const detail = { reason: "scratch folder", place: place.sessionRelative };
       const folder = await prepareParentDirectories(view.sessionFolder, place.sessionRelative.split("/"), detail);

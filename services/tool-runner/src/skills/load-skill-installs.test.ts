@@ -9,6 +9,7 @@ import { createSandbox } from "../sandbox/index.js";
 import { loadSkillTool } from "../tools/load-skill-tool.js";
 import { readFileTool } from "../tools/read-file-tool.js";
 import type { ToolDependencies } from "../tools/tool-handler.js";
+import { fixtureQuota } from "../testing/sandbox-fixture.js";
 
 // Against installs made by BMAD's own installer (scripts/lib/bmad-install.ts), copied to a temp dir so a
 // test may add override files. docs/bmad-releases.md describes each layout.
@@ -32,7 +33,7 @@ async function installed(version: string, label: string, extra: Record<string, s
     writeMaxBytes: 256 * 1024,
     listMaxEntries: 500,
   });
-  const deps: ToolDependencies = { sandbox, manifests: new ManifestStore({ sandbox, logger }), replyBudget: () => 1024 * 1024 - 4096, logger };
+  const deps: ToolDependencies = { sandbox, manifests: new ManifestStore({ sandbox, logger, quota: fixtureQuota }), replyBudget: () => 1024 * 1024 - 4096, logger };
   const load = async (name: string, bundlePath: string) => {
     const result = await loadSkillTool({ name }, { session_id: "s1", bundle_path: bundlePath }, deps);
     expect(JSON.stringify(result)).not.toContain(base);

@@ -22,6 +22,9 @@ export interface SandboxFixture {
   cleanup(): Promise<void>;
 }
 
+/** A session quota no test reaches unless it sets its own. */
+export const fixtureQuota = { maxBytes: 1 << 30, maxFiles: 100_000 };
+
 /** Size limits small enough for tests to cross them cheaply. */
 export const fixtureLimits = { readMaxBytes: 4096, writeMaxBytes: 4096, listMaxEntries: 50 };
 

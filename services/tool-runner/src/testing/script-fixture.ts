@@ -3,9 +3,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createLogger } from "@agent-orchestrator/shared";
 import { ManifestStore } from "../manifest/manifest-store.js";
+import type { SessionQuota } from "../manifest/session-quota.js";
 import { createSandbox, type Sandbox } from "../sandbox/index.js";
 import { ScriptRunner, type ScriptRunnerOptions } from "../scripts/index.js";
 import type { ToolDependencies } from "../tools/index.js";
+import { fixtureQuota } from "./sandbox-fixture.js";
 
 /** A throw-away BMAD project, output root and script runner for tests. */
 export interface ScriptFixture {
@@ -34,7 +36,7 @@ export const testSpawnAs = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 }
 
 /** Builds the project (copying `copyFrom` when given), a secret outside it, an output root and a runner. */
 export async function createScriptFixture(
-  options: { copyFrom?: string; runner?: Partial<Omit<ScriptRunnerOptions, "sandbox">> } = {},
+  options: { copyFrom?: string; runner?: Partial<Omit<ScriptRunnerOptions, "sandbox">>; quota?: SessionQuota } = {},
 ): Promise<ScriptFixture> {
   const base = await realpath(await mkdtemp(path.join(tmpdir(), "ao-scripts-")));
   const project = path.join(base, "project");
@@ -65,7 +67,7 @@ export async function createScriptFixture(
     ...options.runner,
   });
   const logger = createLogger("tool-runner-test", "silent");
-  const deps: ToolDependencies = { sandbox, manifests: new ManifestStore({ sandbox, logger }), replyBudget: () => 1024 * 1024 - 4096, logger, scripts: runner };
+  const deps: ToolDependencies = { sandbox, manifests: new ManifestStore({ sandbox, logger, quota: options.quota ?? fixtureQuota }), replyBudget: () => 1024 * 1024 - 4096, logger, scripts: runner };
   return {
     base,
     project,

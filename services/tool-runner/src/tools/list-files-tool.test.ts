@@ -3,7 +3,7 @@ import path from "node:path";
 import { createLogger } from "@agent-orchestrator/shared";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ManifestStore } from "../manifest/manifest-store.js";
-import { createSandboxFixture, type SandboxFixture } from "../testing/sandbox-fixture.js";
+import { createSandboxFixture, fixtureQuota, type SandboxFixture } from "../testing/sandbox-fixture.js";
 import { listFilesTool } from "./list-files-tool.js";
 import { jsonBytes } from "./reply-budget.js";
 
@@ -17,7 +17,7 @@ afterEach(() => fixture.cleanup());
 
 describe("listFilesTool", () => {
   it("drops entries until the reply fits the budget, and says it was truncated", async () => {
-    const deps = { sandbox: fixture.sandbox, manifests: new ManifestStore({ sandbox: fixture.sandbox, logger }), replyBudget: () => 600, logger };
+    const deps = { sandbox: fixture.sandbox, manifests: new ManifestStore({ sandbox: fixture.sandbox, logger, quota: fixtureQuota }), replyBudget: () => 600, logger };
     const reply = await listFilesTool({ path: "{bundle-root}" }, fixture.context, deps);
     expect(reply).toMatchObject({ success: true, path: "{bundle-root}", truncated: true });
     expect(jsonBytes(reply)).toBeLessThanOrEqual(600);

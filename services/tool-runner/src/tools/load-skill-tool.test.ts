@@ -6,13 +6,14 @@ import { fitSkillToBudget, loadSkillTool, truncationMarker } from "./load-skill-
 import { readFileTool } from "./read-file-tool.js";
 import { jsonBytes } from "./reply-budget.js";
 import type { ToolDependencies } from "./tool-handler.js";
+import { fixtureQuota } from "../testing/sandbox-fixture.js";
 
 const logger = createLogger("tool-runner-test", "silent");
 let fixture: InstalledProjectFixture;
 let deps: ToolDependencies;
 beforeEach(async () => {
   fixture = await createInstalledProjectFixture({ ".claude/skills/tidy-desk/SKILL.md": `---\nname: tidy-desk\n---\n${"Tidy every drawer. ".repeat(200)}\n` });
-  deps = { sandbox: fixture.sandbox, manifests: new ManifestStore({ sandbox: fixture.sandbox, logger }), replyBudget: () => 1_000_000, logger };
+  deps = { sandbox: fixture.sandbox, manifests: new ManifestStore({ sandbox: fixture.sandbox, logger, quota: fixtureQuota }), replyBudget: () => 1_000_000, logger };
 });
 afterEach(() => fixture.cleanup());
 

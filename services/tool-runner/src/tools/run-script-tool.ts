@@ -11,7 +11,9 @@ const envelopeBytes = 128;
  * `run_script` → `{success, exit_code, stdout, stderr, files_written, duration_ms}`. `success` is exit code 0;
  * a non-zero exit is a failure (SCRIPT_FAILED) that still carries the output. The run and the files it wrote
  * are recorded in the session manifest before the reply, also for a run stopped at the time limit, which is
- * then answered SCRIPT_TIMEOUT.
+ * then answered SCRIPT_TIMEOUT. A run that leaves the session over its quota (SESSION_MAX_FILES,
+ * SESSION_MAX_BYTES) is answered QUOTA_EXCEEDED with its output: the files it created are removed and
+ * named in `files_removed`, the files it changed keep their new content.
  */
 export const runScriptTool: ToolHandler<"run_script"> = async (args, context, deps) => {
   const runner = deps.scripts;
@@ -26,13 +28,13 @@ export const runScriptTool: ToolHandler<"run_script"> = async (args, context, de
   await deps.manifests.ensure(context.session_id, seed);
   const run = await runner.run(context.session_id, args.command);
   const at = new Date().toISOString();
-  await deps.manifests.recordScript(
+  const quota = await deps.manifests.recordScript(
     context.session_id,
     seed,
     { command: args.command, exit_code: run.exitCode, at },
-    run.filesWritten.map((file) => ({ path: file.path, size: file.size, written_at: at })),
+    run.filesWritten,
   );
-  const files = run.filesWritten.map((file) => file.path);
+  const files = run.filesWritten.map((file) => file.path).filter((file) => !quota.removed.includes(file));
   if (run.timedOut) {
     const written = files.length > 0 ? `; it had written ${files.slice(0, 20).join(", ")}` : "";
     throw new AppError("SCRIPT_TIMEOUT", `The script ran longer than ${Math.round(runner.timeoutMs / 1000)} s and was stopped${written}`);
@@ -41,9 +43,17 @@ export const runScriptTool: ToolHandler<"run_script"> = async (args, context, de
     exit_code: run.exitCode,
     files_written: files.slice(0, maxFilesListed),
     ...(files.length > maxFilesListed || run.filesWrittenTruncated ? { files_written_truncated: true } : {}),
+    ...(quota.removed.length > 0 ? { files_removed: quota.removed.slice(0, maxFilesListed) } : {}),
     duration_ms: run.durationMs,
   };
   const output = fitStreams(run.stdout, run.stderr, deps.replyBudget() - envelopeBytes - jsonBytes(details));
+  if (quota.overQuota) {
+    const { maxFiles, maxBytes } = quota.quota;
+    const message = `The script's files took the session over its quota (${maxFiles} files, ${maxBytes} bytes)${
+      quota.removed.length > 0 ? `; the ${quota.removed.length} file(s) it created were removed (files_removed)` : ""
+    }. Rewrite existing files instead of adding new ones.`;
+    return { success: false, error: { code: "QUOTA_EXCEEDED", message }, ...details, ...output };
+  }
   if (run.exitCode === 0) return { success: true, ...details, ...output };
   return {
     success: false,
