@@ -2,6 +2,7 @@ import { ErrorCode as NatsErrorCode, headers as natsHeaders, type MsgHdrs, type 
 import type { z } from "zod";
 import { AppError } from "./app-error.js";
 import { parseJson } from "./safe-json.js";
+import { firstIssue } from "./zod-issue.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -14,8 +15,7 @@ export function decodeJson<S extends z.ZodType>(data: Uint8Array, schema: S): z.
   if (!parsed.ok) throw new AppError("BAD_REQUEST", `Invalid JSON: ${parsed.error}`);
   const result = schema.safeParse(parsed.value);
   if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new AppError("BAD_REQUEST", `Invalid message: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
+    throw new AppError("BAD_REQUEST", `Invalid message: ${firstIssue(result.error, "(root)")}`);
   }
   return result.data;
 }

@@ -2,7 +2,9 @@ import type { ChatCompletionMessageParam, ChatCompletionMessageToolCall } from "
 import {
   AppError,
   addUsage,
+  firstIssue,
   getOwn,
+  mapWithConcurrency,
   parseJson,
   toolCatalog,
   toolDefinitionsForModel,
@@ -15,7 +17,6 @@ import {
   type Usage,
 } from "@agent-orchestrator/shared";
 import { fitContext } from "./context-budget.js";
-import { mapWithConcurrency } from "./map-with-concurrency.js";
 import type { ModelCaller } from "./model-caller.js";
 import { toModelError } from "./model-error.js";
 import type { ToolCaller } from "./tool-caller.js";
@@ -187,10 +188,7 @@ function prepareToolCalls(calls: readonly StreamedToolCall[], maxCalls: number, 
     if (!parsed.ok) return invalid(`The arguments are not valid JSON (${parsed.error}). Send a JSON object.`);
     const checked = entry.args.safeParse(parsed.value);
     const shown = isRecord(parsed.value) ? parsed.value : {};
-    if (!checked.success) {
-      const issue = checked.error.issues[0];
-      return invalid(`Invalid arguments for ${call.name}: ${issue?.path.join(".") || "(arguments)"}: ${issue?.message ?? "invalid"}`, shown);
-    }
+    if (!checked.success) return invalid(`Invalid arguments for ${call.name}: ${firstIssue(checked.error, "(arguments)")}`, shown);
     return { valid: true, id, name: call.name as ToolName, args: checked.data as Record<string, unknown> };
   });
 }

@@ -1,4 +1,4 @@
-import { subjectTokenPattern } from "@agent-orchestrator/shared";
+import { firstIssue, subjectTokenPattern } from "@agent-orchestrator/shared";
 import { z } from "zod";
 import { checkManifestPath } from "./contained-path.js";
 import type { ParseOutcome } from "./file-parse-cache.js";
@@ -63,8 +63,7 @@ export function parseBundleManifest(text: string): ParseOutcome<ReadManifest> {
   if (!raw) return { ok: false, reason: "bundle.yaml is not a YAML mapping" };
   const result = BundleManifest.safeParse(raw);
   if (!result.success) {
-    const issue = result.error.issues[0];
-    return { ok: false, reason: `bundle.yaml: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}` };
+    return { ok: false, reason: `bundle.yaml: ${firstIssue(result.error, "(root)")}` };
   }
   const manifest = result.data;
   if (manifest.type === "bundle" && !manifest.agents.some((agent) => agent.entry_point)) {

@@ -2,11 +2,11 @@ import type { Dirent } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { BundleInfo, RegistryWarning } from "@agent-orchestrator/shared";
+import { mapWithConcurrency } from "@agent-orchestrator/shared";
 import { byName, scanConcurrency, type AgentRecord, type DiscoveryContext, type SourceScan } from "./discovery-context.js";
 import { moduleAgent } from "./module-agent.js";
 import { loadAgent, reportOutcome } from "./load-agent.js";
 import type { ParseOutcome } from "./file-parse-cache.js";
-import { mapWithConcurrency } from "./map-with-concurrency.js";
 import { asMapping, parseYaml } from "./safe-yaml.js";
 
 /** An installed tree of modules: `bmad/` (6.0 alphas) or `_bmad/` (6.0.x onwards). */

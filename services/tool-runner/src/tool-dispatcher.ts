@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { AppError, toErrorBody, toolCatalog, type ErrorCode, type Logger, type ToolCallRequest, type RunnerToolName, type ToolResult } from "@agent-orchestrator/shared";
+import { AppError, firstIssue, toErrorBody, toolCatalog, type ErrorCode, type Logger, type ToolCallRequest, type RunnerToolName, type ToolResult } from "@agent-orchestrator/shared";
 import { CallRecords, recordedTools } from "./call-records.js";
 import { IdempotencyCache, type IdempotencyCacheOptions } from "./idempotency-cache.js";
 import { InFlightTracker } from "./in-flight-tracker.js";
@@ -79,10 +79,8 @@ export class ToolDispatcher {
     const log = { tool, call_id: request.call_id, session_id: request.context.session_id };
     const parsed = toolCatalog[tool].args.safeParse(request.arguments);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.join(".") || "(arguments)";
       logger.info({ ...log, issues: parsed.error.issues }, "tool call with invalid arguments");
-      return failure("VALIDATION_ERROR", `Invalid arguments for ${tool}: ${where}: ${issue?.message ?? "invalid"}`);
+      return failure("VALIDATION_ERROR", `Invalid arguments for ${tool}: ${firstIssue(parsed.error, "(arguments)")}`);
     }
     try {
       const handler = toolHandlers[tool] as ToolHandler<RunnerToolName>;
