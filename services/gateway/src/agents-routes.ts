@@ -9,7 +9,6 @@ import {
   ListBundlesReply,
   subjects,
 } from "@agent-orchestrator/shared";
-import { asyncRoute } from "./async-route.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { callService } from "./nats-call.js";
 import { parseInput } from "./parse-input.js";
@@ -24,16 +23,16 @@ export function agentsRoutes(context: GatewayContext): Router {
 
   router.get(
     "/api/agents",
-    asyncRoute(async (request, response) => {
+    async (request, response) => {
       const bundle = typeof request.query["bundle"] === "string" ? request.query["bundle"] : undefined;
       const reply = await callService(context, subjects.registryAgentsList, bundle ? { bundle } : {}, ListAgentsReply);
       response.json({ success: true, agents: reply.agents });
-    }),
+    },
   );
 
   router.get(
     "/api/agents/*id",
-    asyncRoute(async (request, response) => {
+    async (request, response) => {
       const segments = request.params["id"] as unknown as string[];
       if (segments.length > 1 && segments.at(-1) === "activation") {
         const query = parseInput(ActivationQuery, request.query, "query");
@@ -42,27 +41,27 @@ export function agentsRoutes(context: GatewayContext): Router {
       }
       const reply = await callService(context, subjects.registryAgentsGet, { agent_id: segments.join("/") }, GetAgentReply);
       response.json({ success: true, agent: reply.agent });
-    }),
+    },
   );
 
   // docs/design.md "Activation documents": the user's request may come as a JSON body (which can also give `{variables}`)
   router.post(
     "/api/agents/*id",
-    asyncRoute(async (request, response) => {
+    async (request, response) => {
       const segments = request.params["id"] as unknown as string[];
       if (segments.length < 2 || segments.at(-1) !== "activation") throw new AppError("NOT_FOUND", "No such route");
       const body = parseInput(ActivationBody, request.body ?? {}, "body");
       await sendActivation(context, response, segments.slice(0, -1).join("/"), body);
-    }),
+    },
   );
 
   router.get(
     "/api/bundles",
-    asyncRoute(async (_request, response) => {
+    async (_request, response) => {
       const reply = await callService(context, subjects.registryBundlesList, {}, ListBundlesReply);
       const { success: _success, ...bundles } = reply;
       response.json({ success: true, ...bundles });
-    }),
+    },
   );
   return router;
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Router, type Request, type Response } from "express";
 import { AppError, ChatRequestBody, serviceNames, type RunEvent } from "@agent-orchestrator/shared";
-import { asyncRoute } from "./async-route.js";
 import { currentUser } from "./auth.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { parseInput } from "./parse-input.js";
@@ -20,7 +19,7 @@ export function chatRoute(context: GatewayContext): Router {
   const router = Router();
   router.post(
     "/api/chat",
-    asyncRoute(async (request, response) => {
+    async (request, response) => {
       const body = parseInput(ChatRequestBody, request.body, "body");
       const run = await startChatRun(context, body, currentUser(response));
       let finished = false;
@@ -32,7 +31,7 @@ export function chatRoute(context: GatewayContext): Router {
       if (wantsEventStream(request)) await writeSseStream(response, events);
       else await answerJson(response, events);
       finished = true;
-    }),
+    },
   );
   return router;
 }

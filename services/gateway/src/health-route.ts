@@ -1,6 +1,5 @@
 import { Router } from "express";
 import { serviceNames } from "@agent-orchestrator/shared";
-import { asyncRoute } from "./async-route.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { countServiceReplicas } from "./service-replicas.js";
 
@@ -9,7 +8,7 @@ export function healthRoute(context: GatewayContext): Router {
   const router = Router();
   router.get(
     "/healthz",
-    asyncRoute(async (_request, response) => {
+    async (_request, response) => {
       let replicas: Record<string, number> = Object.fromEntries(Object.values(serviceNames).map((name) => [name, 0]));
       const connected = !context.connection.isClosed();
       if (connected) {
@@ -26,7 +25,7 @@ export function healthRoute(context: GatewayContext): Router {
         nats: { connected, server: connected ? context.connection.getServer() : null },
         services: replicas,
       });
-    }),
+    },
   );
   return router;
 }

@@ -2,7 +2,6 @@ import express, { Router, type NextFunction, type Request, type RequestHandler, 
 import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { AppError, type Logger } from "@agent-orchestrator/shared";
-import { asyncRoute } from "./async-route.js";
 import { authenticate, currentUser } from "./auth.js";
 import { allowedHosts } from "./config.js";
 import type { GatewayContext } from "./gateway-context.js";
@@ -27,7 +26,7 @@ export function mcpRoute(context: GatewayContext, limiter: RequestHandler): Rout
 
   router.post(
     "/",
-    asyncRoute(async (request, response) => {
+    async (request, response) => {
       const server = createMcpServer(context, currentUser(response));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       response.on("close", () => {
@@ -36,7 +35,7 @@ export function mcpRoute(context: GatewayContext, limiter: RequestHandler): Rout
       });
       await server.connect(transport);
       await transport.handleRequest(request, response, request.body);
-    }),
+    },
   );
   // stateless: no stream to open with GET, no session to end with DELETE
   router.all("/", (_request, response) => {

@@ -13,7 +13,6 @@ import {
   type RunEvent,
 } from "@agent-orchestrator/shared";
 import { AnswerAssembler } from "./answer-assembler.js";
-import { asyncRoute } from "./async-route.js";
 import { authenticate, currentUser } from "./auth.js";
 import { startChatRun } from "./chat-route.js";
 import { conversationEnvelope } from "./conversation-envelope.js";
@@ -42,25 +41,25 @@ export function openAiRoutes(context: GatewayContext, limiter: RequestHandler): 
 
   router.get(
     "/models",
-    asyncRoute(async (_request, response) => {
+    async (_request, response) => {
       const reply = await callService(context, subjects.registryAgentsList, {}, ListAgentsReply);
       response.json({ object: "list", data: reply.agents.map(toModel) });
-    }),
+    },
   );
 
   // agent ids of installed modules contain a slash (`bmm/analyst`)
   router.get(
     "/models/*id",
-    asyncRoute(async (request, response) => {
+    async (request, response) => {
       const agentId = (request.params["id"] as unknown as string[]).join("/");
       const reply = await callService(context, subjects.registryAgentsGet, { agent_id: agentId }, GetAgentReply);
       response.json(toModel(reply.agent));
-    }),
+    },
   );
 
   router.post(
     "/chat/completions",
-    asyncRoute(async (request, response) => {
+    async (request, response) => {
       const body = parseInput(ChatCompletionRequest, request.body, "body");
       const owner = currentUser(response);
       const turn = await planTurn(context, owner, body, request.headers[sessionHeader]);
@@ -77,7 +76,7 @@ export function openAiRoutes(context: GatewayContext, limiter: RequestHandler): 
       if (body.stream) await streamCompletion(response, events, meta, body.stream_options?.include_usage === true);
       else await answerCompletion(response, events, meta, sessionId);
       finished = true;
-    }),
+    },
   );
 
   router.use((_request, _response, next) => next(new AppError("NOT_FOUND", "No such route")));

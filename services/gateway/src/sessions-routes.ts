@@ -8,7 +8,6 @@ import {
   subjectTokenPattern,
   type SessionView,
 } from "@agent-orchestrator/shared";
-import { asyncRoute } from "./async-route.js";
 import { currentUser } from "./auth.js";
 import { contentTypeFor } from "./content-type.js";
 import { replayRun } from "./event-replay.js";
@@ -27,36 +26,36 @@ export function sessionsRoutes(context: GatewayContext): Router {
 
   router.get(
     "/api/sessions",
-    asyncRoute(async (_request, response) => {
+    async (_request, response) => {
       const reply = await callService(context, subjects.sessionList, { owner: currentUser(response) }, SessionListReply);
       response.json({ success: true, sessions: reply.sessions });
-    }),
+    },
   );
 
   router.get(
     "/api/sessions/:id",
-    asyncRoute(async (request, response) => {
+    async (request, response) => {
       const session = await getSession(context, response, request.params["id"]);
       const files = await callService(context, subjects.sessionFilesList, { session_id: session.id, owner: currentUser(response) }, SessionFilesListReply).catch(
         () => undefined,
       );
       response.json({ success: true, session, manifest: files?.manifest ?? null });
-    }),
+    },
   );
 
   router.post(
     "/api/sessions/:id/cancel",
-    asyncRoute(async (request, response) => {
+    async (request, response) => {
       const session = await getSession(context, response, request.params["id"]);
       const running = session.status === "running" && session.run_id !== null;
       if (running) publishCancel(context, session.id, session.run_id ?? undefined);
       response.json({ success: true, cancelled: running });
-    }),
+    },
   );
 
   router.get(
     "/api/sessions/:id/events",
-    asyncRoute(async (request, response) => {
+    async (request, response) => {
       const session = await getSession(context, response, request.params["id"]);
       const runId = session.run_id ?? session.last_run_id;
       if (!runId) throw new AppError("NOT_FOUND", "This session has no turn to show");
@@ -75,21 +74,21 @@ export function sessionsRoutes(context: GatewayContext): Router {
         runId,
       );
       await writeSseStream(response, events);
-    }),
+    },
   );
 
   router.get(
     "/api/sessions/:id/files",
-    asyncRoute(async (request, response) => {
+    async (request, response) => {
       const id = checkedId(request.params["id"]);
       const reply = await callService(context, subjects.sessionFilesList, { session_id: id, owner: currentUser(response) }, SessionFilesListReply);
       response.json({ success: true, files: reply.files, manifest: reply.manifest });
-    }),
+    },
   );
 
   router.get(
     "/api/sessions/:id/files/*path",
-    asyncRoute(async (request, response) => {
+    async (request, response) => {
       const id = checkedId(request.params["id"]);
       // express decoded each segment once; the tool-runner checks the path with the sandbox's rules
       const path = (request.params["path"] as unknown as string[]).join("/");
@@ -104,7 +103,7 @@ export function sessionsRoutes(context: GatewayContext): Router {
           "content-security-policy": "default-src 'none'; form-action 'none'; frame-ancestors 'none'; sandbox",
         })
         .send(reply.content);
-    }),
+    },
   );
   return router;
 }
