@@ -34,9 +34,10 @@ export class ToolClient {
   ) {}
 
   /**
-   * Calls a tool. An unanswered call is sent again with the same `callId`, so whichever replica gets the
-   * retry recognises it (the idempotency key): the replica that is still running it shares that run, and
-   * one that already finished it answers from its cache. An abort (cancel, turn deadline) rejects at once
+   * Calls a tool. An unanswered call is sent again with the same `callId` (the idempotency key): a replica
+   * still running it shares that run, one that finished it answers from its own cache, and any replica
+   * answers a finished `save_output` or `run_script` from the session's completion record; a read that
+   * reaches another replica simply runs again. An abort (cancel, turn deadline) rejects at once
    * with the abort's reason; the tool-runner's late answer is then ignored.
    */
   async call(name: ToolName, callId: string, context: ToolContext, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
