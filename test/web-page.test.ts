@@ -1,19 +1,19 @@
 /**
- * The web page in a real headless Chromium (Debian's `chromium`, driven by playwright-core) against the
+ * The web page in a real headless Chromium (Debian's `chromium`, or the one packaged in `@sparticuz/chromium`;
+ * see support/chromium-path.ts), driven by playwright-core, against the
  * four services as processes on a private NATS server, with the scripted model behind the real openai
  * client. Screenshots land in test-artifacts/ for a human to look at.
  */
-import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { chromiumExecutable } from "./support/chromium-path.js";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
 import { repoRoot } from "./support/service-processes.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
-const chromiumPath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
 const artifacts = join(repoRoot, "test-artifacts");
 
 const brief = "# Product brief\n\n## Problem\nGood ideas get lost in **chat threads**.\n\n## People\n- product managers\n- founders\n";
@@ -44,12 +44,7 @@ let profile: string;
 let browser: BrowserContext;
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath)) {
-    throw new Error(
-      `No Chromium at ${chromiumPath}. The web page is tested in Debian's chromium: install it with ` +
-        "`apt-get install chromium` (.ci/run does), or point CHROMIUM_PATH at a Chromium binary.",
-    );
-  }
+  const chromiumPath = await chromiumExecutable();
   await mkdir(artifacts, { recursive: true });
   profile = await mkdtemp(join(tmpdir(), "ao-chromium-"));
   system = await startTestSystem({ responder: respond });

@@ -1,0 +1,32 @@
+/**
+ * Run by `npm test` first: makes sure the programs the suite drives exist outside npm. run_script's tests run
+ * BMAD's Python scripts in Debian's bubblewrap with the system python3 and util-linux's prlimit (the same paths
+ * the tool-runner uses, services/tool-runner/src/scripts/bwrap-arguments.ts). On a Debian machine where the
+ * test runs as root, a missing package is installed with apt-get, as `.ci/run` does; anywhere else the run
+ * stops with the command to run. (The browser comes from npm, see test/support/chromium-path.ts; NATS from
+ * the nats-server binary, NATS_URL or Docker, see test/support/nats-harness.ts.)
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+
+const needed: ReadonlyArray<{ path: string; debianPackage: string }> = [
+  { path: "/usr/bin/bwrap", debianPackage: "bubblewrap" },
+  { path: "/usr/bin/python3", debianPackage: "python3" },
+  { path: "/usr/bin/prlimit", debianPackage: "util-linux" },
+];
+
+const missing = needed.filter((program) => !existsSync(program.path));
+if (missing.length > 0) {
+  const packages = missing.map((program) => program.debianPackage);
+  const canInstall = process.getuid?.() === 0 && existsSync("/usr/bin/apt-get");
+  if (!canInstall) {
+    console.error(`npm test needs ${missing.map((program) => program.path).join(", ")}: install them with \`sudo apt-get install ${packages.join(" ")}\`.`);
+    process.exit(1);
+  }
+  console.log(`test prerequisites: installing ${packages.join(" ")} with apt-get`);
+  const install = () => spawnSync("apt-get", ["install", "-y", "-qq", ...packages], { stdio: "inherit" }).status === 0;
+  if (!install() && !(spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit" }).status === 0 && install())) {
+    console.error(`apt-get could not install ${packages.join(" ")}`);
+    process.exit(1);
+  }
+}
