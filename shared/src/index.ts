@@ -25,3 +25,4 @@ export * from "./bmad/install-layout.js";
 export * from "./loaded-skill.js";
 export * from "./mcp-tools.js";
 export * from "./openai-api.js";
+export * from "./telemetry/index.js";
