@@ -12,6 +12,7 @@ import { requestContext, securityHeaders } from "./request-context.js";
 import { sendError } from "./send-error.js";
 import { sessionsRoutes } from "./sessions-routes.js";
 import { toAppError } from "./to-app-error.js";
+import { traceRequests } from "./trace-requests.js";
 import { webPage } from "./web-page.js";
 
 /** The express application: routes, limits and the error shape of DESIGN §4 everywhere. */
@@ -19,7 +20,7 @@ export function createApp(context: GatewayContext): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
-  app.use(requestContext(context.logger), securityHeaders, countRequests(context));
+  app.use(traceRequests, requestContext(context.logger), securityHeaders, countRequests(context));
   app.use(healthRoute(context));
   app.get("/metrics", (_request, response, next) => {
     context.metrics.registry.metrics().then((text) => response.type(context.metrics.registry.contentType).send(text), next);

@@ -17,6 +17,7 @@ import {
 } from "@agent-orchestrator/shared";
 import { fitContext } from "./context-budget.js";
 import { mapWithConcurrency } from "./map-with-concurrency.js";
+import { ModelCallTelemetry } from "./model-call-telemetry.js";
 import { toModelError } from "./model-error.js";
 import type { ToolClient } from "./tool-client.js";
 import { ToolCallAccumulator, type StreamedToolCall } from "./tool-call-accumulator.js";
@@ -142,6 +143,7 @@ async function streamModelTurn(
   let text = "";
   let usage = zeroUsage();
   let finishReason: string | null = null;
+  const telemetry = new ModelCallTelemetry(input.model);
   // each call gets its own signal: the openai client never removes the abort listener it adds, so a
   // long turn sharing the turn's signal would pile them up
   const call = new AbortController();
@@ -154,6 +156,7 @@ async function streamModelTurn(
       { signal: call.signal, timeout: input.limits.modelTimeoutMs },
     );
     for await (const chunk of stream) {
+      telemetry.chunk(chunk);
       const choice = chunk.choices[0];
       if (chunk.usage) {
         usage = {
@@ -172,9 +175,10 @@ async function streamModelTurn(
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
   } catch (error) {
-    throw toModelError(error, { textStreamed: text.length > 0, signal: input.signal });
+    throw telemetry.failed(toModelError(error, { textStreamed: text.length > 0, signal: input.signal }));
   } finally {
     input.signal.removeEventListener("abort", relayAbort);
+    telemetry.end(usage, finishReason);
   }
   if (input.signal.aborted) throw toModelError(new Error("aborted"), { textStreamed: text.length > 0, signal: input.signal });
   return { text, toolCalls: accumulator.result(), usage, finishReason };

@@ -8,7 +8,8 @@ import { ensureRunStreams } from "./jetstream-setup.js";
 import { startRunQueue } from "./run-queue.js";
 import { addSessionEndpoints } from "./session-endpoints.js";
 import { SessionStore } from "./session-store.js";
-import { ToolClient } from "./tool-client.js";
+import { InstrumentedToolClient } from "./instrumented-tool-client.js";
+import { tracedSessionStore } from "./traced-session-store.js";
 import { runQueuedTurn } from "./subagents/run-queued-turn.js";
 import type { TurnRunnerDeps } from "./turn-runner.js";
 
@@ -36,7 +37,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   const names = jetStreamNames(prefix);
   const manager = await connection.jetstreamManager();
   await ensureRunStreams(manager, names, config, prefix);
-  const store = await SessionStore.open(connection, names.sessionsBucket);
+  const store = tracedSessionStore(await SessionStore.open(connection, names.sessionsBucket));
   const active = new ActiveTurns();
   const client = isModelConfigured(config)
     ? new OpenAI({
@@ -73,7 +74,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     config,
     logger,
     store,
-    tools: new ToolClient(connection, config.TOOL_TIMEOUT_MS, prefix),
+    tools: new InstrumentedToolClient(connection, config.TOOL_TIMEOUT_MS, prefix),
     client,
     active,
     subjectPrefix: prefix,

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "nats";
-import { encodeJson, subjects, type RunEvent, type RunEventBody } from "@agent-orchestrator/shared";
+import { encodeJson, subjects, traceHeadersOption, type RunEvent, type RunEventBody } from "@agent-orchestrator/shared";
 
 /**
  * Publishes the events of one turn on `agent.run.events.<session>.<run>` (a subagent's on its own subject,
@@ -21,7 +21,7 @@ export class RunEventPublisher {
   emit(body: RunEventBody): void {
     if (this.closed) return;
     const event = { ...body, session_id: this.sessionId, run_id: this.runId, seq: this.seq++ } as RunEvent;
-    this.connection.publish(this.subjectPrefix + this.subject, encodeJson(event));
+    this.connection.publish(this.subjectPrefix + this.subject, encodeJson(event), traceHeadersOption());
   }
 
   /** Publishes the final event (done or error) and stops the publisher. */

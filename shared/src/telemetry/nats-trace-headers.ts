@@ -29,3 +29,9 @@ export function traceContextOf(headers: MsgHdrs | undefined): Context {
   if (!tracingActive() || !headers) return context.active();
   return propagation.extract(context.active(), headers, getter);
 }
+
+/** Publish options carrying the current trace context: `{}` when there is none, so untraced publishes stay as they were. */
+export function traceHeadersOption(): { headers?: MsgHdrs } {
+  const headers = withTraceHeaders();
+  return headers ? { headers } : {};
+}

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { envInt } from "../env-config.js";
 
 const optionalUrl = z
   .string()
@@ -23,7 +22,11 @@ export const telemetryEnvSchema = z.object({
   OTEL_TRACES_EXPORTER: z.enum(["otlp", "none"]).optional(),
   OTEL_SDK_DISABLED: z.enum(["true", "false"]).optional(),
   /** a port for `GET /metrics` (Prometheus text); unset: no metrics endpoint. The gateway serves /metrics on PORT instead. */
-  METRICS_PORT: envInt(0, 0, 65535).optional(),
+  METRICS_PORT: z
+    .string()
+    .optional()
+    .transform((value) => (value === undefined || value.trim() === "" ? undefined : value))
+    .pipe(z.coerce.number<string | undefined>().int().min(0).max(65535).optional()),
   /** where the metrics endpoint listens; 0.0.0.0 in a container that Prometheus scrapes from outside */
   METRICS_HOST: z.string().min(1).default("127.0.0.1"),
 });

@@ -1,0 +1,31 @@
+import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { NextFunction, Request, Response } from "express";
+import { tracer, tracingActive } from "@agent-orchestrator/shared";
+
+/**
+ * Makes every HTTP request a server span: it continues the caller's trace when the request carries a
+ * W3C `traceparent`, and returns its own `traceparent` in the response so a client can find its trace.
+ * The request and response emitters are bound to the span's context: the body parser's callbacks (and
+ * so the routes after it) run in the socket's context otherwise, and the turn would start a new trace.
+ * Only method, route and status are recorded; never the path's values, the body or headers.
+ */
+export function traceRequests(request: Request, response: Response, next: NextFunction): void {
+  if (!tracingActive()) return next();
+  const parent = propagation.extract(context.active(), request.headers);
+  const span = tracer.startSpan(request.method, { kind: SpanKind.SERVER, attributes: { "http.request.method": request.method } }, parent);
+  const active = trace.setSpan(parent, span);
+  const carrier: Record<string, string> = {};
+  propagation.inject(active, carrier);
+  if (carrier["traceparent"]) response.setHeader("traceparent", carrier["traceparent"]);
+  response.once("close", () => {
+    const route = (request.route as { path?: string } | undefined)?.path;
+    const routeName = route === undefined ? "unmatched" : `${request.baseUrl}${String(route)}`;
+    span.updateName(`${request.method} ${routeName}`);
+    span.setAttributes({ "http.route": routeName, "http.response.status_code": response.statusCode });
+    if (response.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  });
+  context.bind(active, request);
+  context.bind(active, response);
+  context.with(active, next);
+}
