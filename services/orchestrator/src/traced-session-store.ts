@@ -4,15 +4,14 @@ import type { SessionStore } from "./session-store.js";
 
 /**
  * The session store with each call as a span (`session_store get`, `… update`), so the KV operations of
- * a turn show in its trace. A proxy, so the store itself stays free of tracing; the store as it is when
- * tracing is off.
+ * a turn show in its trace. A proxy, so the store itself stays free of tracing; with tracing off each call
+ * goes straight to the store.
  */
 export function tracedSessionStore(store: SessionStore): SessionStore {
-  if (!tracingActive()) return store;
   return new Proxy(store, {
     get(target, key, receiver) {
       const value: unknown = Reflect.get(target, key, receiver);
-      if (typeof value !== "function" || typeof key !== "string") return value;
+      if (typeof value !== "function" || typeof key !== "string" || !tracingActive()) return value;
       const method = value as (...parameters: unknown[]) => unknown;
       return (...args: unknown[]) => {
         const span = startSpan(`session_store ${key}`, { kind: SpanKind.CLIENT, attributes: { "db.system.name": "nats_kv", "db.operation.name": key } });
