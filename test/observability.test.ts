@@ -175,6 +175,8 @@ describe("observability across the four services", () => {
     expect(exported).toContain("idea-coach");
     const logged = system.processes.flatMap((service) => service.lines.map((line) => JSON.stringify(line))).join("\n");
     expect(logged).toContain("turn completed");
+    // the SDK had nothing to complain about (its warnings are logged with an `otel` field)
+    expect(system.processes.flatMap((service) => service.lines.filter((line) => "otel" in line))).toEqual([]);
     for (const secret of [fileContent, apiKey]) {
       expect(exported).not.toContain(secret);
       expect(logged).not.toContain(secret);

@@ -3,8 +3,8 @@ import { gatewayEnvSchema } from "./config.js";
 import { startGateway } from "./gateway-service.js";
 
 const config = loadEnv(gatewayEnvSchema);
-const tracing = await startTracing(serviceNames.gateway, loadEnv(telemetryEnvSchema));
 const logger = createLogger(serviceNames.gateway, config.LOG_LEVEL);
+const tracing = await startTracing(serviceNames.gateway, loadEnv(telemetryEnvSchema), logger);
 const connection = await connectNats({ url: config.NATS_URL, service: serviceNames.gateway, logger });
 const gateway = await startGateway({ connection, config, logger });
 if (config.AUTH_TOKENS) logger.info({ url: gateway.url, users: new Set(config.AUTH_TOKENS.values()).size }, "gateway listening; bearer tokens required");

@@ -2,15 +2,18 @@ import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentele
 import type { NextFunction, Request, Response } from "express";
 import { tracer, tracingActive } from "@agent-orchestrator/shared";
 
+const untraced = new Set(["/healthz", "/metrics"]);
+
 /**
- * Makes every HTTP request a server span: it continues the caller's trace when the request carries a
+ * Makes every HTTP request (but health checks and metric scrapes) a server span: it continues the caller's trace when the request carries a
  * W3C `traceparent`, and returns its own `traceparent` in the response so a client can find its trace.
  * The request and response emitters are bound to the span's context: the body parser's callbacks (and
  * so the routes after it) run in the socket's context otherwise, and the turn would start a new trace.
  * Only method, route and status are recorded; never the path's values, the body or headers.
  */
 export function traceRequests(request: Request, response: Response, next: NextFunction): void {
-  if (!tracingActive()) return next();
+  // probes and scrapes every few seconds would bury the turns' traces
+  if (!tracingActive() || untraced.has(request.path)) return next();
   const parent = propagation.extract(context.active(), request.headers);
   const span = tracer.startSpan(request.method, { kind: SpanKind.SERVER, attributes: { "http.request.method": request.method } }, parent);
   const active = trace.setSpan(parent, span);

@@ -5,8 +5,8 @@ import { startOrchestrator } from "./orchestrator-service.js";
 
 const config = loadEnv(orchestratorEnvSchema);
 const telemetry = loadEnv(telemetryEnvSchema);
-const tracing = await startTracing(serviceNames.orchestrator, telemetry);
 const logger = createLogger(serviceNames.orchestrator, config.LOG_LEVEL);
+const tracing = await startTracing(serviceNames.orchestrator, telemetry, logger);
 if (!isModelConfigured(config)) logger.warn(modelNotConfiguredMessage);
 const connection = await connectNats({ url: config.NATS_URL, service: serviceNames.orchestrator, logger });
 const orchestrator = await startOrchestrator({ connection, config, logger });

@@ -14,7 +14,9 @@ export function inQueuedTurnSpan(message: JsMsg, request: RunStartRequest, attem
   // the stream's timestamp is the server's clock; on one host it is ours, elsewhere NTP keeps it close
   const queuedAt = message.info.timestampNanos / 1e6;
   if (attempt === 1) orchestratorMetrics.queueWait.observe(Math.max(0, Date.now() - queuedAt) / 1000);
-  startSpan("queue_wait", { kind: SpanKind.CONSUMER, startTime: queuedAt, attributes: natsAttributes(message.subject, "receive") }, parent).end();
+  // the span ends at Date.now() (whole ms): a start in the same millisecond must not pass its end
+  const startTime = Math.min(queuedAt, Date.now());
+  startSpan("queue_wait", { kind: SpanKind.CONSUMER, startTime, attributes: natsAttributes(message.subject, "receive") }, parent).end();
   const kind = request.parent ? "subagent" : "turn";
   return inSpan(
     `agent ${kind}`,

@@ -4,8 +4,8 @@ import { startRegistry } from "./registry-service.js";
 
 /** The registry process: `node services/registry/dist/main.js`, configured by environment (see config.ts). */
 const config = loadEnv(registryEnvSchema);
-const tracing = await startTracing(serviceNames.registry, loadEnv(telemetryEnvSchema));
 const logger = createLogger(serviceNames.registry, config.LOG_LEVEL);
+const tracing = await startTracing(serviceNames.registry, loadEnv(telemetryEnvSchema), logger);
 const connection = await connectNats({ url: config.NATS_URL, service: serviceNames.registry, logger });
 const registry = await startRegistry({ connection, config, logger });
 

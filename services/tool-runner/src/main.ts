@@ -6,8 +6,8 @@ import { startToolRunner } from "./tool-runner-service.js";
 // The tool-runner process: `node services/tool-runner/dist/main.js`, configured by environment (DESIGN §4).
 const config = loadEnv(toolRunnerEnvSchema);
 const telemetry = loadEnv(telemetryEnvSchema);
-const tracing = await startTracing(serviceNames.toolRunner, telemetry);
 const logger = createLogger(serviceNames.toolRunner, config.LOG_LEVEL);
+const tracing = await startTracing(serviceNames.toolRunner, telemetry, logger);
 try {
   const connection = await connectNats({ url: config.NATS_URL, service: serviceNames.toolRunner, logger });
   const runner = await startToolRunner({ connection, config, logger });
