@@ -123,7 +123,8 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     log.info(recordTurnEnd({ agentId: agent.id, outcome: "completed", startedAt, output, usage }), "turn completed");
   } catch (error) {
     const status: SessionStatus = AppError.is(error) && error.code === "CANCELLED" ? "cancelled" : "failed";
-    const ended = recordTurnEnd({ agentId: request.agent_id, outcome: AppError.is(error) ? error.code : "INTERNAL", startedAt });
+    // an agent id the registry did not confirm is the client's text: never a metric label
+    const ended = recordTurnEnd({ agentId: accepted?.agent.id ?? "unknown", outcome: AppError.is(error) ? error.code : "INTERNAL", startedAt });
     if (AppError.is(error)) log.warn({ ...ended, code: error.code, cause: describeCause(error.cause) }, error.message);
     else log.error({ ...ended, err: error }, "turn failed");
     if (accepted) {

@@ -1,25 +1,13 @@
-import { Writable } from "node:stream";
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../logger.js";
 import { inSpan } from "./spans.js";
 import { setTracingActive } from "./tracer.js";
+import { capturingLogger } from "../testing/capturing-logger.js";
 
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())] });
 beforeAll(() => provider.register());
 afterAll(() => provider.shutdown());
 afterEach(() => setTracingActive(false));
-
-function capturingLogger() {
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: createLogger("test", "info", destination) };
-}
 
 describe("trace ids on log lines", () => {
   it("puts the current span's trace and span ids on a line logged inside it, and none outside", async () => {

@@ -1,23 +1,11 @@
 import { once } from "node:events";
 import { createServer } from "node:net";
-import { Writable } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createLogger } from "../logger.js";
 import { inSpan } from "./spans.js";
 import { telemetryEnvSchema } from "./telemetry-env.js";
 import { tracingActive } from "./tracer.js";
 import { startTracing } from "./tracing-setup.js";
-
-function capturingLogger() {
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: createLogger("test", "info", destination) };
-}
+import { capturingLogger } from "../testing/capturing-logger.js";
 
 /** A port nothing listens on any more. */
 async function closedPort(): Promise<number> {
