@@ -7,8 +7,8 @@ const untraced = new Set(["/healthz", "/metrics"]);
 /**
  * Makes every HTTP request (but health checks and metric scrapes) a server span: it continues the caller's trace when the request carries a
  * W3C `traceparent`, and returns its own `traceparent` in the response so a client can find its trace.
- * The request and response emitters are bound to the span's context: the body parser's callbacks (and
- * so the routes after it) run in the socket's context otherwise, and the turn would start a new trace.
+ * The rest of the chain runs in the span's context (through the body parser too, even for a body that
+ * arrives in pieces: trace-requests.test.ts), so the turn's publish and the log lines join the trace.
  * Only method, route and status are recorded; never the path's values, the body or headers.
  */
 export function traceRequests(request: Request, response: Response, next: NextFunction): void {
@@ -28,7 +28,5 @@ export function traceRequests(request: Request, response: Response, next: NextFu
     if (response.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
   });
-  context.bind(active, request);
-  context.bind(active, response);
   context.with(active, next);
 }

@@ -1,25 +1,21 @@
 import { context, trace } from "@opentelemetry/api";
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node";
 import { connect, headers as natsHeaders, type NatsConnection } from "nats";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { addJsonEndpoint } from "../json-endpoint.js";
 import { createLogger } from "../logger.js";
 import { requestJson } from "../nats-request.js";
+import { startInMemoryTracing } from "../testing/in-memory-tracing.js";
 import { traceContextOf, withTraceHeaders } from "./nats-trace-headers.js";
 import { inSpan } from "./spans.js";
 import { setTracingActive, tracer } from "./tracer.js";
 
-const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-
-beforeAll(() => provider.register());
-afterAll(() => provider.shutdown());
-beforeEach(() => setTracingActive(true));
-afterEach(() => {
-  setTracingActive(false);
-  exporter.reset();
+let tracing: ReturnType<typeof startInMemoryTracing>;
+beforeEach(() => {
+  tracing = startInMemoryTracing();
 });
+afterEach(() => tracing.stop());
+const finished = () => tracing.exporter.getFinishedSpans();
 
 describe("withTraceHeaders", () => {
   it("carries the current span as a W3C traceparent", async () => {
@@ -56,9 +52,9 @@ describe("withTraceHeaders", () => {
 describe("traceContextOf", () => {
   it("makes the receiver's span a child of the sender's", async () => {
     const carried = await inSpan("sender", {}, async () => withTraceHeaders());
-    const sender = exporter.getFinishedSpans().find((span) => span.name === "sender");
+    const sender = finished().find((span) => span.name === "sender");
     await inSpan("receiver", { parent: traceContextOf(carried) }, async () => {});
-    const receiver = exporter.getFinishedSpans().find((span) => span.name === "receiver");
+    const receiver = finished().find((span) => span.name === "receiver");
     expect(receiver?.spanContext().traceId).toBe(sender?.spanContext().traceId);
     expect(receiver?.parentSpanContext?.spanId).toBe(sender?.spanContext().spanId);
     expect(receiver?.parentSpanContext?.isRemote).toBe(true);
@@ -93,7 +89,7 @@ describe("through a real NATS server", () => {
     addJsonEndpoint(service, "echo", subject, z.object({ n: z.number() }), async (body) => ({ n: body.n }), createLogger("test", "silent"));
     try {
       await inSpan("turn", {}, () => requestJson(connection, subject, { n: 1 }, z.object({ n: z.number() }), { timeoutMs: 2_000 }));
-      const spans = exporter.getFinishedSpans();
+      const spans = finished();
       const turn = spans.find((span) => span.name === "turn");
       const client = spans.find((span) => span.name === `send ${subject}`);
       const server = spans.find((span) => span.name === "process echo");

@@ -1,17 +1,14 @@
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { capturingLogger } from "../testing/capturing-logger.js";
+import { startInMemoryTracing } from "../testing/in-memory-tracing.js";
 import { inSpan } from "./spans.js";
 import { setTracingActive } from "./tracer.js";
-import { capturingLogger } from "../testing/capturing-logger.js";
 
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())] });
-beforeAll(() => provider.register());
-afterAll(() => provider.shutdown());
 afterEach(() => setTracingActive(false));
 
 describe("trace ids on log lines", () => {
   it("puts the current span's trace and span ids on a line logged inside it, and none outside", async () => {
-    setTracingActive(true);
+    startInMemoryTracing();
     const { lines, logger } = capturingLogger();
     const ids = await inSpan("turn", {}, async (span) => {
       logger.info({ step: 1 }, "inside");
