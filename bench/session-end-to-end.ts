@@ -13,7 +13,7 @@ import { createInProcessAgent } from "./support/in-process-agent.js";
 import { interleave, timed } from "./support/interleave.js";
 import { formatMs, formatRatio, type MeasureReport } from "./support/measure-report.js";
 import { summarize } from "./support/stats.js";
-import { describeTrace, traceOperation } from "./support/subject-timeline.js";
+import { describeTrace, traceOperation } from "./support/span-timeline.js";
 
 const tracedRuns = pick(100, 20);
 
@@ -39,7 +39,7 @@ export async function measureSessionEndToEnd(context: BenchContext): Promise<Mea
   } finally {
     await processes.stop();
   }
-  const trace = await traceOperation(context.nats.url, tracedRuns, async (mark) => {
+  const trace = await traceOperation(tracedRuns, async (mark) => {
     await chatJson(system.gatewayUrl, body);
     mark("client received the answer");
     mark("model received its last request", responder.lastRequestAt);

@@ -13,7 +13,7 @@ import { createInProcessAgent } from "./support/in-process-agent.js";
 import { interleave } from "./support/interleave.js";
 import { formatAddedMs, formatMs, type MeasureReport } from "./support/measure-report.js";
 import { summarize } from "./support/stats.js";
-import { describeTrace, traceOperation } from "./support/subject-timeline.js";
+import { describeTrace, traceOperation } from "./support/span-timeline.js";
 
 const message = "answer with text";
 const tracedRuns = pick(100, 20);
@@ -48,7 +48,7 @@ export async function measureTimeToFirstToken(context: BenchContext): Promise<Me
     { direct: directFirstChunkMs, system: () => chatFirstDeltaMs(system.gatewayUrl, body) },
     { warmup: warmupRounds, samples: latencySamples, betweenRounds: context.settle },
   );
-  const trace = await traceOperation(context.nats.url, tracedRuns, async (mark) => {
+  const trace = await traceOperation(tracedRuns, async (mark) => {
     const started = performance.now();
     const firstDelta = await chatFirstDeltaMs(system.gatewayUrl, body);
     mark("model received the request", responder.lastRequestAt);

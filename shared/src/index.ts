@@ -27,3 +27,4 @@ export * from "./loaded-skill.js";
 export * from "./mcp-tools.js";
 export * from "./openai-api.js";
 export * from "./zod-issue.js";
+export * from "./telemetry/index.js";

@@ -3,13 +3,15 @@ import type { z } from "zod";
 import { toErrorBody, AppError } from "./app-error.js";
 import type { Logger } from "./logger.js";
 import { decodeJson, encodeJson } from "./nats-request.js";
+import { inEndpointSpan } from "./telemetry/nats-spans.js";
+import { markCurrentSpanFailed } from "./telemetry/spans.js";
 
 export type JsonHandler<S extends z.ZodType> = (body: z.infer<S>, message: ServiceMsg) => Promise<unknown>;
 
 /**
  * Adds a Services-framework endpoint that speaks JSON: the request is decoded and validated with `schema`,
  * the handler's value is the reply, and any error becomes `{success:false, error}` (logged once, here).
- * A bad message never stops the endpoint.
+ * A bad message never stops the endpoint. Each request is handled in a server span under the trace it carries.
  */
 export function addJsonEndpoint<S extends z.ZodType>(
   target: Service | ServiceGroup,
@@ -26,7 +28,7 @@ export function addJsonEndpoint<S extends z.ZodType>(
         logger.error({ err: error, subject }, "endpoint subscription failed");
         return;
       }
-      void answer(message, schema, handler, logger, subject);
+      void inEndpointSpan(message, name, () => answer(message, schema, handler, logger, subject));
     },
   });
 }
@@ -42,6 +44,7 @@ async function answer<S extends z.ZodType>(
   try {
     reply = await handler(decodeJson(message.data, schema), message);
   } catch (error) {
+    markCurrentSpanFailed(error);
     if (AppError.is(error)) logger.warn({ code: error.code, detail: error.detail, subject }, error.message);
     else logger.error({ err: error, subject }, "handler failed");
     reply = { success: false, error: toErrorBody(error) };

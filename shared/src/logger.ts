@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from "pino";
+import { traceLogFields } from "./telemetry/trace-log-fields.js";
 
 export type { Logger } from "pino";
 
@@ -17,8 +18,8 @@ const redactPaths = [
 ];
 
 /**
- * The logger of a service: JSON lines on stdout (or `destination`), with the service name on every line
- * and secrets redacted.
+ * The logger of a service: JSON lines on stdout (or `destination`), with the service name on every line,
+ * the current trace and span ids on lines logged inside a span, and secrets redacted.
  */
 export function createLogger(service: string, level: LevelWithSilent = "info", destination?: DestinationStream): Logger {
   const options = {
@@ -27,6 +28,7 @@ export function createLogger(service: string, level: LevelWithSilent = "info", d
     base: { service, pid: process.pid },
     redact: { paths: redactPaths, censor: "[redacted]" },
     timestamp: pino.stdTimeFunctions.isoTime,
+    mixin: traceLogFields,
   };
   return destination ? pino(options, destination) : pino(options);
 }

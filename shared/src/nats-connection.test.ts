@@ -1,21 +1,8 @@
-import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, inject, it } from "vitest";
 import { natsIsExternal, testNatsCredentials } from "../../test/support/nats-harness.js";
-import { createLogger } from "./logger.js";
 import { connectNats, natsCredentialsFromEnv } from "./nats-connection.js";
-
-/** A logger whose JSON lines land in an array. */
-function capturingLogger() {
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: createLogger("test", "info", destination) };
-}
+import { capturingLogger } from "./testing/capturing-logger.js";
 
 const asUser = (user: "tool-runner") => {
   const { NATS_USER, NATS_PASSWORD } = testNatsCredentials(user);

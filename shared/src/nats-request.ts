@@ -3,6 +3,9 @@ import type { z } from "zod";
 import { AppError } from "./app-error.js";
 import { parseJson } from "./safe-json.js";
 import { firstIssue } from "./zod-issue.js";
+import { startSendSpan } from "./telemetry/nats-spans.js";
+import { withTraceHeaders } from "./telemetry/nats-trace-headers.js";
+import { markFailed } from "./telemetry/spans.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -28,7 +31,8 @@ export interface RequestOptions {
 
 /**
  * A JSON request/reply with the reply validated by `schema`. No responders fails at once with
- * SERVICE_UNAVAILABLE; a silent service becomes SERVICE_TIMEOUT.
+ * SERVICE_UNAVAILABLE; a silent service becomes SERVICE_TIMEOUT. The request is a client span, whose
+ * trace context travels in the message headers.
  */
 export async function requestJson<S extends z.ZodType>(
   connection: NatsConnection,
@@ -37,11 +41,13 @@ export async function requestJson<S extends z.ZodType>(
   schema: S,
   options: RequestOptions,
 ): Promise<z.infer<S>> {
+  const span = startSendSpan(subject);
   let messageHeaders: MsgHdrs | undefined;
   if (options.headers) {
     messageHeaders = natsHeaders();
     for (const [key, value] of Object.entries(options.headers)) messageHeaders.set(key, value);
   }
+  messageHeaders = withTraceHeaders(messageHeaders, span);
   try {
     const reply = await connection.request(subject, encodeJson(body), {
       timeout: options.timeoutMs,
@@ -49,7 +55,9 @@ export async function requestJson<S extends z.ZodType>(
     });
     return decodeJson(reply.data, schema);
   } catch (error) {
-    throw toRequestError(error, subject, options.timeoutMs);
+    throw markFailed(span, toRequestError(error, subject, options.timeoutMs));
+  } finally {
+    span.end();
   }
 }
 

@@ -14,6 +14,7 @@ import { requestContext, securityHeaders } from "./request-context.js";
 import { sendError } from "./send-error.js";
 import { sessionsRoutes } from "./sessions-routes.js";
 import { toAppError } from "./to-app-error.js";
+import { traceRequests } from "./trace-requests.js";
 import { webPage } from "./web-page.js";
 
 /** The express application: routes, limits and the error shape of docs/design.md "Clients" everywhere. */
@@ -21,7 +22,7 @@ export function createApp(context: GatewayContext): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
-  app.use(requestContext(context.logger), securityHeaders, countRequests(context));
+  app.use(traceRequests, requestContext(context.logger), securityHeaders, countRequests(context));
   // unauthenticated, the Host is the only thing a DNS-rebinding page cannot fake
   if (!context.config.AUTH_TOKENS) app.use(requireAllowedHost(allowedHosts(context.config)));
   app.use(healthRoute(context));

@@ -1,10 +1,14 @@
-import { ErrorCode as NatsErrorCode, type NatsConnection, type Subscription } from "nats";
+import { ErrorCode as NatsErrorCode, type MsgHdrs, type NatsConnection, type Subscription } from "nats";
+import { SpanKind } from "@opentelemetry/api";
 import {
   AppError,
   decodeJson,
   encodeJson,
+  inSpan,
   isFinalEvent,
+  natsAttributes,
   RunEvent,
+  withTraceHeaders,
   subjects,
   type Logger,
   type RunStartRequest,
@@ -50,7 +54,11 @@ export async function startRun(options: RunClientOptions, run: NewRun): Promise<
   const subscription = connection.subscribe(subjectPrefix + subjects.runEvents(run.session_id, run.run_id));
   const request: RunStartRequest = { ...run, expires_at: Date.now() + options.pickupTimeoutMs };
   try {
-    await queueRequest(connection, subjectPrefix + subjects.runRequest(run.session_id), encodeJson(request), run.run_id);
+    const subject = subjectPrefix + subjects.runRequest(run.session_id);
+    // the orchestrator's queue wait and turn continue this producer span's trace
+    await inSpan(`send ${subject}`, { kind: SpanKind.PRODUCER, attributes: natsAttributes(subject, "send") }, () =>
+      queueRequest(connection, subject, encodeJson(request), run.run_id, withTraceHeaders()),
+    );
   } catch (error) {
     subscription.unsubscribe();
     throw error;
@@ -78,10 +86,10 @@ export async function startRun(options: RunClientOptions, run: NewRun): Promise<
  * publish a few times: after a NATS reconnect the first acknowledgement can be lost, and the message id
  * makes a repeated publish a no-op. A missing stream fails at once.
  */
-async function queueRequest(connection: NatsConnection, subject: string, data: Uint8Array, msgID: string): Promise<void> {
+async function queueRequest(connection: NatsConnection, subject: string, data: Uint8Array, msgID: string, headers?: MsgHdrs): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await connection.jetstream().publish(subject, data, { msgID, timeout: publishAttemptTimeoutMs });
+      await connection.jetstream().publish(subject, data, { msgID, timeout: publishAttemptTimeoutMs, headers });
       return;
     } catch (error) {
       const code = (error as { code?: string }).code;

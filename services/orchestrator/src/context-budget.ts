@@ -1,4 +1,5 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { orchestratorMetrics } from "./orchestrator-metrics.js";
 
 /** Rough token count of a conversation: about four characters a token, enough to stay under a budget. */
 export function estimateTokens(messages: readonly ChatCompletionMessageParam[]): number {
@@ -24,6 +25,7 @@ export function fitContext(messages: readonly ChatCompletionMessageParam[], budg
     const note = `[This earlier tool result (${message.content.length} characters) was removed to save context; call the tool again if you need it.]`;
     total -= Math.floor((message.content.length - note.length) / 4);
     fitted[index] = { ...message, content: note };
+    orchestratorMetrics.contextTrims.inc();
   }
   return fitted;
 }

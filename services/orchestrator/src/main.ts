@@ -1,19 +1,29 @@
-import { connectNats, createLogger, loadEnv, serviceNames, stopOnSignals } from "@agent-orchestrator/shared";
+import { connectNats, createLogger, loadEnv, serviceNames, startMetricsServer, startTracing, stopOnSignals, telemetryEnvSchema } from "@agent-orchestrator/shared";
 import { isModelConfigured, modelNotConfiguredMessage, orchestratorEnvSchema } from "./config.js";
+import { orchestratorMetrics } from "./orchestrator-metrics.js";
 import { startOrchestrator } from "./orchestrator-service.js";
 
 const config = loadEnv(orchestratorEnvSchema);
+const telemetry = loadEnv(telemetryEnvSchema);
 const logger = createLogger(serviceNames.orchestrator, config.LOG_LEVEL);
+const tracing = await startTracing(serviceNames.orchestrator, telemetry, logger);
 if (!isModelConfigured(config)) logger.warn(modelNotConfiguredMessage);
 const connection = await connectNats({ url: config.NATS_URL, service: serviceNames.orchestrator, logger });
 const orchestrator = await startOrchestrator({ connection, config, logger });
-logger.info({ model: config.LLM_MODEL, baseURL: config.OPENAI_BASE_URL ?? "api.openai.com" }, "orchestrator ready");
+const metrics =
+  telemetry.METRICS_PORT === undefined
+    ? undefined
+    : await startMetricsServer({ registry: orchestratorMetrics.registry, port: telemetry.METRICS_PORT, host: telemetry.METRICS_HOST, logger });
+logger.info({ model: config.LLM_MODEL, baseURL: config.OPENAI_BASE_URL ?? "api.openai.com", tracing: tracing.enabled }, "orchestrator ready");
 
 stopOnSignals(
   logger,
   async () => {
     await orchestrator.stop();
     await connection.drain();
+    await metrics?.close();
+    // the spans of the turns that just finished leave before the process does
+    await tracing.shutdown();
   },
   config.TURN_TIMEOUT_MS + 5_000,
 );

@@ -9,8 +9,9 @@ import { natsMessageBudget } from "./nats-message-budget.js";
 import { startRunQueue } from "./run-queue.js";
 import { addSessionEndpoints } from "./session-endpoints.js";
 import { SessionStore } from "./session-store.js";
+import { InstrumentedToolClient } from "./instrumented-tool-client.js";
 import { openAiModel } from "./openai-model.js";
-import { ToolClient } from "./tool-client.js";
+import { tracedSessionStore } from "./traced-session-store.js";
 import { runQueuedTurn } from "./subagents/run-queued-turn.js";
 import type { TurnRunnerDeps } from "./turn-runner.js";
 
@@ -38,7 +39,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   const names = jetStreamNames(prefix);
   const manager = await connection.jetstreamManager();
   await ensureRunStreams(manager, names, config, prefix);
-  const store = await SessionStore.open(connection, names.sessionsBucket);
+  const store = tracedSessionStore(await SessionStore.open(connection, names.sessionsBucket));
   const migrated = await store.migrateLegacySessions();
   if (migrated > 0) logger.info({ migrated }, "sessions moved to the per-turn storage");
   const active = new ActiveTurns();
@@ -81,7 +82,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     config,
     logger,
     store,
-    tools: new ToolClient(connection, config.TOOL_TIMEOUT_MS, prefix),
+    tools: new InstrumentedToolClient(connection, config.TOOL_TIMEOUT_MS, prefix),
     model,
     active,
     subjectPrefix: prefix,

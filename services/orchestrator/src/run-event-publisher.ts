@@ -1,5 +1,5 @@
 import type { NatsConnection } from "nats";
-import { encodeJson, subjects, type RunEvent, type RunEventBody } from "@agent-orchestrator/shared";
+import { encodeJson, subjects, traceHeadersOption, type RunEvent, type RunEventBody } from "@agent-orchestrator/shared";
 import { boundEvent } from "./bounded-event.js";
 import { natsMessageBudget } from "./nats-message-budget.js";
 
@@ -26,7 +26,7 @@ export class RunEventPublisher {
     if (this.closed) return;
     const event = { ...body, session_id: this.sessionId, run_id: this.runId, seq: this.seq } as RunEvent;
     for (const bounded of boundEvent(event, natsMessageBudget(this.connection))) {
-      this.connection.publish(this.subjectPrefix + this.subject, encodeJson({ ...bounded, seq: this.seq++ }));
+      this.connection.publish(this.subjectPrefix + this.subject, encodeJson({ ...bounded, seq: this.seq++ }), traceHeadersOption());
     }
   }
 

@@ -1,5 +1,6 @@
 import type { Consumer, JsMsg } from "nats";
 import { decodeJson, RunStartRequest, type Logger } from "@agent-orchestrator/shared";
+import { inQueuedTurnSpan } from "./queued-turn-span.js";
 
 export interface RunQueueOptions {
   consumer: Consumer;
@@ -72,7 +73,7 @@ export function startRunQueue(options: RunQueueOptions): RunQueue {
     }
     const heartbeat = setInterval(() => message.working(), heartbeatMs);
     try {
-      await options.run(request, message.info.redeliveryCount, message.subject);
+      await inQueuedTurnSpan(message, request, message.info.redeliveryCount, () => options.run(request, message.info.redeliveryCount, message.subject));
       message.ack();
     } catch (error) {
       // runTurn reports its own failures as events; reaching here is a bug, and a retry will not help

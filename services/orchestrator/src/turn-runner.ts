@@ -29,6 +29,7 @@ import { buildSystemPrompt, type AgentRules } from "./system-prompt.js";
 import type { ModelCaller } from "./model-caller.js";
 import type { ToolCaller } from "./tool-caller.js";
 import { doneEvent } from "./done-event.js";
+import { recordTurnEnd } from "./turn-telemetry.js";
 
 export interface TurnRunnerDeps {
   connection: NatsConnection;
@@ -53,6 +54,7 @@ export interface TurnRunnerDeps {
 export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, attempt: number): Promise<void> {
   const { config, store, tools, active, subjectPrefix } = deps;
   const log = deps.logger.child({ sessionId: request.session_id, runId: request.run_id, attempt });
+  const startedAt = performance.now();
   const events = new RunEventPublisher(deps.connection, request.session_id, request.run_id, subjectPrefix);
   const controller = new AbortController();
   const endsAt = Date.now() + config.TURN_TIMEOUT_MS;
@@ -118,11 +120,13 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     await opened;
     await Promise.all([finishSession(store, session, "completed", accepted.version), updateManifest(deps, session, agent, "completed", log)]);
     events.finish(doneEvent(output, usage, subagents, session.usage));
-    log.info({ iterations: output.iterations, usage }, "turn completed");
+    log.info(recordTurnEnd({ agentId: agent.id, outcome: "completed", startedAt, output, usage }), "turn completed");
   } catch (error) {
     const status: SessionStatus = AppError.is(error) && error.code === "CANCELLED" ? "cancelled" : "failed";
-    if (AppError.is(error)) log.warn({ code: error.code, cause: describeCause(error.cause) }, error.message);
-    else log.error({ err: error }, "turn failed");
+    // an agent id the registry did not confirm is the client's text: never a metric label
+    const ended = recordTurnEnd({ agentId: accepted?.agent.id ?? "unknown", outcome: AppError.is(error) ? error.code : "INTERNAL", startedAt });
+    if (AppError.is(error)) log.warn({ ...ended, code: error.code, cause: describeCause(error.cause) }, error.message);
+    else log.error({ ...ended, err: error }, "turn failed");
     if (accepted) {
       await opened;
       await Promise.all([

@@ -1,14 +1,16 @@
-import { connectNats, createLogger, loadEnv, serviceNames, stopOnSignals } from "@agent-orchestrator/shared";
+import { connectNats, createLogger, loadEnv, serviceNames, startTracing, stopOnSignals, telemetryEnvSchema } from "@agent-orchestrator/shared";
 import { registryEnvSchema } from "./config.js";
 import { startRegistry } from "./registry-service.js";
 
 /** The registry process: `node services/registry/dist/main.js`, configured by environment (see config.ts). */
 const config = loadEnv(registryEnvSchema);
 const logger = createLogger(serviceNames.registry, config.LOG_LEVEL);
+const tracing = await startTracing(serviceNames.registry, loadEnv(telemetryEnvSchema), logger);
 const connection = await connectNats({ url: config.NATS_URL, service: serviceNames.registry, logger });
 const registry = await startRegistry({ connection, config, logger });
 
 stopOnSignals(logger, async () => {
   await registry.stop();
   await connection.drain();
+  await tracing.shutdown();
 });

@@ -1,17 +1,26 @@
-import { connectNats, createLogger, loadEnv, serviceNames, stopOnSignals } from "@agent-orchestrator/shared";
+import { connectNats, createLogger, loadEnv, serviceNames, startMetricsServer, startTracing, stopOnSignals, telemetryEnvSchema } from "@agent-orchestrator/shared";
 import { toolRunnerEnvSchema } from "./config.js";
+import { toolRunnerMetrics } from "./tool-runner-metrics.js";
 import { startToolRunner } from "./tool-runner-service.js";
 
 // The tool-runner process: `node services/tool-runner/dist/main.js`, configured by environment (README "Configuration").
 const config = loadEnv(toolRunnerEnvSchema);
+const telemetry = loadEnv(telemetryEnvSchema);
 const logger = createLogger(serviceNames.toolRunner, config.LOG_LEVEL);
+const tracing = await startTracing(serviceNames.toolRunner, telemetry, logger);
 try {
   const connection = await connectNats({ url: config.NATS_URL, service: serviceNames.toolRunner, logger });
   const runner = await startToolRunner({ connection, config, logger });
+  const metrics =
+    telemetry.METRICS_PORT === undefined
+      ? undefined
+      : await startMetricsServer({ registry: toolRunnerMetrics.registry, port: telemetry.METRICS_PORT, host: telemetry.METRICS_HOST, logger });
   // stop taking calls, let those in flight answer, then drain the connection (docs/security.md case 70)
   stopOnSignals(logger, async () => {
     await runner.stop();
     await connection.drain();
+    await metrics?.close();
+    await tracing.shutdown();
   });
 } catch (error) {
   logger.fatal({ err: error }, "tool-runner could not start");

@@ -13,6 +13,7 @@ import {
 import type { NatsConnection } from "nats";
 import type { ToolRunnerConfig } from "./config.js";
 import { InFlightTracker } from "./in-flight-tracker.js";
+import { observeToolCall } from "./observe-tool-call.js";
 import { ManifestStore } from "./manifest/manifest-store.js";
 import { createSandbox, type SandboxHooks } from "./sandbox/index.js";
 import { startScriptRunner } from "./scripts/index.js";
@@ -77,7 +78,7 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
     description: "Sandboxed file tools for BMAD agents: read_file, save_output, list_files, preload_workflow, load_skill, run_script",
   });
   for (const tool of RunnerToolName.options) {
-    addJsonEndpoint(service, tool, `${prefix}${subjects.tool(tool)}`, ToolCallRequest, (request) => inFlight.track(dispatcher.call(tool, request)), logger);
+    addJsonEndpoint(service, tool, `${prefix}${subjects.tool(tool)}`, ToolCallRequest, (request) => inFlight.track(observeToolCall(tool, dispatcher.call(tool, request))), logger);
   }
   addJsonEndpoint(
     service,

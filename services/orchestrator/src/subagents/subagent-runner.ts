@@ -8,6 +8,7 @@ import {
   maxUserMessageChars,
   RunEvent,
   subjects,
+  traceHeadersOption,
   zeroUsage,
   type Logger,
   type RunCancel,
@@ -132,7 +133,7 @@ export class SubagentRunner implements SubagentCaller {
       try {
         await connection
           .jetstream()
-          .publish(subjectPrefix + subjects.runChildRequest(parent.sessionId, parent.runId), encodeJson(request), { msgID: runId, timeout: queueTimeoutMs });
+          .publish(subjectPrefix + subjects.runChildRequest(parent.sessionId, parent.runId), encodeJson(request), { msgID: runId, timeout: queueTimeoutMs, ...traceHeadersOption() });
       } catch (error) {
         log.warn({ err: error }, "subagent not queued");
         return { success: false, error: { code: "SERVICE_UNAVAILABLE", message: "The subagent could not be queued." } };
@@ -198,7 +199,7 @@ export class SubagentRunner implements SubagentCaller {
   /** Every orchestrator hears it; the one running the child stops it. */
   private cancelChild(runId: string): void {
     const cancel: RunCancel = { session_id: this.parent.sessionId, run_id: runId };
-    this.deps.connection.publish(this.deps.subjectPrefix + subjects.runCancel(this.parent.sessionId), encodeJson(cancel));
+    this.deps.connection.publish(this.deps.subjectPrefix + subjects.runCancel(this.parent.sessionId), encodeJson(cancel), traceHeadersOption());
   }
 }
 
