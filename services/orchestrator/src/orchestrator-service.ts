@@ -8,6 +8,7 @@ import { ensureRunStreams } from "./jetstream-setup.js";
 import { startRunQueue } from "./run-queue.js";
 import { addSessionEndpoints } from "./session-endpoints.js";
 import { SessionStore } from "./session-store.js";
+import { checkReplicasPossible, raiseReplicas } from "./stream-replicas.js";
 import { ToolClient } from "./tool-client.js";
 import { runQueuedTurn } from "./subagents/run-queued-turn.js";
 import type { TurnRunnerDeps } from "./turn-runner.js";
@@ -34,9 +35,14 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   const { connection, config, logger } = options;
   const prefix = options.subjectPrefix ?? "";
   const names = jetStreamNames(prefix);
+  checkReplicasPossible(connection, config.JS_REPLICAS);
   const manager = await connection.jetstreamManager();
   await ensureRunStreams(manager, names, config, prefix);
   const store = await SessionStore.open(connection, names.sessionsBucket);
+  // a bucket is the stream KV_<bucket>; the session store creates it with one replica
+  for (const stream of [names.runRequests, names.runEvents, `KV_${names.sessionsBucket}`]) {
+    await raiseReplicas(manager, stream, config.JS_REPLICAS, logger);
+  }
   const active = new ActiveTurns();
   const client = isModelConfigured(config)
     ? new OpenAI({
