@@ -15,5 +15,7 @@ random() {
 for user in REGISTRY TOOL_RUNNER ORCHESTRATOR GATEWAY ADMIN; do
   echo "NATS_${user}_PASSWORD=$(random)"
 done
+# the servers of docker-compose.cluster.yml authenticate their routes to each other with it
+echo "NATS_ROUTE_PASSWORD=$(random)"
 # user:token pairs for the gateway's bearer tokens; add more users the same way, comma-separated
 echo "AUTH_TOKENS=admin:$(random)"

@@ -34,6 +34,8 @@ const ComposeService = z.object({
 const Compose = z.object({ services: z.record(z.string(), ComposeService), volumes: z.record(z.string(), z.unknown()) });
 
 const compose = Compose.parse(parse(readFileSync(join(repoRoot, "docker-compose.yml"), "utf8"), { merge: true }));
+const clusterCompose = Compose.parse(parse(readFileSync(join(repoRoot, "docker-compose.cluster.yml"), "utf8"), { merge: true }));
+const clusterConfigFile = join(repoRoot, "deploy/nats/nats-cluster.conf");
 const natsConfig = readFileSync(natsConfigFile, "utf8");
 const dockerfile = readFileSync(join(repoRoot, "Dockerfile"), "utf8");
 
@@ -44,9 +46,9 @@ const schemas: Record<NatsServiceUser, z.ZodObject> = {
   gateway: gatewayEnvSchema,
 };
 
-const service = (name: string) => {
-  const found = compose.services[name];
-  if (!found) throw new Error(`docker-compose.yml has no service ${name}`);
+const service = (name: string, file = compose) => {
+  const found = file.services[name];
+  if (!found) throw new Error(`the compose file has no service ${name}`);
   return found;
 };
 
@@ -62,8 +64,8 @@ function interpolate(value: string): { value: string; variables: string[] } {
   return { value: result, variables };
 }
 
-const environmentOf = (name: string): Record<string, string> =>
-  Object.fromEntries(Object.entries(service(name).environment).map(([key, value]) => [key, interpolate(String(value)).value]));
+const environmentOf = (name: string, file = compose): Record<string, string> =>
+  Object.fromEntries(Object.entries(service(name, file).environment).map(([key, value]) => [key, interpolate(String(value)).value]));
 
 /** `source:target[:mode]` of one compose volume entry. */
 const mount = (entry: string) => {
@@ -158,6 +160,67 @@ describe("docker-compose.yml", () => {
     expect(referenced).toEqual(natsUsers.map(passwordVariable).sort());
     expect(Object.keys(nats.environment).sort()).toEqual(referenced);
     expect(nats.healthcheck?.test.join(" ")).toContain("/healthz");
+  });
+});
+
+describe("docker-compose.cluster.yml", () => {
+  const servers = ["nats-1", "nats-2", "nats-3"];
+
+  it("runs three NATS servers and the four services, the services from one image", () => {
+    expect(Object.keys(clusterCompose.services).sort()).toEqual([...natsServiceUsers, ...servers].sort());
+    for (const name of natsServiceUsers) expect(service(name, clusterCompose)).toMatchObject({ image: "agent-orchestrator:latest", build: ".", read_only: true });
+  });
+
+  it("gives each service settings its own config schema accepts, all three servers, and the orchestrator three replicas", () => {
+    for (const name of natsServiceUsers) {
+      const { SERVICE: service_, ...env } = environmentOf(name, clusterCompose);
+      expect(service_).toBe(name);
+      const known = Object.keys(schemas[name].shape);
+      expect(Object.keys(env).filter((key) => !known.includes(key)), `${name}: unknown settings`).toEqual([]);
+      expect(parseEnv(schemas[name], env), name).toMatchObject({ ok: true });
+      expect(env["NATS_URL"]?.split(",")).toEqual(servers.map((server) => `nats://${server}:4222`));
+      expect(env["NATS_USER"]).toBe(name);
+    }
+    expect(environmentOf("orchestrator", clusterCompose)["JS_REPLICAS"]).toBe("3");
+  });
+
+  it("runs each server on the cluster config with its own name, its own store, every password, and routes to all three", () => {
+    const names = servers.map((server) => environmentOf(server, clusterCompose)["NATS_SERVER_NAME"]);
+    expect(names).toEqual(servers);
+    for (const server of servers) {
+      const definition = service(server, clusterCompose);
+      const command = definition.command ?? [];
+      const configTarget = command[command.indexOf("-c") + 1] ?? "";
+      expect(definition.volumes.map(mount)).toContainEqual({ source: "./deploy/nats/nats-cluster.conf", target: configTarget, readOnly: true });
+      // nats-cluster.conf includes nats-server.conf from its own folder
+      expect(definition.volumes.map(mount)).toContainEqual({ source: "./deploy/nats/nats-server.conf", target: configTarget.replace(/[^/]+$/, "nats-server.conf"), readOnly: true });
+      expect(definition.volumes.map(mount)).toContainEqual({ source: `nats-data-${server.slice(-1)}`, target: command[command.indexOf("-sd") + 1], readOnly: false });
+      const env = definition.environment;
+      for (const user of natsUsers) expect(interpolate(String(env[passwordVariable(user)])).variables).toEqual([passwordVariable(user)]);
+      const routes = [1, 2, 3].map((index) => String(env[`NATS_ROUTE_${index}`]));
+      expect(routes).toEqual(servers.map((peer) => `nats://route:\${NATS_ROUTE_PASSWORD:?run deploy/generate-env.sh > .env}@${peer}:6222`));
+      expect(definition.healthcheck?.test.join(" ")).toContain("/healthz");
+    }
+    expect(Object.keys(clusterCompose.volumes).sort()).toEqual(["nats-data-1", "nats-data-2", "nats-data-3", "outputs"]);
+  });
+
+  it("authenticates the routes, and keeps every user of nats-server.conf by including it", () => {
+    const config = readFileSync(clusterConfigFile, "utf8");
+    expect(config).toMatch(/^include "nats-server.conf"$/m);
+    expect(config).toMatch(/authorization \{ user: route, password: \$NATS_ROUTE_PASSWORD \}/);
+    expect(config).toMatch(/routes: \[\$NATS_ROUTE_1, \$NATS_ROUTE_2, \$NATS_ROUTE_3\]/);
+    expect(readFileSync(join(repoRoot, "deploy/generate-env.sh"), "utf8")).toContain("NATS_ROUTE_PASSWORD=");
+  });
+
+  it.skipIf(!findNatsServerBinary())("is a valid nats-server config for each server", () => {
+    for (const server of servers) {
+      const check = spawnSync(findNatsServerBinary() as string, ["-c", clusterConfigFile, "-t"], {
+        env: { ...process.env, ...serverPasswordEnv(generatePasswords()), ...environmentOf(server, clusterCompose) },
+        encoding: "utf8",
+      });
+      expect(`${check.stdout}${check.stderr}`).toContain("is valid");
+      expect(check.status).toBe(0);
+    }
   });
 });
 

@@ -18,6 +18,8 @@ export interface LocalNats {
   process: ChildProcess;
   /** the server's log lines (the latest 20,000): permission violations show up here */
   logLines: string[];
+  /** the HTTP monitoring endpoint, when `args` asked for one (`-m -1`) */
+  monitoringUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -34,6 +36,8 @@ export interface LocalNatsOptions {
   logLines?: string[];
   binary?: string;
   readyTimeoutMs?: number;
+  /** more command-line flags, e.g. a cluster member's route listener (`--cluster nats://127.0.0.1:6222`) */
+  args?: string[];
 }
 
 const keptLogLines = 20_000;
@@ -60,6 +64,7 @@ export async function startLocalNats(options: LocalNatsOptions): Promise<LocalNa
   await mkdir(portsDir, { recursive: true });
   const args = ["-a", "127.0.0.1", "-p", String(options.port ?? -1), "-js", "-sd", join(options.storeDir, "jetstream"), "--ports_file_dir", portsDir];
   if (options.configFile) args.unshift("-c", options.configFile);
+  args.push(...(options.args ?? []));
   const child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...options.env } });
   const logLines = options.logLines ?? [];
   createInterface({ input: child.stderr! }).on("line", (line) => {
@@ -73,11 +78,13 @@ export async function startLocalNats(options: LocalNatsOptions): Promise<LocalNa
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`nats-server exited with code ${child.exitCode}: ${logLines.slice(-5).join("\n")}`);
     if ((await readdir(portsDir)).includes(portsFile)) {
-      const ports = JSON.parse(await readFile(join(portsDir, portsFile), "utf8")) as { nats?: string[] };
+      const ports = JSON.parse(await readFile(join(portsDir, portsFile), "utf8")) as { nats?: string[]; monitoring?: string[] };
       const url = ports.nats?.[0];
+      const monitoringUrl = ports.monitoring?.[0];
       if (url) {
         return {
           url,
+          ...(monitoringUrl ? { monitoringUrl } : {}),
           port: Number(new URL(url).port),
           process: child,
           logLines,

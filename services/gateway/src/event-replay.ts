@@ -29,6 +29,9 @@ export function watchSession(options: ReplayOptions, sessionId: string, since: s
   return streamEvents(options, subjects.sessionEvents(sessionId), start, false);
 }
 
+/** Each pull of a replay waits this long; also the pause before a failed consumer creation is retried. */
+const replayPullExpiresMs = 2_000;
+
 async function* streamEvents(
   options: ReplayOptions,
   subject: string,
@@ -40,7 +43,9 @@ async function* streamEvents(
     filterSubjects: options.subjectPrefix + subject,
     ...start,
   });
-  const messages = await consumer.consume();
+  // nats.js waits `expires` (30 s by default) before it tries again to create an ordered consumer that
+  // could not be created, as when the cluster placed it on a server that has just died
+  const messages = await consumer.consume({ expires: replayPullExpiresMs });
   let idle: NodeJS.Timeout | undefined;
   const arm = () => {
     clearTimeout(idle);

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode as NatsErrorCode, type MsgHdrs, type NatsConnection, type Subscription } from "nats";
 import { SpanKind } from "@opentelemetry/api";
 import {
@@ -31,6 +32,9 @@ const orchestratorCheckMs = 2_000;
 /** Each JetStream publish attempt waits this long for the stream's acknowledgement. */
 const publishAttemptTimeoutMs = 1_500;
 const publishAttempts = 4;
+/** In a cluster, how long a leaderless run queue is waited for: longer than one election. */
+const leaderElectionBudgetMs = 20_000;
+const leaderlessPauseMs = 250;
 
 export interface StartedRun {
   /** the turn's first event (`session`): the turn was accepted */
@@ -84,9 +88,12 @@ export async function startRun(options: RunClientOptions, run: NewRun): Promise<
 /**
  * Publishes into the work queue and waits for the stream's acknowledgement, retrying an unacknowledged
  * publish a few times: after a NATS reconnect the first acknowledgement can be lost, and the message id
- * makes a repeated publish a no-op. A missing stream fails at once.
+ * makes a repeated publish a no-op. A missing stream fails at once on a single server; in a cluster,
+ * "no responders" also means the stream is electing a new leader (4–9 s on nats-server 2.9), so the
+ * publish is repeated for a while before the turn is refused.
  */
 async function queueRequest(connection: NatsConnection, subject: string, data: Uint8Array, msgID: string, headers?: MsgHdrs): Promise<void> {
+  const electionDeadline = Date.now() + leaderElectionBudgetMs;
   for (let attempt = 1; ; attempt++) {
     try {
       await connection.jetstream().publish(subject, data, { msgID, timeout: publishAttemptTimeoutMs, headers });
@@ -94,6 +101,10 @@ async function queueRequest(connection: NatsConnection, subject: string, data: U
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (code === NatsErrorCode.NoResponders || code === "503") {
+        if (connection.info?.cluster && Date.now() < electionDeadline) {
+          await sleep(leaderlessPauseMs);
+          continue;
+        }
         throw new AppError("SERVICE_UNAVAILABLE", "No orchestrator has set up the run queue yet; is the orchestrator running?", { cause: error });
       }
       if (code !== NatsErrorCode.Timeout || attempt === publishAttempts) {
@@ -105,6 +116,10 @@ async function queueRequest(connection: NatsConnection, subject: string, data: U
 
 async function* readEvents(subscription: Subscription, runId: string, options: RunClientOptions): AsyncGenerator<RunEvent> {
   let received = 0;
+  // the orchestrator repeats an event until RUN_EVENTS has stored it, so one can arrive twice; a
+  // takeover by another orchestrator starts again at seq 0 with a `session` event of a later attempt
+  let attempt = 0;
+  let nextSeq = 0;
   let timedOut = false;
   let noOrchestrator = false;
   let timer: NodeJS.Timeout | undefined;
@@ -144,6 +159,12 @@ async function* readEvents(subscription: Subscription, runId: string, options: R
         options.logger.error({ err: error, runId }, "invalid run event dropped");
         continue;
       }
+      if (event.type === "session" && event.attempt > attempt) {
+        attempt = event.attempt;
+        nextSeq = 0;
+      }
+      if (event.seq < nextSeq) continue;
+      nextSeq = event.seq + 1;
       yield event;
       if (isFinalEvent(event)) return;
     }

@@ -38,6 +38,8 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   RUN_MAX_DELIVER: envInt(3, 1, 20),
   /** how long turn events stay in the RUN_EVENTS stream for re-attaching clients */
   EVENTS_MAX_AGE_MS: envInt(3_600_000, 60_000, 7 * 24 * 3_600_000),
+  /** copies of each JetStream stream and bucket the orchestrator creates; 3 in a three-server cluster */
+  JS_REPLICAS: envInt(1, 1, 5),
   /** how deep subagents may nest: 1 lets a turn start subagents that cannot start their own; 0 turns run_subagent off */
   SUBAGENT_MAX_DEPTH: envInt(1, 0, 4),
   /** subagents one turn may start; the calls beyond get a SUBAGENT_LIMIT result */

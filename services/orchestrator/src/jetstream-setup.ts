@@ -26,7 +26,7 @@ export async function ensureRunStreams(
     duplicate_window: nanos(120_000),
     max_age: nanos(3_600_000),
     discard: DiscardPolicy.Old,
-  });
+  }, config.JS_REPLICAS);
   await upsertStream(manager, {
     name: names.runEvents,
     subjects: [subjectPrefix + subjects.runEventsAll],
@@ -34,7 +34,7 @@ export async function ensureRunStreams(
     storage: StorageType.File,
     max_age: nanos(config.EVENTS_MAX_AGE_MS),
     discard: DiscardPolicy.Old,
-  });
+  }, config.JS_REPLICAS);
   const consumer = {
     durable_name: names.runRequestsConsumer,
     ack_policy: AckPolicy.Explicit,
@@ -52,11 +52,12 @@ export async function ensureRunStreams(
 
 type StreamSettings = Parameters<JetStreamManager["streams"]["add"]>[0] & { name: string };
 
-async function upsertStream(manager: JetStreamManager, settings: StreamSettings): Promise<void> {
+/** An existing stream keeps its replica count here; `raiseReplicas` only ever raises it. */
+async function upsertStream(manager: JetStreamManager, settings: StreamSettings, replicas: number): Promise<void> {
   try {
     await manager.streams.info(settings.name);
     await manager.streams.update(settings.name, settings);
   } catch {
-    await manager.streams.add(settings);
+    await manager.streams.add({ ...settings, num_replicas: replicas });
   }
 }

@@ -11,6 +11,7 @@ import { addSessionEndpoints } from "./session-endpoints.js";
 import { SessionStore } from "./session-store.js";
 import { InstrumentedToolClient } from "./instrumented-tool-client.js";
 import { openAiModel } from "./openai-model.js";
+import { checkReplicasPossible, raiseReplicas } from "./stream-replicas.js";
 import { tracedSessionStore } from "./traced-session-store.js";
 import { runQueuedTurn } from "./subagents/run-queued-turn.js";
 import type { TurnRunnerDeps } from "./turn-runner.js";
@@ -37,9 +38,14 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   const { connection, config, logger } = options;
   const prefix = options.subjectPrefix ?? "";
   const names = jetStreamNames(prefix);
+  checkReplicasPossible(connection, config.JS_REPLICAS);
   const manager = await connection.jetstreamManager();
   await ensureRunStreams(manager, names, config, prefix);
   const store = tracedSessionStore(await SessionStore.open(connection, names.sessionsBucket));
+  // a bucket is the stream KV_<bucket>; the session store creates it with one replica
+  for (const stream of [names.runRequests, names.runEvents, `KV_${names.sessionsBucket}`]) {
+    await raiseReplicas(manager, stream, config.JS_REPLICAS, logger);
+  }
   const migrated = await store.migrateLegacySessions();
   if (migrated > 0) logger.info({ migrated }, "sessions moved to the per-turn storage");
   const active = new ActiveTurns();

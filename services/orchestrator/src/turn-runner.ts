@@ -30,6 +30,7 @@ import type { ModelCaller } from "./model-caller.js";
 import type { ToolCaller } from "./tool-caller.js";
 import { doneEvent } from "./done-event.js";
 import { recordTurnEnd } from "./turn-telemetry.js";
+import { retryWhileLeaderless } from "./leaderless-retry.js";
 
 export interface TurnRunnerDeps {
   connection: NatsConnection;
@@ -70,7 +71,8 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
   try {
     if (!deps.model) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
     const rules = getAgentRules(deps, request.agent_id, log);
-    accepted = await acceptTurn(deps, request);
+    accepted = await acceptTurn(deps, request, attempt);
+    if (!accepted) return log.info("the turn is already running or has ended; this delivery is dropped");
     const { agent } = accepted;
     events.emit({ type: "session", agent_id: agent.id, attempt });
     opened = updateManifest(deps, accepted.session, agent, "running", log);
@@ -140,23 +142,36 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
   } finally {
     clearTimeout(deadline);
     active.remove(request.session_id, request.run_id);
+    // the work-queue message is acknowledged after this returns: only once the events are kept
+    const lost = await events.settled();
+    if (lost) log.error({ err: lost }, "the turn's events could not all be stored in RUN_EVENTS");
   }
 }
 
 async function acceptTurn(
   deps: TurnRunnerDeps,
   request: RunStartRequest,
-): Promise<{ session: SessionRecord; version: SessionVersion; agent: AgentDefinition }> {
+  attempt: number,
+): Promise<{ session: SessionRecord; version: SessionVersion; agent: AgentDefinition } | undefined> {
   const agent = await getAgent(deps, request.agent_id);
   if (request.new_session) {
     // one KV operation for a new chat; if the id exists, this is a redelivery and the checks below apply
-    const created = await deps.store.createRunning({ id: request.session_id, agentId: agent.id, owner: request.owner, runId: request.run_id });
+    const created = await retryWhileLeaderless(() =>
+      deps.store.createRunning({ id: request.session_id, agentId: agent.id, owner: request.owner, runId: request.run_id }),
+    );
     if (created) return { session: created.record, version: created.version, agent };
   }
-  const stored = await deps.store.get(request.session_id, request.owner);
+  const stored = await retryWhileLeaderless(() => deps.store.get(request.session_id, request.owner));
   if (!stored) throw new AppError("SESSION_NOT_FOUND", "Session not found");
   const { record } = stored;
   if (record.agent_id !== agent.id) throw new AppError("BAD_REQUEST", `This session belongs to agent ${record.agent_id}`);
+  // a redelivery of a turn that has already ended (its acknowledgement was lost with a NATS server): its
+  // client has had its final event, so running it again would only add the turn to the session twice
+  if (record.last_run_id === request.run_id && record.run_id === null) return undefined;
+  // running, yet delivered as a first attempt: a consumer leader elected after a NATS server was lost
+  // delivered it again before it knew of the first delivery. The orchestrator that has it is alive (a
+  // dead one's turn comes back as a redelivery, attempt 2), so a takeover would run the turn twice
+  if (record.status === "running" && record.run_id === request.run_id && attempt === 1) return undefined;
   // the same run id means this is a redelivery of a turn whose orchestrator died: take it over
   if (record.status === "running" && record.run_id !== request.run_id && !isAbandoned(record, deps.config)) {
     throw new AppError("SESSION_BUSY", "A turn is already running in this session");
@@ -168,7 +183,7 @@ async function acceptTurn(
     last_run_id: request.run_id,
     run_started_at: record.run_id === request.run_id && record.run_started_at ? record.run_started_at : new Date().toISOString(),
   };
-  const version = await deps.store.update(session, stored.version);
+  const version = await retryWhileLeaderless(() => deps.store.update(session, stored.version));
   return { session, version, agent };
 }
 
@@ -208,7 +223,7 @@ async function getAgentRules(deps: TurnRunnerDeps, agentId: string, log: Logger)
 }
 
 function finishSession(store: SessionStore, session: SessionRecord, status: SessionStatus, version: SessionVersion): Promise<SessionVersion> {
-  return store.update({ ...session, status, run_id: null, run_started_at: null }, version);
+  return retryWhileLeaderless(() => store.update({ ...session, status, run_id: null, run_started_at: null }, version));
 }
 
 /** Keeps the session folder's manifest in step; the tool-runner writes it (the orchestrator never writes files). */

@@ -21,6 +21,8 @@ export interface FaultSystemOptions {
   env?: Record<string, string>;
   /** settings for one kind of service */
   envFor?: Partial<Record<ServiceProcessName, Record<string, string>>>;
+  /** a NATS server (or cluster) already started, which the system stops with itself; a fresh one by default */
+  nats?: TestNats;
 }
 
 export interface FaultSystem {
@@ -39,7 +41,7 @@ export interface FaultSystem {
 }
 
 export async function startFaultSystem(options: FaultSystemOptions): Promise<FaultSystem> {
-  const nats = await startTestNats();
+  const nats = options.nats ?? (await startTestNats());
   const model = await startScriptedModel({ responder: options.responder });
   const outputRoot = await mkdtemp(join(tmpdir(), "ao-faults-"));
   const processes: Record<ServiceProcessName, ServiceProcess[]> = { registry: [], "tool-runner": [], orchestrator: [], gateway: [] };

@@ -41,7 +41,7 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
   const { config, active, subjectPrefix } = deps;
   const { session_id: sessionId, run_id: runId, parent } = request;
   const log = deps.logger.child({ sessionId, runId, parentRunId: parent.run_id, attempt });
-  const events = new RunEventPublisher(deps.connection, sessionId, runId, subjectPrefix, subjects.runChildEvents(sessionId, runId));
+  const events = new RunEventPublisher(deps.connection, sessionId, runId, subjectPrefix, subjects.runChildEvents(sessionId, runId), false);
   const emit = (event: RunEventBody) => events.emit(event);
   const controller = new AbortController();
   const timeoutMs = Math.max(0, Math.min(config.SUBAGENT_TIMEOUT_MS, request.expires_at - Date.now()));
