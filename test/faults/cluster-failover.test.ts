@@ -43,7 +43,8 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("a three-server NAT
     system = await startFaultSystem({
       nats: cluster.asTestNats(),
       responder: clusterResponder(modelLatencyMs),
-      env: { CHAT_IDLE_TIMEOUT_MS: "30000" },
+      // a turn may wait out a leader election and its retries on a loaded machine: give it more than that
+      env: { CHAT_IDLE_TIMEOUT_MS: "90000" },
       envFor: { orchestrator: { JS_REPLICAS: "1", RUN_CONCURRENCY: "64" }, "tool-runner": { TOOL_CONCURRENCY: "128" } },
     });
   }, 90_000);
@@ -117,10 +118,11 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("a three-server NAT
     await cluster.start(away.name);
     const deadline = Date.now() + 60_000;
     for (const stream of streams) {
-      const leader = await cluster.streamLeader(stream);
       // every message has reached it when its last sequence is the leader's; the counts are printed:
-      // on 2.9 a copy can keep a work queue's acknowledged messages, or lack ones from before a scale-up
+      // on 2.9 a copy can keep a work queue's acknowledged messages, or lack ones from before a scale-up.
+      // The leader is asked again each time: its return can move the leadership
       for (;;) {
+        const leader = await cluster.streamLeader(stream);
         const [mine, theirs] = await Promise.all([cluster.localState(away.name, stream), cluster.localState(leader.name, stream)]);
         if (mine && mine.last_seq === theirs?.last_seq) {
           console.info(`cluster: ${away.name} caught up on ${stream}: ${JSON.stringify(mine)}; leader ${leader.name}: ${JSON.stringify(theirs)}`);
