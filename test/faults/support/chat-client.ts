@@ -49,7 +49,7 @@ export async function streamChat(gatewayUrl: string, body: ChatBody, headers: Re
           const block = buffered.slice(0, end);
           buffered = buffered.slice(end + 2);
           const data = block.split("\n").find((line) => line.startsWith("data:"));
-          if (data) events.push(RunEvent.parse(JSON.parse(data.slice(5).trim())));
+          if (data) events.push(parseEvent(data.slice(5).trim()));
         }
         for (const wake of waiters) wake();
       }
@@ -93,3 +93,10 @@ export async function postChat(gatewayUrl: string, body: ChatBody): Promise<{ st
 
 /** The final event of a finished turn. */
 export const finalEvent = (events: RunEvent[]): RunEvent | undefined => events.findLast((event) => event.type === "done" || event.type === "error");
+
+/** One SSE data line as a run event; the gateway's own last word on a broken stream is shown as it came. */
+function parseEvent(data: string): RunEvent {
+  const parsed = RunEvent.safeParse(JSON.parse(data));
+  if (!parsed.success) throw new Error(`not a run event: ${data.slice(0, 500)}`);
+  return parsed.data;
+}
