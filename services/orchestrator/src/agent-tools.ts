@@ -1,5 +1,4 @@
-import type { AgentDefinition, ToolName } from "@agent-orchestrator/shared";
-import { menuItemSkill } from "./menu-item-skill.js";
+import { menuItemSkill, type AgentDefinition, type ToolName } from "@agent-orchestrator/shared";
 
 export interface AgentToolOptions {
   /** offer `run_subagent`: only when this orchestrator can run subagents */

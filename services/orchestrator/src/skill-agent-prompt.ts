@@ -1,8 +1,7 @@
-import type { AgentDefinition, LoadedSkill, ToolName } from "@agent-orchestrator/shared";
+import { menuItemSkill, type AgentDefinition, type LoadedSkill, type ToolName } from "@agent-orchestrator/shared";
 import { AgentCustomization } from "./agent-customization.js";
 import { substituteVariables } from "./critical-actions.js";
 import { bulletList, describeToolRules, fillTemplate, isoDate, variableList } from "./prompt-parts.js";
-import { menuItemSkill } from "./menu-item-skill.js";
 import type { SkillStart } from "./skill-start.js";
 import { skillAgentPromptTemplate, skillPersonaInInstructions, skillPersonaTemplate } from "./system-prompt-template.js";
 

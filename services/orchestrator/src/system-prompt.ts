@@ -1,8 +1,7 @@
-import type { AgentDefinition, MenuItem, ToolName } from "@agent-orchestrator/shared";
+import { menuItemSkill, type AgentDefinition, type MenuItem, type ToolName } from "@agent-orchestrator/shared";
 import type { AgentStart } from "./agent-start.js";
 import { substituteVariables, type ActionsStart } from "./critical-actions.js";
 import { bulletList, describeToolRules, fillTemplate, isoDate, variableList } from "./prompt-parts.js";
-import { menuItemSkill } from "./menu-item-skill.js";
 import { buildSkillAgentPrompt } from "./skill-agent-prompt.js";
 import { systemPromptTemplate, v4DependencyRules, workflowHandlerNote, workflowRules } from "./system-prompt-template.js";
 

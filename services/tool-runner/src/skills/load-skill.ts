@@ -1,15 +1,13 @@
+import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { AppError, skillFileName, type LoadedSkill } from "@agent-orchestrator/shared";
-import type { Sandbox, SandboxContext } from "../sandbox/index.js";
+import { AppError, assertSkillName, listSkillFolder, resolveSkillText, skillFileName, skillNotFound, type LoadedSkill, type SkillTextScope } from "@agent-orchestrator/shared";
+import { isProtectedSegment, relativeInside, type RootEntry, type Sandbox, type SandboxContext } from "../sandbox/index.js";
 import type { LayoutRoot } from "../sandbox/project-layout.js";
 import { OptionalFiles } from "./optional-file.js";
 import { loadSkillCustomization } from "./skill-customization.js";
 import { readSkillDocument } from "./skill-document.js";
 import { loadSkillFacts } from "./skill-facts.js";
-import { listSkillFiles } from "./skill-files.js";
 import { SkillIndex, type SkillLocation } from "./skill-index.js";
-import { assertSkillName, skillNotFound } from "./skill-name.js";
-import { resolveSkillText, type SkillTextScope } from "./skill-text.js";
 import { loadSkillVariables } from "./skill-variables.js";
 
 // one index per sandbox (per process), so every call shares the cached skill list
@@ -95,4 +93,11 @@ async function configTreeOf(sandbox: Sandbox, location: SkillLocation): Promise<
   const root = location.tree?.root ?? ["_bmad", "bmad"].map((name) => trees.find((tree) => path.basename(tree.lexical) === name)).find(Boolean);
   if (!root || path.basename(root.lexical).startsWith(".bmad-")) return undefined;
   return { root, virtualPath: `{project-root}/${path.relative(sandbox.projectRoot, root.lexical).split(path.sep).join("/")}` };
+}
+
+/** The skill's files (shared `listSkillFolder`), listed only when the folder's real location lies in a readable root. */
+async function listSkillFiles(folder: string, readable: readonly RootEntry[]): Promise<{ files: string[]; truncated: boolean }> {
+  const real = await realpath(folder).catch(() => undefined);
+  if (real === undefined || !readable.some((root) => relativeInside(root.real, real) !== undefined)) return { files: [], truncated: false };
+  return listSkillFolder(real, isProtectedSegment);
 }

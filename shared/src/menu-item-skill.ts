@@ -1,4 +1,4 @@
-import type { MenuItem } from "@agent-orchestrator/shared";
+import type { MenuItem } from "./agent.js";
 
 /**
  * The skill a menu item invokes: its `skill`, or a 6.2 `exec="skill:<name>"` target (docs/bmad-releases.md)

@@ -1,4 +1,5 @@
-import { getOwn, isTable, type TomlTable } from "@agent-orchestrator/shared";
+import { getOwn } from "../get-own.js";
+import { isTable, type TomlTable } from "./customization.js";
 
 /** What `{name}` placeholders in a skill's text may be replaced with. */
 export interface SkillTextScope {

@@ -1,20 +1,18 @@
-import { opendir, realpath } from "node:fs/promises";
+import { opendir } from "node:fs/promises";
 import path from "node:path";
-import { skillFileName } from "@agent-orchestrator/shared";
-import { isProtectedSegment, relativeInside, type RootEntry } from "../sandbox/index.js";
+import { skillFileName } from "./install-layout.js";
 
 /** Bounds of a skill's file list. */
 export const skillFileLimits = { maxFiles: 200, maxDepth: 4, maxEntries: 2000 };
 const skippedFolders = new Set(["node_modules", ".git", "__pycache__"]);
 
 /**
- * A skill's other files (steps, references, assets, scripts) relative to its folder, sorted in byte order:
- * at most `maxFiles`, `maxDepth` folders deep, without SKILL.md itself, protected names or links. Nothing is
- * listed unless the folder's real location lies in a readable root. `truncated` says a limit was reached.
+ * A skill's other files (steps, references, assets, scripts) relative to its folder `realFolder` (already
+ * resolved and checked by the caller), sorted in byte order: at most `maxFiles`, `maxDepth` folders deep,
+ * without SKILL.md itself, links, `node_modules`, `.git`, `__pycache__` or names `isSkipped` refuses (the
+ * tool-runner's protected names). `truncated` says a limit was reached.
  */
-export async function listSkillFiles(folder: string, readable: readonly RootEntry[]): Promise<{ files: string[]; truncated: boolean }> {
-  const real = await realpath(folder).catch(() => undefined);
-  if (real === undefined || !readable.some((root) => relativeInside(root.real, real) !== undefined)) return { files: [], truncated: false };
+export async function listSkillFolder(realFolder: string, isSkipped: (name: string) => boolean): Promise<{ files: string[]; truncated: boolean }> {
   const files: string[] = [];
   let entries = 0;
   let truncated = false;
@@ -27,7 +25,7 @@ export async function listSkillFiles(folder: string, readable: readonly RootEntr
         truncated = true;
         break;
       }
-      if (isProtectedSegment(entry.name) || skippedFolders.has(entry.name)) continue;
+      if (isSkipped(entry.name) || skippedFolders.has(entry.name)) continue;
       if (entry.isDirectory()) children.push({ name: entry.name, folder: true });
       else if (entry.isFile() && !(depth === 0 && entry.name === skillFileName)) children.push({ name: entry.name, folder: false });
     }
@@ -44,6 +42,6 @@ export async function listSkillFiles(folder: string, readable: readonly RootEntr
       else truncated = true;
     }
   };
-  await walk(real, "", 0);
+  await walk(realFolder, "", 0);
   return { files: files.sort(), truncated };
 }
