@@ -26,6 +26,7 @@ export * from "./bmad/install-layout.js";
 export * from "./bmad/skill-files.js";
 export * from "./bmad/skill-name.js";
 export * from "./bmad/skill-text.js";
+export * from "./bmad/skill-tree-search.js";
 export * from "./menu-item-skill.js";
 export * from "./loaded-skill.js";
 export * from "./mcp-tools.js";

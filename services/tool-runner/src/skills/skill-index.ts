@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
-import { lstat, opendir, readdir, stat } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { skillFileName } from "@agent-orchestrator/shared";
+import { hasSkillFile, skillFoldersUnder } from "@agent-orchestrator/shared";
 import { isProtectedSegment, type Sandbox } from "../sandbox/index.js";
 import type { LayoutRoot, ProjectLayout } from "../sandbox/project-layout.js";
 
@@ -16,19 +16,14 @@ export interface SkillLocation {
   tree?: { root: LayoutRoot; relative: string };
 }
 
-/** How deep below a BMAD tree a skill folder may be (`_bmad/bmm/workflows/1-analysis/research/<skill>`). */
-export const treeSearchDepth = 5;
-/** Folders a tree search opens at most, so a huge tree costs a bounded time. */
-export const treeSearchMaxFolders = 5000;
 const indexMaxAgeMs = 5000;
 const indexMinRefreshMs = 1000;
-const skippedFolders = new Set(["node_modules", ".git"]);
 
 /**
  * The project's skills by name, found the way the installer lays them out (docs/bmad-releases.md): first the
  * skill folders of every tool folder (`.claude/skills/<name>`, `.agents/skills/<name>`; a name seen in an
  * earlier folder in byte order wins), then folders holding a `SKILL.md` under the BMAD trees, at most
- * `treeSearchDepth` deep. Built from the sandbox's cached layout and kept like it: rebuilt when older than a
+ * shared `treeSearchDepth` deep. Built from the sandbox's cached layout and kept like it: rebuilt when older than a
  * few seconds, or when a name is missing (at most once a second). Finding a skill gives a path only; its
  * files are read through the sandbox.
  */
@@ -79,41 +74,11 @@ async function indexSkills(projectRoot: string, layout: ProjectLayout): Promise<
     }
   }
   for (const root of layout.roots.filter((candidate) => candidate.kind === "tree").sort(byLexical)) {
-    for (const folder of await skillFoldersUnder(root.lexical)) {
+    for (const folder of await skillFoldersUnder(root.lexical, isProtectedSegment)) {
       const name = path.basename(folder);
       if (found.has(name)) continue;
       found.set(name, { name, folder, virtualPath: virtualOf(folder), tree: { root, relative: path.relative(root.lexical, folder) } });
     }
   }
   return found;
-}
-
-/** Folders holding a SKILL.md under `tree`, breadth first, not following links, bounded in depth and folders. */
-async function skillFoldersUnder(tree: string): Promise<string[]> {
-  const skills: string[] = [];
-  let level = [tree];
-  let opened = 0;
-  for (let depth = 1; depth <= treeSearchDepth && level.length > 0; depth++) {
-    const next: string[] = [];
-    for (const folder of level) {
-      if (opened++ >= treeSearchMaxFolders) return skills;
-      const directory = await opendir(folder).catch(() => undefined);
-      if (!directory) continue;
-      for await (const entry of directory) {
-        if (!entry.isDirectory() || skippedFolders.has(entry.name) || isProtectedSegment(entry.name)) continue;
-        const child = path.join(folder, entry.name);
-        if (await hasSkillFile(child)) skills.push(child);
-        else next.push(child);
-      }
-    }
-    level = next.sort();
-  }
-  return skills.sort();
-}
-
-async function hasSkillFile(folder: string): Promise<boolean> {
-  const file = path.join(folder, skillFileName);
-  const stats = await lstat(file).catch(() => undefined);
-  if (stats?.isSymbolicLink()) return (await stat(file).catch(() => undefined))?.isFile() ?? false;
-  return stats?.isFile() ?? false;
 }
