@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AgentDefinition, AgentFormat, AgentSource, AgentSummary, MenuItem } from "./agent.js";
+import { skillNamePattern } from "./bmad/skill-name.js";
 import { ErrorReply } from "./error-code.js";
 
 export const ListAgentsRequest = z.object({
@@ -159,6 +160,45 @@ export const ActivationReply = z.union([
   ErrorReply,
 ]);
 export type ActivationReply = z.infer<typeof ActivationReply>;
+
+export const SkillRequest = z.object({
+  /** the skill's name, as BMAD gives it (`bmad-prd`): never a path */
+  name: z.string().regex(skillNamePattern, "a skill name such as bmad-prd (letters, digits, '.', '_', '-')"),
+  user_context: ActivationRequest.shape.user_context,
+});
+export type SkillRequest = z.infer<typeof SkillRequest>;
+
+/**
+ * The structured half of a skill's activation document (docs/design.md "Activation documents"), for a model
+ * outside this system that works in the project folder with its own file tools: every path is relative to
+ * the project folder.
+ */
+export const SkillActivationData = z.object({
+  type: z.literal("skill"),
+  name: z.string(),
+  description: z.string(),
+  module: z.string(),
+  /** the skill's folder (`.claude/skills/bmad-prd`); `{skill-root}` in the text is replaced by it */
+  path: z.string(),
+  /** `agent` or `workflow` when its customization has that table, else `skill` */
+  kind: z.enum(["agent", "workflow", "skill"]),
+  /** the merged `[agent]` or `[workflow]` table (the whole merge for a plain skill): customize.toml → team → user */
+  customization: z.record(z.string(), z.unknown()),
+  /** the skill's other files, relative to the project folder, at most `skillFileLimits.maxFiles` */
+  files: z.array(z.string()),
+  filesTruncated: z.boolean(),
+  /** the `{variables}` left in the text for the model (config values it loads as the instructions say, run-time names), sorted */
+  variables: z.array(z.string()),
+  /** the BMAD release that installed the skill, when the install says */
+  release: z.string().optional(),
+  /** layers or files skipped, and why */
+  notes: z.array(z.string()),
+  userContext: z.string().optional(),
+});
+export type SkillActivationData = z.infer<typeof SkillActivationData>;
+
+export const SkillReply = z.union([z.object({ success: z.literal(true), data: SkillActivationData, text: z.string() }), ErrorReply]);
+export type SkillReply = z.infer<typeof SkillReply>;
 
 /**
  * Published on `registry.changed` when a re-scan changed what the registry serves. Every replica publishes its

@@ -19,6 +19,8 @@ export const subjects = {
   registryAgentsGet: "registry.agents.get",
   /** registry: one agent's activation document (docs/design.md "Activation documents"): structured data plus LLM-ready text */
   registryAgentsActivation: "registry.agents.activation",
+  /** registry: one skill's activation document for a model outside this system (docs/design.md "Activation documents") */
+  registrySkillsGet: "registry.skills.get",
   /** registry: every bundle and installed module with its status and warnings */
   registryBundlesList: "registry.bundles.list",
   /** registry: published (not request/reply) after a re-scan that changed agents or bundles */

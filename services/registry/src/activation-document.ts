@@ -104,7 +104,8 @@ function fillMenuItem(item: MenuItem, fill: (text: string) => string): MenuItem 
   return filled;
 }
 
-function variablesIn(texts: readonly string[]): string[] {
+/** The `{variables}` named in `texts`, once each, sorted. */
+export function variablesIn(texts: readonly string[]): string[] {
   const names = new Set<string>();
   for (const text of texts) for (const match of text.matchAll(variablePattern)) names.add(match[1] as string);
   return [...names].sort();

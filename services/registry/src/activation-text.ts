@@ -23,7 +23,7 @@ export function renderActivationText(data: ActivationData): string {
     section("PROMPTS", data.prompts.map((prompt) => `**#${prompt.id}:**\n${prompt.content}`).join("\n\n")),
     section("PERSISTENT FACTS", (data.customization?.persistentFacts ?? []).map((fact) => `- ${fact}`).join("\n")),
     section("AVAILABLE COMMANDS", data.menu.map((item, index) => `${index + 1}. ${commandLine(item)}`).join("\n")),
-    section("USER REQUEST", data.userContext ? data.userContext.split("\n").map((line) => `> ${line}`).join("\n") : ""),
+    userRequestSection(data.userContext),
     activation.steps.length > 0
       ? "▶️ **BEGIN ACTIVATION SEQUENCE NOW**\nFollow the activation steps in order, starting with Step 1, before any other output."
       : "▶️ **BEGIN NOW**\nGreet the user in character and show the numbered commands.",
@@ -49,7 +49,13 @@ function identitySection(data: ActivationData): string {
   return section("YOUR IDENTITY", parts.join("\n\n"));
 }
 
-function section(title: string, body: string): string {
+/** The user's request, quoted (spec of the activation documents: docs/design.md "Activation documents"); empty without one. */
+export function userRequestSection(userContext: string | undefined): string {
+  return section("USER REQUEST", userContext ? userContext.split("\n").map((line) => `> ${line}`).join("\n") : "");
+}
+
+/** `## TITLE` and its body; empty when the body is. */
+export function section(title: string, body: string): string {
   return body === "" ? "" : `## ${title}\n\n${body}`;
 }
 

@@ -1,16 +1,8 @@
-import { resolve } from "node:path";
-import { parseTomlLayer, type AgentSummary, type BundleInfo, type RegistryChanged, type RegistryWarning } from "@agent-orchestrator/shared";
-import { parseBundleManifest } from "./bundle-manifest.js";
+import type { AgentSummary, BundleInfo, RegistryChanged, RegistryWarning } from "@agent-orchestrator/shared";
 import type { DiscoveryLimits } from "./config.js";
-import { parseCsvTable } from "./csv-table.js";
 import { discoverSources } from "./discover-sources.js";
-import type { AgentRecord, DiscoveryContext } from "./discovery-context.js";
-import { FileParseCache } from "./file-parse-cache.js";
-import { parseAgentForCache } from "./load-agent.js";
+import { createDiscoveryContext, type AgentRecord, type DiscoveryContext } from "./discovery-context.js";
 import type { Catalog } from "./resolve-conflicts.js";
-import { parseYamlMapping } from "./safe-yaml.js";
-import { parseModuleConfig } from "./scan-modules.js";
-import { parseSkillDocument } from "./skill-document.js";
 
 /** A change as the registry sees it; the service adds its instance id when it publishes it. */
 export type RegistryChange = Omit<RegistryChanged, "instance">;
@@ -33,17 +25,7 @@ export class AgentRegistry {
   #queued: Promise<RegistryChange | undefined> | undefined;
 
   constructor(bmadRoot: string, limits: DiscoveryLimits) {
-    this.#context = {
-      rootPath: resolve(bmadRoot),
-      limits,
-      manifests: new FileParseCache(parseBundleManifest, limits.maxFileBytes),
-      agentFiles: new FileParseCache(parseAgentForCache, limits.maxFileBytes),
-      moduleConfigs: new FileParseCache(parseModuleConfig, limits.maxFileBytes),
-      yamlMappings: new FileParseCache(parseYamlMapping, limits.maxFileBytes),
-      csvTables: new FileParseCache(parseCsvTable, limits.maxFileBytes),
-      tomlLayers: new FileParseCache(parseTomlLayer, limits.maxFileBytes),
-      skillDocuments: new FileParseCache(parseSkillDocument, limits.maxFileBytes),
-    };
+    this.#context = createDiscoveryContext(bmadRoot, limits);
   }
 
   /** Scans now, or after the scan in progress; returns the change, or undefined when nothing changed. */

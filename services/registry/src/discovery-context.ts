@@ -1,10 +1,14 @@
-import type { AgentDefinition, BundleInfo, TomlTable } from "@agent-orchestrator/shared";
-import type { ReadManifest } from "./bundle-manifest.js";
+import { resolve } from "node:path";
+import { parseTomlLayer, type AgentDefinition, type BundleInfo, type TomlTable } from "@agent-orchestrator/shared";
+import { parseBundleManifest, type ReadManifest } from "./bundle-manifest.js";
 import type { DiscoveryLimits } from "./config.js";
-import type { CsvRow } from "./csv-table.js";
-import type { FileParseCache } from "./file-parse-cache.js";
+import { parseCsvTable, type CsvRow } from "./csv-table.js";
+import { FileParseCache } from "./file-parse-cache.js";
+import { parseAgentForCache } from "./load-agent.js";
 import type { ParsedAgent } from "./parsed-agent.js";
-import type { SkillDocument } from "./skill-document.js";
+import { parseYamlMapping } from "./safe-yaml.js";
+import { parseModuleConfig } from "./scan-modules.js";
+import { parseSkillDocument, type SkillDocument } from "./skill-document.js";
 
 /** An agent as served: the definition clients get, and the parse the activation document is built from. */
 export interface AgentRecord {
@@ -33,6 +37,21 @@ export interface DiscoveryContext {
   /** customization layers and `_bmad/config.toml` layers */
   tomlLayers: FileParseCache<TomlTable>;
   skillDocuments: FileParseCache<SkillDocument>;
+}
+
+/** A context over `bmadRoot` with empty caches. */
+export function createDiscoveryContext(bmadRoot: string, limits: DiscoveryLimits): DiscoveryContext {
+  return {
+    rootPath: resolve(bmadRoot),
+    limits,
+    manifests: new FileParseCache(parseBundleManifest, limits.maxFileBytes),
+    agentFiles: new FileParseCache(parseAgentForCache, limits.maxFileBytes),
+    moduleConfigs: new FileParseCache(parseModuleConfig, limits.maxFileBytes),
+    yamlMappings: new FileParseCache(parseYamlMapping, limits.maxFileBytes),
+    csvTables: new FileParseCache(parseCsvTable, limits.maxFileBytes),
+    tomlLayers: new FileParseCache(parseTomlLayer, limits.maxFileBytes),
+    skillDocuments: new FileParseCache(parseSkillDocument, limits.maxFileBytes),
+  };
 }
 
 /** Every parse cache of a context, for starting and ending a scan. */

@@ -9,6 +9,7 @@ import {
   ListAgentsReply,
   ListBundlesReply,
   RegistryChanged,
+  SkillReply,
   decodeJson,
   requestJson,
   subjects,
@@ -130,12 +131,23 @@ describe("registry service over NATS", () => {
     expect(reply.text).toContain("> write a PRD");
   });
 
+  it("answers a skill's activation document, SKILL_NOT_FOUND for an unknown one, and refuses a name that is a path", async () => {
+    await tree.write({ ".claude/skills/tidy-desk/SKILL.md": "---\nname: tidy-desk\ndescription: Tidies\n---\nRead {skill-root}/steps/one.md.\n" });
+    const reply = await ask(subjects.registrySkillsGet, { name: "tidy-desk", user_context: "tidy up" }, SkillReply);
+    expect(reply.success && reply.data).toMatchObject({ type: "skill", name: "tidy-desk", path: ".claude/skills/tidy-desk", userContext: "tidy up" });
+    expect(reply.success && reply.text).toContain("Read .claude/skills/tidy-desk/steps/one.md.");
+    expect(await ask(subjects.registrySkillsGet, { name: "no-such-skill" }, SkillReply)).toMatchObject({ success: false, error: { code: "SKILL_NOT_FOUND" } });
+    for (const name of ["../tidy-desk", "a/b", ".claude"]) {
+      expect(await ask(subjects.registrySkillsGet, { name }, SkillReply)).toMatchObject({ success: false, error: { code: "BAD_REQUEST" } });
+    }
+  });
+
   it("announces itself in $SRV discovery as the registry service with its endpoints", async () => {
     const infos = [];
     for await (const info of await connection.services.client().info("registry")) infos.push(info);
     const ours = infos.find((info) => info.endpoints.some((endpoint) => endpoint.subject.startsWith(prefix)));
     expect(ours?.endpoints.map((endpoint) => endpoint.subject).sort()).toEqual(
-      [subjects.registryAgentsActivation, subjects.registryAgentsGet, subjects.registryAgentsList, subjects.registryBundlesList].map((subject) => prefix + subject).sort(),
+      [subjects.registryAgentsActivation, subjects.registryAgentsGet, subjects.registryAgentsList, subjects.registryBundlesList, subjects.registrySkillsGet].map((subject) => prefix + subject).sort(),
     );
   });
 

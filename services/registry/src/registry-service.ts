@@ -6,6 +6,7 @@ import {
   GetAgentRequest,
   ListAgentsRequest,
   ListBundlesRequest,
+  SkillRequest,
   addJsonEndpoint,
   encodeJson,
   serviceNames,
@@ -16,10 +17,13 @@ import {
   type ListBundlesReply,
   type Logger,
   type RegistryChanged,
+  type SkillReply,
 } from "@agent-orchestrator/shared";
 import { buildActivation } from "./activation-document.js";
 import { AgentRegistry, type RegistryChange } from "./agent-registry.js";
 import { discoveryLimits, type RegistryConfig } from "./config.js";
+import { createDiscoveryContext } from "./discovery-context.js";
+import { buildSkillActivation } from "./skill-activation.js";
 import { watchInstall } from "./watch-install.js";
 import type { TreeWatcher } from "./watch-tree.js";
 
@@ -45,8 +49,8 @@ export interface RunningRegistry {
 
 /**
  * Starts the registry: scans BMAD_ROOT once before answering anything (so it never serves an empty list
- * by accident), then serves four JSON endpoints as the Services-framework service `registry` (queue group,
- * so replicas share the load): list agents, get agent, list bundles, activation. With REGISTRY_WATCH it
+ * by accident), then serves five JSON endpoints as the Services-framework service `registry` (queue group,
+ * so replicas share the load): list agents, get agent, list bundles, an agent's activation, a skill's activation. With REGISTRY_WATCH it
  * re-scans on file changes and publishes `registry.changed` when what it serves changed.
  */
 export async function startRegistry(options: StartRegistryOptions): Promise<RunningRegistry> {
@@ -75,6 +79,12 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Runn
   addJsonEndpoint(service, "agents-activation", prefix + subjects.registryAgentsActivation, ActivationRequest, async (request): Promise<ActivationReply> => {
     const activation = buildActivation(findAgent(registry, request.agent_id), { userContext: request.user_context, variables: request.variables });
     return { success: true, ...activation };
+  }, logger);
+
+  // a skill is read when asked for, through caches of its own (not the scan's, which drop what a scan did not see)
+  const skills = createDiscoveryContext(root, discoveryLimits(config));
+  addJsonEndpoint(service, "skills-get", prefix + subjects.registrySkillsGet, SkillRequest, async (request): Promise<SkillReply> => {
+    return { success: true, ...(await buildSkillActivation(skills, request.name, request.user_context)) };
   }, logger);
 
   addJsonEndpoint(service, "bundles-list", prefix + subjects.registryBundlesList, ListBundlesRequest, async (): Promise<ListBundlesReply> => {

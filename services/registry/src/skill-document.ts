@@ -6,6 +6,8 @@ export interface SkillDocument {
   /** front matter `name` (required: it is the skill's registered name) */
   name: string;
   description: string;
+  /** the text after the front matter: the instructions */
+  body: string;
   /** the first `# ` heading, e.g. `Mary — Business Analyst` */
   heading: string;
   /** `## ` sections by lower-case title, their text trimmed */
@@ -57,6 +59,7 @@ export function parseSkillDocument(text: string): ParseOutcome<SkillDocument> {
     value: {
       name: frontMatter.name,
       description: frontMatter.description,
+      body,
       heading,
       sections,
       ...(launches ? { launches } : {}),
