@@ -15,7 +15,7 @@ export const BmadToolInput = z.object({
     .min(1)
     .max(256)
     .optional()
-    .describe("a workflow from `list`: its menu trigger (`*idea-brief`), its skill name or its workflow path; with `agent` to pick among several agents"),
+    .describe("a workflow or skill: an installed skill's name (`bmad-prd`), or from `list` a menu trigger (`*idea-brief`), skill name or workflow path; with `agent` to pick among several agents"),
   user_context: ActivationRequest.shape.user_context.describe("what the user asked for; shown in the activation as the reason for it"),
   variables: ActivationRequest.shape.variables.describe("values for `{name}` variables such as user_name"),
 });

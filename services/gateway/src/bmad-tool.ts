@@ -3,6 +3,9 @@ import {
   AppError,
   GetAgentReply,
   ListAgentsReply,
+  SkillReply,
+  menuItemSkill,
+  skillNamePattern,
   subjects,
   type AgentDefinition,
   type AgentSummary,
@@ -23,11 +26,20 @@ export interface BmadResult {
   text: string;
 }
 
-/** The MCP tool `bmad`: list, read or execute an agent or a workflow, from the registry's answers. */
+/**
+ * The MCP tool `bmad`: list, read or execute an agent, a workflow or a skill, from the registry's answers. A
+ * skill (a `workflow` that names one, or a menu item that runs one) is the registry's skill document
+ * (`registry.skills.get`) for `read` and `execute` alike: its resolved instructions, for the outside model to
+ * follow in the project (docs/design.md "Activation documents").
+ */
 export async function runBmadTool(context: GatewayContext, input: BmadToolInput): Promise<BmadResult> {
   if (input.operation === "list") return listAll(context, input.agent);
   if (input.workflow) {
+    const skill = input.agent === undefined ? await installedSkill(context, input.workflow, input.user_context) : undefined;
+    if (skill) return skill;
     const { agent, item, target } = await findWorkflow(context, input.workflow, input.agent);
+    const skillName = menuItemSkill(item);
+    if (skillName !== undefined) return getSkill(context, skillName, input.user_context);
     if (input.operation === "read") {
       return { data: { type: "workflow", agent: agent.id, item, kind: target.kind, target: target.target }, text: workflowLine(item, target) };
     }
@@ -60,7 +72,7 @@ async function listAll(context: GatewayContext, only: string | undefined): Promi
         ...agent.workflows.map((workflow) => `  - ${workflowLine(workflow, workflow)}`),
       ].join("\n"),
     ),
-    "Activate one with `bmad` operation `execute` and `agent` (or `workflow`); run it here with `chat`.",
+    "Activate one with `bmad` operation `execute` and `agent`, or `workflow` (a menu trigger, or any installed skill's name such as `bmad-prd`); run it here with `chat`.",
   ].join("\n\n");
   return { data: { type: "list", agents }, text };
 }
@@ -116,6 +128,22 @@ function namesOf(item: MenuItem, target: MenuTarget): string[] {
   const file = segments.at(-1) ?? "";
   const folder = /^(workflow|SKILL)\.[a-z]+$/i.test(file) ? segments.at(-2) : file.replace(/\.[a-z]+$/i, "");
   return [item.trigger.replace(/^\*/, ""), target.target, folder ?? ""].map((value) => value.toLowerCase()).filter((value) => value !== "");
+}
+
+/** The skill called `name`, when one is installed; undefined for a name that is no skill (a menu trigger, a path). */
+async function installedSkill(context: GatewayContext, name: string, userContext: string | undefined): Promise<BmadResult | undefined> {
+  if (!skillNamePattern.test(name)) return undefined;
+  try {
+    return await getSkill(context, name, userContext);
+  } catch (error) {
+    if (AppError.is(error) && error.code === "SKILL_NOT_FOUND") return undefined;
+    throw error;
+  }
+}
+
+async function getSkill(context: GatewayContext, name: string, userContext: string | undefined): Promise<BmadResult> {
+  const { data, text } = await callService(context, subjects.registrySkillsGet, { name, user_context: userContext }, SkillReply);
+  return { data, text };
 }
 
 async function getAgent(context: GatewayContext, agentId: string): Promise<AgentDefinition> {

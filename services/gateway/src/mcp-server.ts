@@ -18,7 +18,7 @@ export function createMcpServer(context: GatewayContext, owner: string): McpServ
     {
       title: "BMAD agents and workflows",
       description:
-        "BMAD Method agents on this server. operation=list: the agents and their workflows. operation=read: one agent's definition (persona, menu) or one workflow's menu entry. operation=execute: the activation of an agent (or a workflow) in one call: who to become, how to start, the menu, and the user's request (user_context). Follow the returned text to act as the agent yourself.",
+        "BMAD Method agents on this server. operation=list: the agents and their workflows. operation=read: one agent's definition (persona, menu) or one workflow's menu entry. operation=execute: the activation of an agent (or a workflow) in one call: who to become, how to start, the menu, and the user's request (user_context). A skill (workflow=bmad-prd, or a menu item that runs a skill) gives its resolved instructions, paths relative to the project folder, for read and execute alike. Follow the returned text to act as the agent, or run the skill, yourself.",
       inputSchema: BmadToolInput.shape,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

@@ -17,10 +17,11 @@ export function menuTarget(item: MenuItem): MenuTarget | undefined {
 }
 
 /**
- * The activation document of one workflow (docs/design.md "Activation documents"), built from the
- * activation of the agent that offers it: the menu entry, the agent's handler for that kind of entry, the
- * agent's persona and rules, and the user's request. One call gives the outside model everything it needs
- * to start; the files themselves are read by that model from the project, as its handler says.
+ * The activation document of one workflow of a release before skills (a `workflow`, `validate-workflow` or
+ * `exec` menu item; docs/design.md "Activation documents"), built from the activation of the agent that
+ * offers it: the menu entry, the agent's handler for that kind of entry, the agent's persona and rules, and
+ * the user's request. The files themselves are read by the outside model from the project, as its handler
+ * says. A skill is not handled here: the registry resolves it whole (`registry.skills.get`).
  */
 export function workflowActivation(agent: ActivationData, item: MenuItem, target: MenuTarget, userContext: string | undefined) {
   const handler = agent.activation.handlers[target.kind] ?? defaultHandler(target);
@@ -42,7 +43,7 @@ export function workflowActivation(agent: ActivationData, item: MenuItem, target
       "## WORKFLOW OVERVIEW",
       `**Purpose:** ${item.description || name}`,
       `**Agent:** ${persona.name}${persona.title ? ` (${persona.title})` : ""}: stay in this character while you run it`,
-      `**${target.kind === "skill" ? "Skill" : "Runs"}:** ${target.target}`,
+      `**Runs:** ${target.target}`,
     ].join("\n"),
     `## HOW TO RUN IT\n\n${handler}\n\nThe ${target.kind} to pass to it: \`${target.target}\``,
     persona.role || persona.communicationStyle
@@ -57,9 +58,6 @@ export function workflowActivation(agent: ActivationData, item: MenuItem, target
 
 /** For an agent whose file has no handler of this kind (BMAD's own wording, condensed). */
 function defaultHandler(target: MenuTarget): string {
-  if (target.kind === "skill") {
-    return "Load the skill by its name (its SKILL.md and the files it lists) and follow its instructions precisely.";
-  }
   if (target.kind === "exec") return "Read the file in full and follow all the instructions within it.";
   return "1) Load the workflow engine ({project-root}/bmad/core/tasks/workflow.xml or workflow.md), 2) pass the workflow's yaml path as 'workflow-config', 3) execute the engine's instructions precisely, saving outputs after each step.";
 }
