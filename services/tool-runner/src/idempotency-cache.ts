@@ -1,9 +1,11 @@
+import { LRUCache } from "lru-cache";
 import type { ToolResult } from "@agent-orchestrator/shared";
 import { jsonBytes } from "./tools/reply-budget.js";
 
 interface Entry {
   fingerprint: string;
   result: Promise<ToolResult>;
+  /** the completed result's size; 0 while the call runs */
   bytes: number;
 }
 
@@ -15,53 +17,41 @@ export interface IdempotencyCacheOptions {
 }
 
 /**
- * Tool results by `call_id` (docs/nats.md "Connection and limits": the idempotency key). A call in flight is
- * shared with its retries; a successful result is kept, least recently used out first, so a retried write
- * is answered from here and not executed again. Failures are forgotten: retrying them is the point.
+ * Tool results by `call_id` (docs/nats.md "Connection and limits": the idempotency key), in this process. A call
+ * in flight is shared with its retries; a successful result is kept, least recently used out first (lru-cache,
+ * bounded by count and bytes), so a retried write is answered from here and not executed again. Failures are
+ * forgotten: retrying them is the point. Another replica's retries are answered from the session's call
+ * records (call-records.ts).
  */
 export class IdempotencyCache {
-  private readonly entries = new Map<string, Entry>();
-  private bytes = 0;
+  private readonly entries: LRUCache<string, Entry>;
 
-  constructor(private readonly options: IdempotencyCacheOptions) {}
+  constructor(options: IdempotencyCacheOptions) {
+    // a running call counts as one byte, so a flood of calls in flight is bounded by the count
+    this.entries = new LRUCache<string, Entry>({ max: options.maxEntries, maxSize: options.maxBytes, sizeCalculation: (entry) => Math.max(1, entry.bytes) });
+  }
 
   /** The entry for `key`, marked as recently used. */
   lookup(key: string): { fingerprint: string; result: Promise<ToolResult> } | undefined {
-    const entry = this.entries.get(key);
-    if (entry) {
-      this.entries.delete(key);
-      this.entries.set(key, entry);
-    }
-    return entry;
+    return this.entries.get(key);
   }
 
   /** Remembers a call from its start; `fingerprint` tells a retry from a different call reusing the key. */
   remember(key: string, fingerprint: string, result: Promise<ToolResult>): void {
-    const entry: Entry = { fingerprint, result, bytes: 0 };
-    this.entries.set(key, entry);
+    this.entries.set(key, { fingerprint, result, bytes: 0 });
     void result.then((value) => {
-      if (this.entries.get(key) !== entry) return;
+      if (this.entries.peek(key)?.result !== result) return;
       if (!value.success) {
         this.entries.delete(key);
         return;
       }
-      entry.bytes = jsonBytes(value);
-      this.bytes += entry.bytes;
-      this.evict();
+      // set again with its size: a result larger than the whole budget is simply not kept
+      this.entries.set(key, { fingerprint, result, bytes: jsonBytes(value) });
     });
-    this.evict();
   }
 
   /** Entries held, in flight or done. */
   get size(): number {
     return this.entries.size;
-  }
-
-  private evict(): void {
-    for (const [key, entry] of this.entries) {
-      if (this.entries.size <= this.options.maxEntries && this.bytes <= this.options.maxBytes) return;
-      this.entries.delete(key);
-      this.bytes -= entry.bytes;
-    }
   }
 }
