@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { isTable, mergeLayers, type RegistryWarning, type TomlTable } from "@agent-orchestrator/shared";
+import { centralConfigLayers, isTable, mergeLayers, type RegistryWarning, type TomlTable } from "@agent-orchestrator/shared";
 import { cell, type CsvRow } from "./csv-table.js";
 import type { DiscoveryContext } from "./discovery-context.js";
 import type { FileParseCache } from "./file-parse-cache.js";
@@ -18,8 +18,6 @@ export interface InstallIndex {
   agentDescriptors: ReadonlyMap<string, TomlTable>;
 }
 
-/** `_bmad/config.toml` and its overrides, in merge order (installer answers, then the team's and the user's pins). */
-export const centralConfigLayers = ["config.toml", "config.user.toml", "custom/config.toml", "custom/config.user.toml"] as const;
 
 /**
  * Reads the manifests of the installed tree `folder` (`_bmad`, whose realpath is `realTree`). Every file

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { isTable, mergeLayers, skillFileName, type RegistryWarning, type TomlTable } from "@agent-orchestrator/shared";
+import { isTable, mergeLayers, skillFileName, skillOverrideLayers, type RegistryWarning, type TomlTable } from "@agent-orchestrator/shared";
 import { cell, type CsvRow } from "./csv-table.js";
 import type { AgentRecord, DiscoveryContext } from "./discovery-context.js";
 import type { InstallIndex } from "./install-index.js";
@@ -102,8 +102,8 @@ async function scanSkill(
 
   const layers: TomlTable[] = baseTable ? [baseTable] : [];
   if (tree.realPath) {
-    for (const suffix of [".toml", ".user.toml"]) {
-      const path = `${tree.folder}/custom/${skill.name}${suffix}`;
+    for (const override of skillOverrideLayers(skill.name)) {
+      const path = `${tree.folder}/${override}`;
       const layer = await loadOptional(context.tomlLayers, path, join(context.rootPath, path), tree.realPath, "AGENT_INVALID", warnings);
       if (layer) layers.push(layer);
     }

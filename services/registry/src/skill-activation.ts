@@ -1,11 +1,13 @@
 import { join } from "node:path";
 import {
   AppError,
+  customizationKind,
   isTable,
   listSkillFolder,
   mergeLayers,
   resolveSkillText,
   skillFileName,
+  skillOverrideLayers,
   type RegistryWarning,
   type SkillActivationData,
   type TomlTable,
@@ -45,14 +47,14 @@ export async function buildSkillActivation(
   if (base) layers.push(base);
   const { tree } = location;
   if (tree) {
-    for (const suffix of [".toml", ".user.toml"]) {
-      const path = `${tree.folder}/custom/${name}${suffix}`;
+    for (const override of skillOverrideLayers(name)) {
+      const path = `${tree.folder}/${override}`;
       const layer = await loadOptional(context.tomlLayers, path, join(context.rootPath, path), tree.realPath, "PARSE_NOTE", warnings);
       if (layer) layers.push(layer);
     }
   }
   const merged = mergeLayers(layers);
-  const [kind, table] = isTable(merged["agent"]) ? (["agent", merged["agent"]] as const) : isTable(merged["workflow"]) ? (["workflow", merged["workflow"]] as const) : (["skill", merged] as const);
+  const { kind, table } = customizationKind(merged);
 
   // the install's manifests only name the module and release; their own problems are the agent list's to report
   const index = tree ? await readInstallIndex(context, tree.folder, tree.realPath, []) : undefined;

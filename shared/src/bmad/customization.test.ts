@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mergeLayers, parseTomlLayer, structuralMerge } from "./customization.js";
+import { customizationKind, mergeLayers, parseTomlLayer, skillOverrideLayers, structuralMerge } from "./customization.js";
 
 describe("BMAD customization merge", () => {
   it("lets a later scalar win and deep-merges tables", () => {
@@ -35,5 +35,15 @@ describe("BMAD customization merge", () => {
     const parsed = parseTomlLayer('[agent]\n"__proto__" = { polluted = true }\nicon = "x"');
     expect(parsed).toEqual({ ok: true, value: { agent: { icon: "x" } } });
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+  });
+
+  it("names a skill's team and personal override files, in merge order", () => {
+    expect(skillOverrideLayers("bmad-prd")).toEqual(["custom/bmad-prd.toml", "custom/bmad-prd.user.toml"]);
+  });
+
+  it("tells an agent, a workflow and a plain skill apart by their tables", () => {
+    expect(customizationKind({ agent: { icon: "x" }, workflow: {} })).toEqual({ kind: "agent", table: { icon: "x" } });
+    expect(customizationKind({ workflow: { prd_template: "t" } })).toEqual({ kind: "workflow", table: { prd_template: "t" } });
+    expect(customizationKind({ other: 1 })).toEqual({ kind: "skill", table: { other: 1 } });
   });
 });

@@ -31,6 +31,26 @@ export function mergeLayers(layers: readonly TomlTable[]): TomlTable {
   return merged;
 }
 
+/**
+ * A tree's central configuration layers, relative to the tree (`_bmad/`), in merge order: the installer's
+ * answers, the user's, then the team's and the user's pins (docs/bmad-releases.md "Customization layers").
+ */
+export const centralConfigLayers = ["config.toml", "config.user.toml", "custom/config.toml", "custom/config.user.toml"] as const;
+
+/** The team and the personal override of a skill, relative to its tree, merged in this order over its own customize.toml. */
+export function skillOverrideLayers(name: string): [team: string, personal: string] {
+  return [`custom/${name}.toml`, `custom/${name}.user.toml`];
+}
+
+/** What a merged customization makes a skill: an agent (`[agent]`), a workflow (`[workflow]`), else a plain skill. */
+export function customizationKind(merged: TomlTable): { kind: "agent" | "workflow" | "skill"; table: TomlTable } {
+  const agent = merged["agent"];
+  if (isTable(agent)) return { kind: "agent", table: agent };
+  const workflow = merged["workflow"];
+  if (isTable(workflow)) return { kind: "workflow", table: workflow };
+  return { kind: "skill", table: merged };
+}
+
 /** One TOML layer, or why it is not one (the message names no host path: the caller adds the file). */
 export function parseTomlLayer(text: string): { ok: true; value: TomlTable } | { ok: false; reason: string } {
   try {

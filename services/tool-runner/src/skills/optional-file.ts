@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError, parseTomlLayer, type TomlTable } from "@agent-orchestrator/shared";
 import type { Sandbox, SandboxContext } from "../sandbox/index.js";
 
 /** Reads optional files of a skill through the sandbox, collecting what went wrong as notes. */
@@ -24,5 +24,18 @@ export class OptionalFiles {
       if (error.code !== "FILE_NOT_FOUND") this.notes.push(`${virtualPath} not read: ${error.code}`);
       return undefined;
     }
+  }
+
+  /** The TOML layers among `virtualPaths` that exist and parse, in order; one that does not parse is a note. */
+  async tomlLayers(virtualPaths: readonly string[]): Promise<TomlTable[]> {
+    const layers: TomlTable[] = [];
+    for (const layerPath of virtualPaths) {
+      const text = await this.read(layerPath);
+      if (text === undefined) continue;
+      const parsed = parseTomlLayer(text);
+      if (parsed.ok) layers.push(parsed.value);
+      else this.notes.push(`${layerPath} skipped: ${parsed.reason}`);
+    }
+    return layers;
   }
 }

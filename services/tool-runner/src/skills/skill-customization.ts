@@ -1,4 +1,4 @@
-import { isTable, mergeLayers, parseTomlLayer, type TomlTable } from "@agent-orchestrator/shared";
+import { customizationKind, mergeLayers, skillOverrideLayers, type TomlTable } from "@agent-orchestrator/shared";
 import type { OptionalFiles } from "./optional-file.js";
 
 /** A skill's merged customization and what it makes the skill. */
@@ -20,20 +20,8 @@ export async function loadSkillCustomization(
   files: OptionalFiles,
   options: { skillRoot: string; name: string; configTree: string | undefined },
 ): Promise<SkillCustomization> {
-  const paths = [`${options.skillRoot}/customize.toml`];
-  if (options.configTree !== undefined) paths.push(`${options.configTree}/custom/${options.name}.toml`, `${options.configTree}/custom/${options.name}.user.toml`);
-  const layers: TomlTable[] = [];
-  for (const layerPath of paths) {
-    const text = await files.read(layerPath);
-    if (text === undefined) continue;
-    const parsed = parseTomlLayer(text);
-    if (parsed.ok) layers.push(parsed.value);
-    else files.notes.push(`${layerPath} skipped: ${parsed.reason}`);
-  }
-  const merged = mergeLayers(layers);
-  const agent = merged["agent"];
-  if (isTable(agent)) return { kind: "agent", merged, table: agent };
-  const workflow = merged["workflow"];
-  if (isTable(workflow)) return { kind: "workflow", merged, table: workflow };
-  return { kind: "skill", merged, table: merged };
+  const { configTree } = options;
+  const overrides = configTree === undefined ? [] : skillOverrideLayers(options.name).map((layer) => `${configTree}/${layer}`);
+  const merged = mergeLayers(await files.tomlLayers([`${options.skillRoot}/customize.toml`, ...overrides]));
+  return { ...customizationKind(merged), merged };
 }

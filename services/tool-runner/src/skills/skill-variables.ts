@@ -1,4 +1,4 @@
-import { getOwn, isTable, mapOutputVariables, mergeLayers, parseTomlLayer, type TomlTable } from "@agent-orchestrator/shared";
+import { centralConfigLayers, getOwn, isTable, mapOutputVariables, mergeLayers, type TomlTable } from "@agent-orchestrator/shared";
 import { parse as parseYaml } from "yaml";
 import type { OptionalFiles } from "./optional-file.js";
 
@@ -34,15 +34,7 @@ export async function loadSkillVariables(files: OptionalFiles, sources: SkillVar
   let toml: TomlTable = {};
   const scalars: Record<string, string> = {};
   if (tree !== undefined) {
-    const layers: TomlTable[] = [];
-    for (const layerPath of [`${tree}/config.toml`, `${tree}/config.user.toml`, `${tree}/custom/config.toml`, `${tree}/custom/config.user.toml`]) {
-      const text = await files.read(layerPath);
-      if (text === undefined) continue;
-      const parsed = parseTomlLayer(text);
-      if (parsed.ok) layers.push(parsed.value);
-      else files.notes.push(`${layerPath} skipped: ${parsed.reason}`);
-    }
-    toml = mergeLayers(layers);
+    toml = mergeLayers(await files.tomlLayers(centralConfigLayers.map((layer) => `${tree}/${layer}`)));
     const agents = toml["agents"];
     const agent = isTable(agents) ? getOwn(agents, sources.name) : undefined;
     const declared = isTable(agent) && typeof agent["module"] === "string" ? agent["module"] : undefined;
