@@ -33,3 +33,4 @@ export * from "./mcp-tools.js";
 export * from "./openai-api.js";
 export * from "./zod-issue.js";
 export * from "./telemetry/index.js";
+export * from "./utf8-prefix.js";

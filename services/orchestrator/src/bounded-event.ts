@@ -1,4 +1,4 @@
-import type { RunEvent } from "@agent-orchestrator/shared";
+import { utf8PrefixEnd, type RunEvent } from "@agent-orchestrator/shared";
 
 /** Strings in tool-call arguments longer than this (characters) are shown as a preview in events. */
 export const argumentPreviewChars = 4_096;
@@ -51,10 +51,7 @@ export function previewArguments(args: Record<string, unknown>): { arguments: Re
 export function prefixWithinBytes(text: string, maxBytes: number): string {
   const bytes = Buffer.from(text, "utf8");
   if (bytes.byteLength <= maxBytes) return text;
-  // step back over UTF-8 continuation bytes so no character is split
-  let end = Math.max(0, maxBytes);
-  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
-  return bytes.subarray(0, end).toString("utf8");
+  return bytes.subarray(0, utf8PrefixEnd(bytes, maxBytes)).toString("utf8");
 }
 
 /**

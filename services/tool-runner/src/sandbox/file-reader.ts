@@ -1,8 +1,8 @@
 import { constants, type Stats } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
+import { utf8PrefixEnd } from "@agent-orchestrator/shared";
 import { assertDescriptorPath } from "./descriptor-path.js";
 import { accessDenied, errnoCode } from "./sandbox-error.js";
-import { utf8PrefixEnd } from "./text-content.js";
 
 /** What was read: at most the cap, and whether the file had more. */
 export interface CappedRead {
