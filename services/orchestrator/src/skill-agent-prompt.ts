@@ -3,7 +3,7 @@ import { AgentCustomization } from "./agent-customization.js";
 import { substituteVariables } from "./critical-actions.js";
 import { bulletList, describeToolRules, fillTemplate, isoDate, variableList } from "./prompt-parts.js";
 import type { SkillStart } from "./skill-start.js";
-import { skillAgentPromptTemplate, skillPersonaInInstructions, skillPersonaTemplate } from "./system-prompt-template.js";
+import { skillAgentPromptTemplate, skillPersonaInInstructions, personaTemplate } from "./system-prompt-template.js";
 
 /**
  * The prompt of a skills-era agent: the persona, menu, facts and activation steps from its merged customization
@@ -23,7 +23,7 @@ export function buildSkillAgentPrompt(agent: AgentDefinition, start: SkillStart,
     icon: icon ? ` (icon ${icon})` : "",
     skill_name: skill.name,
     persona: custom
-      ? fillTemplate(skillPersonaTemplate, {
+      ? fillTemplate(personaTemplate, {
           role: joined(custom.role) || agent.persona.role || "(not given)",
           identity: joined(custom.identity) || agent.persona.identity || "(not given)",
           communication_style: joined(custom.communication_style) || agent.persona.communication_style || "(not given)",

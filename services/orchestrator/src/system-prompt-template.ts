@@ -1,14 +1,7 @@
 import type { ToolName } from "@agent-orchestrator/shared";
 
-/**
- * The system prompts agents start from (docs/design.md "System prompts", adapted to our
- * tools and virtual paths). `{{name}}` slots are filled by `buildSystemPrompt`; the wording lives here so it can
- * be reviewed as one text. Two prompts: one for agents started by critical actions (4.x, 6.0–6.2 XML agents,
- * bundles), one for skills-era agents (6.3+), which are started by loading their skill.
- */
-export const systemPromptTemplate = `You are {{name}}, {{title}}.
-
-{{role}}
+/** The persona: role, identity, style and principles (a skills-era agent's from its merged `[agent]` customization). */
+export const personaTemplate = `{{role}}
 
 IDENTITY:
 {{identity}}
@@ -17,7 +10,25 @@ COMMUNICATION STYLE:
 {{communication_style}}
 
 PRINCIPLES:
-{{principles}}
+{{principles}}`;
+
+/** How every agent converses, and the date, closing both prompts. */
+const conversationRules = `CONVERSATION:
+- Keep answers purposeful: 2 to 4 sentences unless the work needs more.
+- Ask one clear question at a time and wait. Paraphrase the user's answer before moving on.
+- When something is unclear, ask before you proceed.
+
+Today's date is {{date}}.`;
+
+/**
+ * The system prompts agents start from (docs/design.md "System prompts", adapted to our
+ * tools and virtual paths). `{{name}}` slots are filled by `buildSystemPrompt`; the wording lives here so it can
+ * be reviewed as one text. Two prompts: one for agents started by critical actions (4.x, 6.0–6.2 XML agents,
+ * bundles), one for skills-era agents (6.3+), which are started by loading their skill.
+ */
+export const systemPromptTemplate = `You are {{name}}, {{title}}.
+
+${personaTemplate}
 
 AGENT START (already done by the system):
 {{start_instructions}}
@@ -37,12 +48,7 @@ MENU (the user may type the trigger, its number, or part of its text):
 THE AGENT FILE'S OWN MENU HANDLERS AND RULES (with our tools: "load" means read_file{{handler_note}}):
 {{agent_rules}}
 {{workflow_rules}}
-CONVERSATION:
-- Keep answers purposeful: 2 to 4 sentences unless the work needs more.
-- Ask one clear question at a time and wait. Paraphrase the user's answer before moving on.
-- When something is unclear, ask before you proceed.
-
-Today's date is {{date}}.`;
+${conversationRules}`;
 
 /**
  * The prompt of a skills-era agent. Its SKILL.md asks the model to run BMAD's resolver scripts and to read
@@ -92,24 +98,7 @@ YOUR SKILL'S OTHER FILES (read one with read_file only when your instructions ca
 TOOLS: CALL THEM, DO NOT DESCRIBE THEM
 {{tool_rules}}
 
-CONVERSATION:
-- Keep answers purposeful: 2 to 4 sentences unless the work needs more.
-- Ask one clear question at a time and wait. Paraphrase the user's answer before moving on.
-- When something is unclear, ask before you proceed.
-
-Today's date is {{date}}.`;
-
-/** The persona part of a skills-era agent's prompt, from its merged `[agent]` customization (BMAD 6.5+). */
-export const skillPersonaTemplate = `{{role}}
-
-IDENTITY:
-{{identity}}
-
-COMMUNICATION STYLE:
-{{communication_style}}
-
-PRINCIPLES:
-{{principles}}`;
+${conversationRules}`;
 
 /** For a 6.3–6.4 skill agent, which has no customization: its SKILL.md carries persona and capabilities. */
 export const skillPersonaInInstructions = `Your persona (identity, communication style, principles) and your capabilities are written in your
