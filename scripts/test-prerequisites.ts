@@ -1,18 +1,19 @@
 /**
  * Run by `npm test` first: makes sure the programs the suite drives exist outside npm. run_script's tests run
- * BMAD's Python scripts in Debian's bubblewrap with the system python3 and util-linux's prlimit (the same paths
- * the tool-runner uses, services/tool-runner/src/scripts/bwrap-arguments.ts). On a Debian machine where the
- * test runs as root, a missing package is installed with apt-get, as `.ci/run` does; anywhere else the run
- * stops with the command to run. (The browser comes from npm, see test/support/chromium-path.ts; NATS from
- * the nats-server binary, NATS_URL or Docker, see test/support/nats-harness.ts.)
+ * BMAD's Python scripts in Debian's bubblewrap with the system python3 and util-linux's prlimit, at the paths
+ * the tool-runner uses (its `sandboxPrograms`). On a Debian machine where the test runs as root (CI), a missing
+ * package is installed with apt-get; anywhere else the run stops with the command to run. (The browser comes
+ * from npm, see test/support/chromium-path.ts; NATS from the nats-server binary, NATS_URL or Docker, see
+ * test/support/nats-harness.ts.)
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { sandboxPrograms } from "../services/tool-runner/src/scripts/bwrap-arguments.js";
 
 const needed: ReadonlyArray<{ path: string; debianPackage: string }> = [
-  { path: "/usr/bin/bwrap", debianPackage: "bubblewrap" },
-  { path: "/usr/bin/python3", debianPackage: "python3" },
-  { path: "/usr/bin/prlimit", debianPackage: "util-linux" },
+  { path: sandboxPrograms.bwrap, debianPackage: "bubblewrap" },
+  { path: sandboxPrograms.python, debianPackage: "python3" },
+  { path: sandboxPrograms.prlimit, debianPackage: "util-linux" },
 ];
 
 const missing = needed.filter((program) => !existsSync(program.path));
