@@ -16,6 +16,12 @@ describe("startSkillAgent", () => {
     expect(start.variables).toMatchObject({ user_name: "Ada", communication_language: "English", output_folder: "{session-folder}" });
   });
 
+  it("keeps the output folders the tool-runner mapped, nested ones included", async () => {
+    const mapped = { user_name: "Ada", planning_artifacts: "{session-folder}/planning-artifacts", test_artifacts: "{session-folder}/qa/test-artifacts" };
+    const start = await startSkillAgent(skillAgent, async () => ({ ...loadedAgentSkill, variables: mapped }));
+    expect(start.variables).toMatchObject(mapped);
+  });
+
   it("stops with AGENT_INIT_FAILED naming the skill when load_skill fails", async () => {
     const failure: ToolResult = { success: false, error: { code: "SKILL_NOT_FOUND", message: "No skill named bmad-agent-analyst" } };
     await expect(startSkillAgent(skillAgent, async () => failure)).rejects.toMatchObject({

@@ -1,11 +1,11 @@
 import { AppError, LoadedSkill, type AgentDefinition, type ToolResult } from "@agent-orchestrator/shared";
-import { startVariables } from "./start-variables.js";
+import { withStartDefaults } from "./start-variables.js";
 
 /** What the system did for a skills-era agent (BMAD 6.3+): its skill loaded, customization and config resolved. */
 export interface SkillStart {
   kind: "skill";
   skill: LoadedSkill;
-  /** the skill's config variables, output variables mapped into the session folder, defaults filled in */
+  /** the skill's config variables (output variables already mapped into the session folder by the tool-runner), defaults filled in */
   variables: Record<string, string>;
 }
 
@@ -29,5 +29,5 @@ export async function startSkillAgent(agent: AgentDefinition, loadSkill: LoadSki
       cause: parsed.error,
     });
   }
-  return { kind: "skill", skill: parsed.data, variables: startVariables(parsed.data.variables, sessionFolder) };
+  return { kind: "skill", skill: parsed.data, variables: withStartDefaults(parsed.data.variables, sessionFolder) };
 }

@@ -7,11 +7,19 @@ import { mapOutputVariables } from "@agent-orchestrator/shared";
  * them anyway, so a missing value gets a sensible default instead of a literal `{communication_language}`.
  */
 export function startVariables(loaded: Readonly<Record<string, string>>, sessionFolder = "{session-folder}"): Record<string, string> {
-  const variables = mapOutputVariables(loaded, sessionFolder);
+  return withStartDefaults(mapOutputVariables(loaded, sessionFolder), sessionFolder);
+}
+
+/**
+ * The defaults of `startVariables` alone, for variables whose output folders are already mapped (a loaded skill's,
+ * which the tool-runner mapped): mapping them again would collapse a nested folder to its last name.
+ */
+export function withStartDefaults(mapped: Readonly<Record<string, string>>, sessionFolder = "{session-folder}"): Record<string, string> {
+  const variables = { ...mapped };
   variables["output_folder"] = sessionFolder;
-  variables["user_name"] = present(loaded["user_name"]) ?? "User";
-  variables["communication_language"] = present(loaded["communication_language"]) ?? "English";
-  variables["document_output_language"] = present(loaded["document_output_language"]) ?? variables["communication_language"];
+  variables["user_name"] = present(mapped["user_name"]) ?? "User";
+  variables["communication_language"] = present(mapped["communication_language"]) ?? "English";
+  variables["document_output_language"] = present(mapped["document_output_language"]) ?? variables["communication_language"];
   return variables;
 }
 
