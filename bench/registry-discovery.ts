@@ -5,14 +5,20 @@
  *   registry service started cold (`startRegistry`: scan, register the endpoints) until its first
  *   `registry.agents.list` over NATS returns every agent;
  * - a warm re-scan with nothing changed;
- * - warm list: `listAgents()` in process against `registry.agents.list` over NATS (decoded and validated,
- *   as the gateway does);
+ * - warm list: `listAgents()` in process against the gateway's agent list (`AgentList.current()`: the
+ *   decoded, validated list and the response body `GET /api/agents` sends), warm: the registry announced no
+ *   change since the gateway's last request; and `GET /api/agents` itself over loopback HTTP against a bare
+ *   node:http server sending the same bytes (the cost of moving the body, which no cache removes);
+ * - list after a change: what the gateway does once `registry.changed` dropped its list, one
+ *   `registry.agents.list` over NATS, decoded and validated;
  * - change-to-visible: a new bundle written to disk until the watching registry lists it over NATS.
  *
  * Run alone: `npx tsx bench/registry-discovery.ts` (after `npx tsc -b`), with NATS_URL or a local nats-server.
  * `npm run bench` runs it as measure 6 with sizes 10, 100 and 1,000.
  */
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -21,13 +27,16 @@ import { createLogger, decodeJson, encodeJson, ListAgentsReply, requestJson, sub
 import { AgentRegistry } from "../services/registry/src/agent-registry.js";
 import { discoveryLimits, registryEnvSchema } from "../services/registry/src/config.js";
 import { startRegistry, type RunningRegistry } from "../services/registry/src/registry-service.js";
+import { gatewayEnvSchema } from "../services/gateway/src/config.js";
+import { startGateway } from "../services/gateway/src/gateway-service.js";
+import { AgentList } from "../services/gateway/src/agent-list.js";
 import type { BenchContext } from "./support/bench-context.js";
 import { startBenchNats } from "./support/bench-nats.js";
 import { pick } from "./support/bench-settings.js";
 import { settings } from "./support/service-settings.js";
 import { generateBundles, generatedEntryAgentId } from "./support/generated-bundles.js";
 import { interleave, timed } from "./support/interleave.js";
-import { formatMs, formatRatio, type MeasureReport, type MeasureRow } from "./support/measure-report.js";
+import { formatAddedMs, formatMs, formatRatio, type MeasureReport, type MeasureRow } from "./support/measure-report.js";
 import { summarize, type Summary } from "./support/stats.js";
 
 export interface RegistryDiscoveryOptions {
@@ -48,6 +57,13 @@ export interface RegistrySizeResult {
   coldService: Summary;
   warmRescan: Summary;
   listInProcess: Summary;
+  /** the gateway's agent list, warm */
+  listWarm: Summary;
+  /** GET /api/agents over loopback HTTP, warm */
+  listHttp: Summary;
+  /** the same bytes from a bare node:http server: what moving the body over loopback HTTP costs */
+  listPlainHttp: Summary;
+  /** one registry.agents.list over NATS, decoded and validated: the gateway's list after a change */
   listOverNats: Summary;
   /** bytes of one list reply, and the p50 time to decode and validate it (what the gateway does with it) */
   listReplyBytes: number;
@@ -99,6 +115,18 @@ async function measureSize(options: RegistryDiscoveryOptions, root: string, size
   for (let round = 0; round < 3; round++) rescans.push(await timed(() => registry.rescan()));
   const warmRescan = summarize(rescans);
   const running = await startRegistry({ connection, config, logger, subjectPrefix: prefix });
+  const gatewayList = new AgentList({ connection, config: settings(gatewayEnvSchema, {}), subjectPrefix: prefix }, logger);
+  const gateway = await startGateway({ connection, config: settings(gatewayEnvSchema, { PORT: "0", RATE_LIMIT_PER_MINUTE: "1000000" }), logger, subjectPrefix: prefix });
+  const getAgents = async (url = gateway.url) => {
+    const response = await fetch(`${url}/api/agents`);
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`GET /api/agents answered ${response.status}`);
+  };
+  // the floor of the HTTP row: a bare node:http server sending the very bytes the gateway sends
+  const body = Buffer.from(await (await fetch(`${gateway.url}/api/agents`)).arrayBuffer());
+  const plain = createServer((_request, response) => response.writeHead(200, { "content-type": "application/json" }).end(body));
+  await new Promise<void>((resolve) => plain.listen(0, "127.0.0.1", resolve));
+  const plainUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
   const list = await interleave(
     {
       // timed synchronously: an await would add more than the call itself costs
@@ -107,10 +135,16 @@ async function measureSize(options: RegistryDiscoveryOptions, root: string, size
         registry.listAgents();
         return performance.now() - started;
       },
+      warm: () => timed(() => gatewayList.current()),
+      http: () => timed(getAgents),
+      plainHttp: () => timed(() => getAgents(plainUrl)),
       overNats: () => timed(listOverNats),
     },
     { warmup: Math.min(100, options.listCalls), samples: options.listCalls },
   );
+  gatewayList.close();
+  await gateway.stop();
+  await new Promise((resolve) => plain.close(resolve));
   const raw = await connection.request(prefix + subjects.registryAgentsList, encodeJson({}), { timeout: 10_000 });
   const decodes: number[] = [];
   for (let round = 0; round < 200; round++) {
@@ -128,6 +162,9 @@ async function measureSize(options: RegistryDiscoveryOptions, root: string, size
     coldService: summarize(cold.service),
     warmRescan,
     listInProcess: summarize(list.inProcess),
+    listWarm: summarize(list.warm),
+    listHttp: summarize(list.http),
+    listPlainHttp: summarize(list.plainHttp),
     listOverNats: summarize(list.overNats),
     listReplyBytes: raw.data.length,
     listDecodeMs: summarize(decodes).p50,
@@ -185,10 +222,28 @@ export function registryReport(results: RegistrySizeResult[], options: Omit<Regi
     rows.push({
       label: `warm list, ${result.bundles} bundles, p50 / p99`,
       baseline: `${formatMs(result.listInProcess.p50)} / ${formatMs(result.listInProcess.p99)}`,
+      system: `${formatMs(result.listWarm.p50)} / ${formatMs(result.listWarm.p99)}`,
+      result: formatMs(result.listWarm.p50),
+      target: "≤ 1 ms",
+      met: result.listWarm.p50 <= 1,
+    });
+  }
+  for (const result of results) {
+    rows.push({
+      label: `warm GET /api/agents over HTTP vs a bare server sending the same bytes, ${result.bundles} bundles, p50 / p99`,
+      baseline: `${formatMs(result.listPlainHttp.p50)} / ${formatMs(result.listPlainHttp.p99)}`,
+      system: `${formatMs(result.listHttp.p50)} / ${formatMs(result.listHttp.p99)}`,
+      result: formatAddedMs(result.listHttp.p50 - result.listPlainHttp.p50),
+      target: "≤ 1 ms added",
+      met: result.listHttp.p50 - result.listPlainHttp.p50 <= 1,
+    });
+  }
+  for (const result of results) {
+    rows.push({
+      label: `list after a change, ${result.bundles} bundles, p50 / p99`,
+      baseline: `${formatMs(result.listInProcess.p50)} / ${formatMs(result.listInProcess.p99)}`,
       system: `${formatMs(result.listOverNats.p50)} / ${formatMs(result.listOverNats.p99)}`,
       result: formatMs(result.listOverNats.p50),
-      target: "≤ 1 ms",
-      met: result.listOverNats.p50 <= 1,
     });
   }
   for (const result of results) {
@@ -205,16 +260,26 @@ export function registryReport(results: RegistrySizeResult[], options: Omit<Regi
     method:
       `Generated bundles (2 agents each) in a temp folder. Cold: direct parse (AgentRegistry.rescan on an empty cache, in process) vs the registry ` +
       `service started cold until its first list over NATS returns every agent, ${options.coldRounds} rounds each, interleaved. Warm list: ` +
-      `listAgents() vs registry.agents.list over NATS (validated as the gateway does), ${options.listCalls} calls each, interleaved. ` +
+      `listAgents() in process vs the gateway's agent list (AgentList.current() in this process on the registry's subjects: the ` +
+      `decoded, validated list and the JSON body GET /api/agents sends), warm: the registry announced no change since its last ` +
+      `request, so nothing goes over NATS. Warm GET /api/agents: the same through a gateway started in this process (fetch over ` +
+      `loopback HTTP with keep-alive, the whole body read) against a bare node:http server sending the very same bytes: what the ` +
+      `gateway adds to moving the body. List after a change: what the ` +
+      `gateway does once registry.changed dropped its list, i.e. one registry.agents.list over NATS (the registry keeps the reply ` +
+      `encoded per scan), decoded and validated with zod. The five interleaved, ` +
+      `${options.listCalls} calls each. ` +
       `Change-to-visible: a new bundle written until the watching registry (fs.watch, 100 ms debounce, the default) lists it, ${options.changeSamples} samples.`,
     rows,
     details: { sizes: results, ...options },
     notes: [
       "Cold means an empty registry cache; the OS file cache is warm for both sides (the files were just written).",
-      "The warm list over NATS carries every listed agent (one entry point per bundle), so it grows with the size; the in-process list only returns an array it already holds. " +
+      "The list over NATS (after a change) carries every listed agent (one entry point per bundle), so it grows with the size; the in-process list only returns an array it already holds. " +
         `Reply size and the time to decode and validate it (zod, as the gateway does): ${results
           .map((result) => `${result.bundles} bundles ${(result.listReplyBytes / 1024).toFixed(1)} KiB, ${formatMs(result.listDecodeMs)}`)
           .join("; ")}.`,
+      `Warm GET /api/agents is the HTTP round trip (fetch and Express on one loopback connection) plus moving the body: ${results
+        .map((result) => `${result.bundles} bundles ${formatMs(result.listHttp.p50)}`)
+        .join(", ")} at p50.`,
       "Change-to-visible includes the 100 ms debounce (REGISTRY_DEBOUNCE_MS) that lets one save or checkout be one re-scan.",
     ],
   };
@@ -238,7 +303,7 @@ async function main(): Promise<void> {
   const options = { coldRounds: 3, listCalls: 2000, changeSamples: 5 };
   try {
     const results = await measureRegistryDiscovery({ connection, sizes: [10, 100, 500, 1000], ...options });
-    const header = ["bundles", "agents", "cold direct ms", "cold service ms", "warm re-scan ms", "list p50 µs", "list p99 µs", "NATS list p50 ms", "NATS list p99 ms", "change→visible ms"];
+    const header = ["bundles", "agents", "cold direct ms", "cold service ms", "warm re-scan ms", "list p50 µs", "list p99 µs", "gateway list p50 ms", "GET /api/agents p50 ms", "NATS list p50 ms", "NATS list p99 ms", "change→visible ms"];
     const rows = results.map((result) => [
       String(result.bundles),
       String(result.agents),
@@ -247,6 +312,8 @@ async function main(): Promise<void> {
       result.warmRescan.p50.toFixed(2),
       (result.listInProcess.p50 * 1000).toFixed(2),
       (result.listInProcess.p99 * 1000).toFixed(2),
+      result.listWarm.p50.toFixed(3),
+      result.listHttp.p50.toFixed(3),
       result.listOverNats.p50.toFixed(3),
       result.listOverNats.p99.toFixed(3),
       result.changeToVisible.p50.toFixed(0),

@@ -1,10 +1,11 @@
 /**
- * `npm run bench`: every measure of issue 8 in one run, against one private nats-server and the scripted
+ * `npm run bench`: every measure of issues 8 and 16 in one run, against one private nats-server and the scripted
  * model, so that ratios compare figures taken minutes apart on the same machine. Prints the table and
  * writes a dated JSON file to bench/results/ (git-ignored); a full run of every measure also writes
  * bench/results/latest.json, the one that is committed.
  *
- * BENCH_QUICK=1 runs far fewer samples (for development); BENCH_ONLY=1,3 runs only those measures.
+ * BENCH_QUICK=1 runs far fewer samples (for development); BENCH_ONLY=1,3 runs only those measures;
+ * BENCH_PROFILE=1 also writes flame summaries of the service processes of measure 5 to bench/profiles/.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
@@ -13,7 +14,9 @@ import { startBenchContext, type BenchContext } from "./support/bench-context.js
 import type { MeasureReport } from "./support/measure-report.js";
 import { formatResultsTable } from "./support/results-table.js";
 import { collectVersions, describeMachine } from "./support/run-environment.js";
+import { profiling } from "./support/service-profiles.js";
 import { measureAgentsSdkComparison } from "./agents-sdk-comparison.js";
+import { measureConcurrentLoad } from "./concurrent-load.js";
 import { measureIdleSessionMemory } from "./idle-session-memory.js";
 import { measureLazyLoading } from "./lazy-loading.js";
 import { measureRecovery } from "./recovery.js";
@@ -34,6 +37,7 @@ const measures: Array<{ id: number; run: (context: BenchContext) => Promise<Meas
   { id: 7, run: measureLazyLoading },
   { id: 8, run: measureWorkflowStart },
   { id: 9, run: measureIdleSessionMemory },
+  { id: 11, run: measureConcurrentLoad },
   // last: it restarts the server under everything
   { id: 10, run: measureRecovery },
 ];
@@ -74,7 +78,7 @@ const results = {
   startedAt: startedAt.toISOString(),
   durationS: Math.round((Date.now() - startedAt.getTime()) / 1000),
   quick,
-  command: quick ? "BENCH_QUICK=1 npm run bench" : "npm run bench",
+  command: `${profiling ? "BENCH_PROFILE=1 " : ""}${quick ? "BENCH_QUICK=1 " : ""}npm run bench`,
   machine: { ...machineAtStart, loadAverage1mAtEnd: describeMachine().loadAverage1m },
   versions,
   measures: reports,
@@ -83,5 +87,6 @@ console.log(formatResultsTable(results));
 const folder = fileURLToPath(new URL("./results/", import.meta.url));
 await mkdir(folder, { recursive: true });
 const json = `${JSON.stringify(results, null, 2)}\n`;
-if (!quick && only.size === 0 && process.exitCode !== 1) await writeFile(`${folder}latest.json`, json);
+// a profiled run is slower in measure 5, so its figures never become the committed ones
+if (!quick && !profiling && only.size === 0 && process.exitCode !== 1) await writeFile(`${folder}latest.json`, json);
 await writeFile(`${folder}${results.startedAt.replace(/[:.]/g, "-")}.json`, json);

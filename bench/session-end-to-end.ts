@@ -8,10 +8,11 @@ import { startSystem as startServiceProcesses } from "../test/support/service-pr
 import type { BenchContext } from "./support/bench-context.js";
 import { latencySamples, pick, warmupRounds } from "./support/bench-settings.js";
 import { benchEnv } from "./support/bench-system.js";
-import { chatJson } from "./support/gateway-client.js";
+import { chatFirstDeltaMs, chatJson } from "./support/gateway-client.js";
 import { createInProcessAgent } from "./support/in-process-agent.js";
 import { interleave, timed } from "./support/interleave.js";
 import { formatMs, formatRatio, type MeasureReport } from "./support/measure-report.js";
+import { startSessionFloor } from "./support/session-floor.js";
 import { summarize } from "./support/stats.js";
 import { describeTrace, traceOperation } from "./support/span-timeline.js";
 
@@ -26,11 +27,13 @@ export async function measureSessionEndToEnd(context: BenchContext): Promise<Mea
   // LOG_LEVEL warn, because the harness learns the gateway's URL from its "listening" warning
   const env = benchEnv({ natsUrl: context.nats.url, modelUrl: context.model.url, bmadRoot: tree.root, outputRoot: context.outputRoot });
   const processes = await startServiceProcesses({ ...env, LOG_LEVEL: "warn" });
-  let samples: Record<"inProcess" | "system" | "processes", number[]>;
+  const floorPath = await startSessionFloor(context);
+  let samples: Record<"inProcess" | "floor" | "system" | "processes", number[]>;
   try {
     samples = await interleave(
       {
         inProcess: () => timed(() => agent.runTurn(context.sessionMessage)),
+        floor: () => timed(() => chatFirstDeltaMs(floorPath.url, body)),
         system: () => timed(() => chatJson(system.gatewayUrl, body)),
         processes: () => timed(() => chatJson(processes.url, body)),
       },
@@ -38,6 +41,7 @@ export async function measureSessionEndToEnd(context: BenchContext): Promise<Mea
     );
   } finally {
     await processes.stop();
+    await floorPath.stop();
   }
   const trace = await traceOperation(tracedRuns, async (mark) => {
     await chatJson(system.gatewayUrl, body);
@@ -49,6 +53,7 @@ export async function measureSessionEndToEnd(context: BenchContext): Promise<Mea
   const inProcess = summarize(samples.inProcess);
   const inOneProcess = summarize(samples.system);
   const asProcesses = summarize(samples.processes);
+  const floor = summarize(samples.floor);
   const ratio = inOneProcess.p50 / inProcess.p50;
   return {
     id: 3,
@@ -56,7 +61,9 @@ export async function measureSessionEndToEnd(context: BenchContext): Promise<Mea
     method:
       `A session of 2 model calls and 1 read_file (zero-latency model): the in-process loop vs POST /api/chat (JSON answer) through ` +
       `the services started in this process, and through the four services as four processes; ${latencySamples} sessions each, ` +
-      `interleaved ABC after ${warmupRounds} warm-up rounds.`,
+      `interleaved ABCD after ${warmupRounds} warm-up rounds. The floor (bench/support/distribution-floor.ts): the same in-process ` +
+      `loop behind the hops a turn cannot avoid — HTTP to a server, a JetStream work queue with its acknowledgement, a pull, the ` +
+      `tool call over NATS to the real tool-runner, the answer stored as an event and relayed as SSE — with nothing else.`,
     rows: [
       {
         label: "services in one process, p50 / p99",
@@ -74,8 +81,14 @@ export async function measureSessionEndToEnd(context: BenchContext): Promise<Mea
         target: "≤ 1.5×",
         met: asProcesses.p50 / inProcess.p50 <= 1.5,
       },
+      {
+        label: "the floor: the same hops with nothing else, p50 / p99",
+        baseline: `${formatMs(inProcess.p50)} / ${formatMs(inProcess.p99)}`,
+        system: `${formatMs(floor.p50)} / ${formatMs(floor.p99)}`,
+        result: `${formatRatio(floor.p50 / inProcess.p50)} (p50)`,
+      },
     ],
-    details: { inProcess, system: inOneProcess, processes: asProcesses, trace, tracedRuns },
+    details: { inProcess, floor, system: inOneProcess, processes: asProcesses, trace, tracedRuns },
     notes: describeTrace(trace, tracedRuns, "sessions, services in one process"),
   };
 }

@@ -2,16 +2,19 @@
  * Measure 5: sessions per second with 1, 16 and 64 sessions in flight, with a zero-latency model and a
  * model that takes 50 ms per call. A session is 2 model calls and 1 tool call. The baseline is the
  * in-process orchestrator (the orchestrator's turn code with the tools called directly); the system is
- * concurrent `POST /api/chat` clients, with the services in this process and as four processes.
+ * concurrent `POST /api/chat` clients, with the services in this process and as four processes. CPU per
+ * session is also taken for each process on its own; with BENCH_PROFILE=1 the four processes are profiled.
  */
 import { startSystem as startServiceProcesses } from "../test/support/service-processes.js";
 import type { BenchContext } from "./support/bench-context.js";
-import { pick } from "./support/bench-settings.js";
+import { pick, quick } from "./support/bench-settings.js";
 import { benchEnv } from "./support/bench-system.js";
-import { chatJson } from "./support/gateway-client.js";
+import { chatFirstDeltaMs, chatJson } from "./support/gateway-client.js";
 import { createInProcessAgent } from "./support/in-process-agent.js";
 import { cpuMs } from "./support/cpu-time.js";
 import { formatMs, formatRatio, type MeasureReport, type MeasureRow } from "./support/measure-report.js";
+import { monotonicUs, prepareServiceProfiles, profiling } from "./support/service-profiles.js";
+import { startSessionFloor } from "./support/session-floor.js";
 import { summarize } from "./support/stats.js";
 
 const concurrencies = [1, 16, 64];
@@ -20,17 +23,24 @@ const windowMs = pick(2_000, 700);
 const windows = pick(3, 1);
 const warmupMs = pick(1_000, 300);
 
+/** CPU used so far by each process involved (this one, nats-server, the service processes), in ms */
+type CpuReading = Record<string, number>;
+
 interface WindowResult {
   sessionsPerSecond: number;
-  /** CPU of every process involved (this one, nats-server, the service processes), per session */
-  cpuMsPerSession: number;
+  /** per session, by process */
+  cpuMsPerSession: CpuReading;
 }
+
+// the benchmark process: besides the clients and the scripted model, it holds the idle in-process system
+const benchProcess = "scripted model and clients";
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 
 /**
  * One window: `concurrency` workers each run sessions back to back until the window closes; sessions
  * still running then are finished and counted, over the time they really took.
  */
-async function runWindow(session: () => Promise<unknown>, concurrency: number, durationMs: number, cpuOf: () => number): Promise<WindowResult> {
+async function runWindow(session: () => Promise<unknown>, concurrency: number, durationMs: number, cpuOf: () => CpuReading): Promise<WindowResult> {
   const started = performance.now();
   const cpuBefore = cpuOf();
   let completed = 0;
@@ -41,10 +51,12 @@ async function runWindow(session: () => Promise<unknown>, concurrency: number, d
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return { sessionsPerSecond: completed / ((performance.now() - started) / 1000), cpuMsPerSession: (cpuOf() - cpuBefore) / completed };
+  const cpuAfter = cpuOf();
+  const cpuMsPerSession = Object.fromEntries(Object.entries(cpuAfter).map(([name, ms]) => [name, (ms - (cpuBefore[name] ?? 0)) / completed]));
+  return { sessionsPerSecond: completed / ((performance.now() - started) / 1000), cpuMsPerSession };
 }
 
-type Side = "inProcess" | "system" | "processes";
+type Side = "inProcess" | "floor" | "system" | "processes";
 
 export async function measureThroughput(context: BenchContext): Promise<MeasureReport> {
   const { system, tree, responder } = context;
@@ -52,40 +64,73 @@ export async function measureThroughput(context: BenchContext): Promise<MeasureR
   const body = { agent_id: tree.sessionAgent, message: context.sessionMessage };
   const env = benchEnv({ natsUrl: context.nats.url, modelUrl: context.model.url, bmadRoot: tree.root, outputRoot: context.outputRoot });
   // LOG_LEVEL warn: the harness learns the gateway's URL from its "listening" warning
-  const processes = await startServiceProcesses({ ...env, LOG_LEVEL: "warn" });
+  const profiles = profiling ? await prepareServiceProfiles() : undefined;
+  const processes = await startServiceProcesses({ ...env, LOG_LEVEL: "warn" }, profiles?.nodeArgs);
+  // the same sessions behind only the hops a turn cannot avoid (bench/support/distribution-floor.ts)
+  const floor = await startSessionFloor(context);
   const sides: Record<Side, () => Promise<unknown>> = {
     inProcess: () => agent.runTurn(context.sessionMessage),
+    floor: () => chatFirstDeltaMs(floor.url, body),
     system: () => chatJson(system.gatewayUrl, body),
     processes: () => chatJson(processes.url, body),
   };
-  const servicePids = processes.processes.map((service) => service.child.pid ?? -1);
-  const cpuOf = () => cpuMs() + cpuMs(context.nats.pid) + servicePids.reduce((sum, pid) => sum + cpuMs(pid), 0);
-  const results: Array<{ modelDelayMs: number; concurrency: number; rates: Record<Side, number>; cpuMsPerSession: Record<Side, number> }> = [];
+  const services = processes.processes.map((service) => ({ name: service.name, pid: service.child.pid ?? -1 }));
+  const cpuOf = (): CpuReading => ({
+    ...Object.fromEntries(services.map(({ name, pid }) => [name, cpuMs(pid)])),
+    "nats-server": cpuMs(context.nats.pid),
+    [benchProcess]: cpuMs(),
+  });
+  const results: Array<{
+    modelDelayMs: number;
+    concurrency: number;
+    rates: Record<Side, number>;
+    cpuMsPerSession: Record<Side, number>;
+    cpuMsPerSessionByProcess: Record<Side, CpuReading>;
+  }> = [];
+  let profileFromUs: number | undefined;
+  let profileToUs = 0;
   try {
     for (const modelDelayMs of modelDelays) {
       responder.delayMs = modelDelayMs;
       for (const concurrency of concurrencies) {
-        const windowResults: Record<Side, WindowResult[]> = { inProcess: [], system: [], processes: [] };
+        const windowResults: Record<Side, WindowResult[]> = { inProcess: [], floor: [], system: [], processes: [] };
         for (const side of Object.keys(sides) as Side[]) await runWindow(sides[side], concurrency, warmupMs, cpuOf);
         for (let window = 0; window < windows; window++) {
           for (const side of Object.keys(sides) as Side[]) {
+            profileFromUs ??= monotonicUs();
             windowResults[side].push(await runWindow(sides[side], concurrency, windowMs, cpuOf));
+            profileToUs = monotonicUs();
             context.forgetRequests();
           }
         }
-        const median = (side: Side, key: keyof WindowResult) => summarize(windowResults[side].map((result) => result[key])).p50;
+        const medianOf = (side: Side, figure: (result: WindowResult) => number) => summarize(windowResults[side].map(figure)).p50;
+        const perSide = (figure: (result: WindowResult) => number) =>
+          Object.fromEntries((Object.keys(sides) as Side[]).map((side) => [side, medianOf(side, figure)])) as Record<Side, number>;
+        const processNames = Object.keys(cpuOf());
         results.push({
           modelDelayMs,
           concurrency,
-          rates: { inProcess: median("inProcess", "sessionsPerSecond"), system: median("system", "sessionsPerSecond"), processes: median("processes", "sessionsPerSecond") },
-          cpuMsPerSession: { inProcess: median("inProcess", "cpuMsPerSession"), system: median("system", "cpuMsPerSession"), processes: median("processes", "cpuMsPerSession") },
+          rates: perSide((result) => result.sessionsPerSecond),
+          cpuMsPerSession: perSide((result) => sum(Object.values(result.cpuMsPerSession))),
+          cpuMsPerSessionByProcess: Object.fromEntries(
+            (Object.keys(sides) as Side[]).map((side) => [side, Object.fromEntries(processNames.map((name) => [name, medianOf(side, (result) => result.cpuMsPerSession[name] ?? 0)]))]),
+          ) as Record<Side, CpuReading>,
         });
       }
     }
   } finally {
     responder.delayMs = 0;
     await processes.stop();
+    await floor.stop();
   }
+  const profileFiles = profiles
+    ? await profiles.summarize(
+        services,
+        { fromUs: profileFromUs ?? 0, toUs: profileToUs },
+        `Taken by \`BENCH_PROFILE=1${quick ? " BENCH_QUICK=1" : ""}\` in measure 5 (throughput), the four services as processes under \`node --cpu-prof\`, ` +
+          `from its first measured window to its last (model 0 and 50 ms per call, 1, 16 and 64 sessions in flight, and the warm-ups between; the services idle while the other sides run).`,
+      )
+    : [];
 
   const rows: MeasureRow[] = results.map(({ modelDelayMs, concurrency, rates }) => {
     const ratio = rates.system / rates.inProcess;
@@ -107,21 +152,43 @@ export async function measureThroughput(context: BenchContext): Promise<MeasureR
       baseline: formatMs(cpu.inProcess),
       system: `${formatMs(cpu.system)} (one process) / ${formatMs(cpu.processes)} (4 processes)`,
       result: `${formatRatio(cpu.system / cpu.inProcess)} / ${formatRatio(cpu.processes / cpu.inProcess)}`,
+      target: "≤ 1.5×",
+      met: Math.max(cpu.system, cpu.processes) / cpu.inProcess <= 1.5,
     });
+    rows.push({
+      label: "CPU per session: the floor, the same sessions behind only the unavoidable hops (this process and nats-server), model 0 ms, 16 in flight",
+      baseline: formatMs(cpu.inProcess),
+      system: formatMs(cpu.floor),
+      result: formatRatio(cpu.floor / cpu.inProcess),
+    });
+    const byProcess = busiest.cpuMsPerSessionByProcess.processes;
+    for (const name of ["gateway", "orchestrator", "tool-runner", "registry", "nats-server", benchProcess]) {
+      const ms = byProcess[name] ?? Number.NaN;
+      rows.push({
+        label: `CPU per session: ${name} (4 processes, model 0 ms, 16 in flight)`,
+        baseline: "—",
+        system: formatMs(ms),
+        result: `${((ms / cpu.processes) * 100).toFixed(0)} % of the total`,
+      });
+    }
   }
   return {
     id: 5,
     title: "throughput",
     method:
       `Sessions (2 model calls, 1 read_file) per second with 1, 16 and 64 in flight, model at 0 and 50 ms per call: in-process ` +
-      `orchestrator (baseline) vs POST /api/chat with the services in this process and as four processes (RUN_CONCURRENCY 64); ` +
+      `orchestrator (baseline) vs POST /api/chat with the services in this process and as four processes (RUN_CONCURRENCY 64), and ` +
+      `the floor (the in-process loop behind only the unavoidable hops: a JetStream work queue, the tool call over NATS, a stored ` +
+      `event; its worker runs 64 at once); ` +
       `${windows} windows of ${windowMs / 1000} s per side after a ${warmupMs / 1000} s warm-up, sides alternating; the median window is reported.`,
     rows,
-    details: { results, windowMs, windows, warmupMs },
+    details: { results, windowMs, windows, warmupMs, profiles: profileFiles },
     notes: [
       "The scripted model and the benchmark's clients run in the benchmark process, for the baseline and the system alike; on this 2-core machine they compete for CPU with the services and nats-server.",
       "Met only when both system variants reach the target.",
       "CPU per session counts this process (clients, scripted model, and the services when in process), nats-server and the four service processes, from /proc at 10 ms resolution; the model and clients cost the same on every side.",
+      "The lines per process split the 4-process total; each is the median over the windows, so they need not add up to it exactly.",
+      ...(profiles ? [`BENCH_PROFILE=1: the service processes ran under node --cpu-prof, which slows them; flame summaries in ${profileFiles.join(", ")}.`] : []),
     ],
   };
 }

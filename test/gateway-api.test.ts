@@ -4,9 +4,10 @@
  * a private nats-server, the scripted model.
  */
 import { request as httpRequest } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import WebSocket from "ws";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
+import { startServiceProcess } from "./support/service-processes.js";
 import { readSse } from "./support/sse.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
@@ -142,6 +143,27 @@ describe("turns in progress", () => {
     expect(view["session"]["status"]).toBe("cancelled");
     const again = await json(await api(`/api/sessions/${sessionId}/cancel`, alice, { method: "POST" }));
     expect(again).toEqual({ success: true, cancelled: false });
+  });
+
+  it("shows the owner no files and no manifest while a new session's first turn runs, and 404 to anyone else", async () => {
+    const response = await chat(alice, { agent_id: "idea-coach", message: "stall before any file", detach: true }, "text/event-stream");
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const sessionId = /"session_id":"([^"]+)"/.exec(first)?.[1] as string;
+    // no tool has written and the turn has not ended: the session folder has no manifest yet (docs/design.md "Sessions")
+    expect(await json(await api(`/api/sessions/${sessionId}/files`, alice))).toEqual({ success: true, files: [], manifest: null });
+    const view = await json(await api(`/api/sessions/${sessionId}`, alice));
+    expect(view).toMatchObject({ session: { id: sessionId, status: "running" }, manifest: null });
+    const missing = await api(`/api/sessions/${sessionId}/files/brief.md`, alice);
+    expect(missing.status).toBe(404);
+    expect(await json(missing)).toMatchObject({ error: { code: "FILE_NOT_FOUND" } });
+    for (const path of [`/api/sessions/${sessionId}/files`, `/api/sessions/${sessionId}/files/brief.md`, "/api/sessions/no-such-session/files"]) {
+      const stranger = await api(path, bob);
+      expect(stranger.status, path).toBe(404);
+      expect(await json(stranger)).toMatchObject({ error: { code: "SESSION_NOT_FOUND" } });
+    }
+    expect(await json(await api(`/api/sessions/${sessionId}/cancel`, alice, { method: "POST" }))).toEqual({ success: true, cancelled: true });
+    await reader.cancel();
   });
 
   it("re-attaches a client that dropped mid-turn: every event from the start, then the live ones", async () => {
@@ -311,8 +333,15 @@ describe("limits and metrics", () => {
 
 describe("without an orchestrator", () => {
   it("answers a chat with 503 SERVICE_UNAVAILABLE in seconds, not at the pickup timeout", async () => {
-    const orchestrator = system.processes.find((service) => service.name === "orchestrator");
-    expect(await orchestrator?.stop("SIGTERM")).toBe(0);
+    const index = system.processes.findIndex((service) => service.name === "orchestrator");
+    expect(await system.processes[index]?.stop("SIGTERM")).toBe(0);
+    // the other tests need an orchestrator, whichever order they run in
+    onTestFinished(async () => {
+      const replacement = startServiceProcess("orchestrator", system.env);
+      system.processes[index] = replacement;
+      await replacement.waitForLine((line) => line["msg"] === "orchestrator ready", 30_000);
+      while (((await (await fetch(`${system.url}/healthz`)).json()) as { status: string }).status !== "ok") await new Promise((resolve) => setTimeout(resolve, 100));
+    });
     const started = Date.now();
     const response = await chat(alice, { agent_id: "idea-coach", message: "anyone there?" });
     expect(response.status).toBe(503);

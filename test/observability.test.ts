@@ -4,7 +4,7 @@
  * correct parent links; /metrics carries the agent label and the iteration histogram; no span and no log
  * line holds a file's content or the API key.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./support/otlp-receiver.js";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
@@ -19,6 +19,7 @@ const clientSpanId = "00f067aa0ba902b7";
 
 let receiver: OtlpReceiver;
 let system: TestSystem;
+let telemetryEnv: Record<string, string>;
 
 function respond(request: ChatRequestBody): ScriptedTurn {
   const last = lastMessage(request);
@@ -33,16 +34,9 @@ function respond(request: ChatRequestBody): ScriptedTurn {
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
-  system = await startTestSystem({
-    responder: respond,
-    env: {
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-      // export soon after a span ends instead of every 5 s
-      OTEL_BSP_SCHEDULE_DELAY: "100",
-      METRICS_PORT: "0",
-    },
-  });
+  telemetryEnv = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", METRICS_PORT: "0" };
+  // export soon after a span ends instead of every 5 s
+  system = await startTestSystem({ responder: respond, env: { ...telemetryEnv, OTEL_BSP_SCHEDULE_DELAY: "100" } });
 }, 60_000);
 
 afterAll(async () => {
@@ -76,16 +70,21 @@ async function metricsOf(name: ServiceProcess["name"]): Promise<string> {
 }
 
 describe("observability across the four services", () => {
+  /** the chat every case looks at, made once so that each case can run alone */
+  let traced: { status: number; traceparent: string | null; body: { session_id: string; iterations: number } };
   let sessionId: string;
 
-  it("makes one chat with a tool call one trace, from the client's traceparent down to the tool-runner", async () => {
+  beforeAll(async () => {
     const response = await chat("quote the config", { traceparent: `00-${clientTraceId}-${clientSpanId}-01` });
-    expect(response.status).toBe(200);
-    const body = (await response.json()) as { session_id: string; iterations: number };
-    sessionId = body.session_id;
-    expect(body.iterations).toBe(2);
+    traced = { status: response.status, traceparent: response.headers.get("traceparent"), body: (await response.json()) as typeof traced.body };
+    sessionId = traced.body.session_id;
+  });
+
+  it("makes one chat with a tool call one trace, from the client's traceparent down to the tool-runner", async () => {
+    expect(traced.status).toBe(200);
+    expect(traced.body.iterations).toBe(2);
     // the gateway answers with its own span in the caller's trace
-    expect(response.headers.get("traceparent")).toMatch(new RegExp(`^00-${clientTraceId}-[0-9a-f]{16}-01$`));
+    expect(traced.traceparent).toMatch(new RegExp(`^00-${clientTraceId}-[0-9a-f]{16}-01$`));
 
     const spans = await waitForTrace(clientTraceId, (found) => {
       const names = new Set(found.map((span) => span.name));
@@ -169,14 +168,26 @@ describe("observability across the four services", () => {
   });
 
   it("flushes its spans on SIGTERM, and no span or log line holds a file's content or the API key", async () => {
-    const codes = await Promise.all(system.processes.map((service) => service.stop("SIGTERM")));
+    // a system of its own, so the others keep theirs whichever order the cases run in; its spans wait in the
+    // batch for a minute, so only the flush at SIGTERM can have sent them
+    const own = await startTestSystem({ responder: respond, env: { ...telemetryEnv, OTEL_BSP_SCHEDULE_DELAY: "60000" } });
+    onTestFinished(() => own.stop());
+    const ownTraceId = "5cf92f3577b34da6a3ce929d0e0e4737";
+    const response = await fetch(`${own.url}/api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json", traceparent: `00-${ownTraceId}-${clientSpanId}-01` },
+      body: JSON.stringify({ agent_id: "idea-coach", message: "quote the config" }),
+    });
+    expect(response.status).toBe(200);
+    const codes = await Promise.all(own.processes.map((service) => service.stop("SIGTERM")));
     expect(codes).toEqual([0, 0, 0, 0]);
-    const exported = receiver.bodies.join("\n");
-    expect(exported).toContain("idea-coach");
-    const logged = system.processes.flatMap((service) => service.lines.map((line) => JSON.stringify(line))).join("\n");
+    const flushed = receiver.spans.filter((span) => span.traceId === ownTraceId);
+    expect(flushed.find((span) => span.name === "agent turn")?.attributes["gen_ai.agent.id"]).toBe("idea-coach");
+    const logged = own.processes.flatMap((service) => service.lines.map((line) => JSON.stringify(line))).join("\n");
     expect(logged).toContain("turn completed");
     // the SDK had nothing to complain about (its warnings are logged with an `otel` field)
-    expect(system.processes.flatMap((service) => service.lines.filter((line) => "otel" in line))).toEqual([]);
+    expect(own.processes.flatMap((service) => service.lines.filter((line) => "otel" in line))).toEqual([]);
+    const exported = receiver.bodies.join("\n");
     for (const secret of [fileContent, apiKey]) {
       expect(exported).not.toContain(secret);
       expect(logged).not.toContain(secret);

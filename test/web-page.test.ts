@@ -19,7 +19,9 @@ const artifacts = join(repoRoot, "test-artifacts");
 const brief = "# Product brief\n\n## Problem\nGood ideas get lost in **chat threads**.\n\n## People\n- product managers\n- founders\n";
 const answer =
   "## Your brief is saved\n\nI wrote **brief.md** with the *problem* and the people who have it.\n\n" +
-  "1. Read it in the file viewer\n2. Tell me what is missing\n\n> One question: who feels this pain the most?";
+  "1. Read it in the file viewer\n2. Tell me what is missing\n\n" +
+  'A model may write markup: <img src=x onerror="document.title=\'xss\'"> [x](javascript:document.title=\'xss\')\n\n' +
+  "> One question: who feels this pain the most?";
 
 /**
  * The model saves a brief when asked for one, then answers in markdown; "peek" makes it read a file
@@ -139,6 +141,10 @@ describe("the web page", () => {
     expect(await answerBody.locator("h2").textContent()).toBe("Your brief is saved");
     expect(await answerBody.locator("strong").first().textContent()).toBe("brief.md");
     expect(await answerBody.locator("ol > li").count()).toBe(2);
+    // model output is shown as text: no element, no script link, no handler ran
+    expect(await answerBody.getByText("A model may write markup").textContent()).toContain('<img src=x onerror="document.title=\'xss\'">');
+    expect(await answerBody.locator("img, a[href^=javascript]").count()).toBe(0);
+    expect(await page.title()).not.toBe("xss");
     await page.getByRole("button", { name: "Send" }).waitFor();
     expect(await page.getByRole("button", { name: "Stop the answer" }).isHidden()).toBe(true);
 
@@ -158,12 +164,19 @@ describe("the web page", () => {
   }, 60_000);
 
   it("reopens the session from the list and is usable on a 375-pixel-wide screen", async () => {
+    // a session of its own, written through the API, so the case does not need the one above
+    const chat = await fetch(`${system.url}/api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ agent_id: "idea-coach", message: "Please write a brief for my second idea" }),
+    });
+    expect(chat.status).toBe(200);
     const { page, problems } = await openPage({ width: 375, height: 800 });
     await page.getByRole("heading", { name: "Who would you like to work with?" }).waitFor();
     // the session list is a drawer behind the menu button on a narrow screen
     await page.getByRole("button", { name: "Sessions" }).click();
-    await page.locator(".session-item", { hasText: "Please write a brief" }).click();
-    await page.locator(".message.user", { hasText: "Please write a brief for my idea" }).waitFor();
+    await page.locator(".session-item", { hasText: "Please write a brief for my second idea" }).click();
+    await page.locator(".message.user", { hasText: "Please write a brief for my second idea" }).waitFor();
     await page.locator(".message.assistant h2", { hasText: "Your brief is saved" }).waitFor();
 
     // nothing is wider than the screen

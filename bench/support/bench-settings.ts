@@ -13,5 +13,9 @@ export const latencySamples = pick(1_000, 150);
 /** Warm-up rounds before any latency measure. */
 export const warmupRounds = pick(100, 20);
 
-/** Pause between sequential turns (see BenchContext.settle). */
-export const settleMs = 10;
+/**
+ * Pause between sequential turns (see BenchContext.settle): longer than a turn's tail after its answer (the
+ * session manifest's outcome write and the work-queue acknowledgement, 5–15 ms here), so it is not charged to
+ * the next sample nor mixed into its trace.
+ */
+export const settleMs = 30;

@@ -76,5 +76,11 @@ export const AgentDefinition = AgentSummary.extend({
    * (`.claude/skills/bmad-agent-analyst`). The system activates it through `load_skill` at every turn start.
    */
   skill: z.object({ name: z.string().min(1), path: z.string().min(1) }).optional(),
+  /**
+   * Changes whenever a file the agent's start reads changes (mtime, size, inode), so the orchestrator may keep
+   * the start's result until it does. Absent when the start must run every turn: a skill agent, or a start
+   * that reads a file outside the BMAD trees the registry watches.
+   */
+  startFingerprint: z.string().min(1).optional(),
 });
 export type AgentDefinition = z.infer<typeof AgentDefinition>;

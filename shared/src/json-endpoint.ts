@@ -10,7 +10,8 @@ export type JsonHandler<S extends z.ZodType> = (body: z.infer<S>, message: Servi
 
 /**
  * Adds a Services-framework endpoint that speaks JSON: the request is decoded and validated with `schema`,
- * the handler's value is the reply, and any error becomes `{success:false, error}` (logged once, here).
+ * the handler's value is the reply (bytes are sent as they are: a reply the handler keeps encoded), and any
+ * error becomes `{success:false, error}` (logged once, here).
  * A bad message never stops the endpoint. Each request is handled in a server span under the trace it carries.
  */
 export function addJsonEndpoint<S extends z.ZodType>(
@@ -50,7 +51,7 @@ async function answer<S extends z.ZodType>(
     reply = { success: false, error: toErrorBody(error) };
   }
   try {
-    message.respond(encodeJson(reply));
+    message.respond(reply instanceof Uint8Array ? reply : encodeJson(reply));
   } catch (error) {
     logger.error({ err: error, subject }, "reply could not be sent");
     message.respond(encodeJson({ success: false, error: toErrorBody(new AppError("PAYLOAD_TOO_LARGE", "Reply too large")) }));

@@ -19,6 +19,12 @@ describe("parseJson", () => {
     expect(parseJson('{"a":{"constructor":{"prototype":{"x":1}}}}')).toEqual({ ok: true, value: { a: {} } });
   });
 
+  it("drops a forbidden key whichever way its letters are escaped, and keeps values that only mention one", () => {
+    expect(parseJson('{"con\\u0073tructor":{"x":1},"path":"a"}')).toEqual({ ok: true, value: { path: "a" } });
+    expect(parseJson('{"proto\\u0074ype":1,"note":"a constructor\'s prototype"}')).toEqual({ ok: true, value: { note: "a constructor's prototype" } });
+    expect(parseJson('{"text":"__proto__","path":"a"}')).toEqual({ ok: true, value: { text: "__proto__", path: "a" } });
+  });
+
   it("reports invalid JSON instead of throwing", () => {
     const result = parseJson('{"path": "a.txt"');
     expect(result.ok).toBe(false);

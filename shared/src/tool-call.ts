@@ -7,6 +7,13 @@ export const ToolContext = z.object({
   session_id: z.string().regex(subjectTokenPattern),
   /** The agent's bundle folder relative to BMAD_ROOT, as the registry reported it. */
   bundle_path: z.string().min(1).max(1024),
+  /**
+   * The session as its manifest names it, for a manifest a tool creates before the turn's end writes one
+   * (docs/design.md "Sessions"): without it such a manifest has no owner, so its files are nobody's until then.
+   */
+  session: z.object({ agent: z.string().min(1), bundle: z.string().min(1), owner: z.string().min(1) }).optional(),
+  /** Set on the calls of the agent's start, which the system makes: the skill they load is not a workflow the user ran. */
+  agent_start: z.boolean().optional(),
 });
 export type ToolContext = z.infer<typeof ToolContext>;
 

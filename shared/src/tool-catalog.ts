@@ -113,11 +113,26 @@ export type ToolArgs = {
   [K in ToolName]: z.infer<(typeof toolCatalog)[K]["args"]>;
 };
 
+function toolDefinition(name: ToolName) {
+  const { description, args } = toolCatalog[name];
+  const { $schema: _schema, ...parameters } = z.toJSONSchema(args) as Record<string, unknown>;
+  return { type: "function" as const, function: { name, description, parameters } };
+}
+
+export type ToolDefinition = ReturnType<typeof toolDefinition>;
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Generated once, as every turn offers some of them; frozen, as the turns share them. */
+const toolDefinitions = new Map(ToolName.options.map((name) => [name, deepFreeze(toolDefinition(name))]));
+
 /** OpenAI chat-completions `tools` entries, generated from the zod schemas. */
-export function toolDefinitionsForModel(names: readonly ToolName[] = ToolName.options) {
-  return names.map((name) => {
-    const { description, args } = toolCatalog[name];
-    const { $schema: _schema, ...parameters } = z.toJSONSchema(args) as Record<string, unknown>;
-    return { type: "function" as const, function: { name, description, parameters } };
-  });
+export function toolDefinitionsForModel(names: readonly ToolName[] = ToolName.options): ToolDefinition[] {
+  return names.map((name) => toolDefinitions.get(name) as ToolDefinition);
 }

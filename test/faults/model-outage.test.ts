@@ -18,28 +18,41 @@ function respond(request: ChatRequestBody): ScriptedTurn {
 }
 
 let system: FaultSystem;
-let revived: ScriptedModel | undefined;
+/** the scripted model while it is up: the cases take it down and bring it back on its port, each as it needs */
+let model: ScriptedModel | undefined;
 let sessionId: string;
+
+async function modelDown(): Promise<void> {
+  await model?.close();
+  model = undefined;
+}
+
+async function modelUp(): Promise<ScriptedModel> {
+  model ??= await startScriptedModel({ port: Number(new URL(system.model.url).port), responder: respond });
+  return model;
+}
 
 beforeAll(async () => {
   // one retry by the openai client keeps the "model down" phase short
   system = await startFaultSystem({ responder: respond, envFor: { orchestrator: { MODEL_MAX_RETRIES: "1" } } });
+  model = system.model;
   const first = await postChat(system.gatewayUrls[0] as string, { agent_id: "idea-coach", message: "hello" });
   sessionId = String(first.body["session_id"]);
 }, 60_000);
 
 afterAll(async () => {
-  await revived?.close();
+  if (model !== system?.model) await model?.close();
   await system?.stop();
 });
 
 describe("the model server goes down mid-stream and comes back", () => {
   it("ends the interrupted turn with a clear error event after the streamed text, not a replay", async () => {
     const gateway = system.gatewayUrls[0] as string;
+    await modelUp();
     const turn = await streamChat(gateway, { agent_id: "idea-coach", message: "long story please", session_id: sessionId });
     await turn.until((event) => event.type === "delta");
     const cutAt = Date.now();
-    await system.model.close();
+    await modelDown();
     const events = await turn.done;
     const final = finalEvent(events);
     expect(final).toMatchObject({ type: "error", error: { code: "UPSTREAM_INTERRUPTED", message: expect.stringContaining("cut off") } });
@@ -50,13 +63,13 @@ describe("the model server goes down mid-stream and comes back", () => {
   });
 
   it("fails a chat while the model is down with MODEL_UNAVAILABLE, not a busy session", async () => {
+    await modelDown();
     const answer = await postChat(system.gatewayUrls[0] as string, { agent_id: "idea-coach", message: "are you there", session_id: sessionId });
     expect(answer.body).toMatchObject({ success: false, error: { code: "MODEL_UNAVAILABLE", message: "The model could not be reached" } });
   });
 
   it("keeps the session usable: once the model is back, the next turn works and sees the conversation", async () => {
-    const port = Number(new URL(system.model.url).port);
-    revived = await startScriptedModel({ port, responder: respond });
+    const revived = await modelUp();
     const answer = await postChat(system.gatewayUrls[0] as string, { agent_id: "idea-coach", message: "hello again", session_id: sessionId });
     expect(answer.body).toMatchObject({ success: true, session_id: sessionId, response: "echo: hello again" });
     const seen = revived.requests.at(-1)?.body.messages.map((message) => message.content);

@@ -109,10 +109,11 @@ afterAll(async () => {
 describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
   it("the tool-runner cannot publish chat events: a violation, and no subscriber gets the event (docs/security.md case 58)", async () => {
     const { connection, violations } = as("tool-runner");
+    const mark = observed.length;
     connection.publish("agent.run.events.s1.r1", encodeJson({ type: "done", response: "forged" }));
     await settle();
     expect(violations).toContainEqual({ operation: "publish", subject: "agent.run.events.s1.r1" });
-    expect(observed).not.toContain("agent.run.events.s1.r1");
+    expect(observed.slice(mark)).not.toContain("agent.run.events.s1.r1");
     expect(serverLogged("tool-runner", "Publish", "agent.run.events.s1.r1")).toBe(true);
   });
 
@@ -154,12 +155,13 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
 
   it("the tool-runner cannot call tools, not even through another replica (docs/security.md case 61)", async () => {
     const { connection, violations } = as("tool-runner");
+    const mark = observed.length;
     const call = { call_id: "evil-1", context, arguments: { file_path: "{session-folder}/pwned.md", content: "x" } };
     await expect(connection.request("tool.save_output", encodeJson(call), { timeout: 2_000 })).rejects.toThrow(/permissions violation/i);
     connection.publish("tool.save_output", encodeJson(call), { reply: "_INBOX_tool_runner.x" });
     await settle();
     expect(violations).toContainEqual({ operation: "publish", subject: "tool.save_output" });
-    expect(observed).not.toContain("tool.save_output");
+    expect(observed.slice(mark)).not.toContain("tool.save_output");
     expect(existsSync(join(system.outputRoot, context.session_id, "pwned.md"))).toBe(false);
   });
 
@@ -216,6 +218,8 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
 
   it("the gateway cannot call tools or update manifests; it still reads session files", async () => {
     const { connection, violations } = as("gateway");
+    // real turns of other cases call tools and update manifests: only this case's messages count
+    const mark = observed.length;
     const call = { call_id: "gw-1", context, arguments: { file_path: "{session-folder}/from-gateway.md", content: "x" } };
     await expect(connection.request("tool.save_output", encodeJson(call), { timeout: 2_000 })).rejects.toThrow(/permissions violation/i);
     const update = { session_id: context.session_id, agent: "idea-coach", bundle: "idea-studio", owner: "local", status: "running" };
@@ -227,7 +231,7 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
         { operation: "publish", subject: "session.manifest.update" },
       ]),
     );
-    expect(observed.filter((subject) => subject === "tool.save_output" || subject === "session.manifest.update")).toEqual([]);
+    expect(observed.slice(mark).filter((subject) => subject === "tool.save_output" || subject === "session.manifest.update")).toEqual([]);
     expect(existsSync(join(system.outputRoot, context.session_id, "from-gateway.md"))).toBe(false);
     const files = await connection.request("session.files.list", encodeJson({ session_id: context.session_id, owner: "local" }), { timeout: 5_000 });
     expect(files.json<{ success: boolean }>()).toHaveProperty("success");
@@ -242,6 +246,7 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
       gateway: ["agent.run.events.s1.r1", "agent.run.request.s1.r1", "agent.run.child.events.s1.r1", "tool.read_file", "$KV.sessions.s1", "$JS.API.STREAM.DELETE.RUN_EVENTS", "$JS.API.CONSUMER.CREATE.KV_sessions"],
       "tool-runner": ["registry.changed", "agent.run.cancel.s1", "agent.session.list", "$KV.sessions.s1"],
     };
+    const mark = observed.length;
     for (const [service, subjects] of Object.entries(denied) as Array<[ServiceName, string[]]>) {
       for (const subject of subjects) as(service).connection.publish(subject, encodeJson({ forged: true }));
     }
@@ -253,7 +258,7 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
       }
     }
     const forged = Object.values(denied).flat();
-    expect(observed.filter((subject) => forged.includes(subject))).toEqual([]);
+    expect(observed.slice(mark).filter((subject) => forged.includes(subject))).toEqual([]);
   });
 
   it("refuses a connection without credentials or with a wrong password; a service then stops at once (docs/security.md case 62)", async () => {

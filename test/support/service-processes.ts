@@ -26,10 +26,11 @@ export interface ServiceProcess {
 /**
  * Starts one service. It connects as its own NATS user with the harness's test password, unless `env`
  * names a NATS_USER itself or the server is an external NATS_URL (whose users the harness does not know).
+ * `nodeArgs` go to node before the entry point (the benchmark's `--cpu-prof`, which NODE_OPTIONS refuses).
  */
-export function startServiceProcess(name: ServiceProcessName, env: Record<string, string>): ServiceProcess {
+export function startServiceProcess(name: ServiceProcessName, env: Record<string, string>, nodeArgs: readonly string[] = []): ServiceProcess {
   const credentials = env["NATS_USER"] !== undefined || natsIsExternal() ? {} : testNatsCredentials(name);
-  const child = spawn(process.execPath, [`services/${name}/dist/main.js`], {
+  const child = spawn(process.execPath, [...nodeArgs, `services/${name}/dist/main.js`], {
     cwd: repoRoot,
     env: { PATH: process.env["PATH"] ?? "", LOG_LEVEL: "info", ...credentials, ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -77,9 +78,12 @@ export function startServiceProcess(name: ServiceProcessName, env: Record<string
 }
 
 /** Starts all four services and resolves with the gateway's URL once /healthz counts every service. */
-export async function startSystem(env: Record<string, string>): Promise<{ url: string; processes: ServiceProcess[]; stop(): Promise<void> }> {
+export async function startSystem(
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<{ url: string; processes: ServiceProcess[]; stop(): Promise<void> }> {
   const processes = (["registry", "tool-runner", "orchestrator", "gateway"] as const).map((name) =>
-    startServiceProcess(name, { ...env, ...(name === "gateway" ? { PORT: "0" } : {}) }),
+    startServiceProcess(name, { ...env, ...(name === "gateway" ? { PORT: "0" } : {}) }, nodeArgs),
   );
   const stop = async () => {
     await Promise.all(processes.map((service) => service.stop()));

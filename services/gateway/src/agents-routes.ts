@@ -25,8 +25,14 @@ export function agentsRoutes(context: GatewayContext): Router {
     "/api/agents",
     async (request, response) => {
       const bundle = typeof request.query["bundle"] === "string" ? request.query["bundle"] : undefined;
-      const reply = await callService(context, subjects.registryAgentsList, bundle ? { bundle } : {}, ListAgentsReply);
-      response.json({ success: true, agents: reply.agents });
+      if (bundle) {
+        const reply = await callService(context, subjects.registryAgentsList, { bundle }, ListAgentsReply);
+        response.json({ success: true, agents: reply.agents });
+        return;
+      }
+      // the body is made once per registry change; with its ETag set, Express answers a matching If-None-Match with 304
+      const { body, etag } = await context.agents.current();
+      response.set({ ETag: etag, "Content-Type": "application/json; charset=utf-8" }).send(body);
     },
   );
 

@@ -2,7 +2,6 @@ import {
   ActivationReply,
   AppError,
   GetAgentReply,
-  ListAgentsReply,
   SkillReply,
   menuItemSkill,
   skillNamePattern,
@@ -59,7 +58,7 @@ export async function runBmadTool(context: GatewayContext, input: BmadToolInput)
 async function listAll(context: GatewayContext, only: string | undefined): Promise<BmadResult> {
   const found: Array<AgentDefinition | AgentSummary> = only
     ? [await getAgent(context, only)]
-    : await mapLimited((await callService(context, subjects.registryAgentsList, {}, ListAgentsReply)).agents, listConcurrency, (summary) =>
+    : await mapLimited(await context.agents.list(), listConcurrency, (summary) =>
         // an agent whose definition cannot be read is still listed, without workflows
         getAgent(context, summary.id).catch(() => summary),
       );
@@ -105,7 +104,7 @@ const workflowLine = (item: Pick<MenuItem, "trigger" | "description">, target: M
 async function findWorkflow(context: GatewayContext, name: string, agentId: string | undefined) {
   const agents = agentId
     ? [await getAgent(context, agentId)]
-    : await mapLimited((await callService(context, subjects.registryAgentsList, {}, ListAgentsReply)).agents, listConcurrency, (summary) =>
+    : await mapLimited(await context.agents.list(), listConcurrency, (summary) =>
         getAgent(context, summary.id).catch(() => undefined),
       );
   const wanted = name.replace(/^\*/, "").toLowerCase();

@@ -1,5 +1,6 @@
 import { DeliverPolicy, type NatsConnection } from "nats";
-import { decodeJson, isFinalEvent, jetStreamNames, RunEvent, subjects, type Logger } from "@agent-orchestrator/shared";
+import { decodeJson, jetStreamNames, RunEvent, subjects, type Logger } from "@agent-orchestrator/shared";
+import { inSeqOrder } from "./seq-order.js";
 
 export interface ReplayOptions {
   connection: NatsConnection;
@@ -12,12 +13,12 @@ export interface ReplayOptions {
 
 /**
  * A turn's events from the `RUN_EVENTS` stream: everything stored from its first event, then the live
- * ones as they are published, until `done` or `error` (or silence, or the signal). This is how a client
- * that dropped re-attaches without missing anything.
+ * ones as they are published, until `done` or `error` (or silence, or the signal), in `seq` order. This
+ * is how a client that dropped re-attaches without missing anything.
  */
 export function replayRun(options: ReplayOptions, sessionId: string, runId: string): AsyncGenerator<RunEvent> {
   // "all" is the ordered consumer's default; asking for it explicitly makes nats.js 2.29 hang on server 2.9
-  return streamEvents(options, subjects.runEvents(sessionId, runId), {}, true);
+  return inSeqOrder(streamEvents(options, subjects.runEvents(sessionId, runId), {}));
 }
 
 /**
@@ -26,7 +27,7 @@ export function replayRun(options: ReplayOptions, sessionId: string, runId: stri
  */
 export function watchSession(options: ReplayOptions, sessionId: string, since: string | null): AsyncGenerator<RunEvent> {
   const start = since ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: since } : { deliver_policy: DeliverPolicy.New };
-  return streamEvents(options, subjects.sessionEvents(sessionId), start, false);
+  return streamEvents(options, subjects.sessionEvents(sessionId), start);
 }
 
 /** Each pull of a replay waits this long; also the pause before a failed consumer creation is retried. */
@@ -36,7 +37,6 @@ async function* streamEvents(
   options: ReplayOptions,
   subject: string,
   start: { deliver_policy?: DeliverPolicy; opt_start_time?: string },
-  stopAtFinal: boolean,
 ): AsyncGenerator<RunEvent> {
   const names = jetStreamNames(options.subjectPrefix);
   const consumer = await options.connection.jetstream().consumers.get(names.runEvents, {
@@ -65,7 +65,6 @@ async function* streamEvents(
         continue;
       }
       yield event;
-      if (stopAtFinal && isFinalEvent(event)) return;
     }
   } finally {
     clearTimeout(idle);

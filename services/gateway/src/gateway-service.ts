@@ -3,6 +3,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { NatsConnection } from "nats";
 import { serviceNames, type Logger } from "@agent-orchestrator/shared";
+import { AgentList } from "./agent-list.js";
 import { createApp } from "./app.js";
 import { AuthThrottle } from "./auth-throttle.js";
 import { listenHost, type GatewayConfig } from "./config.js";
@@ -29,13 +30,15 @@ export interface Gateway {
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { connection, config, logger } = options;
+  const subjectPrefix = options.subjectPrefix ?? "";
   const context = {
     connection,
     config,
     logger,
-    subjectPrefix: options.subjectPrefix ?? "",
+    subjectPrefix,
     metrics: new GatewayMetrics(),
     authFailures: new AuthThrottle(config.AUTH_FAILURES_PER_MINUTE),
+    agents: new AgentList({ connection, config, subjectPrefix }, logger),
   };
   const app = createApp(context);
   const service = await connection.services.add({
@@ -54,6 +57,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     server,
     stop: async () => {
       await service.stop();
+      context.agents.close();
       for (const socket of sockets.clients) socket.close(1001, "gateway stopping");
       sockets.close();
       await new Promise<void>((resolve) => {

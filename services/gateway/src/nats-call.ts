@@ -7,7 +7,7 @@ import type { GatewayContext } from "./gateway-context.js";
  * as an AppError, so routes only handle the success shape.
  */
 export async function callService<S extends z.ZodType>(
-  context: GatewayContext,
+  context: Pick<GatewayContext, "connection" | "subjectPrefix" | "config">,
   subject: string,
   body: unknown,
   schema: S,

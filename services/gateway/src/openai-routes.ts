@@ -4,7 +4,6 @@ import {
   AppError,
   ChatCompletionRequest,
   GetAgentReply,
-  ListAgentsReply,
   maxUserMessageChars,
   subjects,
   subjectTokenPattern,
@@ -42,8 +41,7 @@ export function openAiRoutes(context: GatewayContext, limiter: RequestHandler): 
   router.get(
     "/models",
     async (_request, response) => {
-      const reply = await callService(context, subjects.registryAgentsList, {}, ListAgentsReply);
-      response.json({ object: "list", data: reply.agents.map(toModel) });
+      response.json({ object: "list", data: (await context.agents.list()).map(toModel) });
     },
   );
 

@@ -3,9 +3,12 @@ import {
   AppError,
   SessionFilesListReply,
   SessionFilesReadReply,
+  SessionGetReply,
   SessionListReply,
   subjects,
   subjectTokenPattern,
+  type ManifestFile,
+  type SessionManifest,
   type SessionView,
 } from "@agent-orchestrator/shared";
 import { currentUser } from "./auth.js";
@@ -81,7 +84,14 @@ export function sessionsRoutes(context: GatewayContext): Router {
     "/api/sessions/:id/files",
     async (request, response) => {
       const id = checkedId(request.params["id"]);
-      const reply = await callService(context, subjects.sessionFilesList, { session_id: id, owner: currentUser(response) }, SessionFilesListReply);
+      const owner = currentUser(response);
+      const reply = await withoutManifest<{ files: ManifestFile[]; manifest: SessionManifest | null }>(
+        context,
+        id,
+        owner,
+        () => callService(context, subjects.sessionFilesList, { session_id: id, owner }, SessionFilesListReply),
+        () => ({ files: [], manifest: null }),
+      );
       response.json({ success: true, files: reply.files, manifest: reply.manifest });
     },
   );
@@ -92,7 +102,16 @@ export function sessionsRoutes(context: GatewayContext): Router {
       const id = checkedId(request.params["id"]);
       // express decoded each segment once; the tool-runner checks the path with the sandbox's rules
       const path = (request.params["path"] as unknown as string[]).join("/");
-      const reply = await callService(context, subjects.sessionFilesRead, { session_id: id, owner: currentUser(response), path }, SessionFilesReadReply);
+      const owner = currentUser(response);
+      const reply = await withoutManifest(
+        context,
+        id,
+        owner,
+        () => callService(context, subjects.sessionFilesRead, { session_id: id, owner, path }, SessionFilesReadReply),
+        () => {
+          throw new AppError("FILE_NOT_FOUND", "File not found");
+        },
+      );
       response
         .status(200)
         .set({
@@ -106,6 +125,22 @@ export function sessionsRoutes(context: GatewayContext): Router {
     },
   );
   return router;
+}
+
+/**
+ * The tool-runner knows a session's owner from its manifest, which the session's first tool that writes or the
+ * end of its first turn creates (docs/design.md "Sessions"). Before that it answers SESSION_NOT_FOUND; the
+ * session record then says whether the session is the caller's, so `none` is answered to its owner only and
+ * anyone else still gets SESSION_NOT_FOUND.
+ */
+async function withoutManifest<T>(context: GatewayContext, id: string, owner: string, call: () => Promise<T>, none: () => T): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!AppError.is(error) || error.code !== "SESSION_NOT_FOUND") throw error;
+    await callService(context, subjects.sessionGet, { session_id: id, owner }, SessionGetReply);
+    return none();
+  }
 }
 
 function checkedId(id: string | string[] | undefined): string {

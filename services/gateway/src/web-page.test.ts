@@ -46,6 +46,23 @@ describe("the web page's routes", () => {
     ]);
   });
 
+  it("serves every script index.html loads, the libraries under versioned names a browser may keep for a year", async () => {
+    const html = await (await fetch(`${base}/`)).text();
+    const scripts = [...html.matchAll(/<script[^>]*\bsrc="([^"]+)"/g)].map((match) => match[1] ?? "");
+    expect(scripts).toEqual([expect.stringMatching(/^\/assets\/vendor\/markdown-it-[\d.]+\.min\.js$/), expect.stringMatching(/^\/assets\/vendor\/purify-[\d.]+\.min\.js$/), "/assets/js/main.js"]);
+    const served = await Promise.all(
+      scripts.map(async (path) => {
+        const response = await fetch(`${base}${path}`);
+        return [path, response.status, response.headers.get("content-type"), response.headers.get("cache-control")];
+      }),
+    );
+    expect(served).toEqual([
+      [scripts[0], 200, "text/javascript; charset=utf-8", "public, max-age=31536000, immutable"],
+      [scripts[1], 200, "text/javascript; charset=utf-8", "public, max-age=31536000, immutable"],
+      ["/assets/js/main.js", 200, "text/javascript; charset=utf-8", "no-cache"],
+    ]);
+  });
+
   it("answers an unchanged file with 304 when the browser revalidates it", async () => {
     const etag = (await fetch(`${base}/assets/styles.css`)).headers.get("etag") ?? "";
     // node:http, not fetch: fetch adds `cache-control: no-cache` to a conditional request, which forbids a 304
@@ -62,6 +79,8 @@ describe("the web page's routes", () => {
     for (const [method, path] of [
       ["GET", "/assets/js/main.d.ts"],
       ["GET", "/assets/nothing.css"],
+      ["GET", "/assets/vendor/markdown-it-0.0.1.min.js"],
+      ["GET", "/assets/vendor/markdown-it.min.js"],
       ["POST", "/"],
       ["GET", "/index.html"],
     ] as const) {

@@ -1,4 +1,6 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import express, { Router, type Response } from "express";
 import { AppError } from "@agent-orchestrator/shared";
@@ -20,11 +22,41 @@ const revalidate = (response: Response): void => {
 
 const staticOptions = { index: false, redirect: false, dotfiles: "ignore", fallthrough: true, setHeaders: revalidate } as const;
 
+const packageFile = createRequire(import.meta.url).resolve;
+
+/** The version in the nearest package.json of package `name` above `file`. */
+function packageVersion(name: string, file: string): string {
+  for (let folder = dirname(file); folder !== dirname(folder); folder = dirname(folder)) {
+    const manifest = join(folder, "package.json");
+    if (!existsSync(manifest)) continue;
+    const { name: found, version } = JSON.parse(readFileSync(manifest, "utf8")) as { name?: string; version?: string };
+    if (found === name && version !== undefined) return version;
+  }
+  throw new Error(`No package.json of ${name} above ${file}`);
+}
+
 /**
- * The web page: `index.html` at `/`, its style sheet and icon under `/assets/`, and the browser modules
- * compiled by `tsc -b` from `web/src` under `/assets/js/`. Only GET and HEAD are answered; anything not
- * found falls through to the API's 404. No authentication: the page itself asks for a token when the API
- * wants one.
+ * The browser builds of the libraries the page renders markdown with, from the packages themselves (no
+ * CDN: the page's CSP allows scripts from this origin only). Each URL carries the package's version, so a
+ * browser may keep the file for a year and an upgrade still reaches it; index.html names the same URLs.
+ */
+function vendorScripts(): Map<string, string> {
+  const scripts = new Map<string, string>();
+  for (const [name, browserBuild, urlName] of [
+    ["markdown-it", "markdown-it/browser", "markdown-it"],
+    ["dompurify", "dompurify/dist/purify.min.js", "purify"],
+  ] as const) {
+    const file = packageFile(browserBuild);
+    scripts.set(`${urlName}-${packageVersion(name, file)}.min.js`, file);
+  }
+  return scripts;
+}
+
+/**
+ * The web page: `index.html` at `/`, its style sheet and icon under `/assets/`, the browser modules
+ * compiled by `tsc -b` from `web/src` under `/assets/js/` and the libraries they use under `/assets/vendor/`.
+ * Only GET and HEAD are answered; anything not found falls through to the API's 404. No authentication:
+ * the page itself asks for a token when the API wants one.
  */
 export function webPage(): Router {
   const router = Router();
@@ -38,6 +70,12 @@ export function webPage(): Router {
   });
   // only the compiled modules: the declaration files tsc writes beside them are not for browsers
   router.use("/assets/js", (request, response, next) => (request.path.endsWith(".js") ? next() : next("router")), express.static(scriptFolder, staticOptions));
+  const vendor = vendorScripts();
+  router.get("/assets/vendor/:file", (request, response, next) => {
+    const file = vendor.get(request.params.file);
+    if (file === undefined) return next("router");
+    response.sendFile(file, { headers: { "cache-control": "public, max-age=31536000, immutable" }, cacheControl: false });
+  });
   router.use("/assets", express.static(staticFolder, staticOptions));
   return router;
 }

@@ -86,6 +86,54 @@ describe("agent start by the system", () => {
     expect(offeredTools()).toEqual(["read_file", "save_output", "list_files"]);
   });
 
+  it("marks the start's calls as the agent's start, names the session in every call, and writes the manifest once as each turn ends", async () => {
+    model.enqueue({ toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } }] }, { text: "done" });
+    const before = runner.calls.length;
+    const { final, runId, sessionId } = await runTestTurn(connection, prefix, "hi", { owner: "alice" });
+    expect(final).toMatchObject({ type: "done", response: "done" });
+    const session = { agent: "tester", bundle: "tests", owner: "alice" };
+    expect(callsSince(before)).toMatchObject([
+      { call_id: `${runId}:1:start:{bundle-root}/config.yaml`, context: { session_id: sessionId, session, agent_start: true } },
+      { call_id: expect.not.stringContaining(":start:"), context: { session_id: sessionId, session } },
+    ]);
+    expect(callsSince(before)[1]?.context).not.toHaveProperty("agent_start");
+    const updates = () => runner.manifestUpdates.filter((update) => update.session_id === sessionId).map((update) => update.status);
+    // nothing is written as a new session starts; the outcome is written after the answer, before the turn is
+    // acknowledged (docs/design.md "Sessions")
+    await expect.poll(updates, { timeout: 5_000 }).toHaveLength(1);
+    expect(runner.manifestUpdates.filter((update) => update.session_id === sessionId)).toEqual([
+      { session_id: sessionId, agent: "tester", bundle: "tests", owner: "alice", status: "completed" },
+    ]);
+
+    // a later turn writes it once, at its end
+    model.enqueue({ text: "again" });
+    expect((await runTestTurn(connection, prefix, "more", { sessionId, owner: "alice" })).final).toMatchObject({ type: "done" });
+    await expect.poll(updates, { timeout: 5_000 }).toEqual(["completed", "completed"]);
+  });
+
+  it("reports a refused turn as refused even when the agent could not have started, and leaves the session as it was", async () => {
+    model.enqueue({ text: "first" });
+    const first = await runTestTurn(connection, prefix, "hi", { agentId: "bmm/skill-analyst", owner: "alice" });
+    expect(first.final).toMatchObject({ type: "done" });
+    const requestsBefore = model.requests.length;
+    const skill = runner.skills["bmad-agent-analyst"];
+    delete runner.skills["bmad-agent-analyst"];
+    try {
+      const other = await runTestTurn(connection, prefix, "let me in", { sessionId: first.sessionId, agentId: "bmm/skill-analyst", owner: "mallory" });
+      expect(other.events.map((event) => event.type)).toEqual(["error"]);
+      expect(other.final).toMatchObject({ error: { code: "SESSION_NOT_FOUND" } });
+      const broken = await runTestTurn(connection, prefix, "and now?", { sessionId: first.sessionId, agentId: "bmm/skill-analyst", owner: "alice" });
+      expect(broken.final).toMatchObject({ type: "error", error: { code: "AGENT_INIT_FAILED" } });
+    } finally {
+      if (skill) runner.skills["bmad-agent-analyst"] = skill;
+    }
+    expect(model.requests.length).toBe(requestsBefore);
+    model.enqueue({ text: "still here" });
+    const again = await runTestTurn(connection, prefix, "back", { sessionId: first.sessionId, agentId: "bmm/skill-analyst", owner: "alice" });
+    expect(again.final).toMatchObject({ type: "done", response: "still here" });
+    expect(lastRequest()?.messages.filter((message) => message.role === "user").map((message) => message.content)).toEqual(["hi", "back"]);
+  });
+
   it("answers a 4.x agent's call to a tool it was not offered with UNKNOWN_TOOL and no tool-runner request", async () => {
     model.enqueue({ toolCalls: [{ name: "preload_workflow", arguments: { workflow_path: "x/workflow.yaml" } }] }, { text: "ok" });
     const before = runner.calls.length;

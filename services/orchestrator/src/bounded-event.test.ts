@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "@agent-orchestrator/shared";
-import { argumentPreviewChars, boundEvent, prefixWithinBytes, previewArguments } from "./bounded-event.js";
+import { argumentPreviewChars, boundEvent as boundEncoded, prefixWithinBytes, previewArguments } from "./bounded-event.js";
+
+const boundEvent = (event: RunEvent, maxBytes: number) => boundEncoded(event, maxBytes).map((bounded) => bounded.event);
 
 const base = { session_id: "s1", run_id: "r1", seq: 0 };
 const size = (event: RunEvent) => Buffer.byteLength(JSON.stringify(event));
@@ -33,6 +35,12 @@ describe("bounded run events", () => {
     expect(events.length).toBeGreaterThan(1);
     for (const event of events) expect(size(event)).toBeLessThanOrEqual(64 * 1024);
     expect(events.map((event) => (event as Extract<RunEvent, { type: "delta" }>).text).join("")).toBe(text);
+  });
+
+  it("numbers the pieces of a split delta on from its seq, and sends each as the JSON of its event", () => {
+    const bounded = boundEncoded({ ...base, seq: 7, type: "delta", text: "a".repeat(200_000) }, 64 * 1024);
+    expect(bounded.map(({ event }) => event.seq)).toEqual(bounded.map((_, index) => 7 + index));
+    for (const { event, data } of bounded) expect(JSON.parse(Buffer.from(data).toString("utf8"))).toEqual(event);
   });
 
   it("cuts a done answer over the budget and flags it", () => {

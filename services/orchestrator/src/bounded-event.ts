@@ -1,4 +1,4 @@
-import { utf8PrefixEnd, type RunEvent } from "@agent-orchestrator/shared";
+import { encodeJson, utf8PrefixEnd, type RunEvent } from "@agent-orchestrator/shared";
 
 /** Strings in tool-call arguments longer than this (characters) are shown as a preview in events. */
 export const argumentPreviewChars = 4_096;
@@ -54,17 +54,30 @@ export function prefixWithinBytes(text: string, maxBytes: number): string {
   return bytes.subarray(0, utf8PrefixEnd(bytes, maxBytes)).toString("utf8");
 }
 
+/** One event to publish and its JSON, encoded once. */
+export interface BoundedEvent {
+  event: RunEvent;
+  data: Uint8Array;
+}
+
 /**
  * Fits one run event under `maxBytes` once encoded (NATS refuses a larger payload, and the event stream
  * stores what is published): a `tool_call` always carries previewed arguments; a long `delta` becomes
  * several; a `done` answer or an `error` message is cut, with a flag or marker saying so (the whole answer
- * is in the session). Returns the events to publish in order, each numbered by the caller.
+ * is in the session). Returns the events to publish in order, numbered from the event's `seq`, each with
+ * its encoding: an event that fits (nearly all) is encoded once, and that encoding is what is sent.
  */
-export function boundEvent<E extends RunEvent>(event: E, maxBytes: number): RunEvent[] {
+export function boundEvent(event: RunEvent, maxBytes: number): BoundedEvent[] {
   const fitted: RunEvent = event.type === "tool_call" ? withPreview(event) : event;
-  const size = byteLength(fitted);
-  if (size <= maxBytes) return [fitted];
-  const overBy = size - maxBytes;
+  const data = encodeJson(fitted);
+  if (data.byteLength <= maxBytes) return [{ event: fitted, data }];
+  return overBudget(fitted, data.byteLength - maxBytes, maxBytes).map((piece, index) => {
+    const numbered = { ...piece, seq: event.seq + index };
+    return { event: numbered, data: encodeJson(numbered) };
+  });
+}
+
+function overBudget(fitted: RunEvent, overBy: number, maxBytes: number): RunEvent[] {
   switch (fitted.type) {
     case "delta":
       return splitDelta(fitted, maxBytes);

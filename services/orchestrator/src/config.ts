@@ -14,12 +14,14 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   /** attempts after the first, done by the openai client itself (the only retry layer) */
   MODEL_MAX_RETRIES: envInt(2, 0, 10),
   MODEL_TIMEOUT_MS: envInt(60_000, 1_000, 600_000),
-  /** the longest `retry-after` the model server may ask for; longer ones fail the call instead of waiting */
+  /** the longest `retry-after` the client honours; a longer one is dropped, so the client backs off on its own short delays */
   MODEL_RETRY_AFTER_MAX_MS: envInt(20_000, 0, 600_000),
   MAX_ITERATIONS: envInt(50, 1, 500),
   TURN_TIMEOUT_MS: envInt(120_000, 1_000, 3_600_000),
   TOOL_TIMEOUT_MS: envInt(30_000, 100, 600_000),
   REGISTRY_TIMEOUT_MS: envInt(5_000, 100, 60_000),
+  /** the longest an agent and its activation rules are kept without a `registry.changed` (which may be lost); 0 keeps nothing */
+  REGISTRY_CACHE_MAX_AGE_MS: envInt(10_000, 0, 600_000),
   /** tool calls of one model turn run at most this many at a time */
   TOOL_CONCURRENCY: envInt(4, 1, 64),
   /** a tool result longer than this (characters) is cut head + tail before the model sees it */

@@ -6,7 +6,9 @@ import { cappedRetryAfterFetch } from "./capped-retry-after-fetch.js";
 import { isModelConfigured, type OrchestratorConfig } from "./config.js";
 import { ensureRunStreams } from "./jetstream-setup.js";
 import { natsMessageBudget } from "./nats-message-budget.js";
+import { RegistryLookups } from "./registry-lookups.js";
 import { startRunQueue } from "./run-queue.js";
+import { StartCache } from "./start-cache.js";
 import { addSessionEndpoints } from "./session-endpoints.js";
 import { SessionStore } from "./session-store.js";
 import { InstrumentedToolClient } from "./instrumented-tool-client.js";
@@ -82,12 +84,22 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     },
   });
 
+  const registry = new RegistryLookups({
+    connection,
+    subjectPrefix: prefix,
+    timeoutMs: config.REGISTRY_TIMEOUT_MS,
+    maxAgeMs: config.REGISTRY_CACHE_MAX_AGE_MS,
+  });
+  const registryChanges = registry.watch(logger);
+
   const consumer = await connection.jetstream().consumers.get(names.runRequests, names.runRequestsConsumer);
   const deps: TurnRunnerDeps = {
     connection,
     config,
     logger,
     store,
+    registry,
+    starts: new StartCache(config.REGISTRY_CACHE_MAX_AGE_MS),
     tools: new InstrumentedToolClient(connection, config.TOOL_TIMEOUT_MS, prefix),
     model,
     active,
@@ -106,6 +118,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     stop: async () => {
       await queue.stop();
       cancels.unsubscribe();
+      registryChanges.unsubscribe();
       await service.stop();
     },
   };

@@ -34,6 +34,7 @@ export interface StoredSession {
 export const headKey = (owner: string, sessionId: string): string => `${ownerPrefix(owner)}.${sessionId}`;
 const ownerPrefix = (owner: string): string => `owner.${Buffer.from(owner, "utf8").toString("base64url")}`;
 const chunkKey = (sessionId: string, batchId: string, index: number): string => `conversation.${sessionId}.${batchId}.${index}`;
+const ConversationBatchMessages = z.array(ConversationMessage);
 
 const firstUserText = (messages: readonly ConversationMessage[]): string => {
   const content = messages.find((message) => message.role === "user")?.["content"];
@@ -202,7 +203,7 @@ export class SessionStore {
         if (!entry || entry.operation !== "PUT") throw new AppError("INTERNAL", `Part of session ${sessionId}'s conversation is missing`);
         parts.push(entry.value);
       }
-      messages.push(...decodeJson(Buffer.concat(parts), z.array(ConversationMessage)));
+      messages.push(...decodeJson(Buffer.concat(parts), ConversationBatchMessages));
     }
     return messages;
   }

@@ -41,9 +41,10 @@ export class ToolClient {
    * with the abort's reason; the tool-runner's late answer is then ignored.
    */
   async call(name: ToolName, callId: string, context: ToolContext, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
-    const body = { call_id: callId, context, arguments: args };
+    // encoded once: measured against max_payload, then sent
+    const data = encodeJson({ call_id: callId, context, arguments: args });
     // a request NATS would refuse is the model's doing: it hears so, and the turn goes on
-    const size = encodeJson(body).byteLength;
+    const size = data.byteLength;
     const budget = natsMessageBudget(this.connection);
     if (size > budget) {
       return { success: false, error: { code: "CONTENT_TOO_LARGE", message: `The arguments take ${size} bytes; a tool call may take at most ${budget}. Send less at once.` } };
@@ -54,7 +55,7 @@ export class ToolClient {
         const request = requestJson(
           this.connection,
           this.subjectPrefix + subjects.tool(name),
-          body,
+          data,
           ToolResult,
           { timeoutMs: this.timeoutMs },
         );

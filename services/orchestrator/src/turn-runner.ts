@@ -3,8 +3,6 @@ import type { ChatCompletionMessageParam } from "openai/resources/chat/completio
 import {
   AppError,
   addUsage,
-  ActivationReply,
-  GetAgentReply,
   requestJson,
   SessionManifestReply,
   subjects,
@@ -20,13 +18,15 @@ import {
 import type { ActiveTurns } from "./active-turns.js";
 import { runAgentLoop } from "./agent-loop.js";
 import { loopLimits, modelNotConfiguredMessage, type OrchestratorConfig } from "./config.js";
-import { startAgent } from "./agent-start.js";
+import { startAgent, type AgentStart } from "./agent-start.js";
 import { toolsForAgent } from "./agent-tools.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import type { SessionStore, SessionVersion } from "./session-store.js";
 import { subagentsForTurn } from "./subagents/subagent-runner.js";
 import { buildSystemPrompt, type AgentRules } from "./system-prompt.js";
 import type { ModelCaller } from "./model-caller.js";
+import type { RegistryLookups } from "./registry-lookups.js";
+import type { StartCache } from "./start-cache.js";
 import type { ToolCaller } from "./tool-caller.js";
 import { doneEvent } from "./done-event.js";
 import { recordTurnEnd } from "./turn-telemetry.js";
@@ -37,6 +37,10 @@ export interface TurnRunnerDeps {
   config: OrchestratorConfig;
   logger: Logger;
   store: SessionStore;
+  /** the agent and its rules, kept per agent until the registry changes */
+  registry: RegistryLookups;
+  /** the agents' starts, kept until a file they read changes */
+  starts: StartCache;
   tools: ToolCaller;
   /** undefined when no model is configured: a turn then answers MODEL_NOT_CONFIGURED */
   model: ModelCaller | undefined;
@@ -48,9 +52,10 @@ export interface TurnRunnerDeps {
 
 /**
  * Runs one turn from a work-queue request to its final event: checks the request (agent, session,
- * owner), marks the session running, runs the agent's start and the loop, saves the conversation with
- * compare-and-set, and publishes exactly one `done` or `error`. `attempt` > 1 means an orchestrator
- * died during this turn and this one takes it over.
+ * owner) and marks the session running while the agent starts, then runs the loop, saves the conversation with
+ * compare-and-set, and publishes exactly one `done` or `error`. The manifest's writes are off that path: they
+ * end before this returns, so before the work-queue message is acknowledged. `attempt` > 1 means an
+ * orchestrator died during this turn and this one takes it over.
  */
 export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, attempt: number): Promise<void> {
   const { config, store, tools, active, subjectPrefix } = deps;
@@ -65,24 +70,30 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
   );
   active.add(request.session_id, request.run_id, controller);
 
-  let accepted: { session: SessionRecord; version: SessionVersion; agent: AgentDefinition } | undefined;
-  // the session folder's "running" manifest is written while the turn starts, off the path to the first token
-  let opened: Promise<void> = Promise.resolve();
+  let accepted: AcceptedTurn | undefined;
+  // the turn's outcome in the manifest, its one write, made once it ends; nothing is written as it starts, so a
+  // new session's manifest is made by its first tool that writes or by this (docs/design.md "Sessions")
+  let outcomeWritten: Promise<void> = Promise.resolve();
+  // stops the agent's start of a turn that is not accepted
+  const dropStart = new AbortController();
   try {
     if (!deps.model) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
     const rules = getAgentRules(deps, request.agent_id, log);
-    accepted = await acceptTurn(deps, request, attempt);
+    const agent = await deps.registry.agent(request.agent_id);
+    // a tool that writes before the turn ends names the session, so a manifest it creates is the owner's
+    const context: ToolContext = {
+      session_id: request.session_id,
+      bundle_path: agent.bundlePath,
+      session: { agent: agent.id, bundle: agent.bundleName, owner: request.owner },
+    };
+    // the start only reads the agent's own files and records nothing, so it runs while the session is accepted;
+    // a refused turn reports its refusal, and its start is stopped and never seen
+    const starting = startAgentFor(deps, agent, context, `${request.run_id}:${attempt}:start`, AbortSignal.any([controller.signal, dropStart.signal]));
+    starting.catch(() => undefined);
+    accepted = await acceptTurn(deps, request, attempt, agent);
     if (!accepted) return log.info("the turn is already running or has ended; this delivery is dropped");
-    const { agent } = accepted;
     events.emit({ type: "session", agent_id: agent.id, attempt });
-    opened = updateManifest(deps, accepted.session, agent, "running", log);
-
-    const context: ToolContext = { session_id: request.session_id, bundle_path: agent.bundlePath };
-    const callPrefix = `${request.run_id}:${attempt}:start`;
-    const start = await startAgent(agent, {
-      readFile: (path) => tools.call("read_file", `${callPrefix}:${path}`, context, { file_path: path }, controller.signal),
-      loadSkill: (name) => tools.call("load_skill", `${callPrefix}:skill`, context, { name }, controller.signal),
-    });
+    const start = await starting;
     const toolNames = toolsForAgent(agent, { subagents: true });
     const userMessage: ChatCompletionMessageParam = { role: "user", content: request.message };
     const subagents = subagentsForTurn(deps, {
@@ -118,9 +129,10 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       usage: addUsage(accepted.session.usage, usage),
       turns: accepted.session.turns + 1,
     };
-    // the final state is saved before the final event, so a client that hears `done` reads it
-    await opened;
-    await Promise.all([finishSession(store, session, "completed", accepted.version), updateManifest(deps, session, agent, "completed", log)]);
+    // the final state is saved before the final event, so a client that hears `done` reads it; the manifest's
+    // outcome may follow the answer (docs/design.md "Sessions")
+    await finishSession(store, session, "completed", accepted.version);
+    outcomeWritten = updateManifest(deps, session, agent, "completed", log);
     events.finish(doneEvent(output, usage, subagents, session.usage));
     log.info(recordTurnEnd({ agentId: agent.id, outcome: "completed", startedAt, output, usage }), "turn completed");
   } catch (error) {
@@ -130,30 +142,39 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     if (AppError.is(error)) log.warn({ ...ended, code: error.code, cause: describeCause(error.cause) }, error.message);
     else log.error({ ...ended, err: error }, "turn failed");
     if (accepted) {
-      await opened;
-      await Promise.all([
-        finishSession(store, accepted.session, status, accepted.version).catch((saveError: unknown) =>
-          log.error({ err: saveError }, "session status not saved"),
-        ),
-        updateManifest(deps, accepted.session, accepted.agent, status, log),
-      ]);
+      const { session, agent } = accepted;
+      await finishSession(store, session, status, accepted.version).catch((saveError: unknown) => log.error({ err: saveError }, "session status not saved"));
+      outcomeWritten = updateManifest(deps, session, agent, status, log);
     }
     events.finish({ type: "error", error: toErrorBody(error) });
   } finally {
+    dropStart.abort();
     clearTimeout(deadline);
     active.remove(request.session_id, request.run_id);
-    // the work-queue message is acknowledged after this returns: only once the events are kept
-    const lost = await events.settled();
+    // the work-queue message is acknowledged after this returns: only once the events and the manifest are kept
+    const [lost] = await Promise.all([events.settled(), outcomeWritten]);
     if (lost) log.error({ err: lost }, "the turn's events could not all be stored in RUN_EVENTS");
   }
 }
 
-async function acceptTurn(
-  deps: TurnRunnerDeps,
-  request: RunStartRequest,
-  attempt: number,
-): Promise<{ session: SessionRecord; version: SessionVersion; agent: AgentDefinition } | undefined> {
-  const agent = await getAgent(deps, request.agent_id);
+interface AcceptedTurn {
+  session: SessionRecord;
+  version: SessionVersion;
+  agent: AgentDefinition;
+}
+
+/** The agent's start (agent-start.ts), its calls marked as the system's; kept while the files it read are unchanged. */
+function startAgentFor(deps: TurnRunnerDeps, agent: AgentDefinition, context: ToolContext, callPrefix: string, signal: AbortSignal): Promise<AgentStart> {
+  const startContext: ToolContext = { ...context, agent_start: true };
+  return deps.starts.get(agent, () =>
+    startAgent(agent, {
+      readFile: (path) => deps.tools.call("read_file", `${callPrefix}:${path}`, startContext, { file_path: path }, signal),
+      loadSkill: (name) => deps.tools.call("load_skill", `${callPrefix}:skill`, startContext, { name }, signal),
+    }),
+  );
+}
+
+async function acceptTurn(deps: TurnRunnerDeps, request: RunStartRequest, attempt: number, agent: AgentDefinition): Promise<AcceptedTurn | undefined> {
   if (request.new_session) {
     // one KV operation for a new chat; if the id exists, this is a redelivery and the checks below apply
     const created = await retryWhileLeaderless(() =>
@@ -198,35 +219,27 @@ export function isAbandoned(record: SessionRecord, config: Pick<OrchestratorConf
   return now - Date.parse(record.run_started_at) > longest;
 }
 
-export async function getAgent(deps: Pick<TurnRunnerDeps, "connection" | "config" | "subjectPrefix">, agentId: string): Promise<AgentDefinition> {
-  const reply = await requestJson(deps.connection, deps.subjectPrefix + subjects.registryAgentsGet, { agent_id: agentId }, GetAgentReply, {
-    timeoutMs: deps.config.REGISTRY_TIMEOUT_MS,
-  });
-  if (!reply.success) throw new AppError(reply.error.code, reply.error.message);
-  return reply.agent;
-}
-
 /**
- * The agent file's menu handlers and rules, from the registry's activation document (docs/design.md "Activation documents"). They
- * enrich the prompt; a registry that cannot give them does not stop the turn.
+ * The agent file's menu handlers and rules (docs/design.md "Activation documents"). They enrich the prompt; a
+ * registry that cannot give them does not stop the turn.
  */
 async function getAgentRules(deps: TurnRunnerDeps, agentId: string, log: Logger): Promise<AgentRules> {
   try {
-    const reply = await requestJson(deps.connection, deps.subjectPrefix + subjects.registryAgentsActivation, { agent_id: agentId }, ActivationReply, {
-      timeoutMs: deps.config.REGISTRY_TIMEOUT_MS,
-    });
-    if (reply.success) return { handlers: reply.data.activation.handlers, rules: reply.data.activation.rules };
+    return await deps.registry.rules(agentId);
   } catch (error) {
     log.warn({ err: error }, "activation document unavailable; prompt built without the agent file's rules");
+    return { handlers: {}, rules: [] };
   }
-  return { handlers: {}, rules: [] };
 }
 
 function finishSession(store: SessionStore, session: SessionRecord, status: SessionStatus, version: SessionVersion): Promise<SessionVersion> {
   return retryWhileLeaderless(() => store.update({ ...session, status, run_id: null, run_started_at: null }, version));
 }
 
-/** Keeps the session folder's manifest in step; the tool-runner writes it (the orchestrator never writes files). */
+/**
+ * Writes the turn's outcome into the session folder's manifest, once per turn (docs/design.md "Sessions"); the
+ * tool-runner writes it (the orchestrator never writes files).
+ */
 async function updateManifest(deps: TurnRunnerDeps, session: SessionRecord, agent: AgentDefinition, status: SessionStatus, log: Logger): Promise<void> {
   const update = { session_id: session.id, agent: agent.id, bundle: agent.bundleName, owner: session.owner, status };
   try {

@@ -1,8 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { agentFile, createBmadTree, multiAgentBundle, standaloneBundle, type BmadTree } from "./__fixtures__/bmad-tree.js";
+import { agentCustomization, customizedSkill } from "./__fixtures__/install-files.js";
 import { AgentRegistry } from "./agent-registry.js";
 import type { DiscoveryLimits } from "./config.js";
 
@@ -18,6 +19,7 @@ describe(`AgentRegistry: bundle discovery (docs/design.md "Sources")`, () => {
   afterEach(() => tree.cleanup());
 
   const bundle = (name: string) => registry.listBundles().bundles.find((entry) => entry.name === name);
+  const startFingerprintOf = (id: string) => registry.getAgent(id)?.definition.startFingerprint;
   const warningsOf = (name: string) => bundle(name)?.warnings.map((warning) => `${warning.code} ${warning.message}`) ?? [];
 
   it("parses a multi-agent bundle and lists only its entry_point agents", async () => {
@@ -196,6 +198,49 @@ describe(`AgentRegistry: bundle discovery (docs/design.md "Sources")`, () => {
     expect(warningsOf("edit")).toEqual([
       "STALE_VERSION bmad/custom/bundles/edit/agent.md: the <agent> element has neither a name nor an id; its last good version is still served",
     ]);
+  });
+
+  it("gives an agent a start fingerprint that changes, and makes the agent updated, when a file the start reads is edited, made unreadable, created or removed", async () => {
+    await tree.write({ ...standaloneBundle("solo", { id: "solo", name: "Sol" }), "bmad/custom/bundles/solo/config.yaml": "user_name: Ada\n" });
+    await registry.rescan();
+    const first = startFingerprintOf("solo");
+    expect(first).toEqual(expect.any(String));
+    expect(await registry.rescan()).toBeUndefined();
+
+    await tree.write({ "bmad/custom/bundles/solo/config.yaml": "user_name: Grace\n" });
+    expect(await registry.rescan()).toMatchObject({ updated: ["solo"] });
+    const edited = startFingerprintOf("solo");
+    expect(edited).not.toBe(first);
+
+    await chmod(join(tree.root, "bmad/custom/bundles/solo/config.yaml"), 0o200);
+    expect(await registry.rescan()).toMatchObject({ updated: ["solo"] });
+    expect(startFingerprintOf("solo")).not.toBe(edited);
+
+    await tree.remove("bmad/custom/bundles/solo/config.yaml");
+    expect(await registry.rescan()).toMatchObject({ updated: ["solo"] });
+    const missing = startFingerprintOf("solo");
+    expect(missing).toEqual(expect.any(String));
+    expect(missing).not.toBe(edited);
+
+    await tree.write({ "bmad/custom/bundles/solo/config.yaml": "user_name: Ada\n" });
+    expect(await registry.rescan()).toMatchObject({ updated: ["solo"] });
+    expect(startFingerprintOf("solo")).not.toBe(missing);
+  });
+
+  it("gives no start fingerprint to a start that reads a file outside the BMAD trees, nor to a skill agent", async () => {
+    const outside = agentFile({ id: "docs", name: "Dot" }).replace("{bundle-root}/config.yaml", "{project-root}/docs/x.md");
+    await tree.write({
+      ...standaloneBundle("docs", { id: "docs", name: "Dot" }),
+      "bmad/custom/bundles/docs/agent.md": outside,
+      "docs/x.md": "# notes\n",
+      ".agents/skills/bmad-agent-keeper/SKILL.md": customizedSkill("bmad-agent-keeper", "Kit", "Lighthouse Keeper"),
+      ".agents/skills/bmad-agent-keeper/customize.toml": agentCustomization("Kit", "Lighthouse Keeper", "💡"),
+    });
+    await registry.rescan();
+    expect(registry.getAgent("docs")?.definition.criticalActions).toEqual(["Load into memory {project-root}/docs/x.md and set variables"]);
+    expect(startFingerprintOf("docs")).toBeUndefined();
+    expect(registry.getAgent("bmm/keeper")?.definition.format).toBe("skill");
+    expect(startFingerprintOf("bmm/keeper")).toBeUndefined();
   });
 
   it("shares one scan between callers that ask while a scan runs", async () => {

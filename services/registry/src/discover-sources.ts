@@ -2,10 +2,11 @@ import { contextCaches, type DiscoveryContext } from "./discovery-context.js";
 import { resolveConflicts, type Catalog } from "./resolve-conflicts.js";
 import { scanBundles } from "./scan-bundles.js";
 import { scanInstalls } from "./scan-installs.js";
+import { withStartFingerprints } from "./start-fingerprint.js";
 
 /**
  * One full scan of BMAD_ROOT: bundles, then installed BMAD (every release's layout), then duplicate
- * resolution. Unchanged files come from the caches; files not seen in this scan are dropped from them.
+ * resolution, then the fingerprints of the agents' start files. Unchanged files come from the caches; files not seen in this scan are dropped from them.
  * Never throws for content: every problem is a warning on its source, or on the catalog when it belongs
  * to none.
  */
@@ -15,5 +16,6 @@ export async function discoverSources(context: DiscoveryContext): Promise<Catalo
   const bundles = await scanBundles(context);
   const installs = await scanInstalls(context, context.limits.maxSources - bundles.sources.length);
   for (const cache of caches) cache.endScan();
-  return resolveConflicts([...bundles.sources, ...installs.sources], [...bundles.warnings, ...installs.warnings]);
+  const catalog = resolveConflicts([...bundles.sources, ...installs.sources], [...bundles.warnings, ...installs.warnings]);
+  return withStartFingerprints(catalog, context.rootPath);
 }

@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
 import type { RegistryWarningCode } from "@agent-orchestrator/shared";
 import { isInside } from "./contained-path.js";
@@ -24,6 +25,11 @@ interface Entry<T> {
   key: string;
   outcome: LoadOutcome<T>;
   lastGood: T | undefined;
+}
+
+/** What says a file changed: mtime, size and inode, so an edit or a replacement by rename gets a new key. */
+export function statKey(stats: Stats): string {
+  return `${stats.mtimeMs}:${stats.size}:${stats.ino}`;
 }
 
 /**
@@ -74,7 +80,7 @@ export class FileParseCache<T> {
     if (!stats) return { ok: false, code: "FILE_MISSING", reason: "is missing" };
     if (!stats.isFile()) return { ok: false, code: "UNREADABLE", reason: "is not a regular file" };
 
-    const key = `${stats.mtimeMs}:${stats.size}:${stats.ino}`;
+    const key = statKey(stats);
     const entry = this.#entries.get(relativePath);
     if (entry?.key === key) return entry.outcome;
 

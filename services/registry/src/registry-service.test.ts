@@ -180,6 +180,31 @@ describe("registry service over NATS", () => {
     }
   });
 
+  it("publishes the agent as updated, with a new start fingerprint, when a config file its start reads is edited", async () => {
+    const agentOf = async (id: string) => {
+      const reply = await ask(subjects.registryAgentsGet, { agent_id: id }, GetAgentReply);
+      if (!reply.success) throw new Error(reply.error.message);
+      return reply.agent;
+    };
+    const before = await agentOf("bmm/pm");
+    expect(before.criticalActions).toEqual(["Load into memory {bundle-root}/config.yaml and set variables"]);
+    expect(before.startFingerprint).toEqual(expect.any(String));
+    const events: RegistryChanged[] = [];
+    const subscription = connection.subscribe(prefix + subjects.registryChanged, {
+      callback: (_error, message) => events.push(decodeJson(message.data, RegistryChanged)),
+    });
+    try {
+      await connection.flush();
+      await writeFile(join(tree.root, "bmad/bmm/config.yaml"), "user_name: Grace Hopper\n");
+      await eventually(async () => expect(events.some((event) => event.updated.includes("bmm/pm"))).toBe(true));
+      const after = await agentOf("bmm/pm");
+      expect(after.startFingerprint).toEqual(expect.any(String));
+      expect(after.startFingerprint).not.toBe(before.startFingerprint);
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+
   it("sees a skills-era agent installed in a new tool folder, and a team override of it, and serves its activation", async () => {
     await tree.write({
       ".agents/skills/bmad-agent-keeper/SKILL.md": customizedSkill("bmad-agent-keeper", "Kit", "Lighthouse Keeper"),

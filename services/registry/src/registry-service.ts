@@ -12,6 +12,7 @@ import {
   serviceNames,
   subjects,
   type ActivationReply,
+  type AgentSummary,
   type GetAgentReply,
   type ListAgentsReply,
   type ListBundlesReply,
@@ -68,8 +69,13 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Runn
   });
   const instance = service.info().id;
 
-  addJsonEndpoint(service, "agents-list", prefix + subjects.registryAgentsList, ListAgentsRequest, async (request): Promise<ListAgentsReply> => {
-    return { success: true, agents: registry.listAgents(request.bundle) };
+  // the whole list is encoded once per scan (each scan makes a new list): every gateway asks for it again after a change
+  let encodedList: { agents: AgentSummary[]; data: Uint8Array } | undefined;
+  addJsonEndpoint(service, "agents-list", prefix + subjects.registryAgentsList, ListAgentsRequest, async (request): Promise<ListAgentsReply | Uint8Array> => {
+    if (request.bundle !== undefined) return { success: true, agents: registry.listAgents(request.bundle) };
+    const agents = registry.listAgents();
+    if (encodedList?.agents !== agents) encodedList = { agents, data: encodeJson({ success: true, agents } satisfies ListAgentsReply) };
+    return encodedList.data;
   }, logger);
 
   addJsonEndpoint(service, "agents-get", prefix + subjects.registryAgentsGet, GetAgentRequest, async (request): Promise<GetAgentReply> => {

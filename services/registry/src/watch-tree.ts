@@ -1,3 +1,12 @@
+// Hand-written on purpose, over chokidar (5 is the last line for Node 20; 6 needs Node 22.22):
+// - the registry only needs "something under this folder changed": it re-scans with its own caches, so
+//   chokidar's per-file events would be thrown away;
+// - Node 20.20's recursive fs.watch on Linux sees files in folders created after it started, and holds one
+//   inotify watch per file and folder, as chokidar does (3,788 each on a 3,505-file tree), while arming
+//   5-8 times faster (about 100 ms against 700 ms there);
+// - neither notices changes on NFS or some bind mounts: chokidar's answer is `usePolling`, one stat timer per
+//   file; ours is re-scanning on a timer (REGISTRY_FORCE_POLL, and the safety re-check below while watching),
+//   which also re-arms the watch when the folder is deleted and created again.
 import { watch, type FSWatcher } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { Logger } from "@agent-orchestrator/shared";

@@ -57,11 +57,11 @@ function startProcess(): Promise<RunnerProcess> {
   });
 }
 
-async function save(index: number): Promise<Record<string, unknown>> {
+async function save(index: number, folder: string): Promise<Record<string, unknown>> {
   const request = {
     call_id: `save-${index}`,
     context: fixture.context,
-    arguments: { file_path: `{session-folder}/parallel/f${index}.md`, content: `file ${index}\n` },
+    arguments: { file_path: `{session-folder}/${folder}/f${index}.md`, content: `file ${index}\n` },
   };
   const reply = await connection.request(`${prefix}.${subjects.tool("save_output")}`, encoder.encode(JSON.stringify(request)), { timeout: 20_000 });
   return JSON.parse(decoder.decode(reply.data)) as Record<string, unknown>;
@@ -83,21 +83,25 @@ afterAll(async () => {
 
 describe("two tool-runner processes on one output root", () => {
   it("record 200 parallel save_output calls into one session: 200 files, 200 manifest entries", async () => {
-    const replies = await Promise.all(Array.from({ length: 200 }, (_, index) => save(index)));
+    const replies = await Promise.all(Array.from({ length: 200 }, (_, index) => save(index, "parallel")));
     expect(replies.filter((reply) => reply["success"] === true)).toHaveLength(200);
     expect(await readdir(path.join(fixture.session, "parallel"))).toHaveLength(200);
     const manifest = SessionManifest.parse(JSON.parse(await readFile(path.join(fixture.session, "manifest.json"), "utf8")));
-    expect(manifest.files).toHaveLength(200);
-    expect(new Set(manifest.files.map((file) => file.path)).size).toBe(200);
+    // the other case writes into the same session, in a folder of its own
+    const parallel = manifest.files.filter((file) => file.path.startsWith("{session-folder}/parallel/"));
+    expect(parallel).toHaveLength(200);
+    expect(new Set(parallel.map((file) => file.path)).size).toBe(200);
     // the queue group shared the work between the two processes
     for (const runner of runners) expect(runner.output.join("").split("tool call done").length - 1).toBeGreaterThan(0);
   });
 
   it("answer the calls already received on SIGTERM and exit 0 (docs/security.md case 70)", async () => {
-    const calls = Array.from({ length: 20 }, (_, index) => save(1000 + index));
+    const calls = Array.from({ length: 20 }, (_, index) => save(1000 + index, "drain"));
     await connection.flush();
     for (const runner of runners) runner.child.kill("SIGTERM");
     for (const reply of await Promise.all(calls)) expect(reply).toMatchObject({ success: true });
     expect(await Promise.all(runners.map((runner) => runner.exited))).toEqual([0, 0]);
+    // the other case needs two running processes, whichever order they run in
+    runners.splice(0, runners.length, await startProcess(), await startProcess());
   });
 });

@@ -40,5 +40,6 @@ describe("startTracing", () => {
     await inSpan("lost", {}, async () => {});
     await expect(tracing.shutdown()).resolves.toBeUndefined();
     expect(lines.some((line) => line["level"] === 40)).toBe(true);
+    expect(tracingActive()).toBe(false);
   });
 });

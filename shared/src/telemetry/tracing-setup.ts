@@ -65,6 +65,8 @@ export async function startTracing(service: ServiceName, config: TelemetryConfig
         return "failed" as const;
       });
       clearTimeout(timer);
+      // a stopped provider exports nothing: helpers go back to making no spans at all
+      setTracingActive(false);
       if (outcome === "late") logger.warn({ budgetMs: shutdownBudgetMs }, "the last spans were not exported in time");
     },
   };

@@ -18,6 +18,8 @@ export interface LoadReport {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** every turn's time, fastest first */
+  turnMs: number[];
   /** from the first request to the last answer */
   wallMs: number;
 }
@@ -52,6 +54,7 @@ export async function runLoad(gatewayUrl: string, count: number, latencyMs: numb
     p50Ms: percentile(sorted, 0.5),
     p99Ms: percentile(sorted, 0.99),
     maxMs: sorted.at(-1) ?? 0,
+    turnMs: sorted,
     wallMs,
   };
 }

@@ -3,7 +3,7 @@ import type { ApiError } from "./api-error.js";
 import { h } from "./dom.js";
 import { errorCallout } from "./error-callout.js";
 import { frameThrottle } from "./frame-throttle.js";
-import { renderMarkdown } from "./markdown.js";
+import { renderMarkdown } from "./page-markdown.js";
 import { sessionLinkTarget } from "./session-link.js";
 import { toolCallRow, type ToolCallEvent, type ToolCallRow, type ToolResultEvent } from "./tool-call-row.js";
 import { toolRowKey } from "./tool-row-key.js";

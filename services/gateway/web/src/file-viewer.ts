@@ -3,7 +3,7 @@ import { toApiError } from "./api-error.js";
 import { byId, h } from "./dom.js";
 import { errorCallout } from "./error-callout.js";
 import { formatBytes, formatRelativeTime } from "./format.js";
-import { renderMarkdown } from "./markdown.js";
+import { renderMarkdown } from "./page-markdown.js";
 import { sessionLinkTarget } from "./session-link.js";
 import { sessionRelativePath } from "./tool-call-target.js";
 import type { ManifestFile } from "./wire-types.js";

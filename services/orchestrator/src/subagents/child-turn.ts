@@ -15,7 +15,7 @@ import { toolsForAgent } from "../agent-tools.js";
 import { loopLimits, modelNotConfiguredMessage } from "../config.js";
 import { RunEventPublisher } from "../run-event-publisher.js";
 import { truncateMiddle } from "../truncate-middle.js";
-import { getAgent, type TurnRunnerDeps } from "../turn-runner.js";
+import type { TurnRunnerDeps } from "../turn-runner.js";
 import { buildSubagentPrompt } from "./subagent-prompt.js";
 import { subagentsForTurn } from "./subagent-runner.js";
 import { doneEvent } from "../done-event.js";
@@ -45,16 +45,21 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
   const emit = (event: RunEventBody) => events.emit(event);
   const controller = new AbortController();
   const timeoutMs = Math.max(0, Math.min(config.SUBAGENT_TIMEOUT_MS, request.expires_at - Date.now()));
+  // the parent waits as long and answers SERVICE_TIMEOUT; whichever deadline fires first, the code is the same
   const deadline = setTimeout(
-    () => controller.abort(new AppError("TURN_TIMEOUT", `The subagent took longer than ${timeoutMs} ms and was stopped`)),
+    () => controller.abort(new AppError("SERVICE_TIMEOUT", `The subagent did not finish within ${timeoutMs} ms and was stopped.`)),
     timeoutMs,
   );
   active.add(sessionId, runId, controller);
   try {
     if (!deps.model) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
-    const agent = await getAgent(deps, request.agent_id);
+    const agent = await deps.registry.agent(request.agent_id);
     emit({ type: "session", agent_id: agent.id, attempt });
-    const context: ToolContext = { session_id: sessionId, bundle_path: agent.bundlePath };
+    const context: ToolContext = {
+      session_id: sessionId,
+      bundle_path: agent.bundlePath,
+      session: { agent: agent.id, bundle: agent.bundleName, owner: request.owner },
+    };
     const loopRunId = `${runId}:${attempt}`;
     const messages: ChatCompletionMessageParam[] = [
       { role: "system", content: buildSubagentPrompt(agent, request.skill ? { skill: request.skill } : {}) },

@@ -13,6 +13,7 @@ import {
   RunEvent,
   subjects,
   type AgentDefinition,
+  type ToolContext,
   type ToolResult,
 } from "@agent-orchestrator/shared";
 import { orchestratorEnvSchema } from "../config.js";
@@ -35,11 +36,13 @@ export const testAgent: AgentDefinition = {
 
 export interface FakeToolRunner {
   /** what it received, in order */
-  calls: Array<{ subject: string; body: { call_id: string; arguments: Record<string, unknown> } }>;
+  calls: Array<{ subject: string; body: { call_id: string; context: ToolContext; arguments: Record<string, unknown> } }>;
   /** files it serves to read_file, by virtual path */
   files: Record<string, string>;
   /** what it answers to load_skill, by skill name (SKILL_NOT_FOUND for others) */
   skills: Record<string, ToolResult>;
+  /** the session.manifest.update requests it received, in order */
+  manifestUpdates: Array<{ session_id: string; status: string }>;
 }
 
 /** A fake registry (serving `testAgent` and `options.agents`) and, optionally, a fake tool-runner, on one prefix. */
@@ -48,7 +51,7 @@ export function startFakeServices(
   prefix: string,
   options: { toolRunner: boolean; agents?: readonly AgentDefinition[] },
 ): FakeToolRunner {
-  const runner: FakeToolRunner = { calls: [], files: { "{bundle-root}/config.yaml": "user_name: Ada\n" }, skills: {} };
+  const runner: FakeToolRunner = { calls: [], files: { "{bundle-root}/config.yaml": "user_name: Ada\n" }, skills: {}, manifestUpdates: [] };
   const agents = new Map([testAgent, ...(options.agents ?? [])].map((agent) => [agent.id, agent]));
   connection.subscribe(prefix + subjects.registryAgentsGet, {
     callback: (_error, message) => {
@@ -73,7 +76,10 @@ export function startFakeServices(
     },
   });
   connection.subscribe(prefix + subjects.sessionManifestUpdate, {
-    callback: (_error, message) => message.respond(encodeJson({ success: false, error: { code: "INTERNAL", message: "not kept in this test" } })),
+    callback: (_error, message) => {
+      runner.manifestUpdates.push(JSON.parse(new TextDecoder().decode(message.data)) as FakeToolRunner["manifestUpdates"][number]);
+      message.respond(encodeJson({ success: false, error: { code: "INTERNAL", message: "not kept in this test" } }));
+    },
   });
   return runner;
 }

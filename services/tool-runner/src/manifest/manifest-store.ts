@@ -180,7 +180,8 @@ export class ManifestStore {
       path.join(folder, lockFileName),
       async () => {
         const now = new Date().toISOString();
-        const manifest = (await this.load(folder, sessionId)) ?? fresh(sessionId, batch[0]?.seed, now);
+        const existing = await this.load(folder, sessionId);
+        const manifest = existing ?? fresh(sessionId, batch[0]?.seed, now);
         const refused = new Map<PendingChange, unknown>();
         for (const item of batch) {
           try {
@@ -190,7 +191,9 @@ export class ManifestStore {
           }
         }
         manifest.updated_at = now;
-        await writeFileAtomically(folder, manifestFileName, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`));
+        // a new manifest that lists nothing (a first turn's start) loses nothing in a crash: no fsync to wait for
+        const durable = existing !== undefined || listsSomething(manifest);
+        await writeFileAtomically(folder, manifestFileName, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`), {}, { durable });
         return { manifest, refused };
       },
       this.options.lock,
@@ -219,6 +222,9 @@ function upsertFile(manifest: SessionManifest, file: ManifestFile): void {
   if (index === -1) manifest.files.push(file);
   else manifest.files[index] = file;
 }
+
+const listsSomething = (manifest: SessionManifest): boolean =>
+  manifest.files.length + manifest.workflows.length + (manifest.scripts?.length ?? 0) > 0;
 
 function fresh(sessionId: string, seed: ManifestSeed | undefined, now: string): SessionManifest {
   return {

@@ -31,11 +31,14 @@ export async function readFileCapped(realPath: string, checked: Stats, maxBytes:
     throw error;
   }
   try {
+    // both checks of what was opened run at once; the file's identity is judged first
+    const descriptorChecked = assertDescriptorPath(handle, realPath);
+    descriptorChecked.catch(() => undefined);
     const opened = await handle.stat();
     if (!opened.isFile() || opened.dev !== checked.dev || opened.ino !== checked.ino) {
       throw accessDenied("PATH_CHANGED", { reason: "file changed between check and open", realPath });
     }
-    await assertDescriptorPath(handle, realPath);
+    await descriptorChecked;
     const { bytes, total } = await readUpTo(handle, maxBytes + 1, opened.size);
     const truncated = total > maxBytes;
     return {

@@ -11,12 +11,14 @@ import type { SandboxHooks } from "./sandbox-hooks.js";
  * directory, fsyncs it, checks again that the directory is the one checked, and renames the temp file
  * over `name`. Readers see the old file or the new one, never half of it. The temp file is removed on any
  * error; the rename replaces a directory entry, so an existing symlink is replaced, not followed (docs/security.md case 25).
+ * `durable: false` skips the two fsyncs, for a file whose loss in a crash loses nothing.
  */
 export async function writeFileAtomically(
   directory: string,
   name: string,
   data: Uint8Array,
   hooks: SandboxHooks = {},
+  { durable = true }: { durable?: boolean } = {},
 ): Promise<void> {
   const target = path.join(directory, name);
   const directoryHandle = await openDirectory(directory);
@@ -28,23 +30,23 @@ export async function writeFileAtomically(
     const checked = await directoryHandle.stat();
     const file = await open(tempPath, "wx", 0o644);
     tempCreated = true;
-    await writeAllAndSync(file, data);
+    await writeAll(file, data, durable);
     await hooks.beforeRename?.(tempPath, target);
     await assertSameDirectory(directoryHandle, directory, checked.dev, checked.ino);
     await rename(tempPath, target);
     tempCreated = false;
     // make the rename itself durable; some filesystems refuse fsync on a directory, which is harmless
-    await directoryHandle.sync().catch(() => undefined);
+    if (durable) await directoryHandle.sync().catch(() => undefined);
   } finally {
     if (tempCreated) await unlink(tempPath).catch(() => undefined);
     await directoryHandle.close();
   }
 }
 
-async function writeAllAndSync(file: FileHandle, data: Uint8Array): Promise<void> {
+async function writeAll(file: FileHandle, data: Uint8Array, sync: boolean): Promise<void> {
   try {
     await file.writeFile(data);
-    await file.sync();
+    if (sync) await file.sync();
   } finally {
     await file.close();
   }

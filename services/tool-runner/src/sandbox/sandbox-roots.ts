@@ -4,6 +4,7 @@ import { mapOutputVariables, subjectTokenPattern } from "@agent-orchestrator/sha
 import { relativeInside } from "./containment.js";
 import { assertPathShape } from "./path-shape.js";
 import type { LayoutCache } from "./layout-cache.js";
+import type { RootRealPaths } from "./root-real-paths.js";
 import type { LayoutRoot, ProjectLayout } from "./project-layout.js";
 import { accessDenied, errnoCode, sandboxError } from "./sandbox-error.js";
 import type { LexicalRoots, RootName } from "./virtual-path.js";
@@ -60,8 +61,9 @@ export async function pinRoots(options: { projectRoot: string; outputRoot: strin
 
 /** Fails closed (PATH_CHANGED) when a pinned root is no longer the directory it was at start-up. */
 export async function verifyPinnedRoots(pinned: PinnedRoots): Promise<void> {
-  for (const identity of pinned.identities) {
-    const stats = await lstat(identity.path).catch(() => undefined);
+  const seen = await Promise.all(pinned.identities.map((identity) => lstat(identity.path).catch(() => undefined)));
+  for (const [index, identity] of pinned.identities.entries()) {
+    const stats = seen[index];
     if (!stats || !stats.isDirectory() || stats.dev !== identity.dev || stats.ino !== identity.ino) {
       throw accessDenied("PATH_CHANGED", { reason: "a sandbox root changed since start-up", root: identity.path });
     }
@@ -75,15 +77,30 @@ export async function verifyPinnedRoots(pinned: PinnedRoots): Promise<void> {
  * (docs/bmad-releases.md). `{core-root}` is the `core` module of the bundle's tree. An installed bundle (not
  * under `<tree>/custom/`) may also read every BMAD tree, skill folder and knowledge folder, because its
  * instructions reference other modules' files and skills (docs/security.md "What the model may touch"); a custom bundle reads only its own
- * folder, core and the session. The layout comes from `layouts`, re-detected once when the bundle is unknown.
+ * folder, core and the session. The layout comes from `layouts`, re-detected once when the bundle is unknown;
+ * the realpaths of the bundle and core from `realPaths`, kept as long as the layout.
  */
-export async function rootsForContext(pinned: PinnedRoots, layouts: LayoutCache, context: SandboxContext): Promise<ContextRoots> {
-  await verifyPinnedRoots(pinned);
+export async function rootsForContext(pinned: PinnedRoots, layouts: LayoutCache, realPaths: RootRealPaths, context: SandboxContext): Promise<ContextRoots> {
+  // the filesystem checks of a call are independent: they run at once, and their verdicts are taken in the
+  // order the checks are listed (a moved root first), so a call waits for one round of them, not five
+  const verified = started(verifyPinnedRoots(pinned));
+  try {
+    const roots = await resolveRoots(pinned, layouts, realPaths, context);
+    await verified;
+    return roots;
+  } catch (error) {
+    await verified;
+    throw error;
+  }
+}
+
+async function resolveRoots(pinned: PinnedRoots, layouts: LayoutCache, realPaths: RootRealPaths, context: SandboxContext): Promise<ContextRoots> {
   const project = pinned.projectRoot;
   let layout = await layouts.current();
   const sessionPath = sessionFolderPath(pinned, context.session_id);
-  const session: RootEntry = { name: "session", lexical: sessionPath, real: await sessionRealPath(sessionPath) };
+  const sessionReal = started(sessionRealPath(sessionPath));
   if (context.bundle_path === undefined) {
+    const session: RootEntry = { name: "session", lexical: sessionPath, real: await sessionReal };
     return { lexical: { project, core: coreFolder(project, layout, undefined), session: sessionPath }, readable: [session], session };
   }
 
@@ -100,27 +117,33 @@ export async function rootsForContext(pinned: PinnedRoots, layouts: LayoutCache,
   if (!home) {
     throw accessDenied("PATH_OUTSIDE_ROOT", { reason: "bundle_path outside the BMAD trees and skill folders", bundle_path: context.bundle_path });
   }
-  const bundleReal = await realpathOr(bundle);
+  const tree = home.root.kind === "tree" ? home.root : undefined;
+  const core = coreFolder(project, layout, tree);
+  const bundleRealPath = started(realPaths.of(bundle));
+  const coreRealPath = started(realPaths.of(core));
+  const session: RootEntry = { name: "session", lexical: sessionPath, real: await sessionReal };
+  const bundleReal = await bundleRealPath;
   if (relativeInside(home.root.real, bundleReal) === undefined) {
     throw accessDenied("SYMLINK_ESCAPE", { reason: "bundle resolves outside its BMAD tree or skill folder", bundle: bundleReal });
   }
-  const tree = home.root.kind === "tree" ? home.root : undefined;
   const lexical: LexicalRoots = {
     project,
     bundle,
-    core: coreFolder(project, layout, tree),
+    core,
     session: sessionPath,
     outputs: outputFolders(layout, home, sessionPath),
     bundleIsSkill: home.root.kind === "skills",
   };
-  const readable: RootEntry[] = [
-    session,
-    { name: "bundle", lexical: bundle, real: bundleReal },
-    { name: "core", lexical: lexical.core, real: await realpathOr(lexical.core) },
-  ];
+  const readable: RootEntry[] = [session, { name: "bundle", lexical: bundle, real: bundleReal }, { name: "core", lexical: core, real: await coreRealPath }];
   const custom = tree !== undefined && home.relative.split(path.sep)[0] === "custom";
   if (!custom) readable.push(...layout.roots.map((root) => ({ name: root.kind, lexical: root.lexical, real: root.real })));
   return { lexical, readable, session };
+}
+
+/** A check started ahead of the point where its verdict is taken; a verdict never taken is not an unhandled rejection. */
+function started<T>(check: Promise<T>): Promise<T> {
+  check.catch(() => undefined);
+  return check;
 }
 
 /** Where a bundle lives: inside a BMAD tree (a `.bmad-*` tree may be the bundle itself), or one skill folder. */
@@ -211,13 +234,4 @@ async function sessionRealPath(session: string): Promise<string> {
     throw accessDenied("SYMLINK_ESCAPE", { reason: "session folder is not a plain directory", session });
   }
   return session;
-}
-
-async function realpathOr(target: string): Promise<string> {
-  try {
-    return await realpath(target);
-  } catch (error) {
-    if (errnoCode(error) === "ENOENT") return target;
-    throw error;
-  }
 }

@@ -9,6 +9,7 @@ import { listFolder, type FolderEntry } from "./folder-lister.js";
 import { fromFsError } from "./fs-error.js";
 import { findProtectedSegment } from "./protected-names.js";
 import { resolveRealLocation } from "./real-location.js";
+import { RootRealPaths } from "./root-real-paths.js";
 import { accessDenied, errnoCode, sandboxError } from "./sandbox-error.js";
 import type { SandboxHooks } from "./sandbox-hooks.js";
 import {
@@ -89,6 +90,7 @@ export class Sandbox {
     private readonly pinned: PinnedRoots,
     private readonly options: SandboxOptions,
     private readonly layouts: LayoutCache,
+    private readonly realPaths = new RootRealPaths(),
   ) {}
 
   /** The realpath of `{project-root}`. */
@@ -98,7 +100,7 @@ export class Sandbox {
 
   /** The roots of one call, for callers that show paths (preload_workflow, load_skill). */
   roots(context: SandboxContext): Promise<ContextRoots> {
-    return rootsForContext(this.pinned, this.layouts, context);
+    return rootsForContext(this.pinned, this.layouts, this.realPaths, context);
   }
 
   /** The project's BMAD trees, skill folders and knowledge folders (cached; `refresh` re-detects unless just done). */
@@ -152,7 +154,7 @@ export class Sandbox {
    * it would make, so a caller can admit it (the session quota) before `commit` writes it.
    */
   async prepareWrite(context: SandboxContext, input: string, content: string): Promise<PreparedWrite> {
-    const roots = await rootsForContext(this.pinned, this.layouts, context);
+    const roots = await rootsForContext(this.pinned, this.layouts, this.realPaths, context);
     const hostPath = resolveVirtualPath(input, roots.lexical);
     const detail = { session_id: context.session_id, input, hostPath };
     const relative = relativeInside(roots.session.lexical, hostPath);
@@ -204,7 +206,7 @@ export class Sandbox {
 
   /** Steps 1–4 for a read or a listing: shape, variables, containment, protected names, real location. */
   private async locate(context: SandboxContext, input: string, operation: "read" | "list" = "read") {
-    const roots = await rootsForContext(this.pinned, this.layouts, context);
+    const roots = await rootsForContext(this.pinned, this.layouts, this.realPaths, context);
     const hostPath = resolveVirtualPath(input, roots.lexical);
     const detail: Record<string, unknown> = { session_id: context.session_id, input, hostPath };
     const lexical = matchRoot(roots.readable, hostPath, "lexical");

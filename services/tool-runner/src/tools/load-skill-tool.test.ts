@@ -28,6 +28,21 @@ describe("loadSkillTool", () => {
     expect(manifest?.workflows.map((workflow) => workflow.path)).toEqual(["{project-root}/.claude/skills/tidy-desk"]);
   });
 
+  it("records nothing for the agent's own start, whose skill is not a workflow the user ran; the skill is the same", async () => {
+    const context = fixture.context(".claude/skills/tidy-desk");
+    const started = LoadedSkill.parse(await loadSkillTool({ name: "tidy-desk" }, { ...context, agent_start: true }, deps));
+    expect(await deps.manifests.read(context.session_id)).toBeUndefined();
+    const asked = LoadedSkill.parse(await loadSkillTool({ name: "tidy-desk" }, context, deps));
+    expect(started).toEqual(asked);
+    expect((await deps.manifests.read(context.session_id))?.workflows).toHaveLength(1);
+  });
+
+  it("names the session's agent, bundle and owner in a manifest it creates, so the owner can list the session's files", async () => {
+    const context = { ...fixture.context(".claude/skills/tidy-desk"), session: { agent: "bmm/analyst", bundle: "bmm", owner: "alice" } };
+    await loadSkillTool({ name: "tidy-desk" }, context, deps);
+    expect(await deps.manifests.read(context.session_id)).toMatchObject({ agent: "bmm/analyst", bundle: "bmm", owner: "alice", status: "running" });
+  });
+
   it("cuts the instructions to fit the reply budget, with a marker and a note", async () => {
     const skill = LoadedSkill.parse(await loadSkillTool({ name: "tidy-desk" }, fixture.context(), { ...deps, replyBudget: () => 1500 }));
     expect(jsonBytes(skill)).toBeLessThanOrEqual(1500);

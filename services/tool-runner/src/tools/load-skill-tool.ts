@@ -8,11 +8,14 @@ export const truncationMarker = "\n\n[… cut here to fit the reply; read the fi
 
 /**
  * `load_skill` → the shared `LoadedSkill`: the skill's resolved instructions, customization, variables,
- * facts and files (all paths virtual). The load is recorded in the session manifest like a workflow.
+ * facts and files (all paths virtual). The load is recorded in the session manifest like a workflow, except
+ * at the agent's start: the agent's own skill is not a workflow the user ran (docs/design.md "Sessions").
  */
 export const loadSkillTool: ToolHandler<"load_skill"> = async (args, context, deps) => {
   const skill = await loadSkill(deps.sandbox, context, args.name, { today: new Date() });
-  await deps.manifests.recordWorkflow(context.session_id, manifestSeedFor(context), { path: skill.path, started_at: new Date().toISOString() });
+  if (!context.agent_start) {
+    await deps.manifests.recordWorkflow(context.session_id, manifestSeedFor(context), { path: skill.path, started_at: new Date().toISOString() });
+  }
   fitSkillToBudget(skill, deps.replyBudget());
   return skill;
 };

@@ -27,7 +27,8 @@ export type ToolHandler<N extends RunnerToolName> = (
   deps: ToolDependencies,
 ) => Promise<ToolSuccess | ToolFailureWithData>;
 
-/** The manifest a tool creates when the orchestrator has not described the session yet. */
+/** The manifest a tool creates during a turn, before the turn's end has written the session's. */
 export function manifestSeedFor(context: ToolContext): ManifestSeed {
-  return { agent: "", bundle: context.bundle_path, owner: "", status: "running" };
+  const { agent, bundle, owner } = context.session ?? { agent: "", bundle: context.bundle_path, owner: "" };
+  return { agent, bundle, owner, status: "running" };
 }

@@ -1,0 +1,72 @@
+import { createHash } from "node:crypto";
+import type { NatsConnection, Subscription } from "nats";
+import { decodeJson, ExpiringCache, ListAgentsReply, RegistryChanged, subjects, type AgentSummary, type Logger } from "@agent-orchestrator/shared";
+import { callService } from "./nats-call.js";
+import type { GatewayContext } from "./gateway-context.js";
+
+/** A safety net for a `registry.changed` missed while the connection was down: a kept list is fetched again after this long. */
+export const agentListMaxAgeMs = 5_000;
+
+/** The list, and the `GET /api/agents` answer made of it once: its JSON body and an ETag for conditional requests. */
+export interface KeptAgentList {
+  agents: AgentSummary[];
+  body: Buffer;
+  etag: string;
+}
+
+/**
+ * Every agent the registry lists (`registry.agents.list` with no bundle filter), as `GET /api/agents`,
+ * `/v1/models` and the MCP tools show them. The decoded, validated list is kept and shared, with the
+ * HTTP body made of it: it is dropped when a registry replica announces a change (`registry.changed`,
+ * published once its re-scan is served) and fetched again on the next call, and in any case after
+ * `agentListMaxAgeMs`. Callers asking at once share one request; a failed request is not kept.
+ */
+export class AgentList {
+  private readonly kept: ExpiringCache<KeptAgentList>;
+  private readonly changes: Subscription;
+
+  constructor(
+    private readonly context: Pick<GatewayContext, "connection" | "config" | "subjectPrefix">,
+    logger: Logger,
+    now: () => number = Date.now,
+  ) {
+    this.kept = new ExpiringCache(agentListMaxAgeMs, now);
+    this.changes = subscribeToChanges(context.connection, context.subjectPrefix + subjects.registryChanged, logger, () => this.kept.clear());
+  }
+
+  /** The agents, with the `GET /api/agents` body. */
+  current(): Promise<KeptAgentList> {
+    return this.kept.get("", () => callService(this.context, subjects.registryAgentsList, {}, ListAgentsReply).then(({ agents }) => withBody(agents)));
+  }
+
+  async list(): Promise<AgentSummary[]> {
+    return (await this.current()).agents;
+  }
+
+  close(): void {
+    this.changes.unsubscribe();
+  }
+}
+
+function withBody(agents: AgentSummary[]): KeptAgentList {
+  const body = Buffer.from(JSON.stringify({ success: true, agents }));
+  return { agents, body, etag: `W/"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"` };
+}
+
+function subscribeToChanges(connection: NatsConnection, subject: string, logger: Logger, changed: () => void): Subscription {
+  return connection.subscribe(subject, {
+    callback: (error, message) => {
+      // any message on the subject means "something changed": a bad one still drops the list
+      changed();
+      if (error) {
+        logger.warn({ err: error, subject }, "registry change subscription failed");
+        return;
+      }
+      try {
+        decodeJson(message.data, RegistryChanged);
+      } catch (invalid) {
+        logger.warn({ err: invalid, subject }, "invalid registry change event");
+      }
+    },
+  });
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { AppError, type AgentDefinition } from "@agent-orchestrator/shared";
+import type { AgentStart } from "./agent-start.js";
+import { StartCache } from "./start-cache.js";
+import { testAgent } from "./testing/orchestrator-fixture.js";
+
+describe("StartCache", () => {
+  let clock = 0;
+  const cache = () => new StartCache(1_000, () => clock);
+  const counting = () => {
+    let starts = 0;
+    const start = (): Promise<AgentStart> => Promise.resolve({ kind: "actions", instructions: [`start ${++starts}`], files: [], variables: {} });
+    return { start, starts: () => starts };
+  };
+  const kept = (fingerprint: string): AgentDefinition => ({ ...testAgent, startFingerprint: fingerprint });
+
+  it("starts an agent once per fingerprint while younger than its maximum age, and again after", async () => {
+    clock = 0;
+    const starts = cache();
+    const source = counting();
+    expect(await starts.get(kept("f1"), source.start)).toMatchObject({ instructions: ["start 1"] });
+    clock = 999;
+    expect(await starts.get(kept("f1"), source.start)).toMatchObject({ instructions: ["start 1"] });
+    expect(await starts.get(kept("f2"), source.start)).toMatchObject({ instructions: ["start 2"] });
+    clock = 2_000;
+    expect(await starts.get(kept("f2"), source.start)).toMatchObject({ instructions: ["start 3"] });
+    expect(source.starts()).toBe(3);
+  });
+
+  it("starts every turn an agent without a fingerprint and a skill agent", async () => {
+    clock = 0;
+    const starts = cache();
+    const source = counting();
+    const skill: AgentDefinition = { ...kept("f1"), format: "skill" };
+    for (const agent of [testAgent, testAgent, skill, skill]) await starts.get(agent, source.start);
+    expect(source.starts()).toBe(4);
+  });
+
+  it("never keeps a failed start", async () => {
+    clock = 0;
+    const starts = cache();
+    const source = counting();
+    const denied = () => Promise.reject(new AppError("AGENT_INIT_FAILED", "denied"));
+    await expect(starts.get(kept("f1"), denied)).rejects.toMatchObject({ code: "AGENT_INIT_FAILED" });
+    expect(await starts.get(kept("f1"), source.start)).toMatchObject({ instructions: ["start 1"] });
+  });
+});

@@ -1,0 +1,43 @@
+import type { AgentDefinition } from "@agent-orchestrator/shared";
+import type { AgentStart } from "./agent-start.js";
+
+interface Kept {
+  fingerprint: string;
+  start: AgentStart;
+  keptAt: number;
+}
+
+/** Agents whose start is kept; the least recently used is forgotten first, so a catalog of any size stays bounded. */
+const maxKeptStarts = 1000;
+
+/**
+ * The result of each agent's start, kept so a turn does not wait on the tool-runner for files that have not
+ * changed (README "Scaling out"). It is valid for the agent's `startFingerprint`, which the registry changes
+ * whenever a file the start reads changes, and for at most `maxAgeMs`, the safety net of the registry look-ups.
+ * An agent without a fingerprint (a skill agent, or a start reading files the registry does not watch) starts
+ * every turn, and so does the first turn of each fingerprint, so a file the sandbox denies fails the start.
+ * A failed start is never kept. Starts are not shared while under way: each runs with its own turn's signal.
+ */
+export class StartCache {
+  readonly #kept = new Map<string, Kept>();
+
+  constructor(
+    private readonly maxAgeMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  async get(agent: AgentDefinition, start: () => Promise<AgentStart>): Promise<AgentStart> {
+    const fingerprint = agent.format === "skill" ? undefined : agent.startFingerprint;
+    if (fingerprint === undefined) return start();
+    const kept = this.#kept.get(agent.id);
+    this.#kept.delete(agent.id);
+    if (kept && kept.fingerprint === fingerprint && this.now() - kept.keptAt < this.maxAgeMs) {
+      this.#kept.set(agent.id, kept);
+      return kept.start;
+    }
+    const started = await start();
+    this.#kept.set(agent.id, { fingerprint, start: started, keptAt: this.now() });
+    if (this.#kept.size > maxKeptStarts) this.#kept.delete(this.#kept.keys().next().value as string);
+    return started;
+  }
+}
