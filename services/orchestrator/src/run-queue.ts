@@ -15,45 +15,63 @@ export interface RunQueue {
   /** stops taking requests and waits for the turns in progress */
   stop(): Promise<void>;
   /**
-   * Adds a worker until the returned function is called. A turn waiting for a subagent lends one for it,
-   * so turns waiting on their children never hold every worker while the children wait in the queue.
+   * Adds a slot until the returned function is called. A turn waiting for a subagent lends one for it,
+   * so turns waiting on their children never hold every slot while the children wait in the queue.
    */
   lendSlot(): () => void;
 }
 
-/** How long one pull waits for a request; also the longest a stop waits for idle workers. */
+/** How long one pull waits for requests; also the longest a stop waits for the pull in flight. */
 const pullExpiresMs = 2_000;
 
 /**
- * Takes turn requests from the durable work-queue consumer with `concurrency` workers, each pulling one
- * request at a time, so a busy orchestrator never holds requests another one could run. While a turn
- * runs it is kept alive (`working()`); it is acknowledged when it has ended, with `done` or `error`.
- * If this process dies, the request is redelivered to another orchestrator after the ack wait.
+ * Takes turn requests from the durable work-queue consumer and runs up to `concurrency` at a time. One pull
+ * at a time asks for as many requests as there are free slots, so a busy orchestrator never holds requests
+ * another one could run, and the server hands the requests of a batch pull round-robin to the replicas'
+ * pulls. (A pull per slot, each for one request, spread them badly: the server serves the oldest pull, the
+ * busy replica's pulls are always older than the idle one's, which expire and come back together, and one
+ * replica could take every turn for many seconds.) While a turn runs it is kept alive (`working()`); it is
+ * acknowledged when it has ended, with `done` or `error`. If this process dies, the request is redelivered
+ * to another orchestrator after the ack wait.
  */
 export function startRunQueue(options: RunQueueOptions): RunQueue {
   let stopping = false;
+  let capacity = options.concurrency;
+  const running = new Set<Promise<void>>();
+  let slotFreed: (() => void) | undefined;
+  const wake = () => {
+    slotFreed?.();
+    slotFreed = undefined;
+  };
   const heartbeatMs = Math.max(250, Math.floor(options.ackWaitMs / 3));
 
-  async function worker(released: () => boolean): Promise<void> {
-    while (!stopping && !released()) {
-      let message: JsMsg | null;
+  async function pullLoop(): Promise<void> {
+    while (!stopping) {
+      const free = capacity - running.size;
+      if (free <= 0) {
+        await new Promise<void>((resolve) => (slotFreed = resolve));
+        continue;
+      }
       try {
-        message = await options.consumer.next({ expires: pullExpiresMs });
+        for await (const message of await options.consumer.fetch({ max_messages: free, expires: pullExpiresMs })) {
+          if (stopping) {
+            // hand it back for later, not at once: an immediate redelivery could come back to this pull,
+            // which hands it back again until max_deliver is spent and the turn is lost; by then the pull has
+            // expired and only running replicas pull
+            message.nak(pullExpiresMs + 1_000);
+            continue;
+          }
+          const turn: Promise<void> = handle(message).finally(() => {
+            running.delete(turn);
+            wake();
+          });
+          running.add(turn);
+        }
       } catch (error) {
         if (stopping) return;
         options.logger.warn({ err: error }, "pulling turn requests failed; retrying");
         await new Promise((resolve) => setTimeout(resolve, 500));
-        continue;
       }
-      if (!message) continue;
-      if (stopping) {
-        // hand it back for later, not at once: an immediate redelivery can land on this process's other
-        // pulls, which hand it back again until max_deliver is spent and the turn is lost; by then they
-        // have all expired and only running replicas pull
-        message.nak(pullExpiresMs + 1_000);
-        return;
-      }
-      await handle(message);
     }
   }
 
@@ -84,22 +102,24 @@ export function startRunQueue(options: RunQueueOptions): RunQueue {
     }
   }
 
-  const workers = new Set<Promise<void>>();
-  const spawn = (released: () => boolean) => {
-    const running: Promise<void> = worker(released).finally(() => workers.delete(running));
-    workers.add(running);
-  };
-  for (let index = 0; index < options.concurrency; index++) spawn(() => false);
+  const pulling = pullLoop();
   return {
     stop: async () => {
       stopping = true;
-      while (workers.size > 0) await Promise.allSettled([...workers]);
+      wake();
+      await pulling;
+      while (running.size > 0) await Promise.allSettled([...running]);
     },
     lendSlot: () => {
-      let released = false;
-      if (!stopping) spawn(() => released);
+      let given = !stopping;
+      if (given) {
+        capacity++;
+        wake();
+      }
       return () => {
-        released = true;
+        if (!given) return;
+        given = false;
+        capacity--;
       };
     },
   };

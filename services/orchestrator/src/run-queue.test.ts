@@ -1,0 +1,135 @@
+import { randomUUID } from "node:crypto";
+import { AckPolicy, connect, nanos, RetentionPolicy, type NatsConnection } from "nats";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createLogger, encodeJson, type RunStartRequest } from "@agent-orchestrator/shared";
+import { startRunQueue, type RunQueue } from "./run-queue.js";
+
+const logger = createLogger("run-queue-test", "silent");
+let connection: NatsConnection;
+const streams: string[] = [];
+
+beforeAll(async () => {
+  connection = await connect({ servers: inject("natsUrl") });
+});
+
+afterAll(async () => {
+  const manager = await connection.jetstreamManager();
+  await Promise.all(streams.map((stream) => manager.streams.delete(stream)));
+  await connection.drain();
+});
+
+/** A work-queue stream with one durable consumer, like the run requests, and a way to queue turns on it. */
+async function workQueue() {
+  const name = `RUNQ_${randomUUID().slice(0, 8)}`;
+  streams.push(name);
+  const manager = await connection.jetstreamManager();
+  await manager.streams.add({ name, subjects: [`${name}.>`], retention: RetentionPolicy.Workqueue });
+  await manager.consumers.add(name, { durable_name: "orchestrators", ack_policy: AckPolicy.Explicit, ack_wait: nanos(30_000) });
+  const queue = async (count: number) => {
+    for (let index = 0; index < count; index++) {
+      const request: RunStartRequest = {
+        run_id: randomUUID(),
+        session_id: randomUUID(),
+        new_session: true,
+        agent_id: "a",
+        message: `turn ${index}`,
+        owner: "o",
+        expires_at: Date.now() + 60_000,
+      };
+      await connection.jetstream().publish(`${name}.run`, encodeJson(request));
+    }
+  };
+  const consumer = () => connection.jetstream().consumers.get(name, "orchestrators");
+  const pending = async () => (await manager.consumers.info(name, "orchestrators")).num_pending;
+  return { queue, consumer, pending };
+}
+
+/** Resolves when `predicate` holds, polling every 10 ms. */
+async function until(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe("run queue", () => {
+  it("spreads queued turns over the replicas pulling from one consumer, not all to the one that pulled first", async () => {
+    const { queue, consumer } = await workQueue();
+    const ran: Array<{ replica: number; message: string }> = [];
+    const queues: RunQueue[] = [];
+    for (const replica of [0, 1]) {
+      queues.push(
+        startRunQueue({
+          consumer: await consumer(),
+          concurrency: 32,
+          ackWaitMs: 30_000,
+          logger,
+          run: async (request) => {
+            ran.push({ replica, message: request.message });
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          },
+        }),
+      );
+    }
+    // both replicas' pulls are waiting before the first turn comes
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await queue(40);
+    await until(() => ran.length === 40, "40 turns");
+    await Promise.all(queues.map((runQueue) => runQueue.stop()));
+    const byReplica = [0, 1].map((replica) => ran.filter((turn) => turn.replica === replica).length);
+    expect(byReplica[0]).toBeGreaterThanOrEqual(10);
+    expect(byReplica[1]).toBeGreaterThanOrEqual(10);
+    expect(new Set(ran.map((turn) => turn.message)).size).toBe(40);
+  });
+
+  it("never holds more turns than it has slots: the rest stay queued for another replica", async () => {
+    const { queue, consumer, pending } = await workQueue();
+    const release: Array<() => void> = [];
+    const runQueue = startRunQueue({
+      consumer: await consumer(),
+      concurrency: 2,
+      ackWaitMs: 30_000,
+      logger,
+      run: () => new Promise<void>((resolve) => release.push(resolve)),
+    });
+    await queue(5);
+    await until(() => release.length === 2, "two turns running");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(release).toHaveLength(2);
+    expect(await pending()).toBe(3);
+
+    // a lent slot runs one more at once; a freed slot another
+    const giveBack = runQueue.lendSlot();
+    await until(() => release.length === 3, "the lent slot's turn");
+    release[0]?.();
+    await until(() => release.length === 4, "the freed slot's turn");
+    // given back: a slot that frees now is not refilled, as two still run of the two it has
+    giveBack();
+    release[1]?.();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(release).toHaveLength(4);
+    expect(await pending()).toBe(1);
+    release[2]?.();
+    await until(() => release.length === 5, "the last turn");
+    for (const done of release) done();
+    await runQueue.stop();
+  });
+
+  it("stops within the pull's expiry, hands back what came during the stop, and leaves it for the next replica", async () => {
+    const { queue, consumer } = await workQueue();
+    const ran: string[] = [];
+    const first = startRunQueue({ consumer: await consumer(), concurrency: 4, ackWaitMs: 30_000, logger, run: async (request) => void ran.push(`first ${request.message}`) });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const stopped = first.stop();
+    // queued while its pull is still open at the server
+    await queue(1);
+    const started = Date.now();
+    await stopped;
+    expect(Date.now() - started).toBeLessThan(3_000);
+    const second = startRunQueue({ consumer: await consumer(), concurrency: 4, ackWaitMs: 30_000, logger, run: async (request) => void ran.push(`second ${request.message}`) });
+    await until(() => ran.length === 1, "the handed-back turn", 10_000);
+    await second.stop();
+    expect(ran).toEqual(["second turn 0"]);
+  });
+});
