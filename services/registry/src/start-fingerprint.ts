@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { criticalFiles, isInstallTreeName, mapWithConcurrency, type AgentDefinition } from "@agent-orchestrator/shared";
+import { coreModuleFolder, criticalFiles, isInstallTreeName, mapWithConcurrency, type AgentDefinition } from "@agent-orchestrator/shared";
 import { checkManifestPath, isInside } from "./contained-path.js";
 import { scanConcurrency } from "./discovery-context.js";
 import { statKey } from "./file-parse-cache.js";
@@ -66,7 +66,7 @@ export function startFilePath(virtualPath: string, bundlePath: string): string |
 function coreFolder(bundlePath: string): string | undefined {
   const tree = treeOf(bundlePath);
   if (!isInstallTreeName(tree)) return undefined;
-  return tree.startsWith(".bmad-") ? ".bmad-core" : `${tree}/core`;
+  return coreModuleFolder(tree);
 }
 
 const treeOf = (relativePath: string): string => relativePath.split("/")[0] ?? "";

@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { isInstallTreeName, isSkillHostName, mapOutputVariables } from "./install-layout.js";
+import { coreModuleFolder, isInstallTreeName, isSkillHostName, mapOutputVariables } from "./install-layout.js";
 
 describe("install layout names", () => {
   it("knows every release's BMAD folder", () => {
     for (const name of ["_bmad", "bmad", ".bmad-core", ".bmad-2d-phaser-game-dev"]) expect(isInstallTreeName(name)).toBe(true);
     for (const name of ["docs", ".git", "_bmad-output", ".claude"]) expect(isInstallTreeName(name)).toBe(false);
+  });
+
+  it("finds the core module of every release's tree", () => {
+    expect(["_bmad", "bmad", ".bmad-core", ".bmad-2d-phaser-game-dev"].map(coreModuleFolder)).toEqual(["_bmad/core", "bmad/core", ".bmad-core", ".bmad-core"]);
   });
 
   it("takes any top-level dot folder but .git and the BMAD trees as a skill host", () => {

@@ -7,6 +7,11 @@ export function isInstallTreeName(name: string): boolean {
   return name === "_bmad" || name === "bmad" || /^\.bmad-[a-z0-9][\w-]*$/i.test(name);
 }
 
+/** The core module of a BMAD tree, as a path from the project root: `<tree>/core`, or `.bmad-core` itself for 4.x trees (`.bmad-<pack>` included). */
+export function coreModuleFolder(tree: string): string {
+  return tree.startsWith(".bmad-") ? ".bmad-core" : `${tree}/core`;
+}
+
 /** A top-level folder that may hold a `skills/` folder written by the installer (`.claude`, `.agents`, `.cursor`, …). */
 export function isSkillHostName(name: string): boolean {
   return /^\.[a-z0-9][\w-]*$/i.test(name) && name !== ".git" && !isInstallTreeName(name);

@@ -1,6 +1,6 @@
 import { lstat, mkdir, realpath } from "node:fs/promises";
 import path from "node:path";
-import { mapOutputVariables, subjectTokenPattern } from "@agent-orchestrator/shared";
+import { coreModuleFolder, mapOutputVariables, subjectTokenPattern } from "@agent-orchestrator/shared";
 import { relativeInside } from "./containment.js";
 import { assertPathShape } from "./path-shape.js";
 import type { LayoutCache } from "./layout-cache.js";
@@ -164,7 +164,7 @@ const treePreference = ["_bmad", "bmad", ".bmad-core"];
 function coreFolder(project: string, layout: ProjectLayout, tree: LayoutRoot | undefined): string {
   const chosen = tree ?? preferredTree(layout);
   if (!chosen) return path.join(project, "_bmad", "core");
-  return isV4Tree(chosen) ? path.join(project, ".bmad-core") : path.join(chosen.lexical, "core");
+  return path.join(project, coreModuleFolder(path.basename(chosen.lexical)));
 }
 
 function preferredTree(layout: ProjectLayout): LayoutRoot | undefined {
