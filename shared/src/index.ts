@@ -19,6 +19,7 @@ export * from "./session-manifest.js";
 export * from "./session-messages.js";
 export * from "./session-record.js";
 export * from "./subjects.js";
+export * from "./registry-change-watch.js";
 export * from "./tool-call.js";
 export * from "./tool-catalog.js";
 export * from "./usage.js";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { NatsConnection, Subscription } from "nats";
-import { decodeJson, ExpiringCache, ListAgentsReply, RegistryChanged, subjects, type AgentSummary, type Logger } from "@agent-orchestrator/shared";
+import type { Subscription } from "nats";
+import { ExpiringCache, ListAgentsReply, subjects, watchRegistryChanges, type AgentSummary, type Logger } from "@agent-orchestrator/shared";
 import { callService } from "./nats-call.js";
 import type { GatewayContext } from "./gateway-context.js";
 
@@ -31,7 +31,7 @@ export class AgentList {
     now: () => number = Date.now,
   ) {
     this.kept = new ExpiringCache(agentListMaxAgeMs, now);
-    this.changes = subscribeToChanges(context.connection, context.subjectPrefix + subjects.registryChanged, logger, () => this.kept.clear());
+    this.changes = watchRegistryChanges(context.connection, context.subjectPrefix, logger, () => this.kept.clear());
   }
 
   /** The agents, with the `GET /api/agents` body. */
@@ -51,22 +51,4 @@ export class AgentList {
 function withBody(agents: AgentSummary[]): KeptAgentList {
   const body = Buffer.from(JSON.stringify({ success: true, agents }));
   return { agents, body, etag: `W/"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"` };
-}
-
-function subscribeToChanges(connection: NatsConnection, subject: string, logger: Logger, changed: () => void): Subscription {
-  return connection.subscribe(subject, {
-    callback: (error, message) => {
-      // any message on the subject means "something changed": a bad one still drops the list
-      changed();
-      if (error) {
-        logger.warn({ err: error, subject }, "registry change subscription failed");
-        return;
-      }
-      try {
-        decodeJson(message.data, RegistryChanged);
-      } catch (invalid) {
-        logger.warn({ err: invalid, subject }, "invalid registry change event");
-      }
-    },
-  });
 }

@@ -3,13 +3,12 @@ import type { z } from "zod";
 import {
   AppError,
   ActivationReply,
-  decodeJson,
   ExpiringCache,
   GetAgentReply,
-  RegistryChanged,
   requestJson,
   subjects,
   type AgentDefinition,
+  watchRegistryChanges,
   type Logger,
 } from "@agent-orchestrator/shared";
 import type { AgentRules } from "./system-prompt.js";
@@ -61,18 +60,7 @@ export class RegistryLookups {
 
   /** Forgets every kept answer on each `registry.changed`; one subscription per orchestrator. */
   watch(logger: Logger): Subscription {
-    return this.options.connection.subscribe(this.options.subjectPrefix + subjects.registryChanged, {
-      callback: (error, message) => {
-        if (error) return logger.error({ err: error }, "registry change subscription failed");
-        try {
-          const change = decodeJson(message.data, RegistryChanged);
-          this.#clear();
-          logger.debug({ instance: change.instance, revision: change.revision }, "registry changed; agent look-ups forgotten");
-        } catch (decodeError) {
-          logger.warn({ err: decodeError }, "invalid registry change ignored");
-        }
-      },
-    });
+    return watchRegistryChanges(this.options.connection, this.options.subjectPrefix, logger, () => this.#clear());
   }
 
   #request<S extends z.ZodType>(subject: string, agentId: string, schema: S): Promise<z.infer<S>> {
