@@ -5,7 +5,7 @@ import { StartCache } from "./start-cache.js";
 import { testAgent } from "./testing/orchestrator-fixture.js";
 
 describe("StartCache", () => {
-  let clock = 0;
+  let clock = 1_000;
   const cache = () => new StartCache(1_000, () => clock);
   const counting = () => {
     let starts = 0;
@@ -15,20 +15,20 @@ describe("StartCache", () => {
   const kept = (fingerprint: string): AgentDefinition => ({ ...testAgent, startFingerprint: fingerprint });
 
   it("starts an agent once per fingerprint while younger than its maximum age, and again after", async () => {
-    clock = 0;
+    clock = 1_000;
     const starts = cache();
     const source = counting();
     expect(await starts.get(kept("f1"), source.start)).toMatchObject({ instructions: ["start 1"] });
-    clock = 999;
+    clock = 1_999;
     expect(await starts.get(kept("f1"), source.start)).toMatchObject({ instructions: ["start 1"] });
     expect(await starts.get(kept("f2"), source.start)).toMatchObject({ instructions: ["start 2"] });
-    clock = 2_000;
+    clock = 3_000;
     expect(await starts.get(kept("f2"), source.start)).toMatchObject({ instructions: ["start 3"] });
     expect(source.starts()).toBe(3);
   });
 
   it("starts every turn an agent without a fingerprint and a skill agent", async () => {
-    clock = 0;
+    clock = 1_000;
     const starts = cache();
     const source = counting();
     const skill: AgentDefinition = { ...kept("f1"), format: "skill" };
@@ -37,11 +37,23 @@ describe("StartCache", () => {
   });
 
   it("never keeps a failed start", async () => {
-    clock = 0;
+    clock = 1_000;
     const starts = cache();
     const source = counting();
     const denied = () => Promise.reject(new AppError("AGENT_INIT_FAILED", "denied"));
     await expect(starts.get(kept("f1"), denied)).rejects.toMatchObject({ code: "AGENT_INIT_FAILED" });
     expect(await starts.get(kept("f1"), source.start)).toMatchObject({ instructions: ["start 1"] });
+  });
+
+  it("keeps the starts of the 1,000 agents used last", async () => {
+    clock = 1_000;
+    const starts = cache();
+    const source = counting();
+    const agents = Array.from({ length: 1_001 }, (_unused, index): AgentDefinition => ({ ...kept("f"), id: `agent-${index}` }));
+    for (const agent of agents) await starts.get(agent, source.start);
+    await starts.get(agents[1_000] as AgentDefinition, source.start);
+    expect(source.starts()).toBe(1_001);
+    await starts.get(agents[0] as AgentDefinition, source.start);
+    expect(source.starts()).toBe(1_002);
   });
 });

@@ -1,10 +1,10 @@
+import { LRUCache } from "lru-cache";
 import type { AgentDefinition } from "@agent-orchestrator/shared";
 import type { AgentStart } from "./agent-start.js";
 
 interface Kept {
   fingerprint: string;
   start: AgentStart;
-  keptAt: number;
 }
 
 /** Agents whose start is kept; the least recently used is forgotten first, so a catalog of any size stays bounded. */
@@ -19,25 +19,20 @@ const maxKeptStarts = 1000;
  * A failed start is never kept. Starts are not shared while under way: each runs with its own turn's signal.
  */
 export class StartCache {
-  readonly #kept = new Map<string, Kept>();
+  readonly #kept: LRUCache<string, Kept>;
 
-  constructor(
-    private readonly maxAgeMs: number,
-    private readonly now: () => number = () => performance.now(),
-  ) {}
+  constructor(maxAgeMs: number, now: () => number = () => performance.now()) {
+    // ttlResolution 0: the age is read from `now` on every look-up, not from a value lru-cache keeps for a millisecond
+    this.#kept = new LRUCache<string, Kept>({ max: maxKeptStarts, ttl: maxAgeMs, ttlResolution: 0, perf: { now } });
+  }
 
   async get(agent: AgentDefinition, start: () => Promise<AgentStart>): Promise<AgentStart> {
     const fingerprint = agent.format === "skill" ? undefined : agent.startFingerprint;
     if (fingerprint === undefined) return start();
     const kept = this.#kept.get(agent.id);
-    this.#kept.delete(agent.id);
-    if (kept && kept.fingerprint === fingerprint && this.now() - kept.keptAt < this.maxAgeMs) {
-      this.#kept.set(agent.id, kept);
-      return kept.start;
-    }
+    if (kept?.fingerprint === fingerprint) return kept.start;
     const started = await start();
-    this.#kept.set(agent.id, { fingerprint, start: started, keptAt: this.now() });
-    if (this.#kept.size > maxKeptStarts) this.#kept.delete(this.#kept.keys().next().value as string);
+    this.#kept.set(agent.id, { fingerprint, start: started });
     return started;
   }
 }
