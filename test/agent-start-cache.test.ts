@@ -53,6 +53,8 @@ beforeAll(async () => {
   await write({
     ...bundle("keeper", "keeper", "config.yaml"),
     "bmad/custom/bundles/keeper/config.yaml": "user_name: Ada\n",
+    ...bundle("editor", "editor", "config.yaml"),
+    "bmad/custom/bundles/editor/config.yaml": "user_name: Ada\n",
     ...bundle("locked", "locked", ".netrc"),
     "bmad/custom/bundles/locked/.netrc": "machine example.com password hunter2\n",
   });
@@ -117,15 +119,17 @@ describe("the agent's start, kept between turns", () => {
   });
 
   it("reads an edited config again once the registry has announced the change", async () => {
-    await writeFile(join(root, "bmad/custom/bundles/keeper/config.yaml"), "user_name: Grace\n");
-    await eventually(async () => expect(changes.some((change) => change.updated.includes("keeper"))).toBe(true));
+    expect(await chat("editor", "before the edit")).toMatchObject({ success: true });
+    expect(systemPromptFor("before the edit")).toContain("- Greet Ada");
+    await writeFile(join(root, "bmad/custom/bundles/editor/config.yaml"), "user_name: Grace\n");
+    await eventually(async () => expect(changes.some((change) => change.updated.includes("editor"))).toBe(true));
     let attempt = 0;
     await eventually(async () => {
       const message = `after the edit ${++attempt}`;
-      expect(await chat("keeper", message)).toMatchObject({ success: true });
+      expect(await chat("editor", message)).toMatchObject({ success: true });
       expect(systemPromptFor(message)).toContain("- Greet Grace");
     });
-    expect(startReads.get("keeper")).toEqual(["{bundle-root}/config.yaml", "{bundle-root}/config.yaml"]);
+    expect(startReads.get("editor")).toEqual(["{bundle-root}/config.yaml", "{bundle-root}/config.yaml"]);
   });
 
   it("fails every turn whose critical file the sandbox denies: a failed start is never kept", async () => {

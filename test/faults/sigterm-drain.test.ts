@@ -66,7 +66,9 @@ afterAll(async () => {
   console.info(`sigterm drain: ${exits.map((exit) => `${exit.name} exited ${exit.code} in ${exit.ms} ms`).join("; ")}`);
 });
 
-describe("SIGTERM of each service under load", () => {
+// one scenario in steps: each stop happens under the load the earlier steps left running, and the last step
+// checks every turn of the whole run; the steps keep their order in a shuffled run
+describe("SIGTERM of each service under load", { shuffle: false }, () => {
   for (const name of ["registry", "tool-runner", "orchestrator"] as const) {
     it(`stops a ${name} replica cleanly: exit 0 within its deadline, the other replica carries on`, async () => {
       await underLoad();
