@@ -61,14 +61,10 @@ async function analyst(): Promise<Agent> {
 }
 
 describe("BMAD 6.12 customization layers", () => {
-  it("serves the shipped analyst first", async () => {
-    const agent = await analyst();
-    expect(agent.icon).toBe("📊");
-    expect(agent.menu.find((item) => item.trigger === "BP")?.skill).toBe("bmad-brainstorming");
-  });
-
-  it("applies team and personal overrides to the agent list and to the model's prompt", async () => {
+  it("serves the shipped analyst, then applies team and personal overrides to the agent list and to the model's prompt", async () => {
     const shipped = await analyst();
+    expect(shipped.icon).toBe("📊");
+    expect(shipped.menu.find((item) => item.trigger === "BP")?.skill).toBe("bmad-brainstorming");
     await mkdir(join(project, "docs"), { recursive: true });
     await writeFile(join(project, "docs", "team-facts.md"), "The team's fiscal year starts in April.\n");
     await writeFile(join(project, "_bmad", "custom", "bmad-agent-analyst.toml"), teamOverride);

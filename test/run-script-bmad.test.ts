@@ -18,6 +18,8 @@ const run = (command: string) => runScriptTool({ command }, context, fixture.dep
 
 describe("run_script on a real BMAD 6.12.0 install", () => {
   it("memlog.py init writes {session-folder}/prd-run/.memlog.md and append adds an entry to it", async () => {
+    // the session's script records from here on (the other tests run scripts in the same session)
+    const before = (await fixture.deps.manifests.read("s1"))?.scripts?.length ?? 0;
     const init = await run('uv run {project-root}/_bmad/scripts/memlog.py init --workspace {session-folder}/prd-run --field topic="X"');
     expect(init).toMatchObject({ success: true, exit_code: 0, stderr: "", files_written: ["{session-folder}/prd-run/.memlog.md"] });
     expect(JSON.parse(init["stdout"] as string)).toMatchObject({ ok: true, memlog: "{session-folder}/prd-run/.memlog.md", entries: 0 });
@@ -29,14 +31,16 @@ describe("run_script on a real BMAD 6.12.0 install", () => {
     expect(memlog).toContain("- (decision) lead with one account");
 
     const manifest = await fixture.deps.manifests.read("s1");
-    expect(manifest?.scripts?.map((script) => script.exit_code)).toEqual([0, 0]);
+    expect(manifest?.scripts?.slice(before).map((script) => script.exit_code)).toEqual([0, 0]);
     expect(manifest?.files.map((file) => file.path)).toContain("{session-folder}/prd-run/.memlog.md");
   });
 
   it("memlog.py init a second time fails with the script's own message, naming no host path", async () => {
-    const again = await run("uv run {project-root}/_bmad/scripts/memlog.py init --workspace {session-folder}/prd-run");
+    const init = "uv run {project-root}/_bmad/scripts/memlog.py init --workspace {session-folder}/init-twice";
+    expect(await run(init)).toMatchObject({ success: true, exit_code: 0 });
+    const again = await run(init);
     expect(again).toMatchObject({ success: false, error: { code: "SCRIPT_FAILED" }, exit_code: 2 });
-    expect(again["stderr"]).toContain("{session-folder}/prd-run/.memlog.md already exists");
+    expect(again["stderr"]).toContain("{session-folder}/init-twice/.memlog.md already exists");
     expect(JSON.stringify(again)).not.toContain(fixture.base);
   });
 
