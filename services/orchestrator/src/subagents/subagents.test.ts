@@ -94,11 +94,12 @@ describe("run_subagent", () => {
       const child = toolMessages(body).at(-1) as { response: string };
       return { text: `My subagent found it. ${child.response}` };
     };
+    const callsBefore = toolCalls.length;
     const { final, events, sessionId } = await turn("when is the launch?");
 
     expect(final).toMatchObject({ type: "done", response: "My subagent found it. The notes say: The launch date is fact-42." });
     // the child read in the parent's session folder
-    expect(toolCalls.filter((call) => call.tool === "read_file" && call.arguments["file_path"] === "{session-folder}/notes.md")).toEqual([
+    expect(toolCalls.slice(callsBefore).filter((call) => call.tool === "read_file" && call.arguments["file_path"] === "{session-folder}/notes.md")).toEqual([
       { tool: "read_file", arguments: { file_path: "{session-folder}/notes.md" }, sessionId },
     ]);
     // a watcher of the parent sees the child's tool call and answer nested under the run_subagent call, in the parent's seq
