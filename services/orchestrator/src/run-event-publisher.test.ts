@@ -1,29 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { connect, type JsMsg, type NatsConnection } from "nats";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { JsMsg } from "nats";
+import { describe, expect, it } from "vitest";
 import { decodeJson, RunEvent, subjects } from "@agent-orchestrator/shared";
 import { RunEventPublisher } from "./run-event-publisher.js";
+import { scratchStreams } from "./testing/scratch-streams.js";
 
-let connection: NatsConnection;
-const streams: string[] = [];
-
-beforeAll(async () => {
-  connection = await connect({ servers: inject("natsUrl") });
-});
-
-afterAll(async () => {
-  const manager = await connection.jetstreamManager();
-  for (const stream of streams) await manager.streams.delete(stream).catch(() => undefined);
-  await connection.drain();
-});
+const scratch = scratchStreams();
 
 /** A private RUN_EVENTS for one test, created now or (`delayMs`) later, as after a leader election. */
 async function eventStream(options: { delayMs?: number; maxMsgSize?: number } = {}) {
   const prefix = `rep${randomUUID().slice(0, 8)}.`;
   const name = `RUN_EVENTS_${prefix.slice(0, -1)}`;
-  streams.push(name);
-  const manager = await connection.jetstreamManager();
+  scratch.track(name);
+  const manager = await scratch.connection().jetstreamManager();
   const create = () => manager.streams.add({ name, subjects: [prefix + subjects.runEventsAll], ...(options.maxMsgSize ? { max_msg_size: options.maxMsgSize } : {}) });
   const created = options.delayMs === undefined ? create() : sleep(options.delayMs).then(create);
   if (options.delayMs === undefined) await created;
@@ -31,7 +21,7 @@ async function eventStream(options: { delayMs?: number; maxMsgSize?: number } = 
     prefix,
     created,
     async stored(): Promise<RunEvent[]> {
-      const consumer = await connection.jetstream().consumers.get(name);
+      const consumer = await scratch.connection().jetstream().consumers.get(name);
       const { messages } = await manager.streams.info(name).then((info) => info.state);
       const events: RunEvent[] = [];
       if (messages === 0) return events;
@@ -53,7 +43,7 @@ const done = { type: "done" as const, response: "ok", iterations: 1, usage: { pr
 describe("run event publisher", () => {
   it("stores a turn's events in the stream once each and in order, sent without waiting for each other", async () => {
     const stream = await eventStream();
-    const publisher = new RunEventPublisher(connection, "s1", randomUUID(), stream.prefix);
+    const publisher = new RunEventPublisher(scratch.connection(), "s1", randomUUID(), stream.prefix);
     publisher.emit({ type: "session", agent_id: "a", attempt: 1 });
     for (let index = 0; index < 200; index++) publisher.emit(toolCall(index));
     publisher.finish(done);
@@ -66,7 +56,7 @@ describe("run event publisher", () => {
 
   it("sends every event again in order when the stream answers no one, until it is there, and stores each once", async () => {
     const stream = await eventStream({ delayMs: 700 });
-    const publisher = new RunEventPublisher(connection, "s1", randomUUID(), stream.prefix);
+    const publisher = new RunEventPublisher(scratch.connection(), "s1", randomUUID(), stream.prefix);
     publisher.emit({ type: "session", agent_id: "a", attempt: 1 });
     for (let index = 0; index < 50; index++) publisher.emit(toolCall(index));
     await sleep(400);
@@ -80,7 +70,7 @@ describe("run event publisher", () => {
 
   it("sends the first delta at once and joins the ones that follow it in the same turn of the event loop, in order", async () => {
     const stream = await eventStream();
-    const publisher = new RunEventPublisher(connection, "s1", randomUUID(), stream.prefix);
+    const publisher = new RunEventPublisher(scratch.connection(), "s1", randomUUID(), stream.prefix);
     publisher.emit({ type: "session", agent_id: "a", attempt: 1 });
     await nextTurn();
     for (const text of ["Hel", "lo", ", wor"]) publisher.emit(delta(text));
@@ -99,7 +89,7 @@ describe("run event publisher", () => {
 
   it("reports an error the stream gives and publishes nothing more", async () => {
     const stream = await eventStream({ maxMsgSize: 400 });
-    const publisher = new RunEventPublisher(connection, "s1", randomUUID(), stream.prefix);
+    const publisher = new RunEventPublisher(scratch.connection(), "s1", randomUUID(), stream.prefix);
     publisher.emit({ type: "session", agent_id: "a", attempt: 1 });
     publisher.emit(delta("x".repeat(1_000)));
     await sleep(200);

@@ -1,28 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { AckPolicy, connect, nanos, RetentionPolicy, type NatsConnection } from "nats";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { AckPolicy, nanos, RetentionPolicy } from "nats";
+import { describe, expect, it } from "vitest";
 import { createLogger, encodeJson, type RunStartRequest } from "@agent-orchestrator/shared";
 import { startRunQueue, type RunQueue } from "./run-queue.js";
+import { scratchStreams } from "./testing/scratch-streams.js";
 
 const logger = createLogger("run-queue-test", "silent");
-let connection: NatsConnection;
-const streams: string[] = [];
-
-beforeAll(async () => {
-  connection = await connect({ servers: inject("natsUrl") });
-});
-
-afterAll(async () => {
-  const manager = await connection.jetstreamManager();
-  await Promise.all(streams.map((stream) => manager.streams.delete(stream)));
-  await connection.drain();
-});
+const scratch = scratchStreams();
 
 /** A work-queue stream with one durable consumer, like the run requests, and a way to queue turns on it. */
 async function workQueue() {
   const name = `RUNQ_${randomUUID().slice(0, 8)}`;
-  streams.push(name);
-  const manager = await connection.jetstreamManager();
+  scratch.track(name);
+  const manager = await scratch.connection().jetstreamManager();
   await manager.streams.add({ name, subjects: [`${name}.>`], retention: RetentionPolicy.Workqueue });
   await manager.consumers.add(name, { durable_name: "orchestrators", ack_policy: AckPolicy.Explicit, ack_wait: nanos(30_000) });
   const queue = async (count: number) => {
@@ -36,10 +26,10 @@ async function workQueue() {
         owner: "o",
         expires_at: Date.now() + 60_000,
       };
-      await connection.jetstream().publish(`${name}.run`, encodeJson(request));
+      await scratch.connection().jetstream().publish(`${name}.run`, encodeJson(request));
     }
   };
-  const consumer = () => connection.jetstream().consumers.get(name, "orchestrators");
+  const consumer = () => scratch.connection().jetstream().consumers.get(name, "orchestrators");
   const pending = async () => (await manager.consumers.info(name, "orchestrators")).num_pending;
   const openPulls = async () => (await manager.consumers.info(name, "orchestrators")).num_waiting;
   return { queue, consumer, pending, openPulls };

@@ -1,26 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { connect, type KV, type NatsConnection } from "nats";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { KV } from "nats";
+import { describe, expect, it } from "vitest";
 import { AppError, encodeJson, zeroUsage, type ConversationMessage, type SessionRecord } from "@agent-orchestrator/shared";
 import { headKey, SessionStore } from "./session-store.js";
+import { scratchStreams } from "./testing/scratch-streams.js";
 
-let connection: NatsConnection;
-const buckets: string[] = [];
-
-beforeAll(async () => {
-  connection = await connect({ servers: inject("natsUrl") });
-});
-
-afterAll(async () => {
-  const manager = await connection.jetstreamManager();
-  await Promise.all(buckets.map((bucket) => manager.streams.delete(`KV_${bucket}`)));
-  await connection.drain();
-});
+const scratch = scratchStreams();
 
 async function openBucket(): Promise<KV> {
   const bucket = `sessions_${randomUUID().slice(0, 8)}`;
-  buckets.push(bucket);
-  return connection.jetstream().views.kv(bucket, { history: 1 });
+  scratch.track(`KV_${bucket}`);
+  return scratch.connection().jetstream().views.kv(bucket, { history: 1 });
 }
 
 /** A bucket that records every key read and every key filter listed. */
