@@ -1,6 +1,5 @@
 import { LRUCache } from "lru-cache";
 import type { ToolResult } from "@agent-orchestrator/shared";
-import { jsonBytes } from "./tools/reply-budget.js";
 
 interface Entry {
   fingerprint: string;
@@ -46,7 +45,7 @@ export class IdempotencyCache {
         return;
       }
       // set again with its size: a result larger than the whole budget is simply not kept
-      this.entries.set(key, { fingerprint, result, bytes: jsonBytes(value) });
+      this.entries.set(key, { fingerprint, result, bytes: retainedSize(value) });
     });
   }
 
@@ -54,4 +53,20 @@ export class IdempotencyCache {
   get size(): number {
     return this.entries.size;
   }
+}
+
+/**
+ * About the memory a result holds, without encoding it once more (the endpoint encodes it to reply, and the
+ * tools have measured it against the reply budget): its strings' lengths, since a string keeps one or two bytes
+ * a character, plus 8 bytes for every other value and container.
+ */
+function retainedSize(value: unknown): number {
+  if (typeof value === "string") return value.length;
+  if (Array.isArray(value)) return value.reduce((size: number, item: unknown) => size + retainedSize(item), 8);
+  if (value !== null && typeof value === "object") {
+    let size = 8;
+    for (const [key, item] of Object.entries(value)) size += key.length + retainedSize(item);
+    return size;
+  }
+  return 8;
 }
