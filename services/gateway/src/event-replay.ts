@@ -1,6 +1,6 @@
 import { DeliverPolicy, type NatsConnection } from "nats";
 import { decodeJson, jetStreamNames, RunEvent, subjects, type Logger } from "@agent-orchestrator/shared";
-import { inSeqOrder } from "./seq-order.js";
+import { inSeqOrder, inSeqOrderBySession } from "./seq-order.js";
 
 export interface ReplayOptions {
   connection: NatsConnection;
@@ -23,12 +23,18 @@ export function replayRun(options: ReplayOptions, sessionId: string, runId: stri
 
 /**
  * Every turn of a session from `since` (the running turn's start) or from now on, until the signal
- * aborts or the idle timeout passes: what a WebSocket `watch` relays.
+ * aborts or the idle timeout passes, each turn in `seq` order: what a WebSocket `watch` relays.
  */
 export function watchSession(options: ReplayOptions, sessionId: string, since: string | null): AsyncGenerator<RunEvent> {
   const start = since ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: since } : { deliver_policy: DeliverPolicy.New };
-  return streamEvents(options, subjects.sessionEvents(sessionId), start);
+  return inSeqOrderBySession(streamEvents(options, subjects.sessionEvents(sessionId), start), { fromTurnStart: since !== null, holdMs: watchHoldMs });
 }
+
+/**
+ * The longest a watch holds a turn's events for a missing earlier one: a little more than the orchestrator
+ * goes on re-sending an event it could not store (30 s, run-event-publisher.ts); after that it never comes.
+ */
+const watchHoldMs = 35_000;
 
 /** Each pull of a replay waits this long; also the pause before a failed consumer creation is retried. */
 const replayPullExpiresMs = 2_000;
