@@ -46,7 +46,7 @@ export interface TurnRunnerDeps {
   model: ModelCaller | undefined;
   active: ActiveTurns;
   subjectPrefix: string;
-  /** adds a run-queue worker while a subagent runs (RunQueue.lendSlot) */
+  /** adds a run-queue slot while a subagent runs (RunQueue.lendSlot) */
   lendSlot?: () => () => void;
 }
 

@@ -11,7 +11,7 @@ interface Entry {
 /** Bounds of the idempotency cache. */
 export interface IdempotencyCacheOptions {
   maxEntries: number;
-  /** completed results are kept up to this many bytes in all */
+  /** completed results are kept up to about this many bytes in all (see retainedSize) */
   maxBytes: number;
 }
 

@@ -27,7 +27,7 @@ export interface SubagentDeps {
   config: OrchestratorConfig;
   logger: Logger;
   subjectPrefix: string;
-  /** adds a run-queue worker while a child runs (RunQueue.lendSlot) */
+  /** adds a run-queue slot while a child runs (RunQueue.lendSlot) */
   lendSlot?: () => () => void;
 }
 
