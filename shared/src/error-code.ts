@@ -40,6 +40,7 @@ export const ErrorCode = z.enum([
   "SCRIPTS_DISABLED",
   "SCRIPT_TIMEOUT",
   "SCRIPT_FAILED",
+  "SCRIPT_LIMIT_EXCEEDED",
   // model behaviour
   "UNKNOWN_TOOL",
   "INVALID_TOOL_CALL",

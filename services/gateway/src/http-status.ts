@@ -33,6 +33,7 @@ export const httpStatusByCode: Readonly<Record<ErrorCode, number>> = {
   SCRIPTS_DISABLED: 403,
   SCRIPT_TIMEOUT: 504,
   SCRIPT_FAILED: 422,
+  SCRIPT_LIMIT_EXCEEDED: 422,
   UNKNOWN_TOOL: 502,
   INVALID_TOOL_CALL: 502,
   MAX_ITERATIONS: 502,

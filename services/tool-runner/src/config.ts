@@ -34,8 +34,25 @@ export const toolRunnerEnvSchema = baseEnvSchema.extend({
    * TOOL_TIMEOUT_MS (30 s), so a script at its limit is answered before its caller stops waiting.
    */
   SCRIPT_TIMEOUT_MS: envInt(25_000, 1000, 10 * 60_000),
-  /** address space of each process of a script (RLIMIT_AS), in MiB */
+  /**
+   * memory of one script's whole sandbox, in MiB: its processes together where cgroups are available (the
+   * bounds in force are logged at start), else each process's address space (RLIMIT_AS)
+   */
   SCRIPT_MEMORY_MB: envInt(512, 64, 16 * 1024),
+  /** processes (and threads) of one script's sandbox together; a fork past it fails */
+  SCRIPT_PROCESSES: envInt(64, 4, 4096),
+  /**
+   * bytes one script may write, in MiB: each writable place of its sandbox (its session folder, BMAD's scratch
+   * folders) is a memory file system of this size above what it starts with, so no depth or width gets round it
+   */
+  SCRIPT_DISK_MB: envInt(64, 1, 4096),
+  /** scripts one user may have running or waiting in one tool-runner at once; past it their next is refused (BUSY) */
+  SCRIPT_CONCURRENCY_PER_USER: envInt(2, 1, 256),
+  /**
+   * when the tool-runner runs as root, script sandboxes run as the unprivileged host users SCRIPT_UID_BASE …
+   * SCRIPT_UID_BASE + SCRIPT_CONCURRENCY - 1, one per slot, never as root; nothing else on the host may use them
+   */
+  SCRIPT_UID_BASE: envInt(64_100, 1000, 2_000_000_000),
   /** stdout and stderr of a script are each cut to this many bytes, with a marker */
   SCRIPT_OUTPUT_MAX_BYTES: envInt(64 * 1024, 1024, 512 * 1024),
   /** scripts running at once per process; a few more wait for a slot, beyond that a call is answered BUSY */

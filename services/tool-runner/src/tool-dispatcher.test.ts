@@ -80,9 +80,13 @@ describe("ToolDispatcher idempotency across replicas", () => {
 
   it("gives a script no way to change the records", async () => {
     await call(replicas[0], "save_output", "run1:1:call_s", { file_path: "{session-folder}/a.md", content: "a" });
-    await fixture.plant("_bmad/scripts/forge.py", "import os\nfor name in os.listdir('.tool-calls'):\n    open(os.path.join('.tool-calls', name), 'w').write('{}')\n");
+    await fixture.plant(
+      "_bmad/scripts/forge.py",
+      "import os\nprint(os.path.exists('.tool-calls'))\nos.makedirs('.tool-calls')\nopen('.tool-calls/run1-1-call_s.json', 'w').write('{}')\n",
+    );
     const forged = await call(replicas[0], "run_script", "run1:1:call_f", { command: "python3 {project-root}/_bmad/scripts/forge.py" });
-    expect(forged).toMatchObject({ success: false, error: { code: "SCRIPT_FAILED" }, stderr: expect.stringContaining("Read-only file system") });
+    // the records are not in the script's copy of the session, and what it writes under their name is not kept
+    expect(forged).toMatchObject({ success: true, stdout: "False\n", files_written: [], files_not_kept: [expect.objectContaining({ reason: "a protected or system name" })] });
     expect(await call(replicas[1], "save_output", "run1:1:call_s", { file_path: "{session-folder}/a.md", content: "a" })).toMatchObject({
       success: true,
       path: "{session-folder}/a.md",

@@ -105,10 +105,18 @@ export class ManifestStore {
    * loses the files it created (removed from the folder, not listed) and keeps the ones it changed, which
    * existed before.
    */
-  async recordScript(sessionId: string, seed: ManifestSeed, run: ManifestScriptRun, files: readonly ScriptFile[]): Promise<ScriptQuotaOutcome> {
+  async recordScript(
+    sessionId: string,
+    seed: ManifestSeed,
+    run: ManifestScriptRun,
+    files: readonly ScriptFile[],
+    deleted: readonly string[] = [],
+  ): Promise<ScriptQuotaOutcome> {
     const removed: string[] = [];
     let overQuota = false;
     await this.apply(sessionId, seed, async (manifest, folder) => {
+      // the files the script deleted are gone from the folder already
+      if (deleted.length > 0) manifest.files = manifest.files.filter((file) => !deleted.includes(file.path));
       overQuota = quotaVerdict(sessionUsage(manifest.files), usageAfter(manifest.files, files), this.options.quota) !== undefined;
       const kept = overQuota ? files.filter((file) => !file.created) : files;
       // removals first: if one fails, the manifest is left as it was and what was removed is not listed

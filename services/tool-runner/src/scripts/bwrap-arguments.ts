@@ -10,21 +10,12 @@ export interface ScriptLimits {
   memoryBytes: number;
   /** RLIMIT_CPU: CPU seconds of each process */
   cpuSeconds: number;
-  /** RLIMIT_NPROC: processes of the sandbox's user, against fork bombs (not enforced for a root tool-runner) */
+  /** RLIMIT_NPROC: processes of the sandbox's user (per sandbox when each slot has its own user; never applied to root) */
   processes: number;
   /** RLIMIT_FSIZE: the largest file a script may write */
   fileBytes: number;
   /** RLIMIT_NOFILE */
   openFiles: number;
-  /** size of the private /tmp */
-  tmpBytes: number;
-}
-
-/** A folder bound from an open directory descriptor: the child's fd number and where it appears. */
-export interface DescriptorBind {
-  fd: number;
-  inside: string;
-  writable: boolean;
 }
 
 /** Everything one sandboxed run needs, in the order bwrap must mount it. */
@@ -33,12 +24,15 @@ export interface SandboxSpec {
   readOnly: Array<{ host: string; inside: string }>;
   /** inside paths covered by an empty tmpfs after the read-only binds */
   hidden: string[];
-  /** the session folder, then files and folders over it; bound by descriptor so no path can be swapped */
-  descriptors: DescriptorBind[];
+  /** the writable places: each a tmpfs of its own size, mounted after the binds (the session folder first) */
+  places: Array<{ inside: string; sizeBytes: number }>;
+  /** size of the private /tmp */
+  tmpBytes: number;
   /** the working folder inside */
   cwd: string;
-  limits: ScriptLimits;
-  /** the program and its arguments inside, after prlimit */
+  /** the child's descriptor bwrap reads the seccomp filter from, when there is one */
+  seccompFd?: number | undefined;
+  /** what bwrap runs: the launcher, which runs the script */
   command: string[];
 }
 
@@ -54,37 +48,42 @@ const environment: Record<string, string> = {
 
 /**
  * The bwrap command line (bubblewrap 0.8, Debian). A new namespace of every kind (no network: only a loopback
- * interface), a non-root uid, the system read-only from /usr, no /etc, a private /proc, /dev and size-limited
- * /tmp, the BMAD trees read-only, the session read-write, a cleared environment, and prlimit's limits around
- * the script. `--die-with-parent` and `--new-session` keep the script from outliving the tool-runner or
- * reaching its terminal.
+ * interface), a non-root uid, the system read-only from /usr, no /etc, no /proc (it would show the host's
+ * paths in mountinfo and bwrap's own command line as pid 1), a minimal /dev, the BMAD trees read-only, every
+ * writable place a size-limited tmpfs, a cleared environment and the seccomp filter. `--die-with-parent` and
+ * `--new-session` keep the sandbox from outliving the tool-runner or reaching its terminal.
  */
 export function bwrapArguments(spec: SandboxSpec, system: readonly string[] = systemMounts()): string[] {
   const args = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
   args.push("--uid", "65534", "--gid", "65534", "--hostname", "sandbox");
   args.push(...system);
-  args.push("--proc", "/proc", "--dev", "/dev", "--size", String(spec.limits.tmpBytes), "--tmpfs", "/tmp");
+  args.push("--dev", "/dev", "--size", String(spec.tmpBytes), "--tmpfs", "/tmp");
   for (const bind of spec.readOnly) args.push("--ro-bind", bind.host, bind.inside);
   for (const inside of spec.hidden) args.push("--tmpfs", inside);
-  for (const bind of spec.descriptors) args.push(bind.writable ? "--bind-fd" : "--ro-bind-fd", String(bind.fd), bind.inside);
-  // bwrap's root is a tmpfs without a size limit: read-only, so /tmp (size-limited) and the session are the only places to write
+  for (const place of spec.places) args.push("--size", String(place.sizeBytes), "--tmpfs", place.inside);
+  // bwrap's root is a tmpfs without a size limit: read-only, so the places and /tmp are the only ones to write
   args.push("--remount-ro", "/");
   args.push("--chdir", spec.cwd, "--clearenv");
   for (const [name, value] of Object.entries(environment)) args.push("--setenv", name, value);
-  const { limits } = spec;
-  args.push(
-    "--",
+  if (spec.seccompFd !== undefined) args.push("--seccomp", String(spec.seccompFd));
+  args.push("--", ...spec.command);
+  return args;
+}
+
+/** The script's own command line under its kernel limits (prlimit applies them, then runs it). */
+export function limitedCommand(limits: ScriptLimits, command: readonly string[]): string[] {
+  return [
     sandboxPrograms.prlimit,
     `--as=${limits.memoryBytes}`,
-    `--cpu=${limits.cpuSeconds}`,
+    // a soft limit below the hard one: the script gets SIGXCPU, which tells a CPU limit from any other kill
+    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
     `--nproc=${limits.processes}`,
     `--fsize=${limits.fileBytes}`,
     `--nofile=${limits.openFiles}`,
     "--core=0",
     "--",
-    ...spec.command,
-  );
-  return args;
+    ...command,
+  ];
 }
 
 /**

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
 import type { ToolContext } from "@agent-orchestrator/shared";
@@ -196,23 +196,26 @@ except OSError as e:
     expect(stdout.endsWith("END")).toBe(true);
   });
 
-  it("cannot change the session manifest, which decides who sees the session", async () => {
+  it("cannot change the session manifest, which decides who sees the session: it never sees it, and what it names so is not kept", async () => {
     await fixture.deps.manifests.ensure(fixture.sessionId, { agent: "a", bundle: "b", owner: "alice", status: "running" });
     const result = await probe(
       "manifest",
       `import os
-for action in ("write", "replace", "remove"):
-    try:
-        if action == "write": open("manifest.json", "w").write("{}")
-        if action == "replace": open("m.tmp", "w").write("{}"); os.replace("m.tmp", "manifest.json")
-        if action == "remove": os.remove("manifest.json")
-        print(action, "done")
-    except Exception as e:
-        print(action, type(e).__name__)
+print("seen" if os.path.exists("manifest.json") else "not seen")
+open("m.tmp", "w").write('{"owner": "mallory"}')
+os.replace("m.tmp", "manifest.json")
+os.makedirs(".tool-calls", exist_ok=True)
+open(".tool-calls/forged.json", "w").write("{}")
 `,
     );
-    expect(result["stdout"]).toBe("write OSError\nreplace OSError\nremove OSError\n");
+    expect(result).toMatchObject({ success: true, stdout: "not seen\n" });
+    expect(result["files_written"]).toEqual([]);
+    expect(result["files_not_kept"]).toEqual([
+      { path: "{session-folder}/.tool-calls/forged.json", reason: "a protected or system name" },
+      { path: "{session-folder}/manifest.json", reason: "a protected or system name" },
+    ]);
     expect((await fixture.deps.manifests.read(fixture.sessionId))?.owner).toBe("alice");
+    expect(existsSync(path.join(fixture.session, ".tool-calls", "forged.json"))).toBe(false);
   });
 });
 
@@ -265,6 +268,7 @@ describe("refused command lines", () => {
   });
 
   it("refuses a script another script wrote into a scratch place", async () => {
+    await mkdir(path.join(fixture.session, ".bmad-scratch/_bmad/render"), { recursive: true });
     await writeFile(path.join(fixture.session, ".bmad-scratch/_bmad/render/evil.py"), "print('evil')\n");
     await fixture.plant("_bmad/render/evil.py", "print('host copy')\n");
     await expect(run("python3 {project-root}/_bmad/render/evil.py")).rejects.toMatchObject({ code: "SCRIPT_REJECTED" });

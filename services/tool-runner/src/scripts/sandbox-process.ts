@@ -1,14 +1,19 @@
 import { spawn } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
 import { BoundedOutput } from "./bounded-output.js";
+import type { RunCgroup } from "./sandbox-cgroups.js";
+import { launcherChannelFd } from "./sandbox-launcher.js";
+import { readWorkspaceReport, writeWorkspaceInput, type WorkspaceInput, type WorkspaceReport } from "./workspace-channel.js";
 
-/** How a sandboxed process ended. */
+/** How a sandboxed run ended. */
 export interface SandboxExit {
-  /** the exit status; for a process killed by a signal, 128 + its number as a shell reports it; null on timeout */
+  /** bwrap's exit status; null on timeout */
   exitCode: number | null;
-  signal: NodeJS.Signals | null;
   timedOut: boolean;
   stdout: string;
   stderr: string;
+  /** what the launcher reported: the files, and how the script ended */
+  report: WorkspaceReport;
   durationMs: number;
 }
 
@@ -16,27 +21,42 @@ export interface SandboxExit {
 export interface SandboxProcessOptions {
   /** bwrap's arguments */
   args: string[];
-  /** open descriptors handed to bwrap as fds 3, 4, … (`--bind-fd 3 …`) */
-  descriptors: number[];
+  /** the session files to hand to the launcher */
+  inputs: readonly WorkspaceInput[];
+  /** the seccomp filter, given to bwrap on the child's fd 4 */
+  seccomp?: Buffer | undefined;
+  /** host folder the report's files are staged in */
+  staging: string;
+  /** bounds of the report */
+  reportMaxBytes: number;
+  reportMaxFrames: number;
   timeoutMs: number;
   outputMaxBytes: number;
-  /** host user to start bwrap as, when the tool-runner is root (tests); the kernel exempts root from RLIMIT_NPROC */
+  /** host user to start bwrap as: never root (the kernel exempts root from RLIMIT_NPROC, and its files would be root's) */
   spawnAs?: { uid: number; gid: number } | undefined;
+  /** the run's cgroup: bwrap is moved into it before it may start anything */
+  cgroup?: RunCgroup | undefined;
   bwrapPath: string;
 }
 
-const signalNumbers: Partial<Record<NodeJS.Signals, number>> = { SIGKILL: 9, SIGXCPU: 24, SIGXFSZ: 25, SIGSEGV: 11, SIGTERM: 15, SIGABRT: 6 };
+/** The child's descriptor bwrap reads the seccomp filter from. */
+export const seccompChildFd = 4;
+
+// With a cgroup, a shell holds bwrap back until the tool-runner has moved it in: nothing it forks escapes the limits.
+const gate = ["/bin/sh", "-c", 'read -r _ && exec "$0" "$@"'];
 
 /**
- * Runs bwrap with an empty environment and stdin, collects stdout and stderr (each cut to `outputMaxBytes`),
- * and on timeout kills its whole process group with SIGKILL: bwrap dies, and with it the sandbox's pid
- * namespace (`--unshare-pid`, `--die-with-parent`), so no process of the script survives.
+ * Runs bwrap with an empty environment, hands the launcher its files on fd 3 and reads its report from the
+ * same socket, collects stdout and stderr (each cut to `outputMaxBytes`), and on timeout kills bwrap's process
+ * group with SIGKILL: bwrap dies, and with it the sandbox's pid namespace (`--die-with-parent`), so no process
+ * of the script survives.
  */
 export function runSandboxProcess(options: SandboxProcessOptions): Promise<SandboxExit> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(options.bwrapPath, options.args, {
-      stdio: ["ignore", "pipe", "pipe", ...options.descriptors],
+    const [program, ...args] = options.cgroup ? [...gate, options.bwrapPath, ...options.args] : [options.bwrapPath, ...options.args];
+    const child = spawn(program ?? options.bwrapPath, args, {
+      stdio: [options.cgroup ? "pipe" : "ignore", "pipe", "pipe", "pipe", options.seccomp ? "pipe" : "ignore"],
       env: {},
       detached: true,
       ...(options.spawnAs ?? {}),
@@ -45,25 +65,52 @@ export function runSandboxProcess(options: SandboxProcessOptions): Promise<Sandb
     const stderr = new BoundedOutput(options.outputMaxBytes);
     child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
     child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
+    const channel = child.stdio[launcherChannelFd] as (Readable & Writable) | null;
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup(child.pid);
     }, options.timeoutMs);
-    child.on("error", (error) => {
+    let failed = false;
+    const fail = (error: unknown) => {
+      if (failed) return;
+      failed = true;
       clearTimeout(timer);
-      reject(error);
-    });
+      killGroup(child.pid);
+      reject(error instanceof Error ? error : new Error(String(error)));
+    };
+    child.on("error", fail);
+    if (!channel || child.pid === undefined) return;
+    channel.on("error", () => undefined);
+    const seccompChannel = child.stdio[seccompChildFd] as Writable | null;
+    seccompChannel?.on("error", () => undefined);
+    seccompChannel?.end(options.seccomp);
+    const report = readWorkspaceReport(channel, { staging: options.staging, maxBytes: options.reportMaxBytes, maxFrames: options.reportMaxFrames });
+    const pid = child.pid;
+    const begin = async () => {
+      if (options.cgroup) {
+        await options.cgroup.adopt(pid);
+        child.stdin?.end("go\n");
+      }
+      await writeWorkspaceInput(channel, options.inputs);
+    };
+    begin().catch(fail);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
-      resolve({
-        exitCode: timedOut ? null : (code ?? 128 + (signal ? (signalNumbers[signal] ?? 0) : 0)),
-        signal,
-        timedOut,
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-        durationMs: Math.round(performance.now() - started),
-      });
+      report.then(
+        (finished) => {
+          if (failed) return;
+          resolve({
+            exitCode: timedOut ? null : (code ?? (signal ? 128 : 0)),
+            timedOut,
+            stdout: stdout.text(),
+            stderr: stderr.text(),
+            report: finished,
+            durationMs: Math.round(performance.now() - started),
+          });
+        },
+        fail,
+      );
     });
   });
 }

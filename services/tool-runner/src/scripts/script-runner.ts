@@ -1,63 +1,89 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { AppError } from "@agent-orchestrator/shared";
 import type { Sandbox } from "../sandbox/index.js";
+import { findProtectedSegment } from "../sandbox/index.js";
 import { detectProjectLayout } from "../sandbox/project-layout.js";
-import { callRecordFolderName } from "../sandbox/protected-names.js";
-import { bwrapArguments, sandboxPrograms, type ScriptLimits } from "./bwrap-arguments.js";
-import { runSandboxProcess } from "./sandbox-process.js";
-import { argumentInside, insideSession, planSandboxView, virtualizeText } from "./sandbox-view.js";
+import { bwrapArguments, limitedCommand, sandboxPrograms, type ScriptLimits } from "./bwrap-arguments.js";
+import type { SandboxCgroups } from "./sandbox-cgroups.js";
+import { launcherSource, type LauncherConfig } from "./sandbox-launcher.js";
+import { runSandboxProcess, seccompChildFd } from "./sandbox-process.js";
+import { argumentInside, insideProject, insideSession, planSandboxView, virtualizeText } from "./sandbox-view.js";
 import { parseScriptCommand } from "./script-command.js";
 import { locateScript } from "./script-location.js";
 import { ScriptSlots } from "./script-slots.js";
-import { changedFiles, snapshotSession } from "./session-snapshot.js";
-import { openSessionDescriptors } from "./session-descriptors.js";
+import { snapshotSession } from "./session-snapshot.js";
+import { commitWorkspace } from "./workspace-commit.js";
+import type { WorkspaceInput } from "./workspace-channel.js";
+import { limitHit, type SandboxBounds, type ScriptLimitName } from "./sandbox-bounds.js";
 
-/** What a script runner is configured with (SCRIPT_* settings). */
+/** What a script runner is configured with (SCRIPT_* settings and what the host offers). */
 export interface ScriptRunnerOptions {
   sandbox: Sandbox;
   timeoutMs: number;
   memoryMb: number;
   outputMaxBytes: number;
   concurrency: number;
-  /** start bwrap as this host user; tests running as root use it to get the process-count limit, which the kernel never applies to root */
-  spawnAs?: { uid: number; gid: number } | undefined;
+  /** runs one user may have admitted at once (SCRIPT_CONCURRENCY_PER_USER) */
+  perUser?: number | undefined;
+  /** processes of one sandbox (SCRIPT_PROCESSES) */
+  processes?: number | undefined;
+  /** bytes one run may write in each writable place (SCRIPT_DISK_MB) */
+  diskBytes?: number | undefined;
+  /** the host user of each slot: bwrap never starts as root */
+  spawnAs?: ((slot: number) => { uid: number; gid: number }) | undefined;
+  /** per-sandbox cgroups, when the host offers them */
+  cgroups?: SandboxCgroups | undefined;
+  /** the seccomp filter, when the architecture has one */
+  seccomp?: Buffer | undefined;
 }
 
 /** One finished run, paths virtual. */
 export interface ScriptRun {
-  /** null when the run was stopped at the time limit */
+  /** null when the run was stopped at the time limit or the sandbox did not report how it ended */
   exitCode: number | null;
   timedOut: boolean;
+  /** the limit the run went past; nothing it wrote was kept */
+  limit?: ScriptLimitName | undefined;
   stdout: string;
   stderr: string;
   /** regular files of the session folder the run created (`created`) or changed, `{session-folder}/…` */
   filesWritten: Array<{ path: string; size: number; created: boolean }>;
-  /** the listing of the session folder hit its bound: files beyond it are not reported */
-  filesWrittenTruncated: boolean;
+  /** files of the session folder the run deleted */
+  filesRemoved: string[];
+  /** what the run left that was not kept (links, FIFOs, devices, names that cannot be served) */
+  filesRefused: Array<{ path: string; reason: string }>;
   durationMs: number;
 }
 
-// Fixed limits: a fork bomb stops at `processes`; no BMAD script writes files anywhere near these sizes.
-const fixedLimits = { processes: 64, fileBytes: 64 * 1024 * 1024, openFiles: 256, tmpBytes: 64 * 1024 * 1024 };
-// the system's own files in the session folder (the manifest, the call records): never reported as written by a script
-const isSystemFile = (relative: string) => /^manifest\.json/i.test(relative) || relative.startsWith(`${callRecordFolderName}/`);
+const mebibyte = 1024 * 1024;
+// No BMAD script needs more open files or a bigger /tmp; RLIMIT_FSIZE is the disk limit, since no file can be larger.
+const fixedLimits = { openFiles: 256, tmpBytes: 64 * mebibyte };
+/** Entries the launcher walks after a run beyond those it was given. */
+const maxNewEntries = 10_000;
 
 /**
- * Runs BMAD's Python scripts for the model (issue 12): the command is parsed without a shell, the script must
- * be one of the install's, and it runs in a bubblewrap sandbox that sees the BMAD trees and skill folders
- * read-only, its session folder read-write and nothing else of the host. What it prints comes back with
- * virtual paths.
+ * Runs BMAD's Python scripts for the model: the command is parsed without a shell, the script must be one of
+ * the install's, and it runs in a bubblewrap sandbox that sees the BMAD trees and skill folders read-only and
+ * a private copy of its session folder in a size-limited tmpfs; no host folder is ever writable inside. After
+ * the run, only regular files come back, checked by name, and only when the run stayed within every limit
+ * (docs/security.md "Scripts"). What it prints comes back with virtual paths.
  */
 export class ScriptRunner {
   private readonly slots: ScriptSlots;
   private readonly limits: ScriptLimits;
+  private readonly diskBytes: number;
 
   constructor(private readonly options: ScriptRunnerOptions) {
-    this.slots = new ScriptSlots(options.concurrency);
+    this.slots = new ScriptSlots(options.concurrency, options.perUser ?? options.concurrency);
+    this.diskBytes = options.diskBytes ?? 64 * mebibyte;
     this.limits = {
-      ...fixedLimits,
-      memoryBytes: options.memoryMb * 1024 * 1024,
+      memoryBytes: options.memoryMb * mebibyte,
       cpuSeconds: Math.ceil(options.timeoutMs / 1000),
+      processes: options.processes ?? 64,
+      fileBytes: this.diskBytes,
+      openFiles: fixedLimits.openFiles,
     };
   }
 
@@ -66,11 +92,21 @@ export class ScriptRunner {
     return this.options.timeoutMs;
   }
 
-  /** Checks and runs one command line in the session's sandbox. Refusals are thrown as AppErrors. */
-  async run(sessionId: string, command: string): Promise<ScriptRun> {
+  /** Whether each sandbox has a cgroup of its own (memory and processes limited per sandbox, not per process). */
+  get usesCgroups(): boolean {
+    return this.options.cgroups !== undefined;
+  }
+
+  /** The bounds of every run, for messages. */
+  get bounds(): SandboxBounds {
+    return { memoryBytes: this.limits.memoryBytes, processes: this.limits.processes, diskBytes: this.diskBytes, timeoutMs: this.options.timeoutMs };
+  }
+
+  /** Checks and runs one command line in the session's sandbox for `user`. Refusals are thrown as AppErrors. */
+  async run(sessionId: string, command: string, user = sessionId): Promise<ScriptRun> {
     const parsed = parseScriptCommand(command);
     const { sandbox } = this.options;
-    return this.slots.run(sessionId, async () => {
+    return this.slots.run(sessionId, user, async (slot) => {
       const sessionFolder = await sandbox.sessionFolder(sessionId);
       const outputRoot = path.dirname(sessionFolder);
       const roots = (await sandbox.roots({ session_id: sessionId })).lexical;
@@ -78,45 +114,92 @@ export class ScriptRunner {
       const view = await planSandboxView({ projectRoot: sandbox.projectRoot, outputRoot, sessionFolder, layout });
       const script = await locateScript({ view, roots, outputRoot, script: parsed.script });
       const args = parsed.args.map((word) => argumentInside(view, roots, word));
-      const descriptors = await openSessionDescriptors(view);
+      const places = [
+        { inside: insideSession, prefix: "" },
+        ...view.scratch.map((place) => ({ inside: path.posix.join(insideProject, place.relative), prefix: place.sessionRelative })),
+      ];
+      const inputs = await sessionInputs(sessionFolder);
+      const placeSize = (prefix: string) =>
+        this.diskBytes + inputs.filter((input) => placeOf(places, input.relative) === prefix).reduce((sum, input) => sum + input.size, 0);
+      const launcher: LauncherConfig = {
+        places,
+        command: limitedCommand(this.limits, [sandboxPrograms.python, "-B", "-s", script, ...args]),
+        cwd: insideSession,
+        maxEntries: maxNewEntries + inputs.length,
+        maxPathBytes: 1024,
+      };
+      const staging = await mkdtemp(path.join(tmpdir(), "ao-script-report-"));
+      const cgroup = await this.options.cgroups?.create({ memoryBytes: this.limits.memoryBytes, processes: this.limits.processes, cpus: 1 });
       try {
-        const before = await snapshotSession(sessionFolder);
-        const spec = {
-          readOnly: view.readOnly,
-          hidden: view.hidden,
-          descriptors: descriptors.binds,
-          cwd: insideSession,
-          limits: this.limits,
-          command: [sandboxPrograms.python, "-B", "-s", script, ...args],
-        };
         const exit = await runSandboxProcess({
-          args: bwrapArguments(spec),
-          descriptors: descriptors.fds,
+          args: bwrapArguments({
+            readOnly: view.readOnly,
+            hidden: view.hidden,
+            places: places.map((place) => ({ inside: place.inside, sizeBytes: placeSize(place.prefix) })),
+            tmpBytes: fixedLimits.tmpBytes,
+            cwd: insideSession,
+            seccompFd: this.options.seccomp ? seccompChildFd : undefined,
+            command: [sandboxPrograms.python, "-I", "-c", launcherSource, JSON.stringify(launcher)],
+          }),
+          inputs,
+          seccomp: this.options.seccomp,
+          staging,
+          reportMaxBytes: places.reduce((sum, place) => sum + placeSize(place.prefix), 0),
+          reportMaxFrames: 2 * launcher.maxEntries + 100,
           timeoutMs: this.options.timeoutMs,
           outputMaxBytes: this.options.outputMaxBytes,
-          spawnAs: this.options.spawnAs,
+          spawnAs: this.options.spawnAs?.(slot),
+          cgroup,
           bwrapPath: sandboxPrograms.bwrap,
         });
-        if (exit.exitCode !== 0 && exit.stderr.startsWith("bwrap: ")) {
+        const { report } = exit;
+        if (!report.end && exit.stderr.startsWith("bwrap: ")) {
           throw new AppError("SERVICE_UNAVAILABLE", "The script sandbox could not start; do this step by hand as the skill's fallback says", {
             detail: { stderr: exit.stderr.slice(0, 1000) },
           });
         }
-        const after = await snapshotSession(sessionFolder);
-        const written = changedFiles(before, after).filter((file) => !isSystemFile(file.path));
+        if (report.end?.startError !== undefined) {
+          throw new AppError("SCRIPT_FAILED", `The script could not start: ${report.end.startError}`);
+        }
+        const limit = exit.timedOut ? undefined : limitHit(report, await cgroup?.limitsHit());
+        if (!exit.timedOut && limit === undefined && !report.end) {
+          throw new AppError("SCRIPT_FAILED", "The script's sandbox stopped before it could report the files written; nothing it wrote was kept", {
+            detail: { stderr: exit.stderr.slice(0, 1000), violation: report.violation },
+          });
+        }
+        const kept = !exit.timedOut && limit === undefined && report.end !== undefined;
+        const commit = kept ? await commitWorkspace(sessionFolder, report, new Set(inputs.map((input) => input.relative))) : undefined;
         return {
-          exitCode: exit.exitCode,
+          exitCode: report.end ? (report.end.exit ?? (report.end.signal === null ? null : 128 + report.end.signal)) : null,
           timedOut: exit.timedOut,
+          limit,
           stdout: virtualizeText(view, exit.stdout),
           stderr: virtualizeText(view, exit.stderr),
-          filesWritten: written.map((file) => ({ ...file, path: `{session-folder}/${file.path}` })),
-          filesWrittenTruncated: before.truncated || after.truncated,
+          filesWritten: commit?.written ?? [],
+          filesRemoved: commit?.removed ?? [],
+          filesRefused: commit?.refused ?? [],
           durationMs: exit.durationMs,
         };
       } finally {
-        await descriptors.close();
+        await cgroup?.remove();
+        await rm(staging, { recursive: true, force: true });
       }
     });
   }
 }
 
+/** The session's files a script sees: its regular files, never the system's own (the manifest, the call records). */
+async function sessionInputs(sessionFolder: string): Promise<WorkspaceInput[]> {
+  const snapshot = await snapshotSession(sessionFolder);
+  const inputs: WorkspaceInput[] = [];
+  for (const [relative, file] of snapshot.files) {
+    if (/^manifest\.json/i.test(relative) || findProtectedSegment(relative) !== undefined) continue;
+    inputs.push({ relative, hostPath: path.join(sessionFolder, relative), size: file.size });
+  }
+  return inputs;
+}
+
+function placeOf(places: ReadonlyArray<{ prefix: string }>, relative: string): string {
+  const matching = places.filter((place) => place.prefix === "" || relative === place.prefix || relative.startsWith(`${place.prefix}/`));
+  return matching.reduce((longest, place) => (place.prefix.length > longest.length ? place.prefix : longest), "");
+}

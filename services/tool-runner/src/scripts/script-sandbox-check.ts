@@ -1,14 +1,22 @@
 import { constants } from "node:fs";
-import { access, chmod, mkdtemp, rm } from "node:fs/promises";
+import { access, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { openDirectory } from "../sandbox/descriptor-path.js";
 import { bwrapArguments, sandboxPrograms } from "./bwrap-arguments.js";
-import { runSandboxProcess } from "./sandbox-process.js";
+import type { SandboxCgroups } from "./sandbox-cgroups.js";
+import { launcherSource, type LauncherConfig } from "./sandbox-launcher.js";
+import { runSandboxProcess, seccompChildFd } from "./sandbox-process.js";
 import { insideSession } from "./sandbox-view.js";
 
 /** Whether scripts can run here, and if not, why (for the operator's log). */
-export type ScriptSandboxCheck = { ok: true } | { ok: false; reason: string };
+export type ScriptSandboxCheck = { ok: true; seccomp: boolean } | { ok: false; reason: string };
+
+/** What the check runs with: the same user, cgroups and filter as the first slot's scripts. */
+export interface ScriptSandboxCheckOptions {
+  spawnAs?: { uid: number; gid: number } | undefined;
+  cgroups?: SandboxCgroups | undefined;
+  seccomp?: Buffer | undefined;
+}
 
 const installHint: Record<keyof typeof sandboxPrograms, string> = {
   bwrap: "install Debian's bubblewrap package",
@@ -16,46 +24,71 @@ const installHint: Record<keyof typeof sandboxPrograms, string> = {
   python: "install python3 (3.11+; BMAD's scripts need only its standard library)",
 };
 
+// tries a setuid chmod: the filter must refuse it, or the run says it was allowed
+const probe = `
+import os
+open("probe", "w").close()
+try:
+    os.chmod("probe", 0o4755)
+    print("sandbox ok, setuid allowed")
+except PermissionError:
+    print("sandbox ok, setuid refused")
+`;
+
 /**
- * Runs a trivial python program in the same sandbox scripts get (namespaces, binds by descriptor, limits), once
- * at start. It fails where bwrap is missing or the kernel or container refuses unprivileged user namespaces
- * (a container without them, or with a seccomp profile that blocks `unshare`/`clone` of namespaces).
+ * Runs a small python program in the same sandbox scripts get (launcher, tmpfs session, user, cgroup, seccomp
+ * filter), once at start. It fails where bwrap is missing, where the kernel or container refuses unprivileged
+ * user namespaces (a container without them, or with a seccomp profile that blocks `unshare`/`clone` of
+ * namespaces), or where a filter was given and a setuid chmod still went through.
  */
-export async function checkScriptSandbox(options: { spawnAs?: { uid: number; gid: number } | undefined } = {}): Promise<ScriptSandboxCheck> {
+export async function checkScriptSandbox(options: ScriptSandboxCheckOptions = {}): Promise<ScriptSandboxCheck> {
   for (const [name, program] of Object.entries(sandboxPrograms) as Array<[keyof typeof sandboxPrograms, string]>) {
     const found = await access(program, constants.X_OK).then(() => true, () => false);
     if (!found) return { ok: false, reason: `${program} not found: ${installHint[name]}` };
   }
-  const folder = await mkdtemp(path.join(tmpdir(), "ao-script-check-"));
+  const staging = await mkdtemp(path.join(tmpdir(), "ao-script-check-"));
+  const cgroup = await options.cgroups?.create({ memoryBytes: 256 * 1024 * 1024, processes: 16, cpus: 1 }).catch(() => undefined);
   try {
-    // mkdtemp makes it private to the tool-runner's user; bwrap may run as another (spawnAs)
-    await chmod(folder, 0o755);
-    const handle = await openDirectory(folder);
-    try {
-      const exit = await runSandboxProcess({
-        args: bwrapArguments({
-          readOnly: [],
-          hidden: [],
-          descriptors: [{ fd: 3, inside: insideSession, writable: true }],
-          cwd: insideSession,
-          limits: { memoryBytes: 256 * 1024 * 1024, cpuSeconds: 10, processes: 16, fileBytes: 1024, openFiles: 64, tmpBytes: 1024 * 1024 },
-          command: [sandboxPrograms.python, "-B", "-s", "-c", "print('sandbox ok')"],
-        }),
-        descriptors: [handle.fd],
-        timeoutMs: 10_000,
-        outputMaxBytes: 4096,
-        spawnAs: options.spawnAs,
-        bwrapPath: sandboxPrograms.bwrap,
-      });
-      if (exit.exitCode === 0 && exit.stdout.trim() === "sandbox ok") return { ok: true };
-      const why = exit.timedOut ? "it did not finish within 10 s" : (exit.stderr.trim().split("\n")[0] ?? "") || `exit code ${exit.exitCode}`;
-      return { ok: false, reason: `a sandboxed test run failed: ${why}` };
-    } finally {
-      await handle.close();
+    const launcher: LauncherConfig = {
+      places: [{ inside: insideSession, prefix: "" }],
+      command: [sandboxPrograms.python, "-B", "-s", "-c", probe],
+      cwd: insideSession,
+      maxEntries: 100,
+      maxPathBytes: 1024,
+    };
+    const exit = await runSandboxProcess({
+      args: bwrapArguments({
+        readOnly: [],
+        hidden: [],
+        places: [{ inside: insideSession, sizeBytes: 1024 * 1024 }],
+        tmpBytes: 1024 * 1024,
+        cwd: insideSession,
+        seccompFd: options.seccomp ? seccompChildFd : undefined,
+        command: [sandboxPrograms.python, "-I", "-c", launcherSource, JSON.stringify(launcher)],
+      }),
+      inputs: [],
+      seccomp: options.seccomp,
+      staging,
+      reportMaxBytes: 1024 * 1024,
+      reportMaxFrames: 100,
+      timeoutMs: 10_000,
+      outputMaxBytes: 4096,
+      spawnAs: options.spawnAs,
+      cgroup,
+      bwrapPath: sandboxPrograms.bwrap,
+    });
+    const printed = exit.stdout.trim();
+    if (exit.report.end?.exit === 0 && printed.startsWith("sandbox ok")) {
+      const refused = printed.endsWith("setuid refused");
+      if (options.seccomp && !refused) return { ok: false, reason: "the seccomp filter did not apply: a setuid chmod went through" };
+      return { ok: true, seccomp: refused };
     }
+    const why = exit.timedOut ? "it did not finish within 10 s" : (exit.stderr.trim().split("\n")[0] ?? "") || `exit code ${exit.exitCode}`;
+    return { ok: false, reason: `a sandboxed test run failed: ${why}` };
   } catch (error) {
     return { ok: false, reason: `a sandboxed test run failed: ${error instanceof Error ? error.message : String(error)}` };
   } finally {
-    await rm(folder, { recursive: true, force: true });
+    await cgroup?.remove();
+    await rm(staging, { recursive: true, force: true });
   }
 }

@@ -2,27 +2,41 @@ import { AppError } from "@agent-orchestrator/shared";
 
 /**
  * Admission of script runs in one process: at most `concurrency` at once, a few more waiting (parallel
- * subagents may each run a short script), the rest answered BUSY at once. Runs of one session go one after
- * the other: a script must not change the session folder while another run's sandbox is being set up from it.
+ * subagents may each run a short script), the rest answered BUSY at once. One user may have at most
+ * `perUser` runs admitted, so one user's load waits on their own runs and never fills the slots others need.
+ * Runs of one session go one after the other. Each running run holds a numbered slot (0 … concurrency - 1):
+ * a root tool-runner gives each slot its own host user, so kernel limits per user are limits per sandbox.
  */
 export class ScriptSlots {
-  private running = 0;
   /** runs accepted and not yet ended: running, waiting for a slot, or waiting for their session's turn */
   private admitted = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly free: number[];
+  private readonly waiting: Array<(slot: number) => void> = [];
   private readonly sessions = new Map<string, Promise<unknown>>();
+  private readonly users = new Map<string, number>();
 
   constructor(
     private readonly concurrency: number,
+    private readonly perUser = concurrency,
     private readonly maxWaiting = concurrency * 4,
-  ) {}
+  ) {
+    this.free = Array.from({ length: concurrency }, (_, slot) => slot);
+  }
 
-  /** Runs `work` when a slot is free and the session's previous run has ended. */
-  async run<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+  /** Runs `work` with a slot number when a slot is free and the session's previous run has ended. */
+  async run<T>(sessionId: string, user: string, work: (slot: number) => Promise<T>): Promise<T> {
+    const ofUser = this.users.get(user) ?? 0;
+    if (ofUser >= this.perUser) {
+      throw new AppError(
+        "BUSY",
+        `You already have ${ofUser} script(s) running or waiting on this server (at most ${this.perUser} per user); wait for them to finish, then try again`,
+      );
+    }
     if (this.admitted >= this.concurrency + this.maxWaiting) {
       throw new AppError("BUSY", "Too many scripts are running; try again shortly");
     }
     this.admitted++;
+    this.users.set(user, ofUser + 1);
     const previous = this.sessions.get(sessionId) ?? Promise.resolve();
     const turn = previous.catch(() => undefined).then(() => this.withSlot(work));
     this.sessions.set(sessionId, turn);
@@ -30,20 +44,22 @@ export class ScriptSlots {
       return await turn;
     } finally {
       this.admitted--;
+      const left = (this.users.get(user) ?? 1) - 1;
+      if (left > 0) this.users.set(user, left);
+      else this.users.delete(user);
       if (this.sessions.get(sessionId) === turn) this.sessions.delete(sessionId);
     }
   }
 
-  private async withSlot<T>(work: () => Promise<T>): Promise<T> {
-    if (this.running >= this.concurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.running++;
+  private async withSlot<T>(work: (slot: number) => Promise<T>): Promise<T> {
+    const slot = this.free.pop() ?? (await new Promise<number>((resolve) => this.waiting.push(resolve)));
     try {
-      return await work();
+      return await work(slot);
     } finally {
       const next = this.waiting.shift();
-      // the slot passes straight to the next waiter, so `running` counts it without a gap
-      if (next) next();
-      else this.running--;
+      // the slot passes straight to the next waiter, so no newcomer can take it in between
+      if (next) next(slot);
+      else this.free.push(slot);
     }
   }
 }

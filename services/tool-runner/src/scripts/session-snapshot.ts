@@ -43,16 +43,3 @@ export async function snapshotSession(folder: string, limits = snapshotLimits): 
   }
   return { files, truncated };
 }
-
-/**
- * Files of `after` that are new (`created`) or differ from `before` (size, mtime or inode: a rename over
- * it), sorted.
- */
-export function changedFiles(before: SessionSnapshot, after: SessionSnapshot): Array<{ path: string; size: number; created: boolean }> {
-  const changed: Array<{ path: string; size: number; created: boolean }> = [];
-  for (const [relative, now] of after.files) {
-    const then = before.files.get(relative);
-    if (!then || then.size !== now.size || then.mtimeMs !== now.mtimeMs || then.ino !== now.ino) changed.push({ path: relative, size: now.size, created: !then });
-  }
-  return changed.sort((a, b) => a.path.localeCompare(b.path));
-}

@@ -6,6 +6,9 @@ import { ManifestStore } from "../manifest/manifest-store.js";
 import type { SessionQuota } from "../manifest/session-quota.js";
 import { createSandbox, type Sandbox } from "../sandbox/index.js";
 import { ScriptRunner, type ScriptRunnerOptions } from "../scripts/index.js";
+import { detectSandboxCgroups } from "../scripts/sandbox-cgroups.js";
+import { seccompArchitecture, seccompFilter } from "../scripts/seccomp-filter.js";
+import { slotUsers } from "../scripts/start-script-runner.js";
 import type { ToolDependencies } from "../tools/index.js";
 import { fixtureQuota } from "./sandbox-fixture.js";
 
@@ -29,10 +32,13 @@ export interface ScriptFixture {
 }
 
 /**
- * When the tests run as root, bwrap is started as host user nobody, as the image's unprivileged `node` user
- * would be: the kernel applies RLIMIT_NPROC to every user but root. The folders are then opened to others.
+ * When the tests run as root, bwrap starts as an unprivileged host user per slot, as a root tool-runner does
+ * (SCRIPT_UID_BASE): the folders it reads are then opened to others.
  */
-export const testSpawnAs = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+export const testSpawnAs = process.getuid?.() === 0 ? slotUsers(64_100) : undefined;
+const hostCgroups = detectSandboxCgroups();
+const architecture = seccompArchitecture();
+const seccompFilterHere = architecture ? seccompFilter(architecture) : undefined;
 
 /** Builds the project (copying `copyFrom` when given), a secret outside it, an output root and a runner. */
 export async function createScriptFixture(
@@ -49,13 +55,8 @@ export async function createScriptFixture(
   await writeFile(path.join(project, "src", "private.txt"), "PROJECT PRIVATE 7373\n");
   const session = path.join(output, "s1");
   await mkdir(session, { recursive: true });
-  if (testSpawnAs) {
-    await chmod(base, 0o755);
-    // the folders bwrap writes to, made by the (root) tool-runner, writable for nobody
-    const scratch = path.join(session, ".bmad-scratch", "_bmad", "render");
-    await mkdir(scratch, { recursive: true });
-    for (let folder = scratch; folder !== output; folder = path.dirname(folder)) await chmod(folder, 0o777);
-  }
+  // mkdtemp makes the base private to its owner; a root tool-runner's sandboxes read the project as another user
+  if (testSpawnAs) await chmod(base, 0o755);
   const sandbox = await createSandbox({ projectRoot: project, outputRoot: output, readMaxBytes: 1 << 20, writeMaxBytes: 1 << 20, listMaxEntries: 1000 });
   const runner = new ScriptRunner({
     sandbox,
@@ -64,6 +65,9 @@ export async function createScriptFixture(
     outputMaxBytes: 64 * 1024,
     concurrency: 4,
     spawnAs: testSpawnAs,
+    // the sandbox as production has it on this host: its cgroups and its seccomp filter
+    cgroups: await hostCgroups,
+    seccomp: seccompFilterHere,
     ...options.runner,
   });
   const logger = createLogger("tool-runner-test", "silent");

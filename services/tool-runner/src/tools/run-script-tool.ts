@@ -1,4 +1,5 @@
 import { AppError } from "@agent-orchestrator/shared";
+import { limitMessage } from "../scripts/sandbox-bounds.js";
 import { jsonBytes, truncateToJsonBytes } from "./reply-budget.js";
 import { manifestSeedFor, type ToolHandler } from "./tool-handler.js";
 
@@ -10,8 +11,8 @@ const envelopeBytes = 128;
 /**
  * `run_script` → `{success, exit_code, stdout, stderr, files_written, duration_ms}`. `success` is exit code 0;
  * a non-zero exit is a failure (SCRIPT_FAILED) that still carries the output. The run and the files it wrote
- * are recorded in the session manifest before the reply, also for a run stopped at the time limit, which is
- * then answered SCRIPT_TIMEOUT. A run that leaves the session over its quota (SESSION_MAX_FILES,
+ * are recorded in the session manifest before the reply. A run stopped at the time limit (SCRIPT_TIMEOUT) or
+ * past another limit (SCRIPT_LIMIT_EXCEEDED) keeps nothing it wrote. A run that leaves the session over its quota (SESSION_MAX_FILES,
  * SESSION_MAX_BYTES) is answered QUOTA_EXCEEDED with its output: the files it created are removed and
  * named in `files_removed`, the files it changed keep their new content.
  */
@@ -26,27 +27,33 @@ export const runScriptTool: ToolHandler<"run_script"> = async (args, context, de
   const seed = manifestSeedFor(context);
   // the manifest must exist before the run: the sandbox binds it read-only, so no script can create or change it
   await deps.manifests.ensure(context.session_id, seed);
-  const run = await runner.run(context.session_id, args.command);
+  // one user's scripts wait on each other, not on everyone's (SCRIPT_CONCURRENCY_PER_USER)
+  const run = await runner.run(context.session_id, args.command, context.session?.owner || context.session_id);
   const at = new Date().toISOString();
   const quota = await deps.manifests.recordScript(
     context.session_id,
     seed,
     { command: args.command, exit_code: run.exitCode, at },
     run.filesWritten,
+    run.filesRemoved,
   );
-  const files = run.filesWritten.map((file) => file.path).filter((file) => !quota.removed.includes(file));
   if (run.timedOut) {
-    const written = files.length > 0 ? `; it had written ${files.slice(0, 20).join(", ")}` : "";
-    throw new AppError("SCRIPT_TIMEOUT", `The script ran longer than ${Math.round(runner.timeoutMs / 1000)} s and was stopped${written}`);
+    throw new AppError("SCRIPT_TIMEOUT", `The script ran longer than ${Math.round(runner.timeoutMs / 1000)} s and was stopped; nothing it wrote was kept`);
   }
+  const files = run.filesWritten.map((file) => file.path).filter((file) => !quota.removed.includes(file));
+  const removed = [...run.filesRemoved, ...quota.removed];
   const details = {
     exit_code: run.exitCode,
     files_written: files.slice(0, maxFilesListed),
-    ...(files.length > maxFilesListed || run.filesWrittenTruncated ? { files_written_truncated: true } : {}),
-    ...(quota.removed.length > 0 ? { files_removed: quota.removed.slice(0, maxFilesListed) } : {}),
+    ...(files.length > maxFilesListed ? { files_written_truncated: true } : {}),
+    ...(removed.length > 0 ? { files_removed: removed.slice(0, maxFilesListed) } : {}),
+    ...(run.filesRefused.length > 0 ? { files_not_kept: run.filesRefused.slice(0, 20) } : {}),
     duration_ms: run.durationMs,
   };
   const output = fitStreams(run.stdout, run.stderr, deps.replyBudget() - envelopeBytes - jsonBytes(details));
+  if (run.limit !== undefined) {
+    return { success: false, error: { code: "SCRIPT_LIMIT_EXCEEDED", message: limitMessage(run.limit, runner.bounds) }, ...details, ...output };
+  }
   if (quota.overQuota) {
     const { maxFiles, maxBytes } = quota.quota;
     const message = `The script's files took the session over its quota (${maxFiles} files, ${maxBytes} bytes)${
