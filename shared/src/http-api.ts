@@ -29,6 +29,8 @@ export const WsClientMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("cancel"), session_id: z.string().regex(subjectTokenPattern) }),
   /** receive the session's running turn from its start, then every later turn, until the socket closes */
   z.object({ type: z.literal("watch"), session_id: z.string().regex(subjectTokenPattern) }),
+  /** stop this socket's watches of the session (their slots count against WS_MAX_WATCHES_PER_SOCKET and _PER_USER) */
+  z.object({ type: z.literal("unwatch"), session_id: z.string().regex(subjectTokenPattern) }),
 ]);
 export type WsClientMessage = z.infer<typeof WsClientMessage>;
 

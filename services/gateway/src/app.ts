@@ -29,11 +29,10 @@ export function createApp(context: GatewayContext): express.Express {
   app.get("/metrics", (_request, response, next) => {
     context.metrics.registry.metrics().then((text) => response.type(context.metrics.registry.contentType).send(text), next);
   });
-  const limiter = rateLimit(context.config.RATE_LIMIT_PER_MINUTE);
-  // each API authenticates before it reads a body, and answers in its own error shape
-  app.use("/v1", openAiRoutes(context, limiter));
-  app.use("/mcp", mcpRoute(context, limiter));
-  app.use("/api", authenticate(context.config.AUTH_TOKENS, context.authFailures), limiter);
+  // each API authenticates before it reads a body, takes from the caller's request budget, and answers in its own error shape
+  app.use("/v1", openAiRoutes(context));
+  app.use("/mcp", mcpRoute(context));
+  app.use("/api", authenticate(context), rateLimit(context.requestRate));
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
   app.use(agentsRoutes(context), chatRoute(context), sessionsRoutes(context));
   app.use(webPage());

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { baseEnvSchema, envInt } from "@agent-orchestrator/shared";
 import { parseAuthTokens } from "./auth-tokens.js";
+import { TrustedProxies } from "./trusted-proxies.js";
 
 export const gatewayEnvSchema = baseEnvSchema.extend({
   PORT: envInt(3000, 0, 65535),
@@ -25,7 +26,10 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   RUN_PICKUP_TIMEOUT_MS: envInt(30_000, 500, 600_000),
   /** NATS requests to the registry, orchestrator and tool-runner (session look-ups, files) */
   REQUEST_TIMEOUT_MS: envInt(5_000, 100, 60_000),
-  /** requests per minute per user on /api (429 above) */
+  /**
+   * requests per minute per user, one budget for every door (429 above): an HTTP request on /api, /v1 or
+   * /mcp one, a WebSocket chat, watch or cancel one, an MCP batch one per message in it
+   */
   RATE_LIMIT_PER_MINUTE: envInt(600, 1, 1_000_000),
   /** origins allowed to open the WebSocket besides the gateway's own, comma-separated */
   ALLOWED_ORIGINS: z
@@ -33,10 +37,51 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     .optional()
     .transform((value) => (value ?? "").split(",").map((origin) => origin.trim()).filter((origin) => origin !== "")),
   BODY_LIMIT_BYTES: envInt(256 * 1024, 1_024, 16 * 1024 * 1024),
-  /** wrong tokens one client address may send per minute (HTTP and WebSocket); then 429 with retry-after */
+  /**
+   * different wrong tokens one client address may send per minute (HTTP and WebSocket); past it a token new
+   * to that address gets 429 with retry-after, while tokens that have signed in from there still work
+   */
   AUTH_FAILURES_PER_MINUTE: envInt(10, 1, 100_000),
+  /**
+   * the proxies whose X-Forwarded-For names the client address that failed sign-ins and WebSocket caps
+   * count: unset trusts none (the socket's peer is the client); a number trusts that many nearest hops; or
+   * addresses and CIDR ranges, comma-separated, and `loopback`, `linklocal`, `uniquelocal` (as Express' `trust proxy`)
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      const parsed = TrustedProxies.parse(value);
+      if (!parsed.ok) {
+        context.addIssue({ code: "custom", message: parsed.error });
+        return z.NEVER;
+      }
+      return parsed.value;
+    }),
   /** messages one WebSocket may send per second (bursts up to the same number); above it the socket is closed (1008) */
   WS_MESSAGES_PER_SECOND: envInt(20, 1, 10_000),
+  /** a WebSocket that has not signed in (Authorization on the upgrade, or `{type:"auth"}`) this long after it opened is closed (1008) */
+  WS_AUTH_TIMEOUT_MS: envInt(10_000, 100, 600_000),
+  /** open WebSockets in all (per gateway replica); an upgrade past it gets 503 */
+  WS_MAX_CONNECTIONS: envInt(2_000, 1, 1_000_000),
+  /** open WebSockets from one client address (see TRUSTED_PROXIES), signed in or not; an upgrade past it gets 429 */
+  WS_MAX_CONNECTIONS_PER_ADDRESS: envInt(100, 1, 1_000_000),
+  /** open WebSockets of one user; an upgrade (or `{type:"auth"}`) past it gets 429 (or RATE_LIMITED and 1008) */
+  WS_MAX_CONNECTIONS_PER_USER: envInt(32, 1, 1_000_000),
+  /** sessions one WebSocket may watch at once; a `watch` past it gets a RATE_LIMITED error event */
+  WS_MAX_WATCHES_PER_SOCKET: envInt(16, 1, 10_000),
+  /** watches one user may have open at once over all their WebSockets; past it, a RATE_LIMITED error event */
+  WS_MAX_WATCHES_PER_USER: envInt(64, 1, 1_000_000),
+  /**
+   * how long the HTTP server keeps an idle keep-alive connection open: above the idle timeouts of clients
+   * and proxies in front (Node's own 5 s races a client that sends on a connection just as it is closed)
+   */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: envInt(65_000, 1_000, 290_000),
+  /**
+   * how long a client may take to send a request's headers: above HTTP_KEEP_ALIVE_TIMEOUT_MS (default: 1 s
+   * above it), and at most Node's 300 s for a whole request
+   */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).optional(),
   /**
    * host names (no port) that `/mcp` (and, without AUTH_TOKENS, every route) answers to, comma-separated,
    * besides localhost, 127.0.0.1, [::1] and HOST: a request whose `Host` is another name is refused
@@ -62,4 +107,12 @@ export function allowedHosts(config: GatewayConfig): string[] {
 /** Where the HTTP server listens: all interfaces only when requests are authenticated. */
 export function listenHost(config: GatewayConfig): string {
   return config.HOST ?? (config.AUTH_TOKENS ? "0.0.0.0" : "127.0.0.1");
+}
+
+/** Problems between settings that no single variable's schema can see; undefined when there are none. */
+export function gatewayConfigProblem(config: GatewayConfig): string | undefined {
+  if (config.HTTP_HEADERS_TIMEOUT_MS !== undefined && config.HTTP_HEADERS_TIMEOUT_MS <= config.HTTP_KEEP_ALIVE_TIMEOUT_MS) {
+    return `Invalid configuration: HTTP_HEADERS_TIMEOUT_MS (${config.HTTP_HEADERS_TIMEOUT_MS}) must be above HTTP_KEEP_ALIVE_TIMEOUT_MS (${config.HTTP_KEEP_ALIVE_TIMEOUT_MS})`;
+  }
+  return undefined;
 }

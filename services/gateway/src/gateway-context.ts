@@ -1,9 +1,12 @@
+import type { IncomingMessage } from "node:http";
 import type { NatsConnection } from "nats";
 import type { Logger } from "@agent-orchestrator/shared";
 import type { AgentList } from "./agent-list.js";
 import type { AuthThrottle } from "./auth-throttle.js";
 import type { GatewayConfig } from "./config.js";
 import type { GatewayMetrics } from "./metrics.js";
+import type { UserRateLimit } from "./user-rate-limit.js";
+import type { WebSocketCaps } from "./websocket-caps.js";
 
 /** What every route needs. */
 export interface GatewayContext {
@@ -13,8 +16,14 @@ export interface GatewayContext {
   /** prepended to every subject, so tests sharing one NATS server stay apart */
   subjectPrefix: string;
   metrics: GatewayMetrics;
-  /** failed sign-ins per client address, shared by HTTP and the WebSocket */
+  /** the client address every per-address limit counts (client-address.ts, with TRUSTED_PROXIES) */
+  clientAddress: (request: IncomingMessage) => string;
+  /** bearer tokens checked under a limit on wrong ones per client address, shared by HTTP and the WebSocket */
   authFailures: AuthThrottle;
+  /** each user's request budget, shared by every door (HTTP, SSE, /v1, /mcp per message, WebSocket messages) */
+  requestRate: UserRateLimit;
+  /** WebSockets and watches held open, per address, per user and in all */
+  webSockets: WebSocketCaps;
   /** every agent the registry lists, kept until the registry announces a change */
   agents: AgentList;
 }

@@ -1,13 +1,18 @@
 import { once } from "node:events";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { NatsConnection } from "nats";
 import { serviceNames, type Logger } from "@agent-orchestrator/shared";
 import { AgentList } from "./agent-list.js";
 import { createApp } from "./app.js";
 import { AuthThrottle } from "./auth-throttle.js";
+import { clientAddress } from "./client-address.js";
 import { listenHost, type GatewayConfig } from "./config.js";
+import type { GatewayContext } from "./gateway-context.js";
+import { applyHttpServerTimeouts } from "./http-server-timeouts.js";
 import { GatewayMetrics } from "./metrics.js";
+import { UserRateLimit } from "./user-rate-limit.js";
+import { WebSocketCaps } from "./websocket-caps.js";
 import { attachWebSocket } from "./websocket-server.js";
 
 export interface GatewayOptions {
@@ -31,13 +36,17 @@ export interface Gateway {
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { connection, config, logger } = options;
   const subjectPrefix = options.subjectPrefix ?? "";
-  const context = {
+  const metrics = new GatewayMetrics();
+  const context: GatewayContext = {
     connection,
     config,
     logger,
     subjectPrefix,
-    metrics: new GatewayMetrics(),
+    metrics,
+    clientAddress: (request) => clientAddress(request, config.TRUSTED_PROXIES),
     authFailures: new AuthThrottle(config.AUTH_FAILURES_PER_MINUTE),
+    requestRate: new UserRateLimit(config.RATE_LIMIT_PER_MINUTE, { onRefused: () => metrics.refusals.inc({ limit: "rate" }) }),
+    webSockets: new WebSocketCaps(config),
     agents: new AgentList({ connection, config, subjectPrefix }, logger),
   };
   const app = createApp(context);
@@ -47,7 +56,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     description: "HTTP, SSE and WebSocket front door",
   });
   const host = listenHost(config);
-  const server = app.listen(config.PORT, host);
+  const server = createServer(app);
+  applyHttpServerTimeouts(server, config);
+  server.listen(config.PORT, host);
   await once(server, "listening");
   const sockets = attachWebSocket(server, context);
   const { port } = server.address() as AddressInfo;

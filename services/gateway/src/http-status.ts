@@ -12,6 +12,7 @@ export const httpStatusByCode: Readonly<Record<ErrorCode, number>> = {
   SESSION_BUSY: 409,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
+  USER_TURN_LIMIT: 429,
   ACCESS_DENIED: 403,
   INVALID_PATH: 400,
   PATH_OUTSIDE_ROOT: 403,
@@ -38,6 +39,7 @@ export const httpStatusByCode: Readonly<Record<ErrorCode, number>> = {
   INVALID_TOOL_CALL: 502,
   MAX_ITERATIONS: 502,
   SUBAGENT_LIMIT: 502,
+  MODEL_OUTPUT_TOO_LARGE: 502,
   AGENT_INIT_FAILED: 502,
   MODEL_NOT_CONFIGURED: 503,
   MODEL_UNAVAILABLE: 502,
@@ -51,4 +53,13 @@ export const httpStatusByCode: Readonly<Record<ErrorCode, number>> = {
   BUSY: 503,
   OVERLOADED: 503,
   INTERNAL: 500,
+};
+
+/**
+ * Seconds a client is asked to wait (`retry-after`) before sending a refused turn again: every orchestrator
+ * was busy, or the user already runs as many turns as one user may (their own turns end first).
+ */
+export const retryAfterSecondsByCode: Readonly<Partial<Record<ErrorCode, number>>> = {
+  OVERLOADED: 5,
+  USER_TURN_LIMIT: 5,
 };

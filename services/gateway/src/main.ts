@@ -1,13 +1,20 @@
 import { connectNats, createLogger, loadEnv, serviceNames, startTracing, stopOnSignals, telemetryEnvSchema } from "@agent-orchestrator/shared";
-import { gatewayEnvSchema } from "./config.js";
+import { gatewayConfigProblem, gatewayEnvSchema } from "./config.js";
 import { startGateway } from "./gateway-service.js";
 
 const config = loadEnv(gatewayEnvSchema);
+const problem = gatewayConfigProblem(config);
+if (problem) {
+  process.stderr.write(`${problem}\n`);
+  process.exit(1);
+}
 const logger = createLogger(serviceNames.gateway, config.LOG_LEVEL);
 const tracing = await startTracing(serviceNames.gateway, loadEnv(telemetryEnvSchema), logger);
 const connection = await connectNats({ url: config.NATS_URL, service: serviceNames.gateway, logger });
 const gateway = await startGateway({ connection, config, logger });
-if (config.AUTH_TOKENS) logger.info({ url: gateway.url, users: new Set(config.AUTH_TOKENS.values()).size }, "gateway listening; bearer tokens required");
+// which peers may name the client address (TRUSTED_PROXIES) decides what every per-address limit counts
+const trustedProxies = String(config.TRUSTED_PROXIES);
+if (config.AUTH_TOKENS) logger.info({ url: gateway.url, users: new Set(config.AUTH_TOKENS.values()).size, trustedProxies }, "gateway listening; bearer tokens required");
 else logger.warn({ url: gateway.url }, "gateway listening on 127.0.0.1 only: AUTH_TOKENS is not set, so every caller is the same local user");
 
 stopOnSignals(logger, async () => {

@@ -1,4 +1,4 @@
-import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import express, { Router, type NextFunction, type Request, type Response } from "express";
 import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { AppError, type Logger } from "@agent-orchestrator/shared";
@@ -7,6 +7,7 @@ import { allowedHosts } from "./config.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { createMcpServer } from "./mcp-server.js";
 import { originAllowed } from "./origin-check.js";
+import { rateLimit } from "./rate-limit.js";
 import { sendError } from "./send-error.js";
 import { toAppError } from "./to-app-error.js";
 
@@ -17,12 +18,13 @@ import { toAppError } from "./to-app-error.js";
  * one this gateway answers to and a browser's `Origin` its own or allowed (DNS-rebinding protection), and
  * the bearer token must be valid, as on `/api`.
  */
-export function mcpRoute(context: GatewayContext, limiter: RequestHandler): Router {
+export function mcpRoute(context: GatewayContext): Router {
   const router = Router();
   router.use(hostHeaderValidation(allowedHosts(context.config)), (request, _response, next) => {
     next(originAllowed(request, context.config.ALLOWED_ORIGINS) ? undefined : new AppError("FORBIDDEN", "This origin may not use /mcp"));
   });
-  router.use(authenticate(context.config.AUTH_TOKENS, context.authFailures), limiter, express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
+  // a JSON-RPC batch is as many requests as it has messages: 60 `tools/call` in one POST start 60 turns
+  router.use(authenticate(context), express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }), rateLimit(context.requestRate, jsonRpcMessages));
 
   router.post(
     "/",
@@ -48,3 +50,6 @@ export function mcpRoute(context: GatewayContext, limiter: RequestHandler): Rout
   });
   return router;
 }
+
+/** The messages of an MCP POST: a batch's length, else one. */
+const jsonRpcMessages = (request: Request): number => (Array.isArray(request.body) ? Math.max(1, request.body.length) : 1);

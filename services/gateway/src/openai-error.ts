@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
 import { toErrorBody, type ErrorCode, type Logger, type OpenAiErrorBody } from "@agent-orchestrator/shared";
-import { httpStatusByCode } from "./http-status.js";
+import { httpStatusByCode, retryAfterSecondsByCode } from "./http-status.js";
 import { toAppError } from "./to-app-error.js";
 
 /** Codes OpenAI clients know by name; every other code is sent lower-cased (`session_busy`, `turn_timeout`). */
@@ -29,6 +29,9 @@ export function toOpenAiError(error: unknown): { status: number; body: OpenAiErr
 
 export function sendOpenAiError(response: Response, error: unknown): void {
   const { status, body } = toOpenAiError(error);
+  // OpenAI's clients wait as long before they retry a 429 on their own
+  const retryAfter = retryAfterSecondsByCode[toErrorBody(error).code];
+  if (retryAfter !== undefined) response.set("retry-after", String(retryAfter));
   response.status(status).json(body);
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import express, { Router, type RequestHandler, type Response } from "express";
+import express, { Router, type Response } from "express";
 import {
   AppError,
   ChatCompletionRequest,
@@ -21,6 +21,7 @@ import { completionChunk, completionObject, sseData, usageChunk, type Completion
 import { readClientConversation } from "./openai-conversation.js";
 import { openAiErrorHandler, toOpenAiError } from "./openai-error.js";
 import { parseInput } from "./parse-input.js";
+import { rateLimit } from "./rate-limit.js";
 import { publishCancel } from "./run-cancel.js";
 import { findSessionHolding } from "./session-matcher.js";
 import { openSseResponse, writeOrDrop } from "./sse-stream.js";
@@ -34,9 +35,9 @@ export const sessionHeader = "x-session-id";
  * agent's whole loop on this server. Same tokens as `/api` (the API key is the bearer token); every error
  * in OpenAI's shape.
  */
-export function openAiRoutes(context: GatewayContext, limiter: RequestHandler): Router {
+export function openAiRoutes(context: GatewayContext): Router {
   const router = Router();
-  router.use(authenticate(context.config.AUTH_TOKENS, context.authFailures), limiter, express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
+  router.use(authenticate(context), rateLimit(context.requestRate), express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
 
   router.get(
     "/models",

@@ -85,14 +85,16 @@ export function sessionsRoutes(context: GatewayContext): Router {
     async (request, response) => {
       const id = checkedId(request.params["id"]);
       const owner = currentUser(response);
-      const reply = await withoutManifest<{ files: ManifestFile[]; manifest: SessionManifest | null }>(
+      const reply = await withoutManifest<{ files: ManifestFile[]; manifest: SessionManifest | null; unservable_names?: number | undefined }>(
         context,
         id,
         owner,
         () => callService(context, subjects.sessionFilesList, { session_id: id, owner }, SessionFilesListReply),
         () => ({ files: [], manifest: null }),
       );
-      response.json({ success: true, files: reply.files, manifest: reply.manifest });
+      // every path in `files` can be fetched below; paths that could not are only counted (docs/security.md case 142)
+      const unservable = reply.unservable_names ? { unservable_names: reply.unservable_names } : {};
+      response.json({ success: true, files: reply.files, manifest: reply.manifest, ...unservable });
     },
   );
 
