@@ -49,6 +49,8 @@ export function benchEnv(options: Omit<BenchSystemOptions, "orchestrator" | "pre
     LLM_MODEL: "scripted",
     MODEL_MAX_RETRIES: "0",
     RUN_CONCURRENCY: "64",
+    // the benchmarks load the system as one user: they measure its capacity, not one user's share of it
+    USER_MAX_CONCURRENT_TURNS: "0",
     RATE_LIMIT_PER_MINUTE: "1000000",
     REGISTRY_WATCH: "false",
     PORT: "0",

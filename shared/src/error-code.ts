@@ -16,6 +16,8 @@ export const ErrorCode = z.enum([
   "SESSION_BUSY",
   "PAYLOAD_TOO_LARGE",
   "RATE_LIMITED",
+  /** the user already runs USER_MAX_CONCURRENT_TURNS turns: this one was refused unstarted (retry when one ends) */
+  "USER_TURN_LIMIT",
   // sandbox verdicts (tool-runner)
   "ACCESS_DENIED",
   "INVALID_PATH",
@@ -32,7 +34,10 @@ export const ErrorCode = z.enum([
   "CONTENT_TOO_LARGE",
   "BINARY_FILE",
   "WRITE_FAILED",
-  /** the session holds SESSION_MAX_FILES files or SESSION_MAX_BYTES bytes: a write that adds more is refused */
+  /**
+   * the session holds SESSION_MAX_FILES files or SESSION_MAX_BYTES bytes: a write that adds more is refused; also the
+   * sessions bucket full at SESSIONS_BUCKET_MAX_BYTES, which refuses every save of a turn
+   */
   "QUOTA_EXCEEDED",
   // skills and scripts (tool-runner)
   "SKILL_NOT_FOUND",
@@ -46,6 +51,8 @@ export const ErrorCode = z.enum([
   "INVALID_TOOL_CALL",
   "MAX_ITERATIONS",
   "SUBAGENT_LIMIT",
+  /** one model answer passed MODEL_ANSWER_MAX_BYTES, or a turn's answers TURN_OUTPUT_MAX_BYTES: cut there, the turn stopped */
+  "MODEL_OUTPUT_TOO_LARGE",
   // agent start
   "AGENT_INIT_FAILED",
   // upstream model

@@ -67,7 +67,22 @@ export const RunEvent = z.discriminatedUnion("type", [
     /** the whole session's tokens so far, this turn included */
     session_usage: Usage,
   }),
-  z.object({ ...base, type: z.literal("error"), error: ErrorBody }),
+  z.object({
+    ...base,
+    type: z.literal("error"),
+    error: ErrorBody,
+    /**
+     * the tokens the turn used before it failed, its subagents' included (absent when it was refused before its
+     * first model call); a call cut off before the model reported its usage counts an estimate
+     */
+    usage: Usage.optional(),
+    /** each model call's tokens, in order, as on `done` */
+    usage_by_call: z.array(Usage).optional(),
+    /** each subagent's tokens, as on `done` */
+    usage_by_subagent: z.array(z.object({ call_id: z.string(), usage: Usage })).optional(),
+    /** the whole session's tokens so far, this failed turn included */
+    session_usage: Usage.optional(),
+  }),
 ]);
 export type RunEvent = z.infer<typeof RunEvent>;
 export type RunEventType = RunEvent["type"];

@@ -16,6 +16,12 @@ export const RunParent = z.object({
   call_id: z.string().min(1).max(256),
   /** 1 for a child of a user's turn, 2 for a grandchild, … */
   depth: z.number().int().min(1).max(16),
+  /**
+   * the user's turn at the top of the family: while it runs, the session's head names it. A child taken
+   * from the queue after that turn ended (cancelled, failed, timed out) is dropped unstarted. Absent in
+   * requests queued before this field existed: the parent's run id then stands for it at depth 1.
+   */
+  root_run_id: z.string().regex(subjectTokenPattern).optional(),
 });
 export type RunParent = z.infer<typeof RunParent>;
 

@@ -82,6 +82,8 @@ export function jetStreamNames(subjectPrefix = "") {
     runEvents: `${lead}RUN_EVENTS`,
     runRequestsConsumer: "orchestrators",
     sessionsBucket: `${lead}sessions`,
+    /** each user's running turns (docs/design.md "Fair shares"): one small key per user, written with compare-and-set */
+    turnSlotsBucket: `${lead}turn_slots`,
   };
 }
 

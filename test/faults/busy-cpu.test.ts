@@ -31,7 +31,8 @@ beforeAll(async () => {
     responder: loadResponder(50),
     env: { LOG_LEVEL: "warn" },
     envFor: {
-      orchestrator: { RUN_CONCURRENCY: "2" },
+      // the orchestrators' capacity is what this counts, not one user's share of it (USER_MAX_CONCURRENT_TURNS)
+      orchestrator: { RUN_CONCURRENCY: "2", USER_MAX_CONCURRENT_TURNS: "0" },
       gateway: { RUN_PICKUP_TIMEOUT_MS: "10000" },
     },
   });

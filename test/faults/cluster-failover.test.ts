@@ -47,7 +47,8 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("a three-server NAT
       responder: clusterResponder(modelLatencyMs),
       // a turn may wait out a leader election and its retries on a loaded machine: give it more than that
       env: { CHAT_IDLE_TIMEOUT_MS: "90000" },
-      envFor: { orchestrator: { JS_REPLICAS: "1", RUN_CONCURRENCY: "64" }, "tool-runner": { TOOL_CONCURRENCY: "128" } },
+      // one user's 30 turns at once: the cluster's behaviour is what this counts, not one user's share (USER_MAX_CONCURRENT_TURNS)
+      envFor: { orchestrator: { JS_REPLICAS: "1", RUN_CONCURRENCY: "64", USER_MAX_CONCURRENT_TURNS: "0" }, "tool-runner": { TOOL_CONCURRENCY: "128" } },
     });
     // every case runs on the raised streams with two orchestrators at JS_REPLICAS=3; the first case checks
     // what this start-up did, the others need only its result, so each can run alone
@@ -75,7 +76,8 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("a three-server NAT
   afterAll(async () => {
     console.info(`cluster recovery times:\n  ${recoveries.join("\n  ")}`);
     // a reply allowed by `allow_responses` is known only to the server the request came through, so a
-    // tool-runner that reconnected elsewhere before answering is refused (its caller resends the call)
+    // tool-runner that reconnected elsewhere before answering is refused (its caller hears SERVICE_TIMEOUT and
+    // is told the call may have run: a timed-out call is not sent again, docs/security.md case 145)
     if (cluster) console.info(`cluster: permission violations: ${permissionViolations(cluster.asTestNats()).length}`);
     await system?.stop();
   });

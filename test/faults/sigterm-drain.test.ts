@@ -48,6 +48,8 @@ beforeAll(async () => {
     responder: loadResponder(200),
     replicas: { registry: 2, "tool-runner": 2, orchestrator: 2, gateway: 2 },
     env: { TOOL_TIMEOUT_MS: "3000", TURN_TIMEOUT_MS: String(turnTimeoutMs) },
+    // the turns in flight when a replica stops are what this counts, not one user's share (USER_MAX_CONCURRENT_TURNS)
+    envFor: { orchestrator: { USER_MAX_CONCURRENT_TURNS: "0" } },
   });
   observer = await connect({ servers: system.nats.url, user: "admin", pass: testNatsCredentials("admin").NATS_PASSWORD });
   observer.subscribe("tool.*", {

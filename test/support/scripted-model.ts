@@ -19,6 +19,8 @@ export interface ScriptedToolCall {
 
 export interface ScriptedTurn {
   text?: string;
+  /** a long answer made while it is sent: `piece` as `times` text chunks, never held whole (after `text`, if any) */
+  streamedText?: { piece: string; times: number };
   toolCalls?: ScriptedToolCall[];
   /** send a non-2xx status with this JSON error body instead of a completion */
   status?: number;
@@ -142,7 +144,7 @@ export async function startScriptedModel(options: { port?: number; host?: string
 
     response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...turn.headers });
     const includeUsage = body.stream_options?.include_usage === true;
-    const frames = streamFrames(id, body.model, text, toolCalls, finishReason, includeUsage ? usage : undefined);
+    const frames = streamFrames(id, body.model, text, toolCalls, finishReason, includeUsage ? usage : undefined, turn.streamedText);
     let sent = 0;
     for (const frame of frames) {
       if (turn.dropAfterChunks !== undefined && sent >= turn.dropAfterChunks) {
@@ -183,15 +185,16 @@ interface WireToolCall {
   arguments: string;
 }
 
-/** The `data:` payloads of one streamed completion, in order, ending with [DONE]. */
-function streamFrames(
+/** The `data:` payloads of one streamed completion, in order, ending with [DONE]; made as they are sent. */
+function* streamFrames(
   id: string,
   model: string,
   text: string | null,
   toolCalls: WireToolCall[],
   finishReason: string,
   usage: ReturnType<typeof estimateUsage> | undefined,
-): string[] {
+  streamedText: ScriptedTurn["streamedText"],
+): Generator<string> {
   const created = Math.floor(Date.now() / 1000);
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
     JSON.stringify({
@@ -202,23 +205,20 @@ function streamFrames(
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
       ...(usage ? { usage: null } : {}),
     });
-  const frames: string[] = [];
   if (toolCalls.length === 0) {
-    frames.push(chunk({ role: "assistant", content: "" }));
-    for (const piece of splitIntoPieces(text ?? "", 3)) frames.push(chunk({ content: piece }));
+    yield chunk({ role: "assistant", content: "" });
+    for (const piece of splitIntoPieces(text ?? "", 3)) yield chunk({ content: piece });
+    for (let index = 0; index < (streamedText?.times ?? 0); index++) yield chunk({ content: streamedText?.piece });
   } else {
-    frames.push(chunk({ role: "assistant", content: text ?? null }));
-    toolCalls.forEach((call, index) => {
-      frames.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
-      for (const piece of splitIntoPieces(call.arguments, 4)) {
-        frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
-      }
-    });
+    yield chunk({ role: "assistant", content: text ?? null });
+    for (const [index, call] of toolCalls.entries()) {
+      yield chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] });
+      for (const piece of splitIntoPieces(call.arguments, 4)) yield chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
+    }
   }
-  frames.push(chunk({}, finishReason));
-  if (usage) frames.push(JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage }));
-  frames.push("[DONE]");
-  return frames;
+  yield chunk({}, finishReason);
+  if (usage) yield JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage });
+  yield "[DONE]";
 }
 
 /** Splits text into about `count` pieces on code-point boundaries, so multi-byte characters survive. */

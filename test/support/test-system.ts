@@ -29,6 +29,10 @@ export function testServiceEnv(natsUrl: string, modelUrl: string, outputRoot: st
     OPENAI_BASE_URL: modelUrl,
     OPENAI_API_KEY: "test-key",
     LLM_MODEL: "scripted",
+    // JetStream reserves each stream's byte limit on disk: small ones let tests run where the disk is small
+    EVENTS_MAX_BYTES: String(256 * 1024 ** 2),
+    RUN_REQUESTS_MAX_BYTES: String(64 * 1024 ** 2),
+    SESSIONS_BUCKET_MAX_BYTES: String(512 * 1024 ** 2),
   };
 }
 

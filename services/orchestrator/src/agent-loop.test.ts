@@ -3,9 +3,11 @@
  * behind the tool seam (docs/design.md "The agentic loop"). What only NATS or the HTTP model server can show
  * (retries, timeouts, the wire format, sessions) stays in orchestrator-service and orchestrator-resilience.
  */
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
 import { AppError, type RunEventBody, type ToolName, type ToolResult } from "@agent-orchestrator/shared";
 import { runAgentLoop, type LoopLimits, type SubagentCaller, type TurnInput } from "./agent-loop.js";
+import type { ModelCaller, ModelStreamPart } from "./model-caller.js";
 import type { ToolCaller } from "./tool-caller.js";
 import { FakeModel, type FakeAnswer } from "./testing/fake-model.js";
 
@@ -17,6 +19,8 @@ const limits: LoopLimits = {
   toolResultMaxChars: 65_536,
   maxInvalidToolCalls: 3,
   modelTimeoutMs: 60_000,
+  answerMaxBytes: 1024 * 1024,
+  turnOutputMaxBytes: 4 * 1024 * 1024,
 };
 
 interface RecordedCall {
@@ -196,7 +200,7 @@ describe("runAgentLoop: invalid calls become results the model reads", () => {
     expect(model.lastToolMessages()[0]?.content).toContain("Available tools: read_file, save_output, list_files");
   });
 
-  it("runs a reused call id once and tells the model about the duplicate (docs/security.md case 44)", async () => {
+  it("case 44: runs both calls of an id used twice in one answer, the second under a fresh id the model then sees", async () => {
     const { tools, calls } = fakeTools();
     const model = new FakeModel([
       {
@@ -207,9 +211,15 @@ describe("runAgentLoop: invalid calls become results the model reads", () => {
       },
       { text: "ok" },
     ]);
-    await loop(model, { tools }).run();
-    expect(calls).toHaveLength(1);
-    expect(model.lastToolMessages()[1]?.content).toContain("used twice");
+    const { run, events } = loop(model, { tools });
+    await run();
+    expect(calls.map((call) => call.args)).toEqual([{ file_path: "{bundle-root}/a.md" }, { file_path: "{bundle-root}/b.md" }]);
+    expect(calls.map((call) => call.callId)).toEqual(["run1:1:same", "run1:1:call_run1_1_1"]);
+    expect(toolResults(events).map((event) => [event.call_id, event.success])).toEqual([
+      ["same", true],
+      ["call_run1_1_1", true],
+    ]);
+    expect(model.lastToolMessages().map((message) => message.tool_call_id)).toEqual(["same", "call_run1_1_1"]);
   });
 
   it("offers run_subagent only when there is a subagent caller, and routes its calls there", async () => {
@@ -276,5 +286,126 @@ describe("runAgentLoop: failures and cancel", () => {
       [1234, controller.signal],
       [1234, controller.signal],
     ]);
+  });
+});
+
+/** Checks that every tool result the model was sent answers a call of the assistant message just before its run of results. */
+function expectPairedIds(messages: readonly ChatCompletionMessageParam[]): void {
+  let offered: string[] = [];
+  for (const message of messages) {
+    if (message.role === "assistant") offered = (message.tool_calls ?? []).map((call) => call.id);
+    if (message.role === "tool") expect(offered).toContain(message.tool_call_id);
+  }
+}
+
+describe("runAgentLoop: ids the model misuses (docs/security.md case 131)", () => {
+  it("case 131: gives a reused, empty or overlong call id a fresh one, runs every call once under a unique key, and goes on", async () => {
+    const { tools, calls } = fakeTools();
+    const read = (id: string, file: string) => ({ id, name: "read_file", arguments: { file_path: `{bundle-root}/${file}` } });
+    const model = new FakeModel([
+      { toolCalls: [read("call_0", "a.md"), read("call_0", "b.md")] },
+      { toolCalls: [read("call_0", "c.md")] },
+      { toolCalls: [read("", "d.md"), read("x".repeat(300), "e.md")] },
+      { text: "all read" },
+    ]);
+    const added: ChatCompletionMessageParam[] = [];
+    const { run, events } = loop(model, { tools, added });
+    expect(await run()).toMatchObject({ response: "all read", iterations: 4 });
+    expect(calls.map((call) => call.args)).toEqual(["a", "b", "c", "d", "e"].map((name) => ({ file_path: `{bundle-root}/${name}.md` })));
+    const keys = calls.map((call) => call.callId);
+    expect(new Set(keys).size).toBe(5);
+    expect(keys.every((key) => key.startsWith("run1:1:") && key.length <= 256)).toBe(true);
+    expect(toolResults(events).every((event) => event.success)).toBe(true);
+    // the ids the model is shown are the ones stored, each call paired with its result
+    for (const request of model.requests) expectPairedIds(request.messages);
+    expectPairedIds(added);
+    const storedIds = added.flatMap((message) => (message.role === "assistant" ? (message.tool_calls ?? []).map((call) => call.id) : []));
+    expect(storedIds).toEqual(toolResults(events).map((event) => event.call_id));
+    expect(new Set(storedIds).size).toBe(5);
+  });
+
+  it("case 131: gives a fresh id to a call reusing an id from earlier in the conversation", async () => {
+    const { tools, calls } = fakeTools();
+    const model = new FakeModel([{ toolCalls: [{ id: "old", name: "read_file", arguments: { file_path: "{bundle-root}/a.md" } }] }, { text: "ok" }]);
+    const messages: ChatCompletionMessageParam[] = [
+      { role: "system", content: "You are a test agent." },
+      { role: "user", content: "before" },
+      { role: "assistant", content: null, tool_calls: [{ id: "old", type: "function", function: { name: "read_file", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "old", content: "{}" },
+      { role: "assistant", content: "done before" },
+      { role: "user", content: "go" },
+    ];
+    await loop(model, { tools, messages }).run();
+    expect(calls.map((call) => call.callId)).toEqual(["run1:1:call_run1_1_1"]);
+    expectPairedIds(model.requests[1]?.messages ?? []);
+  });
+});
+
+/** A model that streams `piece` without end (until `giveUpAfter` pieces), and tells whether its stream was stopped. */
+function endlessModel(piece: ModelStreamPart, giveUpAfter = 1_000) {
+  const state = { sent: 0, stopped: false };
+  const model: ModelCaller = {
+    async *stream() {
+      try {
+        for (; state.sent < giveUpAfter; state.sent++) yield piece;
+        throw new Error("the loop kept reading an endless answer");
+      } finally {
+        state.stopped = true;
+      }
+    },
+  };
+  return { model, state };
+}
+
+describe("runAgentLoop: bounded model output (docs/security.md cases 126, 128)", () => {
+  it("case 126: stops an endless answer at answerMaxBytes, publishes and keeps exactly the text up to it, and ends with MODEL_OUTPUT_TOO_LARGE", async () => {
+    const piece = "é".repeat(32 * 1024); // 64 KiB, two bytes a character, so the cut falls inside a piece
+    const { model, state } = endlessModel({ type: "text", text: piece });
+    const added: ChatCompletionMessageParam[] = [];
+    const { run, events } = loop(new FakeModel([]), { model, added, limits: { answerMaxBytes: 1_000_001 } });
+    await expect(run()).rejects.toMatchObject({ code: "MODEL_OUTPUT_TOO_LARGE", message: expect.stringContaining("1000001 bytes") });
+    expect(state.stopped).toBe(true);
+    expect(state.sent).toBeLessThan(20);
+    const sent = events.map((event) => (event.type === "delta" ? event.text : "")).join("");
+    expect(added).toEqual([{ role: "assistant", content: sent }]);
+    const [answer, note] = sent.split("\n\n[The answer was cut here");
+    expect(Buffer.byteLength(answer ?? "")).toBe(1_000_000);
+    expect(note).toContain("1000001 bytes");
+  });
+
+  it("case 126: counts tool-call fragments against the same limit, and runs none of a cut answer's calls", async () => {
+    const { tools, calls } = fakeTools();
+    const { model, state } = endlessModel({ type: "tool-call-deltas", deltas: [{ index: 0, id: "c1", function: { name: "save_output", arguments: "x".repeat(64 * 1024) } }] });
+    const added: ChatCompletionMessageParam[] = [];
+    await expect(loop(new FakeModel([]), { model, tools, added, limits: { answerMaxBytes: 256 * 1024 } }).run()).rejects.toMatchObject({ code: "MODEL_OUTPUT_TOO_LARGE" });
+    expect(state.stopped).toBe(true);
+    expect(calls).toEqual([]);
+    expect(added).toEqual([{ role: "assistant", content: expect.stringMatching(/^\n\n\[The answer was cut here/) }]);
+  });
+
+  it("case 128: ends a turn whose answers together pass turnOutputMaxBytes, keeping the rounds before it whole", async () => {
+    const { tools, calls } = fakeTools();
+    const save = (index: number): FakeAnswer => ({
+      text: `part ${index}`,
+      toolCalls: [{ name: "save_output", arguments: { file_path: `{session-folder}/part-${index}.md`, content: "y".repeat(300_000) } }],
+    });
+    const model = new FakeModel(() => save(calls.length + 1));
+    const added: ChatCompletionMessageParam[] = [];
+    const { run, events } = loop(model, { tools, added, limits: { answerMaxBytes: 1024 * 1024, turnOutputMaxBytes: 1024 * 1024 } });
+    await expect(run()).rejects.toMatchObject({ code: "MODEL_OUTPUT_TOO_LARGE", message: expect.stringContaining("in one turn") });
+    expect(calls).toHaveLength(3);
+    expect(added.map((message) => message.role)).toEqual(["assistant", "tool", "assistant", "tool", "assistant", "tool", "assistant"]);
+    expect(added.at(-1)).toEqual({ role: "assistant", content: expect.stringMatching(/^part 4\n\n\[The answer was cut here: it passed 1048576 bytes/) });
+    expect(events.at(-1)).toMatchObject({ type: "delta", text: expect.stringContaining("cut here") });
+  });
+
+  it("case 126: treats a stream the transport stopped for size (capped-event-fetch) as an answer cut there", async () => {
+    const tooBig = new AppError("MODEL_OUTPUT_TOO_LARGE", "The model sent one piece of its answer larger than 100 bytes; it was cut there and the turn was stopped");
+    const added: ChatCompletionMessageParam[] = [];
+    const { run, events } = loop(new FakeModel([{ text: "so far", failAfterText: tooBig }]), { added });
+    await expect(run()).rejects.toBe(tooBig);
+    const sent = events.map((event) => (event.type === "delta" ? event.text : "")).join("");
+    expect(added).toEqual([{ role: "assistant", content: sent }]);
+    expect(sent).toMatch(/^so far\n\n\[The answer was cut here/);
   });
 });

@@ -16,11 +16,14 @@ import {
   type ToolResult,
   type Usage,
 } from "@agent-orchestrator/shared";
+import { prefixWithinBytes } from "./bounded-event.js";
 import { fitContext } from "./context-budget.js";
 import type { ModelCaller } from "./model-caller.js";
 import { toModelError } from "./model-error.js";
+import { ModelOutputBudget, toolCallOverheadBytes } from "./model-output-budget.js";
 import type { ToolCaller } from "./tool-caller.js";
-import { ToolCallAccumulator, type StreamedToolCall } from "./tool-call-accumulator.js";
+import { ToolCallAccumulator, type StreamedToolCall, type ToolCallDelta } from "./tool-call-accumulator.js";
+import { ToolCallIds } from "./tool-call-ids.js";
 import { truncateMiddle } from "./truncate-middle.js";
 
 export interface LoopLimits {
@@ -31,6 +34,10 @@ export interface LoopLimits {
   toolResultMaxChars: number;
   maxInvalidToolCalls: number;
   modelTimeoutMs: number;
+  /** bytes of one model answer (text and tool calls); past it the answer is cut and the turn stopped */
+  answerMaxBytes: number;
+  /** bytes of all of the turn's model answers together */
+  turnOutputMaxBytes: number;
 }
 
 export interface TurnInput {
@@ -49,6 +56,11 @@ export interface TurnInput {
   limits: LoopLimits;
   /** runs the model's run_subagent calls; without it run_subagent is not offered (a subagent at the depth limit) */
   subagents?: SubagentCaller;
+  /**
+   * the array the turn's assistant and tool messages are added to as they come (`TurnOutput.added`); a caller
+   * that passes its own keeps what a failed turn added, e.g. an answer cut at its size limit
+   */
+  added?: ChatCompletionMessageParam[];
 }
 
 /** The orchestrator's own run_subagent tool: `callId` is the model's call id, which nests the child's events. */
@@ -75,7 +87,9 @@ const offeredTools = (input: TurnInput): readonly ToolName[] => input.toolNames.
  */
 export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
   const messages = [...input.messages];
-  const added: ChatCompletionMessageParam[] = [];
+  const added = input.added ?? [];
+  const budget = new ModelOutputBudget(input.limits.answerMaxBytes, input.limits.turnOutputMaxBytes);
+  const ids = new ToolCallIds(input.runId, input.messages);
   let usage = zeroUsage();
   const usageByCall: Usage[] = [];
   let invalidInARow = 0;
@@ -83,9 +97,14 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
   const definitions = toolDefinitionsForModel(offered);
 
   for (let iteration = 1; iteration <= input.limits.maxIterations; iteration++) {
-    const step = await streamModelTurn(input, definitions, fitContext(messages, input.limits.contextBudgetTokens));
+    const step = await streamModelTurn(input, definitions, fitContext(messages, input.limits.contextBudgetTokens), budget);
     usage = addUsage(usage, step.usage);
     usageByCall.push(step.usage);
+    if (step.cut) {
+      // the client has had the text up to the cut and the note: the conversation keeps the same (its tool calls were incomplete)
+      added.push({ role: "assistant", content: step.text + step.cut.note });
+      throw step.cut.error;
+    }
 
     if (step.toolCalls.length === 0) {
       if (step.text.trim() === "") {
@@ -100,14 +119,15 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
       throw new AppError("MODEL_UNAVAILABLE", "The model's answer was cut off by its length limit; its tool calls were not run");
     }
 
+    const calls = ids.assign(step.toolCalls);
     const assistant: ChatCompletionMessageParam = {
       role: "assistant",
       content: step.text || null,
-      tool_calls: step.toolCalls.map(
+      tool_calls: calls.map(
         (call): ChatCompletionMessageToolCall => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }),
       ),
     };
-    const prepared = prepareToolCalls(step.toolCalls, input.limits.maxToolCallsPerAnswer, offered);
+    const prepared = prepareToolCalls(calls, input.limits.maxToolCallsPerAnswer, offered);
     const results = await mapWithConcurrency(prepared, input.limits.toolConcurrency, (call) => executeToolCall(input, call));
 
     const toolMessages: ChatCompletionMessageParam[] = prepared.map((call, index) => ({
@@ -132,45 +152,83 @@ interface ModelStep {
   toolCalls: StreamedToolCall[];
   usage: Usage;
   finishReason: string | null;
+  /** the answer passed its size limit: `text` is what was kept, `note` was published after it */
+  cut?: { error: AppError; note: string };
 }
 
-/** One streamed model call: text deltas are published as they come; tool calls are returned whole. */
+/**
+ * One streamed model call: text deltas are published as they come; tool calls are returned whole. Each piece
+ * is counted against the output budget before it is kept: once the answer passes it, the stream is stopped
+ * (leaving the loop ends the model call) and the text up to the limit is all that was published and kept.
+ */
 async function streamModelTurn(
   input: TurnInput,
   tools: ReturnType<typeof toolDefinitionsForModel>,
   messages: ChatCompletionMessageParam[],
+  budget: ModelOutputBudget,
 ): Promise<ModelStep> {
   const accumulator = new ToolCallAccumulator();
   let text = "";
   let usage = zeroUsage();
   let finishReason: string | null = null;
+  let cut: ModelStep["cut"];
+  budget.startAnswer();
   try {
     const stream = input.model.stream({ messages, tools, signal: input.signal, timeoutMs: input.limits.modelTimeoutMs });
     for await (const part of stream) {
       if (part.type === "usage") usage = part.usage;
       else if (part.type === "text") {
-        text += part.text;
-        input.emit({ type: "delta", text: part.text });
-      } else if (part.type === "tool-call-deltas") accumulator.add(part.deltas);
-      else finishReason = part.reason;
+        const fits = budget.take(Buffer.byteLength(part.text, "utf8"));
+        const kept = fits ? part.text : prefixWithinBytes(part.text, budget.room);
+        if (!fits) budget.take(Buffer.byteLength(kept, "utf8"));
+        text += kept;
+        if (kept) input.emit({ type: "delta", text: kept });
+        if (!fits) {
+          cut = budget.exceeded();
+          break;
+        }
+      } else if (part.type === "tool-call-deltas") {
+        const started = accumulator.count;
+        accumulator.add(part.deltas);
+        if (!budget.take(toolCallBytes(part.deltas) + (accumulator.count - started) * toolCallOverheadBytes)) {
+          cut = budget.exceeded();
+          break;
+        }
+      } else finishReason = part.reason;
     }
   } catch (error) {
-    throw toModelError(error, { textStreamed: text.length > 0, signal: input.signal });
+    // a transport-level bound (line-capped-fetch.ts) stops the stream with this code: the answer is cut the same way
+    if (!AppError.is(error) || error.code !== "MODEL_OUTPUT_TOO_LARGE") throw toModelError(error, { textStreamed: text.length > 0, signal: input.signal });
+    cut = { error, note: "\n\n[The answer was cut here: the model sent more in one piece than the system accepts.]" };
   }
   if (input.signal.aborted) throw toModelError(new Error("aborted"), { textStreamed: text.length > 0, signal: input.signal });
+  if (cut) {
+    input.emit({ type: "delta", text: cut.note });
+    return { text, toolCalls: [], usage, finishReason, cut };
+  }
   return { text, toolCalls: accumulator.result(), usage, finishReason };
 }
+
+/** The text a batch of tool-call fragments adds to the answer (ids, names, arguments). */
+const toolCallBytes = (deltas: readonly ToolCallDelta[]): number =>
+  deltas.reduce(
+    (sum, delta) =>
+      sum + Buffer.byteLength(delta.id ?? "", "utf8") + Buffer.byteLength(delta.function?.name ?? "", "utf8") + Buffer.byteLength(delta.function?.arguments ?? "", "utf8"),
+    0,
+  );
 
 type PreparedCall =
   | { valid: true; id: string; name: ToolName; args: Record<string, unknown> }
   | { valid: false; id: string; name: string; args: Record<string, unknown>; error: ToolResult };
 
-/** Checks each call before anything runs: within the per-answer cap, an offered tool, JSON arguments, schema, unique id. */
+/**
+ * Checks each call before anything runs: within the per-answer cap, an offered tool, JSON arguments, schema.
+ * Ids are already unique (ToolCallIds).
+ */
 function prepareToolCalls(calls: readonly StreamedToolCall[], maxCalls: number, offered: readonly ToolName[]): PreparedCall[] {
-  const seen = new Set<string>();
   const availableTools = offered.join(", ");
   return calls.map((call, index): PreparedCall => {
-    const id = call.id || `call_missing_${index}`;
+    const { id } = call;
     const invalid = (message: string, args: Record<string, unknown> = {}, code: "INVALID_TOOL_CALL" | "UNKNOWN_TOOL" = "INVALID_TOOL_CALL"): PreparedCall => ({
       valid: false,
       id,
@@ -179,8 +237,6 @@ function prepareToolCalls(calls: readonly StreamedToolCall[], maxCalls: number, 
       error: { success: false, error: { code, message } },
     });
     if (index >= maxCalls) return invalid(`Too many tool calls in one answer (at most ${maxCalls}); this call was not run. Make it again after these results.`);
-    if (seen.has(id)) return invalid(`The tool call id ${id} was used twice in one answer; this call was not run.`);
-    seen.add(id);
 
     const entry = getOwn(toolCatalog as Record<string, (typeof toolCatalog)[ToolName]>, call.name);
     if (!entry || !offered.includes(call.name as ToolName)) return invalid(`Unknown tool "${call.name}". Available tools: ${availableTools}.`, {}, "UNKNOWN_TOOL");

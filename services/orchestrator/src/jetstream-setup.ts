@@ -1,5 +1,5 @@
 import { AckPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, type JetStreamManager } from "nats";
-import { subjects } from "@agent-orchestrator/shared";
+import { AppError, maxUserMessageChars, subjects } from "@agent-orchestrator/shared";
 import type { OrchestratorConfig } from "./config.js";
 
 export interface RunStreamNames {
@@ -9,8 +9,19 @@ export interface RunStreamNames {
 }
 
 /**
+ * The largest turn request: a user message of `maxUserMessageChars` characters, each escaped to at most six
+ * bytes, and the request's other fields.
+ */
+const maxRunRequestBytes = 6 * maxUserMessageChars + 64 * 1024;
+
+/**
  * Creates (or updates) the two streams of a turn: the work queue of turn requests, shared by every
- * orchestrator through one durable consumer, and the bounded-age log of turn events for re-attach.
+ * orchestrator through one durable consumer, and the log of turn events for re-attach. Both are bounded in
+ * bytes (docs/nats.md "JetStream"): at RUN_REQUESTS_MAX_BYTES a new turn is refused (discard new: the
+ * gateway answers SERVICE_UNAVAILABLE, queued turns are never dropped unseen); at EVENTS_MAX_BYTES the
+ * oldest events are dropped (discard old: a running turn's events are always stored, only old turns lose
+ * their replay). JetStream reserves a stream's byte limit in its store when the stream is made, so a limit
+ * the server cannot hold stops the orchestrator at start with a message naming the setting.
  */
 export async function ensureRunStreams(
   manager: JetStreamManager,
@@ -25,16 +36,19 @@ export async function ensureRunStreams(
     storage: StorageType.File,
     duplicate_window: nanos(120_000),
     max_age: nanos(3_600_000),
-    discard: DiscardPolicy.Old,
-  }, config.JS_REPLICAS);
+    max_bytes: config.RUN_REQUESTS_MAX_BYTES,
+    max_msg_size: maxRunRequestBytes,
+    discard: DiscardPolicy.New,
+  }, config.JS_REPLICAS, "RUN_REQUESTS_MAX_BYTES");
   await upsertStream(manager, {
     name: names.runEvents,
     subjects: [subjectPrefix + subjects.runEventsAll],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     max_age: nanos(config.EVENTS_MAX_AGE_MS),
+    max_bytes: config.EVENTS_MAX_BYTES,
     discard: DiscardPolicy.Old,
-  }, config.JS_REPLICAS);
+  }, config.JS_REPLICAS, "EVENTS_MAX_BYTES");
   const consumer = {
     durable_name: names.runRequestsConsumer,
     ack_policy: AckPolicy.Explicit,
@@ -53,11 +67,21 @@ export async function ensureRunStreams(
 type StreamSettings = Parameters<JetStreamManager["streams"]["add"]>[0] & { name: string };
 
 /** An existing stream keeps its replica count here; `raiseReplicas` only ever raises it. */
-async function upsertStream(manager: JetStreamManager, settings: StreamSettings, replicas: number): Promise<void> {
+async function upsertStream(manager: JetStreamManager, settings: StreamSettings, replicas: number, limitSetting: string): Promise<void> {
+  const exists = await manager.streams.info(settings.name).then(
+    () => true,
+    () => false,
+  );
   try {
-    await manager.streams.info(settings.name);
-    await manager.streams.update(settings.name, settings);
-  } catch {
-    await manager.streams.add({ ...settings, num_replicas: replicas });
+    if (exists) await manager.streams.update(settings.name, settings);
+    else await manager.streams.add({ ...settings, num_replicas: replicas });
+  } catch (error) {
+    // "insufficient storage resources": the server's JetStream store cannot reserve the stream's byte limit
+    if ((error as { api_error?: { err_code?: number } }).api_error?.err_code !== 10047) throw error;
+    throw new AppError(
+      "SERVICE_UNAVAILABLE",
+      `JetStream cannot reserve ${settings.max_bytes} bytes for ${settings.name}: lower ${limitSetting} or give nats-server a larger store (max_file_store)`,
+      { cause: error },
+    );
   }
 }

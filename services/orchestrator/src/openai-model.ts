@@ -49,6 +49,8 @@ export function openAiModel(client: OpenAI, model: string): ModelCaller {
       } catch (error) {
         throw telemetry.failed(toModelError(error, { textStreamed, signal: request.signal }));
       } finally {
+        // a loop that stops reading (an answer past its size limit) ends the HTTP request here, not at its timeout
+        call.abort();
         request.signal.removeEventListener("abort", relayAbort);
         telemetry.end(usage, finishReason);
       }

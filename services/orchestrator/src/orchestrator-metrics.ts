@@ -17,7 +17,7 @@ export const orchestratorMetrics = (() => {
       buckets: [1, 2, 3, 4, 6, 8, 12, 20, 30, 50],
       registers,
     }),
-    turnTokens: new Counter({ name: "ao_turn_tokens_total", help: "Model tokens of completed turns (subagents included), by agent and kind", labelNames: ["agent", "kind"], registers }),
+    turnTokens: new Counter({ name: "ao_turn_tokens_total", help: "Model tokens of ended turns, completed or not (subagents included), by agent and kind", labelNames: ["agent", "kind"], registers }),
     queueWait: new Histogram({
       name: "ao_queue_wait_seconds",
       help: "From a turn's arrival in the work queue to an orchestrator taking it (first delivery)",
@@ -46,6 +46,6 @@ export const orchestratorMetrics = (() => {
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
       registers,
     }),
-    contextTrims: new Counter({ name: "ao_context_trims_total", help: "Earlier tool results shortened to keep the context sent to the model under CONTEXT_BUDGET_TOKENS (counted per model call)", registers }),
+    contextTrims: new Counter({ name: "ao_context_trims_total", help: "Messages shortened or dropped to keep the prompt sent to the model within CONTEXT_BUDGET_TOKENS (counted per model call)", registers }),
   };
 })();

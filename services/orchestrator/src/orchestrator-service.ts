@@ -2,6 +2,7 @@ import OpenAI from "openai";
 import type { NatsConnection } from "nats";
 import { decodeJson, jetStreamNames, RunCancel, serviceNames, subjects, type Logger } from "@agent-orchestrator/shared";
 import { ActiveTurns } from "./active-turns.js";
+import { cappedEventFetch } from "./capped-event-fetch.js";
 import { cappedRetryAfterFetch } from "./capped-retry-after-fetch.js";
 import { isModelConfigured, type OrchestratorConfig } from "./config.js";
 import { ensureRunStreams } from "./jetstream-setup.js";
@@ -15,8 +16,8 @@ import { InstrumentedToolClient } from "./instrumented-tool-client.js";
 import { openAiModel } from "./openai-model.js";
 import { checkReplicasPossible, raiseReplicas } from "./stream-replicas.js";
 import { tracedSessionStore } from "./traced-session-store.js";
-import { runQueuedTurn } from "./subagents/run-queued-turn.js";
-import type { TurnRunnerDeps } from "./turn-runner.js";
+import { runQueuedTurn, type QueuedTurnDeps } from "./subagents/run-queued-turn.js";
+import { UserTurnSlots } from "./fair-share/user-turn-slots.js";
 
 export interface OrchestratorOptions {
   connection: NatsConnection;
@@ -43,9 +44,16 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   checkReplicasPossible(connection, config.JS_REPLICAS);
   const manager = await connection.jetstreamManager();
   await ensureRunStreams(manager, names, config, prefix);
-  const store = tracedSessionStore(await SessionStore.open(connection, names.sessionsBucket));
+  const store = tracedSessionStore(await SessionStore.open(connection, names.sessionsBucket, { maxBytes: config.SESSIONS_BUCKET_MAX_BYTES }));
+  // a replica that dies gives its users' slots back once it has missed a renewal for as long as the work queue
+  // waits before it hands the replica's turns to another (RUN_ACK_WAIT_MS)
+  const userTurns = await UserTurnSlots.open(connection, names.turnSlotsBucket, {
+    limit: config.USER_MAX_CONCURRENT_TURNS,
+    leaseMs: config.RUN_ACK_WAIT_MS,
+    logger,
+  });
   // a bucket is the stream KV_<bucket>; the session store creates it with one replica
-  for (const stream of [names.runRequests, names.runEvents, `KV_${names.sessionsBucket}`]) {
+  for (const stream of [names.runRequests, names.runEvents, `KV_${names.sessionsBucket}`, `KV_${names.turnSlotsBucket}`]) {
     await raiseReplicas(manager, stream, config.JS_REPLICAS, logger);
   }
   const migrated = await store.migrateLegacySessions();
@@ -58,7 +66,8 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
           baseURL: config.OPENAI_BASE_URL ?? null,
           maxRetries: config.MODEL_MAX_RETRIES,
           timeout: config.MODEL_TIMEOUT_MS,
-          fetch: cappedRetryAfterFetch(config.MODEL_RETRY_AFTER_MAX_MS),
+          // one streamed event may carry a whole answer, JSON-escaped (up to 6 bytes a character), and no more
+          fetch: cappedRetryAfterFetch(config.MODEL_RETRY_AFTER_MAX_MS, cappedEventFetch(6 * config.MODEL_ANSWER_MAX_BYTES + 64 * 1024)),
         }),
         config.LLM_MODEL,
       )
@@ -93,7 +102,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   const registryChanges = registry.watch(logger);
 
   const consumer = await connection.jetstream().consumers.get(names.runRequests, names.runRequestsConsumer);
-  const deps: TurnRunnerDeps = {
+  const deps: QueuedTurnDeps = {
     connection,
     config,
     logger,
@@ -105,6 +114,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     active,
     subjectPrefix: prefix,
     lendSlot: () => queue.lendSlot(),
+    userTurns,
   };
   const queue = startRunQueue({
     consumer,

@@ -135,3 +135,30 @@ describe("SessionStore", () => {
     expect(await store.migrateLegacySessions()).toBe(0);
   });
 });
+
+describe("SessionStore: a bucket at its byte limit (docs/security.md case 130)", () => {
+  it("case 130: refuses a save with QUOTA_EXCEEDED, keeps the stored session as it was, and still saves a turn's status", async () => {
+    const bucket = `sessions_${randomUUID().slice(0, 8)}`;
+    scratch.track(`KV_${bucket}`);
+    const connection = scratch.connection();
+    // made without a limit first, as by an orchestrator before the limit existed: opening it again sets the limit
+    await SessionStore.open(connection, bucket);
+    const store = await SessionStore.open(connection, bucket, { maxBytes: 1024 * 1024 });
+    expect((await (await connection.jetstreamManager()).streams.info(`KV_${bucket}`)).config.max_bytes).toBe(1024 * 1024);
+
+    const { record, version } = await newSession(store);
+    const first = { ...record, messages: [text("user", 10, "q"), text("assistant", 600_000)], turns: 1 };
+    const saved = await store.update(first, version);
+    const tooMuch = { ...first, messages: [...first.messages, text("user", 10, "q"), text("assistant", 600_000)], turns: 2 };
+    const refused = await store.update(tooMuch, saved).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ code: "QUOTA_EXCEEDED", message: expect.stringContaining("SESSIONS_BUCKET_MAX_BYTES") });
+
+    const stored = await store.get(record.id, "alice");
+    expect(stored?.record.messages.map((message) => String(message["content"]).length)).toEqual([10, 600_000]);
+    // the turn's end: its status only, which rewrites the head in place
+    await store.update({ ...first, status: "failed", run_id: null }, saved);
+    expect((await store.get(record.id, "alice"))?.record.status).toBe("failed");
+    await expect(store.createRunning({ id: `s${randomUUID().slice(0, 8)}`, agentId: "analyst", owner: "bob", runId: "r2" })).resolves.toBeDefined();
+  });
+});

@@ -44,6 +44,29 @@ const firstUserText = (messages: readonly ConversationMessage[]): string => {
 /** JetStream's "wrong last sequence": the compare-and-set lost to another writer. */
 const isCasConflict = (error: unknown): boolean => (error as { api_error?: { err_code?: number } }).api_error?.err_code === 10071;
 
+/** JetStream's "maximum bytes exceeded" (10077) and "insufficient storage resources" (10047): the bucket or the server's store is full. */
+const isStoreFull = (error: unknown): boolean => [10077, 10047].includes((error as { api_error?: { err_code?: number } }).api_error?.err_code ?? 0);
+
+/**
+ * A write the full bucket refused, as a clear error. The JetStream error is not its cause: its code "503"
+ * would read as "no stream leader" and be retried (leaderless-retry.ts), when only more room helps.
+ */
+const storeFull = (error: unknown): AppError =>
+  new AppError(
+    "QUOTA_EXCEEDED",
+    "The session store is full (SESSIONS_BUCKET_MAX_BYTES), so this turn could not be saved; an operator must raise the limit or remove old sessions",
+    { detail: { jetstream: String(error) } },
+  );
+
+/** Runs a KV write, turning a refusal by the full bucket into QUOTA_EXCEEDED. */
+async function whileRoom<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    throw isStoreFull(error) ? storeFull(error) : error;
+  }
+}
+
 /**
  * Sessions in the JetStream KV bucket `sessions`: they survive any orchestrator process and any replica
  * can serve the next turn. A session is a small head (`owner.<owner>.<session>`, written with
@@ -56,8 +79,18 @@ const isCasConflict = (error: unknown): boolean => (error as { api_error?: { err
 export class SessionStore {
   private constructor(private readonly kv: KV) {}
 
-  static async open(connection: NatsConnection, bucket: string): Promise<SessionStore> {
-    const kv = await connection.jetstream().views.kv(bucket, { history: 1 });
+  /**
+   * Opens (or creates) the bucket, bounded to `maxBytes` when given: a bucket made earlier gets the bound by a
+   * stream update. A KV bucket discards new writes at its bound, never old values (that would lose parts of
+   * conversations), so a full bucket refuses new sessions and new messages with QUOTA_EXCEEDED, while a
+   * head's same-sized rewrite (a turn's status) still succeeds (docs/nats.md "JetStream").
+   */
+  static async open(connection: NatsConnection, bucket: string, options: { maxBytes?: number } = {}): Promise<SessionStore> {
+    const { maxBytes } = options;
+    const kv = await connection.jetstream().views.kv(bucket, { history: 1, ...(maxBytes ? { max_bytes: maxBytes } : {}) });
+    if (maxBytes && (await kv.status()).max_bytes !== maxBytes) {
+      await (await connection.jetstreamManager()).streams.update(`KV_${bucket}`, { max_bytes: maxBytes });
+    }
     return new SessionStore(kv);
   }
 
@@ -88,7 +121,7 @@ export class SessionStore {
     };
     const head: SessionHead = { ...withoutMessages(record), title: "", batches: [] };
     try {
-      const revision = await this.kv.create(headKey(input.owner, input.id), encodeJson(head));
+      const revision = await whileRoom(() => this.kv.create(headKey(input.owner, input.id), encodeJson(head)));
       return { record, version: { revision, batches: [], title: "", legacy: false } };
     } catch (error) {
       if (isCasConflict(error)) return undefined;
@@ -108,6 +141,16 @@ export class SessionStore {
     return this.getLegacy(id, owner);
   }
 
+  /** One owner's session's state without its conversation (one KV read); undefined as for `get`. */
+  async getState(id: string, owner: string): Promise<Omit<SessionRecord, "messages"> | undefined> {
+    const entry = await this.kv.get(headKey(owner, id));
+    if (entry && entry.operation === "PUT") {
+      const { title: _title, batches: _batches, ...state } = decodeJson(entry.value, SessionHead);
+      return state;
+    }
+    return (await this.getLegacy(id, owner))?.record;
+  }
+
   /** One owner's sessions, newest first: their heads only, found by the owner's key prefix. */
   async listByOwner(owner: string, limit = 200): Promise<SessionHead[]> {
     // collect the keys first: awaiting other KV calls while iterating cuts the key listing short
@@ -123,8 +166,9 @@ export class SessionStore {
 
   /**
    * Saves `record` only if its head is still at `version` (compare-and-set): the messages added since
-   * that read go into a new batch first, then the head. Only a lost compare-and-set is SESSION_BUSY; any
-   * other failure is thrown as it is. Returns the new version.
+   * that read go into a new batch first, then the head. Only a lost compare-and-set is SESSION_BUSY, and a
+   * full bucket QUOTA_EXCEEDED (nothing of the batch is kept); any other failure is thrown as it is.
+   * Returns the new version.
    */
   async update(record: SessionRecord, version: SessionVersion, updatedAt = new Date().toISOString()): Promise<SessionVersion> {
     const storedCount = version.batches.reduce((count, batch) => count + batch.messages, 0);
@@ -132,7 +176,10 @@ export class SessionStore {
     const batches = [...version.batches];
     const written: string[] = [];
     if (appended.length > 0) {
-      const batch = await this.writeBatch(record.id, appended, written);
+      const batch = await whileRoom(() => this.writeBatch(record.id, appended, written)).catch(async (error: unknown) => {
+        await Promise.allSettled(written.map((chunk) => this.kv.purge(chunk)));
+        throw error;
+      });
       batches.push(batch);
     }
     const title = version.title || firstUserText(record.messages);
@@ -145,7 +192,7 @@ export class SessionStore {
       // the batch is named by no head: remove it (a failure here leaves only unreachable keys)
       await Promise.allSettled(written.map((chunk) => this.kv.purge(chunk)));
       if (isCasConflict(error)) throw new AppError("SESSION_BUSY", "The session was changed by another turn", { cause: error });
-      throw error;
+      throw isStoreFull(error) ? storeFull(error) : error;
     }
     if (version.legacy) await this.kv.delete(record.id);
     return { revision, batches, title, legacy: false };

@@ -35,6 +35,11 @@ export class ToolCallAccumulator {
     }
   }
 
+  /** How many calls have started so far. */
+  get count(): number {
+    return this.calls.length;
+  }
+
   /** The calls in the order the model started them. */
   result(): StreamedToolCall[] {
     return this.calls.map((call) => ({ ...call }));

@@ -37,18 +37,36 @@ const read = (client: ToolClient, signal?: AbortSignal) => client.call("read_fil
 const fileResult: ToolResult = { success: true, path: "{bundle-root}/a.md", content: "hello", size: 5, truncated: false };
 
 describe("ToolClient retries", () => {
-  it("sends an unanswered call again with the same call id and returns the answer", async () => {
-    const runner = fakeRunner((attempt) => (attempt === 1 ? undefined : fileResult));
+  it("never sends a timed-out call again: the model waits one TOOL_TIMEOUT_MS and hears it may have run (docs/security.md case 145)", async () => {
+    // a call still running when the timeout fires, answered too late: a repeat would wait as long again, and might run it twice
+    const runner = fakeRunner(() => undefined);
     const result = await read(new ToolClient(connection, timeoutMs, runner.prefix));
-    expect(result).toEqual(fileResult);
-    expect(runner.callIds).toEqual(["run1:call_1", "run1:call_1"]);
+    expect(result).toEqual({
+      success: false,
+      error: { code: "SERVICE_TIMEOUT", message: expect.stringContaining(`within ${timeoutMs} ms and was not sent again`) },
+      may_have_run: true,
+    });
+    expect((result as { error: { message: string } }).error.message).toContain("Check what it did");
+    // give a retry the time it would have taken: none comes
+    await new Promise((resolve) => setTimeout(resolve, timeoutMs * 2));
+    expect(runner.callIds).toEqual(["run1:call_1"]);
   });
 
-  it("gives up after the last retry with SERVICE_TIMEOUT naming the attempts", async () => {
-    const runner = fakeRunner(() => undefined);
-    const result = await read(new ToolClient(connection, timeoutMs, runner.prefix, { retries: 2 }));
-    expect(result).toEqual({ success: false, error: { code: "SERVICE_TIMEOUT", message: `The tool did not answer within ${timeoutMs} ms (3 attempts).` } });
-    expect(runner.callIds).toHaveLength(3);
+  it("sends a call again while no tool-runner subscribes, and once when one does (docs/security.md case 145)", async () => {
+    // "no responders": nothing was delivered, so a repeat runs nothing twice (a tool-runner restarting, a leader change)
+    const prefix = `late${randomUUID().slice(0, 8)}.`;
+    const callIds: string[] = [];
+    setTimeout(() => {
+      connection.subscribe(prefix + subjects.tool("read_file"), {
+        callback: (_error, message: Msg) => {
+          callIds.push((message.json() as { call_id: string }).call_id);
+          message.respond(encodeJson(fileResult));
+        },
+      });
+    }, 300);
+    const result = await read(new ToolClient(connection, 5_000, prefix, { unavailableForMs: 5_000, pauseMs: 50 }));
+    expect(result).toEqual(fileResult);
+    expect(callIds).toEqual(["run1:call_1"]);
   });
 
   it("never retries a tool's own error result", async () => {
@@ -58,18 +76,25 @@ describe("ToolClient retries", () => {
     expect(runner.callIds).toHaveLength(1);
   });
 
-  it("answers SERVICE_UNAVAILABLE at once when no tool-runner runs (docs/security.md case 68), without retrying", async () => {
-    // a timeout would be SERVICE_TIMEOUT after 5 s and retries; no responders is its own answer
-    const result = await read(new ToolClient(connection, 5_000, `none${randomUUID().slice(0, 8)}.`));
-    expect(result).toMatchObject({ success: false, error: { code: "SERVICE_UNAVAILABLE" } });
+  it("answers SERVICE_UNAVAILABLE, not a timeout, when no tool-runner runs (docs/security.md case 68), saying the call did not run", async () => {
+    // a timeout would be SERVICE_TIMEOUT after 5 s; no responders is its own answer, retried only for the short budget
+    const result = await read(new ToolClient(connection, 5_000, `none${randomUUID().slice(0, 8)}.`, { unavailableForMs: 200, pauseMs: 50 }));
+    expect(result).toMatchObject({ success: false, error: { code: "SERVICE_UNAVAILABLE", message: expect.stringContaining("did not run") }, may_have_run: false });
   });
 
-  it("stops retrying when the turn is aborted, rejecting with the abort's reason", async () => {
+  it("stops waiting when the turn is aborted, rejecting with the abort's reason, without sending again", async () => {
     const runner = fakeRunner(() => undefined);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error("cancelled by the user")), timeoutMs * 1.5);
-    await expect(read(new ToolClient(connection, timeoutMs, runner.prefix, { retries: 5 }), controller.signal)).rejects.toThrow("cancelled by the user");
-    expect(runner.callIds).toHaveLength(2);
+    setTimeout(() => controller.abort(new Error("cancelled by the user")), timeoutMs / 2);
+    await expect(read(new ToolClient(connection, timeoutMs, runner.prefix), controller.signal)).rejects.toThrow("cancelled by the user");
+    expect(runner.callIds).toHaveLength(1);
+  });
+
+  it("stops retrying an absent tool-runner when the turn is aborted", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("turn deadline")), 100);
+    const client = new ToolClient(connection, 5_000, `none${randomUUID().slice(0, 8)}.`, { unavailableForMs: 60_000, pauseMs: 20 });
+    await expect(read(client, controller.signal)).rejects.toThrow("turn deadline");
   });
 
   it("answers CONTENT_TOO_LARGE, without sending, when the arguments cannot fit the server's max_payload", async () => {

@@ -1,4 +1,6 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { NatsConnection } from "nats";
+import { isLeaderless } from "./leaderless-retry.js";
 import { natsMessageBudget } from "./nats-message-budget.js";
 import {
   AppError,
@@ -12,17 +14,28 @@ import {
 } from "@agent-orchestrator/shared";
 
 /**
- * Retries of a tool call whose answer never came (docs/security.md case 69: a tool-runner died mid-call). Only
- * a timeout is retried: in nats.js a request made while reconnecting is buffered and then answered or
- * timed out, a closed connection is final, and "no responders" means no tool-runner runs at all, which
- * the model hears at once (docs/security.md case 68). A tool's own error result is an answer and is never retried.
+ * Which failed tool calls are sent again (docs/security.md cases 68, 69, 145). Only "no responders" is: NATS
+ * answers it at once when no tool-runner subscribes to the subject (one restarting, interest not yet
+ * propagated after a reconnect or a cluster's leader change), so nothing was delivered and nothing ran; it
+ * is retried for `unavailableForMs` at most. A timeout is never sent again: the call may still be running
+ * (a long script, a busy replica) or have run on a replica that died, so a repeat would make the model wait
+ * TOOL_TIMEOUT_MS once more per attempt and could run it twice. A tool's own error result is an answer and
+ * is never retried either.
  */
 export interface ToolRetryPolicy {
-  /** attempts after the first */
-  retries: number;
+  /** how long "no responders" is retried, in all, before the model hears SERVICE_UNAVAILABLE */
+  unavailableForMs: number;
+  /** the pause between those attempts */
+  pauseMs: number;
 }
 
-export const defaultToolRetry: ToolRetryPolicy = { retries: 2 };
+export const defaultToolRetry: ToolRetryPolicy = { unavailableForMs: 2_000, pauseMs: 250 };
+
+/**
+ * A failure the tool-runner never answered, as the model sees it: `may_have_run` says whether the call may
+ * have had its effects (false: it was never delivered; true: check before calling again).
+ */
+export type UnansweredToolResult = ToolResult & { success: false; may_have_run: boolean };
 
 /** Calls the tool-runner over NATS. A tool-runner failure becomes a tool result the model can read. */
 export class ToolClient {
@@ -34,11 +47,11 @@ export class ToolClient {
   ) {}
 
   /**
-   * Calls a tool. An unanswered call is sent again with the same `callId` (the idempotency key): a replica
-   * still running it shares that run, one that finished it answers from its own cache, and any replica
-   * answers a finished `save_output` or `run_script` from the session's completion record; a read that
-   * reaches another replica simply runs again. An abort (cancel, turn deadline) rejects at once
-   * with the abort's reason; the tool-runner's late answer is then ignored.
+   * Calls a tool, at most once as far as any tool-runner can tell: only a call no tool-runner received is
+   * sent again (ToolRetryPolicy). The `callId` is still the idempotency key: a turn redelivered to another
+   * orchestrator calls again with the same ids, and a replica answers a finished call from its cache or the
+   * session's completion records. An abort (cancel, turn deadline) rejects at once with the abort's reason;
+   * the tool-runner's late answer is then ignored.
    */
   async call(name: ToolName, callId: string, context: ToolContext, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
     // encoded once: measured against max_payload, then sent
@@ -49,30 +62,38 @@ export class ToolClient {
     if (size > budget) {
       return { success: false, error: { code: "CONTENT_TOO_LARGE", message: `The arguments take ${size} bytes; a tool call may take at most ${budget}. Send less at once.` } };
     }
-    const attempts = this.retry.retries + 1;
-    for (let attempt = 1; ; attempt++) {
+    const unavailableUntil = Date.now() + this.retry.unavailableForMs;
+    for (;;) {
       try {
-        const request = requestJson(
-          this.connection,
-          this.subjectPrefix + subjects.tool(name),
-          data,
-          ToolResult,
-          { timeoutMs: this.timeoutMs },
-        );
+        const request = requestJson(this.connection, this.subjectPrefix + subjects.tool(name), data, ToolResult, { timeoutMs: this.timeoutMs });
         return signal ? await abortable(request, signal) : await request;
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        const code: ErrorCode = AppError.is(error) ? error.code : "INTERNAL";
-        if (code === "SERVICE_TIMEOUT" && attempt < attempts) continue;
-        const message =
-          code === "SERVICE_UNAVAILABLE"
-            ? "The file tools are not available right now (no tool-runner is running)."
-            : code === "SERVICE_TIMEOUT"
-              ? `The tool did not answer within ${this.timeoutMs} ms (${attempts} attempts).`
-              : "The tool call failed.";
-        return { success: false, error: { code, message } };
+        const undelivered = isLeaderless(error);
+        if (undelivered && Date.now() + this.retry.pauseMs <= unavailableUntil) {
+          await (signal ? abortable(sleep(this.retry.pauseMs), signal) : sleep(this.retry.pauseMs));
+          continue;
+        }
+        return this.unanswered(AppError.is(error) ? error.code : "INTERNAL", undelivered);
       }
     }
+  }
+
+  private unanswered(code: ErrorCode, undelivered: boolean): UnansweredToolResult {
+    if (undelivered) {
+      const seconds = this.retry.unavailableForMs / 1000;
+      return {
+        success: false,
+        error: { code: "SERVICE_UNAVAILABLE", message: `The file tools are not available right now (no tool-runner is running; none answered for ${seconds} s). The call did not run.` },
+        may_have_run: false,
+      };
+    }
+    if (code === "SERVICE_TIMEOUT") {
+      const message = `The tool did not answer within ${this.timeoutMs} ms and was not sent again: it may still be running (a long script) or may have stopped with its tool-runner. Check what it did (list_files, read_file) before calling it again.`;
+      return { success: false, error: { code, message }, may_have_run: true };
+    }
+    // a payload NATS refused never left; anything else (a connection closed mid-call, a reply that does not parse) may have run
+    return { success: false, error: { code, message: "The tool call failed." }, may_have_run: code !== "PAYLOAD_TOO_LARGE" };
   }
 }
 

@@ -6,7 +6,6 @@ import {
   requestJson,
   SessionManifestReply,
   subjects,
-  toErrorBody,
   zeroUsage,
   type AgentDefinition,
   type Logger,
@@ -22,15 +21,19 @@ import { startAgent, type AgentStart } from "./agent-start.js";
 import { toolsForAgent } from "./agent-tools.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import type { SessionStore, SessionVersion } from "./session-store.js";
-import { subagentsForTurn } from "./subagents/subagent-runner.js";
+import { subagentsForTurn, type SubagentRunner } from "./subagents/subagent-runner.js";
 import { buildSystemPrompt, type AgentRules } from "./system-prompt.js";
 import type { ModelCaller } from "./model-caller.js";
 import type { RegistryLookups } from "./registry-lookups.js";
 import type { StartCache } from "./start-cache.js";
 import type { ToolCaller } from "./tool-caller.js";
 import { doneEvent } from "./done-event.js";
+import { errorEvent } from "./error-event.js";
+import { spentBeforeFailure } from "./turn-spending.js";
+import { UsageMeter } from "./usage-meter.js";
 import { recordTurnEnd } from "./turn-telemetry.js";
 import { retryWhileLeaderless } from "./leaderless-retry.js";
+import { keptOnFailure } from "./kept-on-failure.js";
 
 export interface TurnRunnerDeps {
   connection: NatsConnection;
@@ -48,6 +51,11 @@ export interface TurnRunnerDeps {
   subjectPrefix: string;
   /** adds a run-queue slot while a subagent runs (RunQueue.lendSlot) */
   lendSlot?: () => () => void;
+  /**
+   * this turn's: gives the user's turn slot back (fair-share/user-turn-slots.ts) before the final event, so a
+   * message the client sends as soon as it hears `done` finds the slot free
+   */
+  releaseUserSlot?: () => Promise<void>;
 }
 
 /**
@@ -76,8 +84,13 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
   let outcomeWritten: Promise<void> = Promise.resolve();
   // stops the agent's start of a turn that is not accepted
   const dropStart = new AbortController();
+  // what the loop adds, kept here so that an answer cut at its size limit is saved (keptOnFailure)
+  const added: ChatCompletionMessageParam[] = [];
+  // every model call's tokens and the subagents', kept whatever becomes of the turn (usage-meter.ts)
+  const meter = deps.model ? new UsageMeter(deps.model) : undefined;
+  let subagents: SubagentRunner | undefined;
   try {
-    if (!deps.model) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
+    if (!meter) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
     const rules = getAgentRules(deps, request.agent_id, log);
     const agent = await deps.registry.agent(request.agent_id);
     // a tool that writes before the turn ends names the session, so a manifest it creates is the owner's
@@ -96,7 +109,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     const start = await starting;
     const toolNames = toolsForAgent(agent, { subagents: true });
     const userMessage: ChatCompletionMessageParam = { role: "user", content: request.message };
-    const subagents = subagentsForTurn(deps, {
+    subagents = subagentsForTurn(deps, {
       sessionId: request.session_id,
       runId: request.run_id,
       owner: request.owner,
@@ -106,7 +119,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       emit: (event) => events.emit(event),
     });
     const output = await runAgentLoop({
-      model: deps.model,
+      model: meter,
       messages: [
         { role: "system", content: buildSystemPrompt(agent, start, { rules: await rules, tools: toolNames }) },
         ...(accepted.session.messages as ChatCompletionMessageParam[]),
@@ -120,8 +133,10 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       signal: controller.signal,
       limits: loopLimits(config),
       ...(subagents ? { subagents } : {}),
+      added,
     });
-    // the subagents' tokens are this turn's too
+    // the subagents' tokens are this turn's too, a timed-out one's once it has reported
+    await subagents?.settled();
     const usage = addUsage(output.usage, subagents?.usage ?? zeroUsage());
     const session: SessionRecord = {
       ...accepted.session,
@@ -133,20 +148,30 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     // outcome may follow the answer (docs/design.md "Sessions")
     await finishSession(store, session, "completed", accepted.version);
     outcomeWritten = updateManifest(deps, session, agent, "completed", log);
+    await deps.releaseUserSlot?.();
     events.finish(doneEvent(output, usage, subagents, session.usage));
     log.info(recordTurnEnd({ agentId: agent.id, outcome: "completed", startedAt, output, usage }), "turn completed");
   } catch (error) {
     const status: SessionStatus = AppError.is(error) && error.code === "CANCELLED" ? "cancelled" : "failed";
+    // the tokens spent before it failed count as a success's do: in the session, the error event and the metrics
+    const spent = await spentBeforeFailure(meter, subagents);
+    const sessionUsage = accepted ? addUsage(accepted.session.usage, spent?.usage ?? zeroUsage()) : undefined;
     // an agent id the registry did not confirm is the client's text: never a metric label
-    const ended = recordTurnEnd({ agentId: accepted?.agent.id ?? "unknown", outcome: AppError.is(error) ? error.code : "INTERNAL", startedAt });
+    const ended = recordTurnEnd({
+      agentId: accepted?.agent.id ?? "unknown",
+      outcome: AppError.is(error) ? error.code : "INTERNAL",
+      startedAt,
+      ...(spent ? { usage: spent.usage } : {}),
+    });
     if (AppError.is(error)) log.warn({ ...ended, code: error.code, cause: describeCause(error.cause) }, error.message);
     else log.error({ ...ended, err: error }, "turn failed");
     if (accepted) {
       const { session, agent } = accepted;
-      await finishSession(store, session, status, accepted.version).catch((saveError: unknown) => log.error({ err: saveError }, "session status not saved"));
+      await finishSession(store, { ...keptOnFailure(error, session, request.message, added), usage: sessionUsage ?? session.usage }, status, accepted.version).catch((saveError: unknown) => log.error({ err: saveError }, "session status not saved"));
       outcomeWritten = updateManifest(deps, session, agent, status, log);
     }
-    events.finish({ type: "error", error: toErrorBody(error) });
+    await deps.releaseUserSlot?.();
+    events.finish(errorEvent(error, spent, sessionUsage));
   } finally {
     dropStart.abort();
     clearTimeout(deadline);

@@ -14,7 +14,8 @@ export function startLoadSystem(turns: number, latencyMs: number): Promise<Fault
     replicas: { "tool-runner": 2 },
     env: { LOG_LEVEL: "warn" },
     envFor: {
-      orchestrator: { RUN_CONCURRENCY: room },
+      // the system's capacity is what this loads, not one user's share of it (USER_MAX_CONCURRENT_TURNS)
+      orchestrator: { RUN_CONCURRENCY: room, USER_MAX_CONCURRENT_TURNS: "0" },
       "tool-runner": { TOOL_CONCURRENCY: room },
     },
   });

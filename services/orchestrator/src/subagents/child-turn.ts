@@ -3,7 +3,6 @@ import {
   addUsage,
   AppError,
   subjects,
-  toErrorBody,
   zeroUsage,
   type RunEventBody,
   type RunParent,
@@ -17,8 +16,12 @@ import { RunEventPublisher } from "../run-event-publisher.js";
 import { truncateMiddle } from "../truncate-middle.js";
 import type { TurnRunnerDeps } from "../turn-runner.js";
 import { buildSubagentPrompt } from "./subagent-prompt.js";
-import { subagentsForTurn } from "./subagent-runner.js";
+import { subagentsForTurn, type SubagentRunner } from "./subagent-runner.js";
 import { doneEvent } from "../done-event.js";
+import { errorEvent } from "../error-event.js";
+import { spentBeforeFailure } from "../turn-spending.js";
+import { UsageMeter } from "../usage-meter.js";
+import { familyEnded, familyStillRuns, whileFamilyRuns } from "./family-guard.js";
 
 export type ChildRunRequest = RunStartRequest & { parent: RunParent };
 
@@ -35,7 +38,8 @@ export const isChildRequestSubject = (request: ChildRunRequest, subject: string,
  * children run, its owner check already passed, and the child's conversation belongs to no chat (only its
  * answer does, as the parent's tool result). So a child neither reads nor writes the sessions bucket and
  * cannot collide with its parent's compare-and-set. A redelivered child (its orchestrator died) simply
- * runs again; the parent keeps waiting within the same deadline.
+ * runs again; the parent keeps waiting within the same deadline. It reads the session's head once before it
+ * starts and before each model call, to stop when the user's turn it works for has ended (family-guard.ts).
  */
 export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunRequest, attempt: number): Promise<void> {
   const { config, active, subjectPrefix } = deps;
@@ -51,8 +55,17 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
     timeoutMs,
   );
   active.add(sessionId, runId, controller);
+  const stillRuns = () => familyStillRuns(deps.store, sessionId, request.owner, parent, log);
+  // the child's own model calls and its subagents': what it spent, kept whatever becomes of it
+  const meter = deps.model ? new UsageMeter(whileFamilyRuns(deps.model, stillRuns)) : undefined;
+  let subagents: SubagentRunner | undefined;
   try {
-    if (!deps.model) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
+    // checked after it is registered for cancels, so a cancel that comes during the check still reaches it
+    if (!(await stillRuns())) {
+      log.info("the subagent's parent turn has ended before it started; dropped");
+      throw familyEnded();
+    }
+    if (!meter) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
     const agent = await deps.registry.agent(request.agent_id);
     emit({ type: "session", agent_id: agent.id, attempt });
     const context: ToolContext = {
@@ -66,17 +79,18 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
       { role: "user", content: request.message },
       ...(request.skill ? await preloadSkill(deps, request.skill, context, loopRunId, emit, controller.signal) : []),
     ];
-    const subagents = subagentsForTurn(deps, {
+    subagents = subagentsForTurn(deps, {
       sessionId,
       runId,
       owner: request.owner,
       agentId: agent.id,
       depth: parent.depth,
       deadline: Date.now() + timeoutMs,
+      rootRunId: parent.root_run_id ?? parent.run_id,
       emit,
     });
     const output = await runAgentLoop({
-      model: deps.model,
+      model: meter,
       messages,
       tools: deps.tools,
       toolNames: toolsForAgent(agent, { subagents: true }),
@@ -87,13 +101,16 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
       limits: { ...loopLimits(config), maxIterations: config.SUBAGENT_MAX_ITERATIONS },
       ...(subagents ? { subagents } : {}),
     });
+    await subagents?.settled();
     const usage = addUsage(output.usage, subagents?.usage ?? zeroUsage());
     events.finish(doneEvent(output, usage, subagents, usage));
     log.info({ iterations: output.iterations, usage }, "subagent completed");
   } catch (error) {
-    if (AppError.is(error)) log.warn({ code: error.code }, error.message);
-    else log.error({ err: error }, "subagent failed");
-    events.finish({ type: "error", error: toErrorBody(error) });
+    // what it spent goes to its parent on the error event, which sums it into the turn's usage
+    const spent = await spentBeforeFailure(meter, subagents);
+    if (AppError.is(error)) log.warn({ code: error.code, usage: spent?.usage }, error.message);
+    else log.error({ err: error, usage: spent?.usage }, "subagent failed");
+    events.finish(errorEvent(error, spent));
   } finally {
     clearTimeout(deadline);
     active.remove(sessionId, runId);

@@ -42,6 +42,8 @@ export interface ParentTurn {
   depth: number;
   /** epoch ms when this turn is stopped; no child may run longer */
   deadline: number;
+  /** the user's turn at the top of the family (a subagent's parent's); a user's turn is its own */
+  rootRunId?: string;
   /** publishes on this turn's run (its publisher numbers the events) */
   emit: (event: RunEventBody) => void;
 }
@@ -52,6 +54,8 @@ type FinalEvent = Extract<RunEvent, { type: "done" | "error" }>;
 const minimumChildMs = 1_000;
 /** How long the work queue may take to store a child's request. */
 const queueTimeoutMs = 5_000;
+/** How long a stopped child is listened to for what it spent; one that runs stops within milliseconds of its cancel. */
+const stopReportMs = 2_000;
 
 /**
  * The turn's subagents, or none when the turn is at the depth limit (then the model is not offered
@@ -66,12 +70,16 @@ export function subagentsForTurn(deps: SubagentDeps, parent: ParentTurn): Subage
  * orchestrator replica can run it (and a dead one's is redelivered); this waits for its final event,
  * relaying its deltas and tool events onto the parent's run under the call's id. Limits: a count per
  * turn, a number at a time, and a time that never outlasts the parent. A cancelled parent cancels its
- * children. The children's tokens are summed for the parent's usage.
+ * children (and a child still queued then finds its family ended when it is taken: family-guard.ts). The
+ * children's tokens are summed for the parent's usage, a failed or stopped child's too: its `error` event
+ * carries what it spent, and a stopped one is listened to a little longer for it (`settled`).
  */
 export class SubagentRunner implements SubagentCaller {
   private started = 0;
   private readonly gate: ConcurrencyGate;
-  private readonly finished: Array<{ call_id: string; usage: Usage }> = [];
+  private readonly reported: Array<{ call_id: string; usage: Usage }> = [];
+  /** stopped children not yet heard from (at most `stopReportMs` each) */
+  private readonly reporting = new Set<Promise<void>>();
 
   constructor(
     private readonly deps: SubagentDeps,
@@ -80,14 +88,19 @@ export class SubagentRunner implements SubagentCaller {
     this.gate = new ConcurrencyGate(deps.config.SUBAGENT_CONCURRENCY);
   }
 
-  /** the tokens of every child that finished */
+  /** the tokens of every child that reported them, finished or failed; complete once `settled` resolves */
   get usage(): Usage {
-    return this.finished.reduce((sum, child) => addUsage(sum, child.usage), zeroUsage());
+    return this.reported.reduce((sum, child) => addUsage(sum, child.usage), zeroUsage());
   }
 
-  /** each finished child's tokens, by its run_subagent call id, in the order they finished */
+  /** each child's tokens, by its run_subagent call id, in the order they ended */
   get usageBySubagent(): ReadonlyArray<{ call_id: string; usage: Usage }> {
-    return this.finished;
+    return this.reported;
+  }
+
+  /** Resolves once every stopped child has reported what it spent, or has had `stopReportMs` to do so. */
+  async settled(): Promise<void> {
+    while (this.reporting.size > 0) await Promise.allSettled([...this.reporting]);
   }
 
   async call(callId: string, args: ToolArgs["run_subagent"], signal: AbortSignal): Promise<ToolResult> {
@@ -110,6 +123,8 @@ export class SubagentRunner implements SubagentCaller {
   private async runChild(callId: string, args: ToolArgs["run_subagent"], signal: AbortSignal): Promise<ToolResult> {
     const { connection, config, subjectPrefix } = this.deps;
     const { parent } = this;
+    // a place in the gate can pass to this call in the same moment its turn is cancelled: queue nothing then
+    if (signal.aborted) throw signal.reason;
     const timeoutMs = Math.min(config.SUBAGENT_TIMEOUT_MS, parent.deadline - Date.now());
     if (timeoutMs < minimumChildMs) return limit("Too little time is left in this turn to start a subagent.");
     const runId = randomUUID();
@@ -122,12 +137,14 @@ export class SubagentRunner implements SubagentCaller {
       owner: parent.owner,
       // the child stops at this time too, so it never outlives the wait
       expires_at: Date.now() + timeoutMs,
-      parent: { session_id: parent.sessionId, run_id: parent.runId, call_id: callId, depth: parent.depth + 1 },
+      parent: { session_id: parent.sessionId, run_id: parent.runId, call_id: callId, depth: parent.depth + 1, root_run_id: parent.rootRunId ?? parent.runId },
       ...(args.skill ? { skill: args.skill } : {}),
     };
     const log = this.deps.logger.child({ sessionId: parent.sessionId, runId: parent.runId, childRunId: runId, callId });
     // subscribed before the request is queued, so no event of the child is missed
     const subscription = connection.subscribe(subjectPrefix + subjects.runChildEvents(parent.sessionId, runId));
+    let relaying = true;
+    const final = this.read(subscription, callId, () => relaying);
     const giveBack = this.deps.lendSlot?.();
     try {
       try {
@@ -135,65 +152,96 @@ export class SubagentRunner implements SubagentCaller {
           .jetstream()
           .publish(subjectPrefix + subjects.runChildRequest(parent.sessionId, parent.runId), encodeJson(request), { msgID: runId, timeout: queueTimeoutMs, ...traceHeadersOption() });
       } catch (error) {
+        subscription.unsubscribe();
         log.warn({ err: error }, "subagent not queued");
         return { success: false, error: { code: "SERVICE_UNAVAILABLE", message: "The subagent could not be queued." } };
       }
-      const final = await this.follow(subscription, callId, timeoutMs, signal).catch((error: unknown) => {
-        this.cancelChild(runId);
+      const outcome = await this.wait(final, timeoutMs, signal).catch((error: unknown) => {
+        relaying = false;
+        this.stop(runId, callId, final, subscription);
         throw error;
       });
-      if (final === undefined) {
-        this.cancelChild(runId);
+      if (outcome === undefined) {
+        relaying = false;
+        this.stop(runId, callId, final, subscription);
         log.warn({ timeoutMs }, "subagent timed out");
         return { success: false, error: { code: "SERVICE_TIMEOUT", message: `The subagent did not finish within ${timeoutMs} ms and was stopped.` } };
       }
-      if (final.type === "error") return { success: false, error: final.error };
-      this.finished.push({ call_id: callId, usage: final.usage });
-      return { success: true, response: final.response, iterations: final.iterations, usage: final.usage };
-    } finally {
       subscription.unsubscribe();
+      this.record(callId, outcome);
+      if (outcome.type === "error") return { success: false, error: outcome.error };
+      return { success: true, response: outcome.response, iterations: outcome.iterations, usage: outcome.usage };
+    } finally {
       giveBack?.();
     }
   }
 
   /**
-   * Relays the child's deltas and tool events onto the parent's run until its final event. Resolves
-   * undefined when the time is up; rejects with the signal's reason when the parent is stopped.
+   * Reads the child's events until its final one, relaying its deltas and tool events onto the parent's run
+   * while `relaying()` says so. Resolves undefined if the subscription closes first.
    */
-  private follow(subscription: Subscription, callId: string, timeoutMs: number, signal: AbortSignal): Promise<FinalEvent | undefined> {
+  private async read(subscription: Subscription, callId: string, relaying: () => boolean): Promise<FinalEvent | undefined> {
+    try {
+      for await (const message of subscription) {
+        let event: RunEvent;
+        try {
+          event = decodeJson(message.data, RunEvent);
+        } catch (error) {
+          this.deps.logger.warn({ err: error, callId }, "invalid subagent event dropped");
+          continue;
+        }
+        if (isFinalEvent(event)) return event as FinalEvent;
+        if (relaying() && (event.type === "delta" || event.type === "tool_call" || event.type === "tool_result")) {
+          // the parent's publisher gives it the parent's run, session and seq; a grandchild's event keeps this call's id
+          const { session_id: _session, run_id: _run, seq: _seq, ...body } = event;
+          this.parent.emit({ ...body, parent_call_id: callId });
+        }
+      }
+    } catch (error) {
+      this.deps.logger.warn({ err: error, callId }, "the subagent's events could not be read");
+    }
+    return undefined;
+  }
+
+  /** The child's final event; undefined when the time is up; rejects with the signal's reason when the parent is stopped. */
+  private wait(final: Promise<FinalEvent | undefined>, timeoutMs: number, signal: AbortSignal): Promise<FinalEvent | undefined> {
     return new Promise<FinalEvent | undefined>((resolve, reject) => {
-      let settled = false;
-      const settle = (done: () => void) => {
-        if (settled) return;
-        settled = true;
+      const onAbort = () => {
         clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-        done();
+        reject(signal.reason as Error);
       };
-      const timer = setTimeout(() => settle(() => resolve(undefined)), timeoutMs);
-      const onAbort = () => settle(() => reject(signal.reason as Error));
+      const timer = setTimeout(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(undefined);
+      }, timeoutMs);
       if (signal.aborted) return onAbort();
       signal.addEventListener("abort", onAbort, { once: true });
-      void (async () => {
-        for await (const message of subscription) {
-          let event: RunEvent;
-          try {
-            event = decodeJson(message.data, RunEvent);
-          } catch (error) {
-            this.deps.logger.warn({ err: error, callId }, "invalid subagent event dropped");
-            continue;
-          }
-          if (settled) return;
-          if (event.type === "delta" || event.type === "tool_call" || event.type === "tool_result") {
-            // the parent's publisher gives it the parent's run, session and seq; a grandchild's event keeps this call's id
-            const { session_id: _session, run_id: _run, seq: _seq, ...body } = event;
-            this.parent.emit({ ...body, parent_call_id: callId });
-          }
-          if (isFinalEvent(event)) return settle(() => resolve(event as FinalEvent));
-        }
-        settle(() => resolve(undefined));
-      })();
+      void final.then((event) => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        resolve(event);
+      });
     });
+  }
+
+  /**
+   * Stops a child the parent no longer waits for (the parent was stopped, or the child's time is up), and
+   * listens for its final event a little longer: it carries what the child spent, which is the parent's too.
+   */
+  private stop(runId: string, callId: string, final: Promise<FinalEvent | undefined>, subscription: Subscription): void {
+    this.cancelChild(runId);
+    const giveUp = setTimeout(() => subscription.unsubscribe(), stopReportMs);
+    const report = final.then((event) => {
+      clearTimeout(giveUp);
+      subscription.unsubscribe();
+      if (event) this.record(callId, event);
+    });
+    this.reporting.add(report);
+    void report.finally(() => this.reporting.delete(report));
+  }
+
+  private record(callId: string, event: FinalEvent): void {
+    if (event.usage) this.reported.push({ call_id: callId, usage: event.usage });
   }
 
   /** Every orchestrator hears it; the one running the child stops it. */

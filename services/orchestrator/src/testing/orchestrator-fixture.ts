@@ -85,7 +85,9 @@ export function startFakeServices(
 }
 
 export async function startTestOrchestrator(connection: NatsConnection, prefix: string, env: Record<string, string>): Promise<Orchestrator> {
-  const parsed = parseEnv(orchestratorEnvSchema, { MODEL_MAX_RETRIES: "0", ...env });
+  // JetStream reserves each stream's byte limit on disk, and the test files' orchestrators share one server
+  const small = { EVENTS_MAX_BYTES: String(64 * 1024 ** 2), RUN_REQUESTS_MAX_BYTES: String(16 * 1024 ** 2), SESSIONS_BUCKET_MAX_BYTES: String(64 * 1024 ** 2) };
+  const parsed = parseEnv(orchestratorEnvSchema, { MODEL_MAX_RETRIES: "0", ...small, ...env });
   if (!parsed.ok) throw new Error(parsed.message);
   return startOrchestrator({ connection, config: parsed.value, logger: createLogger("orchestrator-test", "silent"), subjectPrefix: prefix });
 }
