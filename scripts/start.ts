@@ -2,7 +2,12 @@
  * `npm start`: the whole system on one machine. Uses NATS_URL, or starts a local nats-server with
  * JetStream data under ./data/nats and the production permission config (deploy/nats/nats-server.conf);
  * then starts the four services as four processes, each connected as its own NATS user, prints the URL,
- * and stops everything on Ctrl-C.
+ * and stops everything on Ctrl-C or SIGTERM (a second one stops at once).
+ *
+ * Each service gets an IPC channel as its lifeline: if this launcher dies, however it dies, the kernel closes
+ * the channel and every service stops as on SIGTERM (shared/src/service-lifecycle.ts, docs/security.md case 144).
+ * The launcher stops too when its own parent (tsx, npm) is gone. Each service that serves metrics gets its
+ * own METRICS_PORT (lib/metrics-ports.ts, docs/security.md case 146).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
@@ -10,6 +15,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { formatLogLine } from "./lib/console-line.js";
 import { findNatsServerBinary, natsServerMissingHelp, startLocalNats, type LocalNats } from "./lib/local-nats.js";
+import { metricsServices, planMetricsPorts, type MetricsService } from "./lib/metrics-ports.js";
 import {
   generatePasswords,
   natsConfigFile,
@@ -31,13 +37,37 @@ function print(source: string, text: string): void {
   process.stdout.write(`${tag} ${text}\n`);
 }
 
-const portIsFree = (port: number) =>
+const portIsFree = (port: number, host = "127.0.0.1") =>
   new Promise<boolean>((resolve) => {
     const probe = createServer()
       .once("error", () => resolve(false))
       .once("listening", () => probe.close(() => resolve(true)))
-      .listen(port, "127.0.0.1");
+      .listen(port, host);
   });
+
+/**
+ * Each metrics service's own port (lib/metrics-ports.ts), checked before anything starts: a port taken or
+ * out of range stops the launch with a clear message instead of one service failing to bind later.
+ */
+async function metricsPorts(): Promise<Readonly<Record<MetricsService, number>> | undefined> {
+  const plan = planMetricsPorts(process.env["METRICS_PORT"]);
+  if (!plan.ok) {
+    process.stderr.write(`${plan.error}\n`);
+    process.exit(1);
+  }
+  if (!plan.ports) return undefined;
+  const host = process.env["METRICS_HOST"] || "127.0.0.1";
+  for (const service of metricsServices) {
+    const port = plan.ports[service];
+    if (port !== 0 && !(await portIsFree(port, host))) {
+      process.stderr.write(`METRICS_PORT: ${host}:${port}, the ${service}'s metrics port, is in use; choose another METRICS_PORT (npm start uses it and the next one)\n`);
+      process.exit(1);
+    }
+  }
+  const given = metricsServices.map((service) => `${service} ${plan.ports?.[service] === 0 ? "a free port (logged)" : `http://${host}:${plan.ports?.[service]}/metrics`}`);
+  print("metrics", `each service its own METRICS_PORT: ${given.join(", ")}`);
+  return plan.ports;
+}
 
 /** Passwords set in the environment (`NATS_GATEWAY_PASSWORD`, …) win over generated ones. */
 function passwordsFromEnv(): Partial<NatsPasswords> {
@@ -72,34 +102,58 @@ async function nats(): Promise<{ url: string; server?: LocalNats; credentials: (
   return { url: server.url, server, credentials: (service) => serviceCredentialsEnv(service, passwords) };
 }
 
+const servicePorts = await metricsPorts();
 const { url, server, credentials } = await nats();
 const children: ChildProcess[] = [];
 let stopping = false;
+let stoppingSince = 0;
 
-async function stopAll(exitCode: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            child.once("exit", () => resolve());
-            child.kill("SIGTERM");
-          }),
-      ),
-    );
-    await server?.stop();
-  }
+const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
+/** Stops every service with SIGTERM and waits for each to drain (each holds its own deadline), then the NATS server. */
+async function stopAll(exitCode: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  stoppingSince = Date.now();
+  if (children.some(running)) print("launcher", "stopping: the services finish what they are doing (Ctrl-C again stops them at once)");
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (!running(child)) return resolve();
+          child.once("exit", () => resolve());
+          child.kill("SIGTERM");
+        }),
+    ),
+  );
+  await server?.stop();
   process.exit(exitCode);
+}
+
+// One Ctrl-C reaches this process more than once: from the terminal, and passed on by npm and tsx within
+// milliseconds. Only a signal well after the first is someone asking again.
+const repeatAfterMs = 1_000;
+
+/** SIGINT or SIGTERM: stop; asked again while stopping, kill what is left at once. */
+function onSignal(): void {
+  if (!stopping) {
+    void stopAll(0);
+    return;
+  }
+  if (Date.now() - stoppingSince < repeatAfterMs) return;
+  print("launcher", "stopping at once");
+  for (const child of children) if (running(child)) child.kill("SIGKILL");
+  server?.process.kill("SIGKILL");
+  process.exit(1);
 }
 
 for (const name of services) {
   const child = spawn(process.execPath, [`services/${name}/dist/main.js`], {
     cwd: repoRoot,
-    // each service gets its own NATS password and only the secrets it uses (scripts/lib/service-env.ts)
-    env: { ...serviceEnvironment(name, process.env), NATS_URL: url, ...credentials(name) },
-    stdio: ["ignore", "pipe", "pipe"],
+    // each service gets its own NATS password, only the secrets it uses and its own metrics port (scripts/lib/service-env.ts)
+    env: { ...serviceEnvironment(name, process.env, servicePorts), NATS_URL: url, ...credentials(name) },
+    // the IPC channel is the service's lifeline: it closes when this process dies, and the service then stops
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   children.push(child);
   for (const stream of [child.stdout, child.stderr]) {
@@ -118,5 +172,14 @@ for (const name of services) {
   });
 }
 
-process.once("SIGINT", () => void stopAll(0));
-process.once("SIGTERM", () => void stopAll(0));
+process.on("SIGINT", onSignal);
+process.on("SIGTERM", onSignal);
+
+// the launcher's own parent (tsx, which npm starts) gone: nobody is left to stop the services, so stop them now
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent && !stopping) {
+    print("launcher", "the process that started npm start is gone; stopping");
+    void stopAll(0);
+  }
+}, 1000).unref();

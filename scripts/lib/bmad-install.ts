@@ -18,9 +18,14 @@ export interface BmadInstallRequest {
   userName?: string;
 }
 
-/** Where installs are kept: `BMAD_INSTALL_CACHE`, or `~/.cache/agent-orchestrator/bmad-installs`. */
+/**
+ * Where installs are kept: `BMAD_INSTALL_CACHE`, or `~/.cache/agent-orchestrator/bmad-installs`; for root
+ * `/var/cache/agent-orchestrator/bmad-installs`, because a root tool-runner's script sandboxes run as
+ * unprivileged users, who must be able to reach the install they read (root's home is private).
+ */
 export function installCacheRoot(): string {
-  return process.env["BMAD_INSTALL_CACHE"] ?? join(homedir(), ".cache", "agent-orchestrator", "bmad-installs");
+  const fallback = process.getuid?.() === 0 ? "/var/cache/agent-orchestrator" : join(homedir(), ".cache", "agent-orchestrator");
+  return process.env["BMAD_INSTALL_CACHE"] ?? join(fallback, "bmad-installs");
 }
 
 /** The user name our installs are made with (the tests check that agents greet with it). */

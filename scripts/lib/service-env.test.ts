@@ -31,4 +31,13 @@ describe("each service started with only the environment it needs", () => {
     expect(environment).not.toHaveProperty("AUTH_TOKENS");
     expect(environment).not.toHaveProperty("GITHUB_TOKEN");
   });
+
+  it("gives each service that serves metrics its own METRICS_PORT, and none to the others (docs/security.md case 146)", () => {
+    const ports = { orchestrator: 9464, "tool-runner": 9465 };
+    const environment = { ...shell, METRICS_PORT: "9464", METRICS_HOST: "127.0.0.1" };
+    const given = Object.fromEntries(["registry", "tool-runner", "orchestrator", "gateway"].map((service) => [service, serviceEnvironment(service, environment, ports)["METRICS_PORT"]]));
+    expect(given).toEqual({ registry: undefined, "tool-runner": "9465", orchestrator: "9464", gateway: undefined });
+    expect(serviceEnvironment("tool-runner", environment, ports)["METRICS_HOST"]).toBe("127.0.0.1");
+    expect(serviceEnvironment("orchestrator", environment, undefined)).not.toHaveProperty("METRICS_PORT");
+  });
 });

@@ -1,8 +1,10 @@
 /**
  * The environment `npm start` gives each service: the caller's, less every secret the service does not
- * use. The tool-runner runs the model's scripts and the registry parses project files, so neither may
- * hold the model key, the gateway's tokens, or any other credential the operator's shell happens to have.
+ * use, with its own METRICS_PORT. The tool-runner runs the model's scripts and the registry parses project
+ * files, so neither may hold the model key, the gateway's tokens, or any other credential the operator's
+ * shell happens to have.
  */
+import { isMetricsService, type MetricsService } from "./metrics-ports.js";
 
 /** Variables each service needs that look like secrets; every other secret-looking variable is dropped. */
 const secretsUsed: Readonly<Record<string, readonly string[]>> = {
@@ -15,9 +17,20 @@ const secretsUsed: Readonly<Record<string, readonly string[]>> = {
 /** Names of credentials: `*_KEY`, `*_SECRET`, `*_PASSWORD`, `*_TOKEN`, `*_CREDENTIALS`, and our AUTH_TOKENS. */
 const secretName = /(^|_)(KEY|SECRET|PASSWORD|PASSWD|TOKEN|CREDENTIALS?)$|^AUTH_TOKENS$/i;
 
-export function serviceEnvironment(service: string, environment: NodeJS.ProcessEnv): Record<string, string> {
+/**
+ * `metricsPorts` (metrics-ports.ts) replaces the caller's METRICS_PORT: a service that serves metrics gets
+ * its own port, one that does not (or any, without a plan) gets none, so no two services bind one port.
+ */
+export function serviceEnvironment(
+  service: string,
+  environment: NodeJS.ProcessEnv,
+  metricsPorts?: Readonly<Record<MetricsService, number>>,
+): Record<string, string> {
   const used = secretsUsed[service] ?? [];
-  return Object.fromEntries(
-    Object.entries(environment).filter((entry): entry is [string, string] => entry[1] !== undefined && (!secretName.test(entry[0]) || used.includes(entry[0]))),
+  const kept = Object.fromEntries(
+    Object.entries(environment).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && entry[0] !== "METRICS_PORT" && (!secretName.test(entry[0]) || used.includes(entry[0])),
+    ),
   );
+  return metricsPorts && isMetricsService(service) ? { ...kept, METRICS_PORT: String(metricsPorts[service]) } : kept;
 }

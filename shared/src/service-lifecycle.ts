@@ -1,15 +1,29 @@
 import type { Logger } from "./logger.js";
 
+/** Why a service stops: a signal, or the launcher that started it is gone. */
+export type StopCause = NodeJS.Signals | "parent-gone";
+
+// Read when the module loads, before the event loop runs: a launcher that died in the first instants closes
+// the channel unseen, and `process.channel` is gone by the time a service has started.
+const startedWithChannel = process.channel !== undefined;
+
 /**
- * Runs `stop` once on SIGTERM or SIGINT, then exits 0 (1 if stopping failed or overran its deadline).
- * `stop` should stop taking new work, let in-flight work finish, and drain the NATS connection.
+ * Runs `stop` once on SIGTERM or SIGINT, or when the launcher that started the process is gone, then exits 0
+ * (1 if stopping failed or overran `deadlineMs`). `stop` should stop taking new work, let in-flight work
+ * finish, and drain the NATS connection.
+ *
+ * The launcher of `npm start` (scripts/start.ts) gives each service an IPC channel as its lifeline: the kernel
+ * closes it when the launcher dies, however it dies (SIGKILL included), and the service then stops as on
+ * SIGTERM (docs/security.md case 144). Linux's PR_SET_PDEATHSIG is not reachable from Node; the channel is.
+ * A process started without one (containers, systemd, `nohup`) outlives its parent as before.
  */
 export function stopOnSignals(logger: Logger, stop: () => Promise<void>, deadlineMs = 10_000): void {
   let stopping = false;
-  const handle = (signal: NodeJS.Signals) => {
+  const handle = (cause: StopCause) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, "stopping");
+    if (cause === "parent-gone") logger.warn({ reason: "the launcher that started this process is gone", deadlineMs }, "stopping");
+    else logger.info({ signal: cause }, "stopping");
     const timer = setTimeout(() => {
       logger.error({ deadlineMs }, "stop overran its deadline");
       process.exit(1);
@@ -28,4 +42,12 @@ export function stopOnSignals(logger: Logger, stop: () => Promise<void>, deadlin
   };
   process.once("SIGTERM", handle);
   process.once("SIGINT", handle);
+  if (!startedWithChannel) return;
+  if (!process.connected) {
+    handle("parent-gone");
+    return;
+  }
+  process.once("disconnect", () => handle("parent-gone"));
+  // the lifeline only watches: it never keeps the process alive by itself
+  process.channel?.unref();
 }

@@ -61,7 +61,13 @@ export type RunCancel = z.infer<typeof RunCancel>;
 /** gateway → tool-runner: the files of a session (its manifest), checked against the owner. */
 export const SessionFilesListRequest = z.object({ session_id: sessionId, owner });
 export const SessionFilesListReply = z.union([
-  z.object({ success: z.literal(true), files: z.array(ManifestFile), manifest: SessionManifest }),
+  z.object({
+    success: z.literal(true),
+    files: z.array(ManifestFile),
+    manifest: SessionManifest,
+    /** files of the manifest left out because their paths cannot be opened (docs/security.md case 142); absent from older tool-runners */
+    unservable_names: z.number().int().nonnegative().optional(),
+  }),
   ErrorReply,
 ]);
 export type SessionFilesListReply = z.infer<typeof SessionFilesListReply>;

@@ -5,7 +5,7 @@ import {
   type SessionManifest,
 } from "@agent-orchestrator/shared";
 import type { ManifestStore } from "./manifest/manifest-store.js";
-import type { Sandbox } from "./sandbox/index.js";
+import { isServablePath, type Sandbox } from "./sandbox/index.js";
 import { fitContentsToBudget } from "./tools/reply-budget.js";
 
 /** The gateway's view of a session's files (`session.files.list` / `session.files.read`). */
@@ -25,13 +25,19 @@ async function ownedManifest(deps: SessionFilesDependencies, sessionId: string, 
   return manifest;
 }
 
-/** The files a session wrote, from its manifest. */
+/**
+ * The files a session wrote, from its manifest. A path the tools could not open (one an older manifest
+ * recorded for a script's file) is left out of `files` and of the manifest returned, and counted in
+ * `unservable_names`: every path listed can be read with `session.files.read`, and none carries a raw
+ * control or bidi character to the page or terminal that shows it (docs/security.md case 142).
+ */
 export async function listSessionFiles(
   deps: SessionFilesDependencies,
   request: { session_id: string; owner: string },
 ): Promise<SessionFilesListReply> {
   const manifest = await ownedManifest(deps, request.session_id, request.owner);
-  return { success: true, files: manifest.files, manifest };
+  const files = manifest.files.filter((file) => isServablePath(file.path));
+  return { success: true, files, manifest: { ...manifest, files }, unservable_names: manifest.files.length - files.length };
 }
 
 /**

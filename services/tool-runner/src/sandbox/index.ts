@@ -7,6 +7,7 @@
 export { isInside, relativeInside } from "./containment.js";
 export { assertPathShape, maxPathLength, maxSegmentBytes } from "./path-shape.js";
 export { findProtectedSegment, isProtectedSegment } from "./protected-names.js";
+export { isServableName, isServablePath } from "./servable-name.js";
 export { createSandbox, Sandbox } from "./sandbox.js";
 export type { PreparedWrite, SandboxListResult, SandboxOptions, SandboxReadResult, SandboxWriteResult } from "./sandbox.js";
 export type { FolderEntry } from "./folder-lister.js";

@@ -25,13 +25,30 @@ export function assertPathShape(input: unknown): asserts input is string {
 }
 
 function assertSegmentShape(segment: string): void {
+  const problem = segmentProblem(segment);
+  if (problem) throw problem.code === "NAME_TOO_LONG" ? sandboxError("NAME_TOO_LONG", problem.reason) : invalid(problem.reason);
+}
+
+function segmentProblem(segment: string): { code: "INVALID_PATH" | "NAME_TOO_LONG"; reason: string } | undefined {
   if (Buffer.byteLength(segment, "utf8") > maxSegmentBytes) {
-    throw sandboxError("NAME_TOO_LONG", `A name in the path is longer than ${maxSegmentBytes} bytes`);
+    return { code: "NAME_TOO_LONG", reason: `A name in the path is longer than ${maxSegmentBytes} bytes` };
   }
-  if (segment === "" || segment === "." || segment === "..") return;
+  if (segment === "" || segment === "." || segment === "..") return undefined;
   // portable names: these cannot be created or read back on every system the output may travel to
-  if (windowsReservedName.test(segment)) throw invalid(`"${segment}" is a reserved device name`);
-  if (/[. ]$/.test(segment)) throw invalid("a name may not end with a dot or a space");
+  if (windowsReservedName.test(segment)) return { code: "INVALID_PATH", reason: `"${segment}" is a reserved device name` };
+  if (/[. ]$/.test(segment)) return { code: "INVALID_PATH", reason: "a name may not end with a dot or a space" };
+  return undefined;
+}
+
+/**
+ * Why one name (a single segment, as a directory lists it) breaks the rules above, or undefined when a path
+ * ending in it passes them. A reason quotes the name only once no refused character can be in it.
+ */
+export function nameShapeProblem(name: string): string | undefined {
+  if (name === "" || name === "." || name === ".." || name.includes("/")) return "it is not a single name";
+  if (unsafeCharacters.test(name)) return "it contains a control or bidi character";
+  if (name.includes("\\")) return "it contains a backslash";
+  return segmentProblem(name)?.reason;
 }
 
 function invalid(reason: string) {

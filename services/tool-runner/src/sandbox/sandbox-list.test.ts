@@ -20,6 +20,7 @@ describe("Sandbox.list", () => {
         { name: "workflows", type: "directory", size: 0 },
       ],
       truncated: false,
+      unservable: 0,
     });
   });
 
@@ -31,6 +32,33 @@ describe("Sandbox.list", () => {
     await symlink(path.join(fixture.bundle, "config.yaml"), path.join(fixture.bundle, "alias.yaml"));
     const names = (await fixture.sandbox.list(fixture.context, "{bundle-root}")).entries.map((entry) => entry.name);
     expect(names).toEqual(["alias.yaml", "config.yaml", "workflows"]);
+  });
+
+  it("leaves out and counts the names the tools could not open, so every name listed opens (docs/security.md case 142)", async () => {
+    // what a script (or anything but the tools) can leave on disk: controls, bidi overrides, other refused shapes
+    const refused = ["evil\u001b[31m.md", "rtl\u202Etxt.md", "iso\u2066x.md", "c1\u009b.md", "back\\slash.md", "con", "dot.", "{x}.md"];
+    const folder = await fixture.sandbox.sessionFolder("s1");
+    for (const name of refused) await writeFile(path.join(folder, name), "x");
+    await mkdir(path.join(folder, "dir\u001b]0;title\u0007"));
+    // a name that is not UTF-8 on disk: Node decodes it with U+FFFD, a name that does not exist
+    await writeFile(Buffer.concat([Buffer.from(`${folder}/latin1-`), Buffer.from([0xe9]), Buffer.from(".md")]), "x");
+    await writeFile(path.join(folder, "plain.md"), "plain");
+    await mkdir(path.join(folder, "notes"));
+
+    const listing = await fixture.sandbox.list(fixture.context, "{session-folder}");
+    expect(listing.entries.map((entry) => entry.name)).toEqual(["notes", "plain.md"]);
+    expect(listing.unservable).toBe(refused.length + 2);
+    for (const entry of listing.entries) {
+      const opened = entry.type === "file" ? fixture.sandbox.read(fixture.context, `{session-folder}/${entry.name}`) : fixture.sandbox.list(fixture.context, `{session-folder}/${entry.name}`);
+      await expect(opened).resolves.toMatchObject({ path: `{session-folder}/${entry.name}` });
+    }
+  });
+
+  it("counts names it leaves out against LIST_MAX_ENTRIES, so a folder full of them costs no more than a listed one", async () => {
+    const folder = await fixture.sandbox.sessionFolder("s1");
+    for (let index = 0; index < fixtureLimits.listMaxEntries + 5; index++) await writeFile(path.join(folder, `f${index}\u001b.md`), "x");
+    const listing = await fixture.sandbox.list(fixture.context, "{session-folder}");
+    expect(listing).toMatchObject({ entries: [], truncated: true, unservable: fixtureLimits.listMaxEntries });
   });
 
   it("caps a listing of a very large folder and says it was truncated (docs/security.md case 38)", async () => {
@@ -49,7 +77,7 @@ describe("Sandbox.list", () => {
     const deep = "d/".repeat(50);
     await mkdir(path.join(fixture.bundle, deep), { recursive: true });
     const result = await fixture.sandbox.list(fixture.context, `{bundle-root}/${deep}`);
-    expect(result).toEqual({ path: `{bundle-root}/${"d/".repeat(49)}d`, entries: [], truncated: false });
+    expect(result).toEqual({ path: `{bundle-root}/${"d/".repeat(49)}d`, entries: [], truncated: false, unservable: 0 });
   });
 
   it("answers FILE_NOT_FOUND for a missing folder and INVALID_PATH for a file", async () => {

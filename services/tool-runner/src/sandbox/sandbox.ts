@@ -65,6 +65,8 @@ export interface SandboxListResult {
   path: string;
   entries: FolderEntry[];
   truncated: boolean;
+  /** names left out because the tools could not open them (servable-name.ts) */
+  unservable: number;
 }
 
 // Names in the session folder the system keeps for itself: the manifest, its lock and temp files.

@@ -20,8 +20,12 @@ export interface ScriptLimits {
 
 /** Everything one sandboxed run needs, in the order bwrap must mount it. */
 export interface SandboxSpec {
-  /** host folders bound read-only at the same place below `/sandbox/project` */
-  readOnly: Array<{ host: string; inside: string }>;
+  /**
+   * the BMAD trees and skill folders, bound read-only below `/sandbox/project` from descriptors the tool-runner
+   * opened (child fd numbers): bwrap runs as an unprivileged user, which may not be able to walk to them, and no
+   * path can be swapped between the check and the mount
+   */
+  readOnly: Array<{ fd: number; inside: string }>;
   /** inside paths covered by an empty tmpfs after the read-only binds */
   hidden: string[];
   /** the writable places: each a tmpfs of its own size, mounted after the binds (the session folder first) */
@@ -58,7 +62,7 @@ export function bwrapArguments(spec: SandboxSpec, system: readonly string[] = sy
   args.push("--uid", "65534", "--gid", "65534", "--hostname", "sandbox");
   args.push(...system);
   args.push("--dev", "/dev", "--size", String(spec.tmpBytes), "--tmpfs", "/tmp");
-  for (const bind of spec.readOnly) args.push("--ro-bind", bind.host, bind.inside);
+  for (const bind of spec.readOnly) args.push("--ro-bind-fd", String(bind.fd), bind.inside);
   for (const inside of spec.hidden) args.push("--tmpfs", inside);
   for (const place of spec.places) args.push("--size", String(place.sizeBytes), "--tmpfs", place.inside);
   // bwrap's root is a tmpfs without a size limit: read-only, so the places and /tmp are the only ones to write

@@ -25,6 +25,8 @@ export interface SandboxProcessOptions {
   inputs: readonly WorkspaceInput[];
   /** the seccomp filter, given to bwrap on the child's fd 4 */
   seccomp?: Buffer | undefined;
+  /** open folders handed to bwrap as fds 5, 6, … (`--ro-bind-fd 5 …`) */
+  descriptors?: number[] | undefined;
   /** host folder the report's files are staged in */
   staging: string;
   /** bounds of the report */
@@ -41,6 +43,8 @@ export interface SandboxProcessOptions {
 
 /** The child's descriptor bwrap reads the seccomp filter from. */
 export const seccompChildFd = 4;
+/** The child's first descriptor of the read-only folders. */
+export const firstFolderFd = 5;
 
 // With a cgroup, a shell holds bwrap back until the tool-runner has moved it in: nothing it forks escapes the limits.
 const gate = ["/bin/sh", "-c", 'read -r _ && exec "$0" "$@"'];
@@ -56,7 +60,7 @@ export function runSandboxProcess(options: SandboxProcessOptions): Promise<Sandb
   return new Promise((resolve, reject) => {
     const [program, ...args] = options.cgroup ? [...gate, options.bwrapPath, ...options.args] : [options.bwrapPath, ...options.args];
     const child = spawn(program ?? options.bwrapPath, args, {
-      stdio: [options.cgroup ? "pipe" : "ignore", "pipe", "pipe", "pipe", options.seccomp ? "pipe" : "ignore"],
+      stdio: [options.cgroup ? "pipe" : "ignore", "pipe", "pipe", "pipe", options.seccomp ? "pipe" : "ignore", ...(options.descriptors ?? [])],
       env: {},
       detached: true,
       ...(options.spawnAs ?? {}),

@@ -1,14 +1,15 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { AppError } from "@agent-orchestrator/shared";
 import type { Sandbox } from "../sandbox/index.js";
 import { findProtectedSegment } from "../sandbox/index.js";
+import { openDirectory } from "../sandbox/descriptor-path.js";
 import { detectProjectLayout } from "../sandbox/project-layout.js";
 import { bwrapArguments, limitedCommand, sandboxPrograms, type ScriptLimits } from "./bwrap-arguments.js";
-import type { SandboxCgroups } from "./sandbox-cgroups.js";
+import type { RunCgroup, SandboxCgroups } from "./sandbox-cgroups.js";
 import { launcherSource, type LauncherConfig } from "./sandbox-launcher.js";
-import { runSandboxProcess, seccompChildFd } from "./sandbox-process.js";
+import { firstFolderFd, runSandboxProcess, seccompChildFd } from "./sandbox-process.js";
 import { argumentInside, insideProject, insideSession, planSandboxView, virtualizeText } from "./sandbox-view.js";
 import { parseScriptCommand } from "./script-command.js";
 import { locateScript } from "./script-location.js";
@@ -129,11 +130,14 @@ export class ScriptRunner {
         maxPathBytes: 1024,
       };
       const staging = await mkdtemp(path.join(tmpdir(), "ao-script-report-"));
-      const cgroup = await this.options.cgroups?.create({ memoryBytes: this.limits.memoryBytes, processes: this.limits.processes, cpus: 1 });
+      const folders: FileHandle[] = [];
+      let cgroup: RunCgroup | undefined;
       try {
+        for (const folder of view.readOnly) folders.push(await openDirectory(folder.host));
+        cgroup = await this.options.cgroups?.create({ memoryBytes: this.limits.memoryBytes, processes: this.limits.processes, cpus: 1 });
         const exit = await runSandboxProcess({
           args: bwrapArguments({
-            readOnly: view.readOnly,
+            readOnly: view.readOnly.map((folder, index) => ({ fd: firstFolderFd + index, inside: folder.inside })),
             hidden: view.hidden,
             places: places.map((place) => ({ inside: place.inside, sizeBytes: placeSize(place.prefix) })),
             tmpBytes: fixedLimits.tmpBytes,
@@ -143,6 +147,7 @@ export class ScriptRunner {
           }),
           inputs,
           seccomp: this.options.seccomp,
+          descriptors: folders.map((folder) => folder.fd),
           staging,
           reportMaxBytes: places.reduce((sum, place) => sum + placeSize(place.prefix), 0),
           reportMaxFrames: 2 * launcher.maxEntries + 100,
@@ -182,6 +187,7 @@ export class ScriptRunner {
         };
       } finally {
         await cgroup?.remove();
+        await Promise.all(folders.map((folder) => folder.close()));
         await rm(staging, { recursive: true, force: true });
       }
     });

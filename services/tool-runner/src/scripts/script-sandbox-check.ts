@@ -5,8 +5,9 @@ import path from "node:path";
 import { bwrapArguments, sandboxPrograms } from "./bwrap-arguments.js";
 import type { SandboxCgroups } from "./sandbox-cgroups.js";
 import { launcherSource, type LauncherConfig } from "./sandbox-launcher.js";
-import { runSandboxProcess, seccompChildFd } from "./sandbox-process.js";
-import { insideSession } from "./sandbox-view.js";
+import { openDirectory } from "../sandbox/descriptor-path.js";
+import { firstFolderFd, runSandboxProcess, seccompChildFd } from "./sandbox-process.js";
+import { insideProject, insideSession } from "./sandbox-view.js";
 
 /** Whether scripts can run here, and if not, why (for the operator's log). */
 export type ScriptSandboxCheck = { ok: true; seccomp: boolean } | { ok: false; reason: string };
@@ -16,6 +17,8 @@ export interface ScriptSandboxCheckOptions {
   spawnAs?: { uid: number; gid: number } | undefined;
   cgroups?: SandboxCgroups | undefined;
   seccomp?: Buffer | undefined;
+  /** BMAD_ROOT: bound read-only as every run binds its trees, so a sandbox user that cannot reach it is found now */
+  projectRoot?: string | undefined;
 }
 
 const installHint: Record<keyof typeof sandboxPrograms, string> = {
@@ -48,6 +51,7 @@ export async function checkScriptSandbox(options: ScriptSandboxCheckOptions = {}
   }
   const staging = await mkdtemp(path.join(tmpdir(), "ao-script-check-"));
   const cgroup = await options.cgroups?.create({ memoryBytes: 256 * 1024 * 1024, processes: 16, cpus: 1 }).catch(() => undefined);
+  const project = options.projectRoot === undefined ? undefined : await openDirectory(options.projectRoot).catch(() => undefined);
   try {
     const launcher: LauncherConfig = {
       places: [{ inside: insideSession, prefix: "" }],
@@ -58,7 +62,7 @@ export async function checkScriptSandbox(options: ScriptSandboxCheckOptions = {}
     };
     const exit = await runSandboxProcess({
       args: bwrapArguments({
-        readOnly: [],
+        readOnly: project ? [{ fd: firstFolderFd, inside: insideProject }] : [],
         hidden: [],
         places: [{ inside: insideSession, sizeBytes: 1024 * 1024 }],
         tmpBytes: 1024 * 1024,
@@ -68,6 +72,7 @@ export async function checkScriptSandbox(options: ScriptSandboxCheckOptions = {}
       }),
       inputs: [],
       seccomp: options.seccomp,
+      descriptors: project ? [project.fd] : [],
       staging,
       reportMaxBytes: 1024 * 1024,
       reportMaxFrames: 100,
@@ -83,11 +88,18 @@ export async function checkScriptSandbox(options: ScriptSandboxCheckOptions = {}
       if (options.seccomp && !refused) return { ok: false, reason: "the seccomp filter did not apply: a setuid chmod went through" };
       return { ok: true, seccomp: refused };
     }
+    if (/Can't find source path .*Permission denied/.test(exit.stderr) && options.spawnAs) {
+      return {
+        ok: false,
+        reason: `the sandbox's user (host uid ${options.spawnAs.uid}) cannot reach BMAD_ROOT: every folder on its path must be searchable by others (chmod o+x) and its files readable (chmod -R o+rX)`,
+      };
+    }
     const why = exit.timedOut ? "it did not finish within 10 s" : (exit.stderr.trim().split("\n")[0] ?? "") || `exit code ${exit.exitCode}`;
     return { ok: false, reason: `a sandboxed test run failed: ${why}` };
   } catch (error) {
     return { ok: false, reason: `a sandboxed test run failed: ${error instanceof Error ? error.message : String(error)}` };
   } finally {
+    await project?.close();
     await cgroup?.remove();
     await rm(staging, { recursive: true, force: true });
   }

@@ -1,3 +1,4 @@
+import { chmod } from "node:fs/promises";
 import { createLogger } from "@agent-orchestrator/shared";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandboxFixture, type SandboxFixture } from "../testing/sandbox-fixture.js";
@@ -30,10 +31,18 @@ describe("startScriptRunner", () => {
   });
 
   it("SCRIPTS=auto and SCRIPTS=on give a runner where the sandbox works (bubblewrap is installed here, as in CI)", async () => {
+    // a root tool-runner's sandboxes read BMAD_ROOT as another user: mkdtemp made the fixture's base private
+    if (testSpawnAs) await chmod(fixture.base, 0o755);
     expect(await checkScriptSandbox({ spawnAs: testSpawnAs?.(0) })).toEqual({ ok: true, seccomp: false });
     for (const mode of ["auto", "on"] as const) {
       expect(await startScriptRunner({ settings: settings(mode), sandbox: fixture.sandbox, logger })).toBeInstanceOf(ScriptRunner);
     }
+  });
+
+  it.runIf(testSpawnAs !== undefined)("a root tool-runner whose BMAD_ROOT its sandbox users cannot reach says so and what to change", async () => {
+    const check = await checkScriptSandbox({ spawnAs: testSpawnAs?.(0), projectRoot: fixture.project });
+    expect(check).toMatchObject({ ok: false, reason: expect.stringContaining("cannot reach BMAD_ROOT") });
+    expect(JSON.stringify(check)).toContain("chmod o+x");
   });
 
   it("SCRIPTS=auto turns scripts off with one warning where the sandbox fails; SCRIPTS=on does not start", async () => {

@@ -49,7 +49,7 @@ export async function startScriptRunner(options: {
   const cgroups = await (options.detectCgroups ?? detectSandboxCgroups)();
   const architecture = seccompArchitecture();
   const seccomp = architecture ? seccompFilter(architecture) : undefined;
-  const check: ScriptSandboxCheck = await (options.check ?? checkScriptSandbox)({ spawnAs: spawnAs?.(0), cgroups, seccomp });
+  const check: ScriptSandboxCheck = await (options.check ?? checkScriptSandbox)({ spawnAs: spawnAs?.(0), cgroups, seccomp, projectRoot: options.sandbox.projectRoot });
   if (!check.ok) {
     if (settings.SCRIPTS === "on") throw new Error(`SCRIPTS=on but the script sandbox does not work: ${check.reason}`);
     logger.warn({ reason: check.reason }, `run_script is off: the script sandbox does not work here (${check.reason}); set SCRIPTS=off to silence this`);

@@ -149,6 +149,9 @@ export async function readWorkspaceReport(channel: Readable, options: { staging:
       }
       if (report.violation !== undefined || report.end !== undefined) break;
     }
+  } catch (error) {
+    // the sandbox went away mid-report (a reset socket): the report simply has no end
+    if (!["ECONNRESET", "EPIPE"].includes((error as NodeJS.ErrnoException).code ?? "")) throw error;
   } finally {
     await body?.handle.close();
   }

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { assertPathShape, findProtectedSegment, writeFileAtomically } from "../sandbox/index.js";
+import { assertPathShape, findProtectedSegment, isServablePath, writeFileAtomically } from "../sandbox/index.js";
 import { removeSessionFile } from "../sandbox/file-remover.js";
 import { assertWritableTarget, prepareParentDirectories } from "../sandbox/write-path.js";
 import type { WorkspaceReport } from "./workspace-channel.js";
@@ -57,6 +57,8 @@ function refusal(relative: string): string | undefined {
   }
   const segments = relative.split("/");
   if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) return "Invalid path: empty, . or .. segment";
+  // a name the file tools could not open again (a `{…}` variable look-alike) is never written
+  if (!isServablePath(relative)) return "a name the file tools cannot open";
   if (findProtectedSegment(relative) !== undefined || systemFileName.test(segments[0] ?? "")) return "a protected or system name";
   return undefined;
 }

@@ -30,6 +30,12 @@ describe("expandGlob", () => {
     expect(all.files.map((file) => path.relative(project(), file))).toEqual(["docs/a.md", "docs/b.txt", "docs/deep/c/project-context.md"]);
   });
 
+  it("matches no name the tools could not open, so no note names one (docs/security.md case 142)", async () => {
+    await writeFile(path.join(project(), "docs/evil\u001b[31m.md"), "x");
+    await writeFile(path.join(project(), "docs/rtl\u202Emd.txt"), "x");
+    expect((await expandGlob(project(), ["docs", "*"], readable())).files).toEqual([path.join(project(), "docs/a.md"), path.join(project(), "docs/b.txt")]);
+  });
+
   it("finds nothing outside the readable roots (/etc/*)", async () => {
     expect((await expandGlob("/etc", ["*"], readable())).files).toEqual([]);
     expect((await expandGlob(project(), ["src", "*"], readable())).files).toEqual([]);

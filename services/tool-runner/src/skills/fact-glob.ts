@@ -1,6 +1,6 @@
 import { opendir } from "node:fs/promises";
 import path from "node:path";
-import { isProtectedSegment, relativeInside } from "../sandbox/index.js";
+import { isProtectedSegment, isServableName, relativeInside } from "../sandbox/index.js";
 
 /** Limits of one `file:` glob. */
 export interface GlobLimits {
@@ -23,8 +23,8 @@ export function hasGlob(segment: string): boolean {
 /**
  * Files under `base` (a lexical host folder) matching `segments` (`**`, `*`, `?` and `[…]` per segment), in
  * byte order, descending only into folders that are inside a readable root or lead to one, so a glob never
- * walks the rest of the project. Links are not followed; protected names, `node_modules` and `.git` are
- * skipped. Returns the matches (at most `maxFiles`) and whether a limit stopped the walk. The caller reads
+ * walks the rest of the project. Links are not followed; protected names, names the tools cannot open,
+ * `node_modules` and `.git` are skipped. Returns the matches (at most `maxFiles`) and whether a limit stopped the walk. The caller reads
  * each match through the sandbox, which checks it again.
  */
 export async function expandGlob(
@@ -57,7 +57,8 @@ export async function expandGlob(
         limited = true;
         break;
       }
-      if (isProtectedSegment(entry.name) || skippedFolders.has(entry.name)) continue;
+      // a name the sandbox would refuse to open is never a match: notes name the matches (docs/security.md case 142)
+      if (isProtectedSegment(entry.name) || skippedFolders.has(entry.name) || !isServableName(entry.name)) continue;
       children.push({ name: entry.name, isFolder: entry.isDirectory(), isFile: entry.isFile() });
     }
     children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

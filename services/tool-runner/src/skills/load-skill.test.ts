@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { LoadedSkill } from "@agent-orchestrator/shared";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -139,6 +139,20 @@ describe("loadSkill", () => {
     await writeFile(path.join(fixture.project, "_bmad/config.toml"), "");
     const skill = await load("tidy-desk");
     expect(skill.variables).toMatchObject({ user_name: "User", communication_language: "English", project_name: "P", output_folder: "{session-folder}" });
+  });
+
+  it("lists no file the tools could not open and offers no such folder as a close name (docs/security.md case 142)", async () => {
+    const skills = path.join(fixture.project, ".claude/skills");
+    await writeFile(path.join(skills, "tidy-desk/assets/evil\u001b[31m.md"), "x");
+    await mkdir(path.join(skills, "tidy-desk\u202e"));
+    await writeFile(path.join(skills, "tidy-desk\u202e/SKILL.md"), "---\nname: spoof\n---\nx\n");
+    const skill = LoadedSkill.parse(await load("tidy-desk"));
+    expect(skill.files).toContain("{project-root}/.claude/skills/tidy-desk/assets/layout.md");
+    expect(skill.files.filter((file) => file.includes("evil"))).toEqual([]);
+    expect(skill.notes).toContain("1 name(s) in the skill's folder are not listed: the tools cannot open them");
+    const error = await loadError("tidy-dsk");
+    expect(error.message).toContain("tidy-desk");
+    expect(error.message).not.toContain("\u202e");
   });
 
   it("says SKILL_NOT_FOUND with close names", async () => {

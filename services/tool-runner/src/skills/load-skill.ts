@@ -1,7 +1,7 @@
 import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { AppError, assertSkillName, listSkillFolder, resolveSkillText, skillFileName, skillNotFound, type LoadedSkill, type SkillTextScope } from "@agent-orchestrator/shared";
-import { isProtectedSegment, relativeInside, type RootEntry, type Sandbox, type SandboxContext } from "../sandbox/index.js";
+import { isProtectedSegment, isServableName, relativeInside, type RootEntry, type Sandbox, type SandboxContext } from "../sandbox/index.js";
 import type { LayoutRoot } from "../sandbox/project-layout.js";
 import { OptionalFiles } from "./optional-file.js";
 import { loadSkillCustomization } from "./skill-customization.js";
@@ -68,6 +68,7 @@ export async function loadSkill(sandbox: Sandbox, context: SandboxContext, name:
     ...optional.notes,
     ...factNotes,
     ...(listing.truncated ? [`Only the first ${listing.files.length} files of the skill are listed; use list_files for the rest`] : []),
+    ...(listing.unservable > 0 ? [`${listing.unservable} name(s) in the skill's folder are not listed: the tools cannot open them`] : []),
   ];
   return {
     success: true,
@@ -95,9 +96,19 @@ async function configTreeOf(sandbox: Sandbox, location: SkillLocation): Promise<
   return { root, virtualPath: `{project-root}/${path.relative(sandbox.projectRoot, root.lexical).split(path.sep).join("/")}` };
 }
 
-/** The skill's files (shared `listSkillFolder`), listed only when the folder's real location lies in a readable root. */
-async function listSkillFiles(folder: string, readable: readonly RootEntry[]): Promise<{ files: string[]; truncated: boolean }> {
+/**
+ * The skill's files (shared `listSkillFolder`), listed only when the folder's real location lies in a readable
+ * root. Names the tools could not open are left out and counted (docs/security.md case 142).
+ */
+async function listSkillFiles(folder: string, readable: readonly RootEntry[]): Promise<{ files: string[]; truncated: boolean; unservable: number }> {
   const real = await realpath(folder).catch(() => undefined);
-  if (real === undefined || !readable.some((root) => relativeInside(root.real, real) !== undefined)) return { files: [], truncated: false };
-  return listSkillFolder(real, isProtectedSegment);
+  if (real === undefined || !readable.some((root) => relativeInside(root.real, real) !== undefined)) return { files: [], truncated: false, unservable: 0 };
+  let unservable = 0;
+  const skipped = (name: string) => {
+    if (isProtectedSegment(name)) return true;
+    if (isServableName(name)) return false;
+    unservable++;
+    return true;
+  };
+  return { ...(await listSkillFolder(real, skipped)), unservable };
 }

@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { hasSkillFile, skillFoldersUnder } from "@agent-orchestrator/shared";
+import { hasSkillFile, skillFoldersUnder, skillNamePattern } from "@agent-orchestrator/shared";
 import { isProtectedSegment, type Sandbox } from "../sandbox/index.js";
 import type { LayoutRoot, ProjectLayout } from "../sandbox/project-layout.js";
 
@@ -67,7 +67,8 @@ async function indexSkills(projectRoot: string, layout: ProjectLayout): Promise<
   for (const root of layout.roots.filter((candidate) => candidate.kind === "skills").sort(byLexical)) {
     const entries = await readdir(root.lexical, { withFileTypes: true }).catch((): Dirent[] => []);
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      if (found.has(entry.name) || isProtectedSegment(entry.name) || !(entry.isDirectory() || entry.isSymbolicLink())) continue;
+      // a folder whose name is no skill name could never be loaded (assertSkillName): it is not offered as a close name either
+      if (found.has(entry.name) || !skillNamePattern.test(entry.name) || isProtectedSegment(entry.name) || !(entry.isDirectory() || entry.isSymbolicLink())) continue;
       const folder = path.join(root.lexical, entry.name);
       // a linked skill folder is indexed as it is; reading it goes through the sandbox, which refuses an escape
       if (await hasSkillFile(folder)) found.set(entry.name, { name: entry.name, folder, virtualPath: virtualOf(folder) });
@@ -76,7 +77,7 @@ async function indexSkills(projectRoot: string, layout: ProjectLayout): Promise<
   for (const root of layout.roots.filter((candidate) => candidate.kind === "tree").sort(byLexical)) {
     for (const folder of await skillFoldersUnder(root.lexical, isProtectedSegment)) {
       const name = path.basename(folder);
-      if (found.has(name)) continue;
+      if (found.has(name) || !skillNamePattern.test(name)) continue;
       found.set(name, { name, folder, virtualPath: virtualOf(folder), tree: { root, relative: path.relative(root.lexical, folder) } });
     }
   }

@@ -33,7 +33,8 @@ export interface ScriptFixture {
 
 /**
  * When the tests run as root, bwrap starts as an unprivileged host user per slot, as a root tool-runner does
- * (SCRIPT_UID_BASE): the folders it reads are then opened to others.
+ * (SCRIPT_UID_BASE). Those users must be able to reach the project (docs/security.md "Scripts"), so the
+ * fixture's base folder is opened to others.
  */
 export const testSpawnAs = process.getuid?.() === 0 ? slotUsers(64_100) : undefined;
 const hostCgroups = detectSandboxCgroups();
@@ -45,6 +46,7 @@ export async function createScriptFixture(
   options: { copyFrom?: string; runner?: Partial<Omit<ScriptRunnerOptions, "sandbox">>; quota?: SessionQuota } = {},
 ): Promise<ScriptFixture> {
   const base = await realpath(await mkdtemp(path.join(tmpdir(), "ao-scripts-")));
+  if (testSpawnAs) await chmod(base, 0o755);
   const project = path.join(base, "project");
   const outside = path.join(base, "outside");
   const output = path.join(base, "out");
@@ -55,8 +57,6 @@ export async function createScriptFixture(
   await writeFile(path.join(project, "src", "private.txt"), "PROJECT PRIVATE 7373\n");
   const session = path.join(output, "s1");
   await mkdir(session, { recursive: true });
-  // mkdtemp makes the base private to its owner; a root tool-runner's sandboxes read the project as another user
-  if (testSpawnAs) await chmod(base, 0o755);
   const sandbox = await createSandbox({ projectRoot: project, outputRoot: output, readMaxBytes: 1 << 20, writeMaxBytes: 1 << 20, listMaxEntries: 1000 });
   const runner = new ScriptRunner({
     sandbox,

@@ -23,4 +23,19 @@ describe("listFilesTool", () => {
     expect(jsonBytes(reply)).toBeLessThanOrEqual(600);
     expect((reply["entries"] as unknown[]).length).toBeGreaterThan(0);
   });
+
+  it("carries no raw control or bidi character: names the tools cannot open are counted, not listed (docs/security.md case 142)", async () => {
+    const folder = await fixture.sandbox.sessionFolder("s1");
+    await writeFile(path.join(folder, "report\u001b[2J\u001b[31m.md"), "x");
+    await writeFile(path.join(folder, "invoice\u202Efdp.exe"), "x");
+    await writeFile(path.join(folder, "brief.md"), "x");
+    const deps = { sandbox: fixture.sandbox, manifests: new ManifestStore({ sandbox: fixture.sandbox, logger, quota: fixtureQuota }), replyBudget: () => 100_000, logger };
+    const reply = await listFilesTool({ path: "{session-folder}" }, fixture.context, deps);
+    expect(reply).toMatchObject({ success: true, entries: [{ name: "brief.md", type: "file", size: 1 }], unservable_names: 2 });
+    expect(reply["unservable_note"]).toMatch(/^2 name\(s\) here are not listed/);
+    // every string of the reply as a client decodes it: none may hold a character that drives a terminal or reorders text
+    const strings: string[] = [];
+    JSON.stringify(reply, (_key, value: unknown) => (typeof value === "string" ? (strings.push(value), value) : value));
+    expect(strings.filter((text) => /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u.test(text))).toEqual([]);
+  });
 });

@@ -4,7 +4,7 @@ import { createLogger } from "@agent-orchestrator/shared";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ManifestStore } from "../manifest/manifest-store.js";
 import type { SessionQuota } from "../manifest/session-quota.js";
-import { createSandbox } from "../sandbox/index.js";
+import { createSandbox, isServableName } from "../sandbox/index.js";
 import { createSandboxFixture, fixtureLimits, type SandboxFixture } from "../testing/sandbox-fixture.js";
 import { saveOutputTool } from "./save-output-tool.js";
 import type { ToolDependencies } from "./tool-handler.js";
@@ -61,5 +61,26 @@ describe("saveOutputTool under the session quota", () => {
     );
     expect((await readdir(fixture.session)).filter((name) => name.endsWith(".md"))).toHaveLength(5);
     expect(await manifestFiles()).toHaveLength(5);
+  });
+
+  it("refuses at write time every name it could not serve back, and reads back every name it accepts (docs/security.md case 141)", async () => {
+    const deps = depsWith({ maxBytes: 1 << 20, maxFiles: 100 });
+    const candidates = ["plain.md", "..foo.md", "日本語.md", "evil\u001b[31m.md", "del\u007f.md", "c1\u009b.md", "rtl\u202Etxt.md", "iso\u2066.md", "lrm\u200e.md", "a\\b.md", "con", "nul.txt", "dot.", "space ", "{x}.md"];
+    const accepted: string[] = [];
+    for (const name of candidates) {
+      const saved = await save(deps, name, "x").then(
+        () => true,
+        (error: { code?: string }) => {
+          expect(["INVALID_PATH", "UNRESOLVED_VARIABLE"]).toContain(error.code);
+          return false;
+        },
+      );
+      if (!saved) continue;
+      accepted.push(name);
+      expect(isServableName(name)).toBe(true);
+      await expect(fixture.sandbox.read(fixture.context, `{session-folder}/${name}`)).resolves.toMatchObject({ content: "x" });
+    }
+    expect(accepted).toEqual(["plain.md", "..foo.md", "日本語.md"]);
+    expect((await readdir(fixture.session)).filter((name) => !name.startsWith("manifest.json")).sort()).toEqual([...accepted].sort());
   });
 });
