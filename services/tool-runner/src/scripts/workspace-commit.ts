@@ -58,7 +58,7 @@ function refusal(relative: string): string | undefined {
   const segments = relative.split("/");
   if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) return "Invalid path: empty, . or .. segment";
   // a name the file tools could not open again (a `{…}` variable look-alike) is never written
-  if (!isServablePath(relative)) return "a name the file tools cannot open";
+  if (!isServablePath(virtual(relative))) return "a name the file tools cannot open";
   if (findProtectedSegment(relative) !== undefined || systemFileName.test(segments[0] ?? "")) return "a protected or system name";
   return undefined;
 }
