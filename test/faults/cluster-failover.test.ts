@@ -21,7 +21,8 @@ const modelLatencyMs = 250;
 const turnsUnderFault = 30;
 const names = jetStreamNames("");
 const sessionsStream = `KV_${names.sessionsBucket}`;
-const streams = [names.runRequests, names.runEvents, sessionsStream];
+// the users' turn slots (USER_MAX_CONCURRENT_TURNS) are a bucket the orchestrator raises with the others
+const streams = [names.runRequests, names.runEvents, sessionsStream, `KV_${names.turnSlotsBucket}`];
 
 let cluster: TestNatsCluster;
 let system: FaultSystem;
