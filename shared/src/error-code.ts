@@ -14,6 +14,12 @@ export const ErrorCode = z.enum([
   "AGENT_NOT_FOUND",
   "SESSION_NOT_FOUND",
   "SESSION_BUSY",
+  /** a project that does not exist or that the caller is not a member of (the two answer alike) */
+  "PROJECT_NOT_FOUND",
+  /** a member whose role does not allow it: a viewer starting a turn or writing, a non-owner managing the project */
+  "PROJECT_FORBIDDEN",
+  /** a project with a running turn cannot be deleted */
+  "PROJECT_BUSY",
   "PAYLOAD_TOO_LARGE",
   "RATE_LIMITED",
   /** the user already runs USER_MAX_CONCURRENT_TURNS turns: this one was refused unstarted (retry when one ends) */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MemberRole, projectNameSchema } from "./projects/project-record.js";
 import { ActivationRequest } from "./registry-messages.js";
 import { maxUserMessageChars } from "./run-messages.js";
 import { subjectTokenPattern } from "./subjects.js";
@@ -9,6 +10,11 @@ export const ChatRequestBody = z
     agent_id: z.string().min(1).max(256),
     message: z.string().min(1).max(maxUserMessageChars),
     session_id: z.string().regex(subjectTokenPattern).optional(),
+    /**
+     * the project a new chat belongs to; absent or `default`: the caller's personal default project. A continued
+     * chat stays in its own project (naming another is refused).
+     */
+    project_id: z.string().regex(subjectTokenPattern).optional(),
     /** keep the turn running when this client disconnects (default: a disconnect cancels it) */
     detach: z.boolean().optional(),
   })
@@ -24,6 +30,7 @@ export const WsClientMessage = z.discriminatedUnion("type", [
     agent_id: ChatRequestBody.shape.agent_id,
     message: ChatRequestBody.shape.message,
     session_id: ChatRequestBody.shape.session_id,
+    project_id: ChatRequestBody.shape.project_id,
     detach: ChatRequestBody.shape.detach,
   }),
   z.object({ type: z.literal("cancel"), session_id: z.string().regex(subjectTokenPattern) }),
@@ -43,3 +50,11 @@ export type ActivationQuery = z.infer<typeof ActivationQuery>;
 
 export const ActivationBody = ActivationRequest.omit({ agent_id: true }).strict();
 export type ActivationBody = z.infer<typeof ActivationBody>;
+
+/** `POST /api/projects` and `PATCH /api/projects/:id` body: the project's name. */
+export const ProjectNameBody = z.object({ name: projectNameSchema }).strict();
+export type ProjectNameBody = z.infer<typeof ProjectNameBody>;
+
+/** `PUT /api/projects/:id/members/:user` body: the member's role (the owner stays the owner). */
+export const ProjectMemberBody = z.object({ role: MemberRole }).strict();
+export type ProjectMemberBody = z.infer<typeof ProjectMemberBody>;

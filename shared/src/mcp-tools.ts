@@ -26,5 +26,6 @@ export const ChatToolInput = z.object({
   agent_id: ChatRequestBody.shape.agent_id.describe("an agent id from `bmad list`"),
   message: ChatRequestBody.shape.message.describe("what the user says to the agent"),
   session_id: ChatRequestBody.shape.session_id.describe("continue this session (from an earlier `chat` result); omit to start a new one"),
+  project_id: ChatRequestBody.shape.project_id.describe("the project a new chat belongs to (its files are the project's); omit for your personal default project"),
 });
 export type ChatToolInput = z.infer<typeof ChatToolInput>;

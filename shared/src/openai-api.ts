@@ -26,7 +26,7 @@ export type OpenAiMessage = z.infer<typeof OpenAiMessage>;
 /**
  * The body of `POST /v1/chat/completions`. Sampling parameters (`temperature`, `max_tokens`, …) and
  * client `tools` are accepted and ignored: the server's model settings and the agent's own tools apply.
- * `session_id` is this server's extension (the same as the `x-session-id` header).
+ * `session_id` and `project_id` are this server's extensions (the same as the `x-session-id` and `x-project-id` headers).
  */
 export const ChatCompletionRequest = z.looseObject({
   model: z.string().min(1).max(256),
@@ -36,6 +36,7 @@ export const ChatCompletionRequest = z.looseObject({
   /** only one answer can be produced per turn */
   n: z.literal(1).nullish(),
   session_id: z.string().regex(subjectTokenPattern).optional(),
+  project_id: z.string().regex(subjectTokenPattern).optional(),
 });
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
 

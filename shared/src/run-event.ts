@@ -24,6 +24,8 @@ export const RunEvent = z.discriminatedUnion("type", [
     ...base,
     type: z.literal("session"),
     agent_id: z.string(),
+    /** the project the chat belongs to (how a client that named none learns its default project's id) */
+    project_id: z.string().optional(),
     /** 1 normally; higher when the turn was restarted on another orchestrator after a crash (seq starts again at 0) */
     attempt: z.number().int().positive(),
   }),

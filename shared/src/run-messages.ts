@@ -37,8 +37,13 @@ export const RunStartRequest = z.object({
   new_session: z.boolean(),
   agent_id: z.string().min(1).max(256),
   message: z.string().min(1).max(maxUserMessageChars),
-  /** the user the gateway authenticated; sessions are only visible to their owner */
+  /** the user the gateway authenticated; a chat's turns are its owner's */
   owner: z.string().min(1).max(128),
+  /**
+   * the project a new chat belongs to (the owner's default project when absent); the owner must be its owner
+   * or an editor. A continued chat stays in its own project: a different one here is refused.
+   */
+  project_id: z.string().regex(subjectTokenPattern).optional(),
   /** epoch ms after which nobody waits for this turn any more: an orchestrator drops it unstarted */
   expires_at: z.number().int().positive(),
   /** a subagent's turn: its parent; such a turn has no session record of its own */

@@ -1,17 +1,20 @@
 import { z } from "zod";
 import { ErrorReply } from "./error-code.js";
-import { ManifestFile, SessionManifest } from "./session-manifest.js";
 import { SessionStatus } from "./session-record.js";
 import { subjectTokenPattern } from "./subjects.js";
 import { Usage } from "./usage.js";
 
 const sessionId = z.string().regex(subjectTokenPattern);
-const owner = z.string().min(1).max(128);
+const user = z.string().min(1).max(128);
 
 /** A session as listed: no conversation. */
 export const SessionSummary = z.object({
   id: z.string(),
   agent_id: z.string(),
+  /** the project the chat belongs to */
+  project_id: z.string(),
+  /** the member whose chat it is: only they run its turns; the project's other members read and watch it */
+  owner: z.string(),
   status: SessionStatus,
   run_id: z.string().nullable(),
   /** when the running turn started (a watcher replays events from there) */
@@ -38,7 +41,8 @@ export const SessionView = SessionSummary.extend({
 });
 export type SessionView = z.infer<typeof SessionView>;
 
-export const SessionListRequest = z.object({ owner });
+/** The chats `user` may see: their own and those of projects they are a member of; one project's with `project_id`. */
+export const SessionListRequest = z.object({ user, project_id: z.string().regex(subjectTokenPattern).optional() });
 export const SessionListReply = z.union([z.object({ success: z.literal(true), sessions: z.array(SessionSummary) }), ErrorReply]);
 export type SessionListReply = z.infer<typeof SessionListReply>;
 
@@ -47,7 +51,7 @@ export type SessionListReply = z.infer<typeof SessionListReply>;
  * conversation takes several pages, each within one NATS message; `next_message_offset` is where the next
  * page starts (null or absent on the last).
  */
-export const SessionGetRequest = z.object({ session_id: sessionId, owner, message_offset: z.number().int().nonnegative().optional() });
+export const SessionGetRequest = z.object({ session_id: sessionId, user, message_offset: z.number().int().nonnegative().optional() });
 export const SessionGetReply = z.union([
   z.object({ success: z.literal(true), session: SessionView, next_message_offset: z.number().int().positive().nullable().optional() }),
   ErrorReply,
@@ -57,25 +61,3 @@ export type SessionGetReply = z.infer<typeof SessionGetReply>;
 /** Broadcast on `agent.run.cancel.<session>`; only the orchestrator running the turn acts on it. */
 export const RunCancel = z.object({ session_id: sessionId, run_id: z.string().regex(subjectTokenPattern).optional() });
 export type RunCancel = z.infer<typeof RunCancel>;
-
-/** gateway → tool-runner: the files of a session (its manifest), checked against the owner. */
-export const SessionFilesListRequest = z.object({ session_id: sessionId, owner });
-export const SessionFilesListReply = z.union([
-  z.object({
-    success: z.literal(true),
-    files: z.array(ManifestFile),
-    manifest: SessionManifest,
-    /** files of the manifest left out because their paths cannot be opened (docs/security.md case 142); absent from older tool-runners */
-    unservable_names: z.number().int().nonnegative().optional(),
-  }),
-  ErrorReply,
-]);
-export type SessionFilesListReply = z.infer<typeof SessionFilesListReply>;
-
-/** gateway → tool-runner: one file of a session, `path` relative to the session folder. */
-export const SessionFilesReadRequest = z.object({ session_id: sessionId, owner, path: z.string().min(1).max(1024) });
-export const SessionFilesReadReply = z.union([
-  z.object({ success: z.literal(true), path: z.string(), content: z.string(), size: z.number().int(), truncated: z.boolean() }),
-  ErrorReply,
-]);
-export type SessionFilesReadReply = z.infer<typeof SessionFilesReadReply>;

@@ -18,6 +18,8 @@ export const SessionRecord = z.object({
   id: z.string(),
   agent_id: z.string(),
   owner: z.string(),
+  /** the project the chat belongs to; records written before projects have none and are moved to their owner's default project at start */
+  project_id: z.string().optional(),
   status: SessionStatus,
   /** the turn currently running, if any */
   run_id: z.string().nullable(),

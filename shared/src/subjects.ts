@@ -55,11 +55,19 @@ export const subjects = {
   sessionGet: "agent.session.get",
   /** tool-runner: one subject per tool */
   tool: (toolName: string) => `tool.${toolName}`,
-  /** tool-runner: create or update a session's folder and manifest.json (called by the orchestrator, never the model) */
-  sessionManifestUpdate: "session.manifest.update",
-  /** tool-runner: a session's files for the gateway (list, read), with the same sandbox as the tools */
-  sessionFilesList: "session.files.list",
-  sessionFilesRead: "session.files.read",
+  /**
+   * orchestrator: projects and their members (request/reply), `agent.project.<operation>` with the operations
+   * of `projectOperations` (shared/src/projects/project-messages.ts)
+   */
+  projectRequest: (operation: string) => `agent.project.${operation}`,
+  projectRequestAll: "agent.project.*",
+  /**
+   * tool-runner: the files of a project or of a chat's scratch space for the gateway and the orchestrator
+   * (list, read, revisions, write, delete, purge), with the same store and checks as the tools; the caller
+   * has checked the user's role
+   */
+  files: (operation: string) => `project.files.${operation}`,
+  filesAll: "project.files.*",
 } as const;
 
 /**
@@ -84,6 +92,16 @@ export function jetStreamNames(subjectPrefix = "") {
     sessionsBucket: `${lead}sessions`,
     /** each user's running turns (docs/design.md "Fair shares"): one small key per user, written with compare-and-set */
     turnSlotsBucket: `${lead}turn_slots`,
+    /** projects and each user's default project (docs/projects.md "Storage"), written with compare-and-set */
+    projectsBucket: `${lead}projects`,
+    /** the file index of every project and chat space with its revisions (docs/projects.md "Storage") */
+    fileIndexBucket: `${lead}file_index`,
+    /** each file's recent revisions, as the KV history (64 values) of one key per file */
+    fileRevisionsBucket: `${lead}file_revisions`,
+    /** file contents, one object per sha256 */
+    fileContentsStore: `${lead}file_contents`,
+    /** completion records of side-effecting tool calls, for retries that reach another replica */
+    toolCallsBucket: `${lead}tool_calls`,
   };
 }
 

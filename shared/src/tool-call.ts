@@ -2,16 +2,16 @@ import { z } from "zod";
 import { ErrorBody } from "./error-code.js";
 import { subjectTokenPattern } from "./subjects.js";
 
-/** What the tool-runner needs to resolve `{bundle-root}` and `{session-folder}` for one call. */
+/** What the tool-runner needs to resolve `{bundle-root}`, `{project-root}` and `{session-folder}` for one call. */
 export const ToolContext = z.object({
   session_id: z.string().regex(subjectTokenPattern),
   /** The agent's bundle folder relative to BMAD_ROOT, as the registry reported it. */
   bundle_path: z.string().min(1).max(1024),
-  /**
-   * The session as its manifest names it, for a manifest a tool creates before the turn's end writes one
-   * (docs/design.md "Sessions"): without it such a manifest has no owner, so its files are nobody's until then.
-   */
-  session: z.object({ agent: z.string().min(1), bundle: z.string().min(1), owner: z.string().min(1) }).optional(),
+  /** The project the chat belongs to: `{project-root}`'s own files are this project's (docs/projects.md). */
+  project_id: z.string().regex(subjectTokenPattern),
+  /** The user whose turn calls the tool, and the chat's agent: the author of what the call writes. */
+  user: z.string().min(1).max(128),
+  agent_id: z.string().min(1).max(512),
   /** Set on the calls of the agent's start, which the system makes: the skill they load is not a workflow the user ran. */
   agent_start: z.boolean().optional(),
 });

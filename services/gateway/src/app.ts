@@ -9,9 +9,12 @@ import { healthRoute } from "./health-route.js";
 import { requireAllowedHost } from "./host-check.js";
 import { mcpRoute } from "./mcp-route.js";
 import { openAiRoutes } from "./openai-routes.js";
+import { projectFilesRoutes } from "./project-files-routes.js";
+import { projectsRoutes } from "./projects-routes.js";
 import { rateLimit } from "./rate-limit.js";
 import { requestContext, securityHeaders } from "./request-context.js";
 import { sendError } from "./send-error.js";
+import { sessionFilesRoutes } from "./session-files-routes.js";
 import { sessionsRoutes } from "./sessions-routes.js";
 import { toAppError } from "./to-app-error.js";
 import { traceRequests } from "./trace-requests.js";
@@ -33,8 +36,10 @@ export function createApp(context: GatewayContext): express.Express {
   app.use("/v1", openAiRoutes(context));
   app.use("/mcp", mcpRoute(context));
   app.use("/api", authenticate(context), rateLimit(context.requestRate));
+  // a file upload's body is the file itself, whatever its type: these routes come before the JSON parser
+  app.use(projectFilesRoutes(context));
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
-  app.use(agentsRoutes(context), chatRoute(context), sessionsRoutes(context));
+  app.use(agentsRoutes(context), chatRoute(context), sessionsRoutes(context), sessionFilesRoutes(context), projectsRoutes(context));
   app.use(webPage());
   app.use((_request, response) => sendError(response, new AppError("NOT_FOUND", "No such route")));
   app.use(errorHandler);

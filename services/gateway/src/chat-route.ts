@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { Router, type Request, type Response } from "express";
-import { AppError, ChatRequestBody, serviceNames, type RunEvent } from "@agent-orchestrator/shared";
+import { AppError, ChatRequestBody, SessionGetReply, serviceNames, subjects, type RunEvent } from "@agent-orchestrator/shared";
 import { currentUser } from "./auth.js";
 import type { GatewayContext } from "./gateway-context.js";
+import { callService } from "./nats-call.js";
 import { parseInput } from "./parse-input.js";
+import { defaultProjectAlias } from "./project-access.js";
 import { publishCancel } from "./run-cancel.js";
 import { startRun, type NewRun, type StartedRun } from "./run-client.js";
 import { countReplicas } from "./service-replicas.js";
@@ -21,7 +23,8 @@ export function chatRoute(context: GatewayContext): Router {
     "/api/chat",
     async (request, response) => {
       const body = parseInput(ChatRequestBody, request.body, "body");
-      const run = await startChatRun(context, body, currentUser(response));
+      const user = currentUser(response);
+      const run = await startChatRun(context, body, user);
       let finished = false;
       response.on("close", () => {
         run.close();
@@ -29,7 +32,7 @@ export function chatRoute(context: GatewayContext): Router {
       });
       const events = context.metrics.observe(run.events);
       if (wantsEventStream(request)) await writeSseStream(response, events);
-      else await answerJson(response, events);
+      else await answerJson(response, events, () => projectOfRun(context, run, user));
       finished = true;
     },
   );
@@ -39,8 +42,15 @@ export function chatRoute(context: GatewayContext): Router {
 /** A busy orchestrator may answer a ping late; a short wait would count it as absent. */
 const orchestratorPingWaitMs = 500;
 
-/** Starts a chat turn for `owner`: a new session unless the body names one. Shared with the WebSocket. */
-export function startChatRun(context: GatewayContext, body: Pick<ChatRequestBody, "agent_id" | "message" | "session_id">, owner: string): Promise<StartedRun> {
+/**
+ * Starts a chat turn for `owner`: a new session unless the body names one, in the project the body names
+ * (absent or `default`: the owner's default project). Shared with the WebSocket, /v1 and MCP.
+ */
+export function startChatRun(
+  context: GatewayContext,
+  body: Pick<ChatRequestBody, "agent_id" | "message" | "session_id" | "project_id">,
+  owner: string,
+): Promise<StartedRun> {
   const run: NewRun = {
     run_id: randomUUID(),
     session_id: body.session_id ?? randomUUID(),
@@ -48,6 +58,7 @@ export function startChatRun(context: GatewayContext, body: Pick<ChatRequestBody
     agent_id: body.agent_id,
     message: body.message,
     owner,
+    project_id: body.project_id === defaultProjectAlias ? undefined : body.project_id,
   };
   return startRun(
     {
@@ -62,12 +73,22 @@ export function startChatRun(context: GatewayContext, body: Pick<ChatRequestBody
   );
 }
 
+/**
+ * The project a started chat belongs to: its `session` event names it; an orchestrator that does not
+ * (one started before projects, during a rolling upgrade) leaves the chat's record to say.
+ */
+export async function projectOfRun(context: GatewayContext, run: StartedRun, user: string): Promise<string> {
+  if (run.first.type === "session" && run.first.project_id !== undefined) return run.first.project_id;
+  return (await callService(context, subjects.sessionGet, { session_id: run.first.session_id, user }, SessionGetReply)).session.project_id;
+}
+
 const wantsEventStream = (request: Request): boolean => (request.headers.accept ?? "").includes("text/event-stream");
 
-async function answerJson(response: Response, events: AsyncIterable<RunEvent>): Promise<void> {
+async function answerJson(response: Response, events: AsyncIterable<RunEvent>, projectId: () => Promise<string>): Promise<void> {
   for await (const event of events) {
     if (event.type === "done") {
-      response.json({ success: true, session_id: event.session_id, response: event.response, iterations: event.iterations, usage: event.usage });
+      const project_id = await projectId();
+      response.json({ success: true, session_id: event.session_id, project_id, response: event.response, iterations: event.iterations, usage: event.usage });
       return;
     }
     if (event.type === "error") {

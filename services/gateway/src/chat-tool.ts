@@ -1,16 +1,17 @@
-import { AppError, SessionFilesListReply, subjects, type ChatToolInput, type ManifestFile, type Usage } from "@agent-orchestrator/shared";
-import { startChatRun } from "./chat-route.js";
+import { AppError, FilesListReply, subjects, type ChatToolInput, type FileListing, type Usage } from "@agent-orchestrator/shared";
+import { projectOfRun, startChatRun } from "./chat-route.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { callService } from "./nats-call.js";
 import { publishCancel } from "./run-cancel.js";
 
 export interface ChatToolResult {
   session_id: string;
+  project_id: string;
   response: string;
   iterations: number;
   usage: Usage;
-  /** every file the session has written so far, from its manifest */
-  files: ManifestFile[];
+  /** the project's files whose latest revision this chat wrote (paths relative to the project) */
+  files: FileListing[];
 }
 
 /**
@@ -36,8 +37,11 @@ export async function runChatTool(
       if (event.type === "tool_call") onTool(event.name);
       if (event.type === "error") throw new AppError(event.error.code, event.error.message);
       if (event.type === "done") {
-        const listing = await callService(context, subjects.sessionFilesList, { session_id: sessionId, owner }, SessionFilesListReply).catch(() => undefined);
-        return { session_id: sessionId, response: event.response, iterations: event.iterations, usage: event.usage, files: listing?.files ?? [] };
+        const projectId = await projectOfRun(context, run, owner);
+        // the owner ran a turn in the project, so they may read its files; a listing that fails only leaves `files` empty
+        const listing = await callService(context, subjects.files("list"), { space: { kind: "project", id: projectId } }, FilesListReply).catch(() => undefined);
+        const files = (listing?.files ?? []).filter((file) => file.author.session_id === sessionId);
+        return { session_id: sessionId, project_id: projectId, response: event.response, iterations: event.iterations, usage: event.usage, files };
       }
     }
     throw new AppError(signal.aborted ? "CANCELLED" : "SERVICE_UNAVAILABLE", "The turn ended without an answer");

@@ -13,7 +13,7 @@ import {
 } from "@agent-orchestrator/shared";
 import { AnswerAssembler } from "./answer-assembler.js";
 import { authenticate, currentUser } from "./auth.js";
-import { startChatRun } from "./chat-route.js";
+import { projectOfRun, startChatRun } from "./chat-route.js";
 import { conversationEnvelope } from "./conversation-envelope.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { callService } from "./nats-call.js";
@@ -21,6 +21,7 @@ import { completionChunk, completionObject, sseData, usageChunk, type Completion
 import { readClientConversation } from "./openai-conversation.js";
 import { openAiErrorHandler, toOpenAiError } from "./openai-error.js";
 import { parseInput } from "./parse-input.js";
+import { defaultProjectAlias } from "./project-access.js";
 import { rateLimit } from "./rate-limit.js";
 import { publishCancel } from "./run-cancel.js";
 import { findSessionHolding } from "./session-matcher.js";
@@ -29,6 +30,8 @@ import { toAppError } from "./to-app-error.js";
 
 /** The header (and body field `session_id`) that names the session of a `/v1` chat, in and out. */
 export const sessionHeader = "x-session-id";
+/** The header (and body field `project_id`) that names the project of a new `/v1` chat (absent: the caller's default), in and out. */
+export const projectHeader = "x-project-id";
 
 /**
  * The OpenAI-compatible API (docs/openai-api.md): agents as models, and chat completions that run the
@@ -61,10 +64,12 @@ export function openAiRoutes(context: GatewayContext): Router {
     async (request, response) => {
       const body = parseInput(ChatCompletionRequest, request.body, "body");
       const owner = currentUser(response);
-      const turn = await planTurn(context, owner, body, request.headers[sessionHeader]);
-      const run = await startChatRun(context, { agent_id: body.model, ...turn }, owner);
+      const projectId = namedProject(request.headers[projectHeader], body.project_id);
+      const turn = await planTurn(context, owner, body, request.headers[sessionHeader], projectId);
+      const run = await startChatRun(context, { agent_id: body.model, project_id: projectId, ...turn }, owner);
       const sessionId = run.first.session_id;
       response.set(sessionHeader, sessionId);
+      response.set(projectHeader, await projectOfRun(context, run, owner));
       let finished = false;
       response.on("close", () => {
         run.close();
@@ -103,11 +108,12 @@ async function planTurn(
   owner: string,
   body: ChatCompletionRequest,
   header: string | string[] | undefined,
+  projectId: string | undefined,
 ): Promise<{ message: string; session_id?: string }> {
   const conversation = readClientConversation(body.messages);
   const named = namedSession(header, body.session_id);
   if (named) return { message: conversation.message, session_id: named };
-  const found = await findSessionHolding(context, owner, body.model, conversation);
+  const found = await findSessionHolding(context, owner, body.model, conversation, projectId);
   if (found) return { message: conversation.message, session_id: found };
   const message = conversationEnvelope(conversation.instructions, conversation.earlier, conversation.message);
   if (message.length > maxUserMessageChars) {
@@ -126,6 +132,17 @@ function namedSession(header: string | string[] | undefined, field: string | und
     throw new AppError("VALIDATION_ERROR", `${sessionHeader} and session_id name different sessions`);
   }
   return header ?? field;
+}
+
+/** The project the client names by header or body field; `default` (or neither) is the caller's default project. */
+function namedProject(header: string | string[] | undefined, field: string | undefined): string | undefined {
+  if (Array.isArray(header)) throw new AppError("VALIDATION_ERROR", `${projectHeader}: give one project id`);
+  if (header !== undefined && !subjectTokenPattern.test(header)) throw new AppError("VALIDATION_ERROR", `${projectHeader}: not a project id`);
+  if (header !== undefined && field !== undefined && header !== field) {
+    throw new AppError("VALIDATION_ERROR", `${projectHeader} and project_id name different projects`);
+  }
+  const named = header ?? field;
+  return named === defaultProjectAlias ? undefined : named;
 }
 
 async function answerCompletion(response: Response, events: AsyncIterable<RunEvent>, meta: CompletionMeta, sessionId: string): Promise<void> {

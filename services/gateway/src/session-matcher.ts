@@ -14,15 +14,24 @@ type Earlier = Pick<ClientConversation, "instructions" | "earlier">;
 
 /**
  * The session of `owner` with agent `agentId` that holds exactly the client's earlier conversation, if
- * any: how a stateless OpenAI client's next request finds its session again. Newest first; a running
- * session is skipped (it is about to hold more). Sessions live in the orchestrator's KV bucket, so this
- * works on any gateway replica and after restarts.
+ * any: how a stateless OpenAI client's next request finds its session again. Only the owner's own chats
+ * count (other members' chats of a shared project are theirs to continue), in `projectId` when the client
+ * names one. Newest first; a running session is skipped (it is about to hold more). Sessions live in the
+ * orchestrator's KV bucket, so this works on any gateway replica and after restarts.
  */
-export async function findSessionHolding(context: GatewayContext, owner: string, agentId: string, conversation: Earlier): Promise<string | undefined> {
+export async function findSessionHolding(
+  context: GatewayContext,
+  owner: string,
+  agentId: string,
+  conversation: Earlier,
+  projectId?: string,
+): Promise<string | undefined> {
   if (conversation.earlier.length === 0) return undefined;
   const titles = new Set(firstMessageCandidates(conversation).map((text) => text.slice(0, titleLength)));
-  const { sessions } = await callService(context, subjects.sessionList, { owner }, SessionListReply);
-  const candidates = sessions.filter((session) => session.agent_id === agentId && session.status !== "running" && titles.has(session.title));
+  const { sessions } = await callService(context, subjects.sessionList, { user: owner, project_id: projectId }, SessionListReply);
+  const candidates = sessions.filter(
+    (session) => session.owner === owner && session.agent_id === agentId && session.status !== "running" && titles.has(session.title),
+  );
   for (const candidate of candidates.slice(0, maxCandidates)) {
     const session = await getSessionView(context, candidate.id, owner);
     if (holdsConversation(session.messages, conversation)) return session.id;

@@ -6,15 +6,16 @@ import { callService } from "./nats-call.js";
 const maxPages = 1_000;
 
 /**
- * One of `owner`'s sessions with its whole visible conversation: the orchestrator answers in pages, each
- * within one NATS message, and this joins them. Another user's session is SESSION_NOT_FOUND.
+ * A chat `user` may see (theirs, or one of a project they are a member of) with its whole visible
+ * conversation: the orchestrator answers in pages, each within one NATS message, and this joins them.
+ * Anyone else gets SESSION_NOT_FOUND.
  */
-export async function getSessionView(context: GatewayContext, sessionId: string, owner: string): Promise<SessionView> {
-  const first = await callService(context, subjects.sessionGet, { session_id: sessionId, owner }, SessionGetReply);
+export async function getSessionView(context: GatewayContext, sessionId: string, user: string): Promise<SessionView> {
+  const first = await callService(context, subjects.sessionGet, { session_id: sessionId, user }, SessionGetReply);
   const messages = [...first.session.messages];
   let next = first.next_message_offset;
   for (let page = 1; next && page < maxPages; page++) {
-    const reply = await callService(context, subjects.sessionGet, { session_id: sessionId, owner, message_offset: next }, SessionGetReply);
+    const reply = await callService(context, subjects.sessionGet, { session_id: sessionId, user, message_offset: next }, SessionGetReply);
     messages.push(...reply.session.messages);
     next = reply.next_message_offset;
   }

@@ -1,11 +1,11 @@
 import type { WebSocket } from "ws";
-import { AppError, parseJson, SessionGetReply, subjects, toErrorBody, WsClientMessage, type RunEvent } from "@agent-orchestrator/shared";
+import { AppError, parseJson, toErrorBody, WsClientMessage, type RunEvent } from "@agent-orchestrator/shared";
 import { startChatRun } from "./chat-route.js";
 import { watchSession } from "./event-replay.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { MessageRate } from "./message-rate.js";
-import { callService } from "./nats-call.js";
 import { publishCancel } from "./run-cancel.js";
+import { requireChatOwner, sessionAccess } from "./session-access.js";
 import type { SocketSlots } from "./websocket-caps.js";
 
 /** A client that lets this much pile up unread is disconnected before memory grows without bound. */
@@ -80,18 +80,19 @@ export class WebSocketConnection {
     if (!message?.success) throw new AppError("BAD_REQUEST", "Not a valid message: expected {type: auth|chat|cancel|watch|unwatch, …}");
     const body = message.data;
     if (body.type === "auth") return this.signIn(body.token);
-    const owner = this.user;
-    if (!owner) {
+    const user = this.user;
+    if (!user) {
       this.sendError(new AppError("UNAUTHORIZED", "Send {type:\"auth\", token} first"));
       this.closeForPolicy(1008, "unauthorized");
       return;
     }
     if (body.type === "unwatch") return this.unwatch(body.session_id);
-    const refused = this.context.requestRate.take(owner);
+    const refused = this.context.requestRate.take(user);
     if (refused) throw new AppError("RATE_LIMITED", `${refused.error.message} (try again in ${refused.retryAfterSeconds} s)`);
-    if (body.type === "chat") return this.chat(owner, body);
-    if (body.type === "watch") return this.watch(owner, body.session_id);
-    const session = (await callService(this.context, subjects.sessionGet, { session_id: body.session_id, owner }, SessionGetReply)).session;
+    if (body.type === "chat") return this.chat(user, body);
+    if (body.type === "watch") return this.watch(user, body.session_id);
+    const session = await sessionAccess(this.context, body.session_id, user);
+    requireChatOwner(session, user);
     if (session.status === "running") publishCancel(this.context, session.id, session.run_id ?? undefined);
     this.send({ type: "cancelled", session_id: session.id, cancelled: session.status === "running" });
   }
@@ -139,9 +140,12 @@ export class WebSocketConnection {
     }
   }
 
-  /** `{type:"watch"}`: the slot is taken before the session is looked up, so watches sent together cannot all pass the cap. */
-  private async watch(owner: string, sessionId: string): Promise<void> {
-    const slot = this.opened.slots.watch(owner);
+  /**
+   * `{type:"watch"}`: any member of the chat's project may watch it, viewers too. The slot is taken before
+   * the session is looked up, so watches sent together cannot all pass the cap.
+   */
+  private async watch(user: string, sessionId: string): Promise<void> {
+    const slot = this.opened.slots.watch(user);
     if (!slot.ok) {
       this.context.metrics.refusals.inc({ limit: "ws_watches" });
       throw slot.error;
@@ -154,7 +158,7 @@ export class WebSocketConnection {
       },
     };
     this.context.metrics.watches.inc();
-    const { session } = await callService(this.context, subjects.sessionGet, { session_id: sessionId, owner }, SessionGetReply).catch((error: unknown) => {
+    const session = await sessionAccess(this.context, sessionId, user).catch((error: unknown) => {
       watch.release();
       throw error;
     });

@@ -53,7 +53,7 @@ function loop(model: FakeModel, overrides: Omit<Partial<TurnInput>, "limits"> & 
     ],
     tools: fakeTools().tools,
     toolNames: ["read_file", "save_output", "list_files"],
-    context: { session_id: "s1", bundle_path: "bmad/custom/bundles/tests" },
+    context: { session_id: "s1", bundle_path: "bmad/custom/bundles/tests", project_id: "p1", user: "ada", agent_id: "tester" },
     runId: "run1:1",
     emit: (event) => events.push(event),
     signal: new AbortController().signal,

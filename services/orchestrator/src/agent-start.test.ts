@@ -1,6 +1,6 @@
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { AgentDefinition } from "@agent-orchestrator/shared";
+import { ProjectReply, requestJson, subjects, type AgentDefinition } from "@agent-orchestrator/shared";
 import { startScriptedModel, type ScriptedModel } from "../../../test/support/scripted-model.js";
 import type { Orchestrator } from "./orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent, type FakeToolRunner } from "./testing/orchestrator-fixture.js";
@@ -86,29 +86,18 @@ describe("agent start by the system", () => {
     expect(offeredTools()).toEqual(["read_file", "save_output", "list_files"]);
   });
 
-  it("marks the start's calls as the agent's start, names the session in every call, and writes the manifest once as each turn ends", async () => {
+  it("marks the start's calls as the agent's start, and names the chat, its project, its owner and its agent in every call", async () => {
     model.enqueue({ toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } }] }, { text: "done" });
     const before = runner.calls.length;
     const { final, runId, sessionId } = await runTestTurn(connection, prefix, "hi", { owner: "alice" });
     expect(final).toMatchObject({ type: "done", response: "done" });
-    const session = { agent: "tester", bundle: "tests", owner: "alice" };
+    const personal = await requestJson(connection, prefix + subjects.projectRequest("get"), { user: "alice" }, ProjectReply, { timeoutMs: 5_000 });
+    const context = { session_id: sessionId, project_id: personal.success ? personal.project.id : "", user: "alice", agent_id: "tester" };
     expect(callsSince(before)).toMatchObject([
-      { call_id: `${runId}:1:start:{bundle-root}/config.yaml`, context: { session_id: sessionId, session, agent_start: true } },
-      { call_id: expect.not.stringContaining(":start:"), context: { session_id: sessionId, session } },
+      { call_id: `${runId}:1:start:{bundle-root}/config.yaml`, context: { ...context, agent_start: true } },
+      { call_id: expect.not.stringContaining(":start:"), context },
     ]);
     expect(callsSince(before)[1]?.context).not.toHaveProperty("agent_start");
-    const updates = () => runner.manifestUpdates.filter((update) => update.session_id === sessionId).map((update) => update.status);
-    // nothing is written as a new session starts; the outcome is written after the answer, before the turn is
-    // acknowledged (docs/design.md "Sessions")
-    await expect.poll(updates, { timeout: 5_000 }).toHaveLength(1);
-    expect(runner.manifestUpdates.filter((update) => update.session_id === sessionId)).toEqual([
-      { session_id: sessionId, agent: "tester", bundle: "tests", owner: "alice", status: "completed" },
-    ]);
-
-    // a later turn writes it once, at its end
-    model.enqueue({ text: "again" });
-    expect((await runTestTurn(connection, prefix, "more", { sessionId, owner: "alice" })).final).toMatchObject({ type: "done" });
-    await expect.poll(updates, { timeout: 5_000 }).toEqual(["completed", "completed"]);
   });
 
   it("reports a refused turn as refused even when the agent could not have started, and leaves the session as it was", async () => {
@@ -149,7 +138,7 @@ describe("agent start by the system", () => {
     model.enqueue({ text: "Hello Ada" });
     const { final } = await runTestTurn(connection, prefix, "hi", { agentId: xmlAgent.id });
     expect(final).toMatchObject({ type: "done" });
-    expect(systemPrompt()).toContain("- planning_artifacts: {session-folder}/planning-artifacts");
+    expect(systemPrompt()).toContain("- planning_artifacts: {project-root}/_bmad-output/planning-artifacts");
     expect(systemPrompt()).toContain("- Show greeting using Ada from config, communicate in English");
     expect(offeredTools()).toEqual(["read_file", "save_output", "list_files", "preload_workflow"]);
   });
@@ -170,7 +159,7 @@ describe("agent start by the system", () => {
     const prompt = systemPrompt();
     expect(prompt).toContain("COMMUNICATION STYLE:\nCurious, then crisp.");
     expect(prompt).toContain("- We only ship on Tuesdays.");
-    expect(prompt).toContain("1. Check {session-folder}/planning-artifacts for an open brief.");
+    expect(prompt).toContain("1. Check {project-root}/_bmad-output/planning-artifacts for an open brief.");
     expect(prompt).toContain("1. BP — Brainstorm with a guide (skill: bmad-brainstorming)");
     expect(prompt).toContain("Greet Ada in English, then show the menu.");
     expect(prompt).toContain("AGENT START (already done by the system before this conversation)");

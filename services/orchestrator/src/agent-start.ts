@@ -16,7 +16,7 @@ export interface StartTools {
  * by loading its skill; every other format runs its critical actions (4.x activation-instructions, 6.x
  * `<activation>` steps), loading the files they name.
  */
-export function startAgent(agent: AgentDefinition, tools: StartTools, sessionFolder?: string): Promise<AgentStart> {
-  if (agent.format === "skill") return startSkillAgent(agent, tools.loadSkill, sessionFolder);
-  return runCriticalActions(agent.criticalActions, tools.readFile, sessionFolder);
+export function startAgent(agent: AgentDefinition, tools: StartTools): Promise<AgentStart> {
+  if (agent.format === "skill") return startSkillAgent(agent, tools.loadSkill);
+  return runCriticalActions(agent.criticalActions, tools.readFile);
 }

@@ -7,7 +7,7 @@ describe("runCriticalActions", () => {
   const reader = (files: Record<string, string>) => async (path: string): Promise<ToolResult> =>
     path in files ? { success: true, path, content: files[path] } : { success: false, error: { code: "FILE_NOT_FOUND", message: "File not found" } };
 
-  it("loads the config, maps output_folder to the session folder and substitutes the other instructions", async () => {
+  it("loads the config, resolves output_folder inside the project and substitutes the other instructions", async () => {
     const start = await runCriticalActions(
       [
         "Load into memory {bundle-root}/config.yaml and set variables: project_name, output_folder, user_name",
@@ -17,7 +17,7 @@ describe("runCriticalActions", () => {
       reader({ "{bundle-root}/config.yaml": config }),
     );
     expect(start.files).toEqual([{ path: "{bundle-root}/config.yaml", content: config }]);
-    expect(start.variables).toMatchObject({ user_name: "Ada", output_folder: "{session-folder}", project_name: "Demo", communication_language: "French" });
+    expect(start.variables).toMatchObject({ user_name: "Ada", output_folder: "{project-root}/docs", project_name: "Demo", communication_language: "French" });
     expect(start.instructions).toEqual(["Remember the user's name is Ada", "ALWAYS communicate in French"]);
   });
 
@@ -40,7 +40,7 @@ describe("runCriticalActions", () => {
     ]);
   });
 
-  it("maps a 6.0.x config's output variables into the session folder and fills in what the installer left out", async () => {
+  it("resolves a 6.0.x config's output variables to the paths BMAD names in the project and fills in what the installer left out", async () => {
     const moduleConfig = [
       "project_name: demo",
       'planning_artifacts: "{project-root}/{output_folder}/planning-artifacts"',
@@ -57,11 +57,11 @@ describe("runCriticalActions", () => {
     );
     expect(start.variables).toEqual({
       project_name: "demo",
-      planning_artifacts: "{session-folder}/planning-artifacts",
-      implementation_artifacts: "{session-folder}/implementation-artifacts",
+      planning_artifacts: "{project-root}/_bmad-output/planning-artifacts",
+      implementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts",
       project_knowledge: "{project-root}/docs",
       user_name: "Ada",
-      output_folder: "{session-folder}",
+      output_folder: "{project-root}/_bmad-output",
       communication_language: "English",
       document_output_language: "English",
     });

@@ -14,7 +14,7 @@ export interface ActionsStart {
   /** the instructions that are not file loads, with config variables substituted */
   instructions: string[];
   files: LoadedFile[];
-  /** config variables from the loaded YAML files, output variables mapped into the session folder, defaults filled in */
+  /** config variables from the loaded YAML files, output variables resolved inside the project, defaults filled in */
   variables: Record<string, string>;
 }
 
@@ -25,7 +25,7 @@ export type ReadFile = (path: string) => Promise<ToolResult>;
  * the model: files are read through the tool-runner, YAML configs become variables, and the remaining
  * instructions get those variables substituted. A critical file that cannot be read stops the start.
  */
-export async function runCriticalActions(actions: readonly string[], readFile: ReadFile, sessionFolder = "{session-folder}"): Promise<ActionsStart> {
+export async function runCriticalActions(actions: readonly string[], readFile: ReadFile): Promise<ActionsStart> {
   const files: LoadedFile[] = [];
   const loaded: Record<string, string> = {};
   const remaining: string[] = [];
@@ -48,7 +48,7 @@ export async function runCriticalActions(actions: readonly string[], readFile: R
     files.push({ path: typeof result["path"] === "string" ? result["path"] : path, content });
     if (/\.ya?ml$/i.test(path)) Object.assign(loaded, configVariables(content, path));
   }
-  const variables = startVariables(loaded, sessionFolder);
+  const variables = startVariables(loaded);
   return { kind: "actions", instructions: remaining.map((text) => substituteVariables(text, variables)), files, variables };
 }
 

@@ -102,7 +102,7 @@ describe("orchestrator turns", () => {
     const first = await runTurn(prefixes.main, "q");
     const other = await runTurn(prefixes.main, "x", { sessionId: first.sessionId, owner: "mallory" });
     expect(other.final).toMatchObject({ type: "error", error: { code: "SESSION_NOT_FOUND" } });
-    const lookup = await requestJson(connection, prefixes.main + subjects.sessionGet, { session_id: first.sessionId, owner: "mallory" }, SessionGetReply, {
+    const lookup = await requestJson(connection, prefixes.main + subjects.sessionGet, { session_id: first.sessionId, user: "mallory" }, SessionGetReply, {
       timeoutMs: 5_000,
     });
     expect(lookup).toMatchObject({ success: false, error: { code: "SESSION_NOT_FOUND" } });
@@ -111,10 +111,10 @@ describe("orchestrator turns", () => {
   it("lists a user's own sessions and shows one with its visible messages", async () => {
     model.enqueue({ text: "listed answer" });
     const turn = await runTurn(prefixes.main, "list me", { owner: "lister" });
-    const list = await requestJson(connection, prefixes.main + subjects.sessionList, { owner: "lister" }, SessionListReply, { timeoutMs: 5_000 });
+    const list = await requestJson(connection, prefixes.main + subjects.sessionList, { user: "lister" }, SessionListReply, { timeoutMs: 5_000 });
     expect(list.success && list.sessions.map((session) => session.id)).toEqual([turn.sessionId]);
     expect(list.success && list.sessions[0]).toMatchObject({ status: "completed", turns: 1, title: "list me", run_id: null, last_run_id: turn.runId });
-    const view = await requestJson(connection, prefixes.main + subjects.sessionGet, { session_id: turn.sessionId, owner: "lister" }, SessionGetReply, {
+    const view = await requestJson(connection, prefixes.main + subjects.sessionGet, { session_id: turn.sessionId, user: "lister" }, SessionGetReply, {
       timeoutMs: 5_000,
     });
     expect(view.success && view.session.messages).toEqual([
@@ -143,7 +143,7 @@ describe("orchestrator turns", () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     watcher.unsubscribe();
     expect(late).toEqual([]);
-    const view = await requestJson(connection, prefixes.main + subjects.sessionGet, { session_id: id, owner: "ada" }, SessionGetReply, { timeoutMs: 5_000 });
+    const view = await requestJson(connection, prefixes.main + subjects.sessionGet, { session_id: id, user: "ada" }, SessionGetReply, { timeoutMs: 5_000 });
     expect(view.success && view.session.status).toBe("cancelled");
   });
 

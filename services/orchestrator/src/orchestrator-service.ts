@@ -18,6 +18,9 @@ import { checkReplicasPossible, raiseReplicas } from "./stream-replicas.js";
 import { tracedSessionStore } from "./traced-session-store.js";
 import { runQueuedTurn, type QueuedTurnDeps } from "./subagents/run-queued-turn.js";
 import { UserTurnSlots } from "./fair-share/user-turn-slots.js";
+import { addProjectEndpoints } from "./projects/project-endpoints.js";
+import { ProjectStore } from "./projects/project-store.js";
+import { moveSessionsIntoProjects } from "./projects/session-project-migration.js";
 
 export interface OrchestratorOptions {
   connection: NatsConnection;
@@ -34,7 +37,7 @@ export interface Orchestrator {
 
 /**
  * The orchestrator service: takes turns from the `RUN_REQUESTS` work queue and runs them, answers
- * session look-ups, and stops a running turn when a cancel for its session is broadcast. Any replica
+ * project requests and session look-ups, and stops a running turn when a cancel for its session is broadcast. Any replica
  * can run any turn: sessions live in JetStream KV.
  */
 export async function startOrchestrator(options: OrchestratorOptions): Promise<Orchestrator> {
@@ -52,12 +55,15 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     leaseMs: config.RUN_ACK_WAIT_MS,
     logger,
   });
-  // a bucket is the stream KV_<bucket>; the session store creates it with one replica
-  for (const stream of [names.runRequests, names.runEvents, `KV_${names.sessionsBucket}`, `KV_${names.turnSlotsBucket}`]) {
+  const projects = await ProjectStore.open(connection, names.projectsBucket);
+  // a bucket is the stream KV_<bucket>; the stores create it with one replica
+  for (const stream of [names.runRequests, names.runEvents, `KV_${names.sessionsBucket}`, `KV_${names.turnSlotsBucket}`, `KV_${names.projectsBucket}`]) {
     await raiseReplicas(manager, stream, config.JS_REPLICAS, logger);
   }
   const migrated = await store.migrateLegacySessions();
   if (migrated > 0) logger.info({ migrated }, "sessions moved to the per-turn storage");
+  const placed = await moveSessionsIntoProjects(store, projects);
+  if (placed > 0) logger.info({ sessions: placed }, `${placed} sessions written before projects moved into their owners' default projects`);
   const active = new ActiveTurns();
   const model = isModelConfigured(config)
     ? openAiModel(
@@ -79,7 +85,8 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     description: "Runs agent turns: the agentic loop over the model and the file tools",
   });
   // a page of a session's view leaves room in the reply for the session's state
-  addSessionEndpoints(service, store, logger, prefix, () => natsMessageBudget(connection) - 64 * 1024);
+  addSessionEndpoints(service, { sessions: store, projects }, logger, prefix, () => natsMessageBudget(connection) - 64 * 1024);
+  addProjectEndpoints(service, { connection, config, projects, sessions: store, subjectPrefix: prefix }, logger);
 
   const cancels = connection.subscribe(prefix + subjects.runCancelAll, {
     callback: (error, message) => {
@@ -107,6 +114,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     config,
     logger,
     store,
+    projects,
     registry,
     starts: new StartCache(config.REGISTRY_CACHE_MAX_AGE_MS),
     tools: new InstrumentedToolClient(connection, config.TOOL_TIMEOUT_MS, prefix),

@@ -4,6 +4,7 @@ import {
   AppError,
   SessionGetRequest,
   SessionListRequest,
+  roleOf,
   subjects,
   type Logger,
   type SessionHead,
@@ -12,16 +13,28 @@ import {
   type VisibleMessage,
 } from "@agent-orchestrator/shared";
 import { prefixWithinBytes } from "./bounded-event.js";
+import { projectOfMember } from "./projects/project-access.js";
+import type { ProjectStore } from "./projects/project-store.js";
 import type { SessionStore } from "./session-store.js";
 
-/** `agent.session.list` and `agent.session.get`: a user's own sessions, never anyone else's. */
-export function addSessionEndpoints(service: Service, store: SessionStore, logger: Logger, subjectPrefix: string, pageBytes: () => number): void {
+/**
+ * `agent.session.list` and `agent.session.get`: the chats a user may see, their own and those of every project
+ * they are a member of; anyone else's answer exactly like missing ones.
+ */
+export function addSessionEndpoints(
+  service: Service,
+  stores: { sessions: SessionStore; projects: ProjectStore },
+  logger: Logger,
+  subjectPrefix: string,
+  pageBytes: () => number,
+): void {
+  const { sessions, projects } = stores;
   addJsonEndpoint(
     service,
     "session-list",
     subjectPrefix + subjects.sessionList,
     SessionListRequest,
-    async ({ owner }) => ({ success: true, sessions: (await store.listByOwner(owner)).map(toSummary) }),
+    async ({ user, project_id }) => ({ success: true, sessions: (await visibleChats(stores, user, project_id)).map(toSummary) }),
     logger,
   );
   addJsonEndpoint(
@@ -29,9 +42,12 @@ export function addSessionEndpoints(service: Service, store: SessionStore, logge
     "session-get",
     subjectPrefix + subjects.sessionGet,
     SessionGetRequest,
-    async ({ session_id, owner, message_offset }) => {
-      // someone else's session answers exactly like a missing one
-      const stored = await store.get(session_id, owner);
+    async ({ session_id, user, message_offset }) => {
+      // a chat the user may not see answers exactly like a missing one
+      const place = await sessions.locate(session_id);
+      const project = place && (await projects.get(place.project_id));
+      const allowed = project && (place.owner === user || roleOf(project.record, user) !== undefined);
+      const stored = allowed ? await sessions.get(session_id, place.owner) : undefined;
       if (!stored) throw new AppError("SESSION_NOT_FOUND", "Session not found");
       const summary = toSummary({ ...stored.record, title: stored.version.title || titleOf(stored.record) });
       const page = viewPage(visibleMessages(stored.record), message_offset ?? 0, pageBytes());
@@ -41,10 +57,40 @@ export function addSessionEndpoints(service: Service, store: SessionStore, logge
   );
 }
 
+/** Most chats one list answers, newest first. */
+const listLimit = 200;
+
+/**
+ * The chats `user` may see, newest first: their own (of projects that still exist) and every chat of the projects
+ * they are a member of; only `projectId`'s when given, which must be a project they are a member of.
+ */
+async function visibleChats(stores: { sessions: SessionStore; projects: ProjectStore }, user: string, projectId: string | undefined): Promise<SessionHead[]> {
+  const { sessions, projects } = stores;
+  if (projectId !== undefined) {
+    await projectOfMember(projects, projectId, user);
+    return newestFirst((await sessions.listByProject(projectId)).map(({ head }) => head));
+  }
+  const all = await projects.all();
+  const existing = new Set(all.map((record) => record.id));
+  const chats = new Map<string, SessionHead>();
+  for (const head of await sessions.listByOwner(user, Number.MAX_SAFE_INTEGER)) {
+    if (head.project_id !== undefined && existing.has(head.project_id)) chats.set(head.id, head);
+  }
+  for (const record of all.filter((candidate) => roleOf(candidate, user) !== undefined)) {
+    for (const { head } of await sessions.listByProject(record.id)) chats.set(head.id, head);
+  }
+  return newestFirst([...chats.values()]);
+}
+
+const newestFirst = (heads: SessionHead[]): SessionHead[] => heads.sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, listLimit);
+
 export function toSummary(head: Omit<SessionHead, "batches">): SessionSummary {
   return {
     id: head.id,
     agent_id: head.agent_id,
+    // every listed chat has a project: heads written before projects are moved into one at start
+    project_id: head.project_id ?? "",
+    owner: head.owner,
     status: head.status,
     run_id: head.run_id,
     run_started_at: head.run_started_at,

@@ -31,7 +31,7 @@ function recording(kv: KV) {
 const text = (role: "user" | "assistant", size: number, fill = "x"): ConversationMessage => ({ role, content: fill.repeat(size) });
 
 async function newSession(store: SessionStore, owner = "alice", id = `s${randomUUID().slice(0, 8)}`) {
-  const created = await store.createRunning({ id, agentId: "analyst", owner, runId: "r1" });
+  const created = await store.createRunning({ id, agentId: "analyst", owner, projectId: "p1", runId: "r1" });
   if (!created) throw new Error("not created");
   return created;
 }
@@ -159,6 +159,6 @@ describe("SessionStore: a bucket at its byte limit (docs/security.md case 130)",
     // the turn's end: its status only, which rewrites the head in place
     await store.update({ ...first, status: "failed", run_id: null }, saved);
     expect((await store.get(record.id, "alice"))?.record.status).toBe("failed");
-    await expect(store.createRunning({ id: `s${randomUUID().slice(0, 8)}`, agentId: "analyst", owner: "bob", runId: "r2" })).resolves.toBeDefined();
+    await expect(store.createRunning({ id: `s${randomUUID().slice(0, 8)}`, agentId: "analyst", owner: "bob", projectId: "p1", runId: "r2" })).resolves.toBeDefined();
   });
 });

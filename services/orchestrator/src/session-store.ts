@@ -11,6 +11,7 @@ import {
   type ConversationBatch,
 } from "@agent-orchestrator/shared";
 import { z } from "zod";
+import { isCasConflict } from "./compare-and-set.js";
 
 /** Bytes of one conversation chunk: well under any NATS server's max_payload (1 MiB by default). */
 export const conversationChunkBytes = 256 * 1024;
@@ -34,15 +35,18 @@ export interface StoredSession {
 export const headKey = (owner: string, sessionId: string): string => `${ownerPrefix(owner)}.${sessionId}`;
 const ownerPrefix = (owner: string): string => `owner.${Buffer.from(owner, "utf8").toString("base64url")}`;
 const chunkKey = (sessionId: string, batchId: string, index: number): string => `conversation.${sessionId}.${batchId}.${index}`;
+/** Where a session is, by its id alone: its owner (so its head's key) and its project. Written once, before its head. */
+const chatKey = (sessionId: string): string => `chat.${sessionId}`;
+/** One key per chat of a project, so a project's chats are listed without reading anyone else's. */
+const projectChatKey = (projectId: string, sessionId: string): string => `project.${projectId}.${sessionId}`;
+const ChatPointer = z.object({ owner: z.string(), project_id: z.string() });
+export type ChatPointer = z.infer<typeof ChatPointer>;
 const ConversationBatchMessages = z.array(ConversationMessage);
 
 const firstUserText = (messages: readonly ConversationMessage[]): string => {
   const content = messages.find((message) => message.role === "user")?.["content"];
   return typeof content === "string" ? content.slice(0, titleChars) : "";
 };
-
-/** JetStream's "wrong last sequence": the compare-and-set lost to another writer. */
-const isCasConflict = (error: unknown): boolean => (error as { api_error?: { err_code?: number } }).api_error?.err_code === 10071;
 
 /** JetStream's "maximum bytes exceeded" (10077) and "insufficient storage resources" (10047): the bucket or the server's store is full. */
 const isStoreFull = (error: unknown): boolean => [10077, 10047].includes((error as { api_error?: { err_code?: number } }).api_error?.err_code ?? 0);
@@ -103,12 +107,15 @@ export class SessionStore {
    * Creates a new session with its first turn already running, in one KV operation. Returns undefined if
    * the id is taken (a redelivered turn finds its session that way).
    */
-  async createRunning(input: { id: string; agentId: string; owner: string; runId: string }): Promise<StoredSession | undefined> {
+  async createRunning(input: { id: string; agentId: string; owner: string; projectId: string; runId: string }): Promise<StoredSession | undefined> {
+    // the pointer claims the id for its owner: another owner's chat of the same id is never made
+    if (!(await this.point(input.id, input.owner, input.projectId))) return undefined;
     const now = new Date().toISOString();
     const record: SessionRecord = {
       id: input.id,
       agent_id: input.agentId,
       owner: input.owner,
+      project_id: input.projectId,
       status: "running",
       run_id: input.runId,
       run_started_at: now,
@@ -149,6 +156,78 @@ export class SessionStore {
       return state;
     }
     return (await this.getLegacy(id, owner))?.record;
+  }
+
+  /** Where the chat `id` is (its owner and project), whoever asks; undefined for an unknown id. */
+  async locate(id: string): Promise<ChatPointer | undefined> {
+    const entry = await this.kv.get(chatKey(id));
+    return entry && entry.operation === "PUT" ? decodeJson(entry.value, ChatPointer) : undefined;
+  }
+
+  /**
+   * Writes the chat's pointers (idempotent): `chat.<id>` by create, so an id once taken stays its owner's, and
+   * `project.<project>.<id>`. False when the id is another owner's or lies in another project.
+   */
+  async point(id: string, owner: string, projectId: string): Promise<boolean> {
+    try {
+      await whileRoom(() => this.kv.create(chatKey(id), encodeJson({ owner, project_id: projectId } satisfies ChatPointer)));
+    } catch (error) {
+      if (!isCasConflict(error)) throw error;
+      const taken = await this.locate(id);
+      if (taken?.owner !== owner || taken.project_id !== projectId) return false;
+    }
+    await whileRoom(() => this.kv.put(projectChatKey(projectId, id), encodeJson({ owner })));
+    return true;
+  }
+
+  /** The heads of a project's chats with their revisions (for a delete that must see each unchanged). */
+  async listByProject(projectId: string): Promise<Array<{ head: SessionHead; revision: number }>> {
+    const keys: string[] = [];
+    for await (const key of await this.kv.keys(projectChatKey(projectId, "*"))) keys.push(key);
+    const chats: Array<{ head: SessionHead; revision: number }> = [];
+    for (const key of keys) {
+      const pointer = await this.kv.get(key);
+      if (!pointer || pointer.operation !== "PUT") continue;
+      const { owner } = decodeJson(pointer.value, ChatPointer.pick({ owner: true }));
+      const entry = await this.kv.get(headKey(owner, key.slice(key.lastIndexOf(".") + 1)));
+      if (entry && entry.operation === "PUT") chats.push({ head: decodeJson(entry.value, SessionHead), revision: entry.revision });
+    }
+    return chats;
+  }
+
+  /**
+   * Removes a chat whole: its head only if it is still at `revision` (a turn that started since loses nothing
+   * silently: the conflict is thrown), then its conversation and its pointers.
+   */
+  async remove(head: SessionHead, revision: number): Promise<void> {
+    await this.kv.purge(headKey(head.owner, head.id), { previousSeq: revision });
+    const keys = head.batches.flatMap((batch) => Array.from({ length: batch.chunks }, (_unused, index) => chunkKey(head.id, batch.id, index)));
+    if (head.project_id) keys.push(projectChatKey(head.project_id, head.id));
+    keys.push(chatKey(head.id));
+    for (const key of keys) await this.kv.purge(key);
+  }
+
+  /** Every head still without a project (written before projects), with its revision. */
+  async headsWithoutProject(): Promise<Array<{ head: SessionHead; revision: number }>> {
+    const keys: string[] = [];
+    for await (const key of await this.kv.keys("owner.*.*")) keys.push(key);
+    const found: Array<{ head: SessionHead; revision: number }> = [];
+    for (const key of keys) {
+      const entry = await this.kv.get(key);
+      if (!entry || entry.operation !== "PUT") continue;
+      const head = decodeJson(entry.value, SessionHead);
+      if (head.project_id === undefined) found.push({ head, revision: entry.revision });
+    }
+    return found;
+  }
+
+  /**
+   * Puts a head written before projects into `projectId`: pointers first, then the head by compare-and-set at
+   * `revision`. A conflict (another replica moved it, or a turn changed it) is thrown as it is.
+   */
+  async placeInProject(head: SessionHead, revision: number, projectId: string): Promise<void> {
+    if (!(await this.point(head.id, head.owner, projectId))) throw new AppError("INTERNAL", `Session ${head.id} is already placed elsewhere`);
+    await this.kv.update(headKey(head.owner, head.id), encodeJson({ ...head, project_id: projectId } satisfies SessionHead), revision);
   }
 
   /** One owner's sessions, newest first: their heads only, found by the owner's key prefix. */

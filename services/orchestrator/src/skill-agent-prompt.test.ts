@@ -22,11 +22,11 @@ describe("buildSkillAgentPrompt for a 6.5+ agent with a customization", () => {
 
   it("lists the variables, the facts (a file fact with its content) and the prepend and append steps", () => {
     expect(prompt).toContain("- user_name: Ada");
-    expect(prompt).toContain("- planning_artifacts: {session-folder}/planning-artifacts");
+    expect(prompt).toContain("- planning_artifacts: {project-root}/_bmad-output/planning-artifacts");
     expect(prompt).toContain("- project_knowledge: {project-root}/docs");
     expect(prompt).toContain("PERSISTENT FACTS (foundational context you carry for the whole session):\n- We only ship on Tuesdays.");
     expect(prompt).toContain("--- file:{project-root}/docs/team.md ---\n# Team\nAda leads product.\n--- end of file:{project-root}/docs/team.md ---");
-    expect(prompt).toMatch(/BEFORE YOU GREET[^\n]*\n1\. Check \{session-folder\}\/planning-artifacts for an open brief\./);
+    expect(prompt).toMatch(/BEFORE YOU GREET[^\n]*\n1\. Check \{project-root\}\/_bmad-output\/planning-artifacts for an open brief\./);
     expect(prompt).toMatch(/AFTER YOU GREET[^\n]*\n1\. Ask which market the user cares about\./);
   });
 

@@ -13,11 +13,11 @@ describe("startSkillAgent", () => {
     expect(asked).toEqual(["bmad-agent-analyst"]);
     expect(start.kind).toBe("skill");
     expect(start.skill.customization).toMatchObject({ icon: "🔎" });
-    expect(start.variables).toMatchObject({ user_name: "Ada", communication_language: "English", output_folder: "{session-folder}" });
+    expect(start.variables).toMatchObject({ user_name: "Ada", communication_language: "English", output_folder: "{project-root}/_bmad-output" });
   });
 
-  it("keeps the output folders the tool-runner mapped, nested ones included", async () => {
-    const mapped = { user_name: "Ada", planning_artifacts: "{session-folder}/planning-artifacts", test_artifacts: "{session-folder}/qa/test-artifacts" };
+  it("keeps the output folders the tool-runner resolved, nested ones included", async () => {
+    const mapped = { user_name: "Ada", planning_artifacts: "{project-root}/_bmad-output/planning-artifacts", test_artifacts: "{project-root}/_bmad-output/qa/test-artifacts" };
     const start = await startSkillAgent(skillAgent, async () => ({ ...loadedAgentSkill, variables: mapped }));
     expect(start.variables).toMatchObject(mapped);
   });

@@ -5,7 +5,7 @@ import { withStartDefaults } from "./start-variables.js";
 export interface SkillStart {
   kind: "skill";
   skill: LoadedSkill;
-  /** the skill's config variables (output variables already mapped into the session folder by the tool-runner), defaults filled in */
+  /** the skill's config variables (output variables already resolved inside the project by the tool-runner), defaults filled in */
   variables: Record<string, string>;
 }
 
@@ -16,7 +16,7 @@ export type LoadSkill = (name: string) => Promise<ToolResult>;
  * merges the customization layers, loads the config and the persistent facts. The model gets the result and is
  * never asked to run BMAD's resolver scripts. A skill that cannot be loaded stops the start, naming the skill.
  */
-export async function startSkillAgent(agent: AgentDefinition, loadSkill: LoadSkill, sessionFolder = "{session-folder}"): Promise<SkillStart> {
+export async function startSkillAgent(agent: AgentDefinition, loadSkill: LoadSkill): Promise<SkillStart> {
   const name = agent.skill?.name;
   if (name === undefined) throw new AppError("AGENT_INIT_FAILED", `The agent could not start: ${agent.id} is a skill agent that names no skill.`);
   const result = await loadSkill(name);
@@ -29,5 +29,5 @@ export async function startSkillAgent(agent: AgentDefinition, loadSkill: LoadSki
       cause: parsed.error,
     });
   }
-  return { kind: "skill", skill: parsed.data, variables: withStartDefaults(parsed.data.variables, sessionFolder) };
+  return { kind: "skill", skill: parsed.data, variables: withStartDefaults(parsed.data.variables) };
 }

@@ -2,16 +2,16 @@ import { describe, expect, it } from "vitest";
 import { startVariables } from "./start-variables.js";
 
 describe("startVariables", () => {
-  it("gives an agent with no config the defaults BMAD's activation steps need", () => {
+  it("gives an agent with no config the defaults BMAD's activation steps need, writing into the project", () => {
     expect(startVariables({})).toEqual({
-      output_folder: "{session-folder}",
+      output_folder: "{project-root}/_bmad-output",
       user_name: "User",
       communication_language: "English",
       document_output_language: "English",
     });
   });
 
-  it("keeps the values a config gives and maps every output variable into the session folder", () => {
+  it("keeps the values a config gives and resolves every output variable to the path BMAD names in the project", () => {
     const variables = startVariables({
       user_name: "Ada",
       communication_language: "French",
@@ -23,10 +23,14 @@ describe("startVariables", () => {
       user_name: "Ada",
       communication_language: "French",
       document_output_language: "French",
-      output_folder: "{session-folder}",
-      planning_artifacts: "{session-folder}/planning-artifacts",
+      output_folder: "{project-root}/_bmad-output",
+      planning_artifacts: "{project-root}/_bmad-output/planning-artifacts",
       project_knowledge: "{project-root}/docs",
     });
+  });
+
+  it("keeps a 4.x project's docs folder where BMAD names it", () => {
+    expect(startVariables({ output_folder: "docs" })["output_folder"]).toBe("{project-root}/docs");
   });
 
   it("reads an empty or unexpanded value as missing", () => {
@@ -36,8 +40,8 @@ describe("startVariables", () => {
     });
   });
 
-  it("leaves variables the tool-runner already mapped as they are", () => {
-    const mapped = { output_folder: "{session-folder}", planning_artifacts: "{session-folder}/planning-artifacts", user_name: "Ada" };
+  it("leaves variables the tool-runner already resolved as they are", () => {
+    const mapped = { output_folder: "{project-root}/docs", planning_artifacts: "{project-root}/docs/planning", user_name: "Ada" };
     expect(startVariables(mapped)).toMatchObject(mapped);
   });
 });

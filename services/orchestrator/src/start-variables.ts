@@ -1,22 +1,27 @@
 import { mapOutputVariables } from "@agent-orchestrator/shared";
 
+/** Where BMAD writes when a config names no output folder: in the project, as an IDE install would. */
+const defaultOutputFolder = "{project-root}/_bmad-output";
+
 /**
  * The variables an agent starts with, whatever its release: the config values it loaded, the output variables
- * (`output_folder`, `planning_artifacts`, …) mapped into the session folder with their sub-folders (docs/design.md "Variables"), and defaults for what older installers leave out. Installers before 6.11 may write no
+ * (`output_folder`, `planning_artifacts`, …) resolved to the paths BMAD names inside the project (docs/design.md
+ * "Variables"), and defaults for what older installers leave out. Installers before 6.11 may write no
  * `communication_language` and no `output_folder` (docs/bmad-releases.md), and BMAD's activation steps use
  * them anyway, so a missing value gets a sensible default instead of a literal `{communication_language}`.
  */
-export function startVariables(loaded: Readonly<Record<string, string>>, sessionFolder = "{session-folder}"): Record<string, string> {
-  return withStartDefaults(mapOutputVariables(loaded, sessionFolder), sessionFolder);
+export function startVariables(loaded: Readonly<Record<string, string>>): Record<string, string> {
+  return withStartDefaults(mapOutputVariables(loaded));
 }
 
 /**
- * The defaults of `startVariables` alone, for variables whose output folders are already mapped (a loaded skill's,
- * which the tool-runner mapped): mapping them again would collapse a nested folder to its last name.
+ * The defaults of `startVariables` alone, for variables whose output folders are already resolved (a loaded skill's,
+ * which the tool-runner resolved with the same shared function): resolving them again would change nothing, but
+ * they are the tool side's to say.
  */
-export function withStartDefaults(mapped: Readonly<Record<string, string>>, sessionFolder = "{session-folder}"): Record<string, string> {
+export function withStartDefaults(mapped: Readonly<Record<string, string>>): Record<string, string> {
   const variables = { ...mapped };
-  variables["output_folder"] = sessionFolder;
+  variables["output_folder"] = present(mapped["output_folder"]) ?? defaultOutputFolder;
   variables["user_name"] = present(mapped["user_name"]) ?? "User";
   variables["communication_language"] = present(mapped["communication_language"]) ?? "English";
   variables["document_output_language"] = present(mapped["document_output_language"]) ?? variables["communication_language"];

@@ -34,7 +34,7 @@ describe("buildSystemPrompt", () => {
       kind: "actions",
       instructions: ["Remember the user's name is Ada"],
       files: [{ path: "{bundle-root}/config.yaml", content: "user_name: Ada\n" }],
-      variables: { user_name: "Ada", output_folder: "{session-folder}", communication_language: "French" },
+      variables: { user_name: "Ada", output_folder: "{project-root}/_bmad-output", communication_language: "French" },
     },
     {
       tools: toolsForAgent(agent, { subagents: false }),
@@ -51,7 +51,7 @@ describe("buildSystemPrompt", () => {
     expect(prompt).toContain("Former founder");
     expect(prompt).toContain("- Remember the user's name is Ada");
     expect(prompt).toContain("--- {bundle-root}/config.yaml ---\nuser_name: Ada");
-    expect(prompt).toContain("- output_folder: {session-folder}");
+    expect(prompt).toContain("- output_folder: {project-root}/_bmad-output");
   });
 
   it("lists the menu with numbers and workflow targets", () => {

@@ -5,7 +5,7 @@ import { encodeJson, subjects, type ToolResult } from "@agent-orchestrator/share
 import { ToolClient } from "./tool-client.js";
 
 let connection: NatsConnection;
-const context = { session_id: "s1", bundle_path: "bmad/custom/bundles/b" };
+const context = { session_id: "s1", bundle_path: "bmad/custom/bundles/b", project_id: "p1", user: "ada", agent_id: "tester" };
 const timeoutMs = 150;
 
 beforeAll(async () => {

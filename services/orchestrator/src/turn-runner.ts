@@ -3,9 +3,6 @@ import type { ChatCompletionMessageParam } from "openai/resources/chat/completio
 import {
   AppError,
   addUsage,
-  requestJson,
-  SessionManifestReply,
-  subjects,
   zeroUsage,
   type AgentDefinition,
   type Logger,
@@ -21,6 +18,8 @@ import { startAgent, type AgentStart } from "./agent-start.js";
 import { toolsForAgent } from "./agent-tools.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import type { SessionStore, SessionVersion } from "./session-store.js";
+import type { ProjectStore } from "./projects/project-store.js";
+import { placeTurn, type TurnPlace } from "./projects/turn-project.js";
 import { subagentsForTurn, type SubagentRunner } from "./subagents/subagent-runner.js";
 import { buildSystemPrompt, type AgentRules } from "./system-prompt.js";
 import type { ModelCaller } from "./model-caller.js";
@@ -40,6 +39,7 @@ export interface TurnRunnerDeps {
   config: OrchestratorConfig;
   logger: Logger;
   store: SessionStore;
+  projects: ProjectStore;
   /** the agent and its rules, kept per agent until the registry changes */
   registry: RegistryLookups;
   /** the agents' starts, kept until a file they read changes */
@@ -59,11 +59,10 @@ export interface TurnRunnerDeps {
 }
 
 /**
- * Runs one turn from a work-queue request to its final event: checks the request (agent, session,
- * owner) and marks the session running while the agent starts, then runs the loop, saves the conversation with
- * compare-and-set, and publishes exactly one `done` or `error`. The manifest's writes are off that path: they
- * end before this returns, so before the work-queue message is acknowledged. `attempt` > 1 means an
- * orchestrator died during this turn and this one takes it over.
+ * Runs one turn from a work-queue request to its final event: checks the request (agent, session, owner, the
+ * chat's project and the owner's role in it) and marks the session running while the agent starts, then runs the
+ * loop, saves the conversation with compare-and-set, and publishes exactly one `done` or `error`. `attempt` > 1
+ * means an orchestrator died during this turn and this one takes it over.
  */
 export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, attempt: number): Promise<void> {
   const { config, store, tools, active, subjectPrefix } = deps;
@@ -79,9 +78,6 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
   active.add(request.session_id, request.run_id, controller);
 
   let accepted: AcceptedTurn | undefined;
-  // the turn's outcome in the manifest, its one write, made once it ends; nothing is written as it starts, so a
-  // new session's manifest is made by its first tool that writes or by this (docs/design.md "Sessions")
-  let outcomeWritten: Promise<void> = Promise.resolve();
   // stops the agent's start of a turn that is not accepted
   const dropStart = new AbortController();
   // what the loop adds, kept here so that an answer cut at its size limit is saved (keptOnFailure)
@@ -93,17 +89,20 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     if (!meter) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
     const rules = getAgentRules(deps, request.agent_id, log);
     const agent = await deps.registry.agent(request.agent_id);
-    // a tool that writes before the turn ends names the session, so a manifest it creates is the owner's
+    const place = await placeTurn({ sessions: store, projects: deps.projects }, request);
+    // what the tools write is the project's, authored by the chat's owner and its agent
     const context: ToolContext = {
       session_id: request.session_id,
       bundle_path: agent.bundlePath,
-      session: { agent: agent.id, bundle: agent.bundleName, owner: request.owner },
+      project_id: place.projectId,
+      user: request.owner,
+      agent_id: agent.id,
     };
     // the start only reads the agent's own files and records nothing, so it runs while the session is accepted;
     // a refused turn reports its refusal, and its start is stopped and never seen
     const starting = startAgentFor(deps, agent, context, `${request.run_id}:${attempt}:start`, AbortSignal.any([controller.signal, dropStart.signal]));
     starting.catch(() => undefined);
-    accepted = await acceptTurn(deps, request, attempt, agent);
+    accepted = await acceptTurn(deps, request, attempt, agent, place);
     if (!accepted) return log.info("the turn is already running or has ended; this delivery is dropped");
     events.emit({ type: "session", agent_id: agent.id, attempt });
     const start = await starting;
@@ -113,6 +112,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       sessionId: request.session_id,
       runId: request.run_id,
       owner: request.owner,
+      projectId: place.projectId,
       agentId: agent.id,
       depth: 0,
       deadline: endsAt,
@@ -144,10 +144,8 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       usage: addUsage(accepted.session.usage, usage),
       turns: accepted.session.turns + 1,
     };
-    // the final state is saved before the final event, so a client that hears `done` reads it; the manifest's
-    // outcome may follow the answer (docs/design.md "Sessions")
+    // the final state is saved before the final event, so a client that hears `done` reads it
     await finishSession(store, session, "completed", accepted.version);
-    outcomeWritten = updateManifest(deps, session, agent, "completed", log);
     await deps.releaseUserSlot?.();
     events.finish(doneEvent(output, usage, subagents, session.usage));
     log.info(recordTurnEnd({ agentId: agent.id, outcome: "completed", startedAt, output, usage }), "turn completed");
@@ -166,9 +164,8 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     if (AppError.is(error)) log.warn({ ...ended, code: error.code, cause: describeCause(error.cause) }, error.message);
     else log.error({ ...ended, err: error }, "turn failed");
     if (accepted) {
-      const { session, agent } = accepted;
+      const { session } = accepted;
       await finishSession(store, { ...keptOnFailure(error, session, request.message, added), usage: sessionUsage ?? session.usage }, status, accepted.version).catch((saveError: unknown) => log.error({ err: saveError }, "session status not saved"));
-      outcomeWritten = updateManifest(deps, session, agent, status, log);
     }
     await deps.releaseUserSlot?.();
     events.finish(errorEvent(error, spent, sessionUsage));
@@ -176,8 +173,8 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     dropStart.abort();
     clearTimeout(deadline);
     active.remove(request.session_id, request.run_id);
-    // the work-queue message is acknowledged after this returns: only once the events and the manifest are kept
-    const [lost] = await Promise.all([events.settled(), outcomeWritten]);
+    // the work-queue message is acknowledged after this returns: only once the events are kept
+    const lost = await events.settled();
     if (lost) log.error({ err: lost }, "the turn's events could not all be stored in RUN_EVENTS");
   }
 }
@@ -199,15 +196,15 @@ function startAgentFor(deps: TurnRunnerDeps, agent: AgentDefinition, context: To
   );
 }
 
-async function acceptTurn(deps: TurnRunnerDeps, request: RunStartRequest, attempt: number, agent: AgentDefinition): Promise<AcceptedTurn | undefined> {
+async function acceptTurn(deps: TurnRunnerDeps, request: RunStartRequest, attempt: number, agent: AgentDefinition, place: TurnPlace): Promise<AcceptedTurn | undefined> {
   if (request.new_session) {
-    // one KV operation for a new chat; if the id exists, this is a redelivery and the checks below apply
+    // the chat's pointers, then its head in one KV create; if the id exists, this is a redelivery and the checks below apply
     const created = await retryWhileLeaderless(() =>
-      deps.store.createRunning({ id: request.session_id, agentId: agent.id, owner: request.owner, runId: request.run_id }),
+      deps.store.createRunning({ id: request.session_id, agentId: agent.id, owner: request.owner, projectId: place.projectId, runId: request.run_id }),
     );
     if (created) return { session: created.record, version: created.version, agent };
   }
-  const stored = await retryWhileLeaderless(() => deps.store.get(request.session_id, request.owner));
+  const stored = place.stored ?? (await retryWhileLeaderless(() => deps.store.get(request.session_id, request.owner)));
   if (!stored) throw new AppError("SESSION_NOT_FOUND", "Session not found");
   const { record } = stored;
   if (record.agent_id !== agent.id) throw new AppError("BAD_REQUEST", `This session belongs to agent ${record.agent_id}`);
@@ -222,8 +219,13 @@ async function acceptTurn(deps: TurnRunnerDeps, request: RunStartRequest, attemp
   if (record.status === "running" && record.run_id !== request.run_id && !isAbandoned(record, deps.config)) {
     throw new AppError("SESSION_BUSY", "A turn is already running in this session");
   }
+  // a chat an orchestrator from before projects wrote is placed in the project found for it
+  if (record.project_id === undefined && !(await retryWhileLeaderless(() => deps.store.point(record.id, record.owner, place.projectId)))) {
+    throw new AppError("SESSION_NOT_FOUND", "Session not found");
+  }
   const session: SessionRecord = {
     ...record,
+    project_id: place.projectId,
     status: "running",
     run_id: request.run_id,
     last_run_id: request.run_id,
@@ -238,7 +240,7 @@ async function acceptTurn(deps: TurnRunnerDeps, request: RunStartRequest, attemp
  * running anywhere: its orchestrators died and the work queue gave up on it. The session must not stay
  * busy forever, so a new turn may take it.
  */
-export function isAbandoned(record: SessionRecord, config: Pick<OrchestratorConfig, "TURN_TIMEOUT_MS" | "RUN_ACK_WAIT_MS" | "RUN_MAX_DELIVER">, now = Date.now()): boolean {
+export function isAbandoned(record: Pick<SessionRecord, "run_started_at">, config: Pick<OrchestratorConfig, "TURN_TIMEOUT_MS" | "RUN_ACK_WAIT_MS" | "RUN_MAX_DELIVER">, now = Date.now()): boolean {
   if (!record.run_started_at) return true;
   const longest = config.TURN_TIMEOUT_MS + config.RUN_ACK_WAIT_MS * (config.RUN_MAX_DELIVER + 1);
   return now - Date.parse(record.run_started_at) > longest;
@@ -259,22 +261,6 @@ async function getAgentRules(deps: TurnRunnerDeps, agentId: string, log: Logger)
 
 function finishSession(store: SessionStore, session: SessionRecord, status: SessionStatus, version: SessionVersion): Promise<SessionVersion> {
   return retryWhileLeaderless(() => store.update({ ...session, status, run_id: null, run_started_at: null }, version));
-}
-
-/**
- * Writes the turn's outcome into the session folder's manifest, once per turn (docs/design.md "Sessions"); the
- * tool-runner writes it (the orchestrator never writes files).
- */
-async function updateManifest(deps: TurnRunnerDeps, session: SessionRecord, agent: AgentDefinition, status: SessionStatus, log: Logger): Promise<void> {
-  const update = { session_id: session.id, agent: agent.id, bundle: agent.bundleName, owner: session.owner, status };
-  try {
-    const reply = await requestJson(deps.connection, deps.subjectPrefix + subjects.sessionManifestUpdate, update, SessionManifestReply, {
-      timeoutMs: deps.config.TOOL_TIMEOUT_MS,
-    });
-    if (!reply.success) log.warn({ error: reply.error }, "manifest update refused");
-  } catch (error) {
-    log.warn({ err: error }, "manifest update failed");
-  }
 }
 
 const describeCause = (cause: unknown): string | undefined => (cause instanceof Error ? `${cause.name}: ${cause.message}` : undefined);

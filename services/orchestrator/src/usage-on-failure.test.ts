@@ -58,7 +58,7 @@ const sum = (usages: readonly Usage[]): Usage =>
   );
 
 async function storedUsage(turnPrefix: string, sessionId: string): Promise<Usage> {
-  const reply = await requestJson(connection, turnPrefix + subjects.sessionGet, { session_id: sessionId, owner: "ada" }, SessionGetReply, { timeoutMs: 5_000 });
+  const reply = await requestJson(connection, turnPrefix + subjects.sessionGet, { session_id: sessionId, user: "ada" }, SessionGetReply, { timeoutMs: 5_000 });
   if (!reply.success) throw new Error(reply.error.message);
   return reply.session.usage;
 }

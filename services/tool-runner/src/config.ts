@@ -7,15 +7,26 @@ const mebibyte = 1024 * 1024;
 export const toolRunnerEnvSchema = baseEnvSchema.extend({
   /** the BMAD project: the folder that holds `_bmad/`, `.bmad-core/`, `bmad/` and the tool folders' skills; becomes `{project-root}` */
   BMAD_ROOT: z.string().min(1).default("."),
-  /** sessions are written to `<OUTPUT_ROOT>/<session-id>/` */
+  /**
+   * where sessions were written before projects (`<OUTPUT_ROOT>/<session-id>/`): when the folder exists, its
+   * chats' files are moved into the store once at start (docs/projects.md "Moving an existing deployment")
+   */
   OUTPUT_ROOT: z.string().min(1).default("./data/agent-outputs"),
+  /** copies of each bucket and object store of files in a NATS cluster (1, 3 or 5) */
+  JS_REPLICAS: envInt(1, 1, 5),
   READ_MAX_BYTES: envInt(mebibyte, 1, 64 * mebibyte),
   WRITE_MAX_BYTES: envInt(mebibyte, 1, 64 * mebibyte),
   LIST_MAX_ENTRIES: envInt(1000, 1, 100_000),
-  /** bytes of the files one session may hold (its manifest's sum); a write that adds more is QUOTA_EXCEEDED */
+  /** bytes of the files one chat's scratch space (`{session-folder}`) may hold; a write that adds more is QUOTA_EXCEEDED */
   SESSION_MAX_BYTES: envInt(50 * mebibyte, 1, 64 * 1024 * mebibyte),
-  /** files one session may hold; a new file beyond it is QUOTA_EXCEEDED, rewriting an existing one is not */
+  /** files one chat's scratch space may hold; a new file beyond it is QUOTA_EXCEEDED, rewriting an existing one is not */
   SESSION_MAX_FILES: envInt(500, 1, 100_000),
+  /** bytes of the files one project may hold (latest revisions); a write that adds more is QUOTA_EXCEEDED */
+  PROJECT_MAX_BYTES: envInt(200 * mebibyte, 1, 1024 * 1024 * mebibyte),
+  /** files one project may hold (its index is one KV value, so this also bounds that value's size) */
+  PROJECT_MAX_FILES: envInt(2000, 1, 20_000),
+  /** file contents a tool-runner keeps in memory by sha256, in MiB (content-addressed: never stale) */
+  FILE_CACHE_MB: envInt(64, 0, 16 * 1024),
   /** calls in flight per process; above it a call is answered BUSY at once */
   TOOL_CONCURRENCY: envInt(64, 1, 10_000),
   /** put before every subject served (`t1.tool.read_file`), to run isolated instances on one NATS; tests use it */

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { KV } from "nats";
 import { AppError, firstIssue, toErrorBody, toolCatalog, type ErrorCode, type Logger, type ToolCallRequest, type RunnerToolName, type ToolResult } from "@agent-orchestrator/shared";
 import { CallRecords, recordedTools } from "./call-records.js";
 import { IdempotencyCache, type IdempotencyCacheOptions } from "./idempotency-cache.js";
@@ -8,6 +9,8 @@ import { toolHandlers, type ToolDependencies, type ToolHandler } from "./tools/i
 /** What a dispatcher needs. */
 export interface ToolDispatcherOptions {
   deps: ToolDependencies;
+  /** the JetStream bucket of completion records (call-records.ts) */
+  records: KV;
   /** calls in flight at most (TOOL_CONCURRENCY); above it a call is answered BUSY at once */
   concurrency: number;
   logger: Logger;
@@ -30,7 +33,7 @@ export class ToolDispatcher {
 
   constructor(private readonly options: ToolDispatcherOptions) {
     this.cache = new IdempotencyCache(options.cache ?? defaultCache);
-    this.records = new CallRecords(options.deps.sandbox, options.logger);
+    this.records = new CallRecords(options.records, options.logger);
   }
 
   /** Runs one call, or answers it from a retry's original; never rejects. */
@@ -84,7 +87,7 @@ export class ToolDispatcher {
     }
     try {
       const handler = toolHandlers[tool] as ToolHandler<RunnerToolName>;
-      const result = await handler(parsed.data as never, request.context, this.options.deps);
+      const result = await handler(parsed.data as never, request.context, this.options.deps, { call_id: request.call_id });
       logger.debug(log, "tool call done");
       return result;
     } catch (error) {

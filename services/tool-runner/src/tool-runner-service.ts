@@ -1,23 +1,28 @@
 import {
   addJsonEndpoint,
-  SessionFilesListRequest,
-  SessionFilesReadRequest,
-  SessionManifestUpdate,
+  FilesDeleteRequest,
+  FilesListRequest,
+  FilesPurgeRequest,
+  FilesReadRequest,
+  FilesRestoreRequest,
+  FilesRevisionsRequest,
+  FilesWriteRequest,
+  jetStreamNames,
   serviceNames,
   subjects,
   ToolCallRequest,
   RunnerToolName,
   type Logger,
-  type SessionManifestReply,
 } from "@agent-orchestrator/shared";
 import type { NatsConnection } from "nats";
 import type { ToolRunnerConfig } from "./config.js";
 import { InFlightTracker } from "./in-flight-tracker.js";
 import { observeToolCall } from "./observe-tool-call.js";
-import { ManifestStore } from "./manifest/manifest-store.js";
 import { createSandbox, type SandboxHooks } from "./sandbox/index.js";
 import { startScriptRunner } from "./scripts/index.js";
-import { listSessionFiles, readSessionFile } from "./session-files.js";
+import { ProjectFiles } from "./project-files.js";
+import { FileStore } from "./store/file-store.js";
+import { moveLegacySessions } from "./store/legacy-sessions.js";
 import { ToolDispatcher } from "./tool-dispatcher.js";
 import { replyOverheadBytes } from "./tools/index.js";
 
@@ -42,31 +47,46 @@ export interface ToolRunner {
 }
 
 const defaultMaxPayload = 1024 * 1024;
+// a retry comes within a turn's tool timeout; a day covers any turn with room to spare
+const callRecordsMaxAgeMs = 24 * 3_600_000;
 
 /**
  * Starts the tool-runner: one Services-framework service (`tool-runner`, queue group "q", so replicas share
- * the load) with an endpoint per tool on `tool.<name>`, plus `session.manifest.update` for the
- * orchestrator and `session.files.list|read` for the gateway. A bad message gets a BAD_REQUEST reply and
- * the service keeps serving.
+ * the load) with an endpoint per tool on `tool.<name>`, plus `project.files.*` for the gateway and the
+ * orchestrator. Its only state is in JetStream (the file store, the call records) and a cache by sha256, so
+ * replicas need no shared volume. A bad message gets a BAD_REQUEST reply and the service keeps serving.
  */
 export async function startToolRunner(options: StartToolRunnerOptions): Promise<ToolRunner> {
   const { connection, config, logger } = options;
   const prefix = subjectPrefix(options.subjectPrefix ?? config.SUBJECT_PREFIX);
+  const maxPayload = connection.info?.max_payload ?? defaultMaxPayload;
+  const files = await FileStore.open(connection.jetstream(), {
+    subjectPrefix: prefix,
+    replicas: config.JS_REPLICAS,
+    cacheBytes: config.FILE_CACHE_MB * 1024 * 1024,
+    quotas: {
+      project: { maxBytes: config.PROJECT_MAX_BYTES, maxFiles: config.PROJECT_MAX_FILES },
+      session: { maxBytes: config.SESSION_MAX_BYTES, maxFiles: config.SESSION_MAX_FILES },
+    },
+    maxIndexBytes: maxPayload - replyOverheadBytes,
+  });
+  await moveLegacySessions(files, config.OUTPUT_ROOT, logger);
   const sandbox = await createSandbox({
     projectRoot: config.BMAD_ROOT,
-    outputRoot: config.OUTPUT_ROOT,
+    files,
     readMaxBytes: config.READ_MAX_BYTES,
     writeMaxBytes: config.WRITE_MAX_BYTES,
     listMaxEntries: config.LIST_MAX_ENTRIES,
     ...(options.sandboxHooks ? { hooks: options.sandboxHooks } : {}),
   });
-  const manifests = new ManifestStore({ sandbox, logger, quota: { maxBytes: config.SESSION_MAX_BYTES, maxFiles: config.SESSION_MAX_FILES } });
   // SCRIPTS=on with no working sandbox throws here, so the process does not start
   const scripts = await startScriptRunner({ settings: config, sandbox, logger });
   // replies must fit the server's max_payload, which the connection learns at connect
   const replyBudget = () => (connection.info?.max_payload ?? defaultMaxPayload) - replyOverheadBytes;
+  const callRecords = await connection.jetstream().views.kv(jetStreamNames(prefix).toolCallsBucket, { history: 1, ttl: callRecordsMaxAgeMs, replicas: config.JS_REPLICAS });
   const dispatcher = new ToolDispatcher({
-    deps: { sandbox, manifests, replyBudget, logger, scripts },
+    deps: { sandbox, replyBudget, logger, scripts },
+    records: callRecords,
     concurrency: config.TOOL_CONCURRENCY,
     logger,
   });
@@ -80,19 +100,16 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   for (const tool of RunnerToolName.options) {
     addJsonEndpoint(service, tool, `${prefix}${subjects.tool(tool)}`, ToolCallRequest, (request) => inFlight.track(observeToolCall(tool, dispatcher.call(tool, request))), logger);
   }
-  addJsonEndpoint(
-    service,
-    "session_manifest_update",
-    `${prefix}${subjects.sessionManifestUpdate}`,
-    SessionManifestUpdate,
-    (update): Promise<SessionManifestReply> => inFlight.track(manifests.update(update).then((manifest) => ({ success: true as const, manifest }))),
-    logger,
-  );
-  const filesDeps = { sandbox, manifests, replyBudget };
-  addJsonEndpoint(service, "session_files_list", `${prefix}${subjects.sessionFilesList}`, SessionFilesListRequest, (request) =>
-    inFlight.track(listSessionFiles(filesDeps, request)), logger);
-  addJsonEndpoint(service, "session_files_read", `${prefix}${subjects.sessionFilesRead}`, SessionFilesReadRequest, (request) =>
-    inFlight.track(readSessionFile(filesDeps, request)), logger);
+  const projectFiles = new ProjectFiles(files, replyBudget);
+  const filesSubject = (operation: string) => `${prefix}${subjects.files(operation)}`;
+  const track = <T>(reply: Promise<T>) => inFlight.track(reply);
+  addJsonEndpoint(service, "files_list", filesSubject("list"), FilesListRequest, (request) => track(projectFiles.list(request)), logger);
+  addJsonEndpoint(service, "files_read", filesSubject("read"), FilesReadRequest, (request) => track(projectFiles.read(request)), logger);
+  addJsonEndpoint(service, "files_revisions", filesSubject("revisions"), FilesRevisionsRequest, (request) => track(projectFiles.revisions(request)), logger);
+  addJsonEndpoint(service, "files_write", filesSubject("write"), FilesWriteRequest, (request) => track(projectFiles.write(request)), logger);
+  addJsonEndpoint(service, "files_delete", filesSubject("delete"), FilesDeleteRequest, (request) => track(projectFiles.remove(request)), logger);
+  addJsonEndpoint(service, "files_restore", filesSubject("restore"), FilesRestoreRequest, (request) => track(projectFiles.restore(request)), logger);
+  addJsonEndpoint(service, "files_purge", filesSubject("purge"), FilesPurgeRequest, (request) => track(projectFiles.purge(request)), logger);
   logger.info({ projectRoot: sandbox.projectRoot, prefix, id: service.info().id }, "tool-runner serving");
 
   return {

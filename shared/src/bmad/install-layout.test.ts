@@ -18,7 +18,7 @@ describe("install layout names", () => {
 });
 
 describe("mapOutputVariables", () => {
-  it("maps the output folder and its artifacts folders into the session folder, keeping sub-folders", () => {
+  it("resolves the output folder and its artifacts folders to the paths BMAD names in the project", () => {
     const mapped = mapOutputVariables({
       output_folder: "_bmad-output",
       planning_artifacts: "{project-root}/_bmad-output/planning-artifacts",
@@ -27,22 +27,42 @@ describe("mapOutputVariables", () => {
       user_name: "Ada",
     });
     expect(mapped).toEqual({
-      output_folder: "{session-folder}",
-      planning_artifacts: "{session-folder}/planning-artifacts",
-      implementation_artifacts: "{session-folder}/implementation-artifacts",
+      output_folder: "{project-root}/_bmad-output",
+      planning_artifacts: "{project-root}/_bmad-output/planning-artifacts",
+      implementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts",
       project_knowledge: "{project-root}/docs",
       user_name: "Ada",
     });
   });
 
-  it("reads an unexpanded {output_folder} left by an older installer as the output folder", () => {
-    const mapped = mapOutputVariables({ output_folder: "{project-root}/_bmad-output", planning_artifacts: "{output_folder}/planning" });
-    expect(mapped["planning_artifacts"]).toBe("{session-folder}/planning");
-    const older = mapOutputVariables({ planning_artifacts: "{project-root}/{output_folder}/planning-artifacts", user_name: "Ada" });
-    expect(older).toEqual({ planning_artifacts: "{session-folder}/planning-artifacts", user_name: "Ada" });
+  it("keeps a 4.x project's docs folder, and starts the paths with the root the caller names", () => {
+    expect(mapOutputVariables({ output_folder: "docs", test_artifacts: "./docs/qa" })).toEqual({ output_folder: "{project-root}/docs", test_artifacts: "{project-root}/docs/qa" });
+    expect(mapOutputVariables({ output_folder: "docs" }, "/tmp/p1")).toEqual({ output_folder: "/tmp/p1/docs" });
   });
 
-  it("keeps only the last folder name of an artifacts folder outside the output folder", () => {
-    expect(mapOutputVariables({ output_folder: "out", test_artifacts: "/srv/elsewhere/tests" })["test_artifacts"]).toBe("{session-folder}/tests");
+  it("reads an unexpanded {output_folder} left by an older installer as the output folder", () => {
+    const mapped = mapOutputVariables({ output_folder: "{project-root}/_bmad-output", planning_artifacts: "{output_folder}/planning" });
+    expect(mapped["planning_artifacts"]).toBe("{project-root}/_bmad-output/planning");
+    const older = mapOutputVariables({ planning_artifacts: "{project-root}/{output_folder}/planning-artifacts", user_name: "Ada" });
+    expect(older).toEqual({ planning_artifacts: "{project-root}/_bmad-output/planning-artifacts", user_name: "Ada" });
+  });
+
+  it("keeps a value outside the project inside it, under the output folder", () => {
+    expect(mapOutputVariables({ output_folder: "out", test_artifacts: "/srv/elsewhere/tests" })["test_artifacts"]).toBe("{project-root}/out/tests");
+    expect(mapOutputVariables({ output_folder: "/home/ada/app/_bmad-output", planning_artifacts: "/home/ada/app/_bmad-output/qa/plans" })).toEqual({
+      output_folder: "{project-root}/_bmad-output",
+      planning_artifacts: "{project-root}/_bmad-output/qa/plans",
+    });
+    expect(mapOutputVariables({ output_folder: "../elsewhere", test_artifacts: "{project-root}/../tests" })).toEqual({
+      output_folder: "{project-root}/_bmad-output",
+      test_artifacts: "{project-root}/_bmad-output/tests",
+    });
+  });
+
+  it("never resolves an output variable into an installed BMAD tree or a dot folder", () => {
+    expect(mapOutputVariables({ output_folder: "_bmad/out", test_artifacts: ".git/hooks" })).toEqual({
+      output_folder: "{project-root}/_bmad-output",
+      test_artifacts: "{project-root}/_bmad-output/hooks",
+    });
   });
 });

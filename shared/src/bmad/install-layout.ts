@@ -23,45 +23,75 @@ export const skillsFolderName = "skills";
 /** A skill folder's instructions file. */
 export const skillFileName = "SKILL.md";
 
-/** The variables that say where BMAD writes its outputs; they are mapped into the session folder (docs/design.md "Variables"). */
+/**
+ * The variables that say where BMAD writes its outputs or keeps the project's knowledge; they resolve to the paths
+ * BMAD names inside the project (docs/design.md "Variables").
+ */
 export function isOutputVariable(name: string): boolean {
-  return name === "output_folder" || name.endsWith("_artifacts");
+  return name === "output_folder" || name === "project_knowledge" || name.endsWith("_artifacts");
 }
 
 /**
- * Maps the output variables of a BMAD config into the session folder, keeping their sub-folders:
- * `output_folder: _bmad-output` → `{session-folder}`, `planning_artifacts: {project-root}/_bmad-output/planning-artifacts`
- * → `{session-folder}/planning-artifacts`. A value outside the output folder keeps its last folder name. An
- * `{output_folder}` left unexpanded by an older installer is read as the output folder. Other variables are
- * returned as they are.
+ * Resolves the output variables of a BMAD config to the paths BMAD itself names inside the project, so the brief
+ * one chat writes is the file the next chat's workflow discovers: `output_folder: _bmad-output` →
+ * `{project-root}/_bmad-output`, `planning_artifacts: {project-root}/_bmad-output/planning-artifacts` → the same,
+ * 4.x's `docs` → `{project-root}/docs`. An `{output_folder}` left unexpanded by an older installer is read as the
+ * output folder, and a missing or unexpanded output folder is `_bmad-output`. A value BMAD could not mean as a
+ * place of the project's own files (an absolute host path, one leaving the project with `..`, or one inside a
+ * dot folder or an installed BMAD tree, which are read-only or protected) is kept inside the project, under the
+ * output folder by its last folder name (`/srv/elsewhere/tests` → `{project-root}/_bmad-output/tests`). Other
+ * variables are returned as they are. `projectRoot` is what the paths start with (the tool side may pass a real
+ * folder).
  */
-export function mapOutputVariables(variables: Readonly<Record<string, string>>, sessionFolder = "{session-folder}"): Record<string, string> {
+export function mapOutputVariables(variables: Readonly<Record<string, string>>, projectRoot = "{project-root}"): Record<string, string> {
   // installers before 6.11 may leave output_folder out, or unexpanded as "{output_folder}"
-  const written = projectRelative(variables["output_folder"] ?? "");
-  const outputFolder = written === "" || written.includes("{") ? defaultOutputFolder : written;
+  const written = variables["output_folder"] ?? "";
+  const outputFolder = insideProject(written) ?? defaultOutputFolder;
   const mapped: Record<string, string> = { ...variables };
+  const place = (relative: string) => (relative === "" ? projectRoot : `${projectRoot}/${relative}`);
   for (const [name, value] of Object.entries(variables)) {
     if (!isOutputVariable(name)) continue;
     if (name === "output_folder") {
-      mapped[name] = sessionFolder;
+      mapped[name] = place(outputFolder);
       continue;
     }
-    const relative = projectRelative(projectRelative(value).replace(/^\{output_folder\}/, outputFolder));
-    const inside = relative === outputFolder || relative.startsWith(`${outputFolder}/`);
-    const rest = inside ? relative.slice(outputFolder.length).replace(/^\/+/, "") : (relative.split("/").filter(Boolean).pop() ?? "");
-    mapped[name] = rest === "" ? sessionFolder : `${sessionFolder}/${rest}`;
+    const expanded = value.trim().replace(/\{output_folder\}/g, outputFolder);
+    mapped[name] = place(insideProject(expanded) ?? underOutputFolder(expanded, written.trim(), outputFolder) ?? keptInside(expanded, outputFolder));
   }
   return mapped;
+}
+
+/** A value under the output folder as written (an absolute host path, say) keeps its place under the project's output folder. */
+function underOutputFolder(value: string, written: string, outputFolder: string): string | undefined {
+  const folder = written.replace(/\/+$/, "");
+  if (folder === "" || folder.includes("{") || !value.startsWith(`${folder}/`)) return undefined;
+  const rest = insideProject(value.slice(folder.length + 1));
+  return rest === undefined ? undefined : `${outputFolder}/${rest}`;
+}
+
+/** Anything else BMAD names keeps its last folder name, under the output folder. */
+function keptInside(value: string, outputFolder: string): string {
+  const lastName = value.split(/[\\/]/).filter((segment) => segment !== "" && segment !== "." && segment !== "..").pop() ?? "";
+  return lastName === "" || lastName.includes("{") || lastName.startsWith(".") ? outputFolder : `${outputFolder}/${lastName}`;
 }
 
 /** Where BMAD writes when its config does not say. */
 const defaultOutputFolder = "_bmad-output";
 
-/** `{project-root}/a/b/` or `./a/b` → `a/b`; an absolute host path keeps only its segments. */
-function projectRelative(value: string): string {
-  return value
-    .trim()
+/**
+ * `{project-root}/a/b/`, `./a/b` or `a/b` → `a/b`; undefined for what is no place of the project's own files: empty,
+ * the project root itself, an absolute host path, `..`, a variable left unexpanded, a dot folder or an installed
+ * BMAD tree.
+ */
+function insideProject(value: string): string | undefined {
+  const trimmed = value.trim();
+  if (trimmed.startsWith("/") || /^[A-Za-z]:[\\/]/.test(trimmed)) return undefined;
+  const relative = trimmed
     .replace(/^\{project[-_]root\}/, "")
     .replace(/^\.\//, "")
     .replace(/^\/+|\/+$/g, "");
+  const segments = relative.split("/");
+  const first = segments[0] ?? "";
+  if (relative === "" || relative.includes("{") || segments.some((segment) => segment === ".." || segment === "." || segment === "")) return undefined;
+  return first.startsWith(".") || isInstallTreeName(first) ? undefined : relative;
 }

@@ -1,7 +1,7 @@
 import { ApiError } from "./api-error.js";
 import { readSse } from "./sse-reader.js";
 import type { TokenStore } from "./token-store.js";
-import type { AgentDefinition, AgentSummary, ManifestFile, RunEvent, SessionSummary, SessionView } from "./wire-types.js";
+import type { AgentDefinition, AgentSummary, FileListing, RunEvent, SessionSummary, SessionView } from "./wire-types.js";
 
 /** Asks the user for a token after a 401; resolves undefined when they decline. */
 export type AskForToken = (reason: string) => Promise<string | undefined>;
@@ -49,8 +49,8 @@ export class ApiClient {
     return (await this.json<{ cancelled: boolean }>(`/api/sessions/${encodeURIComponent(sessionId)}/cancel`, { method: "POST" })).cancelled;
   }
 
-  async listFiles(sessionId: string): Promise<ManifestFile[]> {
-    return (await this.json<{ files: ManifestFile[] }>(`/api/sessions/${encodeURIComponent(sessionId)}/files`)).files;
+  async listFiles(sessionId: string): Promise<FileListing[]> {
+    return (await this.json<{ files: FileListing[] }>(`/api/sessions/${encodeURIComponent(sessionId)}/files`)).files;
   }
 
   /** `relativePath` is relative to the session folder (`brief.md`, `notes/a.md`). */

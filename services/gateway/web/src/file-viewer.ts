@@ -6,7 +6,7 @@ import { formatBytes, formatRelativeTime } from "./format.js";
 import { renderMarkdown } from "./page-markdown.js";
 import { sessionLinkTarget } from "./session-link.js";
 import { sessionRelativePath } from "./tool-call-target.js";
-import type { ManifestFile } from "./wire-types.js";
+import type { FileListing } from "./wire-types.js";
 
 const isMarkdown = (path: string, contentType: string): boolean => /\.(md|markdown)$/i.test(path) || contentType.includes("markdown");
 
@@ -80,7 +80,7 @@ export class FileViewer {
     }
   }
 
-  private fileList(files: ManifestFile[]): HTMLElement {
+  private fileList(files: FileListing[]): HTMLElement {
     return h(
       "ul",
       { class: "file-list" },
@@ -93,7 +93,7 @@ export class FileViewer {
             "button",
             { type: "button", class: "file-item", onclick: () => void this.showFile(relative) },
             h("span", { class: "file-name" }, relative),
-            h("span", { class: "file-meta" }, `${formatBytes(file.size)} · ${formatRelativeTime(file.written_at)}`),
+            h("span", { class: "file-meta" }, `${formatBytes(file.size)} · ${formatRelativeTime(file.updated_at)}`),
           ),
         );
       }),

@@ -6,6 +6,6 @@
 export type { AgentDefinition, AgentSummary, MenuItem } from "../../../../shared/src/agent.js";
 export type { ErrorBody, ErrorCode } from "../../../../shared/src/error-code.js";
 export type { RunEvent } from "../../../../shared/src/run-event.js";
-export type { ManifestFile } from "../../../../shared/src/session-manifest.js";
+export type { FileListing } from "../../../../shared/src/projects/file-entry.js";
 export type { SessionSummary, SessionView, VisibleMessage } from "../../../../shared/src/session-messages.js";
 export type { Usage } from "../../../../shared/src/usage.js";

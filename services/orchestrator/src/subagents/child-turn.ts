@@ -21,6 +21,7 @@ import { doneEvent } from "../done-event.js";
 import { errorEvent } from "../error-event.js";
 import { spentBeforeFailure } from "../turn-spending.js";
 import { UsageMeter } from "../usage-meter.js";
+import { retryWhileLeaderless } from "../leaderless-retry.js";
 import { familyEnded, familyStillRuns, whileFamilyRuns } from "./family-guard.js";
 
 export type ChildRunRequest = RunStartRequest & { parent: RunParent };
@@ -68,11 +69,9 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
     if (!meter) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
     const agent = await deps.registry.agent(request.agent_id);
     emit({ type: "session", agent_id: agent.id, attempt });
-    const context: ToolContext = {
-      session_id: sessionId,
-      bundle_path: agent.bundlePath,
-      session: { agent: agent.id, bundle: agent.bundleName, owner: request.owner },
-    };
+    const projectId = await childProject(deps, request);
+    // the same project and chat as its root turn; what it writes is authored by the chat's owner and its own agent
+    const context: ToolContext = { session_id: sessionId, bundle_path: agent.bundlePath, project_id: projectId, user: request.owner, agent_id: agent.id };
     const loopRunId = `${runId}:${attempt}`;
     const messages: ChatCompletionMessageParam[] = [
       { role: "system", content: buildSubagentPrompt(agent, request.skill ? { skill: request.skill } : {}) },
@@ -83,6 +82,7 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
       sessionId,
       runId,
       owner: request.owner,
+      projectId,
       agentId: agent.id,
       depth: parent.depth,
       deadline: Date.now() + timeoutMs,
@@ -115,6 +115,17 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
     clearTimeout(deadline);
     active.remove(sessionId, runId);
   }
+}
+
+/**
+ * The project of the chat the subagent works in: its parent names it; a child queued by an orchestrator from
+ * before projects reads it from the session's head.
+ */
+async function childProject(deps: TurnRunnerDeps, request: ChildRunRequest): Promise<string> {
+  if (request.project_id !== undefined) return request.project_id;
+  const state = await retryWhileLeaderless(() => deps.store.getState(request.session_id, request.owner));
+  if (state?.project_id === undefined) throw new AppError("SESSION_NOT_FOUND", "The subagent's chat has no project");
+  return state.project_id;
 }
 
 /**

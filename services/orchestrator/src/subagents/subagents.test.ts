@@ -5,7 +5,7 @@
  */
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { decodeJson, encodeJson, RunCancel, RunEvent, subjects, type ToolResult } from "@agent-orchestrator/shared";
+import { decodeJson, encodeJson, requestJson, RunCancel, RunEvent, SessionGetReply, subjects, type ToolContext, type ToolResult } from "@agent-orchestrator/shared";
 import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "../../../../test/support/scripted-model.js";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent } from "../testing/orchestrator-fixture.js";
@@ -16,8 +16,8 @@ const shortPrefix = "sub2.";
 let connection: NatsConnection;
 let model: ScriptedModel;
 const orchestrators: Orchestrator[] = [];
-/** the tool calls the fake tool-runner received: tool, arguments and the session folder they ran in */
-const toolCalls: Array<{ tool: string; arguments: Record<string, unknown>; sessionId: string }> = [];
+/** the tool calls the fake tool-runner received: tool, arguments, the session folder they ran in and their context */
+const toolCalls: Array<{ tool: string; arguments: Record<string, unknown>; sessionId: string; context: ToolContext }> = [];
 
 const files: Record<string, string> = {
   "{bundle-root}/config.yaml": "user_name: Ada\n",
@@ -28,9 +28,9 @@ const files: Record<string, string> = {
 function startFakeToolRunner(prefix: string): void {
   connection.subscribe(`${prefix}tool.*`, {
     callback: (_error, message) => {
-      const body = JSON.parse(new TextDecoder().decode(message.data)) as { arguments: Record<string, unknown>; context: { session_id: string } };
+      const body = JSON.parse(new TextDecoder().decode(message.data)) as { arguments: Record<string, unknown>; context: ToolContext };
       const tool = message.subject.slice(`${prefix}tool.`.length);
-      toolCalls.push({ tool, arguments: body.arguments, sessionId: body.context.session_id });
+      toolCalls.push({ tool, arguments: body.arguments, sessionId: body.context.session_id, context: body.context });
       const path = String(body.arguments["file_path"] ?? "");
       const result: ToolResult =
         tool === "load_skill" && body.arguments["name"] === "bmad-summarize"
@@ -40,9 +40,6 @@ function startFakeToolRunner(prefix: string): void {
             : { success: false, error: { code: tool === "load_skill" ? "SKILL_NOT_FOUND" : "FILE_NOT_FOUND", message: "Not found" } };
       message.respond(encodeJson(result));
     },
-  });
-  connection.subscribe(prefix + subjects.sessionManifestUpdate, {
-    callback: (_error, message) => message.respond(encodeJson({ success: false, error: { code: "INTERNAL", message: "not kept in this test" } })),
   });
 }
 
@@ -99,9 +96,11 @@ describe("run_subagent", () => {
 
     expect(final).toMatchObject({ type: "done", response: "My subagent found it. The notes say: The launch date is fact-42." });
     // the child read in the parent's session folder
-    expect(toolCalls.slice(callsBefore).filter((call) => call.tool === "read_file" && call.arguments["file_path"] === "{session-folder}/notes.md")).toEqual([
-      { tool: "read_file", arguments: { file_path: "{session-folder}/notes.md" }, sessionId },
-    ]);
+    const childReads = toolCalls.slice(callsBefore).filter((call) => call.tool === "read_file" && call.arguments["file_path"] === "{session-folder}/notes.md");
+    expect(childReads).toMatchObject([{ tool: "read_file", arguments: { file_path: "{session-folder}/notes.md" }, sessionId }]);
+    // and in its root chat's project, as the chat's owner
+    const chat = await requestJson(connection, prefix + subjects.sessionGet, { session_id: sessionId, user: "ada" }, SessionGetReply, { timeoutMs: 5_000 });
+    expect(chat.success && childReads[0]?.context).toMatchObject({ project_id: chat.success ? chat.session.project_id : "", user: "ada", agent_id: skillUser.id });
     // a watcher of the parent sees the child's tool call and answer nested under the run_subagent call, in the parent's seq
     expect(events.map((event) => event.seq)).toEqual(events.map((_event, index) => index));
     const nested = events.filter((event) => "parent_call_id" in event && event.parent_call_id !== undefined);

@@ -8,11 +8,13 @@ import {
   createLogger,
   decodeJson,
   encodeJson,
+  FilesPurgeRequest,
   isFinalEvent,
   parseEnv,
   RunEvent,
   subjects,
   type AgentDefinition,
+  type FileSpaceRef,
   type ToolContext,
   type ToolResult,
 } from "@agent-orchestrator/shared";
@@ -41,8 +43,10 @@ export interface FakeToolRunner {
   files: Record<string, string>;
   /** what it answers to load_skill, by skill name (SKILL_NOT_FOUND for others) */
   skills: Record<string, ToolResult>;
-  /** the session.manifest.update requests it received, in order */
-  manifestUpdates: Array<{ session_id: string; status: string }>;
+  /** the spaces it was asked to purge (`project.files.purge`), in order */
+  purges: FileSpaceRef[];
+  /** how many files it reports for a purged space, by `<kind>:<id>` (0 for others) */
+  spaceFiles: Record<string, number>;
 }
 
 /** A fake registry (serving `testAgent` and `options.agents`) and, optionally, a fake tool-runner, on one prefix. */
@@ -51,7 +55,7 @@ export function startFakeServices(
   prefix: string,
   options: { toolRunner: boolean; agents?: readonly AgentDefinition[] },
 ): FakeToolRunner {
-  const runner: FakeToolRunner = { calls: [], files: { "{bundle-root}/config.yaml": "user_name: Ada\n" }, skills: {}, manifestUpdates: [] };
+  const runner: FakeToolRunner = { calls: [], files: { "{bundle-root}/config.yaml": "user_name: Ada\n" }, skills: {}, purges: [], spaceFiles: {} };
   const agents = new Map([testAgent, ...(options.agents ?? [])].map((agent) => [agent.id, agent]));
   connection.subscribe(prefix + subjects.registryAgentsGet, {
     callback: (_error, message) => {
@@ -75,10 +79,12 @@ export function startFakeServices(
       message.respond(encodeJson(result));
     },
   });
-  connection.subscribe(prefix + subjects.sessionManifestUpdate, {
+  // until the tool-runner's file store answers it, project deletion is checked against this responder
+  connection.subscribe(prefix + subjects.files("purge"), {
     callback: (_error, message) => {
-      runner.manifestUpdates.push(JSON.parse(new TextDecoder().decode(message.data)) as FakeToolRunner["manifestUpdates"][number]);
-      message.respond(encodeJson({ success: false, error: { code: "INTERNAL", message: "not kept in this test" } }));
+      const { space } = decodeJson(message.data, FilesPurgeRequest);
+      runner.purges.push(space);
+      message.respond(encodeJson({ success: true, files: runner.spaceFiles[`${space.kind}:${space.id}`] ?? 0 }));
     },
   });
   return runner;
@@ -96,6 +102,8 @@ export interface TurnOptions {
   sessionId?: string;
   agentId?: string;
   owner?: string;
+  /** the project a new chat goes into (the owner's default project when absent) */
+  projectId?: string;
   expiresAt?: number;
   onEvent?: (event: RunEvent) => void;
   timeoutMs?: number;
@@ -113,6 +121,7 @@ export async function runTestTurn(connection: NatsConnection, prefix: string, me
     agent_id: options.agentId ?? testAgent.id,
     message,
     owner: options.owner ?? "ada",
+    ...(options.projectId ? { project_id: options.projectId } : {}),
     expires_at: options.expiresAt ?? Date.now() + 60_000,
   };
   await connection.jetstream().publish(prefix + subjects.runRequest(sessionId), encodeJson(request), { msgID: runId });

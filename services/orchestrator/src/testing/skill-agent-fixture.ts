@@ -65,8 +65,8 @@ export const loadedAgentSkill: LoadedSkill = {
   variables: {
     user_name: "Ada",
     communication_language: "English",
-    output_folder: "{session-folder}",
-    planning_artifacts: "{session-folder}/planning-artifacts",
+    output_folder: "{project-root}/_bmad-output",
+    planning_artifacts: "{project-root}/_bmad-output/planning-artifacts",
     project_knowledge: "{project-root}/docs",
   },
   facts: [

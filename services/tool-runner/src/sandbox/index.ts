@@ -1,7 +1,7 @@
 /**
  * The safe-path module (docs/security.md "The sandbox algorithm"), free of NATS so other services can use it: open one
  * `Sandbox` per process with `createSandbox`, then `read`, `write` and `list` with a `SandboxContext`
- * (session id, and the agent's bundle path when bundle files may be read). Errors are AppErrors whose
+ * (chat and project ids, and the agent's bundle path when bundle files may be read). Errors are AppErrors whose
  * messages name virtual paths only.
  */
 export { isInside, relativeInside } from "./containment.js";
@@ -9,10 +9,11 @@ export { assertPathShape, maxPathLength, maxSegmentBytes } from "./path-shape.js
 export { findProtectedSegment, isProtectedSegment } from "./protected-names.js";
 export { isServableName, isServablePath } from "./servable-name.js";
 export { createSandbox, Sandbox } from "./sandbox.js";
-export type { PreparedWrite, SandboxListResult, SandboxOptions, SandboxReadResult, SandboxWriteResult } from "./sandbox.js";
+export type { Location, SandboxListResult, SandboxOptions, SandboxReadResult, SandboxWriteResult } from "./sandbox.js";
 export type { FolderEntry } from "./folder-lister.js";
 export type { SandboxHooks } from "./sandbox-hooks.js";
 export type { ContextRoots, PinnedRoots, RootEntry, SandboxContext } from "./sandbox-roots.js";
+export { sessionFolderPath, sessionsPseudoRoot } from "./sandbox-roots.js";
 export { writeFileAtomically } from "./file-writer.js";
 export { canonicalVirtualPath, knownPathVariables, resolveVirtualPath, toVirtualPath, virtualRootNames } from "./virtual-path.js";
 export type { LexicalRoots, RootName } from "./virtual-path.js";

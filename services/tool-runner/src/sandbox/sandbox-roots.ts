@@ -1,27 +1,28 @@
-import { lstat, mkdir, realpath } from "node:fs/promises";
+import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
-import { coreModuleFolder, mapOutputVariables, subjectTokenPattern } from "@agent-orchestrator/shared";
+import { coreModuleFolder, subjectTokenPattern } from "@agent-orchestrator/shared";
 import { relativeInside } from "./containment.js";
 import { assertPathShape } from "./path-shape.js";
 import type { LayoutCache } from "./layout-cache.js";
 import type { RootRealPaths } from "./root-real-paths.js";
 import type { LayoutRoot, ProjectLayout } from "./project-layout.js";
-import { accessDenied, errnoCode, sandboxError } from "./sandbox-error.js";
+import { projectOutputFolders } from "./output-folders.js";
+import { accessDenied, sandboxError } from "./sandbox-error.js";
 import type { LexicalRoots, RootName } from "./virtual-path.js";
 
-/** The two configured roots, resolved once at start-up, with their identity to detect a later swap. */
+/** The configured project root (BMAD_ROOT), resolved once at start-up, with its identity to detect a later swap. */
 export interface PinnedRoots {
   readonly projectRoot: string;
-  readonly outputRoot: string;
   readonly identities: ReadonlyArray<{ path: string; dev: number; ino: number }>;
 }
 
 /**
- * Who is calling: the session (for `{session-folder}`) and the agent's bundle (for `{bundle-root}`).
- * Without a bundle only the session folder is readable (the gateway showing a session's files).
+ * Who is calling: the chat (for `{session-folder}`), its project (for `{project-root}`'s own files) and the
+ * agent's bundle (for `{bundle-root}`).
  */
 export interface SandboxContext {
   session_id: string;
+  project_id: string;
   /** relative to the project root, e.g. `_bmad/bmm`, `.bmad-core`, `.claude/skills/bmad-agent-analyst` or `bmad/custom/bundles/idea-studio` */
   bundle_path?: string | undefined;
 }
@@ -36,27 +37,26 @@ export interface RootEntry {
 /** The roots of one call. */
 export interface ContextRoots {
   lexical: LexicalRoots;
-  /** where reads may land: bundle, core, session, plus every BMAD tree, skill folder and knowledge folder for an installed bundle */
-  readable: RootEntry[];
-  session: RootEntry;
+  /** the installed BMAD folders reads may land in on disk: bundle, core, plus every BMAD tree and skill folder for an installed bundle */
+  installed: RootEntry[];
 }
 
 /**
- * Pins `{project-root}` and the output root: realpath once (docs/security.md "The sandbox algorithm", step 2) and remember dev/ino, so a
- * root later replaced by a symlink is detected (docs/security.md case 29). Creates the output root if missing: it is
- * operator configuration, not model input.
+ * Where `{session-folder}` sits among the lexical paths: a chat's scratch space is in the file store, never on
+ * disk, and this prefix (with a NUL, which no host path holds and no model path may spell) only lets the
+ * lexical steps tell it apart; any file-system call given it fails.
  */
-export async function pinRoots(options: { projectRoot: string; outputRoot: string }): Promise<PinnedRoots> {
+export const sessionsPseudoRoot = "/\u0000sessions";
+
+/**
+ * Pins `{project-root}`: realpath once (docs/security.md "The sandbox algorithm", step 2) and remember dev/ino, so a
+ * root later replaced by a symlink is detected (docs/security.md case 29).
+ */
+export async function pinRoots(options: { projectRoot: string }): Promise<PinnedRoots> {
   const projectRoot = await realpath(options.projectRoot);
-  await mkdir(options.outputRoot, { recursive: true });
-  const outputRoot = await realpath(options.outputRoot);
-  const identities = [];
-  for (const root of [projectRoot, outputRoot]) {
-    const stats = await lstat(root);
-    if (!stats.isDirectory()) throw new Error(`Sandbox root is not a directory: ${root}`);
-    identities.push({ path: root, dev: stats.dev, ino: stats.ino });
-  }
-  return { projectRoot, outputRoot, identities };
+  const stats = await lstat(projectRoot);
+  if (!stats.isDirectory()) throw new Error(`Sandbox root is not a directory: ${projectRoot}`);
+  return { projectRoot, identities: [{ path: projectRoot, dev: stats.dev, ino: stats.ino }] };
 }
 
 /** Fails closed (PATH_CHANGED) when a pinned root is no longer the directory it was at start-up. */
@@ -97,11 +97,12 @@ export async function rootsForContext(pinned: PinnedRoots, layouts: LayoutCache,
 async function resolveRoots(pinned: PinnedRoots, layouts: LayoutCache, realPaths: RootRealPaths, context: SandboxContext): Promise<ContextRoots> {
   const project = pinned.projectRoot;
   let layout = await layouts.current();
-  const sessionPath = sessionFolderPath(pinned, context.session_id);
-  const sessionReal = started(sessionRealPath(sessionPath));
+  const session = sessionFolderPath(context.session_id);
+  if (!subjectTokenPattern.test(context.project_id)) throw sandboxError("BAD_REQUEST", "Invalid project id");
+  const installedRoots = layout.roots.filter((root) => root.kind !== "knowledge");
   if (context.bundle_path === undefined) {
-    const session: RootEntry = { name: "session", lexical: sessionPath, real: await sessionReal };
-    return { lexical: { project, core: coreFolder(project, layout, undefined), session: sessionPath }, readable: [session], session };
+    const outputs = projectOutputFolders(project, chooseOutputs(layout, undefined));
+    return { lexical: { project, core: coreFolder(project, layout, undefined), session, outputs }, installed: installedRoots.map(entryOf) };
   }
 
   assertPathShape(context.bundle_path);
@@ -121,7 +122,6 @@ async function resolveRoots(pinned: PinnedRoots, layouts: LayoutCache, realPaths
   const core = coreFolder(project, layout, tree);
   const bundleRealPath = started(realPaths.of(bundle));
   const coreRealPath = started(realPaths.of(core));
-  const session: RootEntry = { name: "session", lexical: sessionPath, real: await sessionReal };
   const bundleReal = await bundleRealPath;
   if (relativeInside(home.root.real, bundleReal) === undefined) {
     throw accessDenied("SYMLINK_ESCAPE", { reason: "bundle resolves outside its BMAD tree or skill folder", bundle: bundleReal });
@@ -130,14 +130,18 @@ async function resolveRoots(pinned: PinnedRoots, layouts: LayoutCache, realPaths
     project,
     bundle,
     core,
-    session: sessionPath,
-    outputs: outputFolders(layout, home, sessionPath),
+    session,
+    outputs: projectOutputFolders(project, chooseOutputs(layout, home)),
     bundleIsSkill: home.root.kind === "skills",
   };
-  const readable: RootEntry[] = [session, { name: "bundle", lexical: bundle, real: bundleReal }, { name: "core", lexical: core, real: await coreRealPath }];
+  const installed: RootEntry[] = [{ name: "bundle", lexical: bundle, real: bundleReal }, { name: "core", lexical: core, real: await coreRealPath }];
   const custom = tree !== undefined && home.relative.split(path.sep)[0] === "custom";
-  if (!custom) readable.push(...layout.roots.map((root) => ({ name: root.kind, lexical: root.lexical, real: root.real })));
-  return { lexical, readable, session };
+  if (!custom) installed.push(...layout.roots.filter((root) => root.kind !== "knowledge").map(entryOf));
+  return { lexical, installed };
+}
+
+function entryOf(root: LayoutRoot): RootEntry {
+  return { name: root.kind, lexical: root.lexical, real: root.real };
 }
 
 /** A check started ahead of the point where its verdict is taken; a verdict never taken is not an unhandled rejection. */
@@ -181,32 +185,25 @@ function isV4Tree(root: LayoutRoot): boolean {
 }
 
 /**
- * `{planning_artifacts}` and the other output variables → folders in the session, from the module config of
- * the bundle's module (a skill takes its tree's `bmm`, or any module naming them), mapped with the shared
- * `mapOutputVariables` so `{project-root}/_bmad-output/planning-artifacts` becomes `<session>/planning-artifacts`.
+ * The output variables (`output_folder`, `planning_artifacts`, …) of the module config that speaks for the
+ * bundle: its own module's, else its tree's `bmm`, else any naming them (a skill takes its preferred tree's).
  */
-function outputFolders(layout: ProjectLayout, home: { root: LayoutRoot; relative: string }, sessionPath: string): Record<string, string> {
-  const tree = home.root.kind === "tree" ? home.root : preferredTree(layout);
+function chooseOutputs(layout: ProjectLayout, home: { root: LayoutRoot; relative: string } | undefined): Readonly<Record<string, string>> {
+  const tree = home?.root.kind === "tree" ? home.root : preferredTree(layout);
   if (!tree) return {};
-  const module = home.root.kind === "tree" ? home.relative.split(path.sep)[0] : undefined;
+  const module = home?.root.kind === "tree" ? home.relative.split(path.sep)[0] : undefined;
   const modules = layout.outputs.filter((outputs) => outputs.tree === tree.real);
   const chosen =
     modules.find((outputs) => outputs.module === module && Object.keys(outputs.variables).some((name) => name !== "output_folder")) ??
     modules.find((outputs) => outputs.module === "bmm") ??
     modules.find((outputs) => Object.keys(outputs.variables).some((name) => name !== "output_folder"));
-  if (!chosen) return {};
-  const mapped = mapOutputVariables(chosen.variables, sessionPath);
-  const folders: Record<string, string> = {};
-  for (const [name, folder] of Object.entries(mapped)) {
-    if (name !== "output_folder" && relativeInside(sessionPath, folder) !== undefined) folders[name] = folder;
-  }
-  return folders;
+  return chosen?.variables ?? {};
 }
 
-/** `<OUTPUT_ROOT>/<session_id>`; the id must be a plain token, so it can never be `..` or contain `/`. */
-export function sessionFolderPath(pinned: PinnedRoots, sessionId: string): string {
+/** `{session-folder}` of a chat, lexically; the id must be a plain token, so it can never be `..` or contain `/`. */
+export function sessionFolderPath(sessionId: string): string {
   if (!subjectTokenPattern.test(sessionId)) throw sandboxError("BAD_REQUEST", "Invalid session id");
-  return path.join(pinned.outputRoot, sessionId);
+  return path.join(sessionsPseudoRoot, sessionId);
 }
 
 /** The most specific root that contains `candidate` (by lexical or real path), with the relative rest. */
@@ -221,17 +218,4 @@ export function matchRoot(
     if (relative !== undefined && (!best || root[by].length > best.root[by].length)) best = { root, relative };
   }
   return best;
-}
-
-// The session folder is created by the system and must be a real directory: a symlink there would
-// redirect every write of the session.
-async function sessionRealPath(session: string): Promise<string> {
-  const stats = await lstat(session).catch((error: unknown) => {
-    if (errnoCode(error) === "ENOENT") return undefined;
-    throw error;
-  });
-  if (stats && !stats.isDirectory()) {
-    throw accessDenied("SYMLINK_ESCAPE", { reason: "session folder is not a plain directory", session });
-  }
-  return session;
 }

@@ -1,37 +1,31 @@
 import type { Stats } from "node:fs";
-import { lstat, mkdir } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import path from "node:path";
+import { AppError, isInstallTreeName, isSkillHostName, type FileAuthor, type FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared";
+import type { FileStore } from "../store/file-store.js";
+import { liveFiles } from "../store/space-index.js";
 import { readFileCapped } from "./file-reader.js";
 import { LayoutCache } from "./layout-cache.js";
 import type { ProjectLayout } from "./project-layout.js";
-import { writeFileAtomically } from "./file-writer.js";
 import { listFolder, type FolderEntry } from "./folder-lister.js";
 import { fromFsError } from "./fs-error.js";
 import { findProtectedSegment } from "./protected-names.js";
 import { resolveRealLocation } from "./real-location.js";
 import { RootRealPaths } from "./root-real-paths.js";
-import { accessDenied, errnoCode, sandboxError } from "./sandbox-error.js";
+import { accessDenied, sandboxError } from "./sandbox-error.js";
 import type { SandboxHooks } from "./sandbox-hooks.js";
-import {
-  matchRoot,
-  pinRoots,
-  rootsForContext,
-  sessionFolderPath,
-  type ContextRoots,
-  type PinnedRoots,
-  type SandboxContext,
-} from "./sandbox-roots.js";
+import { matchRoot, pinRoots, rootsForContext, type ContextRoots, type PinnedRoots, type SandboxContext } from "./sandbox-roots.js";
+import { isServableName, isServablePath } from "./servable-name.js";
 import { decodeText } from "./text-content.js";
 import { relativeInside } from "./containment.js";
 import { resolveVirtualPath, toVirtualPath } from "./virtual-path.js";
-import { assertWritableTarget, prepareParentDirectories } from "./write-path.js";
 
-/** The sandbox's configuration: its two roots and its size limits. */
+/** The sandbox's configuration: the installed BMAD files, the store of every project's own files, and size limits. */
 export interface SandboxOptions {
-  /** BMAD_ROOT: the BMAD project (its `_bmad/`, `.bmad-core/` or `bmad/`, and the tool folders' skills) */
+  /** BMAD_ROOT: the BMAD install every project shares (its `_bmad/`, `.bmad-core/` or `bmad/`, and the tool folders' skills) */
   projectRoot: string;
-  /** OUTPUT_ROOT; sessions live in `<outputRoot>/<session_id>` */
-  outputRoot: string;
+  /** the projects' and chats' own files */
+  files: FileStore;
   readMaxBytes: number;
   writeMaxBytes: number;
   listMaxEntries: number;
@@ -46,18 +40,15 @@ export interface SandboxReadResult {
   /** the file's size in bytes */
   size: number;
   truncated: boolean;
+  /** the revision read, for a project's or chat's own file */
+  revision?: number;
 }
 
-/** A file saved for the model. */
+/** A file saved for the model: its virtual path and the revision it became. */
 export interface SandboxWriteResult {
-  /** virtual, always `{session-folder}/…` */
   path: string;
   size: number;
-}
-
-/** A write checked by `prepareWrite`: the file it will make, and the step that writes it. */
-export interface PreparedWrite extends SandboxWriteResult {
-  commit(): Promise<SandboxWriteResult>;
+  revision: number;
 }
 
 /** A folder listed for the model. */
@@ -69,10 +60,14 @@ export interface SandboxListResult {
   unservable: number;
 }
 
-// Names in the session folder the system keeps for itself: the manifest, its lock and temp files.
-const systemFileName = /^manifest\.json/i;
+/** Where a path the model gave lands: an installed BMAD file on disk, or a file of the store. */
+export type Location =
+  | { kind: "installed"; hostPath: string; virtualPath: string; roots: ContextRoots; detail: Record<string, unknown> }
+  | { kind: "stored"; space: FileSpaceRef; path: string; virtualPath: string; roots: ContextRoots; detail: Record<string, unknown> }
+  /** a folder of the project that only leads to installed folders (`.claude`, `bmad` of a custom bundle) */
+  | { kind: "passage"; hostPath: string; virtualPath: string; roots: ContextRoots; detail: Record<string, unknown> };
 
-/** Opens a sandbox: pins the roots once (docs/security.md "The sandbox algorithm", step 2) and detects the project's layout. */
+/** Opens a sandbox: pins the root once (docs/security.md "The sandbox algorithm", step 2) and detects the install's layout. */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const pinned = await pinRoots(options);
   const layouts = new LayoutCache(pinned.projectRoot);
@@ -81,11 +76,13 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 }
 
 /**
- * The safe-path module: every file access the model asks for goes through here (docs/security.md "The sandbox algorithm").
- * Reads may land under the bundle root, the core root and the session folder (plus, for an installed bundle,
- * every BMAD tree, skill folder and knowledge folder of the project); writes only under the session folder. Policy for symlinks: a read follows a link only when its
- * real target is in a readable root (inside → inside is allowed); a write never goes through a link.
- * Errors carry a code and a message with virtual paths only; host paths are in `detail`, for the log.
+ * The safe-path module: every file access the model asks for goes through here (docs/security.md "The sandbox
+ * algorithm", docs/projects.md "Paths"). `{project-root}` is the project as BMAD expects it: its installed BMAD
+ * folders (BMAD trees, skill folders, the bundle and core) are read-only files of BMAD_ROOT on disk; everything
+ * else under it is the project's own files in the store; `{session-folder}` is the chat's scratch space in the
+ * store. Writes go to the store only, never to disk. Policy for symlinks on disk: a read follows a link only
+ * when its real target is in an installed root. Errors carry a code and a message with virtual paths only;
+ * host paths are in `detail`, for the log.
  */
 export class Sandbox {
   constructor(
@@ -95,27 +92,163 @@ export class Sandbox {
     private readonly realPaths = new RootRealPaths(),
   ) {}
 
-  /** The realpath of `{project-root}`. */
+  /** The realpath of BMAD_ROOT, whose installed folders every `{project-root}` shows. */
   get projectRoot(): string {
     return this.pinned.projectRoot;
   }
 
-  /** The roots of one call, for callers that show paths (preload_workflow, load_skill). */
+  /** The store of the projects' and chats' own files. */
+  get files(): FileStore {
+    return this.options.files;
+  }
+
+  /** The roots of one call, for callers that show paths (preload_workflow, load_skill, run_script). */
   roots(context: SandboxContext): Promise<ContextRoots> {
     return rootsForContext(this.pinned, this.layouts, this.realPaths, context);
   }
 
-  /** The project's BMAD trees, skill folders and knowledge folders (cached; `refresh` re-detects unless just done). */
+  /** The install's BMAD trees, skill folders and knowledge folders (cached; `refresh` re-detects unless just done). */
   layout(options: { refresh?: boolean } = {}): Promise<ProjectLayout> {
     return options.refresh ? this.layouts.refresh() : this.layouts.current();
   }
 
-  /** Reads a text file of at most READ_MAX_BYTES. */
+  /** Reads a text file of at most READ_MAX_BYTES: the latest revision of a stored file, or an installed one. */
   async read(context: SandboxContext, input: string): Promise<SandboxReadResult> {
-    const located = await this.locate(context, input);
+    const located = await this.locate(context, input, "read");
+    if (located.kind === "passage") throw sandboxError("NOT_A_FILE", `Not a file: ${located.virtualPath} is a folder; use list_files`);
+    if (located.kind === "installed") return this.readInstalled(located);
+    const index = await this.options.files.index(located.space);
+    const file = index.files.get(located.path);
+    if (!file || file.deleted === true) {
+      const prefix = `${located.path}/`;
+      if (located.path === "" || liveFiles(index).some((one) => one.path.startsWith(prefix))) {
+        throw sandboxError("NOT_A_FILE", `Not a file: ${located.virtualPath} is a folder; use list_files`);
+      }
+      throw sandboxError("FILE_NOT_FOUND", `File not found: ${located.virtualPath}`);
+    }
+    return this.readStored(located.virtualPath, file);
+  }
+
+  /** Lists a folder, at most LIST_MAX_ENTRIES entries. */
+  async list(context: SandboxContext, input: string): Promise<SandboxListResult> {
+    const located = await this.locate(context, input, "list");
+    if (located.kind === "installed") return this.listInstalled(located);
+    const { listMaxEntries } = this.options;
+    const folders = new Map<string, FolderEntry>();
+    let found = located.kind === "passage";
+    let unservable = 0;
+    // the installed folders below this one (at `{project-root}`: `_bmad`, `.claude`, …)
+    const here = located.kind === "passage" ? located.hostPath : path.join(located.roots.lexical.project, located.path);
+    if (located.kind === "passage" || located.space.kind === "project") {
+      for (const root of located.roots.installed) {
+        const below = relativeInside(here, root.lexical);
+        if (below === undefined || below === "") continue;
+        const name = below.split(path.sep)[0] ?? "";
+        folders.set(name, { name, type: "directory", size: 0 });
+        found = true;
+      }
+    }
+    if (located.kind === "stored") {
+      const prefix = located.path === "" ? "" : `${located.path}/`;
+      const index = await this.options.files.index(located.space);
+      for (const file of liveFiles(index)) {
+        if (file.path === located.path) throw sandboxError("INVALID_PATH", `Not a folder: ${located.virtualPath}`);
+        if (!file.path.startsWith(prefix)) continue;
+        found = true;
+        const rest = file.path.slice(prefix.length);
+        const name = rest.split("/")[0] ?? "";
+        if (folders.has(name) || findProtectedSegment(name) !== undefined) continue;
+        if (!isServableName(name)) {
+          unservable += 1;
+          continue;
+        }
+        folders.set(name, rest.includes("/") ? { name, type: "directory", size: 0 } : { name, type: "file", size: file.size });
+      }
+      if (!found && located.path === "") found = true;
+    }
+    if (!found) throw sandboxError("FILE_NOT_FOUND", `Folder not found: ${located.virtualPath}`);
+    const entries = [...folders.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return { path: located.virtualPath, entries: entries.slice(0, listMaxEntries), truncated: entries.length > listMaxEntries, unservable };
+  }
+
+  /**
+   * Saves a text file as a new revision of the project's own file or of the chat's scratch file it names,
+   * after the checks: shape, containment, protected names, installed files read-only, size. The quota is
+   * enforced by the store in the same compare-and-set that records the write.
+   */
+  async write(context: SandboxContext, input: string, content: string, author: FileAuthor): Promise<SandboxWriteResult> {
+    const located = await this.writable(context, input);
+    const bytes = Buffer.from(content, "utf8");
+    if (bytes.length > this.options.writeMaxBytes) {
+      throw sandboxError("CONTENT_TOO_LARGE", `Content too large: ${bytes.length} bytes; the limit is ${this.options.writeMaxBytes}`);
+    }
+    const written = await this.options.files.write(located.space, located.path, bytes, author);
+    return { path: located.virtualPath, size: written.size, revision: written.revision };
+  }
+
+  /** The checks of a write without writing: where `input` lands in the store. */
+  async writable(context: SandboxContext, input: string): Promise<Extract<Location, { kind: "stored" }>> {
+    const located = await this.locate(context, input, "write");
+    if (located.kind !== "stored") {
+      throw accessDenied("PROTECTED_PATH", located.detail, "installed BMAD files are read-only; save under {output_folder}, {project-root}/docs or {session-folder}");
+    }
+    if (located.path === "") throw sandboxError("NOT_A_FILE", `Not a file: ${located.virtualPath} is a folder`);
+    if (!isServablePath(located.path)) throw sandboxError("INVALID_PATH", "Invalid path: the name holds characters files may not have");
+    return located;
+  }
+
+  /**
+   * Steps 1–3 for any operation: shape, variables, containment, protected names; then which place the path
+   * lands in. An installed path is also checked on disk (step 4: its real location stays in an installed root).
+   */
+  async locate(context: SandboxContext, input: string, operation: "read" | "list" | "write"): Promise<Location> {
+    const roots = await rootsForContext(this.pinned, this.layouts, this.realPaths, context);
+    const hostPath = resolveVirtualPath(input, roots.lexical);
+    const detail: Record<string, unknown> = { session_id: context.session_id, project_id: context.project_id, input, hostPath };
+    const virtualPath = toVirtualPath(hostPath, roots.lexical) ?? "(unknown)";
+    const inSession = relativeInside(roots.lexical.session, hostPath);
+    if (inSession !== undefined) return this.stored({ kind: "session", id: context.session_id }, inSession, { virtualPath, roots, detail });
+    const installed = matchRoot(roots.installed, hostPath, "lexical");
+    if (installed) {
+      if (findProtectedSegment(installed.relative) !== undefined) throw accessDenied("PROTECTED_PATH", detail);
+      if (operation === "write") throw accessDenied("PROTECTED_PATH", detail, "installed BMAD files are read-only; save under {output_folder}, {project-root}/docs or {session-folder}");
+      return { kind: "installed", hostPath, virtualPath, roots, detail };
+    }
+    const inProject = relativeInside(roots.lexical.project, hostPath);
+    if (inProject === undefined) throw accessDenied("PATH_OUTSIDE_ROOT", detail);
+    const first = inProject.split(path.sep)[0] ?? "";
+    if (isInstallTreeName(first) || isSkillHostName(first)) {
+      // BMAD's own places: only what is installed (and readable for this agent) is there, never a project file
+      const leads = roots.installed.some((root) => (relativeInside(hostPath, root.lexical) ?? "") !== "");
+      if (operation === "list" && leads) return { kind: "passage", hostPath, virtualPath, roots, detail };
+      if (operation === "write") throw accessDenied("PROTECTED_PATH", detail, "BMAD's install folders are read-only; save under {output_folder}, {project-root}/docs or {session-folder}");
+      throw accessDenied("PATH_OUTSIDE_ROOT", detail);
+    }
+    return this.stored({ kind: "project", id: context.project_id }, inProject, { virtualPath, roots, detail });
+  }
+
+  private stored(
+    space: FileSpaceRef,
+    relative: string,
+    found: { virtualPath: string; roots: ContextRoots; detail: Record<string, unknown> },
+  ): Extract<Location, { kind: "stored" }> {
+    if (findProtectedSegment(relative) !== undefined) throw accessDenied("PROTECTED_PATH", found.detail);
+    return { kind: "stored", space, path: relative.split(path.sep).join("/"), ...found };
+  }
+
+  private async readStored(virtualPath: string, file: FileRevision): Promise<SandboxReadResult> {
+    const maxBytes = this.options.readMaxBytes;
+    if (file.size > maxBytes) throw sandboxError("FILE_TOO_LARGE", `File too large: ${virtualPath} is ${file.size} bytes; the limit is ${maxBytes}`);
+    const content = decodeText(await this.options.files.content(file.sha256));
+    if (content === undefined) throw sandboxError("BINARY_FILE", `Binary file: ${virtualPath}; only text files can be read`);
+    return { path: virtualPath, content, size: file.size, truncated: false, revision: file.revision };
+  }
+
+  private async readInstalled(located: Extract<Location, { kind: "installed" }>): Promise<SandboxReadResult> {
+    const { stats, realPath } = await this.onDisk(located, "read");
+    const { virtualPath, detail } = located;
     const maxBytes = this.options.readMaxBytes;
     try {
-      const { stats, realPath, virtualPath, detail } = located;
       if (stats.isDirectory()) throw sandboxError("NOT_A_FILE", `Not a file: ${virtualPath} is a folder; use list_files`);
       if (!stats.isFile()) throw sandboxError("NOT_A_REGULAR_FILE", `Not a regular file: ${virtualPath}`, detail);
       if (stats.nlink > 1) throw accessDenied("ACCESS_DENIED", { ...detail, reason: "file has other hard links" });
@@ -128,109 +261,40 @@ export class Sandbox {
       if (content === undefined) throw sandboxError("BINARY_FILE", `Binary file: ${virtualPath}; only text files can be read`);
       return { path: virtualPath, content, size: read.size, truncated: read.truncated };
     } catch (error) {
-      throw fromFsError(error, located.virtualPath, "read", located.detail);
+      throw fromFsError(error, virtualPath, "read", detail);
     }
   }
 
-  /** Lists a folder, at most LIST_MAX_ENTRIES entries. */
-  async list(context: SandboxContext, input: string): Promise<SandboxListResult> {
-    const located = await this.locate(context, input, "list");
+  private async listInstalled(located: Extract<Location, { kind: "installed" }>): Promise<SandboxListResult> {
+    const { stats, realPath } = await this.onDisk(located, "list");
+    const { virtualPath, detail, roots } = located;
     try {
-      const { stats, realPath, virtualPath, detail, roots } = located;
       if (!stats.isDirectory()) throw sandboxError("INVALID_PATH", `Not a folder: ${virtualPath}`, detail);
       await this.options.hooks?.beforeOpen?.(realPath);
-      const listing = await listFolder(realPath, stats, roots.readable, this.options.listMaxEntries);
+      const listing = await listFolder(realPath, stats, roots.installed, this.options.listMaxEntries);
       return { path: virtualPath, ...listing };
     } catch (error) {
-      throw fromFsError(error, located.virtualPath, "list", located.detail);
+      throw fromFsError(error, virtualPath, "list", detail);
     }
   }
 
-  /** Writes (creates or replaces) a text file under the session folder, atomically. */
-  async write(context: SandboxContext, input: string, content: string): Promise<SandboxWriteResult> {
-    return (await this.prepareWrite(context, input, content)).commit();
-  }
-
-  /**
-   * Checks a write without touching the disk (shape, containment, protected names, size) and names the file
-   * it would make, so a caller can admit it (the session quota) before `commit` writes it.
-   */
-  async prepareWrite(context: SandboxContext, input: string, content: string): Promise<PreparedWrite> {
-    const roots = await rootsForContext(this.pinned, this.layouts, this.realPaths, context);
-    const hostPath = resolveVirtualPath(input, roots.lexical);
-    const detail = { session_id: context.session_id, input, hostPath };
-    const relative = relativeInside(roots.session.lexical, hostPath);
-    if (relative === undefined) {
-      const elsewhere = matchRoot(roots.readable, hostPath, "lexical");
-      throw accessDenied(elsewhere ? "PROTECTED_PATH" : "PATH_OUTSIDE_ROOT", detail, "files can only be saved under {session-folder}");
-    }
-    if (relative === "") throw sandboxError("NOT_A_FILE", "Not a file: {session-folder} is a folder");
-    const segments = relative.split(path.sep);
-    if (findProtectedSegment(relative) !== undefined || systemFileName.test(segments[0] ?? "")) {
-      throw accessDenied("PROTECTED_PATH", detail);
-    }
-    const bytes = Buffer.from(content, "utf8");
-    if (bytes.length > this.options.writeMaxBytes) {
-      throw sandboxError("CONTENT_TOO_LARGE", `Content too large: ${bytes.length} bytes; the limit is ${this.options.writeMaxBytes}`);
-    }
-    const virtualPath = toVirtualPath(hostPath, roots.lexical) ?? "{session-folder}";
-    const written = { path: virtualPath, size: bytes.length };
-    const commit = async (): Promise<SandboxWriteResult> => {
-      try {
-        const sessionFolder = await this.sessionFolder(context.session_id);
-        const parent = await prepareParentDirectories(sessionFolder, segments.slice(0, -1), detail);
-        const name = segments[segments.length - 1] ?? "";
-        await assertWritableTarget(path.join(parent, name), sessionFolder, detail);
-        await writeFileAtomically(parent, name, bytes, this.options.hooks);
-        return written;
-      } catch (error) {
-        throw fromFsError(error, virtualPath, "write", detail);
-      }
-    };
-    return { ...written, commit };
-  }
-
-  /**
-   * The session's folder, created if missing (one `mkdir` in the pinned output root) unless `create` is
-   * false, refused if anything but a plain directory is there. Returns its host path; ENOENT when missing.
-   */
-  async sessionFolder(sessionId: string, options: { create: boolean } = { create: true }): Promise<string> {
-    const folder = sessionFolderPath(this.pinned, sessionId);
-    if (options.create) {
-      await mkdir(folder).catch((error: unknown) => {
-        if (errnoCode(error) !== "EEXIST") throw error;
-      });
-    }
-    const stats = await lstat(folder);
-    if (!stats.isDirectory()) throw accessDenied("SYMLINK_ESCAPE", { reason: "session folder is not a plain directory", folder });
-    return folder;
-  }
-
-  /** Steps 1–4 for a read or a listing: shape, variables, containment, protected names, real location. */
-  private async locate(context: SandboxContext, input: string, operation: "read" | "list" = "read") {
-    const roots = await rootsForContext(this.pinned, this.layouts, this.realPaths, context);
-    const hostPath = resolveVirtualPath(input, roots.lexical);
-    const detail: Record<string, unknown> = { session_id: context.session_id, input, hostPath };
-    const lexical = matchRoot(roots.readable, hostPath, "lexical");
-    if (!lexical) throw accessDenied("PATH_OUTSIDE_ROOT", detail);
-    if (findProtectedSegment(lexical.relative) !== undefined) throw accessDenied("PROTECTED_PATH", detail);
-    const virtualPath = toVirtualPath(hostPath, roots.lexical) ?? "(unknown)";
-    let stats: Stats;
-    let realPath: string;
+  /** Step 4 for an installed path: its real location, which must stay in an installed root and off protected names. */
+  private async onDisk(located: Extract<Location, { kind: "installed" }>, operation: "read" | "list"): Promise<{ stats: Stats; realPath: string }> {
+    const { hostPath, virtualPath, roots, detail } = located;
     try {
       const location = await resolveRealLocation(hostPath);
-      realPath = location.realPath;
-      const real = matchRoot(roots.readable, realPath, "real");
+      const realPath = location.realPath;
+      const real = matchRoot(roots.installed, realPath, "real");
       detail["realPath"] = realPath;
       if (!location.exists && !location.danglingSymlink && real) {
         throw sandboxError("FILE_NOT_FOUND", `${operation === "list" ? "Folder" : "File"} not found: ${virtualPath}`);
       }
       if (!location.exists || !real) throw accessDenied("SYMLINK_ESCAPE", detail);
       if (findProtectedSegment(real.relative) !== undefined) throw accessDenied("PROTECTED_PATH", detail);
-      stats = await lstat(realPath);
+      return { stats: await lstat(realPath), realPath };
     } catch (error) {
+      if (AppError.is(error)) throw error;
       throw fromFsError(error, virtualPath, operation, detail);
     }
-    return { roots, stats, realPath, virtualPath, detail };
   }
 }

@@ -12,11 +12,11 @@ export interface LexicalRoots {
   bundle?: string;
   /** `{core-root}`: `<tree>/core` of the bundle's BMAD tree (`.bmad-core` itself for 4.x) */
   core: string;
-  /** `{session-folder}`: `<OUTPUT_ROOT>/<session_id>` */
+  /** `{session-folder}`: the chat's scratch space, a lexical path that is never on disk (sessionsPseudoRoot) */
   session: string;
   /**
-   * Output variables besides `output_folder` (`planning_artifacts`, any `*_artifacts`) → their folder in the
-   * session, from the bundle's module config; one missing there is `<session>/<name with dashes>`.
+   * Output variables (`output_folder`, `planning_artifacts`, any `*_artifacts`) → their folder in the project,
+   * from the bundle's module config (output-folders.ts); one missing there is `<output folder>/<name with dashes>`.
    */
   outputs?: Readonly<Record<string, string>>;
   /** the bundle is a skill folder: its paths are shown as `{project-root}/.claude/skills/<name>/…` */
@@ -25,17 +25,13 @@ export interface LexicalRoots {
 /** The name of one root: `project`, `bundle`, `core` or `session`. */
 export type RootName = "project" | "bundle" | "core" | "session";
 
-/**
- * The variables a path may start with. `{project_root}` is the spelling some BMAD instructions use;
- * `{output_folder}` is the session folder (docs/design.md "Sessions").
- */
+/** The variables a path may start with. `{project_root}` is the spelling some BMAD instructions use. */
 const rootVariables: Readonly<Record<string, RootName>> = {
   "project-root": "project",
   project_root: "project",
   "bundle-root": "bundle",
   "core-root": "core",
   "session-folder": "session",
-  output_folder: "session",
 };
 
 /** How each root is named to the model. */
@@ -47,7 +43,7 @@ export const virtualRootNames: Readonly<Record<RootName, string>> = {
 };
 
 /** The variable names a path may start with, as shown in error messages. */
-export const knownPathVariables = [...Object.keys(rootVariables), "planning_artifacts", "implementation_artifacts"].map((name) => `{${name}}`);
+export const knownPathVariables = [...Object.keys(rootVariables), "output_folder", "planning_artifacts", "implementation_artifacts"].map((name) => `{${name}}`);
 
 const leadingVariable = /^\{([^{}/]*)\}(?=\/|$)/;
 const anyVariable = /\{+([^{}]*)\}+/;
@@ -115,15 +111,16 @@ export function canonicalVirtualPath(text: string, roots: LexicalRoots): string 
 }
 
 /**
- * The host folder a leading variable names: a root, or an output variable's folder in the session
- * (`{planning_artifacts}` → `<session>/planning-artifacts`, docs/design.md "Variables").
+ * The host folder a leading variable names: a root, or an output variable's folder in the project
+ * (`{planning_artifacts}` → `<project>/_bmad-output/planning-artifacts`, docs/projects.md "Paths").
  */
 function variableFolder(name: string, roots: LexicalRoots): string | undefined {
   const rootName = getOwn(rootVariables, name);
   if (rootName !== undefined) return roots[rootName];
   if (!isOutputVariable(name)) return undefined;
   const mapped = roots.outputs === undefined ? undefined : getOwn(roots.outputs, name);
-  return mapped ?? path.join(roots.session, name.replace(/_/g, "-"));
+  const outputFolder = (roots.outputs === undefined ? undefined : getOwn(roots.outputs, "output_folder")) ?? path.join(roots.project, "_bmad-output");
+  return mapped ?? (name === "output_folder" ? outputFolder : path.join(outputFolder, name.replace(/_/g, "-")));
 }
 
 function unresolved(name: string) {

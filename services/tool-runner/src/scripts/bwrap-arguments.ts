@@ -26,9 +26,9 @@ export interface SandboxSpec {
    * path can be swapped between the check and the mount
    */
   readOnly: Array<{ fd: number; inside: string }>;
-  /** inside paths covered by an empty tmpfs after the read-only binds */
-  hidden: string[];
-  /** the writable places: each a tmpfs of its own size, mounted after the binds (the session folder first) */
+  /** the project's writable place: a tmpfs of its own size mounted before the binds, so the trees are bound into it */
+  projectPlace?: { inside: string; sizeBytes: number } | undefined;
+  /** the other writable places: each a tmpfs of its own size, mounted after the binds (a scratch place lies in a tree) */
   places: Array<{ inside: string; sizeBytes: number }>;
   /** size of the private /tmp */
   tmpBytes: number;
@@ -62,8 +62,8 @@ export function bwrapArguments(spec: SandboxSpec, system: readonly string[] = sy
   args.push("--uid", "65534", "--gid", "65534", "--hostname", "sandbox");
   args.push(...system);
   args.push("--dev", "/dev", "--size", String(spec.tmpBytes), "--tmpfs", "/tmp");
+  if (spec.projectPlace) args.push("--size", String(spec.projectPlace.sizeBytes), "--tmpfs", spec.projectPlace.inside);
   for (const bind of spec.readOnly) args.push("--ro-bind-fd", String(bind.fd), bind.inside);
-  for (const inside of spec.hidden) args.push("--tmpfs", inside);
   for (const place of spec.places) args.push("--size", String(place.sizeBytes), "--tmpfs", place.inside);
   // bwrap's root is a tmpfs without a size limit: read-only, so the places and /tmp are the only ones to write
   args.push("--remount-ro", "/");

@@ -1,10 +1,10 @@
 /** Where the launcher reads its input and writes its report: the child's fd 3, a socket to the tool-runner. */
 export const launcherChannelFd = 3;
 
-/** One writable place of the sandbox: a size-limited tmpfs at `inside`, holding the session files under `prefix`. */
+/** One writable place of the sandbox: a size-limited tmpfs at `inside`, holding the run's files under `prefix`. */
 export interface LauncherPlace {
   inside: string;
-  /** session-relative folder the place stands for ("" for the session folder itself) */
+  /** the channel folder the place stands for (`project`, `session`, `session/.bmad-scratch/_bmad/render`) */
   prefix: string;
 }
 
@@ -16,7 +16,7 @@ export interface LauncherConfig {
   cwd: string;
   /** entries the launcher walks after the run; past it the run is over its limit */
   maxEntries: number;
-  /** session-relative paths longer than this (UTF-8 bytes) are never reported as files */
+  /** channel paths longer than this (UTF-8 bytes) are never reported as files */
   maxPathBytes: number;
 }
 
@@ -25,12 +25,13 @@ export interface LauncherConfig {
  * runs as the sandbox's user like the script, so nothing it reports is trusted: the tool-runner checks every
  * frame. What it buys is that the script never touches a host folder. In order:
  *
- * 1. reads the session's files from fd 3 (frames: a JSON line `{"path","size"}`, then the bytes; `{"end":true}`)
+ * 1. reads the run's files from fd 3 (frames: a JSON line `{"path","size"}`, then the bytes; `{"end":true}`)
  *    into the places, size-limited tmpfs mounts, and notes each file's inode, size and mtime;
  * 2. makes itself non-dumpable and a child subreaper, then runs the script with fd 3 closed and stdin empty;
  * 3. when the script ends, kills every process left in the sandbox (kill(-1), the pid namespace is the
  *    sandbox's) and reaps them all, so nothing writes while it looks;
- * 4. walks the places (no depth limit, `maxEntries` at most) and writes back on fd 3: `{"file","size"}` + bytes
+ * 4. walks the places (no depth limit, `maxEntries` at most; never into another mount, such as a read-only tree
+ *    bound into the project, or a name another place stands for) and writes back on fd 3: `{"file","size"}` + bytes
  *    for each regular file that is new or changed, `{"delete"}` for each file gone, `{"skipped","reason"}` for
  *    anything else (links, FIFOs, devices, sockets, names that are not UTF-8 or too long), and last
  *    `{"end":true,"exit","signal","disk_full","too_many"}`.
@@ -64,9 +65,7 @@ def main():
     def place_of(relative):
         for place in places:
             prefix = place["prefix"]
-            if prefix == "":
-                return place, relative
-            if relative == prefix or relative.startswith(prefix + "/"):
+            if relative.startswith(prefix + "/"):
                 return place, relative[len(prefix) + 1:]
         return None, None
 
@@ -137,8 +136,12 @@ def main():
     seen = set()
     entries = 0
     too_many = False
-    prefixes = [place["prefix"] for place in places if place["prefix"]]
     for place in places:
+        nested = [other["prefix"] for other in places if other["prefix"].startswith(place["prefix"] + "/")]
+        try:
+            device = os.stat(place["inside"]).st_dev
+        except OSError:
+            continue
         stack = [""]
         while stack and not too_many:
             folder = stack.pop()
@@ -152,8 +155,8 @@ def main():
                     too_many = True
                     break
                 inner = entry.name if folder == "" else folder + "/" + entry.name
-                relative = inner if place["prefix"] == "" else place["prefix"] + "/" + inner
-                if place["prefix"] == "" and any(relative == prefix or relative.startswith(prefix + "/") for prefix in prefixes):
+                relative = place["prefix"] + "/" + inner
+                if any(relative == prefix or relative.startswith(prefix + "/") for prefix in nested):
                     continue
                 try:
                     encoded = relative.encode("utf-8")
@@ -163,6 +166,8 @@ def main():
                 try:
                     info = entry.stat(follow_symlinks=False)
                 except OSError:
+                    continue
+                if info.st_dev != device:
                     continue
                 if stat.S_ISDIR(info.st_mode):
                     stack.append(inner)

@@ -4,9 +4,12 @@ import { AppError } from "@agent-orchestrator/shared";
 import { knownPathVariables, relativeInside, resolveVirtualPath, type LexicalRoots } from "../sandbox/index.js";
 import type { ProjectLayout } from "../sandbox/project-layout.js";
 
-/** Where the project's BMAD trees and skill folders appear inside the sandbox (read-only). */
+/**
+ * Where `{project-root}` appears inside the sandbox: the project's own files (read-write), with the BMAD trees
+ * and skill folders bound read-only over them.
+ */
 export const insideProject = "/sandbox/project";
-/** Where the session folder appears inside the sandbox (read-write); also the script's working folder. */
+/** Where the chat's scratch space appears inside the sandbox (read-write); also the script's working folder. */
 export const insideSession = "/sandbox/session";
 /** The session sub-folder that takes BMAD's scratch places, e.g. `{session-folder}/.bmad-scratch/_bmad/render`. */
 export const scratchFolderName = ".bmad-scratch";
@@ -27,33 +30,22 @@ export interface ScratchPlace {
 
 /** What one script run sees, as host paths, and how paths translate between the host, the sandbox and the model. */
 export interface SandboxView {
-  /** `{project-root}`, a realpath */
+  /** `{project-root}`: BMAD_ROOT's realpath, whose installed folders every project shows */
   projectRoot: string;
-  /** the session folder on the host */
+  /** `{session-folder}` as the sandbox module names it: a lexical path that never exists on disk */
   sessionFolder: string;
   /** the BMAD trees and skill folders (realpaths inside the project), each bound read-only at its inside path */
   readOnly: Array<{ host: string; inside: string }>;
-  /** inside paths covered by an empty tmpfs: an output root that lies inside a bound tree */
-  hidden: string[];
   scratch: ScratchPlace[];
 }
 
-/** The view of one run: the project's layout, with the output root hidden where a tree contains it. */
-export async function planSandboxView(options: {
-  projectRoot: string;
-  outputRoot: string;
-  sessionFolder: string;
-  layout: ProjectLayout;
-}): Promise<SandboxView> {
-  const { projectRoot, outputRoot, layout } = options;
+/** The view of one run: the install's trees and skill folders, and the scratch places inside them. */
+export async function planSandboxView(options: { projectRoot: string; sessionFolder: string; layout: ProjectLayout }): Promise<SandboxView> {
+  const { projectRoot, layout } = options;
   const readOnly = [...layout.trees, ...layout.skillFolders].flatMap((host) => {
     const relative = relativeInside(projectRoot, host);
     return relative === undefined || relative === "" ? [] : [{ host, inside: inside(insideProject, relative) }];
   });
-  const hidden: string[] = [];
-  if (readOnly.some((folder) => relativeInside(folder.host, outputRoot) !== undefined)) {
-    hidden.push(inside(insideProject, relativeInside(projectRoot, outputRoot) ?? ""));
-  }
   const scratch: ScratchPlace[] = [];
   for (const relative of scratchPlaces) {
     const host = path.join(projectRoot, relative);
@@ -61,7 +53,7 @@ export async function planSandboxView(options: {
     const stats = await lstat(host).catch(() => undefined);
     if (stats?.isDirectory()) scratch.push({ relative, sessionRelative: path.posix.join(scratchFolderName, relative) });
   }
-  return { projectRoot, sessionFolder: options.sessionFolder, readOnly, hidden, scratch };
+  return { projectRoot, sessionFolder: options.sessionFolder, readOnly, scratch };
 }
 
 /** The inside path of a host path under the project or the session folder; undefined elsewhere. */
@@ -108,14 +100,13 @@ function pathInside(view: SandboxView, roots: LexicalRoots, word: string): strin
 /**
  * The text a script printed, with every inside path named as the model names it: a scratch place as its
  * session folder (`{session-folder}/.bmad-scratch/_bmad/render/…`, readable with read_file), then
- * `{session-folder}` and `{project-root}`. Host paths of the view are rewritten too, in case a message of the
+ * `{session-folder}` and `{project-root}`. The project's host path is rewritten too, in case a message of the
  * sandbox itself names one.
  */
 export function virtualizeText(view: SandboxView, text: string): string {
   const replacements: Array<[string, string]> = [
     ...view.scratch.map((place): [string, string] => [inside(insideProject, place.relative), `{session-folder}/${place.sessionRelative}`]),
     [insideSession, "{session-folder}"],
-    [view.sessionFolder, "{session-folder}"],
     [insideProject, "{project-root}"],
     [view.projectRoot, "{project-root}"],
   ];

@@ -7,17 +7,13 @@ const fullPathHint = "give its full path, e.g. {project-root}/_bmad/scripts/meml
 
 /**
  * The inside path of the script to run, after checking where it really is: a regular `.py` file whose
- * realpath lies in a BMAD tree or a skill folder of the install, and not under the output root (a script the
- * session wrote, or one linked to it, never runs). The inside path is made from the realpath, so python
- * opens exactly the file checked; the trees are read-only for every session, so it cannot be swapped.
+ * realpath lies in a BMAD tree or a skill folder of the install (a file of the session or the project, which
+ * a model or a script wrote, never runs; nor one a link in the install points to). The inside path is made
+ * from the realpath, so python opens exactly the file checked; the trees are read-only for every session, so
+ * it cannot be swapped.
  */
-export async function locateScript(options: {
-  view: SandboxView;
-  roots: LexicalRoots;
-  outputRoot: string;
-  script: string;
-}): Promise<string> {
-  const { view, roots, outputRoot, script } = options;
+export async function locateScript(options: { view: SandboxView; roots: LexicalRoots; script: string }): Promise<string> {
+  const { view, roots, script } = options;
   let hostPath: string;
   try {
     hostPath = resolveVirtualPath(script, roots);
@@ -25,11 +21,11 @@ export async function locateScript(options: {
     throw rejected(`the script path is not valid (${error instanceof Error ? error.message : "invalid"})`);
   }
   const detail = { script, hostPath };
-  if (relativeInside(outputRoot, hostPath) !== undefined) throw rejected("scripts in the session folder do not run; only BMAD's own scripts do", detail);
+  if (relativeInside(view.sessionFolder, hostPath) !== undefined) throw rejected("scripts in the session folder do not run; only BMAD's own scripts do", detail);
   if (!inInstall(view, hostPath)) throw rejected(`the script is not in the BMAD install or a skill folder; ${fullPathHint}`, detail);
   const real = await realpath(hostPath).catch(() => undefined);
   if (real === undefined) throw rejected(`the script does not exist; ${fullPathHint}`, detail);
-  if (relativeInside(outputRoot, real) !== undefined || !inInstall(view, real)) {
+  if (!inInstall(view, real)) {
     throw rejected("the script links out of the BMAD install", { ...detail, real });
   }
   const relative = relativeInside(view.projectRoot, real) ?? "";

@@ -1,27 +1,29 @@
 import { mkdtemp, rm, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError, type FileSpaceRef, type ToolContext } from "@agent-orchestrator/shared";
 import type { Sandbox } from "../sandbox/index.js";
-import { findProtectedSegment } from "../sandbox/index.js";
 import { openDirectory } from "../sandbox/descriptor-path.js";
 import { detectProjectLayout } from "../sandbox/project-layout.js";
+import type { FileStore } from "../store/file-store.js";
 import { bwrapArguments, limitedCommand, sandboxPrograms, type ScriptLimits } from "./bwrap-arguments.js";
 import type { RunCgroup, SandboxCgroups } from "./sandbox-cgroups.js";
-import { launcherSource, type LauncherConfig } from "./sandbox-launcher.js";
+import { launcherSource, type LauncherConfig, type LauncherPlace } from "./sandbox-launcher.js";
 import { firstFolderFd, runSandboxProcess, seccompChildFd } from "./sandbox-process.js";
-import { argumentInside, insideProject, insideSession, planSandboxView, virtualizeText } from "./sandbox-view.js";
+import { argumentInside, insideSession, planSandboxView, virtualizeText } from "./sandbox-view.js";
 import { parseScriptCommand } from "./script-command.js";
 import { locateScript } from "./script-location.js";
 import { ScriptSlots } from "./script-slots.js";
-import { snapshotSession } from "./session-snapshot.js";
 import { commitWorkspace } from "./workspace-commit.js";
-import type { WorkspaceInput } from "./workspace-channel.js";
+import { workspaceInputs } from "./workspace-inputs.js";
+import { placeOf, workspacePlaces, type SpaceKind } from "./workspace-places.js";
 import { limitHit, type SandboxBounds, type ScriptLimitName } from "./sandbox-bounds.js";
 
 /** What a script runner is configured with (SCRIPT_* settings and what the host offers). */
 export interface ScriptRunnerOptions {
   sandbox: Sandbox;
+  /** the projects' and chats' own files: what a run starts with, and where what it changed is stored */
+  files: FileStore;
   timeoutMs: number;
   memoryMb: number;
   outputMaxBytes: number;
@@ -49,12 +51,14 @@ export interface ScriptRun {
   limit?: ScriptLimitName | undefined;
   stdout: string;
   stderr: string;
-  /** regular files of the session folder the run created (`created`) or changed, `{session-folder}/…` */
+  /** regular files the run created (`created`) or changed and that were stored, `{project-root}/…` or `{session-folder}/…` */
   filesWritten: Array<{ path: string; size: number; created: boolean }>;
-  /** files of the session folder the run deleted */
+  /** files the run deleted, deleted in the store too */
   filesRemoved: string[];
-  /** what the run left that was not kept (links, FIFOs, devices, names that cannot be served) */
+  /** what the run left that was not kept (links, FIFOs, devices, names that cannot be served, a space over its quota) */
   filesRefused: Array<{ path: string; reason: string }>;
+  /** the spaces whose quota refused the run's changes: none of them were kept */
+  overQuota: Array<{ kind: SpaceKind; message: string }>;
   durationMs: number;
 }
 
@@ -64,12 +68,16 @@ const fixedLimits = { openFiles: 256, tmpBytes: 64 * mebibyte };
 /** Entries the launcher walks after a run beyond those it was given. */
 const maxNewEntries = 10_000;
 
+/** Who runs a script: the chat, its project, the user and the agent; the author of every file the run stores. */
+export type ScriptCaller = Pick<ToolContext, "session_id" | "project_id" | "user" | "agent_id"> & { tool_call_id?: string | undefined };
+
 /**
  * Runs BMAD's Python scripts for the model: the command is parsed without a shell, the script must be one of
  * the install's, and it runs in a bubblewrap sandbox that sees the BMAD trees and skill folders read-only and
- * a private copy of its session folder in a size-limited tmpfs; no host folder is ever writable inside. After
- * the run, only regular files come back, checked by name, and only when the run stayed within every limit
- * (docs/security.md "Scripts"). What it prints comes back with virtual paths.
+ * private copies of the project's own files and the chat's scratch files, from the store, each in a
+ * size-limited tmpfs; no host folder is ever writable inside. After the run, only regular files come back,
+ * checked by name, and only when the run stayed within every limit; they are stored as new revisions before
+ * the run answers (docs/security.md "Scripts"). What it prints comes back with virtual paths.
  */
 export class ScriptRunner {
   private readonly slots: ScriptSlots;
@@ -103,27 +111,25 @@ export class ScriptRunner {
     return { memoryBytes: this.limits.memoryBytes, processes: this.limits.processes, diskBytes: this.diskBytes, timeoutMs: this.options.timeoutMs };
   }
 
-  /** Checks and runs one command line in the session's sandbox for `user`. Refusals are thrown as AppErrors. */
-  async run(sessionId: string, command: string, user = sessionId): Promise<ScriptRun> {
+  /** Checks and runs one command line in the chat's sandbox. Refusals are thrown as AppErrors. */
+  async run(caller: ScriptCaller, command: string): Promise<ScriptRun> {
     const parsed = parseScriptCommand(command);
-    const { sandbox } = this.options;
-    return this.slots.run(sessionId, user, async (slot) => {
-      const sessionFolder = await sandbox.sessionFolder(sessionId);
-      const outputRoot = path.dirname(sessionFolder);
-      const roots = (await sandbox.roots({ session_id: sessionId })).lexical;
+    const { sandbox, files } = this.options;
+    // one user's scripts wait on each other, not on everyone's (SCRIPT_CONCURRENCY_PER_USER); a chat's one after the other
+    return this.slots.run(caller.session_id, caller.user, async (slot) => {
+      const roots = (await sandbox.roots({ session_id: caller.session_id, project_id: caller.project_id })).lexical;
       const layout = await detectProjectLayout(sandbox.projectRoot);
-      const view = await planSandboxView({ projectRoot: sandbox.projectRoot, outputRoot, sessionFolder, layout });
-      const script = await locateScript({ view, roots, outputRoot, script: parsed.script });
+      const view = await planSandboxView({ projectRoot: sandbox.projectRoot, sessionFolder: roots.session, layout });
+      const script = await locateScript({ view, roots, script: parsed.script });
       const args = parsed.args.map((word) => argumentInside(view, roots, word));
-      const places = [
-        { inside: insideSession, prefix: "" },
-        ...view.scratch.map((place) => ({ inside: path.posix.join(insideProject, place.relative), prefix: place.sessionRelative })),
-      ];
-      const inputs = await sessionInputs(sessionFolder);
-      const placeSize = (prefix: string) =>
-        this.diskBytes + inputs.filter((input) => placeOf(places, input.relative) === prefix).reduce((sum, input) => sum + input.size, 0);
+      const spaces: Record<SpaceKind, FileSpaceRef> = { project: { kind: "project", id: caller.project_id }, session: { kind: "session", id: caller.session_id } };
+      const { inputs, existing } = await workspaceInputs(files, spaces);
+      const places = workspacePlaces(view);
+      const every = [places.project, ...places.overTrees];
+      const placeSize = (place: LauncherPlace) =>
+        this.diskBytes + inputs.filter((input) => placeOf(every, input.relative) === place).reduce((sum, input) => sum + input.size, 0);
       const launcher: LauncherConfig = {
-        places,
+        places: every,
         command: limitedCommand(this.limits, [sandboxPrograms.python, "-B", "-s", script, ...args]),
         cwd: insideSession,
         maxEntries: maxNewEntries + inputs.length,
@@ -137,9 +143,9 @@ export class ScriptRunner {
         cgroup = await this.options.cgroups?.create({ memoryBytes: this.limits.memoryBytes, processes: this.limits.processes, cpus: 1 });
         const exit = await runSandboxProcess({
           args: bwrapArguments({
+            projectPlace: { inside: places.project.inside, sizeBytes: placeSize(places.project) },
             readOnly: view.readOnly.map((folder, index) => ({ fd: firstFolderFd + index, inside: folder.inside })),
-            hidden: view.hidden,
-            places: places.map((place) => ({ inside: place.inside, sizeBytes: placeSize(place.prefix) })),
+            places: places.overTrees.map((place) => ({ inside: place.inside, sizeBytes: placeSize(place) })),
             tmpBytes: fixedLimits.tmpBytes,
             cwd: insideSession,
             seccompFd: this.options.seccomp ? seccompChildFd : undefined,
@@ -149,7 +155,7 @@ export class ScriptRunner {
           seccomp: this.options.seccomp,
           descriptors: folders.map((folder) => folder.fd),
           staging,
-          reportMaxBytes: places.reduce((sum, place) => sum + placeSize(place.prefix), 0),
+          reportMaxBytes: every.reduce((sum, place) => sum + placeSize(place), 0),
           reportMaxFrames: 2 * launcher.maxEntries + 100,
           timeoutMs: this.options.timeoutMs,
           outputMaxBytes: this.options.outputMaxBytes,
@@ -173,7 +179,13 @@ export class ScriptRunner {
           });
         }
         const kept = !exit.timedOut && limit === undefined && report.end !== undefined;
-        const commit = kept ? await commitWorkspace(sessionFolder, report, new Set(inputs.map((input) => input.relative))) : undefined;
+        const author = {
+          user: caller.user,
+          session_id: caller.session_id,
+          agent_id: caller.agent_id,
+          ...(caller.tool_call_id === undefined ? {} : { tool_call_id: caller.tool_call_id }),
+        };
+        const commit = kept ? await commitWorkspace(report, { files, spaces, existing, author }) : undefined;
         return {
           exitCode: report.end ? (report.end.exit ?? (report.end.signal === null ? null : 128 + report.end.signal)) : null,
           timedOut: exit.timedOut,
@@ -183,6 +195,7 @@ export class ScriptRunner {
           filesWritten: commit?.written ?? [],
           filesRemoved: commit?.removed ?? [],
           filesRefused: commit?.refused ?? [],
+          overQuota: commit?.overQuota ?? [],
           durationMs: exit.durationMs,
         };
       } finally {
@@ -192,20 +205,4 @@ export class ScriptRunner {
       }
     });
   }
-}
-
-/** The session's files a script sees: its regular files, never the system's own (the manifest, the call records). */
-async function sessionInputs(sessionFolder: string): Promise<WorkspaceInput[]> {
-  const snapshot = await snapshotSession(sessionFolder);
-  const inputs: WorkspaceInput[] = [];
-  for (const [relative, file] of snapshot.files) {
-    if (/^manifest\.json/i.test(relative) || findProtectedSegment(relative) !== undefined) continue;
-    inputs.push({ relative, hostPath: path.join(sessionFolder, relative), size: file.size });
-  }
-  return inputs;
-}
-
-function placeOf(places: ReadonlyArray<{ prefix: string }>, relative: string): string {
-  const matching = places.filter((place) => place.prefix === "" || relative === place.prefix || relative.startsWith(`${place.prefix}/`));
-  return matching.reduce((longest, place) => (place.prefix.length > longest.length ? place.prefix : longest), "");
 }

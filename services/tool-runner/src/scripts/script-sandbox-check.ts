@@ -54,7 +54,7 @@ export async function checkScriptSandbox(options: ScriptSandboxCheckOptions = {}
   const project = options.projectRoot === undefined ? undefined : await openDirectory(options.projectRoot).catch(() => undefined);
   try {
     const launcher: LauncherConfig = {
-      places: [{ inside: insideSession, prefix: "" }],
+      places: [{ inside: insideSession, prefix: "session" }],
       command: [sandboxPrograms.python, "-B", "-s", "-c", probe],
       cwd: insideSession,
       maxEntries: 100,
@@ -63,7 +63,6 @@ export async function checkScriptSandbox(options: ScriptSandboxCheckOptions = {}
     const exit = await runSandboxProcess({
       args: bwrapArguments({
         readOnly: project ? [{ fd: firstFolderFd, inside: insideProject }] : [],
-        hidden: [],
         places: [{ inside: insideSession, sizeBytes: 1024 * 1024 }],
         tmpBytes: 1024 * 1024,
         cwd: insideSession,

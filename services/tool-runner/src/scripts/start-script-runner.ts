@@ -1,6 +1,7 @@
 import type { Logger } from "@agent-orchestrator/shared";
 import type { ToolRunnerConfig } from "../config.js";
 import type { Sandbox } from "../sandbox/index.js";
+import type { FileStore } from "../store/file-store.js";
 import { detectSandboxCgroups, type SandboxCgroups } from "./sandbox-cgroups.js";
 import { checkScriptSandbox, type ScriptSandboxCheck } from "./script-sandbox-check.js";
 import { ScriptRunner } from "./script-runner.js";
@@ -34,6 +35,8 @@ export function slotUsers(base: number): (slot: number) => { uid: number; gid: n
 export async function startScriptRunner(options: {
   settings: ScriptSettings;
   sandbox: Sandbox;
+  /** the projects' and chats' own files, which runs start from and store their changes in */
+  files: FileStore;
   logger: Logger;
   /** the sandbox check; tests replace it to see a failing one */
   check?: typeof checkScriptSandbox;
@@ -77,6 +80,7 @@ export async function startScriptRunner(options: {
   );
   return new ScriptRunner({
     sandbox: options.sandbox,
+    files: options.files,
     timeoutMs: settings.SCRIPT_TIMEOUT_MS,
     memoryMb: settings.SCRIPT_MEMORY_MB,
     outputMaxBytes: settings.SCRIPT_OUTPUT_MAX_BYTES,

@@ -5,11 +5,12 @@ import type { Readable, Writable } from "node:stream";
 import { parseJson } from "@agent-orchestrator/shared";
 import { z } from "zod";
 
-/** A file handed to the sandbox: its session-relative path and its content's host file. */
+/** A file handed to the sandbox: its channel path (`project/…`, `session/…`), its size, and where its bytes come from. */
 export interface WorkspaceInput {
   relative: string;
-  hostPath: string;
   size: number;
+  /** the content, fetched when it is sent, so a run holds one file's bytes at a time (the store caches them) */
+  content: () => Promise<Uint8Array>;
 }
 
 const ReportFrame = z.union([
@@ -47,29 +48,25 @@ export interface WorkspaceReport {
 }
 
 /**
- * Sends the session's files, then the end frame. The sandbox reads them all before the script starts; if it
+ * Sends the run's files, then the end frame. The sandbox reads them all before the script starts; if it
  * goes away meanwhile, sending stops (its report then has no end, and the run keeps nothing).
  */
 export async function writeWorkspaceInput(channel: Writable, inputs: readonly WorkspaceInput[]): Promise<void> {
   for (const input of inputs) {
     if (channel.destroyed) return;
+    const content = await input.content();
     await write(channel, `${JSON.stringify({ path: input.relative, size: input.size })}\n`);
-    const handle = await open(input.hostPath, "r");
-    try {
-      let remaining = input.size;
-      const buffer = Buffer.alloc(64 * 1024);
-      while (remaining > 0) {
-        const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, remaining));
-        // a file cut short meanwhile is padded, so the frame keeps the size it announced
-        const chunk = bytesRead === 0 ? Buffer.alloc(Math.min(buffer.length, remaining)) : Buffer.from(buffer.subarray(0, bytesRead));
-        await write(channel, chunk);
-        remaining -= chunk.length;
-      }
-    } finally {
-      await handle.close();
-    }
+    // a content of another length than announced is cut or padded, so the frame keeps the size it announced
+    const body = content.byteLength === input.size ? Buffer.from(content.buffer, content.byteOffset, content.byteLength) : fitted(content, input.size);
+    for (let offset = 0; offset < body.length; offset += 64 * 1024) await write(channel, body.subarray(offset, offset + 64 * 1024));
   }
   await write(channel, `${JSON.stringify({ end: true })}\n`);
+}
+
+function fitted(content: Uint8Array, size: number): Buffer {
+  const body = Buffer.alloc(size);
+  body.set(content.subarray(0, size));
+  return body;
 }
 
 async function write(channel: Writable, data: string | Buffer): Promise<void> {

@@ -1,71 +1,101 @@
 import { readFile } from "node:fs/promises";
-import path from "node:path";
-import { assertPathShape, findProtectedSegment, isServablePath, writeFileAtomically } from "../sandbox/index.js";
-import { removeSessionFile } from "../sandbox/file-remover.js";
-import { assertWritableTarget, prepareParentDirectories } from "../sandbox/write-path.js";
+import { AppError, type FileAuthor, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { assertPathShape, findProtectedSegment, isServablePath } from "../sandbox/index.js";
+import type { FileChange, FileStore } from "../store/file-store.js";
 import type { WorkspaceReport } from "./workspace-channel.js";
+import { inInstallPlace, spacePathOf, virtualPathOf, type SpaceKind, type SpacePath } from "./workspace-places.js";
 
-/** What a run's report changed in the session folder, paths virtual. */
+/** What a run's report changed in the store, paths virtual. */
 export interface WorkspaceCommit {
   written: Array<{ path: string; size: number; created: boolean }>;
   removed: string[];
-  /** what the run left that the system cannot serve or must not take: never written to the session folder */
+  /** what the run left that the system cannot serve or must not take, or that its space's quota refused: never stored */
   refused: Array<{ path: string; reason: string }>;
+  /** the spaces whose changes went past their quota: nothing of those changes was stored */
+  overQuota: Array<{ kind: SpaceKind; message: string }>;
 }
 
-const systemFileName = /^manifest\.json/i;
+/** Where a run's changes go, and who made them. */
+export interface WorkspaceTarget {
+  files: FileStore;
+  spaces: Record<SpaceKind, FileSpaceRef>;
+  /** the live paths of each space when the run began (workspace-inputs.ts) */
+  existing: Record<SpaceKind, ReadonlySet<string>>;
+  author: FileAuthor;
+}
+
+const spaceNames: Record<SpaceKind, string> = { project: "project", session: "chat's scratch space" };
 
 /**
- * Applies a finished run's report to the host's session folder, through the same steps as `save_output`:
- * each name checked by shape (no control or bidi characters, no `..`, no over-long names), never a protected
- * or system name, folders made one level at a time without following links, each file written whole by temp
- * file and rename, as a plain 0644 file whatever mode it had inside (no setuid, no device, no FIFO ever
- * reaches the host: the report carries regular files' bytes only).
+ * Stores a finished run's report: the new and changed regular files and the deletions of each space, checked
+ * as `save_output` checks a path (its shape, no `.`/`..`, a name the tools can open, no protected name, never
+ * into BMAD's install places), then applied to each space as one batch with that space's quota checked on the
+ * whole. A space over its quota keeps none of the run's changes; the other space keeps its own. The bytes come
+ * from the staged report: whatever mode a file had inside (setuid, a device), only its content is stored.
  */
-export async function commitWorkspace(sessionFolder: string, report: WorkspaceReport, existing: ReadonlySet<string>): Promise<WorkspaceCommit> {
-  const commit: WorkspaceCommit = { written: [], removed: [], refused: [] };
-  for (const skipped of report.skipped) commit.refused.push({ path: virtual(printable(skipped.relative)), reason: skipped.reason });
+export async function commitWorkspace(report: WorkspaceReport, target: WorkspaceTarget): Promise<WorkspaceCommit> {
+  const commit: WorkspaceCommit = { written: [], removed: [], refused: [], overQuota: [] };
+  for (const skipped of report.skipped) commit.refused.push({ path: shown(skipped.relative), reason: skipped.reason });
+  const changes: Record<SpaceKind, FileChange[]> = { project: [], session: [] };
   for (const file of report.files) {
-    const reason = refusal(file.relative);
-    if (reason) {
-      commit.refused.push({ path: virtual(printable(file.relative)), reason });
+    const named = spacePathOf(file.relative);
+    if (named === undefined) {
+      commit.refused.push({ path: shown(file.relative), reason: "not in the project or the session folder" });
       continue;
     }
-    const segments = file.relative.split("/");
-    const name = segments.pop() ?? "";
-    const detail = { reason: "script output", relative: file.relative };
-    const parent = await prepareParentDirectories(sessionFolder, segments, detail);
-    await assertWritableTarget(path.join(parent, name), sessionFolder, detail);
-    await writeFileAtomically(parent, name, await readFile(file.staged));
-    commit.written.push({ path: virtual(file.relative), size: file.size, created: !existing.has(file.relative) });
+    const reason = refusal(named);
+    if (reason !== undefined) {
+      commit.refused.push({ path: shown(file.relative), reason });
+      continue;
+    }
+    changes[named.kind].push({ path: named.path, content: await readFile(file.staged) });
+  }
+  for (const relative of report.deleted) {
+    const named = spacePathOf(relative);
+    if (named === undefined || !target.existing[named.kind].has(named.path) || refusal(named) !== undefined) continue;
+    changes[named.kind].push({ path: named.path, content: null });
+  }
+  for (const kind of ["project", "session"] as const) {
+    if (changes[kind].length === 0) continue;
+    try {
+      const revisions = await target.files.apply(target.spaces[kind], changes[kind], target.author);
+      for (const revision of revisions) {
+        const path = virtualPathOf({ kind, path: revision.path });
+        if (revision.deleted === true) commit.removed.push(path);
+        else commit.written.push({ path, size: revision.size, created: !target.existing[kind].has(revision.path) });
+      }
+    } catch (error) {
+      if (!AppError.is(error) || error.code !== "QUOTA_EXCEEDED") throw error;
+      commit.overQuota.push({ kind, message: error.message });
+      const reason = `over the ${spaceNames[kind]}'s quota: none of the run's changes there were kept`;
+      for (const change of changes[kind]) commit.refused.push({ path: virtualPathOf({ kind, path: change.path }), reason });
+    }
   }
   commit.written.sort((a, b) => a.path.localeCompare(b.path));
+  commit.removed.sort((a, b) => a.localeCompare(b));
   commit.refused.sort((a, b) => a.path.localeCompare(b.path));
-  for (const relative of report.deleted) {
-    if (!existing.has(relative) || refusal(relative)) continue;
-    await removeSessionFile(sessionFolder, virtual(relative));
-    commit.removed.push(virtual(relative));
-  }
   return commit;
 }
 
-function refusal(relative: string): string | undefined {
+function refusal(file: SpacePath): string | undefined {
   try {
-    assertPathShape(relative);
+    assertPathShape(file.path);
   } catch (error) {
     return error instanceof Error ? error.message : "invalid name";
   }
-  const segments = relative.split("/");
-  if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) return "Invalid path: empty, . or .. segment";
-  // a name the file tools could not open again (a `{…}` variable look-alike) is never written
-  if (!isServablePath(virtual(relative))) return "a name the file tools cannot open";
-  if (findProtectedSegment(relative) !== undefined || systemFileName.test(segments[0] ?? "")) return "a protected or system name";
+  if (file.path.split("/").some((segment) => segment === "" || segment === "." || segment === "..")) return "Invalid path: empty, . or .. segment";
+  // a name the file tools could not open again (a `{…}` variable look-alike) is never stored
+  if (!isServablePath(virtualPathOf(file))) return "a name the file tools cannot open";
+  if (findProtectedSegment(file.path) !== undefined) return "a protected name";
+  if (file.kind === "project" && inInstallPlace(file.path)) return "BMAD's install folders are read-only";
   return undefined;
 }
 
-const virtual = (relative: string) => `{session-folder}/${relative}`;
-
-// a refused name is shown, never as raw control or bidi characters (a terminal or page could be fooled by them)
-function printable(name: string): string {
-  return name.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
+/** A channel name as the model would name it, never with raw control or bidi characters (a page could be fooled by them). */
+function shown(relative: string): string {
+  const named = spacePathOf(relative);
+  return (named === undefined ? relative : virtualPathOf(named)).replace(
+    /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }

@@ -78,6 +78,21 @@ export async function expandGlob(
   return { files: [...files].sort(), limited };
 }
 
+/**
+ * Whether a relative path (its segments) matches glob `segments` (`**` any number of folders, `*`, `?`, `[…]`
+ * within one segment): the same rules as `expandGlob`, for files that are not on disk (the file store).
+ */
+export function matchesGlob(pathSegments: readonly string[], segments: readonly string[]): boolean {
+  const matchers = segments.map((segment) => (segment === "**" ? "**" : segmentPattern(segment)));
+  const match = (at: number, position: number): boolean => {
+    if (position === matchers.length) return at === pathSegments.length;
+    const matcher = matchers[position];
+    if (matcher === "**") return match(at, position + 1) || (at < pathSegments.length - 1 && match(at + 1, position));
+    return at < pathSegments.length && matcher?.test(pathSegments[at] ?? "") === true && match(at + 1, position + 1);
+  };
+  return match(0, 0);
+}
+
 /** One path segment of a glob as a regular expression; `[…]` classes keep only letters, digits, `-` and `!`. */
 function segmentPattern(segment: string): RegExp {
   let source = "";

@@ -55,7 +55,7 @@ export async function loadSkill(sandbox: Sandbox, context: SandboxContext, name:
     projectName: path.basename(sandbox.projectRoot),
     today: options.today,
   });
-  const listing = await listSkillFiles(location.folder, roots.readable);
+  const listing = await listSkillFiles(location.folder, roots.installed);
   const scope: SkillTextScope = { skillRoot, skillName: name, customization: customization.merged, variables, files: new Set(listing.files) };
   const { facts, notes: factNotes } = await loadSkillFacts(customization.table["persistent_facts"], {
     sandbox,

@@ -1,6 +1,8 @@
+import path from "node:path";
 import { AppError } from "@agent-orchestrator/shared";
-import { resolveVirtualPath, toVirtualPath, type ContextRoots, type Sandbox, type SandboxContext } from "../sandbox/index.js";
-import { expandGlob, factGlobLimits, hasGlob } from "./fact-glob.js";
+import { relativeInside, resolveVirtualPath, toVirtualPath, type ContextRoots, type Sandbox, type SandboxContext } from "../sandbox/index.js";
+import { liveFiles } from "../store/space-index.js";
+import { expandGlob, factGlobLimits, hasGlob, matchesGlob } from "./fact-glob.js";
 
 /** One persistent fact: where it came from and its text. */
 export interface SkillFact {
@@ -62,11 +64,12 @@ async function loadFileFacts(pattern: string, sources: FactSources, facts: Skill
       notes.push(`Persistent fact "file:${pattern}" not loaded: ${error.code}`);
       return;
     }
-    const readable = sources.roots.readable.map((root) => root.lexical);
-    const expanded = await expandGlob(base, segments.slice(firstGlob), readable);
+    const installed = sources.roots.installed.map((root) => root.lexical);
+    const expanded = await expandGlob(base, segments.slice(firstGlob), installed);
+    const stored = await storedMatches(base, segments.slice(firstGlob), sources);
     limited = expanded.limited;
     // a match outside every root has no virtual path and is never shown
-    paths = expanded.files.map((file) => toVirtualPath(file, sources.roots.lexical)).filter((file) => file !== undefined);
+    paths = [...expanded.files, ...stored].map((file) => toVirtualPath(file, sources.roots.lexical)).filter((file) => file !== undefined);
   }
   if (paths.length === 0) notes.push(`Persistent fact "file:${pattern}" matched no readable file`);
   if (limited) notes.push(`Persistent fact "file:${pattern}": only the first ${factGlobLimits.maxFiles} files (or those found within the search limit) were loaded`);
@@ -80,4 +83,27 @@ async function loadFileFacts(pattern: string, sources: FactSources, facts: Skill
       notes.push(`Persistent fact "file:${file}" not loaded: ${error.code === "FILE_NOT_FOUND" ? "file not found" : "access denied"}`);
     }
   }
+}
+
+/**
+ * The project's and the chat's own files (lexical host paths) under `base` that match the glob: they live in
+ * the file store, not on disk (docs/projects.md), e.g. a project-context.md anywhere in the project.
+ */
+async function storedMatches(base: string, segments: readonly string[], sources: FactSources): Promise<string[]> {
+  const { lexical } = sources.roots;
+  const spaces = [
+    { folder: lexical.project, space: { kind: "project" as const, id: sources.context.project_id } },
+    { folder: lexical.session, space: { kind: "session" as const, id: sources.context.session_id } },
+  ];
+  const found: string[] = [];
+  for (const { folder, space } of spaces) {
+    const index = await sources.sandbox.files.index(space);
+    for (const file of liveFiles(index)) {
+      const hostPath = path.join(folder, file.path);
+      const relative = relativeInside(base, hostPath);
+      if (relative === undefined || relative === "") continue;
+      if (matchesGlob(relative.split(path.sep), segments)) found.push(hostPath);
+    }
+  }
+  return found.sort().slice(0, factGlobLimits.maxFiles);
 }

@@ -2,6 +2,8 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createSandbox, type Sandbox } from "../sandbox/index.js";
+import type { FileStore } from "../store/file-store.js";
+import { openTestFileStore } from "./file-store-fixture.js";
 import { fixtureLimits } from "./sandbox-fixture.js";
 
 /** A throw-away installed project: small hand-written files in the shape of each BMAD release's layout. */
@@ -11,12 +13,11 @@ export interface InstalledProjectFixture {
   project: string;
   /** a sibling of the project holding `secret` */
   outside: string;
-  output: string;
-  /** `<output>/s1` (not created) */
-  session: string;
+  /** the store of the project's and the chat's own files */
+  files: FileStore;
   sandbox: Sandbox;
   /** a context whose bundle is `bundlePath` */
-  context(bundlePath?: string): { session_id: string; bundle_path: string };
+  context(bundlePath?: string): { session_id: string; project_id: string; bundle_path: string };
   cleanup(): Promise<void>;
 }
 
@@ -30,7 +31,6 @@ export async function createInstalledProjectFixture(files: Readonly<Record<strin
   const base = await realpath(await mkdtemp(path.join(tmpdir(), "ao-installed-")));
   const project = path.join(base, "P");
   const outside = path.join(base, "outside");
-  const output = path.join(base, "out");
   const defaults: Record<string, string> = {
     "_bmad/core/config.yaml": "user_name: Grace\ncommunication_language: Esperanto\noutput_folder: _bmad-output\n",
     "_bmad/core/tasks/tidy.md": "# Tidy task\n",
@@ -61,15 +61,18 @@ export async function createInstalledProjectFixture(files: Readonly<Record<strin
     await writeFile(target, content);
   }
   await symlink(outside, path.join(project, ".claude/skills/escape"));
-  const sandbox = await createSandbox({ projectRoot: project, outputRoot: output, ...fixtureLimits });
+  const store = await openTestFileStore();
+  const sandbox = await createSandbox({ projectRoot: project, files: store.files, ...fixtureLimits });
   return {
     base,
     project,
     outside,
-    output,
-    session: path.join(output, "s1"),
+    files: store.files,
     sandbox,
-    context: (bundlePath = "_bmad/bmm") => ({ session_id: "s1", bundle_path: bundlePath }),
-    cleanup: () => rm(base, { recursive: true, force: true }),
+    context: (bundlePath = "_bmad/bmm") => ({ session_id: "s1", project_id: "p1", bundle_path: bundlePath }),
+    cleanup: async () => {
+      await store.close();
+      await rm(base, { recursive: true, force: true });
+    },
   };
 }

@@ -2,6 +2,8 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createSandbox, type Sandbox, type SandboxHooks, type SandboxOptions } from "../sandbox/index.js";
+import type { FileStore } from "../store/file-store.js";
+import { openTestFileStore } from "./file-store-fixture.js";
 
 /** A throw-away project for tests; every path is a real folder in a fresh temp dir. */
 export interface SandboxFixture {
@@ -13,24 +15,21 @@ export interface SandboxFixture {
   bundle: string;
   /** a sibling of W holding `secret` */
   outside: string;
-  /** OUTPUT_ROOT */
-  output: string;
-  /** `<output>/s1`, the session folder of `context` (not created) */
-  session: string;
-  context: { session_id: string; bundle_path: string };
+  /** the store of the project's and the chat's own files */
+  files: FileStore;
+  context: { session_id: string; project_id: string; bundle_path: string };
   sandbox: Sandbox;
   cleanup(): Promise<void>;
 }
 
-/** A session quota no test reaches unless it sets its own. */
-export const fixtureQuota = { maxBytes: 1 << 30, maxFiles: 100_000 };
+export { fixtureQuota } from "./file-store-fixture.js";
 
 /** Size limits small enough for tests to cross them cheaply. */
 export const fixtureLimits = { readMaxBytes: 4096, writeMaxBytes: 4096, listMaxEntries: 50 };
 
 /**
  * Builds W with a custom bundle, an installed module (`bmad/bmm`), a core folder and a few files, a
- * sibling `outside/secret`, a sibling `W-evil/secret` that shares W's prefix, and an output root.
+ * sibling `outside/secret`, a sibling `W-evil/secret` that shares W's prefix, and a file store of its own.
  */
 export async function createSandboxFixture(
   options: { hooks?: SandboxHooks; limits?: Partial<Pick<SandboxOptions, "readMaxBytes" | "writeMaxBytes" | "listMaxEntries">> } = {},
@@ -39,7 +38,6 @@ export async function createSandboxFixture(
   const project = path.join(base, "W");
   const bundle = path.join(project, "bmad", "custom", "bundles", "studio");
   const outside = path.join(base, "outside");
-  const output = path.join(base, "out");
   const files: Record<string, string> = {
     [path.join(bundle, "config.yaml")]: "user_name: Ada\n",
     [path.join(bundle, "workflows", "brief", "instructions.md")]: "# Brief\n",
@@ -54,9 +52,10 @@ export async function createSandboxFixture(
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, content);
   }
+  const store = await openTestFileStore();
   const sandbox = await createSandbox({
     projectRoot: project,
-    outputRoot: output,
+    files: store.files,
     ...fixtureLimits,
     ...options.limits,
     ...(options.hooks ? { hooks: options.hooks } : {}),
@@ -66,10 +65,12 @@ export async function createSandboxFixture(
     project,
     bundle,
     outside,
-    output,
-    session: path.join(output, "s1"),
-    context: { session_id: "s1", bundle_path: "bmad/custom/bundles/studio" },
+    files: store.files,
+    context: { session_id: "s1", project_id: "p1", bundle_path: "bmad/custom/bundles/studio" },
     sandbox,
-    cleanup: () => rm(base, { recursive: true, force: true }),
+    cleanup: async () => {
+      await store.close();
+      await rm(base, { recursive: true, force: true });
+    },
   };
 }

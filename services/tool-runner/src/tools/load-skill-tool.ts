@@ -1,21 +1,17 @@
 import { AppError, type LoadedSkill } from "@agent-orchestrator/shared";
 import { loadSkill } from "../skills/load-skill.js";
 import { jsonBytes, truncateToJsonBytes } from "./reply-budget.js";
-import { manifestSeedFor, type ToolHandler } from "./tool-handler.js";
+import type { ToolHandler } from "./tool-handler.js";
 
 /** Put where instructions or a fact were cut to fit the reply. */
 export const truncationMarker = "\n\n[… cut here to fit the reply; read the file with read_file for the rest]";
 
 /**
  * `load_skill` → the shared `LoadedSkill`: the skill's resolved instructions, customization, variables,
- * facts and files (all paths virtual). The load is recorded in the session manifest like a workflow, except
- * at the agent's start: the agent's own skill is not a workflow the user ran (docs/design.md "Sessions").
+ * facts and files (all paths virtual).
  */
 export const loadSkillTool: ToolHandler<"load_skill"> = async (args, context, deps) => {
   const skill = await loadSkill(deps.sandbox, context, args.name, { today: new Date() });
-  if (!context.agent_start) {
-    await deps.manifests.recordWorkflow(context.session_id, manifestSeedFor(context), { path: skill.path, started_at: new Date().toISOString() });
-  }
   fitSkillToBudget(skill, deps.replyBudget());
   return skill;
 };

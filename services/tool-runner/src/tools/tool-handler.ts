@@ -1,12 +1,10 @@
 import type { ErrorBody, Logger, ToolArgs, ToolContext, RunnerToolName } from "@agent-orchestrator/shared";
-import type { ManifestSeed, ManifestStore } from "../manifest/manifest-store.js";
 import type { Sandbox } from "../sandbox/index.js";
 import type { ScriptRunner } from "../scripts/index.js";
 
 /** What every tool may use. */
 export interface ToolDependencies {
   sandbox: Sandbox;
-  manifests: ManifestStore;
   /** bytes a reply may take: the connection's max_payload less the overhead */
   replyBudget: () => number;
   logger: Logger;
@@ -20,15 +18,15 @@ export type ToolSuccess = { success: true } & Record<string, unknown>;
 /** A failure that still carries data for the model (a script's exit code and output). */
 export type ToolFailureWithData = { success: false; error: ErrorBody } & Record<string, unknown>;
 
+/** The call a tool runs for: its id is the author's tool call of what it writes. */
+export interface ToolCallInfo {
+  call_id: string;
+}
+
 /** One tool: validated arguments and the call's context in, a result out. */
 export type ToolHandler<N extends RunnerToolName> = (
   args: ToolArgs[N],
   context: ToolContext,
   deps: ToolDependencies,
+  call: ToolCallInfo,
 ) => Promise<ToolSuccess | ToolFailureWithData>;
-
-/** The manifest a tool creates during a turn, before the turn's end has written the session's. */
-export function manifestSeedFor(context: ToolContext): ManifestSeed {
-  const { agent, bundle, owner } = context.session ?? { agent: "", bundle: context.bundle_path, owner: "" };
-  return { agent, bundle, owner, status: "running" };
-}

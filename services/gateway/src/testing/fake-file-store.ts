@@ -1,0 +1,94 @@
+import {
+  FilesDeleteRequest,
+  FilesListRequest,
+  FilesReadRequest,
+  FilesRestoreRequest,
+  FilesRevisionsRequest,
+  FilesWriteRequest,
+  subjects,
+  type FileAuthor,
+  type FileRevision,
+  type FileSpaceRef,
+} from "@agent-orchestrator/shared";
+import type { GatewayFixture } from "./gateway-fixture.js";
+
+type Stored = FileRevision & { content: string };
+
+const missing = () => ({ success: false, error: { code: "FILE_NOT_FOUND", message: "File not found" } });
+
+/**
+ * The tool-runner's `project.files.*` as the shared schemas define them, in memory: each space's files
+ * with every revision (a deletion and a restore are revisions too). Every request it receives is kept.
+ */
+export class FakeFileStore {
+  private readonly spaces = new Map<string, Map<string, Stored[]>>();
+  readonly received: { operation: string; request: unknown }[] = [];
+
+  constructor(private readonly fixture: GatewayFixture) {}
+
+  /** Stores a new revision of `path` in `space`, as a write from anywhere would. */
+  put(space: FileSpaceRef, path: string, content: string | null, author: FileAuthor): Stored {
+    const files = this.space(space);
+    const revisions = files.get(path) ?? [];
+    const stored: Stored = {
+      path,
+      revision: revisions.length + 1,
+      size: content === null ? 0 : Buffer.byteLength(content),
+      sha256: content === null ? "" : `sha-${content.length}`,
+      author,
+      updated_at: new Date().toISOString(),
+      content: content ?? "",
+      ...(content === null ? { deleted: true } : {}),
+    };
+    files.set(path, [...revisions, stored]);
+    return stored;
+  }
+
+  /** Subscribes every subject the gateway may use; call it in a `beforeAll` after the fixture's. */
+  answer(): void {
+    const on = this.on.bind(this);
+    on("list", FilesListRequest, ({ space, prefix }) => {
+      const latest = [...this.space(space).values()].map((revisions) => revisions.at(-1) as Stored);
+      const files = latest.filter((file) => !file.deleted && file.path.startsWith(prefix ?? "")).map((file) => ({ ...fileOf(file), read_only: false }));
+      return { success: true, files, unservable_names: 0, bytes: files.reduce((sum, file) => sum + file.size, 0) };
+    });
+    on("read", FilesReadRequest, ({ space, path, revision }) => {
+      const revisions = this.space(space).get(path) ?? [];
+      const found = revision === undefined ? revisions.at(-1) : revisions[revision - 1];
+      return found && !found.deleted ? { success: true, file: fileOf(found), content: found.content, truncated: false } : missing();
+    });
+    on("revisions", FilesRevisionsRequest, ({ space, path }) => {
+      const revisions = this.space(space).get(path);
+      return revisions ? { success: true, revisions: revisions.map(fileOf).reverse() } : missing();
+    });
+    on("write", FilesWriteRequest, ({ space, path, content, author }) => ({ success: true, file: fileOf(this.put(space, path, content, author)) }));
+    on("delete", FilesDeleteRequest, ({ space, path, author }) =>
+      this.space(space).has(path) ? { success: true, file: fileOf(this.put(space, path, null, author)) } : missing(),
+    );
+    on("restore", FilesRestoreRequest, ({ space, path, revision, author }) => {
+      const old = this.space(space).get(path)?.[revision - 1];
+      return old && !old.deleted ? { success: true, file: fileOf(this.put(space, path, old.content, author)) } : missing();
+    });
+  }
+
+  /** The requests the gateway sent for `operation` (`list`, `read`, …). */
+  requests(operation: string): unknown[] {
+    return this.received.filter((entry) => entry.operation === operation).map((entry) => entry.request);
+  }
+
+  private on<S extends Parameters<GatewayFixture["respond"]>[1]>(operation: string, schema: S, reply: (request: ReturnType<S["parse"]>) => unknown): void {
+    this.fixture.respond(subjects.files(operation), schema, (request) => {
+      this.received.push({ operation, request });
+      return reply(request as ReturnType<S["parse"]>);
+    });
+  }
+
+  private space(space: FileSpaceRef): Map<string, Stored[]> {
+    const key = `${space.kind}:${space.id}`;
+    const files = this.spaces.get(key) ?? new Map<string, Stored[]>();
+    this.spaces.set(key, files);
+    return files;
+  }
+}
+
+const fileOf = ({ content: _content, ...file }: Stored): FileRevision => file;

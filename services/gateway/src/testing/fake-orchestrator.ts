@@ -1,0 +1,186 @@
+import {
+  encodeJson,
+  decodeJson,
+  ProjectCreateRequest,
+  ProjectDeleteRequest,
+  ProjectGetRequest,
+  ProjectListRequest,
+  ProjectMemberDeleteRequest,
+  ProjectMemberPutRequest,
+  ProjectMembersRequest,
+  ProjectRenameRequest,
+  roleOf,
+  RunStartRequest,
+  SessionGetRequest,
+  SessionListRequest,
+  subjects,
+  toProjectView,
+  zeroUsage,
+  type ErrorCode,
+  type ProjectRecord,
+  type RunEventBody,
+  type SessionSummary,
+} from "@agent-orchestrator/shared";
+import type { GatewayFixture } from "./gateway-fixture.js";
+
+const refuse = (code: ErrorCode, message: string) => ({ success: false, error: { code, message } });
+const notFound = () => refuse("PROJECT_NOT_FOUND", "Project not found");
+
+/**
+ * The orchestrator's side of projects, chats and turns as the shared schemas define it, in memory: enough
+ * of its rules (members, roles, default projects) for the gateway's routes to be tested before and apart
+ * from the real one. Every request it receives is kept, as the gateway sent it.
+ */
+export class FakeOrchestrator {
+  readonly projects = new Map<string, ProjectRecord>();
+  readonly chats = new Map<string, SessionSummary>();
+  /** projects with a running turn: deleting them is refused */
+  readonly busy = new Set<string>();
+  readonly received: { subject: string; request: unknown }[] = [];
+  private created = 0;
+
+  constructor(private readonly fixture: GatewayFixture) {}
+
+  static defaultProjectOf = (user: string) => `default-${user}`;
+
+  addProject(id: string, owner: string, members: ProjectRecord["members"] = {}): ProjectRecord {
+    const now = new Date().toISOString();
+    const record: ProjectRecord = { id, name: id, owner, members, personal: false, created_at: now, updated_at: now };
+    this.projects.set(id, record);
+    return record;
+  }
+
+  addChat(id: string, projectId: string, owner: string, status: SessionSummary["status"] = "idle"): SessionSummary {
+    const now = new Date().toISOString();
+    const chat: SessionSummary = {
+      id,
+      agent_id: "a",
+      project_id: projectId,
+      owner,
+      status,
+      run_id: status === "running" ? `${id}-run` : null,
+      run_started_at: status === "running" ? now : null,
+      last_run_id: null,
+      turns: 1,
+      usage: zeroUsage(),
+      title: "hello",
+      created_at: now,
+      updated_at: now,
+    };
+    this.chats.set(id, chat);
+    return chat;
+  }
+
+  /** Subscribes every subject; call it in a `beforeAll` after the fixture's. */
+  answer(): void {
+    const on = this.on.bind(this);
+    on("create", ProjectCreateRequest, ({ user, name }) => {
+      const record = this.addProject(`p${++this.created}`, user);
+      record.name = name;
+      return { success: true, project: toProjectView(record, "owner") };
+    });
+    on("list", ProjectListRequest, ({ user }) => ({
+      success: true,
+      projects: [...this.projects.values()].flatMap((record) => {
+        const role = roleOf(record, user);
+        return role ? [toProjectView(record, role)] : [];
+      }),
+    }));
+    on("get", ProjectGetRequest, ({ user, project_id }) => {
+      const id = project_id ?? FakeOrchestrator.defaultProjectOf(user);
+      if (project_id === undefined && !this.projects.has(id)) this.addProject(id, user).personal = true;
+      return this.asMember(id, user, (record, role) => ({ success: true, project: toProjectView(record, role) }));
+    });
+    on("rename", ProjectRenameRequest, ({ user, project_id, name }) =>
+      this.asOwner(project_id, user, (record) => {
+        record.name = name;
+        return { success: true, project: toProjectView(record, "owner") };
+      }),
+    );
+    on("delete", ProjectDeleteRequest, ({ user, project_id }) =>
+      this.asOwner(project_id, user, () => {
+        if (this.busy.has(project_id)) return refuse("PROJECT_BUSY", "A turn is running in this project");
+        this.projects.delete(project_id);
+        return { success: true, deleted: { sessions: 0, files: 0 } };
+      }),
+    );
+    on("members", ProjectMembersRequest, ({ user, project_id }) => this.asMember(project_id, user, (record) => this.members(record)));
+    on("member_put", ProjectMemberPutRequest, ({ user, project_id, member, role }) =>
+      this.asOwner(project_id, user, (record) => {
+        record.members[member] = role;
+        return this.members(record);
+      }),
+    );
+    on("member_delete", ProjectMemberDeleteRequest, ({ user, project_id, member }) =>
+      this.asOwner(project_id, user, (record) => {
+        delete record.members[member];
+        return this.members(record);
+      }),
+    );
+    this.fixture.respond(subjects.sessionGet, SessionGetRequest, (request) => {
+      this.received.push({ subject: subjects.sessionGet, request });
+      const chat = this.chats.get(request.session_id);
+      const project = chat && this.projects.get(chat.project_id);
+      if (!chat || !project || !roleOf(project, request.user)) return refuse("SESSION_NOT_FOUND", "Session not found");
+      return { success: true, session: { ...chat, messages: [] }, next_message_offset: null };
+    });
+    this.fixture.respond(subjects.sessionList, SessionListRequest, (request) => {
+      this.received.push({ subject: subjects.sessionList, request });
+      const visible = [...this.chats.values()].filter((chat) => {
+        const project = this.projects.get(chat.project_id);
+        return project && roleOf(project, request.user) && (request.project_id === undefined || chat.project_id === request.project_id);
+      });
+      return { success: true, sessions: visible };
+    });
+    this.runTurns();
+  }
+
+  /** Each queued turn is answered at once: `session` (naming the chat's project), one delta, `done`. */
+  private runTurns(): void {
+    const { prefix } = this.fixture;
+    const connection = this.fixture.connection();
+    connection.subscribe(prefix + subjects.runRequestAll, {
+      callback: (_error, message) => {
+        const request = decodeJson(message.data, RunStartRequest);
+        this.received.push({ subject: subjects.runRequest(request.session_id), request });
+        const projectId = request.project_id ?? FakeOrchestrator.defaultProjectOf(request.owner);
+        this.addChat(request.session_id, projectId, request.owner);
+        const events: RunEventBody[] = [
+          { type: "session", agent_id: request.agent_id, project_id: projectId, attempt: 1 },
+          { type: "delta", text: "ok" },
+          { type: "done", response: "ok", iterations: 1, usage: zeroUsage(), usage_by_call: [zeroUsage()], session_usage: zeroUsage() },
+        ];
+        events.forEach((event, seq) =>
+          connection.publish(prefix + subjects.runEvents(request.session_id, request.run_id), encodeJson({ ...event, session_id: request.session_id, run_id: request.run_id, seq })),
+        );
+      },
+    });
+  }
+
+  /** The requests the gateway sent on `subject`. */
+  requests(subject: string): unknown[] {
+    return this.received.filter((entry) => entry.subject === subject).map((entry) => entry.request);
+  }
+
+  private on<S extends Parameters<GatewayFixture["respond"]>[1]>(operation: string, schema: S, reply: (request: ReturnType<S["parse"]>) => unknown): void {
+    const subject = subjects.projectRequest(operation);
+    this.fixture.respond(subject, schema, (request) => {
+      this.received.push({ subject, request });
+      return reply(request as ReturnType<S["parse"]>);
+    });
+  }
+
+  private asMember(id: string, user: string, then: (record: ProjectRecord, role: NonNullable<ReturnType<typeof roleOf>>) => unknown): unknown {
+    const record = this.projects.get(id);
+    const role = record && roleOf(record, user);
+    return record && role ? then(record, role) : notFound();
+  }
+
+  private asOwner(id: string, user: string, then: (record: ProjectRecord) => unknown): unknown {
+    return this.asMember(id, user, (record, role) => (role === "owner" ? then(record) : refuse("PROJECT_FORBIDDEN", "Only the owner may do this")));
+  }
+
+  private members(record: ProjectRecord) {
+    return { success: true, members: [{ user: record.owner, role: "owner" }, ...Object.entries(record.members).map(([user, role]) => ({ user, role }))] };
+  }
+}

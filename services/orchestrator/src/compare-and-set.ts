@@ -1,0 +1,22 @@
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** JetStream's "wrong last sequence": a compare-and-set (create, update, delete with a revision) lost to another writer. */
+export const isCasConflict = (error: unknown): boolean => (error as { api_error?: { err_code?: number } }).api_error?.err_code === 10071;
+
+/** Compare-and-set rounds one change may lose before it gives up; each loss means another writer got through. */
+const maxRounds = 50;
+
+/**
+ * Runs `attempt` (a read, a change and a compare-and-set write) again from a fresh read whenever another writer
+ * got there first, after a short random pause so racing writers spread out. Any other error is thrown at once.
+ */
+export async function retryOnConflict<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let round = 1; ; round++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!isCasConflict(error) || round >= maxRounds) throw error;
+      await sleep(Math.random() * 20);
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import type { NatsConnection } from "nats";
+import { AppError, FilesPurgeReply, requestJson, subjects, type FileSpaceRef, type SessionHead } from "@agent-orchestrator/shared";
+import { isCasConflict, retryOnConflict } from "../compare-and-set.js";
+import type { OrchestratorConfig } from "../config.js";
+import { retryWhileLeaderless } from "../leaderless-retry.js";
+import type { SessionStore } from "../session-store.js";
+import { isAbandoned } from "../turn-runner.js";
+import { projectOfMember, requireOwner } from "./project-access.js";
+import type { ProjectStore } from "./project-store.js";
+
+export interface ProjectDeletionDeps {
+  connection: NatsConnection;
+  config: Pick<OrchestratorConfig, "TOOL_TIMEOUT_MS" | "TURN_TIMEOUT_MS" | "RUN_ACK_WAIT_MS" | "RUN_MAX_DELIVER">;
+  projects: ProjectStore;
+  sessions: SessionStore;
+  subjectPrefix: string;
+}
+
+/**
+ * Deletes a project for its owner: refused with PROJECT_BUSY while a chat of it runs a turn; otherwise its chats
+ * (heads, conversations, pointers), then its files and each chat's scratch space (the tool-runner purges them on
+ * `project.files.purge`), then the record. The record goes last, so a delete that fails half-way (the tool-runner
+ * did not answer) leaves the project in place, and deleting it again finishes the work. A chat is removed only if
+ * its head is unchanged since the busy check (compare-and-set), so a turn that starts meanwhile makes the delete
+ * PROJECT_BUSY instead of losing that turn; chats made while the files were purged are swept after the record.
+ * A personal project cannot be deleted: every client that names no project would only get a new one.
+ */
+export async function deleteProject(deps: ProjectDeletionDeps, projectId: string, user: string): Promise<{ sessions: number; files: number }> {
+  const { record } = await projectOfMember(deps.projects, projectId, user);
+  requireOwner(record, user, "delete it");
+  if (record.personal) throw new AppError("PROJECT_FORBIDDEN", "A personal project cannot be deleted");
+  const chats = await retryWhileLeaderless(() => deps.sessions.listByProject(projectId));
+  if (chats.some(({ head }) => head.status === "running" && !isAbandoned(head, deps.config))) {
+    throw new AppError("PROJECT_BUSY", "A chat of this project is running a turn; delete the project when it has ended");
+  }
+  const removed = await removeChats(deps, chats);
+  let files = await purge(deps, { kind: "project", id: projectId });
+  for (const head of removed) files += await purge(deps, { kind: "session", id: head.id });
+  await retryOnConflict(async () => {
+    const current = await deps.projects.get(projectId);
+    if (current) await deps.projects.remove(projectId, current.revision);
+  });
+  // a new chat that passed its project check before the record went, and was made after the listing above
+  const late = await removeChats(deps, await retryWhileLeaderless(() => deps.sessions.listByProject(projectId)), { lenient: true });
+  for (const head of late) files += await purge(deps, { kind: "session", id: head.id });
+  return { sessions: removed.length + late.length, files };
+}
+
+async function removeChats(
+  deps: ProjectDeletionDeps,
+  chats: ReadonlyArray<{ head: SessionHead; revision: number }>,
+  options: { lenient?: boolean } = {},
+): Promise<SessionHead[]> {
+  const removed: SessionHead[] = [];
+  for (const { head, revision } of chats) {
+    try {
+      await retryWhileLeaderless(() => deps.sessions.remove(head, revision));
+      removed.push(head);
+    } catch (error) {
+      if (!isCasConflict(error)) throw error;
+      if (!options.lenient) throw new AppError("PROJECT_BUSY", "A chat of this project started a turn while it was being deleted; try again when it has ended");
+    }
+  }
+  return removed;
+}
+
+/** Asks the tool-runner to forget a file space whole; returns how many files it held. */
+async function purge(deps: ProjectDeletionDeps, space: FileSpaceRef): Promise<number> {
+  const reply = await requestJson(deps.connection, deps.subjectPrefix + subjects.files("purge"), { space }, FilesPurgeReply, {
+    timeoutMs: deps.config.TOOL_TIMEOUT_MS,
+  });
+  if (!reply.success) throw new AppError(reply.error.code, `The project's files could not be deleted: ${reply.error.message}`);
+  return reply.files;
+}

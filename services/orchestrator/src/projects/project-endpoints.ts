@@ -1,0 +1,111 @@
+import type { Service } from "nats";
+import {
+  addJsonEndpoint,
+  AppError,
+  ProjectCreateRequest,
+  ProjectDeleteRequest,
+  ProjectGetRequest,
+  ProjectListRequest,
+  ProjectMemberDeleteRequest,
+  ProjectMemberPutRequest,
+  ProjectMembersRequest,
+  ProjectRenameRequest,
+  roleOf,
+  subjects,
+  toProjectView,
+  type Logger,
+  type ProjectMember,
+  type ProjectOperation,
+  type ProjectRecord,
+} from "@agent-orchestrator/shared";
+import type { z } from "zod";
+import { projectOfMember, requireOwner } from "./project-access.js";
+import { deleteProject, type ProjectDeletionDeps } from "./project-deletion.js";
+
+type Handler<S extends z.ZodType> = (body: z.infer<S>) => Promise<unknown>;
+
+/**
+ * `agent.project.<operation>` for every operation of `projectOperations` (docs/projects.md "Members and roles"):
+ * any member gets, lists and reads the members; only the owner renames, deletes and manages members; a non-member
+ * gets PROJECT_NOT_FOUND for everything, exactly like a missing project.
+ */
+export function addProjectEndpoints(service: Service, deps: ProjectDeletionDeps, logger: Logger): void {
+  const { projects } = deps;
+  const add = <S extends z.ZodType>(operation: ProjectOperation, schema: S, handler: Handler<S>) =>
+    addJsonEndpoint(service, `project-${operation}`, deps.subjectPrefix + subjects.projectRequest(operation), schema, handler, logger);
+
+  add("create", ProjectCreateRequest, async ({ user, name }) => ({ success: true, project: toProjectView(await projects.create(user, name), "owner") }));
+
+  add("list", ProjectListRequest, async ({ user }) => {
+    // the personal project is made on first use, and listing the projects is a use
+    const personal = await projects.defaultFor(user);
+    const visible = (await projects.all()).flatMap((record) => {
+      const role = roleOf(record, user);
+      return role ? [toProjectView(record, role)] : [];
+    });
+    if (!visible.some((project) => project.id === personal.id)) visible.push(toProjectView(personal, "owner"));
+    return { success: true, projects: visible.sort((a, b) => a.created_at.localeCompare(b.created_at)) };
+  });
+
+  add("get", ProjectGetRequest, async ({ user, project_id }) => {
+    if (project_id === undefined) return { success: true, project: toProjectView(await projects.defaultFor(user), "owner") };
+    const { record, role } = await projectOfMember(projects, project_id, user);
+    return { success: true, project: toProjectView(record, role) };
+  });
+
+  add("rename", ProjectRenameRequest, async ({ user, project_id, name }) => {
+    const record = await ownerUpdate(deps, project_id, user, "rename it", (current) => ({ ...current, name }));
+    return { success: true, project: toProjectView(record, "owner") };
+  });
+
+  add("delete", ProjectDeleteRequest, async ({ user, project_id }) => ({ success: true, deleted: await deleteProject(deps, project_id, user) }));
+
+  add("members", ProjectMembersRequest, async ({ user, project_id }) => {
+    const { record } = await projectOfMember(projects, project_id, user);
+    return { success: true, members: membersOf(record) };
+  });
+
+  add("member_put", ProjectMemberPutRequest, async ({ user, project_id, member, role }) => {
+    const record = await ownerUpdate(deps, project_id, user, "manage its members", (current) => {
+      if (member === current.owner) throw new AppError("BAD_REQUEST", "The owner is not a member with a role: they own the project");
+      return { ...current, members: { ...current.members, [member]: role } };
+    });
+    return { success: true, members: membersOf(record) };
+  });
+
+  add("member_delete", ProjectMemberDeleteRequest, async ({ user, project_id, member }) => {
+    const record = await ownerUpdate(deps, project_id, user, "manage its members", (current) => {
+      if (member === current.owner) throw new AppError("BAD_REQUEST", "The owner cannot be removed from their project");
+      if (!Object.prototype.hasOwnProperty.call(current.members, member)) throw new AppError("BAD_REQUEST", `${member} is not a member of this project`);
+      const { [member]: _removed, ...members } = current.members;
+      return { ...current, members };
+    });
+    return { success: true, members: membersOf(record) };
+  });
+}
+
+/**
+ * A change only the owner may make, by compare-and-set; membership and ownership are checked again on every
+ * read of a retry, so a change never applies to a record the caller no longer owns.
+ */
+async function ownerUpdate(
+  deps: ProjectDeletionDeps,
+  projectId: string,
+  user: string,
+  action: string,
+  change: (record: ProjectRecord) => ProjectRecord,
+): Promise<ProjectRecord> {
+  await projectOfMember(deps.projects, projectId, user);
+  return deps.projects.update(projectId, (current) => {
+    requireOwner(current, user, action);
+    return change(current);
+  });
+}
+
+/** The owner first, then the members by name. */
+function membersOf(record: ProjectRecord): ProjectMember[] {
+  const members = Object.entries(record.members)
+    .map(([user, role]): ProjectMember => ({ user, role }))
+    .sort((a, b) => a.user.localeCompare(b.user));
+  return [{ user: record.owner, role: "owner" }, ...members];
+}

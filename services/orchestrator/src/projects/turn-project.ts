@@ -1,0 +1,46 @@
+import { AppError, roleOf, type RunStartRequest } from "@agent-orchestrator/shared";
+import { retryWhileLeaderless } from "../leaderless-retry.js";
+import type { SessionStore, StoredSession } from "../session-store.js";
+import { projectOfWriter } from "./project-access.js";
+import type { ProjectStore } from "./project-store.js";
+
+/** Where a turn runs: its chat's project, and for a continued chat the session as it was read. */
+export interface TurnPlace {
+  projectId: string;
+  stored?: StoredSession;
+}
+
+/**
+ * The project a turn runs in, checked before every turn: a new chat goes into the project the request names (its
+ * owner's default project when it names none); a continued chat stays in its own, and a request naming another is
+ * refused. Either way the chat's owner must still be the project's owner or an editor (a member demoted to viewer
+ * runs no more turns: PROJECT_FORBIDDEN; a removed member or a deleted project: PROJECT_NOT_FOUND). A continued
+ * chat of another owner answers SESSION_NOT_FOUND, or PROJECT_FORBIDDEN to a member of its project, who can see it
+ * but not run its turns.
+ */
+export async function placeTurn(stores: { sessions: SessionStore; projects: ProjectStore }, request: RunStartRequest): Promise<TurnPlace> {
+  const { sessions, projects } = stores;
+  if (request.new_session) {
+    const projectId = request.project_id ?? (await projects.defaultFor(request.owner)).id;
+    await projectOfWriter(projects, projectId, request.owner);
+    return { projectId };
+  }
+  const stored = await retryWhileLeaderless(() => sessions.get(request.session_id, request.owner));
+  if (!stored) throw await notTheOwners(stores, request);
+  // a chat written by an orchestrator from before projects, not yet moved at a start, goes to the default project
+  const projectId = stored.record.project_id ?? (await projects.defaultFor(request.owner)).id;
+  if (request.project_id !== undefined && request.project_id !== projectId) {
+    throw new AppError("BAD_REQUEST", "This chat belongs to another project; a chat stays in the project it was started in");
+  }
+  await projectOfWriter(projects, projectId, request.owner);
+  return { projectId, stored };
+}
+
+async function notTheOwners(stores: { sessions: SessionStore; projects: ProjectStore }, request: RunStartRequest): Promise<AppError> {
+  const place = await retryWhileLeaderless(() => stores.sessions.locate(request.session_id));
+  const project = place && (await stores.projects.get(place.project_id));
+  if (project && roleOf(project.record, request.owner) !== undefined) {
+    return new AppError("PROJECT_FORBIDDEN", `Only the chat's owner, ${place.owner}, runs its turns; start a chat of your own in this project`);
+  }
+  return new AppError("SESSION_NOT_FOUND", "Session not found");
+}

@@ -1,0 +1,32 @@
+import type { FileSpaceRef } from "@agent-orchestrator/shared";
+import { findProtectedSegment } from "../sandbox/index.js";
+import type { FileStore } from "../store/file-store.js";
+import { liveFiles } from "../store/space-index.js";
+import type { WorkspaceInput } from "./workspace-channel.js";
+import { channelPath, inInstallPlace, type SpaceKind } from "./workspace-places.js";
+
+/** What a run starts with: the files handed to its sandbox, and the paths each space held. */
+export interface WorkspaceInputs {
+  inputs: WorkspaceInput[];
+  /** the live paths of each space when the run began: a file written back that is not among them is new */
+  existing: Record<SpaceKind, ReadonlySet<string>>;
+}
+
+/**
+ * The project's own files and the chat's scratch files as the store holds them now (their latest revisions),
+ * each fetched by its sha256 only when it is sent. A protected name is never handed in, nor a project path in
+ * BMAD's install places (the read-only trees are bound there).
+ */
+export async function workspaceInputs(files: FileStore, spaces: Record<SpaceKind, FileSpaceRef>): Promise<WorkspaceInputs> {
+  const [project, session] = await Promise.all([files.index(spaces.project), files.index(spaces.session)]);
+  const inputs: WorkspaceInput[] = [];
+  const existing = { project: new Set<string>(), session: new Set<string>() };
+  for (const [kind, index] of [["project", project], ["session", session]] as const) {
+    for (const file of liveFiles(index)) {
+      existing[kind].add(file.path);
+      if (findProtectedSegment(file.path) !== undefined || (kind === "project" && inInstallPlace(file.path))) continue;
+      inputs.push({ relative: channelPath({ kind, path: file.path }), size: file.size, content: () => files.content(file.sha256) });
+    }
+  }
+  return { inputs, existing };
+}

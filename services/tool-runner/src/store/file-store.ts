@@ -1,0 +1,217 @@
+import { createHash } from "node:crypto";
+import {
+  AppError,
+  isCasConflict,
+  jetStreamNames,
+  parseJson,
+  type FileAuthor,
+  type FileRevision,
+  type FileSpaceRef,
+} from "@agent-orchestrator/shared";
+import type { JetStreamClient, KV, ObjectStore } from "nats";
+import { ContentCache } from "./content-cache.js";
+import { HistoryRecord, SpaceIndex, historyKey, historyPrefix, indexKey, usageOf, type LoadedIndex } from "./space-index.js";
+import { quotaVerdict, type SpaceQuota } from "./space-quota.js";
+
+/** One change of a batch: new content for a path, or `null` to delete it. */
+export interface FileChange {
+  path: string;
+  content: Uint8Array | null;
+}
+
+/** Where the store lives and what it allows. */
+export interface FileStoreOptions {
+  index: KV;
+  revisions: KV;
+  contents: ObjectStore;
+  cache: ContentCache;
+  quotas: { project: SpaceQuota; session: SpaceQuota };
+  /** the largest index value the server takes (its max_payload): a space whose index would pass it is full */
+  maxIndexBytes: number;
+  now?: () => Date;
+}
+
+// compare-and-set rounds one change may take when other writers keep winning; each round re-reads the index
+const maxCasRounds = 64;
+const encoder = new TextEncoder();
+
+/** A value this store wrote; text that is not JSON any more becomes `undefined`, which its schema refuses. */
+function storedJson(text: string): unknown {
+  const parsed = parseJson(text);
+  return parsed.ok ? parsed.value : undefined;
+}
+
+/**
+ * The files of projects and chats, every byte in JetStream (docs/projects.md "Storage"). Contents are
+ * objects named by their sha256 in an Object Store, so equal files are stored once and a cached content is
+ * never stale; each space's index is one KV value moved by compare-and-set, which decides the quota and the
+ * file's next revision together; each file's revisions are the KV history of a key of its own. A write stores
+ * the content first and moves the index second, so a reader never sees an index entry without its content.
+ */
+export class FileStore {
+  private readonly now: () => Date;
+
+  constructor(private readonly options: FileStoreOptions) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** Opens (and creates where missing) the buckets of `subjectPrefix`'s set with `replicas` copies. */
+  static async open(
+    js: JetStreamClient,
+    settings: { subjectPrefix: string; replicas: number; cacheBytes: number; quotas: FileStoreOptions["quotas"]; maxIndexBytes: number },
+  ): Promise<FileStore> {
+    const names = jetStreamNames(settings.subjectPrefix);
+    const replicas = settings.replicas;
+    const [index, revisions, contents] = await Promise.all([
+      js.views.kv(names.fileIndexBucket, { history: 1, replicas }),
+      js.views.kv(names.fileRevisionsBucket, { history: 64, replicas }),
+      js.views.os(names.fileContentsStore, { replicas }),
+    ]);
+    return new FileStore({ index, revisions, contents, cache: new ContentCache(settings.cacheBytes), quotas: settings.quotas, maxIndexBytes: settings.maxIndexBytes });
+  }
+
+  /** A space's index as it is now. */
+  async index(space: FileSpaceRef): Promise<LoadedIndex> {
+    const entry = await this.options.index.get(indexKey(space));
+    if (!entry || entry.operation !== "PUT") return { files: new Map(), kvRevision: entry?.revision ?? 0 };
+    const parsed = SpaceIndex.parse(storedJson(entry.string()));
+    return { files: new Map(parsed.files.map((file) => [file.path, file])), kvRevision: entry.revision };
+  }
+
+  /** The latest live revision of `path`, or undefined. */
+  async stat(space: FileSpaceRef, path: string): Promise<FileRevision | undefined> {
+    const file = (await this.index(space)).files.get(path);
+    return file?.deleted === true ? undefined : file;
+  }
+
+  /** The latest revision of `path` (or revision `revision`) with its content; FILE_NOT_FOUND when there is none. */
+  async read(space: FileSpaceRef, path: string, revision?: number): Promise<{ file: FileRevision; content: Uint8Array }> {
+    const file = revision === undefined ? await this.stat(space, path) : (await this.revisions(space, path)).find((one) => one.revision === revision);
+    if (!file) throw new AppError("FILE_NOT_FOUND", revision === undefined ? `File not found: ${path}` : `Revision ${revision} of ${path} not found`);
+    if (file.deleted === true) throw new AppError("FILE_NOT_FOUND", `Revision ${file.revision} of ${path} is its deletion`);
+    return { file, content: await this.content(file.sha256) };
+  }
+
+  /** The content named `sha256`, from the cache or the object store. */
+  async content(sha256: string): Promise<Uint8Array> {
+    const cached = this.options.cache.get(sha256);
+    if (cached) return cached;
+    const content = await this.options.contents.getBlob(sha256);
+    if (content === null) throw new AppError("INTERNAL", "A file's content is missing from the store");
+    this.options.cache.set(sha256, content);
+    return content;
+  }
+
+  /** Writes one file as a new revision. */
+  async write(space: FileSpaceRef, path: string, content: Uint8Array | string, author: FileAuthor): Promise<FileRevision> {
+    const bytes = typeof content === "string" ? encoder.encode(content) : content;
+    const [written] = await this.apply(space, [{ path, content: bytes }], author);
+    return written as FileRevision;
+  }
+
+  /** Deletes one file (a revision too); FILE_NOT_FOUND when it does not exist. */
+  async remove(space: FileSpaceRef, path: string, author: FileAuthor): Promise<FileRevision> {
+    const [removed] = await this.apply(space, [{ path, content: null }], author, { mustExist: true });
+    return removed as FileRevision;
+  }
+
+  /** Makes revision `revision` the latest again, as a new revision. */
+  async restore(space: FileSpaceRef, path: string, revision: number, author: FileAuthor): Promise<FileRevision> {
+    const old = await this.read(space, path, revision);
+    return this.write(space, path, old.content, author);
+  }
+
+  /**
+   * Applies changes as one step: every content is stored, then the index moves once by compare-and-set, with
+   * the quota of the space checked on the whole batch, so a script's files land all together or not at all.
+   * A deletion of a missing file is skipped (or FILE_NOT_FOUND with `mustExist`). Returns the new revisions.
+   */
+  async apply(space: FileSpaceRef, changes: readonly FileChange[], author: FileAuthor, options: { mustExist?: boolean } = {}): Promise<FileRevision[]> {
+    const hashes = await Promise.all(changes.map((change) => (change.content === null ? undefined : this.store(change.content))));
+    for (let round = 0; round < maxCasRounds; round += 1) {
+      const current = await this.index(space);
+      const next = new Map(current.files);
+      const at = this.now().toISOString();
+      const written: Array<{ revision: FileRevision; replaced: FileRevision | undefined }> = [];
+      for (const [position, change] of changes.entries()) {
+        const before = next.get(change.path);
+        const live = before?.deleted === true ? undefined : before;
+        if (change.content === null && !live) {
+          if (options.mustExist) throw new AppError("FILE_NOT_FOUND", `File not found: ${change.path}`);
+          continue;
+        }
+        const revision: FileRevision = {
+          path: change.path,
+          revision: (before?.revision ?? 0) + 1,
+          size: change.content?.byteLength ?? 0,
+          sha256: hashes[position] ?? "",
+          author,
+          updated_at: at,
+          ...(change.content === null ? { deleted: true } : {}),
+        };
+        next.set(change.path, revision);
+        written.push({ revision, replaced: before });
+      }
+      if (written.length === 0) return [];
+      const verdict = quotaVerdict(space.kind === "project" ? "Project" : "Chat", usageOf(current.files.values()), usageOf(next.values()), this.options.quotas[space.kind]);
+      if (verdict) throw verdict;
+      const value = encoder.encode(JSON.stringify({ files: [...next.values()] } satisfies SpaceIndex));
+      if (value.byteLength > this.options.maxIndexBytes) {
+        throw new AppError("QUOTA_EXCEEDED", `${space.kind === "project" ? "Project" : "Chat"} index full: it cannot list more files; delete some first`);
+      }
+      try {
+        if (current.kvRevision === 0) await this.options.index.create(indexKey(space), value);
+        else await this.options.index.update(indexKey(space), value, current.kvRevision);
+      } catch (error) {
+        if (isCasConflict(error)) continue;
+        throw error;
+      }
+      // recorded after the index moved: a record never names a revision that did not happen; one lost here is
+      // carried by the file's next write (`replaced`)
+      await Promise.all(
+        written.map(({ revision, replaced }) =>
+          this.options.revisions.put(historyKey(space, revision.path), encoder.encode(JSON.stringify({ written: revision, ...(replaced ? { replaced } : {}) }))),
+        ),
+      );
+      return written.map(({ revision }) => revision);
+    }
+    throw new AppError("BUSY", "The file is being written by others all the time; try again");
+  }
+
+  /** Every kept revision of `path`, newest first (at least the last 32: the history holds 64 records of two). */
+  async revisions(space: FileSpaceRef, path: string): Promise<FileRevision[]> {
+    const byRevision = new Map<number, FileRevision>();
+    const history = await this.options.revisions.history({ key: historyKey(space, path) });
+    for await (const entry of history) {
+      if (entry.operation !== "PUT") continue;
+      const record = HistoryRecord.safeParse(storedJson(entry.string()));
+      if (!record.success) continue;
+      for (const revision of [record.data.replaced, record.data.written]) {
+        if (revision && revision.path === path) byRevision.set(revision.revision, revision);
+      }
+    }
+    const latest = (await this.index(space)).files.get(path);
+    if (latest) byRevision.set(latest.revision, latest);
+    return [...byRevision.values()].sort((a, b) => b.revision - a.revision);
+  }
+
+  /** Forgets a space whole: its index and its files' revisions. Returns how many live files it had. */
+  async purge(space: FileSpaceRef): Promise<number> {
+    const current = await this.index(space);
+    const keys: string[] = [];
+    for await (const key of await this.options.revisions.keys(`${historyPrefix(space)}.*`)) keys.push(key);
+    await Promise.all(keys.map((key) => this.options.revisions.purge(key)));
+    if (current.kvRevision !== 0) await this.options.index.purge(indexKey(space));
+    return usageOf(current.files.values()).files;
+  }
+
+  /** Stores a content unless this replica knows it is there; returns its sha256. */
+  private async store(content: Uint8Array): Promise<string> {
+    const sha256 = createHash("sha256").update(content).digest("hex");
+    if (this.options.cache.has(sha256)) return sha256;
+    const known = await this.options.contents.info(sha256);
+    if (!known || known.deleted) await this.options.contents.putBlob({ name: sha256 }, content);
+    this.options.cache.set(sha256, content);
+    return sha256;
+  }
+}

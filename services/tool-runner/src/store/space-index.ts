@@ -1,0 +1,61 @@
+import { createHash } from "node:crypto";
+import { FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { z } from "zod";
+import type { SpaceUsage } from "./space-quota.js";
+
+/**
+ * The file index of one space (a project, or a chat's scratch space), one KV value under `idx.<p|s>.<id>`
+ * moved only by compare-and-set (docs/projects.md "Storage"): the latest revision of every path, deleted
+ * ones included (their revision numbers go on), so the quota and the file's next revision are decided in the
+ * same compare-and-set that records a write. Files are an array, not an object keyed by path, so no path
+ * (`__proto__`) is ever a property name.
+ */
+export const SpaceIndex = z.object({ files: z.array(FileRevision) });
+export type SpaceIndex = z.infer<typeof SpaceIndex>;
+
+/** The index as read: its files by path, and the KV revision a compare-and-set must name (0: no index yet). */
+export interface LoadedIndex {
+  files: Map<string, FileRevision>;
+  kvRevision: number;
+}
+
+export function indexKey(space: FileSpaceRef): string {
+  return `idx.${spaceToken(space)}`;
+}
+
+/**
+ * The key whose KV history keeps a file's revisions: each value holds the revision written and the one it
+ * replaced, so a revision whose record was lost (its writer died between the index and this put) is
+ * recorded by the next write of the file. Paths are hashed: KV keys allow few characters.
+ */
+export function historyKey(space: FileSpaceRef, path: string): string {
+  return `${historyPrefix(space)}.${createHash("sha256").update(path).digest("hex").slice(0, 40)}`;
+}
+
+export function historyPrefix(space: FileSpaceRef): string {
+  return `rev.${spaceToken(space)}`;
+}
+
+/** One history value: the revision written, and the one it replaced (if any). */
+export const HistoryRecord = z.object({ written: FileRevision, replaced: FileRevision.optional() });
+export type HistoryRecord = z.infer<typeof HistoryRecord>;
+
+/** Live files only (deletions are revisions, not files). */
+export function liveFiles(index: LoadedIndex): FileRevision[] {
+  return [...index.files.values()].filter((file) => file.deleted !== true);
+}
+
+export function usageOf(files: Iterable<FileRevision>): SpaceUsage {
+  let bytes = 0;
+  let count = 0;
+  for (const file of files) {
+    if (file.deleted === true) continue;
+    bytes += file.size;
+    count += 1;
+  }
+  return { bytes, files: count };
+}
+
+function spaceToken(space: FileSpaceRef): string {
+  return `${space.kind === "project" ? "p" : "s"}.${space.id}`;
+}
