@@ -1,16 +1,15 @@
 import { execFileSync } from "node:child_process";
-import { lstat, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
-import path from "node:path";
-import type { ToolContext } from "@agent-orchestrator/shared";
+import type { FileSpaceRef, ToolContext } from "@agent-orchestrator/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
 import { createScriptFixture, type ScriptFixture } from "../services/tool-runner/src/testing/script-fixture.js";
 import { runScriptTool } from "../services/tool-runner/src/tools/run-script-tool.js";
 
 // docs/security.md "Scripts", cases 92–104: BMAD's own scripts run code from paths the model names, so any
-// Python the model saves can run in the sandbox. Each hostile program below is saved into the session folder
-// as `_bmad/scripts/resolve_customization.py` of a fake project root, the way a model would with save_output,
-// and run by BMAD 6.12's real party-mode resolver (`resolve_party.py --project-root {session-folder}/x`).
+// Python the model saves can run in the sandbox. Each hostile program below is saved into the chat's scratch
+// space as `_bmad/scripts/resolve_customization.py` of a fake project root, the way a model would with
+// save_output, and run by BMAD 6.12's real party-mode resolver (`resolve_party.py --project-root
+// {session-folder}/x`). What a run keeps is what the file store holds afterwards.
 let fixture: ScriptFixture;
 const diskMb = 8;
 beforeAll(async () => {
@@ -23,24 +22,25 @@ afterAll(() => fixture.cleanup());
 
 const partyMode = "{project-root}/.claude/skills/bmad-party-mode";
 
-/** Saves `code` as the resolver a fake project root in `session` names, and runs BMAD's party-mode resolver on it. */
+const chat = (session: string): FileSpaceRef => ({ kind: "session", id: session });
+
+/** Saves `code` as the resolver a fake project root in chat `session` names, and runs BMAD's party-mode resolver on it. */
 async function throughBmad(session: string, code: string, user = "mallory"): Promise<Record<string, unknown>> {
-  const folder = path.join(fixture.output, session);
-  await mkdir(path.join(folder, "x/_bmad/scripts"), { recursive: true });
-  await writeFile(path.join(folder, "x/_bmad/scripts/resolve_customization.py"), code);
-  const context: ToolContext = { session_id: session, bundle_path: ".claude/skills/bmad-party-mode", session: { agent: "a", bundle: "b", owner: user } };
-  return runScriptTool({ command: `python3 ${partyMode}/scripts/resolve_party.py --project-root {session-folder}/x --skill ${partyMode}` }, context, fixture.deps);
+  await fixture.files.write(chat(session), "x/_bmad/scripts/resolve_customization.py", code, { user });
+  const context: ToolContext = { session_id: session, project_id: "p1", user, agent_id: "party", bundle_path: ".claude/skills/bmad-party-mode" };
+  const command = `python3 ${partyMode}/scripts/resolve_party.py --project-root {session-folder}/x --skill ${partyMode}`;
+  return runScriptTool({ command }, context, fixture.deps, { call_id: `${session}:${Date.now()}` });
 }
 
-/** Every entry below a host folder, with its lstat. */
-async function hostTree(folder: string): Promise<Array<{ relative: string; mode: number; kind: string }>> {
-  const entries: Array<{ relative: string; mode: number; kind: string }> = [];
-  for (const name of await readdir(folder, { recursive: true })) {
-    const stats = await lstat(path.join(folder, name));
-    const kind = stats.isFile() ? "file" : stats.isDirectory() ? "dir" : "other";
-    entries.push({ relative: name, mode: stats.mode & 0o7777, kind });
-  }
-  return entries;
+/** The paths the chat's scratch space holds, besides the resolver it was given. */
+async function keptFiles(session: string): Promise<string[]> {
+  const index = await fixture.files.index(chat(session));
+  return [...index.files.values()].filter((file) => file.deleted !== true && !file.path.startsWith("x/")).map((file) => file.path);
+}
+
+/** A stored file of the chat as text (throws when there is none). */
+async function keptText(session: string, filePath: string): Promise<string> {
+  return new TextDecoder().decode((await fixture.files.read(chat(session), filePath)).content);
 }
 
 describe("model-written code run by a legitimate BMAD script", () => {
@@ -61,12 +61,18 @@ json.dump(report, open("report.json", "w"))
 `,
     );
     expect(result).toMatchObject({ success: true });
-    const report = JSON.parse(await readFile(path.join(fixture.output, "suid/report.json"), "utf8")) as Record<string, string>;
+    const report = JSON.parse(await keptText("suid", "report.json")) as Record<string, string>;
     expect(report).toMatchObject({ setuid: "refused", setgid: "refused" });
-    const tree = await hostTree(path.join(fixture.output, "suid"));
-    expect(tree.filter((entry) => entry.kind === "file").map((entry) => entry.relative)).toEqual(expect.arrayContaining(["shell", "born-setuid"]));
-    for (const entry of tree) expect(entry.mode & 0o7000, entry.relative).toBe(0);
-    expect(tree.find((entry) => entry.relative === "born-setuid")?.mode).toBe(0o644);
+    expect(await keptFiles("suid")).toEqual(expect.arrayContaining(["shell", "born-setuid"]));
+    // the store keeps bytes, never a mode: the next run that gets them back gets plain 0644 files
+    const again = await throughBmad(
+      "suid",
+      `import json, os
+json.dump({name: oct(os.stat(name).st_mode & 0o7777) for name in ("shell", "born-setuid")}, open("modes.json", "w"))
+`,
+    );
+    expect(again).toMatchObject({ success: true });
+    expect(JSON.parse(await keptText("suid", "modes.json"))).toEqual({ shell: "0o644", "born-setuid": "0o644" });
   });
 
   it("case 93: keeps no FIFO, device or link: mknod is refused, and a link (to /dev/zero, or out of the folder) is not brought back", async () => {
@@ -88,10 +94,8 @@ json.dump(report, open("report.json", "w"))
 `,
     );
     expect(result).toMatchObject({ success: true, files_not_kept: expect.arrayContaining([expect.objectContaining({ path: "{session-folder}/manifest.lock", reason: "not a regular file" })]) });
-    expect(JSON.parse(await readFile(path.join(fixture.output, "special/report.json"), "utf8"))).toEqual({ fifo: "refused", device: "refused" });
-    const tree = await hostTree(path.join(fixture.output, "special"));
-    expect(tree.filter((entry) => entry.kind === "other")).toEqual([]);
-    expect(tree.map((entry) => entry.relative)).not.toContain("manifest.lock");
+    expect(JSON.parse(await keptText("special", "report.json"))).toEqual({ fifo: "refused", device: "refused" });
+    expect(await keptFiles("special")).toEqual(["report.json"]);
   });
 
   it("case 94: a fork bomb stops at the process limit of its own sandbox, fails that call only, and another user's script runs meanwhile", async () => {
@@ -113,8 +117,9 @@ time.sleep(2)
     await fixture.plant("_bmad/scripts/hello.py", "print('hello')\n");
     const other = runScriptTool(
       { command: "python3 {project-root}/_bmad/scripts/hello.py" },
-      { session_id: "bystander", bundle_path: "_bmad", session: { agent: "a", bundle: "b", owner: "alice" } },
+      { session_id: "bystander", project_id: "p2", user: "alice", agent_id: "pm", bundle_path: "_bmad" },
       fixture.deps,
+      { call_id: "bystander:1" },
     );
     await expect(other).resolves.toMatchObject({ success: true, stdout: "hello\n" });
     const result = await bomb;
@@ -122,7 +127,7 @@ time.sleep(2)
       expect(result).toMatchObject({ success: false, error: { code: "SCRIPT_LIMIT_EXCEEDED", message: expect.stringContaining("process limit") } });
       expect(result["files_written"]).toEqual([]);
     } else {
-      const forked = Number(await readFile(path.join(fixture.output, "fork/forked.txt"), "utf8"));
+      const forked = Number(await keptText("fork", "forked.txt"));
       expect(forked).toBeLessThan(32);
     }
   });
@@ -160,7 +165,7 @@ open("survived.txt", "w").write("all children lived")
     );
     if (fixture.runner.usesCgroups) {
       expect(result).toMatchObject({ success: false, error: { code: "SCRIPT_LIMIT_EXCEEDED", message: expect.stringContaining("memory limit") } });
-      await expect(lstat(path.join(fixture.output, "memory/survived.txt"))).rejects.toMatchObject({ code: "ENOENT" });
+      expect(await keptFiles("memory")).toEqual([]);
     } else {
       // without cgroups only each process's address space is bounded (the start log says so)
       expect(result).toMatchObject({ success: true });
@@ -185,8 +190,7 @@ open("small.txt", "w").write("kept?")
     );
     expect(result).toMatchObject({ success: false, error: { code: "SCRIPT_LIMIT_EXCEEDED", message: expect.stringContaining(`disk limit (${diskMb} MiB`) }, files_written: [] });
     expect(performance.now() - started).toBeLessThan(15_000);
-    const tree = await hostTree(path.join(fixture.output, "deep"));
-    expect(tree.map((entry) => entry.relative).filter((name) => name === "small.txt" || name.startsWith("d"))).toEqual([]);
+    expect(await keptFiles("deep")).toEqual([]);
   });
 
   it("case 98: a folder filled wide (12,000 files) stops at the entry limit; nothing is kept and no file is left unreported", async () => {
@@ -199,7 +203,7 @@ for i in range(12000):
 `,
     );
     expect(result).toMatchObject({ success: false, error: { code: "SCRIPT_LIMIT_EXCEEDED", message: expect.stringContaining("files and folders") }, files_written: [] });
-    await expect(lstat(path.join(fixture.output, "wide/many"))).rejects.toMatchObject({ code: "ENOENT" });
+    expect(await keptFiles("wide")).toEqual([]);
   });
 
   it("case 99: sees none of the host's paths or processes: no /proc, no /sys, no /etc, nothing of the tool-runner's folders", async () => {
@@ -217,7 +221,7 @@ json.dump(report, open("report.json", "w"))
 `,
     );
     expect(result).toMatchObject({ success: true });
-    const text = await readFile(path.join(fixture.output, "look/report.json"), "utf8");
+    const text = await keptText("look", "report.json");
     const report = JSON.parse(text) as Record<string, unknown>;
     const allowed = ["bin", "dev", "lib", "lib32", "lib64", "libx32", "sandbox", "sbin", "tmp", "usr"];
     expect((report["root"] as string[]).filter((name) => !allowed.includes(name))).toEqual([]);
@@ -244,7 +248,7 @@ json.dump(report, open("report.json", "w"))
 `,
     );
     expect(result).toMatchObject({ success: true });
-    const report = JSON.parse(await readFile(path.join(fixture.output, "seccomp/report.json"), "utf8")) as Record<string, string>;
+    const report = JSON.parse(await keptText("seccomp", "report.json")) as Record<string, string>;
     if (process.arch === "x64") expect(Object.values(report)).toEqual(Array(6).fill("Operation not permitted"));
     else expect(Object.values(report)).not.toContain("allowed");
   });
@@ -258,6 +262,6 @@ os.kill(-1, signal.SIGKILL)
 `,
     ).catch((error: unknown) => error);
     expect(result).toMatchObject({ code: "SCRIPT_FAILED", message: expect.stringContaining("nothing it wrote was kept") });
-    await expect(lstat(path.join(fixture.output, "forge/planted.txt"))).rejects.toMatchObject({ code: "ENOENT" });
+    expect(await keptFiles("forge")).toEqual([]);
   });
 });

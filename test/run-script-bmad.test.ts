@@ -1,5 +1,3 @@
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
 import { scratchTextForModel } from "../services/tool-runner/src/scripts/scratch-text.js";
@@ -13,26 +11,28 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => fixture.cleanup());
 
-const context = { session_id: "s1", bundle_path: ".claude/skills/bmad-agent-pm" };
-const run = (command: string) => runScriptTool({ command }, context, fixture.deps);
+const context = { session_id: "s1", project_id: "p1", user: "alice", agent_id: "pm", bundle_path: ".claude/skills/bmad-agent-pm" };
+let calls = 0;
+const run = (command: string) => runScriptTool({ command }, context, fixture.deps, { call_id: `run1:1:${++calls}` });
 
 describe("run_script on a real BMAD 6.12.0 install", () => {
   it("memlog.py init writes {session-folder}/prd-run/.memlog.md and append adds an entry to it", async () => {
-    // the session's script records from here on (the other tests run scripts in the same session)
-    const before = (await fixture.deps.manifests.read("s1"))?.scripts?.length ?? 0;
     const init = await run('uv run {project-root}/_bmad/scripts/memlog.py init --workspace {session-folder}/prd-run --field topic="X"');
     expect(init).toMatchObject({ success: true, exit_code: 0, stderr: "", files_written: ["{session-folder}/prd-run/.memlog.md"] });
     expect(JSON.parse(init["stdout"] as string)).toMatchObject({ ok: true, memlog: "{session-folder}/prd-run/.memlog.md", entries: 0 });
 
     const append = await run('uv run {project-root}/_bmad/scripts/memlog.py append --workspace {session-folder}/prd-run --type decision --text "lead with one account"');
     expect(append).toMatchObject({ success: true, files_written: ["{session-folder}/prd-run/.memlog.md"] });
-    const memlog = await readFile(path.join(fixture.session, "prd-run/.memlog.md"), "utf8");
+    const memlog = await fixture.stored(fixture.space("session"), "prd-run/.memlog.md");
     expect(memlog).toContain("topic: X");
     expect(memlog).toContain("- (decision) lead with one account");
 
-    const manifest = await fixture.deps.manifests.read("s1");
-    expect(manifest?.scripts?.slice(before).map((script) => script.exit_code)).toEqual([0, 0]);
-    expect(manifest?.files.map((file) => file.path)).toContain("{session-folder}/prd-run/.memlog.md");
+    // each run that changed it is a revision of its own, by the user, the chat and the agent
+    const revisions = await fixture.files.revisions(fixture.space("session"), "prd-run/.memlog.md");
+    expect(revisions.map((revision) => [revision.revision, revision.author.user, revision.author.session_id, revision.author.agent_id])).toEqual([
+      [2, "alice", "s1", "pm"],
+      [1, "alice", "s1", "pm"],
+    ]);
   });
 
   it("memlog.py init a second time fails with the script's own message, naming no host path", async () => {
@@ -58,7 +58,7 @@ describe("run_script on a real BMAD 6.12.0 install", () => {
     const entry = /^read and follow (\{session-folder\}\/\.bmad-scratch\/_bmad\/render\/bmad-build\/\S+\/workflow\.md)$/m.exec(result["stdout"] as string)?.[1];
     expect(entry).toBeDefined();
     expect(result["files_written"]).toContain(entry);
-    const read = await fixture.sandbox.read({ session_id: "s1" }, entry ?? "");
+    const read = await fixture.sandbox.read({ session_id: "s1", project_id: "p1" }, entry ?? "");
     expect(read.content.length).toBeGreaterThan(0);
     // the rendered skill links its own files by the paths it saw in the sandbox; the model gets them as virtual paths
     const forModel = scratchTextForModel(entry ?? "", read.content);

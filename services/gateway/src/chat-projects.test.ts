@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import WebSocket from "ws";
 import { encodeJson, subjects, zeroUsage, type RunEventBody, type RunStartRequest } from "@agent-orchestrator/shared";
 import { FakeFileStore } from "./testing/fake-file-store.js";
@@ -95,7 +95,15 @@ describe("a chat's project", () => {
     expect(mismatch.status).toBe(400);
   });
 
-  it("the MCP `chat` tool passes project_id on and returns it", async () => {
+  it("the MCP `chat` tool passes project_id on and returns it, with the files the chat wrote by their virtual paths", async () => {
+    store.put({ kind: "project", id: "team" }, "docs/other.md", "another chat's", { user: "alice", session_id: "another-chat" });
+    orchestrator.onTurn = ({ owner, session_id }) => {
+      store.put({ kind: "project", id: "team" }, "docs/brief.md", "# Brief", { user: owner, session_id });
+      store.put({ kind: "session", id: session_id }, "memlog/notes.md", "scratch", { user: owner, session_id });
+    };
+    onTestFinished(() => {
+      orchestrator.onTurn = () => undefined;
+    });
     const response = await post(
       "bob",
       "/mcp",
@@ -104,7 +112,8 @@ describe("a chat's project", () => {
     );
     const data = (await response.text()).split("\n").find((line) => line.startsWith("data: "));
     const result = (JSON.parse(String(data).slice(6)) as { result: { structuredContent: Record<string, unknown> } }).result.structuredContent;
-    expect(result).toMatchObject({ success: true, project_id: "team", files: [] });
+    expect(result).toMatchObject({ success: true, project_id: "team" });
+    expect((result["files"] as { path: string }[]).map((file) => file.path)).toEqual(["{project-root}/docs/brief.md", "{session-folder}/memlog/notes.md"]);
     expect(turnOf(result["session_id"] as string).project_id).toBe("team");
   });
 });

@@ -1,4 +1,4 @@
-import { AppError, FilesListReply, subjects, type ChatToolInput, type FileListing, type Usage } from "@agent-orchestrator/shared";
+import { AppError, FilesListReply, subjects, type ChatToolInput, type FileListing, type FileSpaceRef, type Usage } from "@agent-orchestrator/shared";
 import { projectOfRun, startChatRun } from "./chat-route.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { callService } from "./nats-call.js";
@@ -10,7 +10,10 @@ export interface ChatToolResult {
   response: string;
   iterations: number;
   usage: Usage;
-  /** the project's files whose latest revision this chat wrote (paths relative to the project) */
+  /**
+   * what this chat has written, by the virtual paths its tools used: the project's files whose latest revision
+   * it wrote (`{project-root}/…`) and its own scratch files (`{session-folder}/…`)
+   */
   files: FileListing[];
 }
 
@@ -38,9 +41,11 @@ export async function runChatTool(
       if (event.type === "error") throw new AppError(event.error.code, event.error.message);
       if (event.type === "done") {
         const projectId = await projectOfRun(context, run, owner);
-        // the owner ran a turn in the project, so they may read its files; a listing that fails only leaves `files` empty
-        const listing = await callService(context, subjects.files("list"), { space: { kind: "project", id: projectId } }, FilesListReply).catch(() => undefined);
-        const files = (listing?.files ?? []).filter((file) => file.author.session_id === sessionId);
+        const [project, scratch] = await Promise.all([listSpace(context, { kind: "project", id: projectId }), listSpace(context, { kind: "session", id: sessionId })]);
+        const files = [
+          ...project.filter((file) => file.author.session_id === sessionId).map((file) => ({ ...file, path: `{project-root}/${file.path}` })),
+          ...scratch.map((file) => ({ ...file, path: `{session-folder}/${file.path}` })),
+        ];
         return { session_id: sessionId, project_id: projectId, response: event.response, iterations: event.iterations, usage: event.usage, files };
       }
     }
@@ -48,4 +53,10 @@ export async function runChatTool(
   } finally {
     signal.removeEventListener("abort", cancel);
   }
+}
+
+/** The owner just ran a turn in this chat and project, so they may read both; a listing that fails only leaves its files out. */
+async function listSpace(context: GatewayContext, space: FileSpaceRef): Promise<FileListing[]> {
+  const listing = await callService(context, subjects.files("list"), { space }, FilesListReply).catch(() => undefined);
+  return listing?.files ?? [];
 }

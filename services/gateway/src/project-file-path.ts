@@ -13,7 +13,6 @@ export function spacePath(segments: unknown): string {
   const path = Array.isArray(segments) ? segments.join("/") : "";
   const invalid = (why: string) => new AppError("INVALID_PATH", `Not a file path in the project: ${why}`);
   if (path === "" || path.length > maxPathLength) throw invalid(`give 1 to ${maxPathLength} characters`);
-  // eslint-disable-next-line no-control-regex
   if (/[\\\u0000-\u001f\u007f]/.test(path)) throw invalid("no backslashes or control characters");
   for (const segment of path.split("/")) {
     if (segment === "") throw invalid("no absolute paths or empty segments");

@@ -104,7 +104,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     starting.catch(() => undefined);
     accepted = await acceptTurn(deps, request, attempt, agent, place);
     if (!accepted) return log.info("the turn is already running or has ended; this delivery is dropped");
-    events.emit({ type: "session", agent_id: agent.id, attempt });
+    events.emit({ type: "session", agent_id: agent.id, project_id: place.projectId, attempt });
     const start = await starting;
     const toolNames = toolsForAgent(agent, { subagents: true });
     const userMessage: ChatCompletionMessageParam = { role: "user", content: request.message };

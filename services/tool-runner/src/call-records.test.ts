@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { createLogger, jetStreamNames } from "@agent-orchestrator/shared";
-import { connect, type NatsConnection } from "nats";
+import { connect, type KV, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
-import { callRecordMaxAgeMs, CallRecords } from "./call-records.js";
+import { CallRecords } from "./call-records.js";
 
 let connection: NatsConnection;
-const prefixes: string[] = [];
+const buckets: string[] = [];
 const logger = createLogger("tool-runner-test", "silent");
 
 beforeAll(async () => {
@@ -14,23 +14,24 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const manager = await connection.jetstreamManager();
-  await Promise.all(prefixes.map((prefix) => manager.streams.delete(`KV_${jetStreamNames(prefix).toolCallsBucket}`).catch(() => undefined)));
+  await Promise.all(buckets.map((bucket) => manager.streams.delete(`KV_${bucket}`).catch(() => undefined)));
   await connection.drain();
 });
 
-function prefix(): string {
-  const lead = `cr${randomUUID().slice(0, 8)}.`;
-  prefixes.push(lead);
-  return lead;
+/** A bucket of its own, opened as the tool-runner opens it. */
+async function openBucket(): Promise<KV> {
+  const bucket = jetStreamNames(`cr${randomUUID().slice(0, 8)}.`).toolCallsBucket;
+  buckets.push(bucket);
+  return connection.jetstream().views.kv(bucket, { history: 1, ttl: 24 * 3_600_000, replicas: 1 });
 }
 
 const record = { fingerprint: "f1", result: { success: true as const, path: "{session-folder}/a.md" } };
 
 describe("CallRecords", () => {
   it("answers a retry on another replica from the record the first one kept", async () => {
-    const subjectPrefix = prefix();
-    const first = await CallRecords.open(connection.jetstream(), { subjectPrefix, replicas: 1 }, logger);
-    const second = await CallRecords.open(connection.jetstream(), { subjectPrefix, replicas: 1 }, logger);
+    const kv = await openBucket();
+    const first = new CallRecords(kv, logger);
+    const second = new CallRecords(kv, logger);
     expect(await second.find("s1", "run1:1:call1")).toBeUndefined();
     await first.keep("s1", "run1:1:call1", record);
     expect(await second.find("s1", "run1:1:call1")).toEqual(record);
@@ -38,19 +39,9 @@ describe("CallRecords", () => {
     expect(await second.find("s2", "run1:1:call1")).toBeUndefined();
   });
 
-  it("keeps one value per call for a day, as the bucket's history and max age say", async () => {
-    const subjectPrefix = prefix();
-    await CallRecords.open(connection.jetstream(), { subjectPrefix, replicas: 1 }, logger);
-    const kv = await connection.jetstream().views.kv(jetStreamNames(subjectPrefix).toolCallsBucket);
-    const status = await kv.status();
-    expect(status.history).toBe(1);
-    expect(status.ttl).toBe(callRecordMaxAgeMs);
-  });
-
-  it("runs the call again rather than trust a record it cannot read", async () => {
-    const subjectPrefix = prefix();
-    const records = await CallRecords.open(connection.jetstream(), { subjectPrefix, replicas: 1 }, logger);
-    const kv = await connection.jetstream().views.kv(jetStreamNames(subjectPrefix).toolCallsBucket);
+  it("keys each record by the chat and the call id's hash, and runs the call again rather than trust one it cannot read", async () => {
+    const kv = await openBucket();
+    const records = new CallRecords(kv, logger);
     await records.keep("s1", "c1", record);
     const keys: string[] = [];
     for await (const key of await kv.keys()) keys.push(key);

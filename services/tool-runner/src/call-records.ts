@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { jetStreamNames, parseJson, ToolResult, type Logger, type RunnerToolName } from "@agent-orchestrator/shared";
-import type { JetStreamClient, KV } from "nats";
+import { parseJson, ToolResult, type Logger, type RunnerToolName } from "@agent-orchestrator/shared";
+import type { KV } from "nats";
 import { z } from "zod";
 
 /** Tools whose calls change a project or a chat: a retry must be answered from their record, never run again. */
@@ -16,31 +16,18 @@ const finalFailures = new Set(["SCRIPT_FAILED", "SCRIPT_TIMEOUT", "QUOTA_EXCEEDE
 export const CallRecord = z.object({ fingerprint: z.string(), result: ToolResult });
 export type CallRecord = z.infer<typeof CallRecord>;
 
-/** How long a record answers retries: far past any retry of a turn (TOOL_TIMEOUT_MS, RUN_ACK_WAIT_MS). */
-export const callRecordMaxAgeMs = 24 * 60 * 60 * 1000;
-
 /**
- * Completion records of side-effecting tool calls, one KV value per call (`<session_id>.<sha256(call_id)>`,
- * history 1, kept for a day) in a bucket every replica shares. A retried call that reaches another replica
- * after the first one died is answered from here. Scripts never reach it: nothing of NATS is inside their
- * sandbox. A call still running on a replica that dies has no record yet: its retry runs again (README "Tool
- * calls and retries").
+ * Completion records of side-effecting tool calls, one KV value per call (`<session_id>.<sha256(call_id)>`)
+ * in a bucket every replica shares (`toolCallsBucket`: history 1, kept for a day, JS_REPLICAS copies). A
+ * retried call that reaches another replica after the first one died is answered from here. Scripts never
+ * reach it: nothing of NATS is inside their sandbox. A call still running on a replica that dies has no
+ * record yet: its retry runs again (README "Tool calls and retries").
  */
 export class CallRecords {
   constructor(
     private readonly kv: KV,
     private readonly logger: Logger,
   ) {}
-
-  /** Opens (and creates where missing) the bucket of `subjectPrefix`'s set with `replicas` copies (JS_REPLICAS). */
-  static async open(js: JetStreamClient, settings: { subjectPrefix: string; replicas: number }, logger: Logger): Promise<CallRecords> {
-    const kv = await js.views.kv(jetStreamNames(settings.subjectPrefix).toolCallsBucket, {
-      history: 1,
-      ttl: callRecordMaxAgeMs,
-      replicas: settings.replicas,
-    });
-    return new CallRecords(kv, logger);
-  }
 
   /** Whether `result` must be kept for retries. */
   static isFinal(result: ToolResult): boolean {

@@ -80,7 +80,7 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
     ...(options.sandboxHooks ? { hooks: options.sandboxHooks } : {}),
   });
   // SCRIPTS=on with no working sandbox throws here, so the process does not start
-  const scripts = await startScriptRunner({ settings: config, sandbox, logger });
+  const scripts = await startScriptRunner({ settings: config, sandbox, files, logger });
   // replies must fit the server's max_payload, which the connection learns at connect
   const replyBudget = () => (connection.info?.max_payload ?? defaultMaxPayload) - replyOverheadBytes;
   const callRecords = await connection.jetstream().views.kv(jetStreamNames(prefix).toolCallsBucket, { history: 1, ttl: callRecordsMaxAgeMs, replicas: config.JS_REPLICAS });

@@ -37,6 +37,8 @@ export class FakeOrchestrator {
   /** projects with a running turn: deleting them is refused */
   readonly busy = new Set<string>();
   readonly received: { subject: string; request: unknown }[] = [];
+  /** what a turn does before it answers (a test's stand-in for its tools) */
+  onTurn: (request: RunStartRequest) => void = () => undefined;
   private created = 0;
 
   constructor(private readonly fixture: GatewayFixture) {}
@@ -145,6 +147,7 @@ export class FakeOrchestrator {
         this.received.push({ subject: subjects.runRequest(request.session_id), request });
         const projectId = request.project_id ?? FakeOrchestrator.defaultProjectOf(request.owner);
         this.addChat(request.session_id, projectId, request.owner);
+        this.onTurn(request);
         const events: RunEventBody[] = [
           { type: "session", agent_id: request.agent_id, project_id: projectId, attempt: 1 },
           { type: "delta", text: "ok" },

@@ -17,6 +17,7 @@ import {
   type ProjectMember,
   type ProjectOperation,
   type ProjectRecord,
+  type ProjectView,
 } from "@agent-orchestrator/shared";
 import type { z } from "zod";
 import { projectOfMember, requireOwner } from "./project-access.js";
@@ -44,7 +45,9 @@ export function addProjectEndpoints(service: Service, deps: ProjectDeletionDeps,
       return role ? [toProjectView(record, role)] : [];
     });
     if (!visible.some((project) => project.id === personal.id)) visible.push(toProjectView(personal, "owner"));
-    return { success: true, projects: visible.sort((a, b) => a.created_at.localeCompare(b.created_at)) };
+    // the caller's personal project first, then the others as they were made
+    const order = (project: ProjectView) => (project.id === personal.id ? "" : project.created_at);
+    return { success: true, projects: visible.sort((a, b) => order(a).localeCompare(order(b))) };
   });
 
   add("get", ProjectGetRequest, async ({ user, project_id }) => {
@@ -73,10 +76,10 @@ export function addProjectEndpoints(service: Service, deps: ProjectDeletionDeps,
     return { success: true, members: membersOf(record) };
   });
 
+  // removing someone who is not a member changes nothing and succeeds, like an HTTP DELETE repeated
   add("member_delete", ProjectMemberDeleteRequest, async ({ user, project_id, member }) => {
     const record = await ownerUpdate(deps, project_id, user, "manage its members", (current) => {
       if (member === current.owner) throw new AppError("BAD_REQUEST", "The owner cannot be removed from their project");
-      if (!Object.prototype.hasOwnProperty.call(current.members, member)) throw new AppError("BAD_REQUEST", `${member} is not a member of this project`);
       const { [member]: _removed, ...members } = current.members;
       return { ...current, members };
     });

@@ -7,7 +7,7 @@ const scratch = scratchStreams();
 
 /** Two stores over one fresh bucket: two orchestrator replicas. */
 async function twoReplicas(): Promise<[ProjectStore, ProjectStore]> {
-  const bucket = scratch.track(`projects_${randomUUID().slice(0, 8)}`);
+  const bucket = `projects_${randomUUID().slice(0, 8)}`;
   scratch.track(`KV_${bucket}`);
   return [await ProjectStore.open(scratch.connection(), bucket), await ProjectStore.open(scratch.connection(), bucket)];
 }

@@ -6,7 +6,7 @@ import { isCasConflict, retryOnConflict } from "../compare-and-set.js";
 import { retryWhileLeaderless } from "../leaderless-retry.js";
 
 /** The name a user's personal default project gets when it is made. */
-export const personalProjectName = "Personal";
+const personalProjectName = "Personal";
 
 const projectKey = (id: string): string => `project.${id}`;
 /** User names may hold characters KV keys do not allow (`@`, spaces, …): the key holds them base64url-encoded. */

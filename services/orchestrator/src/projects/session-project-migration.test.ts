@@ -56,7 +56,7 @@ describe("moveSessionsIntoProjects", () => {
       { owner: "bob@example.com", project_id: bob.id },
     ]);
     expect((await sessions.listByProject(alice.id)).map(({ head }) => head.id).sort()).toEqual(["s1", "s2"]);
-    expect((await sessions.get("s3", "bob@example.com"))?.record).toMatchObject({ project_id: bob.id, title: undefined, turns: 1 });
+    expect((await sessions.get("s3", "bob@example.com"))?.record).toMatchObject({ project_id: bob.id, turns: 1 });
     // a later start finds nothing to move
     expect(await moveSessionsIntoProjects(sessions, projects)).toBe(0);
   });

@@ -47,7 +47,7 @@ describe("detectProjectLayout", () => {
     const layout = await detectProjectLayout(root);
     expect(layout.roots).toContainEqual({ kind: "tree", lexical: path.join(root, "_bmad"), real: path.join(root, "installs/current") });
     expect(layout.roots).toContainEqual({ kind: "knowledge", lexical: path.join(root, "docs"), real: path.join(root, "docs") });
-    expect(layout.outputs).toEqual([{ tree: path.join(root, "installs/current"), module: "bmm", variables: { planning_artifacts: "{project-root}/out/plans" } }]);
+    expect(layout.outputs).toEqual([{ tree: path.join(root, "installs/current"), module: "bmm", variables: { planning_artifacts: "{project-root}/out/plans", project_knowledge: "docs" } }]);
   });
 
   it("never takes skills from a protected folder such as .config or .ssh", async () => {

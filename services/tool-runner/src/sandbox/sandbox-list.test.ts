@@ -35,29 +35,36 @@ describe("Sandbox.list", () => {
   });
 
   it("leaves out and counts the names the tools could not open, so every name listed opens (docs/security.md case 142)", async () => {
-    // what a script (or anything but the tools) can leave on disk: controls, bidi overrides, other refused shapes
-    const refused = ["evil\u001b[31m.md", "rtl\u202Etxt.md", "iso\u2066x.md", "c1\u009b.md", "back\\slash.md", "con", "dot.", "{x}.md"];
-    const folder = await fixture.sandbox.sessionFolder("s1");
-    for (const name of refused) await writeFile(path.join(folder, name), "x");
-    await mkdir(path.join(folder, "dir\u001b]0;title\u0007"));
-    // a name that is not UTF-8 on disk: Node decodes it with U+FFFD, a name that does not exist
-    await writeFile(Buffer.concat([Buffer.from(`${folder}/latin1-`), Buffer.from([0xe9]), Buffer.from(".md")]), "x");
-    await writeFile(path.join(folder, "plain.md"), "plain");
-    await mkdir(path.join(folder, "notes"));
+    // what the store may hold from before the checks (a migrated session, an old script): controls, bidi
+    // overrides, other refused shapes; the sandbox never writes such a name itself
+    const refused = ["evil\u001b[31m.md", "rtl\u202Etxt.md", "iso\u2066x.md", "c1\u009b.md", "back\\slash.md", "con", "dot.", "{x}.md", "dir\u001b]0;title\u0007/x.md"];
+    for (const name of refused) await fixture.files.write({ kind: "session", id: "s1" }, name, "x", fixture.author);
+    await fixture.files.write({ kind: "session", id: "s1" }, "plain.md", "plain", fixture.author);
+    await fixture.files.write({ kind: "session", id: "s1" }, "notes/a.md", "a", fixture.author);
 
     const listing = await fixture.sandbox.list(fixture.context, "{session-folder}");
     expect(listing.entries.map((entry) => entry.name)).toEqual(["notes", "plain.md"]);
-    expect(listing.unservable).toBe(refused.length + 2);
+    expect(listing.unservable).toBe(refused.length);
     for (const entry of listing.entries) {
       const opened = entry.type === "file" ? fixture.sandbox.read(fixture.context, `{session-folder}/${entry.name}`) : fixture.sandbox.list(fixture.context, `{session-folder}/${entry.name}`);
       await expect(opened).resolves.toMatchObject({ path: `{session-folder}/${entry.name}` });
     }
   });
 
+  it("leaves out and counts the installed names the tools could not open (docs/security.md case 142)", async () => {
+    await writeFile(path.join(fixture.bundle, "evil\u001b[31m.md"), "x");
+    // a name that is not UTF-8 on disk: Node decodes it with U+FFFD, a name that does not exist
+    await writeFile(Buffer.concat([Buffer.from(`${fixture.bundle}/latin1-`), Buffer.from([0xe9]), Buffer.from(".md")]), "x");
+    const listing = await fixture.sandbox.list(fixture.context, "{bundle-root}");
+    expect(listing.entries.map((entry) => entry.name)).toEqual(["config.yaml", "workflows"]);
+    expect(listing.unservable).toBe(2);
+  });
+
   it("counts names it leaves out against LIST_MAX_ENTRIES, so a folder full of them costs no more than a listed one", async () => {
-    const folder = await fixture.sandbox.sessionFolder("s1");
-    for (let index = 0; index < fixtureLimits.listMaxEntries + 5; index++) await writeFile(path.join(folder, `f${index}\u001b.md`), "x");
-    const listing = await fixture.sandbox.list(fixture.context, "{session-folder}");
+    const many = path.join(fixture.bundle, "many");
+    await mkdir(many);
+    for (let index = 0; index < fixtureLimits.listMaxEntries + 5; index++) await writeFile(path.join(many, `f${index}\u001b.md`), "x");
+    const listing = await fixture.sandbox.list(fixture.context, "{bundle-root}/many");
     expect(listing).toMatchObject({ entries: [], truncated: true, unservable: fixtureLimits.listMaxEntries });
   });
 
@@ -90,7 +97,32 @@ describe("Sandbox.list", () => {
 
   it("refuses to list outside the roots or a protected folder", async () => {
     await expect(fixture.sandbox.list(fixture.context, "/etc")).rejects.toMatchObject({ code: "PATH_OUTSIDE_ROOT" });
-    await expect(fixture.sandbox.list(fixture.context, "{project-root}")).rejects.toMatchObject({ code: "PATH_OUTSIDE_ROOT" });
+    await expect(fixture.sandbox.list(fixture.context, "{project-root}/../outside")).rejects.toMatchObject({ code: "PATH_OUTSIDE_ROOT" });
+    await expect(fixture.sandbox.list(fixture.context, "{session-folder}/../s2")).rejects.toMatchObject({ code: "PATH_OUTSIDE_ROOT" });
     await expect(fixture.sandbox.list(fixture.context, "{bundle-root}/.git")).rejects.toMatchObject({ code: "PROTECTED_PATH" });
+    await expect(fixture.sandbox.list(fixture.context, "{session-folder}/.git")).rejects.toMatchObject({ code: "PROTECTED_PATH" });
+  });
+
+  it("lists a custom bundle's {project-root} as the way to its own folder plus the project's files", async () => {
+    await fixture.files.write({ kind: "project", id: "p1" }, "docs/prd.md", "p", fixture.author);
+    const listing = await fixture.sandbox.list(fixture.context, "{project-root}");
+    expect(listing.entries).toEqual([
+      { name: "bmad", type: "directory", size: 0 },
+      { name: "docs", type: "directory", size: 0 },
+    ]);
+    // README.md is on disk in BMAD_ROOT, but it is neither installed BMAD nor the project's own: not shown
+    expect(JSON.stringify(listing)).not.toContain("README");
+  });
+
+  it("lists the stored files of a folder, and an empty scratch space as empty", async () => {
+    expect(await fixture.sandbox.list(fixture.context, "{session-folder}")).toEqual({ path: "{session-folder}", entries: [], truncated: false, unservable: 0 });
+    await fixture.files.write({ kind: "project", id: "p1" }, "docs/stories/1.md", "one", fixture.author);
+    await fixture.files.write({ kind: "project", id: "p1" }, "docs/prd.md", "prd", fixture.author);
+    expect((await fixture.sandbox.list(fixture.context, "{project-root}/docs")).entries).toEqual([
+      { name: "prd.md", type: "file", size: 3 },
+      { name: "stories", type: "directory", size: 0 },
+    ]);
+    await expect(fixture.sandbox.list(fixture.context, "docs/nope")).rejects.toMatchObject({ code: "FILE_NOT_FOUND" });
+    await expect(fixture.sandbox.list(fixture.context, "docs/prd.md")).rejects.toMatchObject({ code: "INVALID_PATH" });
   });
 });

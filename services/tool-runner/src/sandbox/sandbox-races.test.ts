@@ -1,8 +1,9 @@
-import { mkdir, readFile, rename, symlink, writeFile } from "node:fs/promises";
+import { mkdir, rename, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "@agent-orchestrator/shared";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createSandboxFixture, type SandboxFixture } from "../testing/sandbox-fixture.js";
+import { createSandboxFixture, fixtureLimits, type SandboxFixture } from "../testing/sandbox-fixture.js";
+import { createSandbox } from "./index.js";
 import type { SandboxHooks } from "./sandbox-hooks.js";
 
 // Races are injected at the exact point between the checks and the open (or the rename), on a real fs.
@@ -93,15 +94,29 @@ describe("Sandbox races", () => {
     expect((await failure(fixture.sandbox.list(fixture.context, "{bundle-root}/d"))).code).toBe("PATH_CHANGED");
   });
 
-  it("refuses to rename into a folder swapped after the temp file was written", async () => {
-    await fixture.sandbox.write(fixture.context, "{session-folder}/sub/keep.md", "keep");
-    const sub = path.join(fixture.session, "sub");
-    hooks.beforeRename = async () => {
-      await rename(sub, path.join(fixture.outside, "sub"));
-      await symlink(path.join(fixture.outside, "sub"), sub);
-    };
-    const error = await failure(fixture.sandbox.write(fixture.context, "{session-folder}/sub/new.md", "new"));
+  it("refuses a write when the project root was replaced after start-up: nothing is stored (docs/security.md case 29)", async () => {
+    await rename(fixture.project, `${fixture.project}-old`);
+    await symlink(`${fixture.project}-old`, fixture.project);
+    const error = await failure(fixture.sandbox.write(fixture.context, "{session-folder}/x.md", "x", fixture.author));
     expect(error.code).toBe("PATH_CHANGED");
-    await expect(readFile(path.join(fixture.outside, "sub", "new.md"))).rejects.toThrow(/ENOENT/);
+    expect((await fixture.files.index({ kind: "session", id: "s1" })).kvRevision).toBe(0);
+  });
+
+  it("keeps every one of many simultaneous writes of one file by two replicas and two chats as its own revision", async () => {
+    // the store's race, which replaced the session folder's rename races: each write moves the index by compare-and-set
+    const other = await createSandbox({ projectRoot: fixture.project, files: await fixture.store.replica(), ...fixtureLimits });
+    const writes = Array.from({ length: 12 }, (_, index) => {
+      const sandbox = index % 2 === 0 ? fixture.sandbox : other;
+      const context = { ...fixture.context, session_id: index % 3 === 0 ? "s1" : "s2" };
+      return sandbox.write(context, "{planning_artifacts}/sprint-status.yaml", `writer ${index}\n`, { user: `u${index}` });
+    });
+    const results = await Promise.all(writes);
+    expect(results.map((result) => result.revision).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, index) => index + 1));
+    const revisions = await fixture.files.revisions({ kind: "project", id: "p1" }, results[0]?.path.replace("{project-root}/", "") ?? "");
+    expect(revisions).toHaveLength(12);
+    expect(new Set(revisions.map((revision) => revision.author.user)).size).toBe(12);
+    const latest = await fixture.sandbox.read(fixture.context, results[0]?.path ?? "");
+    expect(latest.revision).toBe(12);
+    expect(latest.content).toBe(`writer ${revisions[0]?.author.user.slice(1)}\n`);
   });
 });

@@ -59,10 +59,18 @@ describe("Sandbox.read: allowed paths", () => {
     expect((await fixture.sandbox.read(fixture.context, "{bundle-root}/..foo")).content).toBe("dots");
   });
 
-  it("reads the session folder through {session-folder} and {output_folder}", async () => {
-    await mkdir(fixture.session);
-    await writeFile(path.join(fixture.session, "notes.md"), "n");
-    expect((await fixture.sandbox.read(fixture.context, "{output_folder}/notes.md")).path).toBe("{session-folder}/notes.md");
+  it("reads the chat's scratch files through {session-folder} and the project's through {output_folder}, with their revision", async () => {
+    await fixture.files.write({ kind: "session", id: "s1" }, "notes.md", "n", fixture.author);
+    expect(await fixture.sandbox.read(fixture.context, "{session-folder}/notes.md")).toEqual({
+      path: "{session-folder}/notes.md",
+      content: "n",
+      size: 1,
+      truncated: false,
+      revision: 1,
+    });
+    await fixture.files.write({ kind: "project", id: "p1" }, "_bmad-output/prd.md", "p1", fixture.author);
+    await fixture.files.write({ kind: "project", id: "p1" }, "_bmad-output/prd.md", "p2", fixture.author);
+    expect(await fixture.sandbox.read(fixture.context, "{output_folder}/prd.md")).toMatchObject({ path: "{project-root}/_bmad-output/prd.md", content: "p2", revision: 2 });
   });
 
   it("lets an installed module read the whole bmad/ tree, but not a custom bundle", async () => {
@@ -235,21 +243,25 @@ describe("Sandbox.read: attacks", () => {
     expect((await readError("{bundle-root}/secret", "bmad/custom/evil")).code).toBe("SYMLINK_ESCAPE");
   });
 
-  it("reads nothing but the session folder when no bundle is given", async () => {
-    await mkdir(fixture.session);
-    await writeFile(path.join(fixture.session, "a.md"), "a");
-    const sessionOnly = { session_id: fixture.context.session_id };
+  it("reads the chat's and the project's files but has no {bundle-root} when no bundle is given", async () => {
+    await fixture.files.write({ kind: "session", id: "s1" }, "a.md", "a", fixture.author);
+    const sessionOnly = { session_id: fixture.context.session_id, project_id: fixture.context.project_id };
     expect((await fixture.sandbox.read(sessionOnly, "{session-folder}/a.md")).content).toBe("a");
-    const error = await fixture.sandbox.read(sessionOnly, "{core-root}/tasks/workflow.md").catch((failure: unknown) => failure);
-    expect(error).toMatchObject({ code: "PATH_OUTSIDE_ROOT" });
     const bundleError = await fixture.sandbox.read(sessionOnly, "{bundle-root}/config.yaml").catch((failure: unknown) => failure);
     expect(bundleError).toMatchObject({ code: "UNRESOLVED_VARIABLE" });
+    const outside = await fixture.sandbox.read(sessionOnly, "../outside/secret").catch((failure: unknown) => failure);
+    expect(outside).toMatchObject({ code: "PATH_OUTSIDE_ROOT" });
   });
 
-  it("does not read another session's folder", async () => {
-    await mkdir(path.join(fixture.output, "other"), { recursive: true });
-    await writeFile(path.join(fixture.output, "other", "x.md"), "theirs");
+  it("does not read another chat's scratch files, nor another project's files", async () => {
+    await fixture.files.write({ kind: "session", id: "other" }, "x.md", "theirs", { user: "bob" });
+    await fixture.files.write({ kind: "project", id: "p2" }, "docs/x.md", "theirs", { user: "bob" });
     expect((await readError("{session-folder}/../other/x.md")).code).toBe("PATH_OUTSIDE_ROOT");
+    expect((await readError("{project-root}/../p2/docs/x.md")).code).toBe("PATH_OUTSIDE_ROOT");
+    expect((await readError("{project-root}/docs/x.md")).code).toBe("FILE_NOT_FOUND");
+    const other = { ...fixture.context, session_id: "other", project_id: "p2" };
+    expect((await fixture.sandbox.read(other, "{session-folder}/x.md")).content).toBe("theirs");
+    expect((await fixture.sandbox.read(other, "{project-root}/docs/x.md")).content).toBe("theirs");
   });
 
   it("detects a root replaced after start-up by moving it away (docs/security.md case 29, see races for the symlink form)", async () => {
@@ -257,5 +269,43 @@ describe("Sandbox.read: attacks", () => {
     await mkdir(path.join(fixture.project, "bmad", "custom", "bundles", "studio"), { recursive: true });
     await writeFile(path.join(fixture.bundle, "config.yaml"), "planted");
     expect((await readError("{bundle-root}/config.yaml")).code).toBe("PATH_CHANGED");
+  });
+});
+
+describe("Sandbox.read: the project's and the chat's stored files", () => {
+  it("refuses protected names for reading in both spaces, even when stored by other means (docs/security.md cases 27, 28)", async () => {
+    // the store takes any name from the system (a migration, an old client): the sandbox still refuses them
+    await fixture.files.write({ kind: "session", id: "s1" }, ".env", "SECRET=1", fixture.author);
+    await fixture.files.write({ kind: "project", id: "p1" }, "docs/.git/config", "[core]", fixture.author);
+    expect((await readError("{session-folder}/.env")).code).toBe("PROTECTED_PATH");
+    expect((await readError("{session-folder}/.ENV")).code).toBe("PROTECTED_PATH");
+    expect((await readError("{project-root}/docs/.git/config")).code).toBe("PROTECTED_PATH");
+    expect((await readError("docs/.GIT/config")).code).toBe("PROTECTED_PATH");
+    const listing = await fixture.sandbox.list(fixture.context, "{session-folder}");
+    expect(listing.entries).toEqual([]);
+  });
+
+  it("answers FILE_TOO_LARGE from the index, BINARY_FILE for bytes that are not UTF-8 text (docs/security.md cases 30, 34)", async () => {
+    await fixture.files.write({ kind: "project", id: "p1" }, "big.md", "x".repeat(fixtureLimits.readMaxBytes + 1), fixture.author);
+    await fixture.files.write({ kind: "project", id: "p1" }, "image.png", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0xfe]), fixture.author);
+    expect((await readError("big.md")).code).toBe("FILE_TOO_LARGE");
+    expect((await readError("{project-root}/image.png")).code).toBe("BINARY_FILE");
+  });
+
+  it("answers NOT_A_FILE for a stored folder and FILE_NOT_FOUND for a deleted file", async () => {
+    await fixture.files.write({ kind: "project", id: "p1" }, "docs/stories/1.md", "s", fixture.author);
+    await fixture.files.write({ kind: "project", id: "p1" }, "gone.md", "g", fixture.author);
+    await fixture.files.remove({ kind: "project", id: "p1" }, "gone.md", fixture.author);
+    expect((await readError("docs/stories")).code).toBe("NOT_A_FILE");
+    expect((await readError("{project-root}")).code).toBe("NOT_A_FILE");
+    expect((await readError("{session-folder}")).code).toBe("NOT_A_FILE");
+    expect((await readError("gone.md")).code).toBe("FILE_NOT_FOUND");
+  });
+
+  it("refuses the project's path to BMAD's install names that are not installed", async () => {
+    // `_bmad`, `bmad`, `.bmad-*` and the tool folders (`.claude`) are BMAD's: a stored file never shows there
+    await fixture.files.write({ kind: "project", id: "p1" }, ".claude/settings.json", "{}", fixture.author);
+    expect((await readError("{project-root}/.claude/settings.json")).code).toBe("PATH_OUTSIDE_ROOT");
+    expect((await readError("{project-root}/_bmad/planted.md")).code).toBe("PATH_OUTSIDE_ROOT");
   });
 });

@@ -6,7 +6,8 @@ const roots: LexicalRoots = {
   project: "/nonexistent/W",
   bundle: "/nonexistent/W/bmad/custom/bundles/studio",
   core: "/nonexistent/W/bmad/core",
-  session: "/nonexistent/out/s1",
+  // a chat's scratch space is never on disk: its lexical path is a pseudo path (sandbox-roots.ts)
+  session: "/\u0000sessions/s1",
 };
 
 function codeOf(input: string): string | undefined {
@@ -27,8 +28,9 @@ describe("resolveVirtualPath", () => {
     expect(resolveVirtualPath("{session-folder}/brief.md", roots)).toBe(`${roots.session}/brief.md`);
   });
 
-  it("maps {output_folder} to the session folder", () => {
-    expect(resolveVirtualPath("{output_folder}/prd.md", roots)).toBe(`${roots.session}/prd.md`);
+  it("maps {output_folder} into the project, to _bmad-output when the config does not say", () => {
+    expect(resolveVirtualPath("{output_folder}/prd.md", roots)).toBe(`${roots.project}/_bmad-output/prd.md`);
+    expect(toVirtualPath(resolveVirtualPath("{output_folder}/prd.md", roots), roots)).toBe("{project-root}/_bmad-output/prd.md");
   });
 
   it("takes a path without a variable relative to the project root", () => {
@@ -63,13 +65,20 @@ describe("resolveVirtualPath", () => {
     for (const input of [".", "/", "./", "//"]) expect(codeOf(input)).toBe("INVALID_PATH");
   });
 
-  it("maps output variables into the session folder, from the config or by their own name", () => {
-    const withOutputs: LexicalRoots = { ...roots, outputs: { planning_artifacts: `${roots.session}/plans` } };
-    expect(resolveVirtualPath("{planning_artifacts}/prd.md", withOutputs)).toBe(`${roots.session}/plans/prd.md`);
-    expect(resolveVirtualPath("{implementation_artifacts}/s.md", withOutputs)).toBe(`${roots.session}/implementation-artifacts/s.md`);
+  it("maps output variables into the project, from the config or by their own name", () => {
+    const withOutputs: LexicalRoots = { ...roots, outputs: { output_folder: `${roots.project}/out`, planning_artifacts: `${roots.project}/out/plans` } };
+    expect(resolveVirtualPath("{planning_artifacts}/prd.md", withOutputs)).toBe(`${roots.project}/out/plans/prd.md`);
+    expect(resolveVirtualPath("{implementation_artifacts}/s.md", withOutputs)).toBe(`${roots.project}/out/implementation-artifacts/s.md`);
     expect(resolveVirtualPath("{planning_artifacts}/../../../etc/passwd", withOutputs)).toBe("/nonexistent/etc/passwd");
     expect(codeOf("docs/{planning_artifacts}/x.md")).toBe("INVALID_PATH");
-    expect(canonicalVirtualPath("{planning_artifacts}/prd.md", withOutputs)).toBe("{session-folder}/plans/prd.md");
+    expect(canonicalVirtualPath("{planning_artifacts}/prd.md", withOutputs)).toBe("{project-root}/out/plans/prd.md");
+  });
+
+  it("keeps the chat's scratch space apart from every disk path: no path the model writes reaches it but {session-folder}", () => {
+    expect(resolveVirtualPath("{session-folder}/../s2/x.md", roots)).toBe("/\u0000sessions/s2/x.md");
+    expect(toVirtualPath("/\u0000sessions/s2/x.md", roots)).toBeUndefined();
+    expect(codeOf("/\u0000sessions/s1/x.md")).toBe("INVALID_PATH");
+    expect(resolveVirtualPath("../../sessions/s1/x.md", roots)).toBe("/sessions/s1/x.md");
   });
 
   it("does not look up unknown variables on the prototype", () => {

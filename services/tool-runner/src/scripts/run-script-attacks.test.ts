@@ -1,9 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { symlink, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
-import type { ToolContext } from "@agent-orchestrator/shared";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createScriptFixture, type ScriptFixture } from "../testing/script-fixture.js";
 import { runScriptTool } from "../tools/run-script-tool.js";
@@ -11,14 +10,12 @@ import { runScriptTool } from "../tools/run-script-tool.js";
 // Issue 12 item 3: what a script or a model-written command line may try, and what stops it. The probes are
 // written into the fixture's own project copy; the sandbox, not file permissions, must stop them.
 let fixture: ScriptFixture;
-let context: ToolContext;
 beforeEach(async () => {
   fixture = await createScriptFixture({ runner: { timeoutMs: 3000 } });
-  context = { session_id: fixture.sessionId, bundle_path: "_bmad" };
 });
 afterEach(() => fixture.cleanup());
 
-const run = (command: string) => runScriptTool({ command }, context, fixture.deps);
+const run = (command: string) => runScriptTool({ command }, fixture.context, fixture.deps, { call_id: "run1:1:call1" });
 
 async function probe(name: string, code: string, args = ""): Promise<Record<string, unknown>> {
   await fixture.plant(`_bmad/scripts/${name}.py`, code);
@@ -52,7 +49,7 @@ print(json.dumps(out))
     expect(result["stdout"]).not.toContain("7373");
   });
 
-  it("cannot write to the host's /tmp, the BMAD tree or anywhere outside its session folder", async () => {
+  it("cannot write to the host's /tmp, the BMAD tree or anywhere outside its session folder and project", async () => {
     const marker = `ao-probe-${process.pid}-${Date.now()}`;
     const result = await probe(
       "write_outside",
@@ -172,13 +169,12 @@ except OSError as e:
     expect(processesNamed(marker)).toEqual([]);
   });
 
-  it("loops forever: stopped at the time limit, SCRIPT_TIMEOUT, the run is recorded and nothing survives", async () => {
+  it("loops forever: stopped at the time limit, SCRIPT_TIMEOUT, nothing it wrote is kept and nothing survives", async () => {
     const marker = `loop${Date.now()}`;
-    await fixture.plant(`_bmad/scripts/${marker}.py`, "while True:\n    pass\n");
+    await fixture.plant(`_bmad/scripts/${marker}.py`, "open('early.md', 'w').write('x')\nwhile True:\n    pass\n");
     await expect(run(`python3 {project-root}/_bmad/scripts/${marker}.py`)).rejects.toMatchObject({ code: "SCRIPT_TIMEOUT" });
     expect(processesNamed(marker)).toEqual([]);
-    const manifest = await fixture.deps.manifests.read(fixture.sessionId);
-    expect(manifest?.scripts).toEqual([{ command: `python3 {project-root}/_bmad/scripts/${marker}.py`, exit_code: null, at: expect.any(String) }]);
+    expect((await fixture.files.index(fixture.space("session"))).files.size).toBe(0);
   });
 
   it("cannot allocate 2 GiB", async () => {
@@ -196,26 +192,25 @@ except OSError as e:
     expect(stdout.endsWith("END")).toBe(true);
   });
 
-  it("cannot change the session manifest, which decides who sees the session: it never sees it, and what it names so is not kept", async () => {
-    await fixture.deps.manifests.ensure(fixture.sessionId, { agent: "a", bundle: "b", owner: "alice", status: "running" });
+  it("cannot store a protected name, and reaches no call record: those are in JetStream, not in its folders", async () => {
     const result = await probe(
-      "manifest",
+      "protected",
       `import os
-print("seen" if os.path.exists("manifest.json") else "not seen")
-open("m.tmp", "w").write('{"owner": "mallory"}')
-os.replace("m.tmp", "manifest.json")
-os.makedirs(".tool-calls", exist_ok=True)
-open(".tool-calls/forged.json", "w").write("{}")
+print(sorted(os.listdir(".")))
+for name in (".env", ".git/config", "keys/id_rsa", ".tool-calls/forged.json"):
+    os.makedirs(os.path.dirname(name) or ".", exist_ok=True)
+    open(name, "w").write("forged")
 `,
     );
-    expect(result).toMatchObject({ success: true, stdout: "not seen\n" });
+    expect(result).toMatchObject({ success: true, stdout: "[]\n" });
     expect(result["files_written"]).toEqual([]);
     expect(result["files_not_kept"]).toEqual([
-      { path: "{session-folder}/.tool-calls/forged.json", reason: "a protected or system name" },
-      { path: "{session-folder}/manifest.json", reason: "a protected or system name" },
+      { path: "{session-folder}/.env", reason: "a protected name" },
+      { path: "{session-folder}/.git/config", reason: "a protected name" },
+      { path: "{session-folder}/.tool-calls/forged.json", reason: "a protected name" },
+      { path: "{session-folder}/keys/id_rsa", reason: "a protected name" },
     ]);
-    expect((await fixture.deps.manifests.read(fixture.sessionId))?.owner).toBe("alice");
-    expect(existsSync(path.join(fixture.session, ".tool-calls", "forged.json"))).toBe(false);
+    expect((await fixture.files.index(fixture.space("session"))).files.size).toBe(0);
   });
 });
 
@@ -247,7 +242,7 @@ describe("refused command lines", () => {
     ["`../` out of the project", "python3 {project-root}/_bmad/../../outside/x.py", "not in the BMAD install"],
     ["a host path", "python3 /usr/lib/python3.11/http/server.py", "not in the BMAD install"],
   ])("refuses %s", async (_name, command, reason) => {
-    await writeFile(path.join(fixture.session, "evil.py"), "print('evil')\n");
+    await fixture.files.write(fixture.space("session"), "evil.py", "print('evil')\n", { user: "alice" });
     await fixture.plant("src/tool.py", "print('tool')\n");
     const error = await run(command).then(
       () => undefined,
@@ -258,9 +253,9 @@ describe("refused command lines", () => {
     expect(error?.message).not.toContain(fixture.base);
   });
 
-  it("refuses a link in a skill folder that points at a script the session wrote", async () => {
-    await writeFile(path.join(fixture.session, "evil.py"), "print('evil')\n");
-    await symlink(path.join(fixture.session, "evil.py"), path.join(fixture.project, ".claude/skills/demo/scripts/link.py"));
+  it("refuses a link in a skill folder that points out of the install", async () => {
+    await writeFile(path.join(fixture.outside, "evil.py"), "print('evil')\n");
+    await symlink(path.join(fixture.outside, "evil.py"), path.join(fixture.project, ".claude/skills/demo/scripts/link.py"));
     await expect(run("python3 {project-root}/.claude/skills/demo/scripts/link.py")).rejects.toMatchObject({
       code: "SCRIPT_REJECTED",
       message: expect.stringContaining("links out of the BMAD install"),
@@ -268,8 +263,7 @@ describe("refused command lines", () => {
   });
 
   it("refuses a script another script wrote into a scratch place", async () => {
-    await mkdir(path.join(fixture.session, ".bmad-scratch/_bmad/render"), { recursive: true });
-    await writeFile(path.join(fixture.session, ".bmad-scratch/_bmad/render/evil.py"), "print('evil')\n");
+    await fixture.files.write(fixture.space("session"), ".bmad-scratch/_bmad/render/evil.py", "print('evil')\n", { user: "alice" });
     await fixture.plant("_bmad/render/evil.py", "print('host copy')\n");
     await expect(run("python3 {project-root}/_bmad/render/evil.py")).rejects.toMatchObject({ code: "SCRIPT_REJECTED" });
   });
@@ -296,7 +290,10 @@ describe("refused command lines", () => {
       expect(await run(command)).toMatchObject({ success: true, exit_code: 0, stdout: "ran\n" });
     }
     expect(await run("uv run {project-root}/.claude/skills/demo/scripts/tool.py")).toMatchObject({ stdout: "skill tool\n" });
-    const manifest = JSON.parse(await readFile(path.join(fixture.session, "manifest.json"), "utf8")) as { scripts: unknown[] };
-    expect(manifest.scripts).toHaveLength(5);
+  });
+
+  it("refuses a script among the project's own files, which a model or a script wrote", async () => {
+    await fixture.files.write(fixture.space("project"), "docs/tool.py", "print('project file')\n", { user: "alice" });
+    await expect(run("python3 {project-root}/docs/tool.py")).rejects.toMatchObject({ code: "SCRIPT_REJECTED", message: expect.stringContaining("not in the BMAD install") });
   });
 });

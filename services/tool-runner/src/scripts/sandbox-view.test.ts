@@ -1,19 +1,27 @@
 import { describe, expect, it } from "vitest";
 import { argumentInside, virtualizeText, type SandboxView } from "./sandbox-view.js";
 
+// `{session-folder}` is a lexical path that never exists on disk (the sandbox module's pseudo root)
+const session = "/\u0000sessions/s1";
 const view: SandboxView = {
   projectRoot: "/srv/project",
-  sessionFolder: "/data/out/s1",
+  sessionFolder: session,
   readOnly: [{ host: "/srv/project/_bmad", inside: "/sandbox/project/_bmad" }],
-  hidden: [],
   scratch: [{ relative: "_bmad/render", sessionRelative: ".bmad-scratch/_bmad/render" }],
 };
-const roots = { project: "/srv/project", core: "/srv/project/bmad/core", session: "/data/out/s1" };
+const roots = {
+  project: "/srv/project",
+  core: "/srv/project/bmad/core",
+  session,
+  outputs: { output_folder: "/srv/project/_bmad-output", planning_artifacts: "/srv/project/_bmad-output/planning-artifacts" },
+};
 
 describe("argumentInside", () => {
   it.each([
     ["{session-folder}/prd-run", "/sandbox/session/prd-run"],
-    ["{output_folder}", "/sandbox/session"],
+    ["{output_folder}", "/sandbox/project/_bmad-output"],
+    ["{planning_artifacts}/prd.md", "/sandbox/project/_bmad-output/planning-artifacts/prd.md"],
+    ["{project-root}/docs/prd.md", "/sandbox/project/docs/prd.md"],
     ["{project-root}/_bmad/config.toml", "/sandbox/project/_bmad/config.toml"],
     ["--out={session-folder}/x.html", "--out=/sandbox/session/x.html"],
     ["topic=A {session-folder} B", "topic=A {session-folder} B"],
@@ -36,7 +44,7 @@ describe("virtualizeText", () => {
       "/sandbox/session/prd-run/.memlog.md",
       "/sandbox/project/_bmad/render/bmad-build/workflow.md",
       "/sandbox/project/_bmad/scripts/memlog.py",
-      "/data/out/s1/x and /srv/project/y",
+      "/srv/project/y",
       "/sandbox/session2 and /sandbox/projects stay",
     ].join("\n");
     expect(virtualizeText(view, text)).toBe(
@@ -44,7 +52,7 @@ describe("virtualizeText", () => {
         "{session-folder}/prd-run/.memlog.md",
         "{session-folder}/.bmad-scratch/_bmad/render/bmad-build/workflow.md",
         "{project-root}/_bmad/scripts/memlog.py",
-        "{session-folder}/x and {project-root}/y",
+        "{project-root}/y",
         "/sandbox/session2 and /sandbox/projects stay",
       ].join("\n"),
     );

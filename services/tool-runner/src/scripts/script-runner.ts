@@ -14,7 +14,7 @@ import { argumentInside, insideSession, planSandboxView, virtualizeText } from "
 import { parseScriptCommand } from "./script-command.js";
 import { locateScript } from "./script-location.js";
 import { ScriptSlots } from "./script-slots.js";
-import { commitWorkspace } from "./workspace-commit.js";
+import { commitWorkspace, type SpaceRefusal } from "./workspace-commit.js";
 import { workspaceInputs } from "./workspace-inputs.js";
 import { placeOf, workspacePlaces, type SpaceKind } from "./workspace-places.js";
 import { limitHit, type SandboxBounds, type ScriptLimitName } from "./sandbox-bounds.js";
@@ -57,8 +57,8 @@ export interface ScriptRun {
   filesRemoved: string[];
   /** what the run left that was not kept (links, FIFOs, devices, names that cannot be served, a space over its quota) */
   filesRefused: Array<{ path: string; reason: string }>;
-  /** the spaces whose quota refused the run's changes: none of them were kept */
-  overQuota: Array<{ kind: SpaceKind; message: string }>;
+  /** the spaces that refused the run's changes as a whole (their quota): none of them were kept */
+  spacesRefused: SpaceRefusal[];
   durationMs: number;
 }
 
@@ -195,7 +195,7 @@ export class ScriptRunner {
           filesWritten: commit?.written ?? [],
           filesRemoved: commit?.removed ?? [],
           filesRefused: commit?.refused ?? [],
-          overQuota: commit?.overQuota ?? [],
+          spacesRefused: commit?.spacesRefused ?? [],
           durationMs: exit.durationMs,
         };
       } finally {

@@ -27,7 +27,7 @@ afterEach(() => fixture.cleanup());
 
 describe("startScriptRunner", () => {
   it("SCRIPTS=off gives no runner and never checks the sandbox", async () => {
-    expect(await startScriptRunner({ settings: settings("off"), sandbox: fixture.sandbox, logger })).toBeUndefined();
+    expect(await startScriptRunner({ settings: settings("off"), sandbox: fixture.sandbox, files: fixture.files, logger })).toBeUndefined();
   });
 
   it("SCRIPTS=auto and SCRIPTS=on give a runner where the sandbox works (bubblewrap is installed here, as in CI)", async () => {
@@ -35,7 +35,7 @@ describe("startScriptRunner", () => {
     if (testSpawnAs) await chmod(fixture.base, 0o755);
     expect(await checkScriptSandbox({ spawnAs: testSpawnAs?.(0) })).toEqual({ ok: true, seccomp: false });
     for (const mode of ["auto", "on"] as const) {
-      expect(await startScriptRunner({ settings: settings(mode), sandbox: fixture.sandbox, logger })).toBeInstanceOf(ScriptRunner);
+      expect(await startScriptRunner({ settings: settings(mode), sandbox: fixture.sandbox, files: fixture.files, logger })).toBeInstanceOf(ScriptRunner);
     }
   });
 
@@ -49,9 +49,9 @@ describe("startScriptRunner", () => {
     const check = () => Promise.resolve({ ok: false as const, reason: "bwrap: No permissions to create a new namespace" });
     const warnings: unknown[] = [];
     const recording = Object.assign(Object.create(logger) as typeof logger, { warn: (...args: unknown[]) => void warnings.push(args) });
-    expect(await startScriptRunner({ settings: settings("auto"), sandbox: fixture.sandbox, logger: recording, check })).toBeUndefined();
+    expect(await startScriptRunner({ settings: settings("auto"), sandbox: fixture.sandbox, files: fixture.files, logger: recording, check })).toBeUndefined();
     expect(JSON.stringify(warnings)).toContain("No permissions to create a new namespace");
     expect(warnings).toHaveLength(1);
-    await expect(startScriptRunner({ settings: settings("on"), sandbox: fixture.sandbox, logger, check })).rejects.toThrow(/SCRIPTS=on/);
+    await expect(startScriptRunner({ settings: settings("on"), sandbox: fixture.sandbox, files: fixture.files, logger, check })).rejects.toThrow(/SCRIPTS=on/);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
@@ -56,11 +56,23 @@ describe("readWorkspaceReport", () => {
 
 describe("writeWorkspaceInput", () => {
   it("sends each file as a header and its bytes, then the end", async () => {
-    await writeFile(path.join(staging, "in.md"), "hello");
     const channel = new PassThrough();
     const received: Buffer[] = [];
     channel.on("data", (chunk: Buffer) => received.push(chunk));
-    await writeWorkspaceInput(channel, [{ relative: "docs/in.md", hostPath: path.join(staging, "in.md"), size: 5 }]);
-    expect(Buffer.concat(received).toString()).toBe('{"path":"docs/in.md","size":5}\nhello{"end":true}\n');
+    const hello = () => Promise.resolve(new TextEncoder().encode("hello"));
+    await writeWorkspaceInput(channel, [{ relative: "project/docs/in.md", size: 5, content: hello }]);
+    expect(Buffer.concat(received).toString()).toBe('{"path":"project/docs/in.md","size":5}\nhello{"end":true}\n');
+  });
+
+  it("keeps the size it announced when a content is shorter or longer", async () => {
+    const channel = new PassThrough();
+    const received: Buffer[] = [];
+    channel.on("data", (chunk: Buffer) => received.push(chunk));
+    const bytes = (text: string) => () => Promise.resolve(new TextEncoder().encode(text));
+    await writeWorkspaceInput(channel, [
+      { relative: "session/a", size: 3, content: bytes("a") },
+      { relative: "session/b", size: 2, content: bytes("bbbb") },
+    ]);
+    expect(Buffer.concat(received).toString()).toBe('{"path":"session/a","size":3}\na\0\0{"path":"session/b","size":2}\nbb{"end":true}\n');
   });
 });

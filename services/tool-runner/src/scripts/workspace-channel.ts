@@ -70,8 +70,14 @@ function fitted(content: Uint8Array, size: number): Buffer {
 }
 
 async function write(channel: Writable, data: string | Buffer): Promise<void> {
-  if (channel.destroyed) return;
-  if (!channel.write(data)) await Promise.race([once(channel, "drain"), once(channel, "close")]);
+  if (channel.destroyed || channel.write(data)) return;
+  // the listener of the event that did not come is removed, so a long input does not pile them up
+  const settled = new AbortController();
+  try {
+    await Promise.race([once(channel, "drain", { signal: settled.signal }), once(channel, "close", { signal: settled.signal })]);
+  } finally {
+    settled.abort();
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { AppError, type FileAuthor, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { AppError, type ErrorCode, type FileAuthor, type FileSpaceRef } from "@agent-orchestrator/shared";
 import { assertPathShape, findProtectedSegment, isServablePath } from "../sandbox/index.js";
 import type { FileChange, FileStore } from "../store/file-store.js";
 import type { WorkspaceReport } from "./workspace-channel.js";
@@ -9,11 +9,21 @@ import { inInstallPlace, spacePathOf, virtualPathOf, type SpaceKind, type SpaceP
 export interface WorkspaceCommit {
   written: Array<{ path: string; size: number; created: boolean }>;
   removed: string[];
-  /** what the run left that the system cannot serve or must not take, or that its space's quota refused: never stored */
+  /** what the run left that the system cannot serve or must not take, or that its space refused: never stored */
   refused: Array<{ path: string; reason: string }>;
-  /** the spaces whose changes went past their quota: nothing of those changes was stored */
-  overQuota: Array<{ kind: SpaceKind; message: string }>;
+  /** the spaces that refused the run's changes as a whole (their quota, or a name another chat made a file meanwhile) */
+  spacesRefused: SpaceRefusal[];
 }
+
+/** Why a space kept none of a run's changes: the store's error. */
+export interface SpaceRefusal {
+  kind: SpaceKind;
+  code: ErrorCode;
+  message: string;
+}
+
+// what the store answers for a batch it refuses as a whole; anything else is a failure of the call
+const batchRefusals: ReadonlySet<ErrorCode> = new Set(["QUOTA_EXCEEDED", "INVALID_PATH", "NOT_A_FILE"]);
 
 /** Where a run's changes go, and who made them. */
 export interface WorkspaceTarget {
@@ -30,11 +40,12 @@ const spaceNames: Record<SpaceKind, string> = { project: "project", session: "ch
  * Stores a finished run's report: the new and changed regular files and the deletions of each space, checked
  * as `save_output` checks a path (its shape, no `.`/`..`, a name the tools can open, no protected name, never
  * into BMAD's install places), then applied to each space as one batch with that space's quota checked on the
- * whole. A space over its quota keeps none of the run's changes; the other space keeps its own. The bytes come
+ * whole. A space that refuses the batch (over its quota, or a name that another chat made a file of meanwhile)
+ * keeps none of the run's changes; the other space keeps its own. The bytes come
  * from the staged report: whatever mode a file had inside (setuid, a device), only its content is stored.
  */
 export async function commitWorkspace(report: WorkspaceReport, target: WorkspaceTarget): Promise<WorkspaceCommit> {
-  const commit: WorkspaceCommit = { written: [], removed: [], refused: [], overQuota: [] };
+  const commit: WorkspaceCommit = { written: [], removed: [], refused: [], spacesRefused: [] };
   for (const skipped of report.skipped) commit.refused.push({ path: shown(skipped.relative), reason: skipped.reason });
   const changes: Record<SpaceKind, FileChange[]> = { project: [], session: [] };
   for (const file of report.files) {
@@ -65,9 +76,10 @@ export async function commitWorkspace(report: WorkspaceReport, target: Workspace
         else commit.written.push({ path, size: revision.size, created: !target.existing[kind].has(revision.path) });
       }
     } catch (error) {
-      if (!AppError.is(error) || error.code !== "QUOTA_EXCEEDED") throw error;
-      commit.overQuota.push({ kind, message: error.message });
-      const reason = `over the ${spaceNames[kind]}'s quota: none of the run's changes there were kept`;
+      if (!AppError.is(error) || !batchRefusals.has(error.code)) throw error;
+      commit.spacesRefused.push({ kind, code: error.code, message: error.message });
+      const why = error.code === "QUOTA_EXCEEDED" ? `over the ${spaceNames[kind]}'s quota` : `refused by the ${spaceNames[kind]}`;
+      const reason = `${why}: none of the run's changes there were kept`;
       for (const change of changes[kind]) commit.refused.push({ path: virtualPathOf({ kind, path: change.path }), reason });
     }
   }

@@ -15,7 +15,8 @@ export interface WorkspaceInputs {
 /**
  * The project's own files and the chat's scratch files as the store holds them now (their latest revisions),
  * each fetched by its sha256 only when it is sent. A protected name is never handed in, nor a project path in
- * BMAD's install places (the read-only trees are bound there).
+ * BMAD's install places (the read-only trees are bound there), nor a path with an empty, `.` or `..` segment
+ * (the store's writers refuse them; a place is never left through one).
  */
 export async function workspaceInputs(files: FileStore, spaces: Record<SpaceKind, FileSpaceRef>): Promise<WorkspaceInputs> {
   const [project, session] = await Promise.all([files.index(spaces.project), files.index(spaces.session)]);
@@ -24,9 +25,13 @@ export async function workspaceInputs(files: FileStore, spaces: Record<SpaceKind
   for (const [kind, index] of [["project", project], ["session", session]] as const) {
     for (const file of liveFiles(index)) {
       existing[kind].add(file.path);
-      if (findProtectedSegment(file.path) !== undefined || (kind === "project" && inInstallPlace(file.path))) continue;
+      if (!plainPath(file.path) || findProtectedSegment(file.path) !== undefined || (kind === "project" && inInstallPlace(file.path))) continue;
       inputs.push({ relative: channelPath({ kind, path: file.path }), size: file.size, content: () => files.content(file.sha256) });
     }
   }
   return { inputs, existing };
+}
+
+function plainPath(filePath: string): boolean {
+  return filePath.split("/").every((segment) => segment !== "" && segment !== "." && segment !== "..");
 }

@@ -48,7 +48,7 @@ export async function loadSkillVariables(files: OptionalFiles, sources: SkillVar
   const variables: Record<string, string> = { ...variableDefaults, project_name: sources.projectName, ...scalars };
   const mapped = mapOutputVariables(variables);
   // an older installer may leave `{output_folder}` inside other values
-  for (const [name, value] of Object.entries(mapped)) mapped[name] = value.replace(/\{output_folder\}/g, mapped["output_folder"] ?? "{session-folder}");
+  for (const [name, value] of Object.entries(mapped)) mapped[name] = value.replace(/\{output_folder\}/g, mapped["output_folder"] ?? "{project-root}/_bmad-output");
   mapped["date"] = sources.today.toISOString().slice(0, 10);
   return mapped;
 }

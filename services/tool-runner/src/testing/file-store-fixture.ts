@@ -13,23 +13,28 @@ export interface TestFileStore {
   connection: NatsConnection;
   /** the subject prefix the buckets are named after (`fs1a2b3c4d.`) */
   prefix: string;
+  /** another FileStore on the same buckets with a cache of its own: a second tool-runner replica */
+  replica(): Promise<FileStore>;
   close(): Promise<void>;
 }
 
 export async function openTestFileStore(quotas: { project?: SpaceQuota; session?: SpaceQuota } = {}): Promise<TestFileStore> {
   const connection = await connect({ servers: inject("natsUrl") });
   const lead = `fs${randomUUID().slice(0, 8)}`;
-  const files = await FileStore.open(connection.jetstream(), {
-    subjectPrefix: `${lead}.`,
-    replicas: 1,
-    cacheBytes: 16 << 20,
-    quotas: { project: quotas.project ?? fixtureQuota, session: quotas.session ?? fixtureQuota },
-    maxIndexBytes: 1 << 20,
-  });
+  const open = () =>
+    FileStore.open(connection.jetstream(), {
+      subjectPrefix: `${lead}.`,
+      replicas: 1,
+      cacheBytes: 16 << 20,
+      quotas: { project: quotas.project ?? fixtureQuota, session: quotas.session ?? fixtureQuota },
+      maxIndexBytes: 1 << 20,
+    });
+  const files = await open();
   return {
     files,
     connection,
     prefix: `${lead}.`,
+    replica: open,
     async close() {
       const manager = await connection.jetstreamManager();
       const streams = [`KV_${lead}_file_index`, `KV_${lead}_file_revisions`, `OBJ_${lead}_file_contents`];

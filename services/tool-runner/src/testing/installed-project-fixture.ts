@@ -2,8 +2,9 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createSandbox, type Sandbox } from "../sandbox/index.js";
+import type { FileAuthor, ToolContext } from "@agent-orchestrator/shared";
 import type { FileStore } from "../store/file-store.js";
-import { openTestFileStore } from "./file-store-fixture.js";
+import { openTestFileStore, type TestFileStore } from "./file-store-fixture.js";
 import { fixtureLimits } from "./sandbox-fixture.js";
 
 /** A throw-away installed project: small hand-written files in the shape of each BMAD release's layout. */
@@ -15,9 +16,15 @@ export interface InstalledProjectFixture {
   outside: string;
   /** the store of the project's and the chat's own files */
   files: FileStore;
+  /** the test store behind `files` */
+  store: TestFileStore;
   sandbox: Sandbox;
   /** a context whose bundle is `bundlePath` */
   context(bundlePath?: string): { session_id: string; project_id: string; bundle_path: string };
+  /** `context` as a tool call carries it: with the user and the agent */
+  toolContext(bundlePath?: string): ToolContext;
+  /** the author of what a test writes as the chat of `context` */
+  author: FileAuthor;
   cleanup(): Promise<void>;
 }
 
@@ -68,8 +75,11 @@ export async function createInstalledProjectFixture(files: Readonly<Record<strin
     project,
     outside,
     files: store.files,
+    store,
     sandbox,
     context: (bundlePath = "_bmad/bmm") => ({ session_id: "s1", project_id: "p1", bundle_path: bundlePath }),
+    toolContext: (bundlePath = "_bmad/bmm") => ({ session_id: "s1", project_id: "p1", bundle_path: bundlePath, user: "alice", agent_id: "bmm/analyst" }),
+    author: { user: "alice", session_id: "s1", agent_id: "bmm/analyst" },
     cleanup: async () => {
       await store.close();
       await rm(base, { recursive: true, force: true });

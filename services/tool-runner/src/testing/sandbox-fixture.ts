@@ -2,8 +2,10 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createSandbox, type Sandbox, type SandboxHooks, type SandboxOptions } from "../sandbox/index.js";
+import type { FileAuthor, ToolContext } from "@agent-orchestrator/shared";
 import type { FileStore } from "../store/file-store.js";
-import { openTestFileStore } from "./file-store-fixture.js";
+import type { SpaceQuota } from "../store/space-quota.js";
+import { openTestFileStore, type TestFileStore } from "./file-store-fixture.js";
 
 /** A throw-away project for tests; every path is a real folder in a fresh temp dir. */
 export interface SandboxFixture {
@@ -17,7 +19,13 @@ export interface SandboxFixture {
   outside: string;
   /** the store of the project's and the chat's own files */
   files: FileStore;
+  /** the test store behind `files`: its prefix, a second replica on the same buckets */
+  store: TestFileStore;
   context: { session_id: string; project_id: string; bundle_path: string };
+  /** `context` as a tool call carries it: with the user and the agent */
+  toolContext: ToolContext;
+  /** the author of what a test writes as the chat of `context` */
+  author: FileAuthor;
   sandbox: Sandbox;
   cleanup(): Promise<void>;
 }
@@ -32,7 +40,11 @@ export const fixtureLimits = { readMaxBytes: 4096, writeMaxBytes: 4096, listMaxE
  * sibling `outside/secret`, a sibling `W-evil/secret` that shares W's prefix, and a file store of its own.
  */
 export async function createSandboxFixture(
-  options: { hooks?: SandboxHooks; limits?: Partial<Pick<SandboxOptions, "readMaxBytes" | "writeMaxBytes" | "listMaxEntries">> } = {},
+  options: {
+    hooks?: SandboxHooks;
+    limits?: Partial<Pick<SandboxOptions, "readMaxBytes" | "writeMaxBytes" | "listMaxEntries">>;
+    quotas?: { project?: SpaceQuota; session?: SpaceQuota };
+  } = {},
 ): Promise<SandboxFixture> {
   const base = await realpath(await mkdtemp(path.join(tmpdir(), "ao-sandbox-")));
   const project = path.join(base, "W");
@@ -52,7 +64,7 @@ export async function createSandboxFixture(
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, content);
   }
-  const store = await openTestFileStore();
+  const store = await openTestFileStore(options.quotas);
   const sandbox = await createSandbox({
     projectRoot: project,
     files: store.files,
@@ -66,7 +78,10 @@ export async function createSandboxFixture(
     bundle,
     outside,
     files: store.files,
+    store,
     context: { session_id: "s1", project_id: "p1", bundle_path: "bmad/custom/bundles/studio" },
+    toolContext: { session_id: "s1", project_id: "p1", bundle_path: "bmad/custom/bundles/studio", user: "alice", agent_id: "studio/coach" },
+    author: { user: "alice", session_id: "s1", agent_id: "studio/coach" },
     sandbox,
     cleanup: async () => {
       await store.close();
