@@ -65,7 +65,7 @@ describe("loadSkill", () => {
     expect(skill).toMatchObject({ name: "tidy-desk", description: "Tidies the desk", path: "{project-root}/.claude/skills/tidy-desk", kind: "workflow" });
     expect(skill.instructions).toBe(
       [
-        "Hello Grace, in Esperanto. Layout: {project-root}/.claude/skills/tidy-desk/assets/layout.md. Save to {session-folder}/plans/desks.",
+        "Hello Grace, in Esperanto. Layout: {project-root}/.claude/skills/tidy-desk/assets/layout.md. Save to {project-root}/_bmad-output/plans/desks.",
         "Root {project-root}/.claude/skills/tidy-desk, name tidy-desk, project {project-root}, later {doc_workspace}, template {{title}}.",
         "",
       ].join("\n"),
@@ -73,9 +73,10 @@ describe("loadSkill", () => {
     expect(skill.variables).toMatchObject({
       user_name: "Grace",
       project_name: "Beacon",
-      output_folder: "{session-folder}",
-      planning_artifacts: "{session-folder}/plans",
-      implementation_artifacts: "{session-folder}/build-notes",
+      output_folder: "{project-root}/_bmad-output",
+      planning_artifacts: "{project-root}/_bmad-output/plans",
+      implementation_artifacts: "{project-root}/_bmad-output/build-notes",
+      project_knowledge: "{project-root}/docs",
       document_output_language: "English",
       date: "2026-03-04",
     });
@@ -93,11 +94,14 @@ describe("loadSkill", () => {
     expect(skill.notes).toContainEqual(expect.stringMatching(/^\{project-root\}\/_bmad\/custom\/tidy-desk\.user\.toml skipped: not valid TOML/));
   });
 
-  it("loads literal and file facts from the readable roots only; the rest are notes", async () => {
+  it("loads literal and file facts from the readable roots and the project's files only; the rest are notes", async () => {
+    // docs/x.md on disk is not the project's: the project's own docs/ is in the store
+    await fixture.files.write({ kind: "project", id: "p1" }, "docs/x.md", "stored knowledge\n", fixture.author);
+    await fixture.files.write({ kind: "project", id: "p2" }, "docs/other.md", "another project's\n", fixture.author);
     const skill = await load("tidy-desk");
     expect(skill.facts).toEqual([
       { source: "persistent_facts", content: "Desks face north." },
-      { source: "{project-root}/docs/x.md", content: "project knowledge\n" },
+      { source: "{project-root}/docs/x.md", content: "stored knowledge\n" },
       { source: "persistent_facts", content: "Team fact: lamps on." },
     ]);
     const notes = skill.notes.join("\n");
@@ -112,7 +116,25 @@ describe("loadSkill", () => {
     ]) {
       expect(notes).toContain(expected);
     }
-    expect(JSON.stringify(skill)).not.toMatch(/TOP SECRET|SECRET=1|NOPE=1/);
+    expect(JSON.stringify(skill)).not.toMatch(/TOP SECRET|SECRET=1|NOPE=1|project knowledge|another project/);
+  });
+
+  it("finds a persistent fact's project file by a ** glob in the project's stored files", async () => {
+    await writeFile(
+      path.join(fixture.project, ".claude/skills/tidy-desk/customize.toml"),
+      '[workflow]\npersistent_facts = ["file:{project-root}/**/project-context.md", "file:{project-root}/**/nowhere.md"]\n',
+    );
+    await fixture.files.write({ kind: "project", id: "p1" }, "_bmad-output/project-context.md", "# Context: lighthouse keepers\n", fixture.author);
+    await fixture.files.write({ kind: "project", id: "p1" }, "docs/deep/er/project-context.md", "# Deeper context\n", fixture.author);
+    await fixture.files.write({ kind: "project", id: "p1" }, "docs/project-context.md.bak", "not it\n", fixture.author);
+    await fixture.files.write({ kind: "project", id: "p2" }, "project-context.md", "another project's\n", fixture.author);
+    await fixture.files.write({ kind: "session", id: "s1" }, "project-context.md", "a chat's scratch\n", fixture.author);
+    const skill = await load("tidy-desk");
+    expect(skill.facts.filter((fact) => fact.source !== "persistent_facts")).toEqual([
+      { source: "{project-root}/_bmad-output/project-context.md", content: "# Context: lighthouse keepers\n" },
+      { source: "{project-root}/docs/deep/er/project-context.md", content: "# Deeper context\n" },
+    ]);
+    expect(skill.notes.join("\n")).toContain('"file:{project-root}/**/nowhere.md" matched no readable file');
   });
 
   it("loads an agent skill with its layers merged and its module's config", async () => {
@@ -138,7 +160,7 @@ describe("loadSkill", () => {
     await writeFile(path.join(fixture.project, "_bmad/bmm/config.yaml"), "");
     await writeFile(path.join(fixture.project, "_bmad/config.toml"), "");
     const skill = await load("tidy-desk");
-    expect(skill.variables).toMatchObject({ user_name: "User", communication_language: "English", project_name: "P", output_folder: "{session-folder}" });
+    expect(skill.variables).toMatchObject({ user_name: "User", communication_language: "English", project_name: "P", output_folder: "{project-root}/_bmad-output" });
   });
 
   it("lists no file the tools could not open and offers no such folder as a close name (docs/security.md case 142)", async () => {

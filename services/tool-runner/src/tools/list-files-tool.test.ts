@@ -2,8 +2,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createLogger } from "@agent-orchestrator/shared";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ManifestStore } from "../manifest/manifest-store.js";
-import { createSandboxFixture, fixtureQuota, type SandboxFixture } from "../testing/sandbox-fixture.js";
+import { createSandboxFixture, type SandboxFixture } from "../testing/sandbox-fixture.js";
 import { listFilesTool } from "./list-files-tool.js";
 import { jsonBytes } from "./reply-budget.js";
 
@@ -17,20 +16,21 @@ afterEach(() => fixture.cleanup());
 
 describe("listFilesTool", () => {
   it("drops entries until the reply fits the budget, and says it was truncated", async () => {
-    const deps = { sandbox: fixture.sandbox, manifests: new ManifestStore({ sandbox: fixture.sandbox, logger, quota: fixtureQuota }), replyBudget: () => 600, logger };
-    const reply = await listFilesTool({ path: "{bundle-root}" }, fixture.context, deps);
+    const deps = { sandbox: fixture.sandbox, replyBudget: () => 600, logger };
+    const reply = await listFilesTool({ path: "{bundle-root}" }, fixture.toolContext, deps, { call_id: "c1" });
     expect(reply).toMatchObject({ success: true, path: "{bundle-root}", truncated: true });
     expect(jsonBytes(reply)).toBeLessThanOrEqual(600);
     expect((reply["entries"] as unknown[]).length).toBeGreaterThan(0);
   });
 
   it("carries no raw control or bidi character: names the tools cannot open are counted, not listed (docs/security.md case 142)", async () => {
-    const folder = await fixture.sandbox.sessionFolder("s1");
-    await writeFile(path.join(folder, "report\u001b[2J\u001b[31m.md"), "x");
-    await writeFile(path.join(folder, "invoice\u202Efdp.exe"), "x");
-    await writeFile(path.join(folder, "brief.md"), "x");
-    const deps = { sandbox: fixture.sandbox, manifests: new ManifestStore({ sandbox: fixture.sandbox, logger, quota: fixtureQuota }), replyBudget: () => 100_000, logger };
-    const reply = await listFilesTool({ path: "{session-folder}" }, fixture.context, deps);
+    // names the store may hold from before the checks (a migrated session folder)
+    const space = { kind: "session" as const, id: "s1" };
+    await fixture.files.write(space, "report\u001b[2J\u001b[31m.md", "x", fixture.author);
+    await fixture.files.write(space, "invoice\u202Efdp.exe", "x", fixture.author);
+    await fixture.files.write(space, "brief.md", "x", fixture.author);
+    const deps = { sandbox: fixture.sandbox, replyBudget: () => 100_000, logger };
+    const reply = await listFilesTool({ path: "{session-folder}" }, fixture.toolContext, deps, { call_id: "c2" });
     expect(reply).toMatchObject({ success: true, entries: [{ name: "brief.md", type: "file", size: 1 }], unservable_names: 2 });
     expect(reply["unservable_note"]).toMatch(/^2 name\(s\) here are not listed/);
     // every string of the reply as a client decodes it: none may hold a character that drives a terminal or reorders text
