@@ -92,17 +92,24 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
       }
     }
 
+    const t0 = Date.now(); const log = (what: string) => console.info(`DEBUG ${Date.now() - t0} ms ${what}`);
+    log("written");
     const leader = await gatherLeaders(cluster, admin, streams);
+    log("gathered");
     await cluster.kill(leader.name);
+    log("killed");
     const survivor = cluster.members.find((member) => member.server !== undefined) as ClusterMember;
     // a store that never saw these files: every content comes from the Object Store
     const reader = await untilItWorks(async () => openStore(await connectTo(serverOf(survivor)), prefix, 0), afterFault);
 
     for (const [path, revisions] of written) {
       const latest = revisions.at(-1) as { revision: number; content: string };
+      log(`reading ${path}`);
       const read = await untilItWorks(() => reader.read(space, path), afterFault);
+      log(`read ${path}`);
       expect({ revision: read.file.revision, content: decoder.decode(read.content) }, path).toEqual(latest);
       const listed = await untilItWorks(() => reader.revisions(space, path), afterFault);
+      log(`revisions ${path}`);
       expect(listed.map((one) => [one.revision, one.sha256]), `${path}'s revisions`).toEqual(revisions.map((one) => [one.revision, sha256(one.content)]).reverse());
       for (const revision of revisions) {
         const old = await untilItWorks(() => reader.read(space, path, revision.revision), afterFault);
@@ -114,6 +121,7 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
       const content = documentText(`${path} after the kill`, files[path] as number);
       // a try cut off may still have landed as a revision: the one told success is the latest
       const revision = await untilItWorks(() => writer.write(space, path, content, author), afterFault);
+      log(`wrote ${path}`);
       expect(revision.revision, path).toBeGreaterThan((revisions.at(-1) as { revision: number }).revision);
       const back = await untilItWorks(async () => {
         const read = await reader.read(space, path);

@@ -26,7 +26,7 @@ function depsOf(sandbox: Sandbox): ToolDependencies {
   return { sandbox, replyBudget: () => 1_000_000, logger };
 }
 
-const save = (deps: ToolDependencies, filePath: string, content: string, callId = randomUUID()) =>
+const save = (deps: ToolDependencies, filePath: string, content: string, callId: string = randomUUID()) =>
   saveOutputTool({ file_path: filePath, content }, (fixture as SandboxFixture).toolContext, deps, { call_id: callId });
 
 async function storedPaths(space: FileSpaceRef): Promise<string[]> {

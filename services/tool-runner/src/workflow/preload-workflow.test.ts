@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createLogger } from "@agent-orchestrator/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox, type Sandbox } from "../sandbox/index.js";
+import { openTestFileStore, type TestFileStore } from "../testing/file-store-fixture.js";
 import { createSandboxFixture, type SandboxFixture } from "../testing/sandbox-fixture.js";
 import { preloadWorkflow, type PreloadedWorkflow } from "./preload-workflow.js";
 
@@ -17,18 +17,19 @@ const corpusRoot = path.resolve(repoRoot, "../shared/corpus/bmad-method");
 const corpusPresent = existsSync(path.join(corpusRoot, "bmad"));
 if (!corpusPresent) console.warn(`preload-workflow corpus tests skipped: ${corpusRoot} is absent`);
 
-let outputRoot: string;
+// the projects' own files: none here, the workflows are installed files
+let store: TestFileStore;
 beforeAll(async () => {
-  outputRoot = await mkdtemp(path.join(tmpdir(), "ao-preload-"));
+  store = await openTestFileStore();
 });
-afterAll(() => rm(outputRoot, { recursive: true, force: true }));
+afterAll(() => store.close());
 
 const paths = (result: PreloadedWorkflow) => result.files.map((file) => file.path);
 
 describe("preloadWorkflow on the repo's sample bundle", () => {
   it("loads idea-brief with its variables resolved, its instructions, template and the engine", async () => {
-    const sandbox = await createSandbox({ projectRoot: repoRoot, outputRoot, readMaxBytes: 1 << 20, writeMaxBytes: 1 << 20, listMaxEntries: 100 });
-    const context = { session_id: "sample", bundle_path: "bmad/custom/bundles/idea-studio" };
+    const sandbox = await createSandbox({ projectRoot: repoRoot, files: store.files, readMaxBytes: 1 << 20, writeMaxBytes: 1 << 20, listMaxEntries: 100 });
+    const context = { session_id: "sample", project_id: "p1", bundle_path: "bmad/custom/bundles/idea-studio" };
     const result = await preloadWorkflow(sandbox, context, "{bundle-root}/workflows/idea-brief/workflow.yaml", { today, logger });
     expect(result.path).toBe("{bundle-root}/workflows/idea-brief/workflow.yaml");
     expect(result.workflow.name).toBe("idea-brief");
@@ -55,11 +56,11 @@ describe("preloadWorkflow on the repo's sample bundle", () => {
 
 describe.skipIf(!corpusPresent)("preloadWorkflow on the BMAD corpus (bmad/bmm)", () => {
   let sandbox: Sandbox;
-  const context = { session_id: "corpus", bundle_path: "bmad/bmm" };
+  const context = { session_id: "corpus", project_id: "p1", bundle_path: "bmad/bmm" };
   const preload = (workflow: string) => preloadWorkflow(sandbox, context, workflow, { today, logger });
 
   beforeAll(async () => {
-    sandbox = await createSandbox({ projectRoot: corpusRoot, outputRoot, readMaxBytes: 1 << 20, writeMaxBytes: 1 << 20, listMaxEntries: 100 });
+    sandbox = await createSandbox({ projectRoot: corpusRoot, files: store.files, readMaxBytes: 1 << 20, writeMaxBytes: 1 << 20, listMaxEntries: 100 });
   });
 
   it("product-brief: config values, output_folder as the session folder, template, instructions, checklist, workflow.xml", async () => {
