@@ -10,7 +10,7 @@ import { ToolClient } from "../services/orchestrator/src/tool-client.js";
 import type { BenchContext } from "./support/bench-context.js";
 import { latencySamples, warmupRounds } from "./support/bench-settings.js";
 import { createDirectReadFile } from "./support/direct-tools.js";
-import { createInProcessAgent } from "./support/in-process-agent.js";
+import { benchProjectId, benchUser, createInProcessAgent } from "./support/in-process-agent.js";
 import { interleave, timed } from "./support/interleave.js";
 import { formatAddedMs, formatMs, type MeasureReport } from "./support/measure-report.js";
 import { settings } from "./support/service-settings.js";
@@ -39,8 +39,8 @@ export async function measureToolCallOverhead(context: BenchContext): Promise<Me
     );
 
     // the call alone, without the model around it: where the loop-level difference comes from
-    const readFile = await createDirectReadFile(tree.root, context.outputRoot);
-    const toolContext = { session_id: randomUUID(), bundle_path: "bmad/custom/bundles/bench-suite" };
+    const readFile = await createDirectReadFile(tree.root, system.files);
+    const toolContext = { session_id: randomUUID(), bundle_path: "bmad/custom/bundles/bench-suite", project_id: benchProjectId, user: benchUser, agent_id: tree.sessionAgent };
     const args = { file_path: tree.noopFile };
     // the floor: a bare request/reply to another connection that echoes the bytes back (no JSON, no checks)
     const echoConnection = await connect({ servers: context.nats.url });

@@ -67,8 +67,8 @@ beforeAll(async () => {
   // a plain subscriber gets a copy of every request the tool-runners answer
   nats.subscribe(subjects.tool("read_file"), {
     callback: (_error, message) => {
-      const request = JSON.parse(new TextDecoder().decode(message.data)) as { context: { agent_start?: boolean; session?: { agent: string } }; arguments: { file_path: string } };
-      const agent = request.context.session?.agent;
+      const request = JSON.parse(new TextDecoder().decode(message.data)) as { context: { agent_start?: boolean; agent_id?: string }; arguments: { file_path: string } };
+      const agent = request.context.agent_id;
       if (request.context.agent_start && agent) startReads.set(agent, [...(startReads.get(agent) ?? []), request.arguments.file_path]);
     },
   });

@@ -2,8 +2,8 @@
  * The system's agent start against real installs made by BMAD's own installer (scripts/lib/bmad-install.ts):
  * every agent of a 4.x, 6.0.x and 6.2 install is parsed by the registry's parser and started by the
  * orchestrator's start, reading the install's files; its config is loaded by the system, its output variables
- * land in the session folder and no config variable is left for the model to fill. Skills-era agents start
- * through load_skill (services/orchestrator/src/agent-start.test.ts).
+ * name the project's folders as BMAD does (`{project-root}/_bmad-output/…`, docs/projects.md) and no config
+ * variable is left for the model to fill. Skills-era agents start through load_skill (services/orchestrator/src/agent-start.test.ts).
  */
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
@@ -27,7 +27,7 @@ const releases: Release[] = [
     version: "4.44.3",
     agentsFolder: ".bmad-core/agents",
     config: "{project-root}/.bmad-core/core-config.yaml",
-    variables: { slashPrefix: "BMad", user_name: "User", communication_language: "English", output_folder: "{session-folder}" },
+    variables: { slashPrefix: "BMad", user_name: "User", communication_language: "English", output_folder: "{project-root}/_bmad-output" },
   },
   {
     version: "6.0.4",
@@ -36,9 +36,9 @@ const releases: Release[] = [
     variables: {
       user_name: "Ada",
       communication_language: "English",
-      output_folder: "{session-folder}",
-      planning_artifacts: "{session-folder}/planning-artifacts",
-      implementation_artifacts: "{session-folder}/implementation-artifacts",
+      output_folder: "{project-root}/_bmad-output",
+      planning_artifacts: "{project-root}/_bmad-output/planning-artifacts",
+      implementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts",
       project_knowledge: "{project-root}/docs",
     },
   },
@@ -46,7 +46,7 @@ const releases: Release[] = [
     version: "6.2.0",
     agentsFolder: "_bmad/bmm/agents",
     config: "{project-root}/_bmad/bmm/config.yaml",
-    variables: { user_name: "Ada", planning_artifacts: "{session-folder}/planning-artifacts" },
+    variables: { user_name: "Ada", planning_artifacts: "{project-root}/_bmad-output/planning-artifacts" },
   },
 ];
 

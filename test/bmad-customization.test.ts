@@ -1,10 +1,10 @@
 /**
  * BMAD 6.12's customization layers on a real install (a temp copy of the cached one): a team override
  * (`_bmad/custom/bmad-agent-analyst.toml`) and a personal one (`….user.toml`), written while the system runs,
- * change the analyst's icon, menu, principles, style and persistent facts, for the agent list and for the
- * model, with no restart and without the model running BMAD's resolver script.
+ * change the analyst's icon, menu, principles, style and persistent facts (one from a file of the project),
+ * for the agent list and for the model, with no restart and without the model running BMAD's resolver script.
  */
-import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -65,8 +65,9 @@ describe("BMAD 6.12 customization layers", () => {
     const shipped = await analyst();
     expect(shipped.icon).toBe("📊");
     expect(shipped.menu.find((item) => item.trigger === "BP")?.skill).toBe("bmad-brainstorming");
-    await mkdir(join(project, "docs"), { recursive: true });
-    await writeFile(join(project, "docs", "team-facts.md"), "The team's fiscal year starts in April.\n");
+    // `docs/` is the project's own (docs/projects.md): the team's facts file is uploaded to the user's default project
+    const upload = await fetch(`${system.url}/api/projects/default/files/docs/team-facts.md`, { method: "PUT", body: "The team's fiscal year starts in April.\n" });
+    expect(upload.status).toBe(201);
     await writeFile(join(project, "_bmad", "custom", "bmad-agent-analyst.toml"), teamOverride);
     await writeFile(join(project, "_bmad", "custom", "bmad-agent-analyst.user.toml"), userOverride);
 

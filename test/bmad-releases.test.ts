@@ -5,8 +5,6 @@
  * config, a workflow starts the way that release runs workflows (a skill, a workflow file, a 4.x task), and
  * no tool result or answer shows a host path. Nothing of BMAD is kept in this repository.
  */
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultInstallUserName, ensureBmadInstall } from "../scripts/lib/bmad-install.js";
 import { releaseMatrix, shippedAgentIds } from "./support/bmad-release.js";
@@ -151,12 +149,13 @@ describe.each(releaseMatrix)("BMAD $version installed for $tool", ({ version, to
 
   // declared only where the release ships what they use, so no release reports them as skipped
   if (hasMemlog(version)) {
-    it("runs BMAD's memlog script in the sandbox: the run log lands in the session folder", async () => {
+    it("runs BMAD's memlog script in the sandbox: the run log lands in the chat's {session-folder}", async () => {
       const command = 'uv run {project-root}/_bmad/scripts/memlog.py init --workspace {session-folder}/prd-run --field topic="Release test"';
       const answer = await chat(system, "bmm/pm", `script ${command}`);
       expect(answer).toMatchObject({ success: true, response: "run_script: ok" });
-      const log = await readFile(join(system.outputRoot, answer.session_id ?? "", "prd-run", ".memlog.md"), "utf8");
-      expect(log).toContain("Release test");
+      const log = await fetch(`${system.url}/api/sessions/${answer.session_id ?? ""}/files/prd-run/.memlog.md`);
+      expect(log.status).toBe(200);
+      expect(await log.text()).toContain("Release test");
     });
 
     it("hands a task to a subagent, whose own tool result comes back in the parent's answer", async () => {
@@ -168,6 +167,6 @@ describe.each(releaseMatrix)("BMAD $version installed for $tool", ({ version, to
   it("shows no host path to the model or the client", () => {
     const seen = JSON.stringify(system.model.requests.map((request) => request.body.messages.slice(1)));
     expect(seen).not.toContain(root);
-    expect(seen).not.toContain(system.outputRoot);
+    expect(seen).not.toContain(String(system.env["OUTPUT_ROOT"]));
   });
 });

@@ -1,10 +1,9 @@
 /**
  * The whole system against the real, unmodified BMAD Method files in ../shared/corpus (a project root
  * holding an installed `bmad/` tree): its agents are listed, a v6 agent starts (its config loaded by the
- * system), runs a real workflow through preload_workflow, and saves to its `{output_folder}`.
+ * system), runs a real workflow through preload_workflow, and saves to its `{output_folder}`, which is the
+ * folder of the project its config names (`{project-root}/docs`), not a chat's own folder (docs/projects.md).
  */
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
 import { corpusAgentIds, corpusPresent, corpusRoot } from "./support/corpus.js";
@@ -55,19 +54,19 @@ describe.runIf(corpusPresent)("the system on the BMAD corpus", () => {
     expect(prompt).toContain("You are Mary, Business Analyst.");
     expect(prompt).toContain("--- {bundle-root}/config.yaml ---\n# BMM Module Configuration");
     expect(prompt).toContain("- user_name: BMad");
-    expect(prompt).toContain("- output_folder: {session-folder}");
+    expect(prompt).toContain("- output_folder: {project-root}/docs");
     expect(prompt).toContain('When a menu item has workflow="…"');
     expect(prompt).toContain("ALWAYS communicate in English");
   });
 
-  it("runs *product-brief: one preload_workflow brings the real workflow's files, and the brief lands in the session folder", async () => {
+  it("runs *product-brief: one preload_workflow brings the real workflow's files, and the brief lands in the project's docs/", async () => {
     const response = await fetch(`${system.url}/api/chat`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ agent_id: "bmm/analyst", message: "*product-brief" }),
     });
     const body = (await response.json()) as { session_id: string; response: string; iterations: number };
-    expect(body).toMatchObject({ response: "Saved {session-folder}/product-brief.md", iterations: 3 });
+    expect(body).toMatchObject({ response: "Saved {project-root}/docs/product-brief.md", iterations: 3 });
     const preload = system.model.requests
       .flatMap((request) => request.body.messages)
       .filter((message) => message.role === "tool")
@@ -82,7 +81,10 @@ describe.runIf(corpusPresent)("the system on the BMAD corpus", () => {
         "{core-root}/tasks/workflow.xml",
       ]),
     );
-    expect(preload?.workflow?.variables["output_folder"]).toBe("{session-folder}");
-    expect(await readFile(join(system.outputRoot, body.session_id, "product-brief.md"), "utf8")).toBe("# Product brief\n");
+    expect(preload?.workflow?.variables["output_folder"]).toBe("{project-root}/docs");
+    // the chat named no project: the brief is in the user's default project, for the next agent's chat to find
+    const brief = await fetch(`${system.url}/api/projects/default/files/docs/product-brief.md?raw`);
+    expect(brief.status).toBe(200);
+    expect(await brief.text()).toBe("# Product brief\n");
   });
 });

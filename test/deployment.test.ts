@@ -231,10 +231,25 @@ describe("deploy/nats/nats-server.conf", () => {
     expect(natsConfig).not.toMatch(/no_auth_user/);
   });
 
-  it("gives no service the JetStream API wholesale, and the workers no JetStream at all", () => {
+  it("gives no service the JetStream API wholesale, the registry no JetStream at all, and the tool-runner only its file store's", () => {
     for (const user of natsServiceUsers) expect(userBlock(user), user).not.toContain('"$JS.API.>"');
-    for (const user of ["tool-runner", "registry"]) expect(userBlock(user), user).not.toContain("$JS.");
-    expect(userBlock("tool-runner")).toContain('publish: { deny: [">"] }');
+    expect(userBlock("registry")).not.toContain("$JS.");
+    // the tool-runner keeps the files in JetStream (docs/projects.md "Storage"): its own buckets and object store, nothing else
+    const toolRunner = userBlock("tool-runner");
+    const ownStreams = ["KV_file_index", "KV_file_revisions", "KV_tool_calls", "OBJ_file_contents"];
+    const api = [...toolRunner.matchAll(/"(\$JS\.API\.[^"]+)"/g)].map((match) => match[1] ?? "");
+    expect(api.length).toBeGreaterThan(1);
+    // INFO says whether JetStream is on; STREAM.NAMES answers stream names only (nats.js looks up an object's stream by it)
+    for (const subject of api.filter((subject) => subject !== "$JS.API.INFO" && subject !== "$JS.API.STREAM.NAMES")) {
+      expect(ownStreams.some((stream) => subject.split(".").includes(stream)), subject).toBe(true);
+    }
+    for (const subject of [...toolRunner.matchAll(/"(\$KV\.[^".]+|\$O\.[^".]+)\./g)].map((match) => match[1])) {
+      expect(["$KV.file_index", "$KV.file_revisions", "$KV.tool_calls", "$O.file_contents"]).toContain(subject);
+    }
+    // and it cannot publish what the other services do: no run events, no tool calls, no registry, no session or project requests
+    const deny = /deny: \[([^\]]*)\]/.exec(toolRunner)?.[1] ?? "";
+    for (const subject of ["tool.>", "agent.>", "registry.>", "session.>", "project.>"]) expect(deny).toContain(`"${subject}"`);
+    expect(toolRunner).not.toMatch(/"(RUN_REQUESTS|RUN_EVENTS|KV_sessions|KV_projects|KV_turn_slots)/);
   });
 
   it("keeps each service's replies on its own inbox prefix", () => {

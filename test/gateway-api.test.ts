@@ -7,7 +7,7 @@ import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import WebSocket from "ws";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
-import { startServiceProcess } from "./support/service-processes.js";
+import { repoRoot, startServiceProcess } from "./support/service-processes.js";
 import { readSse } from "./support/sse.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
@@ -79,14 +79,16 @@ describe("two users", () => {
     expect(theirs["sessions"].map((session: { id: string }) => session.id)).not.toContain(aliceSession);
   });
 
-  it("shows the owner one session with its visible messages and manifest, and 404 to anyone else", async () => {
+  it("shows the owner one session with its visible messages, its owner and its project, and 404 to anyone else", async () => {
     const view = await json(await api(`/api/sessions/${aliceSession}`, alice));
     expect(view["session"]).toMatchObject({ id: aliceSession, status: "completed", turns: 1 });
     expect(view["session"]["messages"]).toEqual([
       { role: "user", content: "save my brief" },
       { role: "assistant", content: "Saved **brief.md** for you." },
     ]);
-    expect(view["manifest"]).toMatchObject({ owner: "alice", files: [expect.objectContaining({ path: "{session-folder}/brief.md" })] });
+    // a chat that names no project is in its owner's personal default project (docs/projects.md)
+    const defaultProject = await json(await api("/api/projects/default", alice));
+    expect(view["session"]).toMatchObject({ owner: "alice", project_id: defaultProject["project"]["id"] });
     const stranger = await api(`/api/sessions/${aliceSession}`, bob);
     expect(stranger.status).toBe(404);
     expect(await json(stranger)).toMatchObject({ error: { code: "SESSION_NOT_FOUND" } });
@@ -94,7 +96,7 @@ describe("two users", () => {
 
   it("serves the owner's files with a content type, and 404 for another user's", async () => {
     const list = await json(await api(`/api/sessions/${aliceSession}/files`, alice));
-    expect(list["files"]).toEqual([expect.objectContaining({ path: "{session-folder}/brief.md", size: 23 })]);
+    expect(list["files"]).toEqual([expect.objectContaining({ path: "brief.md", size: 23, author: expect.objectContaining({ user: "alice", session_id: aliceSession }) })]);
     const file = await api(`/api/sessions/${aliceSession}/files/brief.md`, alice);
     expect(file.status).toBe(200);
     expect(file.headers.get("content-type")).toBe("text/markdown; charset=utf-8");
@@ -111,7 +113,7 @@ describe("two users", () => {
       expect(response.status, path).toBeGreaterThanOrEqual(400);
       const text = await response.text();
       expect(text).not.toContain("root:");
-      expect(text).not.toContain(system.outputRoot);
+      expect(text).not.toContain(repoRoot);
     }
   });
 
@@ -145,15 +147,15 @@ describe("turns in progress", () => {
     expect(again).toEqual({ success: true, cancelled: false });
   });
 
-  it("shows the owner no files and no manifest while a new session's first turn runs, and 404 to anyone else", async () => {
+  it("shows the owner no files while a new session's first turn runs, and 404 to anyone else", async () => {
     const response = await chat(alice, { agent_id: "idea-coach", message: "stall before any file", detach: true }, "text/event-stream");
     const reader = response.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
     const sessionId = /"session_id":"([^"]+)"/.exec(first)?.[1] as string;
-    // no tool has written and the turn has not ended: the session folder has no manifest yet (docs/design.md "Sessions")
-    expect(await json(await api(`/api/sessions/${sessionId}/files`, alice))).toEqual({ success: true, files: [], manifest: null });
+    // no tool has written: the chat's scratch space is empty while its first turn runs
+    expect(await json(await api(`/api/sessions/${sessionId}/files`, alice))).toEqual({ success: true, files: [], bytes: 0, unservable_names: 0 });
     const view = await json(await api(`/api/sessions/${sessionId}`, alice));
-    expect(view).toMatchObject({ session: { id: sessionId, status: "running" }, manifest: null });
+    expect(view).toMatchObject({ success: true, session: { id: sessionId, status: "running", owner: "alice" } });
     const missing = await api(`/api/sessions/${sessionId}/files/brief.md`, alice);
     expect(missing.status).toBe(404);
     expect(await json(missing)).toMatchObject({ error: { code: "FILE_NOT_FOUND" } });

@@ -3,8 +3,6 @@
  * WRITE_MAX_BYTES (1 MiB) is written, one byte more is a CONTENT_TOO_LARGE tool error the model reads,
  * and the turn completes either way. The tool_call events carry a preview, not the megabyte.
  */
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSse } from "./support/sse.js";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
@@ -48,7 +46,11 @@ describe("large tool-call arguments", () => {
     expect(call?.data).toMatchObject({ arguments_truncated: true });
     expect(JSON.stringify(call?.data).length).toBeLessThan(16 * 1024);
     const sessionId = String(done?.data["session_id"]);
-    expect((await readFile(join(system.outputRoot, sessionId, "big.md"), "utf8")).length).toBe(mebibyte);
+    const listed = (await (await fetch(`${system.url}/api/sessions/${sessionId}/files`)).json()) as { files: Array<{ path: string; size: number }> };
+    expect(listed.files).toEqual([expect.objectContaining({ path: "big.md", size: mebibyte })]);
+    const stored = await fetch(`${system.url}/api/sessions/${sessionId}/files/big.md`);
+    expect(stored.status).toBe(200);
+    expect(await stored.text()).toBe("a".repeat(mebibyte));
   });
 
   it("answers 1 MiB + 1 with a CONTENT_TOO_LARGE tool error and still completes the turn", async () => {

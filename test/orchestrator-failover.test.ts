@@ -4,8 +4,6 @@
  * takes it over after the ack wait; the client gets exactly one answer and the conversation holds the
  * turn once.
  */
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptedModel, ScriptedTurn } from "./support/scripted-model.js";
@@ -59,8 +57,5 @@ describe("an orchestrator killed mid-turn", () => {
       { role: "user", content: "please survive" },
       { role: "assistant", content: "survived" },
     ]);
-    // the manifest's outcome is written just after the answer (docs/design.md "Sessions")
-    const readManifest = async () => JSON.parse(await readFile(join(system.outputRoot, body.session_id, "manifest.json"), "utf8")) as { status: string };
-    await expect.poll(readManifest, { timeout: 5_000 }).toMatchObject({ status: "completed" });
   }, 60_000);
 });

@@ -2,10 +2,7 @@
  * The walking skeleton end to end (issue 2): the four services as four processes on a real NATS server,
  * the scripted model behind the real openai client, and plain HTTP in front.
  */
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { readSse } from "./support/sse.js";
 import { lastMessage, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "./support/scripted-model.js";
@@ -14,7 +11,6 @@ import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
 let system: TestSystem;
 let model: ScriptedModel;
-let outputRoot: string;
 
 /** The model's behaviour, chosen by the first word of the user's latest message. */
 function respond(request: ChatRequestBody): ScriptedTurn {
@@ -39,7 +35,7 @@ function respond(request: ChatRequestBody): ScriptedTurn {
 
 beforeAll(async () => {
   system = await startTestSystem({ responder: respond });
-  ({ model, outputRoot } = system);
+  ({ model } = system);
 }, 60_000);
 
 afterAll(() => system?.stop());
@@ -96,17 +92,17 @@ describe("the walking skeleton", () => {
     expect(events.map((event) => event.data["seq"])).toEqual(events.map((_event, index) => index));
   });
 
-  it("saves output into OUTPUT_ROOT/<session>/ and records it in the manifest", async () => {
+  it("saves output into the chat's {session-folder} and lists it with the chat", async () => {
     const body = (await (await chat({ agent_id: "idea-coach", message: "save a note" })).json()) as { session_id: string; response: string };
-    const saved = join(outputRoot, body.session_id, "x.md");
-    expect(existsSync(saved)).toBe(true);
-    expect(await readFile(saved, "utf8")).toBe("# Saved by the model\n");
-    const readManifest = async () => JSON.parse(await readFile(join(outputRoot, body.session_id, "manifest.json"), "utf8")) as Record<string, unknown>;
-    // the files are listed by the time the answer arrives; the turn's outcome may follow it (docs/design.md "Sessions")
-    const manifest = await readManifest();
-    expect(manifest).toMatchObject({ id: body.session_id, agent: "idea-coach" });
-    expect(manifest["files"]).toEqual([expect.objectContaining({ path: "{session-folder}/x.md", size: 21 })]);
-    await expect.poll(readManifest, { timeout: 5_000 }).toMatchObject({ status: "completed" });
+    // the files are listed by the time the answer arrives (docs/projects.md: the chat's scratch space is in the store)
+    const listed = (await (await fetch(`${system.url}/api/sessions/${body.session_id}/files`)).json()) as Record<string, unknown>;
+    expect(listed).toMatchObject({ success: true, bytes: 21, files: [expect.objectContaining({ path: "x.md", size: 21, revision: 1, author: expect.objectContaining({ session_id: body.session_id, agent_id: "idea-coach" }) })] });
+    const saved = await fetch(`${system.url}/api/sessions/${body.session_id}/files/x.md`);
+    expect(saved.status).toBe(200);
+    expect(await saved.text()).toBe("# Saved by the model\n");
+    // the turn's outcome may follow the answer (docs/design.md "Sessions")
+    const readSession = async () => ((await (await fetch(`${system.url}/api/sessions/${body.session_id}`)).json()) as { session: Record<string, unknown> }).session;
+    await expect.poll(readSession, { timeout: 5_000 }).toMatchObject({ id: body.session_id, agent_id: "idea-coach", status: "completed" });
   });
 
   it("gives the model 'Access denied' and no content for a path that escapes the bundle", async () => {

@@ -15,6 +15,7 @@ export interface BenchContext {
   model: ScriptedModel;
   responder: BenchResponder;
   tree: BenchBmadTree;
+  /** OUTPUT_ROOT of every system: where sessions were written before projects (empty; every file is in JetStream) */
   outputRoot: string;
   /** the four services in this process on the prefix `bench.` */
   system: BenchSystem;
@@ -26,7 +27,7 @@ export interface BenchContext {
   forgetRequests(): void;
   /**
    * Between two sequential turns: forgets the requests and waits `settleMs`, so the tail of a turn (its
-   * final manifest update and work-queue ack, after the client already has the answer) is not charged
+   * final session update and work-queue ack, after the client already has the answer) is not charged
    * to the next sample. An interactive user leaves seconds between turns; measure 5 charges the tail.
    */
   settle(): Promise<void>;

@@ -7,13 +7,16 @@ import { startOrchestrator } from "../../services/orchestrator/src/orchestrator-
 import { registryEnvSchema } from "../../services/registry/src/config.js";
 import { startRegistry } from "../../services/registry/src/registry-service.js";
 import { toolRunnerEnvSchema } from "../../services/tool-runner/src/config.js";
+import type { FileStore } from "../../services/tool-runner/src/store/file-store.js";
 import { startToolRunner } from "../../services/tool-runner/src/tool-runner-service.js";
+import { openBenchFileStore } from "./direct-tools.js";
 import { settings } from "./service-settings.js";
 
 export interface BenchSystemOptions {
   natsUrl: string;
   modelUrl: string;
   bmadRoot: string;
+  /** OUTPUT_ROOT: the folder of sessions from before projects the tool-runner moves into the file store at start (empty here) */
   outputRoot: string;
   /** subjects and JetStream names of this system, so several systems can share one server */
   prefix: string;
@@ -27,6 +30,8 @@ export interface BenchSystem {
   gatewayUrl: string;
   /** the settings every service of this system was started with (also for an external orchestrator) */
   env: Record<string, string>;
+  /** the file store of this system's tool-runner (its buckets), for the baselines that call the tools directly */
+  files: FileStore;
   stop(): Promise<void>;
 }
 
@@ -83,8 +88,10 @@ export async function startBenchSystem(options: BenchSystemOptions): Promise<Ben
     stops.push(() => registry.stop());
 
     const toolConnection = await connect(serviceNames.toolRunner);
-    const toolRunner = await startToolRunner({ ...common(toolConnection, serviceNames.toolRunner), config: settings(toolRunnerEnvSchema, env) });
+    const toolRunnerConfig = settings(toolRunnerEnvSchema, env);
+    const toolRunner = await startToolRunner({ ...common(toolConnection, serviceNames.toolRunner), config: toolRunnerConfig });
     stops.push(() => toolRunner.stop());
+    const files = await openBenchFileStore(toolConnection, options.prefix, toolRunnerConfig);
 
     if (options.orchestrator === "in-process") {
       const orchestratorConnection = await connect(serviceNames.orchestrator);
@@ -95,7 +102,7 @@ export async function startBenchSystem(options: BenchSystemOptions): Promise<Ben
     const gatewayConnection = await connect(serviceNames.gateway);
     const gateway = await startGateway({ ...common(gatewayConnection, serviceNames.gateway), config: settings(gatewayEnvSchema, env) });
     stops.push(() => gateway.stop());
-    return { gatewayUrl: gateway.url, env, stop };
+    return { gatewayUrl: gateway.url, env, files, stop };
   } catch (error) {
     await stop();
     throw error;

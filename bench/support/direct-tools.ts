@@ -1,29 +1,49 @@
+import type { NatsConnection } from "nats";
 import { createLogger, ReadFileArgs, toErrorBody, type ToolContext, type ToolName, type ToolResult } from "@agent-orchestrator/shared";
 import type { ToolCaller } from "../../services/orchestrator/src/tool-caller.js";
-import { toolRunnerEnvSchema } from "../../services/tool-runner/src/config.js";
-import { ManifestStore } from "../../services/tool-runner/src/manifest/manifest-store.js";
+import type { ToolRunnerConfig } from "../../services/tool-runner/src/config.js";
 import { createSandbox } from "../../services/tool-runner/src/sandbox/index.js";
+import { FileStore } from "../../services/tool-runner/src/store/file-store.js";
+import { replyOverheadBytes } from "../../services/tool-runner/src/tools/index.js";
 import { readFileTool } from "../../services/tool-runner/src/tools/read-file-tool.js";
 import type { ToolDependencies } from "../../services/tool-runner/src/tools/tool-handler.js";
 
-/** read_file as a plain function call: the tool-runner's own handler and sandbox, in this process, no NATS. */
+/** read_file as a plain function call: the tool-runner's own handler and sandbox, in this process, no NATS hop. */
 export interface DirectReadFile {
   (args: unknown, context: ToolContext): Promise<ToolResult>;
 }
 
 /**
- * The baselines' tool: the same handler the tool-runner runs (`readFileTool` through the same sandbox), called
- * directly. Only read_file: it is the one tool the session measures use.
+ * The file store a tool-runner of the same settings opens (its buckets on `subjectPrefix`), so a baseline
+ * reads the very store the system's tool-runner writes: the projects' files are in JetStream, the installed
+ * BMAD files on disk (docs/projects.md "Storage").
  */
-export async function createDirectReadFile(bmadRoot: string, outputRoot: string): Promise<DirectReadFile> {
+export function openBenchFileStore(connection: NatsConnection, subjectPrefix: string, config: ToolRunnerConfig): Promise<FileStore> {
+  const maxPayload = connection.info?.max_payload ?? 1024 * 1024;
+  return FileStore.open(connection.jetstream(), {
+    subjectPrefix,
+    replicas: config.JS_REPLICAS,
+    cacheBytes: config.FILE_CACHE_MB * 1024 * 1024,
+    quotas: {
+      project: { maxBytes: config.PROJECT_MAX_BYTES, maxFiles: config.PROJECT_MAX_FILES },
+      session: { maxBytes: config.SESSION_MAX_BYTES, maxFiles: config.SESSION_MAX_FILES },
+    },
+    maxIndexBytes: maxPayload - replyOverheadBytes,
+  });
+}
+
+/**
+ * The baselines' tool: the same handler the tool-runner runs (`readFileTool` through the same sandbox over the
+ * same file store), called directly. Only read_file: it is the one tool the session measures use.
+ */
+export async function createDirectReadFile(bmadRoot: string, files: FileStore): Promise<DirectReadFile> {
   const logger = createLogger("bench-direct-tools", "silent");
-  const sandbox = await createSandbox({ projectRoot: bmadRoot, outputRoot, readMaxBytes: 1 << 20, writeMaxBytes: 1 << 20, listMaxEntries: 1000 });
-  const defaults = toolRunnerEnvSchema.parse({});
-  const quota = { maxBytes: defaults.SESSION_MAX_BYTES, maxFiles: defaults.SESSION_MAX_FILES };
-  const deps: ToolDependencies = { sandbox, manifests: new ManifestStore({ sandbox, logger, quota }), replyBudget: () => 1 << 20, logger };
+  const sandbox = await createSandbox({ projectRoot: bmadRoot, files, readMaxBytes: 1 << 20, writeMaxBytes: 1 << 20, listMaxEntries: 1000 });
+  const deps: ToolDependencies = { sandbox, replyBudget: () => 1 << 20, logger };
+  let calls = 0;
   return async (args, context) => {
     try {
-      return await readFileTool(ReadFileArgs.parse(args), context, deps);
+      return await readFileTool(ReadFileArgs.parse(args), context, deps, { call_id: `bench-direct-${++calls}` });
     } catch (error) {
       return { success: false, error: toErrorBody(error) };
     }

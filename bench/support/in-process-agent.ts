@@ -15,6 +15,10 @@ import type { BenchSystem } from "./bench-system.js";
 import { createDirectReadFile, DirectToolClient } from "./direct-tools.js";
 import { settings } from "./service-settings.js";
 
+/** The project and user of the baselines' tool calls: one user working in one project, as the benchmark's chats do. */
+export const benchProjectId = "bench-project";
+export const benchUser = "bench";
+
 /** The "in-process loop" baseline: one turn of an agent, all in this process. */
 export interface InProcessAgent {
   runTurn(message: string): Promise<TurnOutput>;
@@ -28,9 +32,10 @@ export interface InProcessAgent {
  * `runAgentLoop` the orchestrator runs, with the tool function called directly and an openai client of the
  * same settings. `loopTools` replaces the direct tool calls of the loop (measure 1 passes the NATS client,
  * so that only the path of the model's tool call differs). What it leaves out is exactly what distribution adds: HTTP, NATS hops, the JetStream work
- * queue, the session in JetStream KV, the manifest file, the event stream.
+ * queue, the session and the project in JetStream KV, the event stream. Its direct read_file goes through the
+ * system's own file store (`system.files`), as the tool-runner's does.
  */
-export async function createInProcessAgent(system: Pick<BenchSystem, "env">, agentId: string, loopTools?: ToolCaller): Promise<InProcessAgent> {
+export async function createInProcessAgent(system: Pick<BenchSystem, "env" | "files">, agentId: string, loopTools?: ToolCaller): Promise<InProcessAgent> {
   const { env } = system;
   const registry = new AgentRegistry(env["BMAD_ROOT"] ?? ".", discoveryLimits(settings(registryEnvSchema, env)));
   await registry.rescan();
@@ -41,10 +46,10 @@ export async function createInProcessAgent(system: Pick<BenchSystem, "env">, age
     new OpenAI({ apiKey: config.OPENAI_API_KEY ?? "", baseURL: config.OPENAI_BASE_URL ?? null, maxRetries: config.MODEL_MAX_RETRIES, timeout: config.MODEL_TIMEOUT_MS }),
     config.LLM_MODEL,
   );
-  const readFile = await createDirectReadFile(env["BMAD_ROOT"] ?? ".", env["OUTPUT_ROOT"] ?? ".");
+  const readFile = await createDirectReadFile(env["BMAD_ROOT"] ?? ".", system.files);
   const tools = loopTools ?? new DirectToolClient(readFile);
 
-  const context = () => ({ session_id: randomUUID(), bundle_path: agent.bundlePath });
+  const context = () => ({ session_id: randomUUID(), bundle_path: agent.bundlePath, project_id: benchProjectId, user: benchUser, agent_id: agent.id });
   const toolNames = toolsForAgent(agent, { subagents: false });
   const systemPrompt = async (sessionContext = context()) =>
     buildSystemPrompt(agent, await runCriticalActions(agent.criticalActions, (path) => readFile({ file_path: path }, sessionContext)), { tools: toolNames });

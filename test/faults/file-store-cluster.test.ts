@@ -25,7 +25,7 @@ const space: FileSpaceRef = { kind: "project", id: "cluster-project" };
 const author = { user: "ada", session_id: "cluster-chat", agent_id: "analyst" };
 const quota = { maxBytes: 1 << 30, maxFiles: 10_000 };
 // long enough for nats-server 2.9's election (4–9 s) and a reconnect on a loaded 2-core machine
-const afterFault = { timeoutMs: 45_000, attemptMs: 8_000 };
+const afterFault = { timeoutMs: 45_000, attemptMs: 5_000 };
 const decoder = new TextDecoder();
 
 let cluster: TestNatsCluster;
@@ -42,9 +42,21 @@ async function connectTo(servers: readonly string[]): Promise<NatsConnection> {
 const everyServer = () => cluster.url.split(",");
 const serverOf = (member: ClusterMember) => [`nats://127.0.0.1:${member.clientPort}`];
 
-/** A store of the set `prefix` with three replicas of each bucket; `cacheBytes` 0 caches nothing. */
-const openStore = (connection: NatsConnection, prefix: string, cacheBytes: number) =>
-  FileStore.open(connection.jetstream({ timeout: 5_000 }), { subjectPrefix: prefix, replicas: 3, cacheBytes, quotas: { project: quota, session: quota }, maxIndexBytes: 1 << 20 });
+/**
+ * A store of the set `prefix` with three replicas of each bucket; `cacheBytes` 0 caches nothing. A reader's
+ * JetStream requests give up after 2 s: while a server is down, nats-server 2.9 places about one ordered
+ * consumer in three (a content's chunks, a file's revisions) on it, and that consumer's creation never
+ * answers; a retry places it again. A writer waits 5 s, as the tool-runner does (creating a bucket of three
+ * replicas can take longer than 2 s on this machine).
+ */
+const openStore = (connection: NatsConnection, prefix: string, cacheBytes: number, role: "reader" | "writer") =>
+  FileStore.open(connection.jetstream({ timeout: role === "reader" ? 2_000 : 5_000 }), {
+    subjectPrefix: prefix,
+    replicas: 3,
+    cacheBytes,
+    quotas: { project: quota, session: quota },
+    maxIndexBytes: 1 << 20,
+  });
 
 /** A fresh set of buckets, and its streams: the contents first (the leader the others are gathered on). */
 function freshBuckets(): { prefix: string; streams: string[] } {
@@ -80,7 +92,7 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
 
   it("keeps every file and revision through a kill -9 of the index's, the revisions' and the contents' leader, and writes again after", async () => {
     const { prefix, streams } = freshBuckets();
-    const writer = await openStore(await connectTo(everyServer()), prefix, 16 << 20);
+    const writer = await openStore(await connectTo(everyServer()), prefix, 16 << 20, "writer");
     // the PRD is stored in three chunks, the others in one
     const files: Record<string, number> = { "docs/prd.md": 300, "docs/brief.md": 8, "docs/architecture.md": 40, "sprint-status.yaml": 3, "docs/stories/1-1.md": 6 };
     const written = new Map<string, Array<{ revision: number; content: string }>>();
@@ -92,27 +104,25 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
       }
     }
 
-    const t0 = Date.now(); const log = (what: string) => console.info(`DEBUG ${Date.now() - t0} ms ${what}`);
-    log("written");
     const leader = await gatherLeaders(cluster, admin, streams);
-    log("gathered");
     await cluster.kill(leader.name);
-    log("killed");
+    // every try that failed after the kill, and the tries made: printed, since the server stays down throughout
+    const failures: string[] = [];
+    let tries = 0;
+    const retried = <T>(attempt: () => Promise<T>) =>
+      untilItWorks(() => ((tries += 1), attempt()), { ...afterFault, onFailure: (error) => failures.push(String(error)) });
     const survivor = cluster.members.find((member) => member.server !== undefined) as ClusterMember;
     // a store that never saw these files: every content comes from the Object Store
-    const reader = await untilItWorks(async () => openStore(await connectTo(serverOf(survivor)), prefix, 0), afterFault);
+    const reader = await retried(async () => openStore(await connectTo(serverOf(survivor)), prefix, 0, "reader"));
 
     for (const [path, revisions] of written) {
       const latest = revisions.at(-1) as { revision: number; content: string };
-      log(`reading ${path}`);
-      const read = await untilItWorks(() => reader.read(space, path), afterFault);
-      log(`read ${path}`);
+      const read = await retried(() => reader.read(space, path));
       expect({ revision: read.file.revision, content: decoder.decode(read.content) }, path).toEqual(latest);
-      const listed = await untilItWorks(() => reader.revisions(space, path), afterFault);
-      log(`revisions ${path}`);
+      const listed = await retried(() => reader.revisions(space, path));
       expect(listed.map((one) => [one.revision, one.sha256]), `${path}'s revisions`).toEqual(revisions.map((one) => [one.revision, sha256(one.content)]).reverse());
       for (const revision of revisions) {
-        const old = await untilItWorks(() => reader.read(space, path, revision.revision), afterFault);
+        const old = await retried(() => reader.read(space, path, revision.revision));
         expect(decoder.decode(old.content), `${path} revision ${revision.revision}`).toBe(revision.content);
       }
     }
@@ -120,17 +130,19 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
     for (const [path, revisions] of written) {
       const content = documentText(`${path} after the kill`, files[path] as number);
       // a try cut off may still have landed as a revision: the one told success is the latest
-      const revision = await untilItWorks(() => writer.write(space, path, content, author), afterFault);
-      log(`wrote ${path}`);
+      const revision = await retried(() => writer.write(space, path, content, author));
       expect(revision.revision, path).toBeGreaterThan((revisions.at(-1) as { revision: number }).revision);
-      const back = await untilItWorks(async () => {
+      const back = await retried(async () => {
         const read = await reader.read(space, path);
         if (read.file.revision < revision.revision) throw new Error(`${path}: revision ${read.file.revision} read, ${revision.revision} written`);
         return decoder.decode(read.content);
-      }, afterFault);
+      });
       expect(back, path).toBe(content);
     }
     for (const stream of streams) expect((await cluster.streamLeader(stream)).name, `${stream}'s new leader`).not.toBe(leader.name);
+    const kinds = new Map<string, number>();
+    for (const failure of failures) kinds.set(failure, (kinds.get(failure) ?? 0) + 1);
+    console.info(`file store after kill -9 of ${leader.name} (leader of ${streams.join(", ")}): ${failures.length} of ${tries} tries failed and were made again: ${JSON.stringify(Object.fromEntries(kinds))}`);
   }, 90_000);
 
   it("shows no index entry without its content and keeps every acknowledged write, with writers and a reader running through a kill -9 of the contents' and index's leader", async () => {
@@ -165,11 +177,11 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
     const readLoop = async (store: FileStore) => {
       while (!stopped) {
         try {
-          const index = await withinMs(store.index(space), 5_000);
+          const index = await withinMs(store.index(space), 3_000);
           for (const file of liveFiles(index)) {
             seen.set(file.sha256, { path: file.path, revision: file.revision });
             try {
-              await withinMs(store.content(file.sha256), 5_000);
+              await withinMs(store.content(file.sha256), 3_000);
               readerChecks += 1;
               if (killed) checksAfterKill += 1;
             } catch (error) {
@@ -185,25 +197,33 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
       }
     };
 
-    const [first, second] = await Promise.all([0, 1].map(async () => openStore(await connectTo(everyServer()), prefix, 16 << 20))) as [FileStore, FileStore];
-    const reader = await openStore(await connectTo(everyServer()), prefix, 0);
+    const [first, second] = await Promise.all([0, 1].map(async () => openStore(await connectTo(everyServer()), prefix, 16 << 20, "writer"))) as [FileStore, FileStore];
+    const reader = await openStore(await connectTo(everyServer()), prefix, 0, "reader");
     const leader = await gatherLeaders(cluster, admin, streams.slice(0, 2));
     const running = Promise.all([writeLoop(first, 0), writeLoop(second, 1), readLoop(reader)]);
     const writesBefore = async (count: number, timeoutMs: number) => {
       const deadline = Date.now() + timeoutMs;
       while (acknowledged.length < count && Date.now() < deadline) await sleep(50);
     };
+    const t0 = Date.now(); const log = (what: string) => console.info(`DEBUG ${Date.now() - t0} ms ${what} acked=${acknowledged.length} checks=${readerChecks} after=${checksAfterKill} unavailable=${readerUnavailable} failed=${failedWrites}`);
     await writesBefore(20, 30_000);
+    log("before kill");
     await cluster.kill(leader.name);
     killed = true;
     const atKill = acknowledged.length;
-    // run on until the writers have been told of 16 more writes (the new leaders are in place), or out of tries
+    // run on until the writers have been told of 16 more writes (the new leaders are in place) and the reader
+    // has read 20 contents since the kill, or the writers are out of tries
     await writesBefore(atKill + 16, 60_000);
+    log("writes after");
+    for (const deadline = Date.now() + 30_000; checksAfterKill < 20 && Date.now() < deadline; ) await sleep(50);
+    log("reads after");
     stopped = true;
     await running;
+    log("stopped");
 
     await cluster.start(leader.name);
-    const check = await untilItWorks(async () => openStore(await connectTo(everyServer()), prefix, 0), afterFault);
+    log("restarted");
+    const check = await untilItWorks(async () => openStore(await connectTo(everyServer()), prefix, 0, "reader"), afterFault);
     const index = await untilItWorks(() => check.index(space), afterFault);
     const lost: unknown[] = [];
     for (const write of acknowledged) {
@@ -213,6 +233,7 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
       if (!revisions.some((one) => one.revision === write.revision && one.sha256 === write.sha256)) lost.push({ ...write, notInRevisions: true });
       await untilItWorks(() => check.content(write.sha256), afterFault);
     }
+    log("checked acked");
     // whatever a reader saw during the fault is readable now, too
     for (const [sha, file] of seen) await untilItWorks(() => check.content(sha), afterFault).catch((error: unknown) => missing.push({ ...file, sha256: sha, error: String(error) }));
 

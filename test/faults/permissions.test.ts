@@ -6,7 +6,6 @@
  * deliver nothing: an admin observer subscribed to `>` never sees the message.
  */
 import { once } from "node:events";
-import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,7 +28,8 @@ let system: FaultSystem;
 let observer: NatsConnection;
 const observed: string[] = [];
 const identities = new Map<ServiceName, Identity>();
-const context = { session_id: "perm-session", bundle_path: "bmad/custom/bundles/idea-studio" };
+const context = { session_id: "perm-session", bundle_path: "bmad/custom/bundles/idea-studio", project_id: "perm-project", user: "local", agent_id: "idea-coach" };
+const chatSpace = { kind: "session", id: context.session_id } as const;
 let project: string;
 
 /** An installed-module agent whose menu invokes a skill: run_subagent is offered to agents that use skills. */
@@ -89,6 +89,21 @@ function delegateOrAnswer(request: ChatRequestBody): ScriptedTurn {
 
 const serverLogged = (user: string, kind: "Publish" | "Subscription", subject: string) =>
   system.nats.logLines.some((line) => line.includes(`${kind} Violation - User "${user}", Subject "${subject}"`));
+
+/** The paths of a file space, asked of the tool-runner as `identity` (the store itself: no folder holds them). */
+async function spacePaths(identity: Identity, space: { kind: "project" | "session"; id: string }): Promise<string[]> {
+  const reply = await identity.connection.request("project.files.list", encodeJson({ space }), { timeout: 5_000 });
+  const listed = reply.json<{ success: boolean; files?: Array<{ path: string }> }>();
+  expect(listed.success).toBe(true);
+  return (listed.files ?? []).map((file) => file.path);
+}
+
+/** Writes one file into a project as the gateway does for a member's upload. */
+async function upload(projectId: string, path: string): Promise<void> {
+  const write = { space: { kind: "project", id: projectId }, path, content: "# kept\n", author: { user: "local" } };
+  const reply = await as("gateway").connection.request("project.files.write", encodeJson(write), { timeout: 5_000 });
+  expect(reply.json<{ success: boolean }>()).toMatchObject({ success: true });
+}
 
 beforeAll(async () => {
   project = await projectWithDelegator();
@@ -162,7 +177,7 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
     await settle();
     expect(violations).toContainEqual({ operation: "publish", subject: "tool.save_output" });
     expect(observed.slice(mark)).not.toContain("tool.save_output");
-    expect(existsSync(join(system.outputRoot, context.session_id, "pwned.md"))).toBe(false);
+    expect(await spacePaths(as("gateway"), chatSpace)).not.toContain("pwned.md");
   });
 
   it("the tool-runner cannot read other services' replies, nor listen to everything (docs/security.md case 59)", async () => {
@@ -179,14 +194,25 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
     expect(serverLogged("tool-runner", "Subscription", "_INBOX_orchestrator.>")).toBe(true);
   });
 
-  it("the tool-runner has no JetStream API: it cannot delete the run queue", async () => {
+  it("the tool-runner has JetStream only for its file store: it cannot delete the run queue, nor read or delete sessions and projects", async () => {
     const { connection, violations } = as("tool-runner");
-    const { runRequests } = jetStreamNames();
-    connection.publish(`$JS.API.STREAM.DELETE.${runRequests}`);
+    const { runRequests, sessionsBucket, projectsBucket, fileContentsStore } = jetStreamNames();
+    const forbidden = [
+      `$JS.API.STREAM.DELETE.${runRequests}`,
+      `$JS.API.STREAM.DELETE.KV_${sessionsBucket}`,
+      `$JS.API.STREAM.DELETE.KV_${projectsBucket}`,
+      `$JS.API.DIRECT.GET.KV_${sessionsBucket}.$KV.${sessionsBucket}.owner.local.s1`,
+      `$JS.API.DIRECT.GET.KV_${projectsBucket}.$KV.${projectsBucket}.default.local`,
+      // not even its own store's streams: it creates and uses them, it does not delete them
+      `$JS.API.STREAM.DELETE.OBJ_${fileContentsStore}`,
+    ];
+    for (const subject of forbidden) connection.publish(subject);
     await settle();
-    expect(violations).toContainEqual({ operation: "publish", subject: `$JS.API.STREAM.DELETE.${runRequests}` });
+    for (const subject of forbidden) expect(violations).toContainEqual({ operation: "publish", subject });
     const manager = await observer.jetstreamManager();
-    expect((await manager.streams.info(runRequests)).config.name).toBe(runRequests);
+    for (const stream of [runRequests, `KV_${sessionsBucket}`, `KV_${projectsBucket}`, `OBJ_${fileContentsStore}`]) {
+      expect((await manager.streams.info(stream)).config.name).toBe(stream);
+    }
   });
 
   it("a responder replies once per request: a second reply is denied (docs/security.md case 60)", async () => {
@@ -216,35 +242,59 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
     expect(impostor.violations.filter((violation) => violation.operation === "publish" && violation.subject.startsWith("_INBOX_orchestrator."))).toHaveLength(handled);
   });
 
-  it("the gateway cannot call tools or update manifests; it still reads session files", async () => {
+  it("the gateway cannot call tools or purge a project's files; it still lists, reads and writes them", async () => {
     const { connection, violations } = as("gateway");
-    // real turns of other cases call tools and update manifests: only this case's messages count
+    await upload("perm-kept", "docs/brief.md");
+    // real turns of other cases call tools: only this case's messages count
     const mark = observed.length;
     const call = { call_id: "gw-1", context, arguments: { file_path: "{session-folder}/from-gateway.md", content: "x" } };
     await expect(connection.request("tool.save_output", encodeJson(call), { timeout: 2_000 })).rejects.toThrow(/permissions violation/i);
-    const update = { session_id: context.session_id, agent: "idea-coach", bundle: "idea-studio", owner: "local", status: "running" };
-    await expect(connection.request("session.manifest.update", encodeJson(update), { timeout: 2_000 })).rejects.toThrow(/permissions violation/i);
+    const purge = { space: { kind: "project", id: "perm-kept" } };
+    await expect(connection.request("project.files.purge", encodeJson(purge), { timeout: 2_000 })).rejects.toThrow(/permissions violation/i);
     await settle();
     expect(violations).toEqual(
       expect.arrayContaining([
         { operation: "publish", subject: "tool.save_output" },
-        { operation: "publish", subject: "session.manifest.update" },
+        { operation: "publish", subject: "project.files.purge" },
       ]),
     );
-    expect(observed.slice(mark).filter((subject) => subject === "tool.save_output" || subject === "session.manifest.update")).toEqual([]);
-    expect(existsSync(join(system.outputRoot, context.session_id, "from-gateway.md"))).toBe(false);
-    const files = await connection.request("session.files.list", encodeJson({ session_id: context.session_id, owner: "local" }), { timeout: 5_000 });
-    expect(files.json<{ success: boolean }>()).toHaveProperty("success");
+    expect(observed.slice(mark).filter((subject) => subject === "tool.save_output" || subject === "project.files.purge")).toEqual([]);
+    expect(await spacePaths(as("gateway"), chatSpace)).not.toContain("from-gateway.md");
+    expect(await spacePaths(as("gateway"), { kind: "project", id: "perm-kept" })).toEqual(["docs/brief.md"]);
+    const read = await connection.request("project.files.read", encodeJson({ space: { kind: "project", id: "perm-kept" }, path: "docs/brief.md" }), { timeout: 5_000 });
+    expect(read.json<{ content?: string }>()).toMatchObject({ success: true, content: "# kept\n" });
+  });
+
+  it("the orchestrator may purge the files of a deleted project", async () => {
+    await upload("perm-deleted", "docs/prd.md");
+    const reply = await as("orchestrator").connection.request("project.files.purge", encodeJson({ space: { kind: "project", id: "perm-deleted" } }), { timeout: 5_000 });
+    expect(reply.json<{ success: boolean; files?: number }>()).toEqual({ success: true, files: 1 });
+    expect(await spacePaths(as("gateway"), { kind: "project", id: "perm-deleted" })).toEqual([]);
+    expect(as("orchestrator").violations.filter((violation) => violation.subject.startsWith("project.files."))).toEqual([]);
   });
 
   it("each user is denied what the matrix does not give it", async () => {
     const denied: Record<ServiceName, string[]> = {
-      registry: ["agent.run.events.s1.r1", "tool.read_file", "agent.run.request.s1", "$JS.API.STREAM.LIST", "$KV.sessions.s1"],
-      // only the gateway queues turns; nobody but the orchestrator (and admin) touches JetStream set-up
-      orchestrator: ["agent.run.request.s1", "registry.changed", "session.files.read", "$JS.API.STREAM.DELETE.RUN_EVENTS", "$KV.other.key"],
-      // the gateway cannot forge events, queue a subagent (which skips the session checks) or write sessions behind the orchestrator's back
-      gateway: ["agent.run.events.s1.r1", "agent.run.request.s1.r1", "agent.run.child.events.s1.r1", "tool.read_file", "$KV.sessions.s1", "$JS.API.STREAM.DELETE.RUN_EVENTS", "$JS.API.CONSUMER.CREATE.KV_sessions"],
-      "tool-runner": ["registry.changed", "agent.run.cancel.s1", "agent.session.list", "$KV.sessions.s1"],
+      registry: ["agent.run.events.s1.r1", "tool.read_file", "agent.run.request.s1", "$JS.API.STREAM.LIST", "$KV.sessions.s1", "project.files.read", "$KV.file_index.idx"],
+      // only the gateway queues turns; nobody but the orchestrator (and admin) touches JetStream set-up; it changes files only through tools
+      orchestrator: ["agent.run.request.s1", "registry.changed", "project.files.write", "project.files.delete", "$JS.API.STREAM.DELETE.RUN_EVENTS", "$KV.other.key", "$KV.file_index.idx"],
+      // the gateway cannot forge events, queue a subagent (which skips the session checks), write sessions or projects behind the
+      // orchestrator's back, purge files or touch the file store's buckets behind the tool-runner's
+      gateway: [
+        "agent.run.events.s1.r1",
+        "agent.run.request.s1.r1",
+        "agent.run.child.events.s1.r1",
+        "tool.read_file",
+        "$KV.sessions.s1",
+        "$KV.projects.project.p1",
+        "$JS.API.STREAM.DELETE.RUN_EVENTS",
+        "$JS.API.CONSUMER.CREATE.KV_sessions",
+        "project.files.purge",
+        "$KV.file_index.idx",
+        "$O.file_contents.M.x",
+      ],
+      // the tool-runner answers; it asks nothing of anyone (no turns, no tools, no projects, no purge) and touches no bucket but its own
+      "tool-runner": ["registry.changed", "agent.run.cancel.s1", "agent.session.list", "agent.project.get", "agent.run.request.s1", "tool.read_file", "project.files.purge", "$KV.sessions.s1", "$KV.projects.project.p1"],
     };
     const mark = observed.length;
     for (const [service, subjects] of Object.entries(denied) as Array<[ServiceName, string[]]>) {

@@ -3,17 +3,17 @@
  * burst of 200 `save_output` calls. The calls come from the orchestrator's own ToolClient (orchestrator
  * credentials, 3 s timeout), as a turn would make them. A call the dead replica held times out and is not
  * sent again: the model hears SERVICE_TIMEOUT with `may_have_run` and checks before calling again. Every
- * other call completes on the surviving replica; every file on disk holds exactly its content (never half
- * of it), each manifest lists each file once and only whole files, and no call is sent or run twice.
+ * other call completes on the surviving replica; every file in the store holds exactly its content (never half
+ * of it), each chat's file index lists each file once, at one revision, and only whole files, and no call is
+ * sent or run twice. The files are read back from the store through the survivor (`project.files.*`).
  */
 import { randomUUID } from "node:crypto";
-import { readFile, readdir } from "node:fs/promises";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectNats, createLogger, mapWithConcurrency, requestJson, SessionManifest, SessionManifestReply, type ToolResult } from "@agent-orchestrator/shared";
+import { connectNats, createLogger, encodeJson, FilesListReply, FilesReadReply, mapWithConcurrency, type FileListing, type ToolResult } from "@agent-orchestrator/shared";
 import { ToolClient } from "../../services/orchestrator/src/tool-client.js";
 import { startTestNats, testNatsCredentials, type TestNats } from "../support/nats-harness.js";
 import { repoRoot, startServiceProcess, type ServiceProcess } from "../support/service-processes.js";
@@ -26,7 +26,8 @@ const sessions = Array.from({ length: 4 }, (_unused, index) => `kill-${index}-${
 const bundlePath = "bmad/custom/bundles/idea-studio";
 
 let nats: TestNats;
-let outputRoot: string;
+/** the folder of sessions from before projects the tool-runners would move at start: empty */
+let legacyOutputRoot: string;
 let runners: ServiceProcess[];
 let orchestrator: NatsConnection;
 let observer: NatsConnection;
@@ -45,10 +46,30 @@ function executedBy(runner: ServiceProcess): Map<string, number> {
   return counts;
 }
 
+/** A chat's files as the store lists them now, asked of whichever tool-runner answers. */
+async function listed(session: string): Promise<FileListing[]> {
+  const reply = await observer.request("project.files.list", encodeJson({ space: { kind: "session", id: session } }), { timeout: 5_000 });
+  const parsed = FilesListReply.parse(reply.json());
+  if (!parsed.success) throw new Error(`list ${session}: ${JSON.stringify(parsed.error)}`);
+  return parsed.files;
+}
+
+/** A file's content in the store, or undefined when the store has no such file. */
+async function stored(session: string, path: string): Promise<string | undefined> {
+  const reply = await observer.request("project.files.read", encodeJson({ space: { kind: "session", id: session }, path }), { timeout: 5_000 });
+  const parsed = FilesReadReply.parse(reply.json());
+  if (!parsed.success) {
+    if (parsed.error.code === "FILE_NOT_FOUND") return undefined;
+    throw new Error(`read ${session}/${path}: ${JSON.stringify(parsed.error)}`);
+  }
+  expect(parsed.truncated).toBe(false);
+  return parsed.content;
+}
+
 beforeAll(async () => {
   nats = await startTestNats();
-  outputRoot = await mkdtemp(join(tmpdir(), "ao-sigkill-"));
-  const env = { NATS_URL: nats.url, BMAD_ROOT: repoRoot, OUTPUT_ROOT: outputRoot, LOG_LEVEL: "debug" };
+  legacyOutputRoot = await mkdtemp(join(tmpdir(), "ao-sigkill-"));
+  const env = { NATS_URL: nats.url, BMAD_ROOT: repoRoot, OUTPUT_ROOT: legacyOutputRoot, LOG_LEVEL: "debug" };
   runners = [startServiceProcess("tool-runner", env), startServiceProcess("tool-runner", env)];
   await Promise.all(runners.map((runner) => runner.waitForLine((line) => line["msg"] === "tool-runner serving")));
   const { NATS_USER, NATS_PASSWORD } = testNatsCredentials("orchestrator");
@@ -61,12 +82,6 @@ beforeAll(async () => {
     },
   });
   await observer.flush();
-  // the orchestrator describes each session first, which creates its folder and manifest
-  for (const session of sessions) {
-    const update = { session_id: session, agent: "idea-coach", bundle: "idea-studio", owner: "local", status: "running" };
-    const reply = await requestJson(orchestrator, "session.manifest.update", update, SessionManifestReply, { timeoutMs: 5_000 });
-    expect(reply.success).toBe(true);
-  }
 }, 60_000);
 
 afterAll(async () => {
@@ -74,7 +89,7 @@ afterAll(async () => {
   await observer?.close();
   await Promise.all((runners ?? []).map((runner) => runner.stop("SIGKILL")));
   await nats?.stop();
-  await rm(outputRoot, { recursive: true, force: true });
+  await rm(legacyOutputRoot, { recursive: true, force: true });
 });
 
 describe("SIGKILL of one of two tool-runners during a burst of 200 tool calls", () => {
@@ -89,7 +104,7 @@ describe("SIGKILL of one of two tool-runners during a burst of 200 tool calls", 
     let completed = 0;
     const indexes = Array.from({ length: calls }, (_unused, index) => index);
     results = await mapWithConcurrency(indexes, inFlight, async (index) => {
-      const context = { session_id: sessionOf(index), bundle_path: bundlePath };
+      const context = { session_id: sessionOf(index), bundle_path: bundlePath, project_id: "sigkill-project", user: "local", agent_id: "idea-coach" };
       const started = Date.now();
       const result = await client.call("save_output", `burst:call_${index}`, context, { file_path: `{session-folder}/burst/f${index}.md`, content: contentOf(index) });
       slowestMs = Math.max(slowestMs, Date.now() - started);
@@ -113,31 +128,34 @@ describe("SIGKILL of one of two tool-runners during a burst of 200 tool calls", 
   });
 
   it("leaves every file whole: exactly its content, never half of it; a call that timed out left its file whole or none", async () => {
+    let timedOutButStored = 0;
     for (let index = 0; index < calls; index++) {
-      const file = join(outputRoot, sessionOf(index), "burst", `f${index}.md`);
-      if (results[index]?.success) expect(await readFile(file, "utf8")).toBe(contentOf(index));
-      else expect(await readFile(file, "utf8").catch(() => contentOf(index))).toBe(contentOf(index));
+      const content = await stored(sessionOf(index), `burst/f${index}.md`);
+      if (results[index]?.success) expect(content).toBe(contentOf(index));
+      else if (content !== undefined) {
+        expect(content).toBe(contentOf(index));
+        timedOutButStored++;
+      }
     }
-    // a temp file the killed replica was writing may be left, under its own hidden name, never as a target
-    let temps = 0;
+    // nothing but the burst's files: a write cut short leaves no name of its own behind
     for (const session of sessions) {
-      const names = await readdir(join(outputRoot, session, "burst"));
-      expect(names.filter((name) => !name.startsWith(".ao-") && !/^f\d+\.md$/.test(name))).toEqual([]);
-      temps += names.filter((name) => name.startsWith(".ao-")).length;
+      expect((await listed(session)).map((file) => file.path).filter((path) => !/^burst\/f\d+\.md$/.test(path))).toEqual([]);
     }
-    console.info(`tool-runner SIGKILL: ${temps} temp file(s) left by writes cut short`);
+    console.info(`tool-runner SIGKILL: ${timedOutButStored} timed-out call(s) had stored their whole file before the replica died`);
   });
 
-  it("records each file once in its session's manifest: every completed call's, and a timed-out call's only when its file is whole", async () => {
+  it("records each file once in its chat's index, at one revision: every completed call's, and a timed-out call's only when its file is whole", async () => {
     for (const session of sessions) {
-      const manifest = SessionManifest.parse(JSON.parse(await readFile(join(outputRoot, session, "manifest.json"), "utf8")));
-      const paths = manifest.files.map((file) => file.path);
+      const files = await listed(session);
+      const paths = files.map((file) => file.path);
       expect(new Set(paths).size).toBe(paths.length);
+      // written once: a second write of the same call would have made a second revision
+      expect(files.filter((file) => file.revision !== 1)).toEqual([]);
       const indexes = Array.from({ length: calls }, (_unused, index) => index).filter((index) => sessionOf(index) === session);
       for (const index of indexes) {
-        const listed = paths.includes(`{session-folder}/burst/f${index}.md`);
-        if (results[index]?.success) expect(listed).toBe(true);
-        else if (listed) expect(await readFile(join(outputRoot, session, "burst", `f${index}.md`), "utf8")).toBe(contentOf(index));
+        const file = files.find((entry) => entry.path === `burst/f${index}.md`);
+        if (results[index]?.success) expect(file).toMatchObject({ size: Buffer.byteLength(contentOf(index)), author: { session_id: session, agent_id: "idea-coach" } });
+        else if (file) expect(await stored(session, file.path)).toBe(contentOf(index));
       }
     }
   });

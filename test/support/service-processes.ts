@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -27,11 +28,18 @@ export interface ServiceProcess {
  * Starts one service. It connects as its own NATS user with the harness's test password, unless `env`
  * names a NATS_USER itself or the server is an external NATS_URL (whose users the harness does not know).
  * `nodeArgs` go to node before the entry point (the benchmark's `--cpu-prof`, which NODE_OPTIONS refuses).
+ * `cwd` is the process's working directory (the repository by default): a replica started elsewhere shows
+ * that nothing it serves depends on the folder it runs in.
  */
-export function startServiceProcess(name: ServiceProcessName, env: Record<string, string>, nodeArgs: readonly string[] = []): ServiceProcess {
+export function startServiceProcess(
+  name: ServiceProcessName,
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+  options: { cwd?: string } = {},
+): ServiceProcess {
   const credentials = env["NATS_USER"] !== undefined || natsIsExternal() ? {} : testNatsCredentials(name);
-  const child = spawn(process.execPath, [...nodeArgs, `services/${name}/dist/main.js`], {
-    cwd: repoRoot,
+  const child = spawn(process.execPath, [...nodeArgs, join(repoRoot, "services", name, "dist", "main.js")], {
+    cwd: options.cwd ?? repoRoot,
     env: { PATH: process.env["PATH"] ?? "", LOG_LEVEL: "info", ...credentials, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,6 +1,8 @@
 /**
- * The whole system for an end-to-end test: a private nats-server, the scripted model, a temp output
- * folder, and the four services as processes, stopped and cleaned up together.
+ * The whole system for an end-to-end test: a private nats-server, the scripted model, and the four services
+ * as processes, stopped and cleaned up together. Every file the services keep is in that server's JetStream
+ * (docs/projects.md "Storage"): a test reads them through the API (`/api/projects/<id>/files`,
+ * `/api/sessions/<id>/files`), never from a folder.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -14,18 +16,21 @@ export interface TestSystem {
   url: string;
   processes: ServiceProcess[];
   model: ScriptedModel;
-  outputRoot: string;
   /** the environment the services were started with (to start more replicas alike) */
   env: Record<string, string>;
   stop(): Promise<void>;
 }
 
-/** The settings every service of a test system gets: its NATS server, the project, the outputs, the scripted model. */
-export function testServiceEnv(natsUrl: string, modelUrl: string, outputRoot: string): Record<string, string> {
+/**
+ * The settings every service of a test system gets: its NATS server, the BMAD install, the scripted model.
+ * `legacyOutputRoot` is the folder of sessions written before projects, which the tool-runner moves into
+ * the file store at start (an empty temp folder: nothing to move, and never a folder of the repository).
+ */
+export function testServiceEnv(natsUrl: string, modelUrl: string, legacyOutputRoot: string): Record<string, string> {
   return {
     NATS_URL: natsUrl,
     BMAD_ROOT: repoRoot,
-    OUTPUT_ROOT: outputRoot,
+    OUTPUT_ROOT: legacyOutputRoot,
     OPENAI_BASE_URL: modelUrl,
     OPENAI_API_KEY: "test-key",
     LLM_MODEL: "scripted",
@@ -40,20 +45,19 @@ export async function startTestSystem(options: { responder: Responder; env?: Rec
   // a server of its own: these services use the real subjects, which other test files must not share
   const nats = await startTestNats();
   const model = await startScriptedModel({ responder: options.responder });
-  const outputRoot = await mkdtemp(join(tmpdir(), "ao-outputs-"));
+  const legacyOutputRoot = await mkdtemp(join(tmpdir(), "ao-legacy-outputs-"));
   const cleanUp = async () => {
     await model.close();
     await nats.stop();
-    await rm(outputRoot, { recursive: true, force: true });
+    await rm(legacyOutputRoot, { recursive: true, force: true });
   };
-  const env = { ...testServiceEnv(nats.url, model.url, outputRoot), ...options.env };
+  const env = { ...testServiceEnv(nats.url, model.url, legacyOutputRoot), ...options.env };
   try {
     const system = await startSystem(env);
     return {
       url: system.url,
       processes: system.processes,
       model,
-      outputRoot,
       env,
       stop: async () => {
         await system.stop();

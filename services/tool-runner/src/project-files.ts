@@ -12,7 +12,7 @@ import { isServablePath } from "./sandbox/index.js";
 import { decodeText } from "./sandbox/text-content.js";
 import type { FileStore } from "./store/file-store.js";
 import { liveFiles } from "./store/space-index.js";
-import { checkedSpacePath } from "./store/space-path.js";
+import { checkedSpacePath, checkedWritablePath } from "./store/space-path.js";
 import { fitContentsToBudget } from "./tools/reply-budget.js";
 
 /**
@@ -55,7 +55,7 @@ export class ProjectFiles {
   }
 
   async write(request: { space: FileSpaceRef; path: string; content: string; author: FileAuthor }): Promise<FilesChangeReply> {
-    return { success: true, file: await this.files.write(request.space, checkedSpacePath(request.path), request.content, request.author) };
+    return { success: true, file: await this.files.write(request.space, checkedWritablePath(request.space, request.path), request.content, request.author) };
   }
 
   async remove(request: { space: FileSpaceRef; path: string; author: FileAuthor }): Promise<FilesChangeReply> {
@@ -63,7 +63,7 @@ export class ProjectFiles {
   }
 
   async restore(request: { space: FileSpaceRef; path: string; revision: number; author: FileAuthor }): Promise<FilesChangeReply> {
-    return { success: true, file: await this.files.restore(request.space, checkedSpacePath(request.path), request.revision, request.author) };
+    return { success: true, file: await this.files.restore(request.space, checkedWritablePath(request.space, request.path), request.revision, request.author) };
   }
 
   async purge(request: { space: FileSpaceRef }): Promise<FilesPurgeReply> {

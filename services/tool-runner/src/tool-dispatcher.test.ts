@@ -1,95 +1,89 @@
-import { readdir, readFile } from "node:fs/promises";
-import path from "node:path";
+import { randomUUID } from "node:crypto";
 import { createLogger, type ToolResult } from "@agent-orchestrator/shared";
+import type { KV } from "nats";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ManifestStore } from "./manifest/manifest-store.js";
 import { createSandbox } from "./sandbox/index.js";
-import { ScriptRunner } from "./scripts/index.js";
-import { fixtureQuota } from "./testing/sandbox-fixture.js";
-import { createScriptFixture, testSpawnAs, type ScriptFixture } from "./testing/script-fixture.js";
+import { createSandboxFixture, fixtureLimits, type SandboxFixture } from "./testing/sandbox-fixture.js";
 import { ToolDispatcher } from "./tool-dispatcher.js";
+import type { ToolDependencies } from "./tools/index.js";
 
 const logger = createLogger("tool-runner-test", "silent");
-const context = { session_id: "s1", bundle_path: ".claude/skills/demo" };
-const memlog = "python3 {project-root}/_bmad/scripts/memlog.py append {session-folder}/memlog.md decided";
+const session = { kind: "session" as const, id: "s1" };
 
-let fixture: ScriptFixture;
-/** Two tool-runner replicas: each its own sandbox, manifest store, script runner and cache, over one output root. */
+let fixture: SandboxFixture;
+let records: KV;
+let recordsStream: string;
+/** Two tool-runner replicas: each its own sandbox, file store client and cache, over one NATS (the file store and the call records). */
 let replicas: [ToolDispatcher, ToolDispatcher];
 
 beforeEach(async () => {
-  fixture = await createScriptFixture();
-  await fixture.plant("_bmad/scripts/memlog.py", "import sys\nwith open(sys.argv[2], 'a') as log:\n    log.write(sys.argv[3] + '\\n')\n");
-  const second = await createSandbox({ projectRoot: fixture.project, outputRoot: fixture.output, readMaxBytes: 1 << 20, writeMaxBytes: 1 << 20, listMaxEntries: 1000 });
-  const secondDeps = {
-    sandbox: second,
-    manifests: new ManifestStore({ sandbox: second, logger, quota: fixtureQuota }),
-    replyBudget: () => 1024 * 1024 - 4096,
-    logger,
-    scripts: new ScriptRunner({ sandbox: second, timeoutMs: 10_000, memoryMb: 512, outputMaxBytes: 64 * 1024, concurrency: 2, spawnAs: testSpawnAs }),
-  };
-  replicas = [new ToolDispatcher({ deps: fixture.deps, concurrency: 8, logger }), new ToolDispatcher({ deps: secondDeps, concurrency: 8, logger })];
+  fixture = await createSandboxFixture();
+  const lead = `tc${randomUUID().slice(0, 8)}`;
+  recordsStream = `KV_${lead}_tool_calls`;
+  records = await fixture.store.connection.jetstream().views.kv(`${lead}_tool_calls`, { history: 1 });
+  const second = await createSandbox({ projectRoot: fixture.project, files: await fixture.store.replica(), ...fixtureLimits });
+  const deps = (sandbox: ToolDependencies["sandbox"]): ToolDependencies => ({ sandbox, replyBudget: () => 1024 * 1024 - 4096, logger });
+  replicas = [
+    new ToolDispatcher({ deps: deps(fixture.sandbox), records, concurrency: 8, logger }),
+    new ToolDispatcher({ deps: deps(second), records, concurrency: 8, logger }),
+  ];
 });
-afterEach(() => fixture.cleanup());
+afterEach(async () => {
+  const manager = await fixture.store.connection.jetstreamManager();
+  await manager.streams.delete(recordsStream).catch(() => undefined);
+  await fixture.cleanup();
+});
 
-const call = (replica: ToolDispatcher, tool: "run_script" | "save_output" | "read_file" | "list_files", callId: string, args: unknown): Promise<ToolResult> =>
-  replica.call(tool, { call_id: callId, context, arguments: args });
+const call = (replica: ToolDispatcher, tool: "save_output" | "read_file" | "list_files", callId: string, args: unknown): Promise<ToolResult> =>
+  replica.call(tool, { call_id: callId, context: fixture.toolContext, arguments: args });
+
+async function recordCount(): Promise<number> {
+  let count = 0;
+  for await (const _key of await records.keys()) count += 1;
+  return count;
+}
 
 describe("ToolDispatcher idempotency across replicas", () => {
-  it("answers a run_script retried on another replica from the first one's record: the memlog line is appended once", async () => {
-    const first = await call(replicas[0], "run_script", "run1:1:call_a", { command: memlog });
-    expect(first).toMatchObject({ success: true, files_written: ["{session-folder}/memlog.md"] });
-    const retried = await call(replicas[1], "run_script", "run1:1:call_a", { command: memlog });
-    expect(retried).toEqual(first);
-    expect(await readFile(path.join(fixture.session, "memlog.md"), "utf8")).toBe("decided\n");
-    const manifest = JSON.parse(await readFile(path.join(fixture.session, "manifest.json"), "utf8")) as { scripts: unknown[] };
-    expect(manifest.scripts).toHaveLength(1);
-  });
-
   it("answers a save_output retried on another replica from the record, without writing again", async () => {
     const first = await call(replicas[0], "save_output", "run1:1:call_s", { file_path: "{session-folder}/brief.md", content: "v1" });
+    expect(first).toEqual({ success: true, path: "{session-folder}/brief.md", size: 2, revision: 1 });
     await call(replicas[0], "save_output", "run1:1:call_t", { file_path: "{session-folder}/brief.md", content: "v2" });
     expect(await call(replicas[1], "save_output", "run1:1:call_s", { file_path: "{session-folder}/brief.md", content: "v1" })).toEqual(first);
-    expect(await readFile(path.join(fixture.session, "brief.md"), "utf8")).toBe("v2");
+    expect((await fixture.sandbox.read(fixture.context, "{session-folder}/brief.md")).content).toBe("v2");
+    expect((await fixture.files.revisions(session, "brief.md")).map((revision) => revision.author.tool_call_id)).toEqual(["run1:1:call_t", "run1:1:call_s"]);
   });
 
   it("refuses a call id reused for a different call on another replica with BAD_REQUEST", async () => {
     await call(replicas[0], "save_output", "run1:1:call_s", { file_path: "{session-folder}/a.md", content: "a" });
     const reused = await call(replicas[1], "save_output", "run1:1:call_s", { file_path: "{session-folder}/b.md", content: "b" });
     expect(reused).toMatchObject({ success: false, error: { code: "BAD_REQUEST" } });
-    expect(await readdir(fixture.session)).not.toContain("b.md");
+    expect(await fixture.files.stat(session, "b.md")).toBeUndefined();
   });
 
-  it("keeps the records out of the model's reach: not listed, not readable, not writable, not in the manifest", async () => {
+  it("records only the outcomes a retry must get again: a refused path changed nothing, and its retry runs", async () => {
+    const refused = await call(replicas[0], "save_output", "run1:1:call_p", { file_path: "{session-folder}/.env", content: "K=1" });
+    expect(refused).toMatchObject({ success: false, error: { code: "PROTECTED_PATH" } });
+    expect(await recordCount()).toBe(0);
+    await call(replicas[0], "read_file", "run1:1:call_r", { file_path: "{bundle-root}/config.yaml" });
+    expect(await recordCount()).toBe(0);
     await call(replicas[0], "save_output", "run1:1:call_s", { file_path: "{session-folder}/a.md", content: "a" });
-    expect(await readdir(path.join(fixture.session, ".tool-calls"))).toHaveLength(1);
+    expect(await recordCount()).toBe(1);
+  });
+
+  it("keeps the records out of the model's reach: not in the chat's files, not readable, not writable", async () => {
+    await call(replicas[0], "save_output", "run1:1:call_s", { file_path: "{session-folder}/a.md", content: "a" });
     const listing = await call(replicas[1], "list_files", "run1:1:call_l", { path: "{session-folder}" });
+    expect(listing).toMatchObject({ success: true, entries: [{ name: "a.md", type: "file", size: 1 }] });
     expect(JSON.stringify(listing)).not.toContain(".tool-calls");
-    const [record] = await readdir(path.join(fixture.session, ".tool-calls"));
-    expect(await call(replicas[1], "read_file", "run1:1:call_r", { file_path: `{session-folder}/.tool-calls/${record}` })).toMatchObject({
+    expect(await call(replicas[1], "read_file", "run1:1:call_r", { file_path: "{session-folder}/.tool-calls/x.json" })).toMatchObject({
       success: false,
       error: { code: "PROTECTED_PATH" },
     });
-    expect(await call(replicas[1], "save_output", "run1:1:call_w", { file_path: `{session-folder}/.tool-calls/${record}`, content: "{}" })).toMatchObject({
+    expect(await call(replicas[1], "save_output", "run1:1:call_w", { file_path: "{session-folder}/.tool-calls/x.json", content: "{}" })).toMatchObject({
       success: false,
       error: { code: "PROTECTED_PATH" },
     });
-    const manifest = JSON.parse(await readFile(path.join(fixture.session, "manifest.json"), "utf8")) as { files: Array<{ path: string }> };
-    expect(manifest.files.map((file) => file.path)).toEqual(["{session-folder}/a.md"]);
-  });
-
-  it("gives a script no way to change the records", async () => {
-    await call(replicas[0], "save_output", "run1:1:call_s", { file_path: "{session-folder}/a.md", content: "a" });
-    await fixture.plant(
-      "_bmad/scripts/forge.py",
-      "import os\nprint(os.path.exists('.tool-calls'))\nos.makedirs('.tool-calls')\nopen('.tool-calls/run1-1-call_s.json', 'w').write('{}')\n",
-    );
-    const forged = await call(replicas[0], "run_script", "run1:1:call_f", { command: "python3 {project-root}/_bmad/scripts/forge.py" });
-    // the records are not in the script's copy of the session, and what it writes under their name is not kept
-    expect(forged).toMatchObject({ success: true, stdout: "False\n", files_written: [], files_not_kept: [expect.objectContaining({ reason: "a protected or system name" })] });
-    expect(await call(replicas[1], "save_output", "run1:1:call_s", { file_path: "{session-folder}/a.md", content: "a" })).toMatchObject({
-      success: true,
-      path: "{session-folder}/a.md",
-    });
+    // the chat's space holds the model's file only
+    expect([...(await fixture.files.index(session)).files.keys()]).toEqual(["a.md"]);
   });
 });

@@ -1,14 +1,13 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { SessionManifest, subjects } from "@agent-orchestrator/shared";
+import { jetStreamNames, subjects } from "@agent-orchestrator/shared";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createSandboxFixture, type SandboxFixture } from "./testing/sandbox-fixture.js";
 
-// Two real tool-runner processes (the built entry point) on one output root: the scale-out case.
+// Two real tool-runner processes (the built entry point) on one NATS and no shared folder: the scale-out case.
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const entryPoint = path.join(repoRoot, "services/tool-runner/dist/main.js");
 const encoder = new TextEncoder();
@@ -32,9 +31,10 @@ function startProcess(): Promise<RunnerProcess> {
       ...process.env,
       NATS_URL: inject("natsUrl"),
       BMAD_ROOT: fixture.project,
-      OUTPUT_ROOT: fixture.output,
+      OUTPUT_ROOT: path.join(fixture.base, "out"),
+      SCRIPTS: "off",
       SUBJECT_PREFIX: prefix,
-      // 200 calls land on two processes at once: room for all, so this test is about the manifest, not BUSY
+      // 200 calls land on two processes at once: room for all, so this test is about the store, not BUSY
       TOOL_CONCURRENCY: "256",
       LOG_LEVEL: "debug",
     },
@@ -57,10 +57,15 @@ function startProcess(): Promise<RunnerProcess> {
   });
 }
 
+async function request(subject: string, body: unknown): Promise<Record<string, any>> {
+  const reply = await connection.request(`${prefix}.${subject}`, encoder.encode(JSON.stringify(body)), { timeout: 20_000 });
+  return JSON.parse(decoder.decode(reply.data)) as Record<string, any>;
+}
+
 async function save(index: number, folder: string): Promise<Record<string, unknown>> {
   const request = {
     call_id: `save-${index}`,
-    context: fixture.context,
+    context: fixture.toolContext,
     arguments: { file_path: `{session-folder}/${folder}/f${index}.md`, content: `file ${index}\n` },
   };
   const reply = await connection.request(`${prefix}.${subjects.tool("save_output")}`, encoder.encode(JSON.stringify(request)), { timeout: 20_000 });
@@ -77,20 +82,29 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const runner of runners) if (runner.child.exitCode === null) runner.child.kill("SIGKILL");
+  await Promise.all(runners.map((runner) => runner.exited));
+  if (connection) {
+    // the buckets the processes made, named after their prefix
+    const names = jetStreamNames(`${prefix}.`);
+    const manager = await connection.jetstreamManager();
+    const streams = [`KV_${names.fileIndexBucket}`, `KV_${names.fileRevisionsBucket}`, `OBJ_${names.fileContentsStore}`, `KV_${names.toolCallsBucket}`];
+    await Promise.all(streams.map((stream) => manager.streams.delete(stream).catch(() => undefined)));
+  }
   await connection?.drain();
   await fixture?.cleanup();
 });
 
-describe("two tool-runner processes on one output root", () => {
-  it("record 200 parallel save_output calls into one session: 200 files, 200 manifest entries", async () => {
+describe("two tool-runner processes on one NATS", () => {
+  it("record 200 parallel save_output calls into one chat: 200 files, each once, none lost", async () => {
     const replies = await Promise.all(Array.from({ length: 200 }, (_, index) => save(index, "parallel")));
-    expect(replies.filter((reply) => reply["success"] === true)).toHaveLength(200);
-    expect(await readdir(path.join(fixture.session, "parallel"))).toHaveLength(200);
-    const manifest = SessionManifest.parse(JSON.parse(await readFile(path.join(fixture.session, "manifest.json"), "utf8")));
-    // the other case writes into the same session, in a folder of its own
-    const parallel = manifest.files.filter((file) => file.path.startsWith("{session-folder}/parallel/"));
+    expect(replies.filter((reply) => reply["success"] !== true).map((reply) => reply["error"])).toEqual([]);
+    expect(new Set(replies.map((reply) => reply["revision"]))).toEqual(new Set([1]));
+    const listing = await request(subjects.files("list"), { space: { kind: "session", id: "s1" }, prefix: "parallel" });
+    // the other case writes into the same chat, in a folder of its own
+    const parallel = (listing["files"] as Array<{ path: string; revision: number }>).map((file) => file.path);
     expect(parallel).toHaveLength(200);
-    expect(new Set(parallel.map((file) => file.path)).size).toBe(200);
+    expect(new Set(parallel).size).toBe(200);
+    expect(await request(subjects.files("read"), { space: { kind: "session", id: "s1" }, path: "parallel/f123.md" })).toMatchObject({ success: true, content: "file 123\n" });
     // the queue group shared the work between the two processes
     for (const runner of runners) expect(runner.output.join("").split("tool call done").length - 1).toBeGreaterThan(0);
   });

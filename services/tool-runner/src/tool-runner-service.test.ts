@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { readFile, writeFile, mkdir } from "node:fs/promises";
+import { writeFile, mkdir } from "node:fs/promises";
 import path from "node:path";
-import { createLogger, SessionManifest, subjects, type ToolName } from "@agent-orchestrator/shared";
+import { createLogger, jetStreamNames, subjects, type ToolName } from "@agent-orchestrator/shared";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { toolRunnerEnvSchema, type ToolRunnerConfig } from "./config.js";
@@ -34,11 +34,16 @@ beforeEach(async () => {
 afterEach(async () => {
   await runner?.stop();
   runner = undefined;
+  // the buckets the service made, named after its prefix
+  const names = jetStreamNames(`${prefix}.`);
+  const manager = await connection.jetstreamManager();
+  const streams = [`KV_${names.fileIndexBucket}`, `KV_${names.fileRevisionsBucket}`, `OBJ_${names.fileContentsStore}`, `KV_${names.toolCallsBucket}`];
+  await Promise.all(streams.map((stream) => manager.streams.delete(stream).catch(() => undefined)));
   await fixture.cleanup();
 });
 
 async function start(env: Record<string, string> = {}): Promise<ToolRunnerConfig> {
-  const config = toolRunnerEnvSchema.parse({ BMAD_ROOT: fixture.project, OUTPUT_ROOT: fixture.output, ...env });
+  const config = toolRunnerEnvSchema.parse({ BMAD_ROOT: fixture.project, OUTPUT_ROOT: path.join(fixture.base, "out"), SCRIPTS: "off", ...env });
   runner = await startToolRunner({
     connection,
     config,
@@ -59,7 +64,7 @@ async function send(subject: string, body: unknown, raw = false): Promise<Record
 }
 
 function callTool(tool: ToolName, args: unknown, callId: string = randomUUID()): Promise<Record<string, any>> {
-  return send(subjects.tool(tool), { call_id: callId, context: fixture.context, arguments: args });
+  return send(subjects.tool(tool), { call_id: callId, context: fixture.toolContext, arguments: args });
 }
 
 describe("tool-runner over NATS", () => {
@@ -80,22 +85,20 @@ describe("tool-runner over NATS", () => {
     expect(reply).toEqual({ success: false, error: { code: "PATH_OUTSIDE_ROOT", message: "Access denied" } });
   });
 
-  it("saves output, records it in the manifest, and lists it", async () => {
+  it("saves output as a revision and lists it", async () => {
     await start();
-    await send(subjects.sessionManifestUpdate, { session_id: "s1", agent: "coach", bundle: "studio", owner: "alice", status: "running" });
     expect(await callTool("save_output", { file_path: "{session-folder}/brief.md", content: "# Brief" })).toEqual({
       success: true,
       path: "{session-folder}/brief.md",
       size: 7,
+      revision: 1,
     });
-    const manifest = SessionManifest.parse(JSON.parse(await readFile(path.join(fixture.session, "manifest.json"), "utf8")));
-    expect(manifest).toMatchObject({ agent: "coach", owner: "alice", files: [{ path: "{session-folder}/brief.md", size: 7 }] });
     const listing = await callTool("list_files", { path: "{session-folder}" });
     expect(listing).toMatchObject({ success: true, path: "{session-folder}", truncated: false });
     expect(listing["entries"]).toEqual(expect.arrayContaining([{ name: "brief.md", type: "file", size: 7 }]));
   });
 
-  it("preloads a workflow and records it in the manifest", async () => {
+  it("preloads a workflow", async () => {
     await start();
     await mkdir(path.join(fixture.bundle, "workflows", "brief"), { recursive: true });
     await writeFile(
@@ -113,8 +116,6 @@ describe("tool-runner over NATS", () => {
       missing: [],
       note: "These files are loaded; do not read them again with read_file.",
     });
-    const manifest = JSON.parse(await readFile(path.join(fixture.session, "manifest.json"), "utf8")) as SessionManifest;
-    expect(manifest.workflows).toEqual([{ path: "{bundle-root}/workflows/brief/workflow.yaml", started_at: expect.any(String) }]);
   });
 
   it("answers VALIDATION_ERROR for bad tool arguments", async () => {
@@ -127,28 +128,29 @@ describe("tool-runner over NATS", () => {
     await start();
     expect(await send(subjects.tool("read_file"), "{not json", true)).toMatchObject({ success: false, error: { code: "BAD_REQUEST" } });
     expect(await send(subjects.tool("read_file"), { call_id: "x", arguments: {} })).toMatchObject({ success: false, error: { code: "BAD_REQUEST" } });
-    expect(await send(subjects.tool("read_file"), { call_id: "x", context: { session_id: "../x", bundle_path: "b" }, arguments: {} })).toMatchObject({
+    expect(await send(subjects.tool("read_file"), { call_id: "x", context: { ...fixture.toolContext, session_id: "../x" }, arguments: {} })).toMatchObject({
       success: false,
       error: { code: "BAD_REQUEST" },
     });
-    expect(await send(subjects.sessionManifestUpdate, { session_id: "s1" })).toMatchObject({ error: { code: "BAD_REQUEST" } });
+    expect(await send(subjects.tool("read_file"), { call_id: "x", context: { ...fixture.toolContext, project_id: "p1.>" }, arguments: {} })).toMatchObject({
+      success: false,
+      error: { code: "BAD_REQUEST" },
+    });
+    expect(await send(subjects.files("read"), { space: { kind: "project", id: "p1" } })).toMatchObject({ error: { code: "BAD_REQUEST" } });
     expect(await callTool("read_file", { file_path: "{bundle-root}/config.yaml" })).toMatchObject({ success: true });
   });
 
   it("does not execute a retried call_id twice, in flight or after completion", async () => {
     await start();
-    let writes = 0;
-    hooks.beforeRename = () => {
-      writes++;
-    };
     const args = { file_path: "{session-folder}/once.md", content: "once" };
     const [first, second] = await Promise.all([callTool("save_output", args, "call-1"), callTool("save_output", args, "call-1")]);
     const third = await callTool("save_output", args, "call-1");
-    expect(first).toEqual({ success: true, path: "{session-folder}/once.md", size: 4 });
+    expect(first).toEqual({ success: true, path: "{session-folder}/once.md", size: 4, revision: 1 });
     expect(second).toEqual(first);
     expect(third).toEqual(first);
-    // the hook sees the file writes only (the manifest is written without hooks)
-    expect(writes).toBe(1);
+    // one write: the file has one revision
+    const revisions = await send(subjects.files("revisions"), { space: { kind: "session", id: "s1" }, path: "once.md" });
+    expect(revisions["revisions"]).toHaveLength(1);
     expect(await callTool("save_output", { ...args, content: "other" }, "call-1")).toMatchObject({ success: false, error: { code: "BAD_REQUEST" } });
   });
 
@@ -193,26 +195,53 @@ describe("tool-runner over NATS", () => {
     await expect(callTool("read_file", { file_path: "{bundle-root}/config.yaml" })).rejects.toThrow(/503|no responders/i);
   });
 
-  it("serves a session's files to their owner only", async () => {
+  it("serves a project's files on project.files.*: a write, a read, revisions newest first, and what the tools saved", async () => {
     await start();
-    await send(subjects.sessionManifestUpdate, { session_id: "s1", agent: "coach", bundle: "studio", owner: "alice", status: "running" });
-    await callTool("save_output", { file_path: "{session-folder}/notes/a.md", content: "A" });
-    const list = await send(subjects.sessionFilesList, { session_id: "s1", owner: "alice" });
-    expect(list).toMatchObject({ success: true, files: [{ path: "{session-folder}/notes/a.md", size: 1 }] });
-    expect(await send(subjects.sessionFilesRead, { session_id: "s1", owner: "alice", path: "notes/a.md" })).toEqual({
-      success: true,
-      path: "{session-folder}/notes/a.md",
-      content: "A",
-      size: 1,
-      truncated: false,
+    const space = { kind: "project", id: "p1" };
+    const bob = { user: "bob" };
+    const written = await send(subjects.files("write"), { space, path: "docs/brief.md", content: "v1", author: bob });
+    expect(written).toMatchObject({ success: true, file: { path: "docs/brief.md", revision: 1, size: 2, author: bob } });
+    await send(subjects.files("write"), { space, path: "docs/brief.md", content: "v2", author: { user: "carol" } });
+    expect(await send(subjects.files("read"), { space, path: "docs/brief.md" })).toMatchObject({ success: true, content: "v2", truncated: false, file: { revision: 2 } });
+    expect(await send(subjects.files("read"), { space, path: "docs/brief.md", revision: 1 })).toMatchObject({ success: true, content: "v1" });
+    const revisions = await send(subjects.files("revisions"), { space, path: "docs/brief.md" });
+    expect(revisions["revisions"].map((revision: { revision: number; author: { user: string } }) => [revision.revision, revision.author.user])).toEqual([
+      [2, "carol"],
+      [1, "bob"],
+    ]);
+    // the model reads a member's upload, and a member reads what the model saved
+    expect(await callTool("read_file", { file_path: "{project-root}/docs/brief.md" })).toMatchObject({ success: true, content: "v2" });
+    await callTool("save_output", { file_path: "{planning_artifacts}/prd.md", content: "# PRD" });
+    const list = await send(subjects.files("list"), { space, prefix: "_bmad-output" });
+    expect(list).toMatchObject({ success: true, files: [{ path: "_bmad-output/planning-artifacts/prd.md", size: 5, read_only: false, author: { user: "alice", session_id: "s1" } }] });
+  });
+
+  it("answers a bad path on project.files.* with INVALID_PATH or PROTECTED_PATH, a bad request with BAD_REQUEST, and keeps serving (docs/security.md case 66)", async () => {
+    await start();
+    const space = { kind: "project", id: "p1" };
+    for (const bad of ["../p2/docs/x.md", "/etc/passwd", "docs/../../x.md", "a//b.md", "{bundle-root}/config.yaml"]) {
+      expect(await send(subjects.files("read"), { space, path: bad })).toMatchObject({ success: false, error: { code: "INVALID_PATH" } });
+    }
+    expect(await send(subjects.files("write"), { space, path: "docs/.env", content: "K=1", author: { user: "bob" } })).toMatchObject({
+      success: false,
+      error: { code: "PROTECTED_PATH" },
     });
-    expect(await send(subjects.sessionFilesList, { session_id: "s1", owner: "mallory" })).toMatchObject({ error: { code: "SESSION_NOT_FOUND" } });
-    expect(await send(subjects.sessionFilesRead, { session_id: "s1", owner: "alice", path: "../s2/x.md" })).toMatchObject({
-      error: { code: "PATH_OUTSIDE_ROOT" },
-    });
-    expect(await send(subjects.sessionFilesRead, { session_id: "s1", owner: "alice", path: "{bundle-root}/config.yaml" })).toMatchObject({
-      error: { code: "INVALID_PATH" },
-    });
-    expect(await send(subjects.sessionFilesList, { session_id: "nobody", owner: "alice" })).toMatchObject({ error: { code: "SESSION_NOT_FOUND" } });
+    expect(await send(subjects.files("read"), { space, path: "" })).toMatchObject({ success: false, error: { code: "BAD_REQUEST" } });
+    expect(await send(subjects.files("list"), { space: { kind: "project", id: "../p2" } })).toMatchObject({ success: false, error: { code: "BAD_REQUEST" } });
+    expect(await send(subjects.files("read"), "{not json", true)).toMatchObject({ success: false, error: { code: "BAD_REQUEST" } });
+    expect(await send(subjects.files("read"), { space, path: "docs/missing.md" })).toMatchObject({ success: false, error: { code: "FILE_NOT_FOUND" } });
+    expect(await send(subjects.files("write"), { space, path: "docs/ok.md", content: "ok", author: { user: "bob" } })).toMatchObject({ success: true });
+    expect(await send(subjects.files("read"), { space, path: "docs/ok.md" })).toMatchObject({ success: true, content: "ok" });
+  });
+
+  it("moves the chats' files of an old OUTPUT_ROOT into their scratch spaces at start", async () => {
+    const output = path.join(fixture.base, "out");
+    await mkdir(path.join(output, "s1", "notes"), { recursive: true });
+    await writeFile(path.join(output, "s1", "notes", "old.md"), "from before projects");
+    await writeFile(path.join(output, "s1", "manifest.json"), JSON.stringify({ owner: "alice" }));
+    await start();
+    expect(await callTool("read_file", { file_path: "{session-folder}/notes/old.md" })).toMatchObject({ success: true, content: "from before projects" });
+    const list = await send(subjects.files("list"), { space: { kind: "session", id: "s1" } });
+    expect(list["files"].map((file: { path: string }) => file.path)).toEqual(["notes/old.md"]);
   });
 });

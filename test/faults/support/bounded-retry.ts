@@ -1,21 +1,29 @@
 import { setTimeout as sleep } from "node:timers/promises";
 
+/** How long to keep trying, how long one try may take, and who hears of each failed try. */
+export interface RetryBounds {
+  timeoutMs: number;
+  attemptMs: number;
+  onFailure?: (error: unknown) => void;
+}
+
 /**
  * Runs `attempt` until it resolves, each try cut off after `attemptMs`, for at most `timeoutMs` in all; then
  * throws the last error. For what must come back once a JetStream election is over: until then requests
- * time out or fail, and a replay's ordered consumer placed on the dead server never delivers (README "Known
+ * time out or fail, and a replay's ordered consumer placed on the dead server never answers (README "Known
  * limits on nats-server 2.9"), so a try that hangs is abandoned and made again.
  */
-export async function untilItWorks<T>(attempt: () => Promise<T>, options: { timeoutMs: number; attemptMs: number }): Promise<T> {
-  const deadline = Date.now() + options.timeoutMs;
+export async function untilItWorks<T>(attempt: () => Promise<T>, bounds: RetryBounds): Promise<T> {
+  const deadline = Date.now() + bounds.timeoutMs;
   let last: unknown;
   for (let tries = 1; ; tries += 1) {
     try {
-      return await withinMs(attempt(), options.attemptMs);
+      return await withinMs(attempt(), bounds.attemptMs);
     } catch (error) {
       last = error;
+      bounds.onFailure?.(error);
     }
-    if (Date.now() > deadline) throw new Error(`still failing after ${tries} tries in ${options.timeoutMs} ms: ${String(last)}`);
+    if (Date.now() > deadline) throw new Error(`still failing after ${tries} tries in ${bounds.timeoutMs} ms: ${String(last)}`);
     await sleep(250);
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The system for a fault test: its own nats-server (the permission config, test passwords), the scripted
- * model, a temp output volume, and the four services as processes with as many replicas as asked, each
- * connected as its own NATS user.
+ * model, and the four services as processes with as many replicas as asked, each connected as its own NATS
+ * user. Files live in that server's JetStream: no replica shares a folder with another.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -21,20 +21,27 @@ export interface FaultSystemOptions {
   env?: Record<string, string>;
   /** settings for one kind of service */
   envFor?: Partial<Record<ServiceProcessName, Record<string, string>>>;
+  /** the working directory of one kind of service (the repository by default) */
+  cwdFor?: Partial<Record<ServiceProcessName, string>>;
   /** a NATS server (or cluster) already started, which the system stops with itself; a fresh one by default */
   nats?: TestNats;
+}
+
+/** What one replica gets besides its service's settings. */
+export interface ReplicaOptions {
+  env?: Record<string, string>;
+  cwd?: string;
 }
 
 export interface FaultSystem {
   nats: TestNats;
   model: ScriptedModel;
-  outputRoot: string;
   /** every process started, by service, in start order */
   processes: Record<ServiceProcessName, ServiceProcess[]>;
   /** the base URL of each gateway, in start order */
   gatewayUrls: string[];
-  /** starts one more replica (and waits until it listens, for a gateway) */
-  startReplica(name: ServiceProcessName): Promise<ServiceProcess>;
+  /** starts one more replica (and waits until it listens, for a gateway), with settings or a working directory of its own */
+  startReplica(name: ServiceProcessName, options?: ReplicaOptions): Promise<ServiceProcess>;
   /** the environment one service gets */
   envOf(name: ServiceProcessName): Record<string, string>;
   stop(): Promise<void>;
@@ -43,17 +50,19 @@ export interface FaultSystem {
 export async function startFaultSystem(options: FaultSystemOptions): Promise<FaultSystem> {
   const nats = options.nats ?? (await startTestNats());
   const model = await startScriptedModel({ responder: options.responder });
-  const outputRoot = await mkdtemp(join(tmpdir(), "ao-faults-"));
+  // the folder of sessions from before projects that the tool-runner would move at start: empty here
+  const legacyOutputRoot = await mkdtemp(join(tmpdir(), "ao-faults-"));
   const processes: Record<ServiceProcessName, ServiceProcess[]> = { registry: [], "tool-runner": [], orchestrator: [], gateway: [] };
   const gatewayUrls: string[] = [];
   const envOf = (name: ServiceProcessName): Record<string, string> => ({
-    ...testServiceEnv(nats.url, model.url, outputRoot),
+    ...testServiceEnv(nats.url, model.url, legacyOutputRoot),
     ...(name === "gateway" ? { PORT: "0", RATE_LIMIT_PER_MINUTE: "1000000" } : {}),
     ...options.env,
     ...options.envFor?.[name],
   });
-  const startReplica = async (name: ServiceProcessName) => {
-    const started = startServiceProcess(name, envOf(name));
+  const startReplica = async (name: ServiceProcessName, replica: ReplicaOptions = {}) => {
+    const cwd = replica.cwd ?? options.cwdFor?.[name];
+    const started = startServiceProcess(name, { ...envOf(name), ...replica.env }, [], cwd === undefined ? {} : { cwd });
     processes[name].push(started);
     if (name === "gateway") {
       const line = await started.waitForLine((entry) => typeof entry["url"] === "string" && String(entry["msg"]).startsWith("gateway listening"));
@@ -65,7 +74,7 @@ export async function startFaultSystem(options: FaultSystemOptions): Promise<Fau
     await Promise.all(Object.values(processes).flat().map((service) => service.stop("SIGKILL")));
     await model.close();
     await nats.stop();
-    await rm(outputRoot, { recursive: true, force: true });
+    await rm(legacyOutputRoot, { recursive: true, force: true });
   };
   try {
     for (const name of serviceOrder) {
@@ -77,7 +86,7 @@ export async function startFaultSystem(options: FaultSystemOptions): Promise<Fau
     await stop();
     throw error;
   }
-  return { nats, model, outputRoot, processes, gatewayUrls, startReplica, envOf, stop };
+  return { nats, model, processes, gatewayUrls, startReplica, envOf, stop };
 }
 
 /** Waits until /healthz counts exactly `expected` replicas of each service; returns how long it took. */

@@ -172,7 +172,7 @@ describe("Sandbox.write: attacks", () => {
       maxIndexBytes: 1 << 20,
     });
     const sandbox = await createSandbox({ projectRoot: fixture.project, files: failing, ...fixtureLimits });
-    await expect(sandbox.write(fixture.context, "{session-folder}/doc.md", "replacement", fixture.author)).rejects.toThrow(/insufficient resources/);
+    await expect(sandbox.write(fixture.context, "{session-folder}/doc.md", "replacement", fixture.author)).rejects.toMatchObject({ code: "WRITE_FAILED" });
     expect((await fixture.sandbox.read(fixture.context, "{session-folder}/doc.md")).content).toBe("original");
     expect((await fixture.files.revisions(session, "doc.md")).map((revision) => revision.revision)).toEqual([1]);
   });

@@ -74,6 +74,10 @@ describe("resolveVirtualPath", () => {
     expect(canonicalVirtualPath("{planning_artifacts}/prd.md", withOutputs)).toBe("{project-root}/out/plans/prd.md");
   });
 
+  it("takes BMAD's own default, docs/, for {project_knowledge} when no config names it", () => {
+    expect(resolveVirtualPath("{project_knowledge}/project-context.md", roots)).toBe(`${roots.project}/docs/project-context.md`);
+  });
+
   it("keeps the chat's scratch space apart from every disk path: no path the model writes reaches it but {session-folder}", () => {
     expect(resolveVirtualPath("{session-folder}/../s2/x.md", roots)).toBe("/\u0000sessions/s2/x.md");
     expect(toVirtualPath("/\u0000sessions/s2/x.md", roots)).toBeUndefined();

@@ -120,7 +120,11 @@ function variableFolder(name: string, roots: LexicalRoots): string | undefined {
   if (!isOutputVariable(name)) return undefined;
   const mapped = roots.outputs === undefined ? undefined : getOwn(roots.outputs, name);
   const outputFolder = (roots.outputs === undefined ? undefined : getOwn(roots.outputs, "output_folder")) ?? path.join(roots.project, "_bmad-output");
-  return mapped ?? (name === "output_folder" ? outputFolder : path.join(outputFolder, name.replace(/_/g, "-")));
+  if (mapped !== undefined) return mapped;
+  if (name === "output_folder") return outputFolder;
+  // BMAD's own default when a module config does not name it
+  if (name === "project_knowledge") return path.join(roots.project, "docs");
+  return path.join(outputFolder, name.replace(/_/g, "-"));
 }
 
 function unresolved(name: string) {

@@ -72,6 +72,24 @@ describe("FileStore", () => {
     expect(contents.sort()).toEqual(Array.from({ length: 8 }, (_, index) => `writer ${index}`).sort());
   });
 
+  it("lands 150 simultaneous writes of one replica into one space, none refused as busy", async () => {
+    const store = await openStore({ maxBytes: 1 << 20, maxFiles: 1000 });
+    const writes = await Promise.all(Array.from({ length: 150 }, (_, index) => store.write(project, `notes/n${index}.md`, `note ${index}`, alice)));
+    expect(writes.every((write) => write.revision === 1)).toBe(true);
+    expect((await store.index(project)).files.size).toBe(150);
+  });
+
+  it("keeps a space a tree: no file where a folder is, nothing under a file, judged after the whole batch", async () => {
+    const store = await openStore({ maxBytes: 1 << 20, maxFiles: 100 });
+    await store.write(project, "docs/prd.md", "p", alice);
+    expect((await appErrorOf(store.write(project, "docs", "d", alice), "/tmp")).code).toBe("NOT_A_FILE");
+    expect((await appErrorOf(store.write(project, "docs/prd.md/x.md", "x", alice), "/tmp")).code).toBe("INVALID_PATH");
+    // a batch that removes the file first may put a folder in its place
+    const encoder = new TextEncoder();
+    await store.apply(project, [{ path: "docs/prd.md", content: null }, { path: "docs/prd.md/v2.md", content: encoder.encode("v2") }], alice);
+    expect([...(await store.index(project)).files.values()].filter((file) => file.deleted !== true).map((file) => file.path)).toEqual(["docs/prd.md/v2.md"]);
+  });
+
   it("refuses a write past the space's quota in the same step, and lets a file be rewritten shorter", async () => {
     const store = await openStore({ maxBytes: 10, maxFiles: 2 });
     await store.write(project, "a.md", "12345", alice);

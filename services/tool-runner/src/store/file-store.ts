@@ -50,6 +50,8 @@ function storedJson(text: string): unknown {
  */
 export class FileStore {
   private readonly now: () => Date;
+  // per space index key: the tail of this process's queue of index changes (inLane)
+  private readonly lanes = new Map<string, Promise<void>>();
 
   constructor(private readonly options: FileStoreOptions) {
     this.now = options.now ?? (() => new Date());
@@ -127,8 +129,22 @@ export class FileStore {
    * A deletion of a missing file is skipped (or FILE_NOT_FOUND with `mustExist`). Returns the new revisions.
    */
   async apply(space: FileSpaceRef, changes: readonly FileChange[], author: FileAuthor, options: { mustExist?: boolean } = {}): Promise<FileRevision[]> {
-    const hashes = await Promise.all(changes.map((change) => (change.content === null ? undefined : this.store(change.content))));
+    const hashes = await Promise.all(changes.map((change) => (change.content === null ? Promise.resolve(undefined) : this.store(change.content))));
+    // one compare-and-set at a time per space in this process: the writers of one replica queue instead of
+    // racing each other for the index, so only other replicas' writes can make a round lose
+    return this.inLane(indexKey(space), () => this.commit(space, changes, hashes, author, options));
+  }
+
+  private async commit(
+    space: FileSpaceRef,
+    changes: readonly FileChange[],
+    hashes: ReadonlyArray<string | undefined>,
+    author: FileAuthor,
+    options: { mustExist?: boolean },
+  ): Promise<FileRevision[]> {
     for (let round = 0; round < maxCasRounds; round += 1) {
+      // a lost round waits a little, at random, so replicas that keep colliding fall out of step
+      if (round > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, round * 2)));
       const current = await this.index(space);
       const next = new Map(current.files);
       const at = this.now().toISOString();
@@ -166,13 +182,16 @@ export class FileStore {
         else await this.options.index.update(indexKey(space), value, current.kvRevision);
       } catch (error) {
         if (isCasConflict(error)) continue;
-        throw error;
+        throw storeFailure(error);
       }
-      // recorded after the index moved: a record never names a revision that did not happen; one lost here is
-      // carried by the file's next write (`replaced`)
+      // recorded after the index moved: a record never names a revision that did not happen; one lost here (a
+      // leader election, a full stream) is carried by the file's next write (`replaced`), and the latest
+      // revision is in the index anyway, so the write has happened and is answered as done
       await Promise.all(
         written.map(({ revision, replaced }) =>
-          this.options.revisions.put(historyKey(space, revision.path), encoder.encode(JSON.stringify({ written: revision, ...(replaced ? { replaced } : {}) }))),
+          this.options.revisions
+            .put(historyKey(space, revision.path), encoder.encode(JSON.stringify({ written: revision, ...(replaced ? { replaced } : {}) })))
+            .catch(() => undefined),
         ),
       );
       return written.map(({ revision }) => revision);
@@ -207,12 +226,32 @@ export class FileStore {
     return usageOf(current.files.values()).files;
   }
 
+  /** Runs `work` after the work queued before it under `key` in this process has settled. */
+  private async inLane<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const before = this.lanes.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const tail = before.then(() => mine);
+    this.lanes.set(key, tail);
+    await before;
+    try {
+      return await work();
+    } finally {
+      release();
+      if (this.lanes.get(key) === tail) this.lanes.delete(key);
+    }
+  }
+
   /** Stores a content unless this replica knows it is there; returns its sha256. */
   private async store(content: Uint8Array): Promise<string> {
     const sha256 = createHash("sha256").update(content).digest("hex");
     if (this.options.cache.has(sha256)) return sha256;
-    const known = await this.options.contents.info(sha256);
-    if (!known || known.deleted) await this.options.contents.putBlob({ name: sha256 }, content);
+    try {
+      const known = await this.options.contents.info(sha256);
+      if (!known || known.deleted) await this.options.contents.putBlob({ name: sha256 }, content);
+    } catch (error) {
+      throw storeFailure(error);
+    }
     this.options.cache.set(sha256, content);
     return sha256;
   }
@@ -246,4 +285,13 @@ function pathClash(files: ReadonlyMap<string, FileRevision>, written: readonly F
     if (folders.has(revision.path)) return new AppError("NOT_A_FILE", `Not a file: ${revision.path} is a folder`);
   }
   return undefined;
+}
+
+/**
+ * A JetStream failure while storing (a full stream, no leader during an election, a timeout) as the tool's
+ * WRITE_FAILED: nothing was recorded, the earlier revision stands, and the model may try again.
+ */
+function storeFailure(error: unknown): AppError {
+  if (AppError.is(error)) return error;
+  return new AppError("WRITE_FAILED", "The file could not be stored; nothing was changed. Try again shortly.", { cause: error });
 }

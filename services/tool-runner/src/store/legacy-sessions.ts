@@ -6,8 +6,11 @@ import { findProtectedSegment } from "../sandbox/protected-names.js";
 import { isServablePath } from "../sandbox/servable-name.js";
 import type { FileChange, FileStore } from "./file-store.js";
 
-// what the system kept in a session folder before projects: not the chat's files
-const systemNames = new Set(["manifest.json", ".tool-calls"]);
+// what the system kept in a session folder before projects: not the chat's files. The manifest came with its
+// lock and the lock's drafts and set-asides (`manifest.json.lock`, `manifest.json.lock.<token>.draft`), which
+// the sandbox then refused as `manifest.json*`; a write cut short left a temp file `.ao-<hex>.tmp` anywhere.
+const systemNames = new Set([".tool-calls"]);
+const isSystemName = (name: string, top: boolean) => (top && (systemNames.has(name) || name.startsWith("manifest.json"))) || /^\.ao-[0-9a-f]+\.tmp$/.test(name);
 const maxDepth = 32;
 
 /**
@@ -47,7 +50,7 @@ async function collect(folder: string, relative: string, changes: FileChange[], 
   const entries = await readdir(path.join(folder, relative), { withFileTypes: true }).catch((): Dirent[] => []);
   for (const entry of entries) {
     const name = relative === "" ? entry.name : `${relative}/${entry.name}`;
-    if ((relative === "" && systemNames.has(entry.name)) || findProtectedSegment(name) !== undefined || !isServablePath(name)) continue;
+    if (isSystemName(entry.name, relative === "") || findProtectedSegment(name) !== undefined || !isServablePath(name)) continue;
     const stats = await lstat(path.join(folder, name));
     if (stats.isDirectory()) await collect(folder, name, changes, depth + 1);
     else if (stats.isFile()) changes.push({ path: name, content: await readFile(path.join(folder, name)) });

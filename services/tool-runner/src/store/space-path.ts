@@ -1,7 +1,7 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError, isInstallTreeName, isSkillHostName, type FileSpaceRef } from "@agent-orchestrator/shared";
 import { assertPathShape } from "../sandbox/path-shape.js";
 import { findProtectedSegment } from "../sandbox/protected-names.js";
-import { isServablePath } from "../sandbox/servable-name.js";
+import { isServableName } from "../sandbox/servable-name.js";
 
 /**
  * A path a client gave for a file of a space (`_bmad-output/planning-artifacts/prd.md`), checked as the
@@ -15,6 +15,21 @@ export function checkedSpacePath(input: string): string {
     throw new AppError("INVALID_PATH", "Invalid path: give it relative to the project, without . or .. or empty names");
   }
   if (findProtectedSegment(input) !== undefined) throw new AppError("PROTECTED_PATH", "Access denied");
-  if (!isServablePath(input)) throw new AppError("INVALID_PATH", "Invalid path: the name holds characters files may not have");
+  // each name on its own: a space path has no leading root variable, so `{bundle-root}/x` is a name with braces
+  if (!segments.every(isServableName)) throw new AppError("INVALID_PATH", "Invalid path: the name holds characters files may not have");
   return input;
+}
+
+/**
+ * A path of a file a member writes into a space: as `checkedSpacePath`, and in a project never under BMAD's
+ * install folder names at the top (`_bmad/`, `.bmad-core/`, `.claude/`): there `{project-root}` shows the
+ * installed BMAD files, so a project file would be hidden from the tools, or shadow BMAD in a script's copy.
+ */
+export function checkedWritablePath(space: FileSpaceRef, input: string): string {
+  const path = checkedSpacePath(input);
+  const first = path.split("/")[0] ?? "";
+  if (space.kind === "project" && (isInstallTreeName(first) || isSkillHostName(first))) {
+    throw new AppError("PROTECTED_PATH", "BMAD's install folders are read-only; write elsewhere in the project");
+  }
+  return path;
 }

@@ -35,14 +35,15 @@ describe("preloadWorkflow on the repo's sample bundle", () => {
     expect(result.workflow.name).toBe("idea-brief");
     expect(result.workflow.variables).toMatchObject({
       config_source: "{bundle-root}/config.yaml",
-      output_folder: "{session-folder}",
+      // the bundle's config names "{session-folder}", no place of the project's: BMAD's default output folder (docs/design.md "Variables")
+      output_folder: "{project-root}/_bmad-output",
       user_name: "Friend",
       communication_language: "English",
       project_name: "Idea Studio",
       date: "2026-05-06",
       installed_path: "{bundle-root}/workflows/idea-brief",
       instructions: "{bundle-root}/workflows/idea-brief/instructions.md",
-      default_output_file: "{session-folder}/idea-brief-2026-05-06.md",
+      default_output_file: "{project-root}/_bmad-output/idea-brief-2026-05-06.md",
     });
     expect(paths(result)).toEqual([
       "{bundle-root}/workflows/idea-brief/instructions.md",
@@ -63,17 +64,17 @@ describe.skipIf(!corpusPresent)("preloadWorkflow on the BMAD corpus (bmad/bmm)",
     sandbox = await createSandbox({ projectRoot: corpusRoot, files: store.files, readMaxBytes: 1 << 20, writeMaxBytes: 1 << 20, listMaxEntries: 100 });
   });
 
-  it("product-brief: config values, output_folder as the session folder, template, instructions, checklist, workflow.xml", async () => {
+  it("product-brief: config values, output_folder as the project folder the config names, template, instructions, checklist, workflow.xml", async () => {
     const result = await preload("{project-root}/bmad/bmm/workflows/1-analysis/product-brief/workflow.yaml");
     expect(result.workflow.variables).toMatchObject({
       config_source: "{bundle-root}/config.yaml",
-      output_folder: "{session-folder}",
+      output_folder: "{project-root}/docs",
       user_name: "BMad",
       user_skill_level: "intermediate",
       installed_path: "{bundle-root}/workflows/1-analysis/product-brief",
-      default_output_file: "{session-folder}/product-brief-BMAD-METHOD-2026-05-06.md",
+      default_output_file: "{project-root}/docs/product-brief-BMAD-METHOD-2026-05-06.md",
     });
-    expect(result.workflow.variables["input_file_patterns"]).toMatchObject({ research: { whole: "{session-folder}/*research*.md" } });
+    expect(result.workflow.variables["input_file_patterns"]).toMatchObject({ research: { whole: "{project-root}/docs/*research*.md" } });
     expect(paths(result)).toEqual([
       "{bundle-root}/workflows/1-analysis/product-brief/template.md",
       "{bundle-root}/workflows/1-analysis/product-brief/instructions.md",
@@ -86,7 +87,7 @@ describe.skipIf(!corpusPresent)("preloadWorkflow on the BMAD corpus (bmad/bmm)",
   it("prd: loads prd_template", async () => {
     const result = await preload("{project-root}/bmad/bmm/workflows/2-plan-workflows/prd/workflow.yaml");
     expect(paths(result)).toContain("{bundle-root}/workflows/2-plan-workflows/prd/prd-template.md");
-    expect(result.workflow.variables["status_file"]).toBe("{session-folder}/bmm-workflow-status.yaml");
+    expect(result.workflow.variables["status_file"]).toBe("{project-root}/docs/bmm-workflow-status.yaml");
   });
 
   it("brainstorm-project: loads the workflow <invoke-workflow> names through a variable", async () => {
@@ -127,7 +128,7 @@ describe.skipIf(!corpusPresent)("preloadWorkflow on the BMAD corpus (bmad/bmm)",
   it("testarch/atdd: loads workflow.xml when the instructions name no engine, keeps runtime names", async () => {
     const result = await preload("{bundle-root}/workflows/testarch/atdd/workflow.yaml");
     expect(paths(result)).toContain("{core-root}/tasks/workflow.xml");
-    expect(result.workflow.variables["default_output_file"]).toBe("{session-folder}/atdd-checklist-{story_id}.md");
+    expect(result.workflow.variables["default_output_file"]).toBe("{project-root}/docs/atdd-checklist-{story_id}.md");
   });
 
   it("architecture: loads its template and checklist", async () => {
@@ -142,7 +143,7 @@ describe.skipIf(!corpusPresent)("preloadWorkflow on the BMAD corpus (bmad/bmm)",
 
   it("core brainstorming: reads the cis config and lists its absent checklist as missing, not fatal", async () => {
     const result = await preload("{core-root}/workflows/brainstorming/workflow.yaml");
-    expect(result.workflow.variables).toMatchObject({ config_source: "{project-root}/bmad/cis/config.yaml", output_folder: "{session-folder}" });
+    expect(result.workflow.variables).toMatchObject({ config_source: "{project-root}/bmad/cis/config.yaml", output_folder: "{project-root}/docs" });
     expect(result.missing).toEqual(["{core-root}/workflows/brainstorming/checklist.md"]);
     expect(paths(result)).toContain("{core-root}/workflows/brainstorming/instructions.md");
     expect(result.workflow.variables["web_bundle"]).toBeUndefined();

@@ -20,14 +20,16 @@ describe("createVariableResolver", () => {
     expect(resolve("{user_name} on {date} ({current_year})")).toBe("Ada on 2026-03-04 (2026)");
   });
 
-  it("maps output_folder to the session folder, from the workflow and from the config", () => {
+  it("maps the output variables to the project's folders the config names, from the workflow and from the config", () => {
     const resolve = createVariableResolver({
-      workflow: { output_folder: "{config_source}:output_folder" },
-      config: { output_folder: "{project-root}/docs" },
+      workflow: { output_folder: "{config_source}:output_folder", planning: "{config_source}:planning_artifacts" },
+      config: { output_folder: "{project-root}/docs", planning_artifacts: "/srv/elsewhere/planning" },
       today,
     });
-    expect(resolve("{output_folder}/prd.md")).toBe("{session-folder}/prd.md");
-    expect(resolve("{config_source}:output_folder")).toBe("{session-folder}");
+    expect(resolve("{output_folder}/prd.md")).toBe("{project-root}/docs/prd.md");
+    expect(resolve("{config_source}:output_folder")).toBe("{project-root}/docs");
+    // a place outside the project is kept inside it, under the output folder by its last name
+    expect(resolve("{planning}/prd.md")).toBe("{project-root}/docs/planning/prd.md");
   });
 
   it("resolves config values that refer to roots", () => {
@@ -46,7 +48,7 @@ describe("createVariableResolver", () => {
 
   it("leaves template placeholders, unknown names and missing config values as written", () => {
     const resolve = createVariableResolver({ workflow: { name: "prd" }, config: undefined, today });
-    expect(resolve("{output_folder}/prd-{{date}}-{story_id}.md")).toBe("{session-folder}/prd-{{date}}-{story_id}.md");
+    expect(resolve("{output_folder}/prd-{{date}}-{story_id}.md")).toBe("{project-root}/_bmad-output/prd-{{date}}-{story_id}.md");
     expect(resolve("{config_source}:user_name")).toBe("{config_source}:user_name");
   });
 

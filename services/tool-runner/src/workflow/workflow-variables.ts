@@ -1,4 +1,4 @@
-import { getOwn } from "@agent-orchestrator/shared";
+import { getOwn, isOutputVariable, mapOutputVariables } from "@agent-orchestrator/shared";
 
 /** Root variables stay as they are: the model sees virtual paths (docs/design.md "Virtual paths"). */
 const fixedValues: Readonly<Record<string, string>> = {
@@ -7,8 +7,6 @@ const fixedValues: Readonly<Record<string, string>> = {
   "bundle-root": "{bundle-root}",
   "core-root": "{core-root}",
   "session-folder": "{session-folder}",
-  // the workflow's output folder is the session folder, whatever its config says (docs/design.md "Sessions")
-  output_folder: "{session-folder}",
 };
 
 // `{config_source}:name`, or `{name}` but not the template placeholders `{{name}}`, which the model fills in
@@ -34,6 +32,9 @@ export interface WorkflowVariableSources {
  */
 export function createVariableResolver(sources: WorkflowVariableSources): (text: string) => string {
   const isoDate = sources.today.toISOString().slice(0, 10);
+  // BMAD's output variables name the project's own folders, as for every other tool (docs/design.md "Variables"):
+  // the config's `output_folder: "{project-root}/docs"` is `{project-root}/docs`, never a chat's scratch space
+  const outputValues = mapOutputVariables({ output_folder: "", ...textValues(sources.config) });
   const systemValues: Readonly<Record<string, string>> = {
     date: isoDate,
     current_date: isoDate,
@@ -58,6 +59,7 @@ export function createVariableResolver(sources: WorkflowVariableSources): (text:
   const variable = (name: string, resolving: Set<string>): string | undefined => {
     const fixed = getOwn(fixedValues, name);
     if (fixed !== undefined) return fixed;
+    if (name === "output_folder") return outputValues["output_folder"];
     const raw = getOwn(sources.workflow, name);
     if (raw === "system-generated" || (raw === undefined && name === "date")) return getOwn(systemValues, name);
     // the config's values are variables too, as when the engine loads config_source
@@ -66,7 +68,7 @@ export function createVariableResolver(sources: WorkflowVariableSources): (text:
   };
 
   const configValue = (name: string, resolving: Set<string>): string | undefined => {
-    if (name === "output_folder") return fixedValues["output_folder"];
+    if (isOutputVariable(name) && getOwn(outputValues, name) !== undefined) return getOwn(outputValues, name);
     return sources.config && expand(`{config_source}:${name}`, getOwn(sources.config, name), resolving);
   };
 
@@ -82,6 +84,11 @@ export function createVariableResolver(sources: WorkflowVariableSources): (text:
   };
 
   return (text) => resolve(text, new Set());
+}
+
+/** The config's text values (a config file may hold anything). */
+function textValues(config: Readonly<Record<string, unknown>> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(config ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
 }
 
 /** Applies `resolveText` to every string inside a YAML value (mappings and sequences included). */
