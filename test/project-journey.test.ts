@@ -122,7 +122,7 @@ describe.each(journeys)("a project on BMAD $version", (journey) => {
     expect(prdFile?.author).toMatchObject({ user: "alice", agent_id: journey.pm, session_id: prd.body["session_id"] });
   });
 
-  it("lets a viewer list and read everything, and refuses them any turn or write", async () => {
+  it("lets a viewer list and read everything, and refuses them any turn or write (docs/security.md case 148)", async () => {
     const files = await call(system, "carol", "GET", `/api/projects/${project}/files`);
     expect(files.status).toBe(200);
     const paths = (files.body["files"] as Array<{ path: string }>).map((file) => file.path);
@@ -139,7 +139,7 @@ describe.each(journeys)("a project on BMAD $version", (journey) => {
     expect(removal.status).toBe(403);
   });
 
-  it("answers a non-member 404 for the project, its files and its chats, as if none existed", async () => {
+  it("answers a non-member 404 for the project, its files and its chats, as if none existed (docs/security.md case 147)", async () => {
     const sessions = await call(system, "alice", "GET", `/api/sessions?project_id=${project}`);
     const someChat = String((sessions.body["sessions"] as Array<{ id: string }>)[0]?.id);
     for (const path of [`/api/projects/${project}`, `/api/projects/${project}/files`, `/api/projects/${project}/files/${journey.planningFolder}/prd.md`, `/api/sessions/${someChat}`]) {
@@ -152,7 +152,7 @@ describe.each(journeys)("a project on BMAD $version", (journey) => {
     expect(turn.status).toBe(404);
   });
 
-  it("keeps both of two chats' writes to one file as revisions", async () => {
+  it("keeps both of two chats' writes to one file as revisions (docs/security.md case 153)", async () => {
     const target = `${journey.planningFolder}/sprint-status.yaml`;
     const [first, second] = await Promise.all([
       chat(system, "alice", journey.pm, project, `save {project-root}/${target}\nstory-1: done`),

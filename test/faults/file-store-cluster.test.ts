@@ -243,7 +243,7 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
         `(${checksAfterKill} after the kill), ${readerUnavailable} reads failed during the election, ${missing.length} index entries without content`,
     );
     expect(missing, "index entries whose content a reader could not find").toEqual([]);
-    expect(lost, "acknowledged writes missing from the index or the revisions").toEqual([]);
+    console.info(`DEBUG lost ${JSON.stringify(lost)}`); expect(lost, "acknowledged writes missing from the index or the revisions").toEqual([]);
     expect(acknowledged.length - atKill, "writes acknowledged after the new leaders were elected").toBeGreaterThan(0);
     expect(checksAfterKill, "contents the reader read after the kill").toBeGreaterThan(0);
   }, 90_000);

@@ -111,7 +111,7 @@ describe("ProjectFiles", () => {
     expect(await projectFiles.list({ space })).toMatchObject({ files: [{ path: "docs/ok.md" }] });
   });
 
-  it("refuses a member's write or restore under BMAD's install folders, which the project shows from the install", async () => {
+  it("refuses a member's write or restore under BMAD's install folders, which the project shows from the install (docs/security.md case 152)", async () => {
     for (const path of ["_bmad/bmm/config.yaml", ".claude/skills/x/SKILL.md", ".bmad-core/tasks/t.md", "bmad/core/x.md"]) {
       expect((await failure(projectFiles.write({ space, path, content: "shadow", author: bob }))).code).toBe("PROTECTED_PATH");
     }

@@ -54,7 +54,7 @@ const listChats = (user: string, projectId?: string) =>
 const getChat = (user: string, sessionId: string) => requestJson(connection, prefix + subjects.sessionGet, { session_id: sessionId, user }, SessionGetReply, { timeoutMs: 10_000 });
 
 describe("projects", () => {
-  it("lets the owner create, rename and manage members, members read, and answers a non-member like a missing project", async () => {
+  it("lets the owner create, rename and manage members, members read, and answers a non-member like a missing project (docs/security.md case 147)", async () => {
     const project = await createProject("alice", "Launch");
     expect(project).toMatchObject({ name: "Launch", owner: "alice", role: "owner", personal: false });
 
@@ -122,7 +122,7 @@ describe("projects", () => {
 });
 
 describe("chats in projects", () => {
-  it("puts a new chat into the owner's default project, or the one named, and refuses a viewer's or a non-member's turn", async () => {
+  it("puts a new chat into the owner's default project, or the one named, and refuses a viewer's or a non-member's turn, or a chat moved to another project (docs/security.md cases 148, 150)", async () => {
     const personal = await turn("hello", { owner: "frank" });
     expect(personal.final).toMatchObject({ type: "done" });
     const frankDefault = await ask("get", { user: "frank" }, ProjectReply);
@@ -139,7 +139,7 @@ describe("chats in projects", () => {
     expect(moved.final).toMatchObject({ type: "error", error: { code: "BAD_REQUEST" } });
   });
 
-  it("stops a member's turns once they are demoted to viewer, and lets only a chat's owner run its turns", async () => {
+  it("stops a member's turns once they are demoted to viewer, and lets only a chat's owner run its turns (docs/security.md case 149)", async () => {
     const project = await createProject("ivy", "Demotion");
     await addMember("ivy", project.id, "jack", "editor");
     const chat = await turn("first", { owner: "jack", projectId: project.id });

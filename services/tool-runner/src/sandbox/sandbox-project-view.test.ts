@@ -18,7 +18,7 @@ const chat = (sessionId: string, projectId = "p1", bundlePath = "_bmad/bmm") => 
 const failure = (promise: Promise<unknown>) => appErrorOf(promise, fixture.base);
 
 describe("the project view of {project-root}", () => {
-  it("lets another chat of the project read the brief one chat saved, by the path BMAD names; another project does not see it", async () => {
+  it("lets another chat of the project read the brief one chat saved, by the path BMAD names; another project does not see it (docs/security.md case 151)", async () => {
     const mary = chat("s1");
     const saved = await fixture.sandbox.write(mary, "{planning_artifacts}/brief.md", "# Lighthouse brief\n", { user: "alice", session_id: "s1", agent_id: "bmm/analyst" });
     expect(saved).toEqual({ path: "{project-root}/_bmad-output/plans/brief.md", size: 19, revision: 1 });
@@ -70,7 +70,7 @@ describe("the project view of {project-root}", () => {
     expect(existsSync(path.join(fixture.project, "docs", "prd.md"))).toBe(false);
   });
 
-  it("refuses writes under BMAD's install folders, installed or not", async () => {
+  it("refuses writes under BMAD's install folders, installed or not (docs/security.md case 152)", async () => {
     for (const target of [
       "{project-root}/_bmad/bmm/config.yaml",
       "{project-root}/_bmad/new-module/x.md",
@@ -104,7 +104,7 @@ describe("the project view of {project-root}", () => {
     expect((await fixture.files.index({ kind: "session", id: "s1" })).kvRevision).toBe(0);
   });
 
-  it("keeps {session-folder} files to their own chat", async () => {
+  it("keeps {session-folder} files to their own chat (docs/security.md case 151)", async () => {
     await fixture.sandbox.write(chat("s1"), "{session-folder}/memlog.md", "mine", fixture.author);
     await fixture.sandbox.write(chat("s2"), "{session-folder}/memlog.md", "theirs", { user: "bob", session_id: "s2" });
     expect((await fixture.sandbox.read(chat("s1"), "{session-folder}/memlog.md")).content).toBe("mine");

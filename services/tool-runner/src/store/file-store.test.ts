@@ -63,7 +63,7 @@ describe("FileStore", () => {
     expect((await store.revisions(project, "prd.md")).map((revision) => revision.revision)).toEqual([3, 2, 1]);
   });
 
-  it("lands two writers of one file at once as two revisions, neither lost", async () => {
+  it("lands two writers of one file at once as two revisions, neither lost (docs/security.md case 153)", async () => {
     const store = await openStore();
     const writes = await Promise.all(Array.from({ length: 8 }, (_, index) => store.write(project, "sprint-status.yaml", `writer ${index}`, alice)));
     expect(writes.map((write) => write.revision).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
