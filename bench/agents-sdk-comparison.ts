@@ -63,7 +63,7 @@ export async function measureAgentsSdkComparison(context: BenchContext): Promise
     details: { raw, agentsSdk: sdk, oursInProcess: inProcess, oursSystem: distributed },
     notes: [
       "Our loop in process also runs the agent's critical actions (reads config.yaml) and builds the system prompt each turn; the raw loop and the SDK get the finished prompt.",
-      "Our whole system also persists the session (JetStream KV), writes the session manifest and publishes every event; the SDK and the raw loop keep nothing.",
+      "Our whole system also persists the session and its project (JetStream KV) and publishes every event; the SDK and the raw loop keep nothing.",
     ],
   };
 }

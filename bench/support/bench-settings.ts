@@ -15,7 +15,7 @@ export const warmupRounds = pick(100, 20);
 
 /**
  * Pause between sequential turns (see BenchContext.settle): longer than a turn's tail after its answer (the
- * session manifest's outcome write and the work-queue acknowledgement, 5–15 ms here), so it is not charged to
+ * session record's outcome write and the work-queue acknowledgement, 5–15 ms here), so it is not charged to
  * the next sample nor mixed into its trace.
  */
 export const settleMs = 30;

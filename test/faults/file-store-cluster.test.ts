@@ -44,13 +44,12 @@ const serverOf = (member: ClusterMember) => [`nats://127.0.0.1:${member.clientPo
 
 /**
  * A store of the set `prefix` with three replicas of each bucket; `cacheBytes` 0 caches nothing. A reader's
- * JetStream requests give up after 2 s: while a server is down, nats-server 2.9 places about one ordered
- * consumer in three (a content's chunks, a file's revisions) on it, and that consumer's creation never
- * answers; a retry places it again. A writer waits 5 s, as the tool-runner does (creating a bucket of three
- * replicas can take longer than 2 s on this machine).
+ * JetStream requests give up after 1.5 s: while a server is down, nats-server 2.9 places some ordered consumers
+ * (a content's chunks, a file's revisions) on it (about half of them here), and their creation never answers;
+ * a retry places them again. A writer waits 5 s: creating buckets of three replicas can take over 2 s here.
  */
 const openStore = (connection: NatsConnection, prefix: string, cacheBytes: number, role: "reader" | "writer") =>
-  FileStore.open(connection.jetstream({ timeout: role === "reader" ? 2_000 : 5_000 }), {
+  FileStore.open(connection.jetstream({ timeout: role === "reader" ? 1_500 : 5_000 }), {
     subjectPrefix: prefix,
     replicas: 3,
     cacheBytes,
@@ -94,9 +93,9 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
     const { prefix, streams } = freshBuckets();
     const writer = await openStore(await connectTo(everyServer()), prefix, 16 << 20, "writer");
     // the PRD is stored in three chunks, the others in one
-    const files: Record<string, number> = { "docs/prd.md": 300, "docs/brief.md": 8, "docs/architecture.md": 40, "sprint-status.yaml": 3, "docs/stories/1-1.md": 6 };
+    const files: Record<string, number> = { "docs/prd.md": 300, "docs/brief.md": 8, "docs/architecture.md": 40, "sprint-status.yaml": 3 };
     const written = new Map<string, Array<{ revision: number; content: string }>>();
-    for (let round = 1; round <= 4; round += 1) {
+    for (let round = 1; round <= 3; round += 1) {
       for (const [path, kiB] of Object.entries(files)) {
         const content = documentText(`${path} draft ${round}`, kiB);
         const revision = await writer.write(space, path, content, author);
@@ -187,7 +186,10 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
             } catch (error) {
               // the store says so when the Object Store has no such object; anything else is the election
               if (AppError.is(error) && error.code === "INTERNAL") missing.push({ path: file.path, revision: file.revision, sha256: file.sha256, error: error.message });
-              else readerUnavailable += 1;
+              else {
+                readerUnavailable += 1;
+                await sleep(100);
+              }
             }
           }
         } catch {
@@ -205,24 +207,18 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
       const deadline = Date.now() + timeoutMs;
       while (acknowledged.length < count && Date.now() < deadline) await sleep(50);
     };
-    const t0 = Date.now(); const log = (what: string) => console.info(`DEBUG ${Date.now() - t0} ms ${what} acked=${acknowledged.length} checks=${readerChecks} after=${checksAfterKill} unavailable=${readerUnavailable} failed=${failedWrites}`);
     await writesBefore(20, 30_000);
-    log("before kill");
     await cluster.kill(leader.name);
     killed = true;
     const atKill = acknowledged.length;
     // run on until the writers have been told of 16 more writes (the new leaders are in place) and the reader
     // has read 20 contents since the kill, or the writers are out of tries
     await writesBefore(atKill + 16, 60_000);
-    log("writes after");
     for (const deadline = Date.now() + 30_000; checksAfterKill < 20 && Date.now() < deadline; ) await sleep(50);
-    log("reads after");
     stopped = true;
     await running;
-    log("stopped");
 
     await cluster.start(leader.name);
-    log("restarted");
     const check = await untilItWorks(async () => openStore(await connectTo(everyServer()), prefix, 0, "reader"), afterFault);
     const index = await untilItWorks(() => check.index(space), afterFault);
     const lost: unknown[] = [];
@@ -233,7 +229,6 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
       if (!revisions.some((one) => one.revision === write.revision && one.sha256 === write.sha256)) lost.push({ ...write, notInRevisions: true });
       await untilItWorks(() => check.content(write.sha256), afterFault);
     }
-    log("checked acked");
     // whatever a reader saw during the fault is readable now, too
     for (const [sha, file] of seen) await untilItWorks(() => check.content(sha), afterFault).catch((error: unknown) => missing.push({ ...file, sha256: sha, error: String(error) }));
 
@@ -243,7 +238,11 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
         `(${checksAfterKill} after the kill), ${readerUnavailable} reads failed during the election, ${missing.length} index entries without content`,
     );
     expect(missing, "index entries whose content a reader could not find").toEqual([]);
-    console.info(`DEBUG lost ${JSON.stringify(lost)}`); expect(lost, "acknowledged writes missing from the index or the revisions").toEqual([]);
+    // compare-and-set must give each revision to one writer only; the other's content is otherwise lost
+    const told = new Map<string, number>();
+    for (const write of acknowledged) told.set(`${write.path}#${write.revision}`, (told.get(`${write.path}#${write.revision}`) ?? 0) + 1);
+    expect([...told].filter(([, writers]) => writers > 1).map(([revision]) => revision), "revisions acknowledged to both writers").toEqual([]);
+    expect(lost, "acknowledged writes missing from the index or the revisions").toEqual([]);
     expect(acknowledged.length - atKill, "writes acknowledged after the new leaders were elected").toBeGreaterThan(0);
     expect(checksAfterKill, "contents the reader read after the kill").toBeGreaterThan(0);
   }, 90_000);

@@ -28,6 +28,17 @@ export interface FileStoreOptions {
   quotas: { project: SpaceQuota; session: SpaceQuota };
   /** the largest index value the server takes (its max_payload): a space whose index would pass it is full */
   maxIndexBytes: number;
+  /**
+   * a space index's value as the stream's leader holds it now (not a replica's direct get): with it, every
+   * compare-and-set is checked after it is acknowledged (`survived`), which clustered nats-server before
+   * 2.9.21 needs (below); without it (one server) it is not
+   */
+  leaderRead?: (key: string) => Promise<string | undefined>;
+  /**
+   * the value another compare-and-set stored for `key` between revision `base` and `written` (this write's),
+   * if any: there should be none, and one found means this write was acknowledged over it (below)
+   */
+  interleaved?: (key: string, base: number, written: number) => Promise<string | undefined>;
   now?: () => Date;
 }
 
@@ -65,11 +76,21 @@ export class FileStore {
     const names = jetStreamNames(settings.subjectPrefix);
     const replicas = settings.replicas;
     const [index, revisions, contents] = await Promise.all([
-      js.views.kv(names.fileIndexBucket, { history: 1, replicas }),
+      // two values per key: a write acknowledged over another's (nats-server issue 4320) can still read it
+      js.views.kv(names.fileIndexBucket, { history: 2, replicas }),
       js.views.kv(names.fileRevisionsBucket, { history: 64, replicas }),
       js.views.os(names.fileContentsStore, { replicas }),
     ]);
-    return new FileStore({ index, revisions, contents, cache: new ContentCache(settings.cacheBytes), quotas: settings.quotas, maxIndexBytes: settings.maxIndexBytes });
+    const checks = replicas > 1 ? await clusterChecks(js, names.fileIndexBucket) : undefined;
+    return new FileStore({
+      index,
+      revisions,
+      contents,
+      cache: new ContentCache(settings.cacheBytes),
+      quotas: settings.quotas,
+      maxIndexBytes: settings.maxIndexBytes,
+      ...checks,
+    });
   }
 
   /** A space's index as it is now. */
@@ -142,10 +163,12 @@ export class FileStore {
     author: FileAuthor,
     options: { mustExist?: boolean },
   ): Promise<FileRevision[]> {
+    let overwritten: LoadedIndex | undefined;
     for (let round = 0; round < maxCasRounds; round += 1) {
       // a lost round waits a little, at random, so replicas that keep colliding fall out of step
-      if (round > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, round * 2)));
-      const current = await this.index(space);
+      if (round > 0 && !overwritten) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, round * 2)));
+      const current = overwritten ?? (await this.index(space));
+      overwritten = undefined;
       const next = new Map(current.files);
       const at = this.now().toISOString();
       const written: Array<{ revision: FileRevision; replaced: FileRevision | undefined }> = [];
@@ -177,13 +200,17 @@ export class FileStore {
       if (value.byteLength > this.options.maxIndexBytes) {
         throw new AppError("QUOTA_EXCEEDED", `${space.kind === "project" ? "Project" : "Chat"} index full: it cannot list more files; delete some first`);
       }
+      let stored: number;
       try {
-        if (current.kvRevision === 0) await this.options.index.create(indexKey(space), value);
-        else await this.options.index.update(indexKey(space), value, current.kvRevision);
+        stored = current.kvRevision === 0 ? await this.options.index.create(indexKey(space), value) : await this.options.index.update(indexKey(space), value, current.kvRevision);
       } catch (error) {
         if (isCasConflict(error)) continue;
         throw storeFailure(error);
       }
+      overwritten = await this.overwritten(space, current.kvRevision, stored);
+      // this write replaced another writer's index: it is made again on top of that one, so both are kept
+      if (overwritten) continue;
+      if (!(await this.survived(space, written.map(({ revision }) => revision)))) continue;
       // recorded after the index moved: a record never names a revision that did not happen; one lost here (a
       // leader election, a full stream) is carried by the file's next write (`replaced`), and the latest
       // revision is in the index anyway, so the write has happened and is answered as done
@@ -197,6 +224,48 @@ export class FileStore {
       return written.map(({ revision }) => revision);
     }
     throw new AppError("BUSY", "The file is being written by others all the time; try again");
+  }
+
+  /**
+   * Whether the index the stream's leader holds still has what this write recorded. nats-server before 2.9.21
+   * can acknowledge two compare-and-sets on one key made from the same revision in a clustered stream
+   * (nats-server issue 4320), and the later one then drops the other's revisions: a write that finds its own
+   * revisions gone (or replaced by another writer's of the same number) is made again on top. A later write of
+   * the same file has a higher revision and was made from an index that held this one. When the leader cannot
+   * be asked, the acknowledgement stands.
+   */
+  private async survived(space: FileSpaceRef, written: readonly FileRevision[]): Promise<boolean> {
+    const read = this.options.leaderRead;
+    if (!read) return true;
+    let text: string | undefined;
+    try {
+      text = await read(indexKey(space));
+    } catch {
+      return true;
+    }
+    const parsed = SpaceIndex.safeParse(text === undefined ? undefined : storedJson(text));
+    if (!parsed.success) return false;
+    const latest = new Map(parsed.data.files.map((file) => [file.path, file]));
+    return written.every((mine) => {
+      const now = latest.get(mine.path);
+      if (!now || now.revision < mine.revision) return false;
+      return now.revision > mine.revision || (now.sha256 === mine.sha256 && now.updated_at === mine.updated_at && JSON.stringify(now.author) === JSON.stringify(mine.author));
+    });
+  }
+
+  /**
+   * The index another writer stored between `base` and this write's `stored` revision, which this write (made
+   * from `base`) was acknowledged over, dropping that writer's revisions (nats-server before 2.9.21, issue
+   * 4320), as the index to make this write again on top of, at `stored`. Undefined when there is none or it
+   * cannot be told.
+   */
+  private async overwritten(space: FileSpaceRef, base: number, stored: number): Promise<LoadedIndex | undefined> {
+    const read = this.options.interleaved;
+    if (!read) return undefined;
+    const text = await read(indexKey(space), base, stored).catch(() => undefined);
+    const parsed = SpaceIndex.safeParse(text === undefined ? undefined : storedJson(text));
+    if (!parsed.success) return undefined;
+    return { files: new Map(parsed.data.files.map((file) => [file.path, file])), kvRevision: stored };
   }
 
   /** Every kept revision of `path`, newest first (at least the last 32: the history holds 64 records of two). */
@@ -294,4 +363,38 @@ function pathClash(files: ReadonlyMap<string, FileRevision>, written: readonly F
 function storeFailure(error: unknown): AppError {
   if (AppError.is(error)) return error;
   return new AppError("WRITE_FAILED", "The file could not be stored; nothing was changed. Try again shortly.", { cause: error });
+}
+
+/** The direct get by next subject, as nats.js 2.29 has it. */
+interface DirectGets {
+  getMessage(stream: string, query: { seq: number; next_by_subj: string }): Promise<{ seq: number; data: Uint8Array }>;
+}
+
+/**
+ * The checks a clustered index needs (`survived`, `overwritten`): a key's value read from its stream's leader
+ * (a stream message get, not a direct get a follower may answer), and the first value of a key stored after a
+ * given revision (a direct get by next subject).
+ */
+async function clusterChecks(js: JetStreamClient, bucket: string): Promise<Pick<FileStoreOptions, "leaderRead" | "interleaved">> {
+  const manager = await js.jetstreamManager();
+  // the manager has direct gets; nats.js 2.29 leaves them out of the interface
+  const direct = (manager as unknown as { direct: DirectGets }).direct;
+  const stream = `KV_${bucket}`;
+  const subject = (key: string) => `$KV.${bucket}.${key}`;
+  const decoder = new TextDecoder();
+  return {
+    leaderRead: async (key) => {
+      try {
+        return decoder.decode((await manager.streams.getMessage(stream, { last_by_subj: subject(key) })).data);
+      } catch (error) {
+        // no message for the subject: the key was never written
+        if ((error as { api_error?: { err_code?: number } }).api_error?.err_code === 10037) return undefined;
+        throw error;
+      }
+    },
+    interleaved: async (key, base, written) => {
+      const message = await direct.getMessage(stream, { seq: base + 1, next_by_subj: subject(key) });
+      return message.seq < written ? decoder.decode(message.data) : undefined;
+    },
+  };
 }
