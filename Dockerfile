@@ -39,9 +39,8 @@ COPY --from=build /app/services/gateway/package.json services/gateway/package.js
 COPY --from=build /app/services/gateway/dist services/gateway/dist
 COPY --from=build /app/services/gateway/web/dist services/gateway/web/dist
 COPY --from=build /app/services/gateway/web/static services/gateway/web/static
-# the output volume's mount point, owned by the user that writes it: a fresh named volume takes this
-# ownership, so the tool-runner can write there without root
-RUN mkdir -p /outputs /project && chown node:node /outputs
+# BMAD_ROOT's mount point; nothing in the image is written at run time (the files live in JetStream)
+RUN mkdir -p /project
 USER node
 ENV SERVICE=gateway
 # The gateway answers /healthz while it is connected to NATS. The other services have no port: their

@@ -117,20 +117,19 @@ describe("docker-compose.yml", () => {
     }
   });
 
-  it("mounts bmad/ read-only where it is read, and the output volume only on the tool-runner, writable", () => {
+  it("mounts bmad/ read-only where it is read, and no volume for files: they are in JetStream", () => {
     for (const [name, definition] of Object.entries(compose.services)) {
       for (const entry of definition.volumes.map(mount)) {
         if (entry.source === "./bmad") expect(entry.readOnly, `${name} mounts bmad/ read-only`).toBe(true);
-        if (entry.source === "outputs") expect(name).toBe("tool-runner");
       }
     }
     for (const name of ["registry", "tool-runner"]) {
       expect(service(name).volumes.map(mount)).toContainEqual({ source: "./bmad", target: `${environmentOf(name)["BMAD_ROOT"]}/bmad`, readOnly: true });
     }
-    expect(service("tool-runner").volumes.map(mount)).toContainEqual({ source: "outputs", target: environmentOf("tool-runner")["OUTPUT_ROOT"], readOnly: false });
+    expect(service("tool-runner").volumes.map(mount).filter((entry) => !entry.readOnly)).toEqual([]);
     expect(service("orchestrator").volumes).toEqual([]);
     expect(service("gateway").volumes).toEqual([]);
-    expect(Object.keys(compose.volumes).sort()).toEqual(["nats-data", "outputs"]);
+    expect(Object.keys(compose.volumes).sort()).toEqual(["nats-data"]);
   });
 
   it("exposes the gateway with bearer tokens required", () => {
@@ -201,7 +200,7 @@ describe("docker-compose.cluster.yml", () => {
       expect(routes).toEqual(servers.map((peer) => `nats://route:\${NATS_ROUTE_PASSWORD:?run deploy/generate-env.sh > .env}@${peer}:6222`));
       expect(definition.healthcheck?.test.join(" ")).toContain("/healthz");
     }
-    expect(Object.keys(clusterCompose.volumes).sort()).toEqual(["nats-data-1", "nats-data-2", "nats-data-3", "outputs"]);
+    expect(Object.keys(clusterCompose.volumes).sort()).toEqual(["nats-data-1", "nats-data-2", "nats-data-3"]);
   });
 
   it("authenticates the routes, and keeps every user of nats-server.conf by including it", () => {
@@ -293,7 +292,6 @@ describe("Dockerfile", () => {
     expect(["root", "0"]).not.toContain(user);
     expect(final).toMatch(/^HEALTHCHECK /m);
     expect(final).toContain('CMD ["sh", "-c", "exec node services/$SERVICE/dist/main.js"]');
-    expect(final).toMatch(new RegExp(`chown ${user}:\\S+ ${environmentOf("tool-runner")["OUTPUT_ROOT"]}`));
   });
 
   it("keeps secrets and local state out of the build context", () => {

@@ -245,5 +245,5 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
     expect(lost, "acknowledged writes missing from the index or the revisions").toEqual([]);
     expect(acknowledged.length - atKill, "writes acknowledged after the new leaders were elected").toBeGreaterThan(0);
     expect(checksAfterKill, "contents the reader read after the kill").toBeGreaterThan(0);
-  }, 90_000);
+  }, 180_000);
 });
