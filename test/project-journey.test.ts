@@ -7,34 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
-import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
+import { fileToolsResponder } from "./support/file-tools-responder.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
 const tokens = { alice: "alice-token", bob: "bob-token", carol: "carol-token", dave: "dave-token" } as const;
 type User = keyof typeof tokens;
-
-/**
- * The scripted model: `save <path>` then a newline and the content (save_output), `read <path>` (read_file),
- * `list <path>` (list_files); after the tool result it answers with what it saw: the content read, the
- * entries listed, or `saved <path> r<revision>`.
- */
-function journeyResponder(request: ChatRequestBody): ScriptedTurn {
-  const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
-  const last = request.messages.at(-1);
-  if (last?.role === "tool") {
-    const result = JSON.parse(String(last.content)) as Record<string, unknown>;
-    if (result["success"] !== true) return { text: `failed ${JSON.stringify(result["error"])}` };
-    if (typeof result["content"] === "string") return { text: result["content"] };
-    if (Array.isArray(result["entries"])) return { text: (result["entries"] as Array<{ name: string }>).map((entry) => entry.name).join(",") };
-    return { text: `saved ${String(result["path"])} r${String(result["revision"])}` };
-  }
-  const [line = "", ...rest] = said.split("\n");
-  const [verb = "", argument = ""] = line.split(/ (.*)/s, 2);
-  if (verb === "save") return { toolCalls: [{ name: "save_output", arguments: { file_path: argument, content: rest.join("\n") } }] };
-  if (verb === "read") return { toolCalls: [{ name: "read_file", arguments: { file_path: argument } }] };
-  if (verb === "list") return { toolCalls: [{ name: "list_files", arguments: { path: argument } }] };
-  return { text: "Hello" };
-}
 
 interface Answer {
   status: number;
@@ -83,7 +60,7 @@ describe.each(journeys)("a project on BMAD $version", (journey) => {
   beforeAll(async () => {
     const root = await ensureBmadInstall({ version: journey.version, tool: "claude-code" });
     system = await startTestSystem({
-      responder: journeyResponder,
+      responder: fileToolsResponder,
       env: { BMAD_ROOT: root, AUTH_TOKENS: Object.entries(tokens).map(([user, token]) => `${user}:${token}`).join(",") },
     });
     const created = await call(system, "alice", "POST", "/api/projects", { name: "Lighthouse" });

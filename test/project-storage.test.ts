@@ -19,7 +19,7 @@ import { natsAdminUser } from "../scripts/lib/nats-users.js";
 import { headKey } from "../services/orchestrator/src/session-store.js";
 import { startFaultSystem, waitForReplicas, type FaultSystem } from "./faults/support/fault-system.js";
 import { testNatsPasswords } from "./support/nats-harness.js";
-import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
+import { fileToolsResponder } from "./support/file-tools-responder.js";
 import { startServiceProcess, type ServiceProcess } from "./support/service-processes.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
@@ -28,28 +28,6 @@ type User = keyof typeof tokens;
 const authTokens = Object.entries(tokens)
   .map(([user, token]) => `${user}:${token}`)
   .join(",");
-
-/**
- * The scripted model: `save <path>` then a newline and the content (save_output), `read <path>` (read_file),
- * `list <path>` (list_files); after the tool result it answers with what it saw.
- */
-function storageResponder(request: ChatRequestBody): ScriptedTurn {
-  const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
-  const last = request.messages.at(-1);
-  if (last?.role === "tool") {
-    const result = JSON.parse(String(last.content)) as Record<string, unknown>;
-    if (result["success"] !== true) return { text: `failed ${JSON.stringify(result["error"])}` };
-    if (typeof result["content"] === "string") return { text: result["content"] };
-    if (Array.isArray(result["entries"])) return { text: (result["entries"] as Array<{ name: string }>).map((entry) => entry.name).join(",") };
-    return { text: `saved ${String(result["path"])} r${String(result["revision"])}` };
-  }
-  const [line = "", ...rest] = said.split("\n");
-  const [verb = "", argument = ""] = line.split(/ (.*)/s, 2);
-  if (verb === "save") return { toolCalls: [{ name: "save_output", arguments: { file_path: argument, content: rest.join("\n") } }] };
-  if (verb === "read") return { toolCalls: [{ name: "read_file", arguments: { file_path: argument } }] };
-  if (verb === "list") return { toolCalls: [{ name: "list_files", arguments: { path: argument } }] };
-  return { text: "Hello" };
-}
 
 interface Answer {
   status: number;
@@ -87,7 +65,7 @@ describe("two tool-runners with nothing on a shared volume", () => {
       folders[runner] = { cwd: await temporaryFolder(`${runner}-cwd`), outputRoot: await temporaryFolder(`${runner}-outputs`) };
     }
     system = await startFaultSystem({
-      responder: storageResponder,
+      responder: fileToolsResponder,
       env: { AUTH_TOKENS: authTokens },
       envFor: { "tool-runner": { OUTPUT_ROOT: folders.first.outputRoot } },
       cwdFor: { "tool-runner": folders.first.cwd },
@@ -159,7 +137,7 @@ describe("moving an existing deployment's session folders at start", () => {
     await writeFile(join(folder, "planning-artifacts", "brief.md"), "# Brief\nFrom before projects.\n");
     await writeFile(join(folder, ".tool-calls", "call-1.json"), "{}");
     await writeFile(join(folder, ".env"), "SECRET=1\n");
-    system = await startTestSystem({ responder: storageResponder, env: { AUTH_TOKENS: authTokens, OUTPUT_ROOT: outputRoot } });
+    system = await startTestSystem({ responder: fileToolsResponder, env: { AUTH_TOKENS: authTokens, OUTPUT_ROOT: outputRoot } });
     admin = await connect({ servers: system.env["NATS_URL"], user: natsAdminUser, pass: testNatsPasswords.admin });
   }, 60_000);
 

@@ -7,9 +7,8 @@ import { startOrchestrator } from "../../services/orchestrator/src/orchestrator-
 import { registryEnvSchema } from "../../services/registry/src/config.js";
 import { startRegistry } from "../../services/registry/src/registry-service.js";
 import { toolRunnerEnvSchema } from "../../services/tool-runner/src/config.js";
-import type { FileStore } from "../../services/tool-runner/src/store/file-store.js";
 import { startToolRunner } from "../../services/tool-runner/src/tool-runner-service.js";
-import { openBenchFileStore } from "./direct-tools.js";
+import { FileStore } from "../../services/tool-runner/src/store/file-store.js";
 import { settings } from "./service-settings.js";
 
 export interface BenchSystemOptions {
@@ -91,7 +90,7 @@ export async function startBenchSystem(options: BenchSystemOptions): Promise<Ben
     const toolRunnerConfig = settings(toolRunnerEnvSchema, env);
     const toolRunner = await startToolRunner({ ...common(toolConnection, serviceNames.toolRunner), config: toolRunnerConfig });
     stops.push(() => toolRunner.stop());
-    const files = await openBenchFileStore(toolConnection, options.prefix, toolRunnerConfig);
+    const files = await FileStore.forConfig(toolConnection, options.prefix, toolRunnerConfig);
 
     if (options.orchestrator === "in-process") {
       const orchestratorConnection = await connect(serviceNames.orchestrator);

@@ -1,35 +1,13 @@
-import type { NatsConnection } from "nats";
 import { createLogger, ReadFileArgs, toErrorBody, type ToolContext, type ToolName, type ToolResult } from "@agent-orchestrator/shared";
 import type { ToolCaller } from "../../services/orchestrator/src/tool-caller.js";
-import type { ToolRunnerConfig } from "../../services/tool-runner/src/config.js";
 import { createSandbox } from "../../services/tool-runner/src/sandbox/index.js";
-import { FileStore } from "../../services/tool-runner/src/store/file-store.js";
-import { replyOverheadBytes } from "../../services/tool-runner/src/tools/index.js";
+import type { FileStore } from "../../services/tool-runner/src/store/file-store.js";
 import { readFileTool } from "../../services/tool-runner/src/tools/read-file-tool.js";
 import type { ToolDependencies } from "../../services/tool-runner/src/tools/tool-handler.js";
 
 /** read_file as a plain function call: the tool-runner's own handler and sandbox, in this process, no NATS hop. */
 export interface DirectReadFile {
   (args: unknown, context: ToolContext): Promise<ToolResult>;
-}
-
-/**
- * The file store a tool-runner of the same settings opens (its buckets on `subjectPrefix`), so a baseline
- * reads the very store the system's tool-runner writes: the projects' files are in JetStream, the installed
- * BMAD files on disk (docs/projects.md "Storage").
- */
-export function openBenchFileStore(connection: NatsConnection, subjectPrefix: string, config: ToolRunnerConfig): Promise<FileStore> {
-  const maxPayload = connection.info?.max_payload ?? 1024 * 1024;
-  return FileStore.open(connection.jetstream(), {
-    subjectPrefix,
-    replicas: config.JS_REPLICAS,
-    cacheBytes: config.FILE_CACHE_MB * 1024 * 1024,
-    quotas: {
-      project: { maxBytes: config.PROJECT_MAX_BYTES, maxFiles: config.PROJECT_MAX_FILES },
-      session: { maxBytes: config.SESSION_MAX_BYTES, maxFiles: config.SESSION_MAX_FILES },
-    },
-    maxIndexBytes: maxPayload - replyOverheadBytes,
-  });
 }
 
 /**

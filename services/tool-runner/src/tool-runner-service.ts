@@ -59,17 +59,7 @@ const callRecordsMaxAgeMs = 24 * 3_600_000;
 export async function startToolRunner(options: StartToolRunnerOptions): Promise<ToolRunner> {
   const { connection, config, logger } = options;
   const prefix = subjectPrefix(options.subjectPrefix ?? config.SUBJECT_PREFIX);
-  const maxPayload = connection.info?.max_payload ?? defaultMaxPayload;
-  const files = await FileStore.open(connection.jetstream(), {
-    subjectPrefix: prefix,
-    replicas: config.JS_REPLICAS,
-    cacheBytes: config.FILE_CACHE_MB * 1024 * 1024,
-    quotas: {
-      project: { maxBytes: config.PROJECT_MAX_BYTES, maxFiles: config.PROJECT_MAX_FILES },
-      session: { maxBytes: config.SESSION_MAX_BYTES, maxFiles: config.SESSION_MAX_FILES },
-    },
-    maxIndexBytes: maxPayload - replyOverheadBytes,
-  });
+  const files = await FileStore.forConfig(connection, prefix, config);
   await moveLegacySessions(files, config.OUTPUT_ROOT, logger);
   const sandbox = await createSandbox({
     projectRoot: config.BMAD_ROOT,

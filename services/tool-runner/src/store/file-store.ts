@@ -8,7 +8,9 @@ import {
   type FileRevision,
   type FileSpaceRef,
 } from "@agent-orchestrator/shared";
-import type { JetStreamClient, KV, ObjectStore } from "nats";
+import type { JetStreamClient, KV, NatsConnection, ObjectStore } from "nats";
+import type { ToolRunnerConfig } from "../config.js";
+import { replyOverheadBytes } from "../tools/reply-budget.js";
 import { ContentCache } from "./content-cache.js";
 import { HistoryRecord, SpaceIndex, historyKey, historyPrefix, indexKey, usageOf, type LoadedIndex } from "./space-index.js";
 import { quotaVerdict, type SpaceQuota } from "./space-quota.js";
@@ -18,6 +20,12 @@ export interface FileChange {
   path: string;
   content: Uint8Array | null;
 }
+
+/** The settings of the store in a tool-runner's configuration. */
+export type FileStoreConfig = Pick<
+  ToolRunnerConfig,
+  "JS_REPLICAS" | "FILE_CACHE_MB" | "PROJECT_MAX_BYTES" | "PROJECT_MAX_FILES" | "SESSION_MAX_BYTES" | "SESSION_MAX_FILES"
+>;
 
 /** Where the store lives and what it allows. */
 export interface FileStoreOptions {
@@ -90,6 +98,22 @@ export class FileStore {
       quotas: settings.quotas,
       maxIndexBytes: settings.maxIndexBytes,
       ...checks,
+    });
+  }
+
+  /** The store a tool-runner with `config` uses, on `connection`'s JetStream, its bucket names led by `subjectPrefix`. */
+  static forConfig(connection: NatsConnection, subjectPrefix: string, config: FileStoreConfig): Promise<FileStore> {
+    const maxPayload = connection.info?.max_payload ?? 1024 * 1024;
+    return FileStore.open(connection.jetstream(), {
+      subjectPrefix,
+      replicas: config.JS_REPLICAS,
+      cacheBytes: config.FILE_CACHE_MB * 1024 * 1024,
+      quotas: {
+        project: { maxBytes: config.PROJECT_MAX_BYTES, maxFiles: config.PROJECT_MAX_FILES },
+        session: { maxBytes: config.SESSION_MAX_BYTES, maxFiles: config.SESSION_MAX_FILES },
+      },
+      // the index travels as one message, with room for its framing
+      maxIndexBytes: maxPayload - replyOverheadBytes,
     });
   }
 
