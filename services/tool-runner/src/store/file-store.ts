@@ -52,6 +52,8 @@ export interface FileStoreOptions {
 
 // compare-and-set rounds one change may take when other writers keep winning; each round re-reads the index
 const maxCasRounds = 64;
+// how long a revision record is tried: longer than nats-server's leader election (4–9 s), well within a tool call
+const recordForMs = 12_000;
 const encoder = new TextEncoder();
 
 /** A value this store wrote; text that is not JSON any more becomes `undefined`, which its schema refuses. */
@@ -235,19 +237,32 @@ export class FileStore {
       // this write replaced another writer's index: it is made again on top of that one, so both are kept
       if (overwritten) continue;
       if (!(await this.survived(space, written.map(({ revision }) => revision)))) continue;
-      // recorded after the index moved: a record never names a revision that did not happen; one lost here (a
-      // leader election, a full stream) is carried by the file's next write (`replaced`), and the latest
-      // revision is in the index anyway, so the write has happened and is answered as done
+      // recorded after the index moved: a record never names a revision that did not happen. The write has
+      // happened, so it is answered as done even if its record cannot be stored (a leader election is waited
+      // out first); a record lost anyway is carried by the file's next write (`replaced`), and the latest
+      // revision is in the index
       await Promise.all(
         written.map(({ revision, replaced }) =>
-          this.options.revisions
-            .put(historyKey(space, revision.path), encoder.encode(JSON.stringify({ written: revision, ...(replaced ? { replaced } : {}) })))
-            .catch(() => undefined),
+          this.recorded(historyKey(space, revision.path), encoder.encode(JSON.stringify({ written: revision, ...(replaced ? { replaced } : {}) }))),
         ),
       );
       return written.map(({ revision }) => revision);
     }
     throw new AppError("BUSY", "The file is being written by others all the time; try again");
+  }
+
+  /** Stores a revision record, trying again for a while when the revisions' stream cannot take it (an election). */
+  private async recorded(key: string, record: Uint8Array): Promise<void> {
+    const deadline = Date.now() + recordForMs;
+    for (;;) {
+      try {
+        await this.options.revisions.put(key, record);
+        return;
+      } catch {
+        if (Date.now() + 500 > deadline) return;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
   }
 
   /**
