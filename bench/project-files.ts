@@ -9,7 +9,7 @@
  * - `list_files` of `{planning_artifacts}` against readdir with file types and an lstat of each entry;
  * - what `run_script` adds before its sandbox starts: the project's files as the script runner gathers them
  *   (both indexes, then each content, one after the other), against reading the 30 files from disk. Only that
- *   part: this machine has no bubblewrap, and the run itself is the same on both sides.
+ *   part: the run itself (bubblewrap and the script) is the same on both sides.
  *
  * Run alone: `npx tsx bench/project-files.ts` (its own nats-server); `npm run bench` runs it as measure 12.
  */
@@ -202,7 +202,7 @@ export async function measureProjectFilesOn(natsUrl: string): Promise<MeasureRep
           met: figures.write.store.p50 <= writeAllowance,
         }),
         row("list_files of the planning folder", figures.list.disk, figures.list.store),
-        row("run_script over the 30 files: materialising its inputs only (no bubblewrap here), cached", figures.scriptInputs.disk, figures.scriptInputs.cached),
+        row("run_script over the 30 files: materialising its inputs only, cached", figures.scriptInputs.disk, figures.scriptInputs.cached),
         row("run_script over the 30 files: materialising its inputs only, cold cache", figures.scriptInputs.disk, figures.scriptInputs.cold),
         { label: "one JetStream round trip (a KV put acknowledged), p50 / p95", baseline: "—", system: pair(figures.write.roundTrip), result: microseconds(figures.write.roundTrip.p50) },
       ],
@@ -210,7 +210,7 @@ export async function measureProjectFilesOn(natsUrl: string): Promise<MeasureRep
       notes: [
         "Ratios are store / disk, of the p50s and of the p95s. A stored read always fetches the space's index (one KV get) to find the latest revision; a cached content saves the Object Store fetch only.",
         `The list baseline is the raw system calls; the sandbox's listing of the same folder on disk, with its checks, took ${pair(figures.list.sandboxDisk)} (p50 / p95).`,
-        "run_script: only the inputs are measured, since bubblewrap is not installed on this machine. Before issue 24 the script's sandbox was bound to the session folder on the volume and read nothing up front; the disk side here is the same 30 files read from disk, the work the store adds before the run.",
+        "run_script: only the inputs are measured; the run itself (bubblewrap and the script) is the same on both sides. Before issue 24 the script's sandbox was bound to the session folder on the volume and read nothing up front; the disk side here is the same 30 files read from disk, the work the store adds before the run.",
         "The disk is this machine's local disk with its page cache warm; an NFS volume, as the README advised for several tool-runners, adds a network round trip to every disk operation above.",
       ],
     };
