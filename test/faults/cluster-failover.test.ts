@@ -49,9 +49,11 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("a three-server NAT
       // a turn may wait out a leader election and its retries on a loaded machine: give it more than that
       env: { CHAT_IDLE_TIMEOUT_MS: "90000" },
       // one user's 30 turns at once: the cluster's behaviour is what this counts, not one user's share (USER_MAX_CONCURRENT_TURNS)
-      envFor: { orchestrator: { JS_REPLICAS: "1", RUN_CONCURRENCY: "64", USER_MAX_CONCURRENT_TURNS: "0" }, "tool-runner": { TOOL_CONCURRENCY: "128" } },
+      envFor: { orchestrator: { JS_REPLICAS: "1", RUN_CONCURRENCY: "64", USER_MAX_CONCURRENT_TURNS: "0" }, "tool-runner": { TOOL_CONCURRENCY: "128", JS_REPLICAS: "3" } },
     });
-    // every case runs on the raised streams with two orchestrators at JS_REPLICAS=3; the first case checks
+    // the tool-runner keeps its file store on three servers from the start (JS_REPLICAS=3): with one copy, a
+    // killed server would take every file with it. Every case runs on the raised streams with two
+    // orchestrators at JS_REPLICAS=3; the first case checks
     // what this start-up did, the others need only its result, so each can run alone
     const before = await replicaCounts();
     const upgraded = startServiceProcess("orchestrator", { ...system.envOf("orchestrator"), JS_REPLICAS: "3" });

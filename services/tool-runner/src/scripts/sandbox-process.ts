@@ -98,7 +98,11 @@ export function runSandboxProcess(options: SandboxProcessOptions): Promise<Sandb
       }
       await writeWorkspaceInput(channel, options.inputs);
     };
-    begin().catch(fail);
+    // a sandbox that went away before it took its inputs (bwrap refused a bind) closes the socket: its exit
+    // status and stderr say why, so the broken pipe is not the failure
+    begin().catch((error: unknown) => {
+      if (!["EPIPE", "ECONNRESET"].includes((error as NodeJS.ErrnoException).code ?? "")) fail(error);
+    });
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       report.then(
