@@ -26,6 +26,8 @@ const author = { user: "ada", session_id: "cluster-chat", agent_id: "analyst" };
 const quota = { maxBytes: 1 << 30, maxFiles: 10_000 };
 // long enough for nats-server 2.9's election (4–9 s) and a reconnect on a loaded 2-core machine
 const afterFault = { timeoutMs: 45_000, attemptMs: 5_000 };
+// making a set of R3 buckets: three clients at once, or a loaded machine, can outlast one request's timeout
+const makingBuckets = { timeoutMs: 60_000, attemptMs: 20_000 };
 const decoder = new TextDecoder();
 
 let cluster: TestNatsCluster;
@@ -97,7 +99,7 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
 
   it("keeps every file and revision through a kill -9 of the index's, the revisions' and the contents' leader, and writes again after", async () => {
     const { prefix, streams } = freshBuckets();
-    const writer = await openStore(await connectTo(everyServer()), prefix, 16 << 20, "writer");
+    const writer = await untilItWorks(async () => openStore(await connectTo(everyServer()), prefix, 16 << 20, "writer"), makingBuckets);
     // the PRD is stored in three chunks, the others in one
     const files: Record<string, number> = { "docs/prd.md": 300, "docs/brief.md": 8, "docs/architecture.md": 40, "sprint-status.yaml": 3 };
     const written = new Map<string, Array<{ revision: number; content: string }>>();
@@ -207,8 +209,7 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
 
     // the buckets are made once, then opened: three clients making R3 buckets at once can outlast a request's
     // timeout on a loaded 2-core machine
-    const opened = (cacheBytes: number, role: "reader" | "writer") =>
-      untilItWorks(async () => openStore(await connectTo(everyServer()), prefix, cacheBytes, role), { timeoutMs: 60_000, attemptMs: 20_000 });
+    const opened = (cacheBytes: number, role: "reader" | "writer") => untilItWorks(async () => openStore(await connectTo(everyServer()), prefix, cacheBytes, role), makingBuckets);
     const first = await opened(16 << 20, "writer");
     const second = await opened(16 << 20, "writer");
     const reader = await opened(0, "reader");
