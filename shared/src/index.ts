@@ -41,3 +41,4 @@ export * from "./projects/file-messages.js";
 export * from "./projects/project-messages.js";
 export * from "./projects/project-record.js";
 export * from "./kv-conflict.js";
+export * from "./keyed-queue.js";

@@ -1,7 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-
-/** JetStream's "wrong last sequence": a compare-and-set (create, update, delete with a revision) lost to another writer. */
-export const isCasConflict = (error: unknown): boolean => (error as { api_error?: { err_code?: number } }).api_error?.err_code === 10071;
+import { isCasConflict } from "@agent-orchestrator/shared";
 
 /** Compare-and-set rounds one change may lose before it gives up; each loss means another writer got through. */
 const maxRounds = 50;

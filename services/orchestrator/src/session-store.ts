@@ -9,9 +9,9 @@ import {
   SessionRecord,
   zeroUsage,
   type ConversationBatch,
+  isCasConflict,
 } from "@agent-orchestrator/shared";
 import { z } from "zod";
-import { isCasConflict } from "./compare-and-set.js";
 
 /** Bytes of one conversation chunk: well under any NATS server's max_payload (1 MiB by default). */
 export const conversationChunkBytes = 256 * 1024;

@@ -1,7 +1,7 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { KV, NatsConnection } from "nats";
-import { decodeJson, encodeJson, type Logger } from "@agent-orchestrator/shared";
+import { decodeJson, encodeJson, KeyedQueue, type Logger } from "@agent-orchestrator/shared";
 import { z } from "zod";
+import { retryOnConflict } from "../compare-and-set.js";
 import { retryWhileLeaderless } from "../leaderless-retry.js";
 
 /** One running turn of a user: held while its orchestrator renews it, given up when it stops doing so. */
@@ -25,10 +25,6 @@ export interface UserTurnSlotsOptions {
   logger: Logger;
 }
 
-/** JetStream's "wrong last sequence": the compare-and-set lost to another writer. */
-const isCasConflict = (error: unknown): boolean => (error as { api_error?: { err_code?: number } }).api_error?.err_code === 10071;
-/** Compare-and-set rounds one change may lose before it gives up; each loss means another writer got through. */
-const maxRounds = 50;
 /** A key untouched this long holds only expired leases (a live one is renewed every third of its lease). */
 const idleKeyMs = 3_600_000;
 /** The bucket's bytes: one small key per user active in the last hour. JetStream reserves it on disk. */
@@ -43,7 +39,7 @@ const bucketMaxBytes = 64 * 1024 * 1024;
  * changes of a key are made one at a time, so a burst of one user's turns does not fight itself.
  */
 export class UserTurnSlots {
-  private readonly pending = new Map<string, Promise<unknown>>();
+  private readonly queue = new KeyedQueue();
 
   constructor(
     private readonly kv: KV,
@@ -103,8 +99,9 @@ export class UserTurnSlots {
    */
   private change(owner: string, edit: (live: TurnLease[], now: number) => TurnLease[] | undefined): Promise<boolean> {
     const key = `user.${Buffer.from(owner, "utf8").toString("base64url")}`;
-    return this.oneAtATime(key, async () => {
-      for (let round = 1; ; round++) {
+    return this.queue.run(key, () =>
+      // another replica wrote the key: read it again after a short, random pause so the writers spread out
+      retryOnConflict(async () => {
         const entry = await retryWhileLeaderless(() => this.kv.get(key));
         const stored = entry?.operation === "PUT" ? decodeJson(entry.value, UserTurns).leases : [];
         const now = Date.now();
@@ -114,26 +111,9 @@ export class UserTurnSlots {
         );
         if (next === undefined) return false;
         const value = encodeJson({ leases: next });
-        try {
-          await retryWhileLeaderless(() => (entry ? this.kv.update(key, value, entry.revision) : this.kv.create(key, value)));
-          return true;
-        } catch (error) {
-          if (!isCasConflict(error) || round >= maxRounds) throw error;
-          // another replica wrote the key: read it again after a short, random pause so the writers spread out
-          await sleep(Math.random() * 20);
-        }
-      }
-    });
-  }
-
-  /** Runs the changes of one key in this process in order, one at a time. */
-  private oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const result = (this.pending.get(key) ?? Promise.resolve()).then(work);
-    const tail = result.catch(() => undefined);
-    this.pending.set(key, tail);
-    void tail.then(() => {
-      if (this.pending.get(key) === tail) this.pending.delete(key);
-    });
-    return result;
+        await retryWhileLeaderless(() => (entry ? this.kv.update(key, value, entry.revision) : this.kv.create(key, value)));
+        return true;
+      }),
+    );
   }
 }

@@ -1,6 +1,6 @@
 import type { NatsConnection } from "nats";
-import { AppError, FilesPurgeReply, requestJson, subjects, type FileSpaceRef, type SessionHead } from "@agent-orchestrator/shared";
-import { isCasConflict, retryOnConflict } from "../compare-and-set.js";
+import { AppError, FilesPurgeReply, isCasConflict, requestJson, subjects, type FileSpaceRef, type SessionHead } from "@agent-orchestrator/shared";
+import { retryOnConflict } from "../compare-and-set.js";
 import type { OrchestratorConfig } from "../config.js";
 import { retryWhileLeaderless } from "../leaderless-retry.js";
 import type { SessionStore } from "../session-store.js";

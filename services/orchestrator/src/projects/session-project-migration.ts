@@ -1,4 +1,4 @@
-import { isCasConflict } from "../compare-and-set.js";
+import { isCasConflict } from "@agent-orchestrator/shared";
 import { retryWhileLeaderless } from "../leaderless-retry.js";
 import type { SessionStore } from "../session-store.js";
 import type { ProjectStore } from "./project-store.js";

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import {
   AppError,
   isCasConflict,
+  KeyedQueue,
   jetStreamNames,
   parseJson,
   type FileAuthor,
@@ -71,8 +72,8 @@ function storedJson(text: string): unknown {
  */
 export class FileStore {
   private readonly now: () => Date;
-  // per space index key: the tail of this process's queue of index changes (inLane)
-  private readonly lanes = new Map<string, Promise<void>>();
+  // a space's index changes made in this process, one at a time
+  private readonly indexWrites = new KeyedQueue();
 
   constructor(private readonly options: FileStoreOptions) {
     this.now = options.now ?? (() => new Date());
@@ -179,7 +180,7 @@ export class FileStore {
     const hashes = await Promise.all(changes.map((change) => (change.content === null ? Promise.resolve(undefined) : this.store(change.content))));
     // one compare-and-set at a time per space in this process: the writers of one replica queue instead of
     // racing each other for the index, so only other replicas' writes can make a round lose
-    return this.inLane(indexKey(space), () => this.commit(space, changes, hashes, author, options));
+    return this.indexWrites.run(indexKey(space), () => this.commit(space, changes, hashes, author, options));
   }
 
   private async commit(
@@ -332,22 +333,6 @@ export class FileStore {
     await Promise.all(keys.map((key) => this.options.revisions.purge(key)));
     if (current.kvRevision !== 0) await this.options.index.purge(indexKey(space));
     return usageOf(current.files.values()).files;
-  }
-
-  /** Runs `work` after the work queued before it under `key` in this process has settled. */
-  private async inLane<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const before = this.lanes.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    const tail = before.then(() => mine);
-    this.lanes.set(key, tail);
-    await before;
-    try {
-      return await work();
-    } finally {
-      release();
-      if (this.lanes.get(key) === tail) this.lanes.delete(key);
-    }
   }
 
   /** Stores a content unless this replica knows it is there; returns its sha256. */
