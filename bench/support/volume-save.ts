@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { link, lstat, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
-import { writeFileAtomically } from "../../services/tool-runner/src/sandbox/index.js";
+import { writeFileAtomically } from "./atomic-write.js";
 
 /** A manifest entry as the volume-backed tool-runner listed a saved file. */
 interface ManifestFile {

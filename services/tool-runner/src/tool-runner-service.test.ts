@@ -26,7 +26,6 @@ afterAll(() => connection.drain());
 
 beforeEach(async () => {
   delete hooks.beforeOpen;
-  delete hooks.beforeRename;
   fixture = await createSandboxFixture();
   // a fresh prefix per test: test files share one NATS server, and their tool-runners must not share queues
   prefix = `t${randomUUID().slice(0, 8)}`;
@@ -51,7 +50,6 @@ async function start(env: Record<string, string> = {}): Promise<ToolRunnerConfig
     subjectPrefix: prefix,
     sandboxHooks: {
       beforeOpen: (hostPath) => hooks.beforeOpen?.(hostPath),
-      beforeRename: (tempPath, target) => hooks.beforeRename?.(tempPath, target),
     },
   });
   return config;

@@ -14,6 +14,5 @@ export type { FolderEntry } from "./folder-lister.js";
 export type { SandboxHooks } from "./sandbox-hooks.js";
 export type { ContextRoots, PinnedRoots, RootEntry, SandboxContext } from "./sandbox-roots.js";
 export { sessionFolderPath, sessionsPseudoRoot } from "./sandbox-roots.js";
-export { writeFileAtomically } from "./file-writer.js";
 export { canonicalVirtualPath, knownPathVariables, resolveVirtualPath, toVirtualPath, virtualRootNames } from "./virtual-path.js";
 export type { LexicalRoots, RootName } from "./virtual-path.js";

@@ -1,10 +1,8 @@
 /**
  * Points where tests inject a race or a fault into a real filesystem operation (docs/security.md cases 23, 24, 29,
- * 36, 37). Production code passes none.
+ * 37). Production code passes none.
  */
 export interface SandboxHooks {
   /** after every check, just before a file or folder is opened */
   beforeOpen?(hostPath: string): Promise<void> | void;
-  /** after the temp file is written and synced, just before it is renamed over the target */
-  beforeRename?(tempPath: string, targetPath: string): Promise<void> | void;
 }

@@ -12,11 +12,9 @@ const hooks: SandboxHooks = {};
 
 beforeEach(async () => {
   delete hooks.beforeOpen;
-  delete hooks.beforeRename;
   fixture = await createSandboxFixture({
     hooks: {
       beforeOpen: (hostPath) => hooks.beforeOpen?.(hostPath),
-      beforeRename: (tempPath, targetPath) => hooks.beforeRename?.(tempPath, targetPath),
     },
   });
 });

@@ -1,24 +1,21 @@
 import { randomBytes } from "node:crypto";
 import { lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { assertDescriptorPath, openDirectory } from "./descriptor-path.js";
-import { accessDenied } from "./sandbox-error.js";
-import type { SandboxHooks } from "./sandbox-hooks.js";
+import { assertDescriptorPath, openDirectory } from "../../services/tool-runner/src/sandbox/descriptor-path.js";
+import { accessDenied } from "../../services/tool-runner/src/sandbox/sandbox-error.js";
 
 /**
- * docs/security.md "The sandbox algorithm", step 7, for a directory already checked to be a real directory inside the sandbox: writes
+ * How the volume-backed tool-runner wrote a file before issue 24 (the sandbox algorithm's old step 7), kept for
+ * the bench's baseline of the store's write (volume-save.ts): writes
  * `data` to a temp file created with `wx` (O_EXCL, so it never follows a planted link) in the same
  * directory, fsyncs it, checks again that the directory is the one checked, and renames the temp file
  * over `name`. Readers see the old file or the new one, never half of it. The temp file is removed on any
  * error; the rename replaces a directory entry, so an existing symlink is replaced, not followed (docs/security.md case 25).
- * `durable: false` skips the two fsyncs, for a file whose loss in a crash loses nothing.
  */
 export async function writeFileAtomically(
   directory: string,
   name: string,
   data: Uint8Array,
-  hooks: SandboxHooks = {},
-  { durable = true }: { durable?: boolean } = {},
 ): Promise<void> {
   const target = path.join(directory, name);
   const directoryHandle = await openDirectory(directory);
@@ -30,23 +27,22 @@ export async function writeFileAtomically(
     const checked = await directoryHandle.stat();
     const file = await open(tempPath, "wx", 0o644);
     tempCreated = true;
-    await writeAll(file, data, durable);
-    await hooks.beforeRename?.(tempPath, target);
+    await writeAll(file, data);
     await assertSameDirectory(directoryHandle, directory, checked.dev, checked.ino);
     await rename(tempPath, target);
     tempCreated = false;
     // make the rename itself durable; some filesystems refuse fsync on a directory, which is harmless
-    if (durable) await directoryHandle.sync().catch(() => undefined);
+    await directoryHandle.sync().catch(() => undefined);
   } finally {
     if (tempCreated) await unlink(tempPath).catch(() => undefined);
     await directoryHandle.close();
   }
 }
 
-async function writeAll(file: FileHandle, data: Uint8Array, sync: boolean): Promise<void> {
+async function writeAll(file: FileHandle, data: Uint8Array): Promise<void> {
   try {
     await file.writeFile(data);
-    if (sync) await file.sync();
+    await file.sync();
   } finally {
     await file.close();
   }
