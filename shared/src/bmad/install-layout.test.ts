@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { coreModuleFolder, isInstallTreeName, isSkillHostName, mapOutputVariables } from "./install-layout.js";
+import { coreModuleFolder, isInstallPlace, isInstallTreeName, isSkillHostName, mapOutputVariables } from "./install-layout.js";
 
 describe("install layout names", () => {
   it("knows every release's BMAD folder", () => {
@@ -64,5 +64,12 @@ describe("mapOutputVariables", () => {
       output_folder: "{project-root}/_bmad-output",
       test_artifacts: "{project-root}/_bmad-output/hooks",
     });
+  });
+});
+
+describe("isInstallPlace", () => {
+  it("names BMAD's own places at the project's top, installed or not, and nothing of the project's own", () => {
+    for (const path of ["_bmad/bmm/config.yaml", "bmad/core/x.md", ".bmad-core/tasks/t.md", ".claude/skills/x/SKILL.md", ".cursor"]) expect(isInstallPlace(path), path).toBe(true);
+    for (const path of ["_bmad-output/planning-artifacts/prd.md", "docs/bmad/notes.md", ".git/config", "src/_bmad.ts"]) expect(isInstallPlace(path), path).toBe(false);
   });
 });

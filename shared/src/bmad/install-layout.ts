@@ -17,6 +17,16 @@ export function isSkillHostName(name: string): boolean {
   return /^\.[a-z0-9][\w-]*$/i.test(name) && name !== ".git" && !isInstallTreeName(name);
 }
 
+/**
+ * Whether a project path (`_bmad/bmm/config.yaml`, `.claude/skills/x`) lies in BMAD's own places at the project's
+ * top: a BMAD tree's or a tool folder's name. Those are the install's, read-only and shared by every project,
+ * never a project's own file, whether or not the install has them (docs/projects.md "Paths").
+ */
+export function isInstallPlace(projectPath: string): boolean {
+  const first = projectPath.split("/")[0] ?? "";
+  return isInstallTreeName(first) || isSkillHostName(first);
+}
+
 /** The folder under a skill host that holds the skills. */
 export const skillsFolderName = "skills";
 

@@ -1,7 +1,7 @@
 import type { Stats } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
-import { AppError, isInstallTreeName, isSkillHostName, type FileAuthor, type FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { AppError, isInstallPlace, type FileAuthor, type FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared";
 import type { FileStore } from "../store/file-store.js";
 import { liveFiles } from "../store/space-index.js";
 import { readFileCapped } from "./file-reader.js";
@@ -216,8 +216,7 @@ export class Sandbox {
     }
     const inProject = relativeInside(roots.lexical.project, hostPath);
     if (inProject === undefined) throw accessDenied("PATH_OUTSIDE_ROOT", detail);
-    const first = inProject.split(path.sep)[0] ?? "";
-    if (isInstallTreeName(first) || isSkillHostName(first)) {
+    if (isInstallPlace(inProject.split(path.sep).join("/"))) {
       // BMAD's own places: only what is installed (and readable for this agent) is there, never a project file
       const leads = roots.installed.some((root) => (relativeInside(hostPath, root.lexical) ?? "") !== "");
       if (operation === "list" && leads) return { kind: "passage", hostPath, virtualPath, roots, detail };

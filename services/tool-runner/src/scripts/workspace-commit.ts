@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
-import { AppError, type ErrorCode, type FileAuthor, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { AppError, isInstallPlace, type ErrorCode, type FileAuthor, type FileSpaceRef } from "@agent-orchestrator/shared";
 import { assertPathShape, findProtectedSegment, isServablePath } from "../sandbox/index.js";
 import type { FileChange, FileStore } from "../store/file-store.js";
 import type { WorkspaceReport } from "./workspace-channel.js";
-import { inInstallPlace, spacePathOf, virtualPathOf, type SpaceKind, type SpacePath } from "./workspace-places.js";
+import { spacePathOf, virtualPathOf, type SpaceKind, type SpacePath } from "./workspace-places.js";
 
 /** What a run's report changed in the store, paths virtual. */
 export interface WorkspaceCommit {
@@ -99,7 +99,7 @@ function refusal(file: SpacePath): string | undefined {
   // a name the file tools could not open again (a `{…}` variable look-alike) is never stored
   if (!isServablePath(virtualPathOf(file))) return "a name the file tools cannot open";
   if (findProtectedSegment(file.path) !== undefined) return "a protected name";
-  if (file.kind === "project" && inInstallPlace(file.path)) return "BMAD's install folders are read-only";
+  if (file.kind === "project" && isInstallPlace(file.path)) return "BMAD's install folders are read-only";
   return undefined;
 }
 

@@ -1,9 +1,9 @@
-import type { FileSpaceRef } from "@agent-orchestrator/shared";
+import { isInstallPlace, type FileSpaceRef } from "@agent-orchestrator/shared";
 import { findProtectedSegment } from "../sandbox/index.js";
 import type { FileStore } from "../store/file-store.js";
 import { liveFiles } from "../store/space-index.js";
 import type { WorkspaceInput } from "./workspace-channel.js";
-import { channelPath, inInstallPlace, type SpaceKind } from "./workspace-places.js";
+import { channelPath, type SpaceKind } from "./workspace-places.js";
 
 /** What a run starts with: the files handed to its sandbox, and the paths each space held. */
 export interface WorkspaceInputs {
@@ -25,7 +25,7 @@ export async function workspaceInputs(files: FileStore, spaces: Record<SpaceKind
   for (const [kind, index] of [["project", project], ["session", session]] as const) {
     for (const file of liveFiles(index)) {
       existing[kind].add(file.path);
-      if (!plainPath(file.path) || findProtectedSegment(file.path) !== undefined || (kind === "project" && inInstallPlace(file.path))) continue;
+      if (!plainPath(file.path) || findProtectedSegment(file.path) !== undefined || (kind === "project" && isInstallPlace(file.path))) continue;
       inputs.push({ relative: channelPath({ kind, path: file.path }), size: file.size, content: () => files.content(file.sha256) });
     }
   }

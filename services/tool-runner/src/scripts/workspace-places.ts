@@ -1,5 +1,5 @@
 import path from "node:path";
-import { isInstallTreeName, isSkillHostName, type FileSpaceRef } from "@agent-orchestrator/shared";
+import type { FileSpaceRef } from "@agent-orchestrator/shared";
 import type { LauncherPlace } from "./sandbox-launcher.js";
 import { insideProject, insideSession, type SandboxView } from "./sandbox-view.js";
 
@@ -31,16 +31,6 @@ export function spacePathOf(relative: string): SpacePath | undefined {
 /** The path the model names a file of a run by: `{project-root}/…` or `{session-folder}/…`. */
 export function virtualPathOf(file: SpacePath): string {
   return `${file.kind === "project" ? "{project-root}" : "{session-folder}"}/${file.path}`;
-}
-
-/**
- * Whether a project path lies in BMAD's own places (`_bmad/…`, `.bmad-core/…`, a tool folder such as
- * `.claude/…`): those are the install's, read-only and shared by every project, never a project's own file
- * (the sandbox module's rule for `{project-root}`).
- */
-export function inInstallPlace(projectPath: string): boolean {
-  const first = projectPath.split("/")[0] ?? "";
-  return isInstallTreeName(first) || isSkillHostName(first);
 }
 
 /** The writable places of one run, in the order bwrap mounts them around the read-only trees. */

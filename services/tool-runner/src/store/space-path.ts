@@ -1,4 +1,4 @@
-import { AppError, isInstallTreeName, isSkillHostName, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { AppError, isInstallPlace, type FileSpaceRef } from "@agent-orchestrator/shared";
 import { assertPathShape } from "../sandbox/path-shape.js";
 import { findProtectedSegment } from "../sandbox/protected-names.js";
 import { isServableName } from "../sandbox/servable-name.js";
@@ -27,8 +27,7 @@ export function checkedSpacePath(input: string): string {
  */
 export function checkedWritablePath(space: FileSpaceRef, input: string): string {
   const path = checkedSpacePath(input);
-  const first = path.split("/")[0] ?? "";
-  if (space.kind === "project" && (isInstallTreeName(first) || isSkillHostName(first))) {
+  if (space.kind === "project" && isInstallPlace(path)) {
     throw new AppError("PROTECTED_PATH", "BMAD's install folders are read-only; write elsewhere in the project");
   }
   return path;
