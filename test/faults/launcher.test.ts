@@ -244,6 +244,7 @@ describe.skipIf(process.platform !== "linux")("npm start", () => {
     await launcher.waitFor(/Agent Orchestrator is running/, 60_000);
     const services = servicePids(launcher.child.pid as number);
     launcher.child.kill("SIGKILL");
-    expect(await whenGone(Object.values(services), drainMs + 2_000)).toEqual([]);
+    const left = await whenGone(Object.values(services), drainMs + 2_000);
+    expect(Object.entries(services).filter(([, pid]) => left.includes(pid)).map(([name]) => name), "services still running").toEqual([]);
   }, 90_000);
 });
