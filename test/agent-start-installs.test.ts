@@ -101,7 +101,7 @@ describe.each(releases)("agent start on a real $version install", (release) => {
     const prompt = buildSystemPrompt(analyst, await startAgent(analyst, { readFile: installReader(root), loadSkill: async () => ({ success: true }) }), { tools });
     expect(prompt).toContain(`--- ${release.config} ---`);
     if (release.version === "4.44.3") {
-      expect(tools).toEqual(["read_file", "save_output", "list_files"]);
+      expect(tools).toEqual(["read_file", "save_output", "edit_file", "list_files", "find_files", "search_files"]);
       expect(prompt).toContain("This agent's dependencies map to .bmad-core/{type}/{name}");
     }
     if (release.version === "6.0.4") expect(tools).toContain("preload_workflow");

@@ -40,6 +40,14 @@ export const ErrorCode = z.enum([
   "CONTENT_TOO_LARGE",
   "BINARY_FILE",
   "WRITE_FAILED",
+  /** edit_file: old_string is not in the file (nothing was changed) */
+  "EDIT_NO_MATCH",
+  /** edit_file: old_string occurs more than once and replace_all was not set (nothing was changed) */
+  "EDIT_NOT_UNIQUE",
+  /** find_files or search_files: a glob or regular expression that does not parse */
+  "INVALID_PATTERN",
+  /** search_files: the regular expression ran too long on one file (catastrophic backtracking) and was stopped */
+  "PATTERN_TIMEOUT",
   /**
    * the session holds SESSION_MAX_FILES files or SESSION_MAX_BYTES bytes: a write that adds more is refused; also the
    * sessions bucket full at SESSIONS_BUCKET_MAX_BYTES, which refuses every save of a turn

@@ -8,7 +8,9 @@ export const ReadFileArgs = z
   .object({
     file_path: z
       .string()
-      .describe("Path of the file to read, e.g. {bundle-root}/config.yaml or {session-folder}/notes.md"),
+      .describe("Path of the file to read, e.g. {bundle-root}/config.yaml or {planning_artifacts}/prd.md"),
+    offset: z.number().int().min(1).optional().describe("First line to read (1-based); omit to read from the start"),
+    limit: z.number().int().min(1).optional().describe("How many lines to read; omit to read to the end"),
   })
   .strict();
 
@@ -16,14 +18,51 @@ export const SaveOutputArgs = z
   .object({
     file_path: z
       .string()
-      .describe("Where to save, inside {session-folder}, e.g. {session-folder}/product-brief.md"),
-    content: z.string().describe("The complete file content"),
+      .describe("Where to save, e.g. {planning_artifacts}/prd.md, {project-root}/docs/notes.md or {session-folder}/scratch.md"),
+    content: z.string().describe("The complete file content, or with mode \"append\" the text to add at its end"),
+    mode: z
+      .enum(["overwrite", "append"])
+      .optional()
+      .describe("overwrite (the default) replaces the file; append adds exactly `content` at its end (no separator), creating the file when missing"),
+  })
+  .strict();
+
+export const EditFileArgs = z
+  .object({
+    file_path: z.string().describe("The file to change, e.g. {planning_artifacts}/prd.md"),
+    old_string: z.string().min(1).describe("The exact text to replace, copied from the file as it is now (whitespace and line breaks included); it must occur once unless replace_all"),
+    new_string: z.string().describe("The text to put in its place (empty to delete it)"),
+    replace_all: z.boolean().optional().describe("Replace every occurrence of old_string, not just a single one"),
   })
   .strict();
 
 export const ListFilesArgs = z
   .object({
     path: z.string().describe("Folder to list, e.g. {bundle-root}/workflows or {session-folder}"),
+  })
+  .strict();
+
+export const FindFilesArgs = z
+  .object({
+    pattern: z
+      .string()
+      .min(1)
+      .max(1024)
+      .describe("A glob: * and ? within a name, ** across folders, {a,b} alternatives, e.g. **/*prd*.md or {planning_artifacts}/**/architecture*.md"),
+    path: z.string().optional().describe("The folder to search under, e.g. {planning_artifacts}; omit for the whole project (and {session-folder})"),
+  })
+  .strict();
+
+export const SearchFilesArgs = z
+  .object({
+    pattern: z
+      .string()
+      .min(1)
+      .max(1024)
+      .describe("A JavaScript regular expression matched line by line (start it with (?i) to ignore case), or plain text with literal"),
+    path: z.string().optional().describe("The folder (or one file) to search, e.g. {planning_artifacts}; omit for the whole project (and {session-folder})"),
+    glob: z.string().min(1).max(1024).optional().describe("Only files whose path matches this glob, e.g. *.md or **/stories/*.md"),
+    literal: z.boolean().optional().describe("Treat pattern as plain text, not a regular expression"),
   })
   .strict();
 
@@ -64,17 +103,32 @@ export const RunSubagentArgs = z
 export const toolCatalog = {
   read_file: {
     description:
-      "Read a text file. Use it whenever an instruction says to load or read a file. Paths use the variables {bundle-root}, {core-root}, {project-root} and {session-folder}.",
+      "Read a text file. Use it whenever an instruction says to load or read a file. Paths use the variables {bundle-root}, {core-root}, {project-root} and {session-folder}. Give offset and limit (in lines) to read part of a long file; the result says its total_lines.",
     args: ReadFileArgs,
   },
   save_output: {
     description:
-      "Save a file into the session folder ({session-folder}). Creates missing folders. Overwrites an existing file.",
+      "Save a file of the project (where the workflow names it: {output_folder}, {planning_artifacts}, … inside {project-root}) or of {session-folder}. Creates missing folders. Overwrites the file, or with mode \"append\" adds content at its end. Every save is a new revision.",
     args: SaveOutputArgs,
   },
+  edit_file: {
+    description:
+      "Change part of a file: replace old_string, an exact and unique piece of its current text, with new_string (e.g. flip `status: draft` in the front matter). Use it instead of saving the whole file again. Fails, changing nothing, when old_string is missing or occurs more than once (unless replace_all).",
+    args: EditFileArgs,
+  },
   list_files: {
-    description: "List the files and folders in a folder (names, types, sizes).",
+    description: "List the files and folders in one folder (names, types, sizes).",
     args: ListFilesArgs,
+  },
+  find_files: {
+    description:
+      "Find files by glob pattern at any depth, e.g. **/*prd*.md: the project's files, the installed BMAD files and {session-folder}. Newest first, with sizes. Use it before assuming where a document is.",
+    args: FindFilesArgs,
+  },
+  search_files: {
+    description:
+      "Search file contents for a regular expression (or plain text with literal), under a path and glob. Returns matching lines as path:line: text.",
+    args: SearchFilesArgs,
   },
   preload_workflow: {
     description:

@@ -78,6 +78,17 @@ describe("the scripted model through the real openai client", () => {
     expect(completion.choices[0]?.message.content).toBe("you said ping");
   });
 
+  it("paces its output at outputTokensPerSecond, four characters a token", async () => {
+    // 403 characters of arguments and 9 of name: 103 tokens, at 1,000 a second 103 ms
+    model.enqueue({ toolCalls: [{ name: "save_file", arguments: { content: "x".repeat(389) } }], outputTokensPerSecond: 1_000 });
+    const started = performance.now();
+    const stream = client.chat.completions.stream({ model: "scripted", messages: [{ role: "user", content: "x" }], stream_options: { include_usage: true } });
+    const completion = await stream.finalChatCompletion();
+    expect(completion.usage?.completion_tokens).toBe(103);
+    // a timer may fire a millisecond early; never much earlier
+    expect(performance.now() - started).toBeGreaterThanOrEqual(100);
+  });
+
   it("can cut a stream off mid-way", async () => {
     model.enqueue({ text: "a long answer that will not arrive whole", dropAfterChunks: 2 });
     const stream = await client.chat.completions.create({ model: "scripted", stream: true, messages: [{ role: "user", content: "x" }] });

@@ -29,6 +29,12 @@ export interface ScriptedTurn {
   delayMs?: number;
   /** wait between streamed chunks */
   chunkDelayMs?: number;
+  /**
+   * produce the output (text, tool names and arguments) no faster than this, at four characters a token (the
+   * rule of the usage it reports): each streamed chunk is sent when its share of the output is due, an answer
+   * not streamed when all of it is; a real model's generation speed, for measures where output is the cost
+   */
+  outputTokensPerSecond?: number;
   /** close the connection after this many streamed chunks */
   dropAfterChunks?: number;
   finishReason?: "stop" | "tool_calls" | "length" | "content_filter";
@@ -114,6 +120,7 @@ export async function startScriptedModel(options: { port?: number; host?: string
     const usage = estimateUsage(body, text ?? "", toolCalls);
 
     if (!body.stream) {
+      if (turn.outputTokensPerSecond) await sleep((usage.completion_tokens / turn.outputTokensPerSecond) * 1000);
       response.writeHead(200, { "content-type": "application/json", ...turn.headers });
       response.end(
         JSON.stringify({
@@ -146,7 +153,9 @@ export async function startScriptedModel(options: { port?: number; host?: string
     const includeUsage = body.stream_options?.include_usage === true;
     const frames = streamFrames(id, body.model, text, toolCalls, finishReason, includeUsage ? usage : undefined, turn.streamedText);
     let sent = 0;
-    for (const frame of frames) {
+    const started = performance.now();
+    let outputChars = 0;
+    for (const [frame, frameChars] of frames) {
       if (turn.dropAfterChunks !== undefined && sent >= turn.dropAfterChunks) {
         // let what was written reach the client first, so it sees a stream that stops, not a refused request
         await sleep(20);
@@ -154,6 +163,9 @@ export async function startScriptedModel(options: { port?: number; host?: string
         return;
       }
       if (response.destroyed) return;
+      outputChars += frameChars;
+      const dueIn = turn.outputTokensPerSecond ? started + (outputChars / 4 / turn.outputTokensPerSecond) * 1000 - performance.now() : 0;
+      if (dueIn > 0) await sleep(dueIn);
       await new Promise<void>((resolve) => response.write(`data: ${frame}\n\n`, () => resolve()));
       sent++;
       if (turn.chunkDelayMs) await sleep(turn.chunkDelayMs);
@@ -185,7 +197,10 @@ interface WireToolCall {
   arguments: string;
 }
 
-/** The `data:` payloads of one streamed completion, in order, ending with [DONE]; made as they are sent. */
+/**
+ * The `data:` payloads of one streamed completion, in order, ending with [DONE], each with the characters of
+ * output it carries (text, a tool's name, arguments); made as they are sent.
+ */
 function* streamFrames(
   id: string,
   model: string,
@@ -194,7 +209,7 @@ function* streamFrames(
   finishReason: string,
   usage: ReturnType<typeof estimateUsage> | undefined,
   streamedText: ScriptedTurn["streamedText"],
-): Generator<string> {
+): Generator<[frame: string, outputChars: number]> {
   const created = Math.floor(Date.now() / 1000);
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
     JSON.stringify({
@@ -206,19 +221,19 @@ function* streamFrames(
       ...(usage ? { usage: null } : {}),
     });
   if (toolCalls.length === 0) {
-    yield chunk({ role: "assistant", content: "" });
-    for (const piece of splitIntoPieces(text ?? "", 3)) yield chunk({ content: piece });
-    for (let index = 0; index < (streamedText?.times ?? 0); index++) yield chunk({ content: streamedText?.piece });
+    yield [chunk({ role: "assistant", content: "" }), 0];
+    for (const piece of splitIntoPieces(text ?? "", 3)) yield [chunk({ content: piece }), piece.length];
+    for (let index = 0; index < (streamedText?.times ?? 0); index++) yield [chunk({ content: streamedText?.piece }), streamedText?.piece.length ?? 0];
   } else {
-    yield chunk({ role: "assistant", content: text ?? null });
+    yield [chunk({ role: "assistant", content: text ?? null }), text?.length ?? 0];
     for (const [index, call] of toolCalls.entries()) {
-      yield chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] });
-      for (const piece of splitIntoPieces(call.arguments, 4)) yield chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
+      yield [chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }), call.name.length];
+      for (const piece of splitIntoPieces(call.arguments, 4)) yield [chunk({ tool_calls: [{ index, function: { arguments: piece } }] }), piece.length];
     }
   }
-  yield chunk({}, finishReason);
-  if (usage) yield JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage });
-  yield "[DONE]";
+  yield [chunk({}, finishReason), 0];
+  if (usage) yield [JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage }), 0];
+  yield ["[DONE]", 0];
 }
 
 /** Splits text into about `count` pieces on code-point boundaries, so multi-byte characters survive. */

@@ -52,7 +52,7 @@ function loop(model: FakeModel, overrides: Omit<Partial<TurnInput>, "limits"> & 
       { role: "user", content: "go" },
     ],
     tools: fakeTools().tools,
-    toolNames: ["read_file", "save_output", "list_files"],
+    toolNames: ["read_file", "save_output", "edit_file", "list_files", "find_files", "search_files"],
     context: { session_id: "s1", bundle_path: "bmad/custom/bundles/tests", project_id: "p1", user: "ada", agent_id: "tester" },
     runId: "run1:1",
     emit: (event) => events.push(event),
@@ -197,7 +197,7 @@ describe("runAgentLoop: invalid calls become results the model reads", () => {
     await run();
     expect(calls).toEqual([]);
     expect(toolResults(events).map((event) => event.error_code)).toEqual(names.map(() => "UNKNOWN_TOOL"));
-    expect(model.lastToolMessages()[0]?.content).toContain("Available tools: read_file, save_output, list_files");
+    expect(model.lastToolMessages()[0]?.content).toContain("Available tools: read_file, save_output, edit_file, list_files, find_files, search_files");
   });
 
   it("case 44: runs both calls of an id used twice in one answer, the second under a fresh id the model then sees", async () => {

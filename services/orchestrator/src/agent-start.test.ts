@@ -83,7 +83,7 @@ describe("agent start by the system", () => {
     expect(systemPrompt()).toContain("--- {project-root}/.bmad-core/core-config.yaml ---\ndevStoryLocation: docs/stories\nprd:\n  prdFile: docs/prd.md");
     expect(systemPrompt()).toContain("- devStoryLocation: docs/stories");
     expect(systemPrompt()).toContain("This agent's dependencies map to .bmad-core/{type}/{name}");
-    expect(offeredTools()).toEqual(["read_file", "save_output", "list_files"]);
+    expect(offeredTools()).toEqual(["read_file", "save_output", "edit_file", "list_files", "find_files", "search_files"]);
   });
 
   it("marks the start's calls as the agent's start, and names the chat, its project, its owner and its agent in every call", async () => {
@@ -130,7 +130,7 @@ describe("agent start by the system", () => {
     expect(final).toMatchObject({ type: "done", response: "ok" });
     expect(events.find((event) => event.type === "tool_result")).toMatchObject({ success: false, error_code: "UNKNOWN_TOOL" });
     const toolMessage = lastRequest()?.messages.find((message) => message.role === "tool");
-    expect(String(toolMessage?.content)).toContain("Available tools: read_file, save_output, list_files.");
+    expect(String(toolMessage?.content)).toContain("Available tools: read_file, save_output, edit_file, list_files, find_files, search_files.");
     expect(callsSince(before)).toHaveLength(1);
   });
 
@@ -140,7 +140,7 @@ describe("agent start by the system", () => {
     expect(final).toMatchObject({ type: "done" });
     expect(systemPrompt()).toContain("- planning_artifacts: {project-root}/_bmad-output/planning-artifacts");
     expect(systemPrompt()).toContain("- Show greeting using Ada from config, communicate in English");
-    expect(offeredTools()).toEqual(["read_file", "save_output", "list_files", "preload_workflow"]);
+    expect(offeredTools()).toEqual(["read_file", "save_output", "edit_file", "list_files", "find_files", "search_files", "preload_workflow"]);
   });
 
   it("starts a skill agent with one load_skill call and builds its prompt from the loaded skill", async () => {
@@ -164,7 +164,7 @@ describe("agent start by the system", () => {
     expect(prompt).toContain("Greet Ada in English, then show the menu.");
     expect(prompt).toContain("AGENT START (already done by the system before this conversation)");
     expect(prompt).not.toContain("resolve_customization.py");
-    expect(offeredTools()).toEqual(["read_file", "save_output", "list_files", "load_skill", "run_script", "run_subagent"]);
+    expect(offeredTools()).toEqual(["read_file", "save_output", "edit_file", "list_files", "find_files", "search_files", "load_skill", "run_script", "run_subagent"]);
   });
 
   it("stops a skill agent whose skill cannot be loaded with AGENT_INIT_FAILED naming the skill", async () => {

@@ -5,12 +5,12 @@ export interface AgentToolOptions {
   subagents: boolean;
 }
 
-/** The file tools every agent gets. */
-const fileTools = ["read_file", "save_output", "list_files"] as const satisfies readonly ToolName[];
+/** The file tools every agent gets (docs/file-tools.md): BMAD's instructions assume read, write, edit, glob and grep. */
+export const fileTools = ["read_file", "save_output", "edit_file", "list_files", "find_files", "search_files"] as const satisfies readonly ToolName[];
 
 /**
  * The tools offered to an agent's model, so it is never shown a tool its BMAD release has no use for:
- * - `read_file`, `save_output`, `list_files`: every agent;
+ * - the file tools (`read_file`, `save_output`, `edit_file`, `list_files`, `find_files`, `search_files`): every agent;
  * - `preload_workflow`: agents with a `workflow.yaml` menu target (`workflow` or `validate-workflow`), the
  *   only thing it runs;
  * - `load_skill`, `run_script` and `run_subagent`: agents that use skills, i.e. a skills-era agent (format

@@ -5,7 +5,7 @@ import { startVariables } from "./start-variables.js";
 import { loadedAgentSkill, skillAgent } from "./testing/skill-agent-fixture.js";
 
 const today = new Date("2026-11-22T10:00:00Z");
-const tools = ["read_file", "save_output", "list_files", "load_skill", "run_script"] as const;
+const tools = ["read_file", "save_output", "edit_file", "list_files", "find_files", "search_files", "load_skill", "run_script"] as const;
 const promptFor = (skill: LoadedSkill) => buildSkillAgentPrompt(skillAgent, { kind: "skill", skill, variables: startVariables(skill.variables) }, tools, today);
 
 describe("buildSkillAgentPrompt for a 6.5+ agent with a customization", () => {

@@ -106,10 +106,16 @@ own instructions below: embody them.`;
 
 /** One rule per offered tool, in catalog order; a tool the agent is not offered is not mentioned. */
 export const toolRules: Readonly<Record<ToolName, string>> = {
-  read_file: "- When an instruction says to load or read a file, call read_file. Do not just acknowledge it in text.",
+  read_file:
+    "- When an instruction says to load or read a file, call read_file. Do not just acknowledge it in text. Read the part of a long file you need with offset and limit (lines).",
   save_output: `- Save every document with save_output where your workflow names it ({output_folder}, {planning_artifacts}, …, all
   inside {project-root}): the project's other chats and members find it there. Use {session-folder} only for scratch work.`,
-  list_files: "- Use list_files to find files. Wait for each tool result before you continue.",
+  edit_file: `- Change a file that exists with edit_file (its exact current text → the new text): a front-matter field such as
+  stepsCompleted or status, one status line, a paragraph. Add a new section at its end with save_output mode "append".
+  Write a whole file only to create or replace it.`,
+  list_files: "- list_files shows one folder. Wait for each tool result before you continue.",
+  find_files: "- Do not assume where a document is: find it with find_files (a glob such as **/*prd*.md, at any depth).",
+  search_files: "- To find text in files (a requirement id, a heading, a status), use search_files rather than reading file after file.",
   preload_workflow: `- To run a workflow.yaml workflow, call preload_workflow with its path first. It returns the workflow's
   configuration, instructions, template and engine in one result; do not read those files again.`,
   load_skill: `- When an instruction says to invoke, run or use a skill (a menu item's skill, exec="skill:x", "the x skill"),
@@ -119,6 +125,7 @@ export const toolRules: Readonly<Record<ToolName, string>> = {
   with that command line, except for the steps the system already did for you.`,
   run_subagent: "- Where a skill says to spawn or use a subagent, call run_subagent with a complete, self-contained task.",
 };
+
 
 /** The rules every agent gets after its tool rules. */
 export const pathRules = `- Paths use these roots: {bundle-root} (this agent's folder), {core-root} (BMAD core), {project-root}

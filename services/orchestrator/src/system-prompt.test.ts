@@ -25,7 +25,7 @@ const agent: AgentDefinition = {
 };
 
 const noStart: ActionsStart = { kind: "actions", instructions: [], files: [], variables: {} };
-const fileTools = ["read_file", "save_output", "list_files"] as const;
+const fileTools = ["read_file", "save_output", "edit_file", "list_files", "find_files", "search_files"] as const;
 
 describe("buildSystemPrompt", () => {
   const prompt = buildSystemPrompt(

@@ -4,7 +4,7 @@ import type { KV } from "nats";
 import { z } from "zod";
 
 /** Tools whose calls change a project or a chat: a retry must be answered from their record, never run again. */
-export const recordedTools: ReadonlySet<RunnerToolName> = new Set(["save_output", "run_script"]);
+export const recordedTools: ReadonlySet<RunnerToolName> = new Set(["save_output", "edit_file", "run_script"]);
 
 /**
  * Outcomes a retry must get again rather than cause again: a success, and the failures that come after the

@@ -1,5 +1,6 @@
 import { ApiError, toApiError } from "./api-error.js";
 import type { AssistantMessage } from "./assistant-message.js";
+import { writesFile } from "./tool-call-target.js";
 import type { RunEvent } from "./wire-types.js";
 
 /** What the page does besides drawing, as a turn's events arrive. */
@@ -30,7 +31,7 @@ export async function playTurn(events: AsyncIterable<RunEvent>, message: Assista
           break;
         case "tool_result":
           message.completeToolCall(event);
-          if (event.success && event.name === "save_output") observer.fileSaved();
+          if (event.success && writesFile(event.name)) observer.fileSaved();
           break;
         case "done":
           message.finish(event.response, event.iterations, event.usage);

@@ -1,6 +1,6 @@
 import { h } from "./dom.js";
 import { formatDuration } from "./format.js";
-import { sessionRelativePath, toolCallTarget } from "./tool-call-target.js";
+import { sessionRelativePath, toolCallTarget, writesFile } from "./tool-call-target.js";
 import type { RunEvent } from "./wire-types.js";
 
 export type ToolCallEvent = Extract<RunEvent, { type: "tool_call" }>;
@@ -43,7 +43,7 @@ export function toolCallRow(call: ToolCallEvent, openFile: (relativePath: string
         ...(result.error_code ? [h("span", { class: "tool-error-code" }, result.error_code)] : []),
         h("span", { class: "tool-duration" }, formatDuration(result.duration_ms)),
       );
-      const relative = result.success && result.name === "save_output" && shownPath ? sessionRelativePath(shownPath) : undefined;
+      const relative = result.success && writesFile(result.name) && shownPath ? sessionRelativePath(shownPath) : undefined;
       if (relative) {
         element.append(h("button", { type: "button", class: "link-button tool-open", onclick: () => openFile(relative), "aria-label": `Open ${relative}` }, "Open"));
       }

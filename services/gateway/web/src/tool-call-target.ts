@@ -1,8 +1,13 @@
 /**
  * Argument names that say what a tool works on, in the order they are looked for: a virtual path, a skill's
- * name (load_skill), a script's command line (run_script), or a subagent's skill.
+ * name (load_skill), a script's command line (run_script), a subagent's skill, or a search's pattern.
  */
-const pathArguments = ["file_path", "path", "workflow_path", "name", "command", "skill"] as const;
+const pathArguments = ["file_path", "path", "workflow_path", "name", "command", "skill", "pattern"] as const;
+
+/** The tools whose success leaves a file changed: save_output (whole or appended) and edit_file. */
+export function writesFile(toolName: string): boolean {
+  return toolName === "save_output" || toolName === "edit_file";
+}
 
 /** What a tool call names (`{session-folder}/brief.md`, `bmad-prd`), to show before the tool has answered. */
 export function toolCallTarget(toolArguments: Record<string, unknown>): string | undefined {

@@ -186,6 +186,43 @@ export class Sandbox {
     return { path: located.virtualPath, size: written.size, revision: written.revision };
   }
 
+  /**
+   * Changes a text file from its latest revision (an edit, an append) with the checks of `write`: `change`
+   * gets the file's text (undefined when there is none) and returns the new text, or throws to refuse, in
+   * which case nothing is written. The change is made from the very revision it is given (FileStore.modify),
+   * so it never drops another writer's revision; the result is one new revision.
+   */
+  async modify(
+    context: SandboxContext,
+    input: string,
+    change: (current: string | undefined, virtualPath: string) => string,
+    author: FileAuthor,
+  ): Promise<SandboxWriteResult> {
+    const located = await this.writable(context, input);
+    const { readMaxBytes, writeMaxBytes } = this.options;
+    const written = await this.options.files.modify(
+      located.space,
+      located.path,
+      (current) => {
+        let text: string | undefined;
+        if (current) {
+          if (current.file.size > readMaxBytes) {
+            throw sandboxError("FILE_TOO_LARGE", `File too large: ${located.virtualPath} is ${current.file.size} bytes; the limit is ${readMaxBytes}`);
+          }
+          text = decodeText(current.content);
+          if (text === undefined) throw sandboxError("BINARY_FILE", `Binary file: ${located.virtualPath}; only text files can be changed`);
+        }
+        const bytes = Buffer.from(change(text, located.virtualPath), "utf8");
+        if (bytes.length > writeMaxBytes) {
+          throw sandboxError("CONTENT_TOO_LARGE", `Content too large: ${located.virtualPath} would be ${bytes.length} bytes; the limit is ${writeMaxBytes}`);
+        }
+        return bytes;
+      },
+      author,
+    );
+    return { path: located.virtualPath, size: written.size, revision: written.revision };
+  }
+
   /** The checks of a write without writing: where `input` lands in the store. */
   async writable(context: SandboxContext, input: string): Promise<Extract<Location, { kind: "stored" }>> {
     const located = await this.locate(context, input, "write");

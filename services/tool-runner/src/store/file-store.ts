@@ -22,6 +22,23 @@ export interface FileChange {
   content: Uint8Array | null;
 }
 
+/** The latest revision of a file and its content, as a `modify` change is given it. */
+export interface CurrentFile {
+  file: FileRevision;
+  content: Uint8Array;
+}
+
+/** Thrown inside a compare-and-set round when the file a `modify` read has moved on: the change is made again. */
+class FileMoved extends Error {}
+
+/** How `apply` treats its batch. */
+interface ApplyOptions {
+  /** a deletion of a missing file is FILE_NOT_FOUND rather than skipped */
+  mustExist?: boolean;
+  /** the revision the batch's file must still be at (0: never written): a change made from that content */
+  from?: number;
+}
+
 /** The settings of the store in a tool-runner's configuration. */
 export type FileStoreConfig = Pick<
   ToolRunnerConfig,
@@ -172,11 +189,33 @@ export class FileStore {
   }
 
   /**
+   * Changes one file from its latest content (an edit, an append): `change` gets the live revision and its
+   * content (undefined when there is none) and returns the new content, or throws to refuse. The write names
+   * the revision it was made from, so a change never lands on content it did not see: when another writer
+   * got there first, `change` runs again on that writer's content.
+   */
+  async modify(space: FileSpaceRef, path: string, change: (current: CurrentFile | undefined) => Uint8Array, author: FileAuthor): Promise<FileRevision> {
+    for (let round = 0; round < maxCasRounds; round += 1) {
+      const latest = (await this.index(space)).files.get(path);
+      const live = latest?.deleted === true ? undefined : latest;
+      const content = change(live ? { file: live, content: await this.content(live.sha256) } : undefined);
+      try {
+        const [written] = await this.apply(space, [{ path, content }], author, { from: latest?.revision ?? 0 });
+        return written as FileRevision;
+      } catch (error) {
+        if (!(error instanceof FileMoved)) throw error;
+      }
+    }
+    throw new AppError("BUSY", "The file is being written by others all the time; try again");
+  }
+
+  /**
    * Applies changes as one step: every content is stored, then the index moves once by compare-and-set, with
    * the quota of the space checked on the whole batch, so a script's files land all together or not at all.
-   * A deletion of a missing file is skipped (or FILE_NOT_FOUND with `mustExist`). Returns the new revisions.
+   * A deletion of a missing file is skipped (or FILE_NOT_FOUND with `mustExist`). With `from`, the batch's
+   * one file must still be at that revision (0: never written), else FileMoved (for `modify`). Returns the new revisions.
    */
-  async apply(space: FileSpaceRef, changes: readonly FileChange[], author: FileAuthor, options: { mustExist?: boolean } = {}): Promise<FileRevision[]> {
+  async apply(space: FileSpaceRef, changes: readonly FileChange[], author: FileAuthor, options: ApplyOptions = {}): Promise<FileRevision[]> {
     const hashes = await Promise.all(changes.map((change) => (change.content === null ? Promise.resolve(undefined) : this.store(change.content))));
     // one compare-and-set at a time per space in this process: the writers of one replica queue instead of
     // racing each other for the index, so only other replicas' writes can make a round lose
@@ -188,12 +227,13 @@ export class FileStore {
     changes: readonly FileChange[],
     hashes: ReadonlyArray<string | undefined>,
     author: FileAuthor,
-    options: { mustExist?: boolean },
+    options: ApplyOptions,
   ): Promise<FileRevision[]> {
     let overwritten: LoadedIndex | undefined;
     for (let round = 0; round < maxCasRounds; round += 1) {
       // a lost round waits a little, at random, so replicas that keep colliding fall out of step
       if (round > 0 && !overwritten) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, round * 2)));
+      const redo = overwritten !== undefined;
       const current = overwritten ?? (await this.index(space));
       overwritten = undefined;
       const next = new Map(current.files);
@@ -201,6 +241,12 @@ export class FileStore {
       const written: Array<{ revision: FileRevision; replaced: FileRevision | undefined }> = [];
       for (const [position, change] of changes.entries()) {
         const before = next.get(change.path);
+        if (options.from !== undefined && (before?.revision ?? 0) !== options.from) {
+          // the other writer's index this write was acknowledged over goes back as it was (best effort, as a
+          // lost round of a redo below), and the change is made again from that writer's content
+          if (redo) await this.options.index.update(indexKey(space), indexValue(current.files), current.kvRevision).catch(() => undefined);
+          throw new FileMoved();
+        }
         const live = before?.deleted === true ? undefined : before;
         if (change.content === null && !live) {
           if (options.mustExist) throw new AppError("FILE_NOT_FOUND", `File not found: ${change.path}`);
@@ -223,7 +269,7 @@ export class FileStore {
       if (clash) throw clash;
       const verdict = quotaVerdict(space.kind === "project" ? "Project" : "Chat", usageOf(current.files.values()), usageOf(next.values()), this.options.quotas[space.kind]);
       if (verdict) throw verdict;
-      const value = encoder.encode(JSON.stringify({ files: [...next.values()] } satisfies SpaceIndex));
+      const value = indexValue(next);
       if (value.byteLength > this.options.maxIndexBytes) {
         throw new AppError("QUOTA_EXCEEDED", `${space.kind === "project" ? "Project" : "Chat"} index full: it cannot list more files; delete some first`);
       }
@@ -348,6 +394,10 @@ export class FileStore {
     this.options.cache.set(sha256, content);
     return sha256;
   }
+}
+
+function indexValue(files: ReadonlyMap<string, FileRevision>): Uint8Array {
+  return encoder.encode(JSON.stringify({ files: [...files.values()] } satisfies SpaceIndex));
 }
 
 /**
