@@ -56,6 +56,7 @@ export const RunEvent = z.discriminatedUnion("type", [
   z.object({
     ...base,
     type: z.literal("done"),
+    /** the turn's answer, as every door gives it: the text of each of its model calls (joinAnswerTexts) */
     response: z.string(),
     /** set when `response` was cut to fit a NATS message; the whole answer is in the session */
     response_truncated: z.boolean().optional(),
@@ -91,5 +92,12 @@ export type RunEventType = RunEvent["type"];
 
 /** Distributes Omit over the union so each event keeps its own fields. */
 export type RunEventBody = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "session_id" | "run_id" | "seq"> : never) : never;
+
+/**
+ * A turn's answer from the texts of its model calls, in order: one paragraph break between calls (each but the
+ * last ended in a tool round), none for a call that said nothing. `/v1` streams the same text, and a client that
+ * sends it back is recognised by the session it came from.
+ */
+export const joinAnswerTexts = (texts: readonly string[]): string => texts.filter((text) => text !== "").join("\n\n");
 
 export const isFinalEvent = (event: RunEvent): boolean => event.type === "done" || event.type === "error";

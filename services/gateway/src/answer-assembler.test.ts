@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { joinAnswerTexts } from "@agent-orchestrator/shared";
 import { AnswerAssembler } from "./answer-assembler.js";
 
 describe("AnswerAssembler", () => {
@@ -10,21 +11,23 @@ describe("AnswerAssembler", () => {
     answer.toolRound();
     expect(answer.add("")).toBe("");
     expect(answer.add("Found it.")).toBe("\n\nFound it.");
-    expect(answer.text).toBe("Let me look.\n\nFound it.");
   });
 
   it("adds no break when the calls before a tool round said nothing", () => {
     const answer = new AnswerAssembler();
     answer.toolRound();
     expect(answer.add("Done.")).toBe("Done.");
-    expect(answer.text).toBe("Done.");
   });
 
-  it("starts over when the turn is restarted", () => {
+  it("streams, call by call, exactly the answer the done event carries", () => {
+    // each model call's deltas; the second call only called tools
+    const calls = [["Let me ", "look."], [], ["Found it."], ["Done."]];
     const answer = new AnswerAssembler();
-    answer.add("half an ans");
-    answer.reset();
-    answer.add("A whole answer.");
-    expect(answer.text).toBe("A whole answer.");
+    const streamed = calls.map((deltas, index) => {
+      if (index > 0) answer.toolRound();
+      return deltas.map((delta) => answer.add(delta)).join("");
+    });
+    expect(streamed.join("")).toBe(joinAnswerTexts(calls.map((deltas) => deltas.join(""))));
+    expect(streamed.join("")).toBe("Let me look.\n\nFound it.\n\nDone.");
   });
 });

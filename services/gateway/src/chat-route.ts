@@ -11,6 +11,7 @@ import { startRun, type NewRun, type StartedRun } from "./run-client.js";
 import { countReplicas } from "./service-replicas.js";
 import { sendError } from "./send-error.js";
 import { writeSseStream } from "./sse-stream.js";
+import { turnAnswer } from "./turn-answer.js";
 
 /**
  * POST /api/chat: one turn, answered as JSON, or streamed as SSE when the client accepts
@@ -88,7 +89,7 @@ async function answerJson(response: Response, events: AsyncIterable<RunEvent>, p
   for await (const event of events) {
     if (event.type === "done") {
       const project_id = await projectId();
-      response.json({ success: true, session_id: event.session_id, project_id, response: event.response, iterations: event.iterations, usage: event.usage });
+      response.json({ success: true, session_id: event.session_id, project_id, ...turnAnswer(event), iterations: event.iterations, usage: event.usage });
       return;
     }
     if (event.type === "error") {

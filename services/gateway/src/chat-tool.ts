@@ -3,11 +3,11 @@ import { projectOfRun, startChatRun } from "./chat-route.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { callService } from "./nats-call.js";
 import { publishCancel } from "./run-cancel.js";
+import { turnAnswer, type TurnAnswer } from "./turn-answer.js";
 
-export interface ChatToolResult {
+export interface ChatToolResult extends TurnAnswer {
   session_id: string;
   project_id: string;
-  response: string;
   iterations: number;
   usage: Usage;
   /**
@@ -46,7 +46,7 @@ export async function runChatTool(
           ...project.filter((file) => file.author.session_id === sessionId).map((file) => ({ ...file, path: `{project-root}/${file.path}` })),
           ...scratch.map((file) => ({ ...file, path: `{session-folder}/${file.path}` })),
         ];
-        return { session_id: sessionId, project_id: projectId, response: event.response, iterations: event.iterations, usage: event.usage, files };
+        return { session_id: sessionId, project_id: projectId, ...turnAnswer(event), iterations: event.iterations, usage: event.usage, files };
       }
     }
     throw new AppError(signal.aborted ? "CANCELLED" : "SERVICE_UNAVAILABLE", "The turn ended without an answer");

@@ -33,7 +33,7 @@ export function createMcpServer(context: GatewayContext, owner: string): McpServ
     {
       title: "Chat with a BMAD agent on this server",
       description:
-        "Runs one turn of a BMAD agent on this server's own model and tools: it reads its files, runs its workflows and saves outputs in the project (project_id; your personal default project when omitted), where later chats and the project's members find them. Returns the agent's answer, the session_id (pass it back to continue the conversation), the project_id and the project files this chat has written.",
+        "Runs one turn of a BMAD agent on this server's own model and tools: it reads its files, runs its workflows and saves outputs in the project (project_id; your personal default project when omitted), where later chats and the project's members find them. Returns the agent's answer (the text of the whole turn), the session_id (pass it back to continue the conversation), the project_id and the project files this chat has written.",
       inputSchema: ChatToolInput.shape,
       annotations: { readOnlyHint: false, openWorldHint: true },
     },
@@ -48,7 +48,9 @@ export function createMcpServer(context: GatewayContext, owner: string): McpServ
       };
       const result = await runChatTool(context, owner, input, extra.signal, onTool);
       const files = result.files.map((file) => `- ${file.path} (${file.size} bytes)`).join("\n");
-      const text = `${result.response}\n\n---\nsession_id: ${result.session_id}\nproject_id: ${result.project_id}${files ? `\nfiles written:\n${files}` : ""}`;
+      // a cut answer says so where the calling model reads it, not only in structuredContent
+      const cut = result.response_truncated ? "\nresponse_truncated: true (the whole answer is in the session)" : "";
+      const text = `${result.response}\n\n---${cut}\nsession_id: ${result.session_id}\nproject_id: ${result.project_id}${files ? `\nfiles written:\n${files}` : ""}`;
       return { content: [{ type: "text", text }], structuredContent: { success: true, ...result } };
     }),
   );

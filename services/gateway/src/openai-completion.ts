@@ -1,4 +1,5 @@
 import type { Usage } from "@agent-orchestrator/shared";
+import type { TurnAnswer } from "./turn-answer.js";
 
 /** What every object of one completion shares. */
 export interface CompletionMeta {
@@ -7,16 +8,20 @@ export interface CompletionMeta {
   model: string;
 }
 
-/** A non-streamed `chat.completion`; `session_id` is this server's extension (also in the `x-session-id` header). */
-export function completionObject(meta: CompletionMeta, content: string, usage: Usage, sessionId: string) {
+/**
+ * A non-streamed `chat.completion` whose content is the turn's answer. `session_id` (also in the `x-session-id`
+ * header) and `response_truncated` (the answer was cut to fit one NATS message) are this server's extensions.
+ */
+export function completionObject(meta: CompletionMeta, answer: TurnAnswer, usage: Usage, sessionId: string) {
   return {
     id: meta.id,
     object: "chat.completion",
     created: meta.created,
     model: meta.model,
-    choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, logprobs: null, finish_reason: "stop" }],
+    choices: [{ index: 0, message: { role: "assistant", content: answer.response, refusal: null }, logprobs: null, finish_reason: "stop" }],
     usage,
     session_id: sessionId,
+    response_truncated: answer.response_truncated,
   };
 }
 

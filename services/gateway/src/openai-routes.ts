@@ -27,6 +27,7 @@ import { publishCancel } from "./run-cancel.js";
 import { findSessionHolding } from "./session-matcher.js";
 import { openSseResponse, writeOrDrop } from "./sse-stream.js";
 import { toAppError } from "./to-app-error.js";
+import { turnAnswer } from "./turn-answer.js";
 
 /** The header (and body field `session_id`) that names the session of a `/v1` chat, in and out. */
 export const sessionHeader = "x-session-id";
@@ -146,14 +147,10 @@ function namedProject(header: string | string[] | undefined, field: string | und
 }
 
 async function answerCompletion(response: Response, events: AsyncIterable<RunEvent>, meta: CompletionMeta, sessionId: string): Promise<void> {
-  const answer = new AnswerAssembler();
   for await (const event of events) {
-    if (event.type === "session" && event.attempt > 1) answer.reset();
-    else if (event.type === "delta" && event.parent_call_id === undefined) answer.add(event.text);
-    else if (event.type === "tool_call" && event.parent_call_id === undefined) answer.toolRound();
-    else if (event.type === "error") throw new AppError(event.error.code, event.error.message);
-    else if (event.type === "done") {
-      response.json(completionObject(meta, answer.text, event.usage, sessionId));
+    if (event.type === "error") throw new AppError(event.error.code, event.error.message);
+    if (event.type === "done") {
+      response.json(completionObject(meta, turnAnswer(event), event.usage, sessionId));
       return;
     }
   }

@@ -1,4 +1,4 @@
-import { SessionListReply, subjects, type VisibleMessage } from "@agent-orchestrator/shared";
+import { joinAnswerTexts, SessionListReply, subjects, type VisibleMessage } from "@agent-orchestrator/shared";
 import { conversationEnvelope } from "./conversation-envelope.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { callService } from "./nats-call.js";
@@ -43,7 +43,7 @@ export async function findSessionHolding(
  * Whether a session's visible messages are exactly the client's earlier conversation. The session's first
  * message may be an envelope that carried the client's instructions and an older transcript (a session
  * that `/v1` started from a history no session held); every later turn is one user message and the
- * agent's answer, which the client may hold as all of the turn's texts joined (what `/v1` sends) or as the
+ * agent's answer, which the client may hold as all of the turn's texts joined (the answer every door gives) or as the
  * final one alone. Whitespace at the ends is not significant (clients trim).
  */
 export function holdsConversation(sessionMessages: readonly VisibleMessage[], conversation: Earlier): boolean {
@@ -64,9 +64,6 @@ export function holdsConversation(sessionMessages: readonly VisibleMessage[], co
   }
   return false;
 }
-
-/** The answer texts of one turn joined as `/v1` sends them: one paragraph break between model calls. */
-export const joinAnswers = (answers: readonly string[]): string => answers.join("\n\n");
 
 /** What the session's first user message would be for each place the client's history could have started. */
 function firstMessageCandidates({ earlier, instructions }: Earlier): string[] {
@@ -93,7 +90,7 @@ function sessionTurns(messages: readonly VisibleMessage[]): SessionTurn[] {
 
 function answerMatches(answers: readonly string[], text: string): boolean {
   if (answers.length === 0) return false;
-  return same(joinAnswers(answers), text) || same(answers.at(-1) ?? "", text);
+  return same(joinAnswerTexts(answers), text) || same(answers.at(-1) ?? "", text);
 }
 
 const same = (a: string, b: string): boolean => a.trim() === b.trim();

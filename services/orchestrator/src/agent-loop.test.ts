@@ -88,6 +88,11 @@ describe("runAgentLoop: answers", () => {
     expect(output.added.map((message) => message.role)).toEqual(["assistant", "tool", "assistant"]);
   });
 
+  it("answers with the text of every model call, not only the last, one paragraph break between calls that said something", async () => {
+    const model = new FakeModel([{ text: "Let me look.", ...readConfig }, readConfig, { text: "It says Ada." }]);
+    expect(await loop(model).run()).toMatchObject({ response: "Let me look.\n\nIt says Ada.", iterations: 3 });
+  });
+
   it("turns an empty answer into MODEL_UNAVAILABLE, and says when the content filter refused (docs/security.md case 53)", async () => {
     await expect(loop(new FakeModel([{ text: "  " }])).run()).rejects.toMatchObject({ code: "MODEL_UNAVAILABLE", message: expect.stringContaining("empty") });
     await expect(loop(new FakeModel([{ finishReason: "content_filter" }])).run()).rejects.toMatchObject({

@@ -4,6 +4,7 @@ import {
   addUsage,
   firstIssue,
   getOwn,
+  joinAnswerTexts,
   mapWithConcurrency,
   parseJson,
   toolCatalog,
@@ -69,6 +70,7 @@ export interface SubagentCaller {
 }
 
 export interface TurnOutput {
+  /** the turn's answer: the text of every model call, not only the last (joinAnswerTexts), as `/v1` streams it */
   response: string;
   iterations: number;
   usage: Usage;
@@ -93,6 +95,8 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
   let usage = zeroUsage();
   const usageByCall: Usage[] = [];
   let invalidInARow = 0;
+  // each model call's text, the tool rounds' included: the turn's answer is all of it
+  const texts: string[] = [];
   const offered = offeredTools(input);
   const definitions = toolDefinitionsForModel(offered);
 
@@ -105,6 +109,7 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
       added.push({ role: "assistant", content: step.text + step.cut.note });
       throw step.cut.error;
     }
+    texts.push(step.text);
 
     if (step.toolCalls.length === 0) {
       if (step.text.trim() === "") {
@@ -113,7 +118,7 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
       }
       const final: ChatCompletionMessageParam = { role: "assistant", content: step.text };
       added.push(final);
-      return { response: step.text, iterations: iteration, usage, usageByCall, added };
+      return { response: joinAnswerTexts(texts), iterations: iteration, usage, usageByCall, added };
     }
     if (step.finishReason === "length") {
       throw new AppError("MODEL_UNAVAILABLE", "The model's answer was cut off by its length limit; its tool calls were not run");

@@ -33,6 +33,7 @@ import { UsageMeter } from "./usage-meter.js";
 import { recordTurnEnd } from "./turn-telemetry.js";
 import { retryWhileLeaderless } from "./leaderless-retry.js";
 import { keptOnFailure } from "./kept-on-failure.js";
+import { decideTurnAcceptance, type TurnAcceptance } from "./turn-acceptance.js";
 
 export interface TurnRunnerDeps {
   connection: NatsConnection;
@@ -102,8 +103,9 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     // a refused turn reports its refusal, and its start is stopped and never seen
     const starting = startAgentFor(deps, agent, context, `${request.run_id}:${attempt}:start`, AbortSignal.any([controller.signal, dropStart.signal]));
     starting.catch(() => undefined);
-    accepted = await acceptTurn(deps, request, attempt, agent, place);
-    if (!accepted) return log.info("the turn is already running or has ended; this delivery is dropped");
+    const acceptance = await acceptTurn(deps, request, attempt, agent, place);
+    if ("dropped" in acceptance) return log.info({ decision: acceptance.dropped }, "the turn is already running or has ended; this delivery is dropped");
+    accepted = acceptance;
     events.emit({ type: "session", agent_id: agent.id, project_id: place.projectId, attempt });
     const start = await starting;
     const toolNames = toolsForAgent(agent, { subagents: true });
@@ -185,6 +187,11 @@ interface AcceptedTurn {
   agent: AgentDefinition;
 }
 
+/** A delivery that ends without a word: the delivery that runs or ran its turn answers its client. */
+interface DroppedTurn {
+  dropped: Exclude<TurnAcceptance, "accept" | "busy">;
+}
+
 /** The agent's start (agent-start.ts), its calls marked as the system's; kept while the files it read are unchanged. */
 function startAgentFor(deps: TurnRunnerDeps, agent: AgentDefinition, context: ToolContext, callPrefix: string, signal: AbortSignal): Promise<AgentStart> {
   const startContext: ToolContext = { ...context, agent_start: true };
@@ -196,7 +203,12 @@ function startAgentFor(deps: TurnRunnerDeps, agent: AgentDefinition, context: To
   );
 }
 
-async function acceptTurn(deps: TurnRunnerDeps, request: RunStartRequest, attempt: number, agent: AgentDefinition, place: TurnPlace): Promise<AcceptedTurn | undefined> {
+/**
+ * Marks the session running for this turn (turn-acceptance.ts decides whether it may), or refuses it: a new chat
+ * is created running in one KV create; a turn of an existing chat is written with compare-and-set on the head it
+ * was decided from, so of two turns that read the same idle head one is marked and the other is SESSION_BUSY.
+ */
+async function acceptTurn(deps: TurnRunnerDeps, request: RunStartRequest, attempt: number, agent: AgentDefinition, place: TurnPlace): Promise<AcceptedTurn | DroppedTurn> {
   if (request.new_session) {
     // the chat's pointers, then its head in one KV create; if the id exists, this is a redelivery and the checks below apply
     const created = await retryWhileLeaderless(() =>
@@ -208,17 +220,9 @@ async function acceptTurn(deps: TurnRunnerDeps, request: RunStartRequest, attemp
   if (!stored) throw new AppError("SESSION_NOT_FOUND", "Session not found");
   const { record } = stored;
   if (record.agent_id !== agent.id) throw new AppError("BAD_REQUEST", `This session belongs to agent ${record.agent_id}`);
-  // a redelivery of a turn that has already ended (its acknowledgement was lost with a NATS server): its
-  // client has had its final event, so running it again would only add the turn to the session twice
-  if (record.last_run_id === request.run_id && record.run_id === null) return undefined;
-  // running, yet delivered as a first attempt: a consumer leader elected after a NATS server was lost
-  // delivered it again before it knew of the first delivery. The orchestrator that has it is alive (a
-  // dead one's turn comes back as a redelivery, attempt 2), so a takeover would run the turn twice
-  if (record.status === "running" && record.run_id === request.run_id && attempt === 1) return undefined;
-  // the same run id means this is a redelivery of a turn whose orchestrator died: take it over
-  if (record.status === "running" && record.run_id !== request.run_id && !isAbandoned(record, deps.config)) {
-    throw new AppError("SESSION_BUSY", "A turn is already running in this session");
-  }
+  const decision = decideTurnAcceptance({ runId: request.run_id, attempt, session: record, lifetime: deps.config, now: Date.now() });
+  if (decision === "busy") throw new AppError("SESSION_BUSY", "A turn is already running in this session");
+  if (decision !== "accept") return { dropped: decision };
   // a chat an orchestrator from before projects wrote is placed in the project found for it
   if (record.project_id === undefined && !(await retryWhileLeaderless(() => deps.store.point(record.id, record.owner, place.projectId)))) {
     throw new AppError("SESSION_NOT_FOUND", "Session not found");
@@ -233,17 +237,6 @@ async function acceptTurn(deps: TurnRunnerDeps, request: RunStartRequest, attemp
   };
   const version = await retryWhileLeaderless(() => deps.store.update(session, stored.version));
   return { session, version, agent };
-}
-
-/**
- * A running turn older than its wall-clock limit plus every redelivery's ack wait cannot still be
- * running anywhere: its orchestrators died and the work queue gave up on it. The session must not stay
- * busy forever, so a new turn may take it.
- */
-export function isAbandoned(record: Pick<SessionRecord, "run_started_at">, config: Pick<OrchestratorConfig, "TURN_TIMEOUT_MS" | "RUN_ACK_WAIT_MS" | "RUN_MAX_DELIVER">, now = Date.now()): boolean {
-  if (!record.run_started_at) return true;
-  const longest = config.TURN_TIMEOUT_MS + config.RUN_ACK_WAIT_MS * (config.RUN_MAX_DELIVER + 1);
-  return now - Date.parse(record.run_started_at) > longest;
 }
 
 /**

@@ -39,6 +39,11 @@ export class FakeOrchestrator {
   readonly received: { subject: string; request: unknown }[] = [];
   /** what a turn does before it answers (a test's stand-in for its tools) */
   onTurn: (request: RunStartRequest) => void = () => undefined;
+  /** what a turn publishes after its `session` event: by default one delta and `done` with the answer "ok" */
+  turnEvents: (request: RunStartRequest) => RunEventBody[] = () => [
+    { type: "delta", text: "ok" },
+    { type: "done", response: "ok", iterations: 1, usage: zeroUsage(), usage_by_call: [zeroUsage()], session_usage: zeroUsage() },
+  ];
   private created = 0;
 
   constructor(private readonly fixture: GatewayFixture) {}
@@ -137,7 +142,7 @@ export class FakeOrchestrator {
     this.runTurns();
   }
 
-  /** Each queued turn is answered at once: `session` (naming the chat's project), one delta, `done`. */
+  /** Each queued turn is answered at once: `session` (naming the chat's project), then `turnEvents`. */
   private runTurns(): void {
     const { prefix } = this.fixture;
     const connection = this.fixture.connection();
@@ -148,11 +153,7 @@ export class FakeOrchestrator {
         const projectId = request.project_id ?? FakeOrchestrator.defaultProjectOf(request.owner);
         this.addChat(request.session_id, projectId, request.owner);
         this.onTurn(request);
-        const events: RunEventBody[] = [
-          { type: "session", agent_id: request.agent_id, project_id: projectId, attempt: 1 },
-          { type: "delta", text: "ok" },
-          { type: "done", response: "ok", iterations: 1, usage: zeroUsage(), usage_by_call: [zeroUsage()], session_usage: zeroUsage() },
-        ];
+        const events: RunEventBody[] = [{ type: "session", agent_id: request.agent_id, project_id: projectId, attempt: 1 }, ...this.turnEvents(request)];
         events.forEach((event, seq) =>
           connection.publish(prefix + subjects.runEvents(request.session_id, request.run_id), encodeJson({ ...event, session_id: request.session_id, run_id: request.run_id, seq })),
         );

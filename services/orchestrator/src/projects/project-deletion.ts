@@ -4,7 +4,7 @@ import { retryOnConflict } from "../compare-and-set.js";
 import type { OrchestratorConfig } from "../config.js";
 import { retryWhileLeaderless } from "../leaderless-retry.js";
 import type { SessionStore } from "../session-store.js";
-import { isAbandoned } from "../turn-runner.js";
+import { isAbandoned } from "../abandoned-turn.js";
 import { projectOfMember, requireOwner } from "./project-access.js";
 import type { ProjectStore } from "./project-store.js";
 
