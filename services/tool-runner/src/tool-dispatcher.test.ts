@@ -34,7 +34,7 @@ afterEach(async () => {
   await fixture.cleanup();
 });
 
-const call = (replica: ToolDispatcher, tool: "save_output" | "read_file" | "list_files", callId: string, args: unknown): Promise<ToolResult> =>
+const call = (replica: ToolDispatcher, tool: "save_output" | "edit_file" | "read_file" | "list_files", callId: string, args: unknown): Promise<ToolResult> =>
   replica.call(tool, { call_id: callId, context: fixture.toolContext, arguments: args });
 
 async function recordCount(): Promise<number> {
@@ -51,6 +51,18 @@ describe("ToolDispatcher idempotency across replicas", () => {
     expect(await call(replicas[1], "save_output", "run1:1:call_s", { file_path: "{session-folder}/brief.md", content: "v1" })).toEqual(first);
     expect((await fixture.sandbox.read(fixture.context, "{session-folder}/brief.md")).content).toBe("v2");
     expect((await fixture.files.revisions(session, "brief.md")).map((revision) => revision.author.tool_call_id)).toEqual(["run1:1:call_t", "run1:1:call_s"]);
+  });
+
+  it("applies an append and an edit retried on another replica once (docs/security.md case 158)", async () => {
+    await call(replicas[0], "save_output", "run1:1:call_s", { file_path: "{session-folder}/log.md", content: "status: open\n" });
+    const append = { file_path: "{session-folder}/log.md", content: "one\n", mode: "append" };
+    const appended = await call(replicas[0], "save_output", "run1:1:call_a", append);
+    expect(await call(replicas[1], "save_output", "run1:1:call_a", append)).toEqual(appended);
+    const edit = { file_path: "{session-folder}/log.md", old_string: "open", new_string: "open, reopened" };
+    const edited = await call(replicas[0], "edit_file", "run1:1:call_e", edit);
+    expect(edited).toMatchObject({ success: true, revision: 3 });
+    expect(await call(replicas[1], "edit_file", "run1:1:call_e", edit)).toEqual(edited);
+    expect((await fixture.sandbox.read(fixture.context, "{session-folder}/log.md")).content).toBe("status: open, reopened\none\n");
   });
 
   it("refuses a call id reused for a different call on another replica with BAD_REQUEST", async () => {

@@ -19,6 +19,7 @@ import { isServableName, isServablePath } from "./servable-name.js";
 import { decodeText } from "./text-content.js";
 import { relativeInside } from "./containment.js";
 import { resolveVirtualPath, toVirtualPath } from "./virtual-path.js";
+import { FileCatalogue } from "../view/file-catalogue.js";
 
 /** The sandbox's configuration: the installed BMAD files, the store of every project's own files, and size limits. */
 export interface SandboxOptions {
@@ -72,7 +73,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const pinned = await pinRoots(options);
   const layouts = new LayoutCache(pinned.projectRoot);
   await layouts.current();
-  return new Sandbox(pinned, options, layouts);
+  return new Sandbox(pinned, options, layouts, new FileCatalogue(() => layouts.current(), options.readMaxBytes));
 }
 
 /**
@@ -89,6 +90,8 @@ export class Sandbox {
     private readonly pinned: PinnedRoots,
     private readonly options: SandboxOptions,
     private readonly layouts: LayoutCache,
+    /** find_files' and search_files' index of the installed files, read limit and pattern workers */
+    readonly catalogue: FileCatalogue,
     private readonly realPaths = new RootRealPaths(),
   ) {}
 

@@ -51,7 +51,7 @@ describe("read_file with offset and limit", () => {
     const deps = await open(400);
     const reply = await read(deps, { offset: 1 });
     expect(reply).toMatchObject({ truncated: true, start_line: 1 });
-    const { end_line: end, note, content } = reply as { end_line: number; note: string; content: string };
+    const { end_line: end, note, content } = reply as unknown as { end_line: number; note: string; content: string };
     expect(content.startsWith(lines.slice(0, content.lastIndexOf("\n") + 1))).toBe(true);
     expect(note).toBe(`Cut to fit the reply: read on with offset ${end + 1}.`);
     expect(end).toBeLessThan(40);
