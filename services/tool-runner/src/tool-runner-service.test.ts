@@ -73,6 +73,7 @@ describe("tool-runner over NATS", () => {
       path: "{bundle-root}/config.yaml",
       content: "user_name: Ada\n",
       size: 15,
+      total_lines: 1,
       truncated: false,
     });
   });
