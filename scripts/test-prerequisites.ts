@@ -4,11 +4,13 @@
  * the tool-runner uses (its `sandboxPrograms`). On a Debian machine where the test runs as root (CI), a missing
  * package is installed with apt-get; anywhere else the run stops with the command to run. (The browser comes
  * from npm, see test/support/chromium-path.ts; NATS from the nats-server binary, NATS_URL or Docker, see
- * test/support/nats-harness.ts.)
+ * test/support/nats-harness.ts.) Then it fetches the BMAD releases the corpus tests read from npm into the
+ * install cache (test/support/corpus.ts), once, so that no test file waits for them or races another to get them.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { sandboxPrograms } from "../services/tool-runner/src/scripts/bwrap-arguments.js";
+import { corpusInstall, corpusPackage, corpusV4Package } from "../test/support/corpus.js";
 
 const needed: ReadonlyArray<{ path: string; debianPackage: string }> = [
   { path: sandboxPrograms.bwrap, debianPackage: "bubblewrap" },
@@ -31,3 +33,8 @@ if (missing.length > 0) {
     process.exit(1);
   }
 }
+
+await Promise.all([corpusInstall(), corpusPackage(), corpusV4Package()]).catch((error: unknown) => {
+  console.error(`npm test could not fetch the BMAD corpus from npm: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,15 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox, type Sandbox } from "../sandbox/index.js";
 import { openTestFileStore, type TestFileStore } from "../testing/file-store-fixture.js";
 import { createSandboxFixture, type SandboxFixture } from "../testing/sandbox-fixture.js";
+import { corpusInstall, corpusUserName } from "../../../../test/support/corpus.js";
 import { preloadWorkflow, type PreloadedWorkflow } from "./preload-workflow.js";
 
 const logger = createLogger("tool-runner-test", "silent");
 const today = new Date("2026-05-06T12:00:00Z");
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
-// the BMAD corpus is read in place, never copied into the repo
-const corpusRoot = path.resolve(repoRoot, "../shared/corpus/bmad-method");
-const corpusPresent = existsSync(path.join(corpusRoot, "bmad"));
-if (!corpusPresent) console.warn(`preload-workflow corpus tests skipped: ${corpusRoot} is absent`);
 
 // the projects' own files: none here, the workflows are installed files
 let store: TestFileStore;
@@ -55,24 +51,28 @@ describe("preloadWorkflow on the repo's sample bundle", () => {
   });
 });
 
-describe.skipIf(!corpusPresent)("preloadWorkflow on the BMAD corpus (bmad/bmm)", () => {
+// the BMAD corpus install (6.0.0-alpha.7 from npm, see test/support/corpus.ts), read in place in the install cache
+describe("preloadWorkflow on the BMAD corpus (bmad/bmm)", () => {
+  let corpusRoot: string;
   let sandbox: Sandbox;
   const context = { session_id: "corpus", project_id: "p1", bundle_path: "bmad/bmm" };
   const preload = (workflow: string) => preloadWorkflow(sandbox, context, workflow, { today, logger });
 
   beforeAll(async () => {
+    corpusRoot = await corpusInstall();
     sandbox = await createSandbox({ projectRoot: corpusRoot, files: store.files, readMaxBytes: 1 << 20, writeMaxBytes: 1 << 20, listMaxEntries: 100 });
-  });
+  }, 300_000);
 
   it("product-brief: config values, output_folder as the project folder the config names, template, instructions, checklist, workflow.xml", async () => {
     const result = await preload("{project-root}/bmad/bmm/workflows/1-analysis/product-brief/workflow.yaml");
     expect(result.workflow.variables).toMatchObject({
       config_source: "{bundle-root}/config.yaml",
       output_folder: "{project-root}/docs",
-      user_name: "BMad",
+      user_name: corpusUserName,
       user_skill_level: "intermediate",
       installed_path: "{bundle-root}/workflows/1-analysis/product-brief",
-      default_output_file: "{project-root}/docs/product-brief-BMAD-METHOD-2026-05-06.md",
+      // the installer names the project after the folder it installs into
+      default_output_file: `{project-root}/docs/product-brief-${path.basename(corpusRoot)}-2026-05-06.md`,
     });
     expect(result.workflow.variables["input_file_patterns"]).toMatchObject({ research: { whole: "{project-root}/docs/*research*.md" } });
     expect(paths(result)).toEqual([
