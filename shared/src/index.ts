@@ -42,3 +42,7 @@ export * from "./projects/project-messages.js";
 export * from "./projects/project-record.js";
 export * from "./kv-conflict.js";
 export * from "./keyed-queue.js";
+export * from "./nats/nats-failure.js";
+export * from "./nats/nats-retry.js";
+export * from "./nats/nats-wait-budgets.js";
+export * from "./nats/queue-run-request.js";

@@ -1,6 +1,7 @@
-import { ErrorCode as NatsErrorCode, headers as natsHeaders, type MsgHdrs, type NatsConnection } from "nats";
+import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from "nats";
 import type { z } from "zod";
 import { AppError } from "./app-error.js";
+import { natsFailureKind } from "./nats/nats-failure.js";
 import { parseJson } from "./safe-json.js";
 import { firstIssue } from "./zod-issue.js";
 import { startSendSpan } from "./telemetry/nats-spans.js";
@@ -64,15 +65,14 @@ export async function requestJson<S extends z.ZodType>(
 
 function toRequestError(error: unknown, subject: string, timeoutMs: number): AppError {
   if (AppError.is(error)) return error;
-  const code = (error as { code?: string }).code;
-  if (code === NatsErrorCode.NoResponders || (error as { isNoResponders?: () => boolean }).isNoResponders?.()) {
-    return new AppError("SERVICE_UNAVAILABLE", `No service is answering ${subject}`, { cause: error });
+  switch (natsFailureKind(error)) {
+    case "no-responders":
+      return new AppError("SERVICE_UNAVAILABLE", `No service is answering ${subject}`, { cause: error });
+    case "timeout":
+      return new AppError("SERVICE_TIMEOUT", `No answer on ${subject} within ${timeoutMs} ms`, { cause: error });
+    case "payload-too-large":
+      return new AppError("PAYLOAD_TOO_LARGE", "Message too large for NATS", { cause: error });
+    default:
+      return new AppError("SERVICE_UNAVAILABLE", `Request on ${subject} failed`, { cause: error });
   }
-  if (code === NatsErrorCode.Timeout) {
-    return new AppError("SERVICE_TIMEOUT", `No answer on ${subject} within ${timeoutMs} ms`, { cause: error });
-  }
-  if (code === NatsErrorCode.MaxPayloadExceeded) {
-    return new AppError("PAYLOAD_TOO_LARGE", "Message too large for NATS", { cause: error });
-  }
-  return new AppError("SERVICE_UNAVAILABLE", `Request on ${subject} failed`, { cause: error });
 }

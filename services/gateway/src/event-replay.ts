@@ -1,5 +1,5 @@
 import { DeliverPolicy, type NatsConnection } from "nats";
-import { decodeJson, jetStreamNames, RunEvent, subjects, type Logger } from "@agent-orchestrator/shared";
+import { decodeJson, jetStreamNames, RunEvent, runEventWatchHoldMs, subjects, type Logger } from "@agent-orchestrator/shared";
 import { inSeqOrder, inSeqOrderBySession } from "./seq-order.js";
 
 export interface ReplayOptions {
@@ -27,14 +27,8 @@ export function replayRun(options: ReplayOptions, sessionId: string, runId: stri
  */
 export function watchSession(options: ReplayOptions, sessionId: string, since: string | null): AsyncGenerator<RunEvent> {
   const start = since ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: since } : { deliver_policy: DeliverPolicy.New };
-  return inSeqOrderBySession(streamEvents(options, subjects.sessionEvents(sessionId), start), { fromTurnStart: since !== null, holdMs: watchHoldMs });
+  return inSeqOrderBySession(streamEvents(options, subjects.sessionEvents(sessionId), start), { fromTurnStart: since !== null, holdMs: runEventWatchHoldMs });
 }
-
-/**
- * The longest a watch holds a turn's events for a missing earlier one: a little more than the orchestrator
- * goes on re-sending an event it could not store (30 s, run-event-publisher.ts); after that it never comes.
- */
-const watchHoldMs = 35_000;
 
 /** Each pull of a replay waits this long; also the pause before a failed consumer creation is retried. */
 const replayPullExpiresMs = 2_000;

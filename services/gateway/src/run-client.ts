@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import { ErrorCode as NatsErrorCode, type MsgHdrs, type NatsConnection, type Subscription } from "nats";
+import type { NatsConnection, Subscription } from "nats";
 import { SpanKind } from "@opentelemetry/api";
 import {
   AppError,
@@ -8,8 +7,9 @@ import {
   inSpan,
   isFinalEvent,
   natsAttributes,
+  queueRunRequest,
   RunEvent,
-  withTraceHeaders,
+  traceHeadersOption,
   subjects,
   type Logger,
   type RunStartRequest,
@@ -29,12 +29,6 @@ export interface RunClientOptions {
 
 /** A turn not started after this long makes the gateway check that any orchestrator is running at all. */
 const orchestratorCheckMs = 2_000;
-/** Each JetStream publish attempt waits this long for the stream's acknowledgement. */
-const publishAttemptTimeoutMs = 1_500;
-const publishAttempts = 4;
-/** In a cluster, how long a leaderless run queue is waited for: longer than one election. */
-const leaderElectionBudgetMs = 20_000;
-const leaderlessPauseMs = 250;
 
 export interface StartedRun {
   /** the turn's first event (`session`): the turn was accepted */
@@ -61,7 +55,7 @@ export async function startRun(options: RunClientOptions, run: NewRun): Promise<
     const subject = subjectPrefix + subjects.runRequest(run.session_id);
     // the orchestrator's queue wait and turn continue this producer span's trace
     await inSpan(`send ${subject}`, { kind: SpanKind.PRODUCER, attributes: natsAttributes(subject, "send") }, () =>
-      queueRequest(connection, subject, encodeJson(request), run.run_id, withTraceHeaders()),
+      queueRunRequest(connection, subject, encodeJson(request), { msgID: run.run_id, ...traceHeadersOption() }),
     );
   } catch (error) {
     subscription.unsubscribe();
@@ -83,35 +77,6 @@ export async function startRun(options: RunClientOptions, run: NewRun): Promise<
     })(),
     close: () => subscription.unsubscribe(),
   };
-}
-
-/**
- * Publishes into the work queue and waits for the stream's acknowledgement, retrying an unacknowledged
- * publish a few times: after a NATS reconnect the first acknowledgement can be lost, and the message id
- * makes a repeated publish a no-op. A missing stream fails at once on a single server; in a cluster,
- * "no responders" also means the stream is electing a new leader (4–9 s on nats-server 2.9), so the
- * publish is repeated for a while before the turn is refused.
- */
-async function queueRequest(connection: NatsConnection, subject: string, data: Uint8Array, msgID: string, headers?: MsgHdrs): Promise<void> {
-  const electionDeadline = Date.now() + leaderElectionBudgetMs;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await connection.jetstream().publish(subject, data, { msgID, timeout: publishAttemptTimeoutMs, headers });
-      return;
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code === NatsErrorCode.NoResponders || code === "503") {
-        if (connection.info?.cluster && Date.now() < electionDeadline) {
-          await sleep(leaderlessPauseMs);
-          continue;
-        }
-        throw new AppError("SERVICE_UNAVAILABLE", "No orchestrator has set up the run queue yet; is the orchestrator running?", { cause: error });
-      }
-      if (code !== NatsErrorCode.Timeout || attempt === publishAttempts) {
-        throw new AppError("SERVICE_UNAVAILABLE", "The turn could not be queued", { cause: error });
-      }
-    }
-  }
 }
 
 async function* readEvents(subscription: Subscription, runId: string, options: RunClientOptions): AsyncGenerator<RunEvent> {

@@ -1,5 +1,5 @@
-import { ErrorCode, RequestStrategy, type NatsConnection } from "nats";
-import { serviceNames, type ServiceName } from "@agent-orchestrator/shared";
+import { RequestStrategy, type NatsConnection } from "nats";
+import { natsFailureKind, serviceNames, type ServiceName } from "@agent-orchestrator/shared";
 
 /**
  * How many replicas of one service answer a `$SRV` ping within `maxWaitMs`. The service is pinged by
@@ -14,7 +14,7 @@ export async function countReplicas(connection: NatsConnection, name: ServiceNam
     for await (const ping of pings) if (ping.name === name) count++;
   } catch (error) {
     // nobody subscribed to this service's ping: none of it runs
-    if ((error as { code?: string }).code !== ErrorCode.NoResponders) throw error;
+    if (natsFailureKind(error) !== "no-responders") throw error;
   }
   return count;
 }

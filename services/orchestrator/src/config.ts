@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { baseEnvSchema, envInt } from "@agent-orchestrator/shared";
+import { baseEnvSchema, envInt, toolTimeoutDefaultMs } from "@agent-orchestrator/shared";
 import type { LoopLimits } from "./agent-loop.js";
 
 const optionalText = z
@@ -18,7 +18,7 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   MODEL_RETRY_AFTER_MAX_MS: envInt(20_000, 0, 600_000),
   MAX_ITERATIONS: envInt(50, 1, 500),
   TURN_TIMEOUT_MS: envInt(120_000, 1_000, 3_600_000),
-  TOOL_TIMEOUT_MS: envInt(30_000, 100, 600_000),
+  TOOL_TIMEOUT_MS: envInt(toolTimeoutDefaultMs, 100, 600_000),
   REGISTRY_TIMEOUT_MS: envInt(5_000, 100, 60_000),
   /** the longest an agent and its activation rules are kept without a `registry.changed` (which may be lost); 0 keeps nothing */
   REGISTRY_CACHE_MAX_AGE_MS: envInt(10_000, 0, 600_000),

@@ -1,5 +1,5 @@
 import { AckPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, type JetStreamManager } from "nats";
-import { AppError, maxUserMessageChars, subjects } from "@agent-orchestrator/shared";
+import { AppError, maxUserMessageChars, natsFailureKind, subjects } from "@agent-orchestrator/shared";
 import type { OrchestratorConfig } from "./config.js";
 
 export interface RunStreamNames {
@@ -77,7 +77,7 @@ async function upsertStream(manager: JetStreamManager, settings: StreamSettings,
     else await manager.streams.add({ ...settings, num_replicas: replicas });
   } catch (error) {
     // "insufficient storage resources": the server's JetStream store cannot reserve the stream's byte limit
-    if ((error as { api_error?: { err_code?: number } }).api_error?.err_code !== 10047) throw error;
+    if (natsFailureKind(error) !== "storage-full") throw error;
     throw new AppError(
       "SERVICE_UNAVAILABLE",
       `JetStream cannot reserve ${settings.max_bytes} bytes for ${settings.name}: lower ${limitSetting} or give nats-server a larger store (max_file_store)`,

@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
-import { ErrorCode as NatsErrorCode, type MsgHdrs, type NatsConnection } from "nats";
-import { subjects, traceHeadersOption, type RunEvent, type RunEventBody } from "@agent-orchestrator/shared";
+import type { MsgHdrs, NatsConnection } from "nats";
+import { retryNats, runEventStoreBudgetMs, subjects, traceHeadersOption, type NatsFailureKind, type RunEvent, type RunEventBody } from "@agent-orchestrator/shared";
 import { boundEvent } from "./bounded-event.js";
 import { natsMessageBudget } from "./nats-message-budget.js";
 
 /** Each attempt to store an event waits this long for the stream's acknowledgement. */
 const attemptTimeoutMs = 2_000;
-/** Longer than a RUN_EVENTS leader election on nats-server 2.9 (4–9 s). */
-const storeBudgetMs = 30_000;
-const retryPauseMs = 250;
+/**
+ * The failures after which events are sent again: the message id makes a repeat a no-op, so a timed-out
+ * store (perhaps stored, perhaps not) is repeated as surely as one nobody took during an election.
+ */
+const storeRetriedOn: readonly NatsFailureKind[] = ["timeout", "no-responders", "no-leader"];
 
 /** An event sent to `RUN_EVENTS` whose acknowledgement has not come yet. */
 interface Unacknowledged {
@@ -126,25 +127,30 @@ export class RunEventPublisher {
     return ack;
   }
 
-  /** Awaits the acknowledgements in order; on a failure re-sends from the first unacknowledged event. */
+  /**
+   * Awaits the acknowledgements in order; on a failure re-sends from the first unacknowledged event, holding
+   * newer events back during the pause, for up to `runEventStoreBudgetMs` from that event's first send.
+   */
   private async drain(): Promise<void> {
     try {
       for (let head = this.unacknowledged[0]; head; head = this.unacknowledged[0]) {
+        const first = head;
         try {
-          await head.ack;
+          await retryNats(
+            async (attempt) => {
+              if (attempt > 1) {
+                this.retrying = false;
+                for (const event of this.unacknowledged) event.ack = this.store(event);
+              }
+              await first.ack;
+            },
+            { retryOn: storeRetriedOn, budgetMs: first.sentAt + runEventStoreBudgetMs - Date.now(), onRetry: () => (this.retrying = true) },
+          );
           this.unacknowledged.shift();
         } catch (error) {
-          const code = (error as { code?: string }).code;
-          const leaderless = code === NatsErrorCode.Timeout || code === NatsErrorCode.NoResponders || code === "503";
-          if (!leaderless || Date.now() + retryPauseMs > head.sentAt + storeBudgetMs) {
-            this.lost = error;
-            this.unacknowledged.length = 0;
-            return;
-          }
-          this.retrying = true;
-          await sleep(retryPauseMs);
-          this.retrying = false;
-          for (const event of this.unacknowledged) event.ack = this.store(event);
+          this.lost = error;
+          this.unacknowledged.length = 0;
+          return;
         }
       }
     } finally {

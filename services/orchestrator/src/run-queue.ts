@@ -1,5 +1,5 @@
 import type { Consumer, JsMsg } from "nats";
-import { decodeJson, RunStartRequest, type Logger } from "@agent-orchestrator/shared";
+import { decodeJson, natsRetryDelay, RunStartRequest, type Logger } from "@agent-orchestrator/shared";
 import { inQueuedTurnSpan } from "./queued-turn-span.js";
 
 export interface RunQueueOptions {
@@ -46,6 +46,8 @@ export function startRunQueue(options: RunQueueOptions): RunQueue {
   const heartbeatMs = Math.max(250, Math.floor(options.ackWaitMs / 3));
 
   async function pullLoop(): Promise<void> {
+    // pulls failed in a row: the pause before the next grows with them (a NATS outage), up to one pull's wait
+    let failures = 0;
     while (!stopping) {
       const free = capacity - running.size;
       if (free <= 0) {
@@ -67,10 +69,12 @@ export function startRunQueue(options: RunQueueOptions): RunQueue {
           });
           running.add(turn);
         }
+        failures = 0;
       } catch (error) {
         if (stopping) return;
+        failures += 1;
         options.logger.warn({ err: error }, "pulling turn requests failed; retrying");
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await new Promise((resolve) => setTimeout(resolve, natsRetryDelay(failures, { firstDelayMs: 500, maxDelayMs: pullExpiresMs })));
       }
     }
   }

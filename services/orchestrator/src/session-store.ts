@@ -5,6 +5,7 @@ import {
   ConversationMessage,
   decodeJson,
   encodeJson,
+  natsFailureKind,
   SessionHead,
   SessionRecord,
   zeroUsage,
@@ -48,13 +49,7 @@ const firstUserText = (messages: readonly ConversationMessage[]): string => {
   return typeof content === "string" ? content.slice(0, titleChars) : "";
 };
 
-/** JetStream's "maximum bytes exceeded" (10077) and "insufficient storage resources" (10047): the bucket or the server's store is full. */
-const isStoreFull = (error: unknown): boolean => [10077, 10047].includes((error as { api_error?: { err_code?: number } }).api_error?.err_code ?? 0);
-
-/**
- * A write the full bucket refused, as a clear error. The JetStream error is not its cause: its code "503"
- * would read as "no stream leader" and be retried (leaderless-retry.ts), when only more room helps.
- */
+/** A write the full bucket (or the server's full store) refused, as a clear error: only more room helps, so it is not retried. */
 const storeFull = (error: unknown): AppError =>
   new AppError(
     "QUOTA_EXCEEDED",
@@ -67,7 +62,7 @@ async function whileRoom<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    throw isStoreFull(error) ? storeFull(error) : error;
+    throw natsFailureKind(error) === "storage-full" ? storeFull(error) : error;
   }
 }
 
@@ -271,7 +266,7 @@ export class SessionStore {
       // the batch is named by no head: remove it (a failure here leaves only unreachable keys)
       await Promise.allSettled(written.map((chunk) => this.kv.purge(chunk)));
       if (isCasConflict(error)) throw new AppError("SESSION_BUSY", "The session was changed by another turn", { cause: error });
-      throw isStoreFull(error) ? storeFull(error) : error;
+      throw natsFailureKind(error) === "storage-full" ? storeFull(error) : error;
     }
     if (version.legacy) await this.kv.delete(record.id);
     return { revision, batches, title, legacy: false };

@@ -1,11 +1,11 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { NatsConnection } from "nats";
-import { isLeaderless } from "./leaderless-retry.js";
 import { natsMessageBudget } from "./nats-message-budget.js";
 import {
   AppError,
   encodeJson,
+  natsFailureKind,
   requestJson,
+  retryNats,
   subjects,
   ToolResult,
   type ErrorCode,
@@ -25,11 +25,11 @@ import {
 export interface ToolRetryPolicy {
   /** how long "no responders" is retried, in all, before the model hears SERVICE_UNAVAILABLE */
   unavailableForMs: number;
-  /** the pause between those attempts */
+  /** the first pause between those attempts; each next one doubles (retryNats) */
   pauseMs: number;
 }
 
-export const defaultToolRetry: ToolRetryPolicy = { unavailableForMs: 2_000, pauseMs: 250 };
+export const defaultToolRetry: ToolRetryPolicy = { unavailableForMs: 2_000, pauseMs: 100 };
 
 /**
  * A failure the tool-runner never answered, as the model sees it: `may_have_run` says whether the call may
@@ -62,20 +62,17 @@ export class ToolClient {
     if (size > budget) {
       return { success: false, error: { code: "CONTENT_TOO_LARGE", message: `The arguments take ${size} bytes; a tool call may take at most ${budget}. Send less at once.` } };
     }
-    const unavailableUntil = Date.now() + this.retry.unavailableForMs;
-    for (;;) {
-      try {
-        const request = requestJson(this.connection, this.subjectPrefix + subjects.tool(name), data, ToolResult, { timeoutMs: this.timeoutMs });
-        return signal ? await abortable(request, signal) : await request;
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        const undelivered = isLeaderless(error);
-        if (undelivered && Date.now() + this.retry.pauseMs <= unavailableUntil) {
-          await (signal ? abortable(sleep(this.retry.pauseMs), signal) : sleep(this.retry.pauseMs));
-          continue;
-        }
-        return this.unanswered(AppError.is(error) ? error.code : "INTERNAL", undelivered);
-      }
+    try {
+      return await retryNats(
+        () => {
+          const request = requestJson(this.connection, this.subjectPrefix + subjects.tool(name), data, ToolResult, { timeoutMs: this.timeoutMs });
+          return signal ? abortable(request, signal) : request;
+        },
+        { retryOn: ["no-responders"], budgetMs: this.retry.unavailableForMs, firstDelayMs: this.retry.pauseMs, ...(signal ? { signal } : {}) },
+      );
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      return this.unanswered(AppError.is(error) ? error.code : "INTERNAL", natsFailureKind(error) === "no-responders");
     }
   }
 

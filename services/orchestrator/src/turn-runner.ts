@@ -3,6 +3,7 @@ import type { ChatCompletionMessageParam } from "openai/resources/chat/completio
 import {
   AppError,
   addUsage,
+  retryWhileLeaderless,
   zeroUsage,
   type AgentDefinition,
   type Logger,
@@ -31,7 +32,6 @@ import { errorEvent } from "./error-event.js";
 import { spentBeforeFailure } from "./turn-spending.js";
 import { UsageMeter } from "./usage-meter.js";
 import { recordTurnEnd } from "./turn-telemetry.js";
-import { retryWhileLeaderless } from "./leaderless-retry.js";
 import { keptOnFailure } from "./kept-on-failure.js";
 import { decideTurnAcceptance, type TurnAcceptance } from "./turn-acceptance.js";
 

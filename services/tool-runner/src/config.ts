@@ -1,4 +1,4 @@
-import { baseEnvSchema, envInt } from "@agent-orchestrator/shared";
+import { baseEnvSchema, envInt, scriptTimeoutDefaultMs } from "@agent-orchestrator/shared";
 import { z } from "zod";
 
 const mebibyte = 1024 * 1024;
@@ -41,10 +41,11 @@ export const toolRunnerEnvSchema = baseEnvSchema.extend({
    */
   SCRIPTS: z.enum(["auto", "on", "off"]).default("auto"),
   /**
-   * wall time of one script; the whole sandbox is killed after it (SCRIPT_TIMEOUT). Below the orchestrator's
-   * TOOL_TIMEOUT_MS (30 s), so a script at its limit is answered before its caller stops waiting.
+   * wall time of one script; the whole sandbox is killed after it (SCRIPT_TIMEOUT). Its default is below the
+   * orchestrator's default TOOL_TIMEOUT_MS (shared's nats-wait-budgets.ts), so a script at its limit is
+   * answered before its caller stops waiting.
    */
-  SCRIPT_TIMEOUT_MS: envInt(25_000, 1000, 10 * 60_000),
+  SCRIPT_TIMEOUT_MS: envInt(scriptTimeoutDefaultMs, 1000, 10 * 60_000),
   /**
    * memory of one script's whole sandbox, in MiB: its processes together where cgroups are available (the
    * bounds in force are logged at start), else each process's address space (RLIMIT_AS)

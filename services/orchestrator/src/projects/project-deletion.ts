@@ -1,8 +1,7 @@
 import type { NatsConnection } from "nats";
-import { AppError, FilesPurgeReply, isCasConflict, requestJson, subjects, type FileSpaceRef, type SessionHead } from "@agent-orchestrator/shared";
+import { AppError, FilesPurgeReply, isCasConflict, requestJson, retryWhileLeaderless, subjects, type FileSpaceRef, type SessionHead } from "@agent-orchestrator/shared";
 import { retryOnConflict } from "../compare-and-set.js";
 import type { OrchestratorConfig } from "../config.js";
-import { retryWhileLeaderless } from "../leaderless-retry.js";
 import type { SessionStore } from "../session-store.js";
 import { isAbandoned } from "../abandoned-turn.js";
 import { projectOfMember, requireOwner } from "./project-access.js";

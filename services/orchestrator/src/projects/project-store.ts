@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { KV, NatsConnection } from "nats";
-import { AppError, decodeJson, encodeJson, isCasConflict, ProjectRecord } from "@agent-orchestrator/shared";
+import { AppError, decodeJson, encodeJson, isCasConflict, ProjectRecord, retryWhileLeaderless } from "@agent-orchestrator/shared";
 import { z } from "zod";
 import { retryOnConflict } from "../compare-and-set.js";
-import { retryWhileLeaderless } from "../leaderless-retry.js";
 
 /** The name a user's personal default project gets when it is made. */
 const personalProjectName = "Personal";

@@ -1,5 +1,4 @@
-import { isCasConflict } from "@agent-orchestrator/shared";
-import { retryWhileLeaderless } from "../leaderless-retry.js";
+import { isCasConflict, retryWhileLeaderless } from "@agent-orchestrator/shared";
 import type { SessionStore } from "../session-store.js";
 import type { ProjectStore } from "./project-store.js";
 

@@ -1,5 +1,4 @@
-import { AppError, roleOf, type RunStartRequest } from "@agent-orchestrator/shared";
-import { retryWhileLeaderless } from "../leaderless-retry.js";
+import { AppError, retryWhileLeaderless, roleOf, type RunStartRequest } from "@agent-orchestrator/shared";
 import type { SessionStore, StoredSession } from "../session-store.js";
 import { projectOfWriter } from "./project-access.js";
 import type { ProjectStore } from "./project-store.js";

@@ -2,6 +2,7 @@ import type { ChatCompletionMessageParam } from "openai/resources/chat/completio
 import {
   addUsage,
   AppError,
+  retryWhileLeaderless,
   subjects,
   zeroUsage,
   type RunEventBody,
@@ -21,7 +22,6 @@ import { doneEvent } from "../done-event.js";
 import { errorEvent } from "../error-event.js";
 import { spentBeforeFailure } from "../turn-spending.js";
 import { UsageMeter } from "../usage-meter.js";
-import { retryWhileLeaderless } from "../leaderless-retry.js";
 import { familyEnded, familyStillRuns, whileFamilyRuns } from "./family-guard.js";
 
 export type ChildRunRequest = RunStartRequest & { parent: RunParent };

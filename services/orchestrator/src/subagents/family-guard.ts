@@ -1,5 +1,4 @@
-import { AppError, type Logger, type RunParent } from "@agent-orchestrator/shared";
-import { retryWhileLeaderless } from "../leaderless-retry.js";
+import { AppError, retryWhileLeaderless, type Logger, type RunParent } from "@agent-orchestrator/shared";
 import type { ModelCaller, ModelRequest, ModelStreamPart } from "../model-caller.js";
 import type { SessionStore } from "../session-store.js";
 

@@ -6,6 +6,7 @@ import {
   encodeJson,
   isFinalEvent,
   maxUserMessageChars,
+  queueRunRequest,
   RunEvent,
   subjects,
   traceHeadersOption,
@@ -54,8 +55,6 @@ type FinalEvent = Extract<RunEvent, { type: "done" | "error" }>;
 
 /** A child shorter than this is not worth starting: it would be stopped before its first answer. */
 const minimumChildMs = 1_000;
-/** How long the work queue may take to store a child's request. */
-const queueTimeoutMs = 5_000;
 /** How long a stopped child is listened to for what it spent; one that runs stops within milliseconds of its cancel. */
 const stopReportMs = 2_000;
 
@@ -151,11 +150,16 @@ export class SubagentRunner implements SubagentCaller {
     const giveBack = this.deps.lendSlot?.();
     try {
       try {
-        await connection
-          .jetstream()
-          .publish(subjectPrefix + subjects.runChildRequest(parent.sessionId, parent.runId), encodeJson(request), { msgID: runId, timeout: queueTimeoutMs, ...traceHeadersOption() });
+        // through the same retries as a user's turn, so a leader election does not fail a child a top-level turn survives
+        await queueRunRequest(connection, subjectPrefix + subjects.runChildRequest(parent.sessionId, parent.runId), encodeJson(request), {
+          msgID: runId,
+          signal,
+          budgetMs: timeoutMs,
+          ...traceHeadersOption(),
+        });
       } catch (error) {
         subscription.unsubscribe();
+        if (signal.aborted) throw signal.reason;
         log.warn({ err: error }, "subagent not queued");
         return { success: false, error: { code: "SERVICE_UNAVAILABLE", message: "The subagent could not be queued." } };
       }

@@ -1,13 +1,16 @@
 import { createHash } from "node:crypto";
 import {
   AppError,
+  fileStoreElectionWaitMs,
   isCasConflict,
   KeyedQueue,
   jetStreamNames,
   parseJson,
+  retryNats,
   type FileAuthor,
   type FileRevision,
   type FileSpaceRef,
+  type NatsRetryPolicy,
 } from "@agent-orchestrator/shared";
 import type { JetStreamClient, KV, NatsConnection, ObjectStore } from "nats";
 import type { ToolRunnerConfig } from "../config.js";
@@ -70,8 +73,16 @@ export interface FileStoreOptions {
 
 // compare-and-set rounds one change may take when other writers keep winning; each round re-reads the index
 const maxCasRounds = 64;
-// how long a revision record is tried: longer than nats-server's leader election (4–9 s), well within a tool call
-const recordForMs = 12_000;
+/**
+ * A read, a content-addressed put (the name is the content's sha256) or a revision record: a repeat of one
+ * that timed out but landed stores the same thing again, so it is tried again through an election.
+ */
+const repeatable: NatsRetryPolicy = { retryOn: ["no-responders", "no-leader", "timeout"], budgetMs: fileStoreElectionWaitMs };
+/**
+ * A compare-and-set of a space's index: tried again only when nobody took it. One that timed out may have
+ * landed, and a repeat would then lose to itself and make the change twice; it fails instead (WRITE_FAILED).
+ */
+const notTaken: NatsRetryPolicy = { retryOn: ["no-responders", "no-leader"], budgetMs: fileStoreElectionWaitMs };
 const encoder = new TextEncoder();
 
 /** A value this store wrote; text that is not JSON any more becomes `undefined`, which its schema refuses. */
@@ -137,9 +148,9 @@ export class FileStore {
     });
   }
 
-  /** A space's index as it is now. */
+  /** A space's index as it is now; a read made during an election waits for its end. */
   async index(space: FileSpaceRef): Promise<LoadedIndex> {
-    const entry = await this.options.index.get(indexKey(space));
+    const entry = await retryNats(() => this.options.index.get(indexKey(space)), repeatable);
     if (!entry || entry.operation !== "PUT") return { files: new Map(), kvRevision: entry?.revision ?? 0 };
     const parsed = SpaceIndex.parse(storedJson(entry.string()));
     return { files: new Map(parsed.files.map((file) => [file.path, file])), kvRevision: entry.revision };
@@ -234,7 +245,11 @@ export class FileStore {
       // a lost round waits a little, at random, so replicas that keep colliding fall out of step
       if (round > 0 && !overwritten) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, round * 2)));
       const redo = overwritten !== undefined;
-      const current = overwritten ?? (await this.index(space));
+      const current =
+        overwritten ??
+        (await this.index(space).catch((error: unknown) => {
+          throw storeFailure(error);
+        }));
       overwritten = undefined;
       const next = new Map(current.files);
       const at = this.now().toISOString();
@@ -275,8 +290,12 @@ export class FileStore {
       }
       let stored: number;
       try {
-        stored = current.kvRevision === 0 ? await this.options.index.create(indexKey(space), value) : await this.options.index.update(indexKey(space), value, current.kvRevision);
+        stored = await retryNats(
+          () => (current.kvRevision === 0 ? this.options.index.create(indexKey(space), value) : this.options.index.update(indexKey(space), value, current.kvRevision)),
+          notTaken,
+        );
       } catch (error) {
+        // another writer got there first: a new round from a fresh read (not a NATS failure, so not retried above)
         if (isCasConflict(error)) continue;
         throw storeFailure(error);
       }
@@ -298,18 +317,9 @@ export class FileStore {
     throw new AppError("BUSY", "The file is being written by others all the time; try again");
   }
 
-  /** Stores a revision record, trying again for a while when the revisions' stream cannot take it (an election). */
+  /** Stores a revision record, waiting out an election; one that still cannot be stored is left to the file's next write. */
   private async recorded(key: string, record: Uint8Array): Promise<void> {
-    const deadline = Date.now() + recordForMs;
-    for (;;) {
-      try {
-        await this.options.revisions.put(key, record);
-        return;
-      } catch {
-        if (Date.now() + 500 > deadline) return;
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-    }
+    await retryNats(() => this.options.revisions.put(key, record), repeatable).catch(() => undefined);
   }
 
   /**
@@ -386,8 +396,10 @@ export class FileStore {
     const sha256 = createHash("sha256").update(content).digest("hex");
     if (this.options.cache.has(sha256)) return sha256;
     try {
-      const known = await this.options.contents.info(sha256);
-      if (!known || known.deleted) await this.options.contents.putBlob({ name: sha256 }, content);
+      await retryNats(async () => {
+        const known = await this.options.contents.info(sha256);
+        if (!known || known.deleted) await this.options.contents.putBlob({ name: sha256 }, content);
+      }, repeatable);
     } catch (error) {
       throw storeFailure(error);
     }
