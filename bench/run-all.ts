@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: every measure of issues 8, 16 and 24 in one run, against one private nats-server and the scripted
+ * `npm run bench`: every measure of issues 8, 16, 24 and 25 in one run, against one private nats-server and the scripted
  * model, so that ratios compare figures taken minutes apart on the same machine. Prints the table and
  * writes a dated JSON file to bench/results/ (git-ignored); a full run of every measure also writes
  * bench/results/latest.json, the one that is committed.
@@ -17,6 +17,7 @@ import { collectVersions, describeMachine } from "./support/run-environment.js";
 import { profiling } from "./support/service-profiles.js";
 import { measureAgentsSdkComparison } from "./agents-sdk-comparison.js";
 import { measureConcurrentLoad } from "./concurrent-load.js";
+import { measureFileTools } from "./file-tools.js";
 import { measureIdleSessionMemory } from "./idle-session-memory.js";
 import { measureLazyLoading } from "./lazy-loading.js";
 import { measureProjectFiles } from "./project-files.js";
@@ -40,6 +41,7 @@ const measures: Array<{ id: number; run: (context: BenchContext) => Promise<Meas
   { id: 9, run: measureIdleSessionMemory },
   { id: 11, run: measureConcurrentLoad },
   { id: 12, run: measureProjectFiles },
+  { id: 13, run: measureFileTools },
   // last: it restarts the server under everything
   { id: 10, run: measureRecovery },
 ];

@@ -12,6 +12,7 @@ import {
   type FileSpaceRef,
   type NatsRetryPolicy,
 } from "@agent-orchestrator/shared";
+import { LRUCache } from "lru-cache";
 import type { JetStreamClient, KV, NatsConnection, ObjectStore } from "nats";
 import type { ToolRunnerConfig } from "../config.js";
 import { replyOverheadBytes } from "../tools/reply-budget.js";
@@ -102,6 +103,8 @@ export class FileStore {
   private readonly now: () => Date;
   // a space's index changes made in this process, one at a time
   private readonly indexWrites = new KeyedQueue();
+  // the last index parsed per space, for the spaces in use (callers never change a loaded index's map)
+  private readonly parsedIndexes = new LRUCache<string, LoadedIndex>({ max: 256 });
 
   constructor(private readonly options: FileStoreOptions) {
     this.now = options.now ?? (() => new Date());
@@ -150,10 +153,17 @@ export class FileStore {
 
   /** A space's index as it is now; a read made during an election waits for its end. */
   async index(space: FileSpaceRef): Promise<LoadedIndex> {
-    const entry = await retryNats(() => this.options.index.get(indexKey(space)), repeatable);
+    const key = indexKey(space);
+    const entry = await retryNats(() => this.options.index.get(key), repeatable);
     if (!entry || entry.operation !== "PUT") return { files: new Map(), kvRevision: entry?.revision ?? 0 };
+    // a KV revision names one value for good: its parse is kept, as a large project's index takes
+    // milliseconds to parse and check, and every tool call reads it
+    const known = this.parsedIndexes.get(key);
+    if (known?.kvRevision === entry.revision) return known;
     const parsed = SpaceIndex.parse(storedJson(entry.string()));
-    return { files: new Map(parsed.files.map((file) => [file.path, file])), kvRevision: entry.revision };
+    const loaded = { files: new Map(parsed.files.map((file) => [file.path, file])), kvRevision: entry.revision };
+    this.parsedIndexes.set(key, loaded);
+    return loaded;
   }
 
   /** The latest live revision of `path`, or undefined. */

@@ -13,10 +13,13 @@ import type { SpaceUsage } from "./space-quota.js";
 export const SpaceIndex = z.object({ files: z.array(FileRevision) });
 export type SpaceIndex = z.infer<typeof SpaceIndex>;
 
-/** The index as read: its files by path, and the KV revision a compare-and-set must name (0: no index yet). */
+/**
+ * The index as read: its files by path, and the KV revision a compare-and-set must name (0: no index yet).
+ * Read-only: the store keeps one parse per KV revision and hands the same map to every caller.
+ */
 export interface LoadedIndex {
-  files: Map<string, FileRevision>;
-  kvRevision: number;
+  readonly files: ReadonlyMap<string, FileRevision>;
+  readonly kvRevision: number;
 }
 
 export function indexKey(space: FileSpaceRef): string {

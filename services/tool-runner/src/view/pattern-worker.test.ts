@@ -1,5 +1,11 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { AppError } from "@agent-orchestrator/shared";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { PatternWorker } from "./pattern-worker.js";
 import { PatternWorkers } from "./pattern-workers.js";
 
@@ -13,6 +19,28 @@ const scanOf = async (worker: PatternWorker, text: string | Uint8Array, source: 
 };
 
 describe("PatternWorker", () => {
+  it("never holds its process open: a process that searched exits by itself", async () => {
+    const module = fileURLToPath(new URL("./pattern-worker.ts", import.meta.url));
+    // the interval stands for the service's NATS connection while the search runs; once it is gone only the
+    // worker is left, which must not keep the process
+    const program = `const { PatternWorker } = await import(${JSON.stringify(module)});
+      const alive = setInterval(() => undefined, 1000);
+      const worker = new PatternWorker();
+      const [result] = await worker.scan({ source: "b", flags: "gm", maxHits: 5, maxChars: 80, files: [{ text: "a\\nb\\n", tooLong: () => new Error("slow") }] });
+      clearInterval(alive);
+      console.log(JSON.stringify(result.hits));`;
+    const script = path.join(await mkdtemp(path.join(tmpdir(), "ao-pattern-worker-")), "search.mjs");
+    await writeFile(script, program);
+    const child = spawn(process.execPath, ["--import", "tsx", script], { stdio: ["ignore", "pipe", "pipe"] });
+    onTestFinished(() => void child.kill("SIGKILL"));
+    let printed = "";
+    let failed = "";
+    child.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (failed += chunk.toString()));
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect({ code, printed: printed.trim(), failed }).toEqual({ code: 0, printed: JSON.stringify([{ line: 2, text: "b" }]), failed: "" });
+  }, 30_000);
+
   it("reports one hit per matching line with 1-based line numbers, the line without its line break", async () => {
     const worker = new PatternWorker();
     const text = "alpha\r\nFR-001 login\nnothing\nFR-002 logout and FR-003\n\nlast FR-004";

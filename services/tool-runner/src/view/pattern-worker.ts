@@ -91,10 +91,11 @@ export class PatternWorker {
     this.state[0] = -1n;
     // a heap of its own within bounds: a worker out of memory stops alone (an `error`), never the process
     this.worker = new Worker(patternWorkerCode, { eval: true, workerData: { state: this.state.buffer }, resourceLimits: { maxOldGenerationSizeMb: workerHeapMb } });
-    this.worker.unref();
     this.worker.on("message", (reply: Record<string, unknown>) => this.settle(reply));
     this.worker.on("error", (error) => this.fail(() => new AppError("INTERNAL", "The pattern worker failed", { cause: error })));
     this.worker.on("exit", () => this.fail(() => new AppError("INTERNAL", "The pattern worker stopped")));
+    // after the listeners: adding a "message" listener refs the worker again (Node 20)
+    this.worker.unref();
   }
 
   /** True once the worker was stopped or died: it takes no more tasks. */
