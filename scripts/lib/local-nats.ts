@@ -78,7 +78,8 @@ export async function startLocalNats(options: LocalNatsOptions): Promise<LocalNa
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`nats-server exited with code ${child.exitCode}: ${logLines.slice(-5).join("\n")}`);
     if ((await readdir(portsDir)).includes(portsFile)) {
-      const ports = JSON.parse(await readFile(join(portsDir, portsFile), "utf8")) as { nats?: string[]; monitoring?: string[] };
+      // the server writes the file after creating it: one read may see it empty or half written
+      const ports = readPorts(await readFile(join(portsDir, portsFile), "utf8"));
       const url = ports.nats?.[0];
       const monitoringUrl = ports.monitoring?.[0];
       if (url) {
@@ -99,4 +100,13 @@ export async function startLocalNats(options: LocalNatsOptions): Promise<LocalNa
   }
   child.kill("SIGKILL");
   throw new Error(`nats-server did not become ready: ${logLines.slice(-5).join("\n")}`);
+}
+
+/** The ports file's listeners; none yet while the file is still being written. */
+function readPorts(text: string): { nats?: string[]; monitoring?: string[] } {
+  try {
+    return JSON.parse(text) as { nats?: string[]; monitoring?: string[] };
+  } catch {
+    return {};
+  }
 }
