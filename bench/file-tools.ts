@@ -1,5 +1,5 @@
 /**
- * Measure 13 (issue 25 §7): the file tools at the grain BMAD's instructions assume, through the real system.
+ * Measure 13 (bench/README.md "File tools at BMAD's grain (measure 13)"): the file tools at the grain BMAD's instructions assume, through the real system.
  * - A ten-step PRD workflow (bench/support/prd-workflow.ts) as ten chat turns through the gateway, orchestrator
  *   and tool-runner: the whole document saved at every step, against the new section appended and the front
  *   matter edited. Output tokens from the usage the system records; wall time with the scripted model's output

@@ -1,5 +1,5 @@
 /**
- * Measure 12 (issue 24 §7): a project's files in JetStream against today's volume. Over a 30-file BMAD
+ * Measure 12 (bench/README.md "Project files: the store against the old volume (measure 12)"): a project's files in JetStream against today's volume. Over a 30-file BMAD
  * project (2–40 KiB documents), in one run, sample by sample in alternation:
  * - `read_file` through the sandbox of a file the tool-runner has cached, and of a file read by a second store
  *   with no cache (index from KV, content from the Object Store), against the sandbox's read of the same
@@ -210,7 +210,7 @@ export async function measureProjectFilesOn(natsUrl: string): Promise<MeasureRep
       notes: [
         "Ratios are store / disk, of the p50s and of the p95s. A stored read always fetches the space's index (one KV get) to find the latest revision; a cached content saves the Object Store fetch only.",
         `The list baseline is the raw system calls; the sandbox's listing of the same folder on disk, with its checks, took ${pair(figures.list.sandboxDisk)} (p50 / p95).`,
-        "run_script: only the inputs are measured; the run itself (bubblewrap and the script) is the same on both sides. Before issue 24 the script's sandbox was bound to the session folder on the volume and read nothing up front; the disk side here is the same 30 files read from disk, the work the store adds before the run.",
+        "run_script: only the inputs are measured; the run itself (bubblewrap and the script) is the same on both sides. Before projects (docs/projects.md) the script's sandbox was bound to the session folder on the volume and read nothing up front; the disk side here is the same 30 files read from disk, the work the store adds before the run.",
         "The disk is this machine's local disk with its page cache warm; an NFS volume, as the README advised for several tool-runners, adds a network round trip to every disk operation above.",
       ],
     };

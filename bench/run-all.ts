@@ -1,6 +1,9 @@
 /**
- * `npm run bench`: every measure of issues 8, 16, 24 and 25 in one run, against one private nats-server and the scripted
- * model, so that ratios compare figures taken minutes apart on the same machine. Prints the table and
+ * `npm run bench`: every measure in one run (what distribution costs per tool call, before the first token, per
+ * session, against the OpenAI Agents SDK and in throughput and CPU; registry discovery; lazy loading; starting a
+ * workflow; idle-session memory; recovery after a nats-server restart; load; project files in the store; the file
+ * tools at BMAD's grain: bench/README.md lists them), against one private nats-server and the scripted model, so
+ * that ratios compare figures taken minutes apart on the same machine. Prints the table and
  * writes a dated JSON file to bench/results/ (git-ignored); a full run of every measure also writes
  * bench/results/latest.json, the one that is committed.
  *

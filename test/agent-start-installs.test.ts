@@ -8,12 +8,11 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AgentDefinition, ToolResult } from "@agent-orchestrator/shared";
+import { parseAgentFile, type AgentDefinition, type ToolResult } from "@agent-orchestrator/shared";
 import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
 import { startAgent } from "../services/orchestrator/src/agent-start.js";
 import { toolsForAgent } from "../services/orchestrator/src/agent-tools.js";
 import { buildSystemPrompt } from "../services/orchestrator/src/system-prompt.js";
-import { parseAgentFile } from "../services/registry/src/parse-agent-file.js";
 
 interface Release {
   version: string;

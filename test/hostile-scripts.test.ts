@@ -173,7 +173,6 @@ open("survived.txt", "w").write("all children lived")
   });
 
   it("case 97: a disk filled deep (40 folders down) stops at the disk limit; the call fails and nothing it wrote is kept", async () => {
-    const started = performance.now();
     const result = await throughBmad(
       "deep",
       `import os
@@ -189,7 +188,6 @@ open("small.txt", "w").write("kept?")
 `,
     );
     expect(result).toMatchObject({ success: false, error: { code: "SCRIPT_LIMIT_EXCEEDED", message: expect.stringContaining(`disk limit (${diskMb} MiB`) }, files_written: [] });
-    expect(performance.now() - started).toBeLessThan(15_000);
     expect(await keptFiles("deep")).toEqual([]);
   });
 

@@ -53,7 +53,9 @@ const journeys = [
   },
 ];
 
-describe.each(journeys)("a project on BMAD $version", (journey) => {
+// one project's story, step by step: the viewer reads what the journey wrote, so the steps keep their order
+// also under --sequence.shuffle (the two journeys may still run in either order)
+for (const journey of journeys) describe(`a project on BMAD '${journey.version}'`, { shuffle: false }, () => {
   let system: TestSystem;
   let project: string;
 

@@ -5,7 +5,7 @@ import { assertDescriptorPath, openDirectory } from "../../services/tool-runner/
 import { accessDenied } from "../../services/tool-runner/src/sandbox/sandbox-error.js";
 
 /**
- * How the volume-backed tool-runner wrote a file before issue 24 (the sandbox algorithm's old step 7), kept for
+ * How the volume-backed tool-runner wrote a file before projects (docs/projects.md; the sandbox algorithm's old step 7), kept for
  * the bench's baseline of the store's write (volume-save.ts): writes
  * `data` to a temp file created with `wx` (O_EXCL, so it never follows a planted link) in the same
  * directory, fsyncs it, checks again that the directory is the one checked, and renames the temp file

@@ -6,7 +6,7 @@
  * its tool calls sent to the real tool-runner) and stores each piece of the answer as an event in a
  * JetStream stream; the server writes the events to the client as SSE. No registry, no session in KV, no
  * agent start, no manifest, no validation. What this adds above the work done in one process is the cost
- * of the hops; what the system adds above this is its own work (README "Benchmarks").
+ * of the hops; what the system adds above this is its own work (bench/README.md).
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";

@@ -12,7 +12,7 @@ interface ManifestFile {
 }
 
 /**
- * `save_output` as the volume-backed tool-runner did it before issue 24, for the baseline of the store's
+ * `save_output` as the volume-backed tool-runner did it before projects (docs/projects.md), for the baseline of the store's
  * write: the target checked on disk; then, under the session's lock file (a draft naming the holder, linked to the
  * lock's name; read back and unlinked on release), manifest.json read, the file written atomically (temp
  * file, fsync, rename, fsync of the folder) and the manifest written atomically again. No contention:

@@ -5,14 +5,23 @@ const optionalSetting = z
   .optional()
   .transform((value) => (value === undefined || value.trim() === "" ? undefined : value));
 
-/** Settings every service reads. */
+/** Settings every service reads (docs/configuration.md "Every service"). */
 export const baseEnvSchema = z.object({
-  NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /** the service's own NATS user (deploy/nats/nats-server.conf has one per service); unset connects anonymously */
-  NATS_USER: optionalSetting,
-  /** that user's password; required with NATS_USER */
-  NATS_PASSWORD: optionalSetting,
+  NATS_URL: z
+    .string()
+    .min(1)
+    .default("nats://127.0.0.1:4222")
+    .describe("the NATS server, or several comma-separated (a cluster's servers, which clients fail over between)"),
+  LOG_LEVEL: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+    .default("info")
+    .describe("pino log level; logs are JSON lines"),
+  NATS_USER: optionalSetting.describe(
+    "the service's own NATS user (deploy/nats/nats-server.conf has one per service; docs/operations.md \"NATS users and permissions\"); unset connects anonymously. `npm start` and the tests set it",
+  ),
+  NATS_PASSWORD: optionalSetting.describe(
+    "that user's password; set together with NATS_USER or not at all. A refused login stops the service at once",
+  ),
 });
 
 export type EnvParseResult<T> = { ok: true; value: T } | { ok: false; message: string };

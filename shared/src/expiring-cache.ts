@@ -6,7 +6,8 @@ interface Entry<V> {
 /**
  * Values loaded once per key and kept for at most `maxAgeMs` from their load. Callers asking while a load is
  * under way share it. A failed load is never kept, and `clear()` forgets everything, loads under way included:
- * their callers get their answer, the next caller loads again.
+ * their callers get their answer, the next caller loads again. Not lru-cache's `fetch` (used for the bounded
+ * caches): it keeps an entry whose age equals its ttl and never expires one stored at an injected clock's zero.
  */
 export class ExpiringCache<V> {
   readonly #entries = new Map<string, Entry<V>>();

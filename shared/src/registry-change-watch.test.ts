@@ -23,12 +23,12 @@ describe("watchRegistryChanges", () => {
     let changes = 0;
     const subscription = watchRegistryChanges(connection, prefix, createLogger("test", "debug", { write: (line: string) => void lines.push(line) }), () => changes++);
     const change: RegistryChanged = { instance: "r1", revision: 3, changedAt: new Date().toISOString(), added: ["pm"], removed: [], updated: [], bundles: [] };
-    connection.publish(prefix + subjects.registryChanged, encodeJson(change));
-    connection.publish(prefix + subjects.registryChanged, new TextEncoder().encode("{not json"));
     // another prefix is another deployment
     connection.publish(`other.${subjects.registryChanged}`, encodeJson(change));
-    await connection.flush();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    connection.publish(prefix + subjects.registryChanged, encodeJson(change));
+    connection.publish(prefix + subjects.registryChanged, new TextEncoder().encode("{not json"));
+    // the invalid one, sent last, logged: everything sent before it has been handled
+    await expect.poll(() => lines.join(""), { timeout: 10_000 }).toContain("invalid registry change event");
     subscription.unsubscribe();
     expect(changes).toBe(2);
     expect(lines.join("")).toContain('"revision":3');

@@ -1,4 +1,4 @@
-const forbiddenKeys = new Set(["__proto__", "constructor", "prototype"]);
+import { forbiddenKeys, isForbiddenKey } from "./forbidden-keys.js";
 
 /**
  * What a forbidden key must contain somewhere in the text: its own spelling, or a `\u` escape (the only
@@ -17,7 +17,7 @@ export type JsonParseResult = { ok: true; value: unknown } | { ok: false; error:
 export function parseJson(text: string): JsonParseResult {
   try {
     const value: unknown = keyMarkers.some((marker) => text.includes(marker))
-      ? JSON.parse(text, (key, inner: unknown) => (forbiddenKeys.has(key) ? undefined : inner))
+      ? JSON.parse(text, (key, inner: unknown) => (isForbiddenKey(key) ? undefined : inner))
       : JSON.parse(text);
     return { ok: true, value };
   } catch (error) {

@@ -1,7 +1,7 @@
 /**
  * Rules that make the scripted model behave like a (very small) agent, for trying the system by hand
  * without a real model: it reads, lists and saves files through the real tools, and otherwise answers
- * with what it was asked. Deterministic, so the README's example always gives the same answer.
+ * with what it was asked. Deterministic, so the README's first chat always gives the same answer.
  */
 import type { ChatRequestBody, Responder, ScriptedTurn } from "./scripted-model.js";
 

@@ -43,6 +43,8 @@ export interface ScriptedTurn {
 export interface RecordedRequest {
   body: ChatRequestBody;
   headers: IncomingMessage["headers"];
+  /** how the exchange ended: the whole answer sent, or the client gone first (a cancelled call) */
+  ended: Promise<"answered" | "abandoned">;
 }
 
 export interface ChatRequestBody {
@@ -100,7 +102,8 @@ export async function startScriptedModel(options: { port?: number; host?: string
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatRequestBody;
-    requests.push({ body, headers: request.headers });
+    const ended = new Promise<"answered" | "abandoned">((resolve) => response.once("close", () => resolve(response.writableFinished ? "answered" : "abandoned")));
+    requests.push({ body, headers: request.headers, ended });
     const turn = queue.shift() ?? (await responder(body));
     if (turn.delayMs) await sleep(turn.delayMs);
 

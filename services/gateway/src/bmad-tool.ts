@@ -3,6 +3,7 @@ import {
   AppError,
   GetAgentReply,
   SkillReply,
+  mapWithConcurrency,
   menuItemSkill,
   skillNamePattern,
   subjects,
@@ -12,7 +13,6 @@ import {
   type MenuItem,
 } from "@agent-orchestrator/shared";
 import type { GatewayContext } from "./gateway-context.js";
-import { mapLimited } from "./map-limited.js";
 import { callService } from "./nats-call.js";
 import { menuTarget, workflowActivation, type MenuTarget } from "./workflow-activation.js";
 
@@ -58,7 +58,7 @@ export async function runBmadTool(context: GatewayContext, input: BmadToolInput)
 async function listAll(context: GatewayContext, only: string | undefined): Promise<BmadResult> {
   const found: Array<AgentDefinition | AgentSummary> = only
     ? [await getAgent(context, only)]
-    : await mapLimited(await context.agents.list(), listConcurrency, (summary) =>
+    : await mapWithConcurrency(await context.agents.list(), listConcurrency, (summary) =>
         // an agent whose definition cannot be read is still listed, without workflows
         getAgent(context, summary.id).catch(() => summary),
       );
@@ -104,7 +104,7 @@ const workflowLine = (item: Pick<MenuItem, "trigger" | "description">, target: M
 async function findWorkflow(context: GatewayContext, name: string, agentId: string | undefined) {
   const agents = agentId
     ? [await getAgent(context, agentId)]
-    : await mapLimited(await context.agents.list(), listConcurrency, (summary) =>
+    : await mapWithConcurrency(await context.agents.list(), listConcurrency, (summary) =>
         getAgent(context, summary.id).catch(() => undefined),
       );
   const wanted = name.replace(/^\*/, "").toLowerCase();

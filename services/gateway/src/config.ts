@@ -4,10 +4,14 @@ import { parseAuthTokens } from "./auth-tokens.js";
 import { TrustedProxies } from "./trusted-proxies.js";
 
 export const gatewayEnvSchema = baseEnvSchema.extend({
-  PORT: envInt(3000, 0, 65535),
-  /** defaults to 127.0.0.1 without AUTH_TOKENS (an open gateway must not be reachable from the network) */
-  HOST: z.string().min(1).optional(),
-  /** `user:token` pairs separated by commas, e.g. `alice:s3cret,bob:other` */
+  PORT: envInt(3000, 0, 65535).describe("HTTP port (also serves `GET /metrics`)"),
+  HOST: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "listen address; unset: 127.0.0.1 without AUTH_TOKENS (an open gateway must not be reachable from the network), 0.0.0.0 with AUTH_TOKENS",
+    ),
   AUTH_TOKENS: z
     .string()
     .optional()
@@ -19,34 +23,31 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
         return z.NEVER;
       }
       return parsed.value;
-    }),
-  /** how long a running turn may go without any event before the gateway gives up on it */
-  CHAT_IDLE_TIMEOUT_MS: envInt(150_000, 1_000, 3_600_000),
-  /** how long a turn may wait for an orchestrator to take it (longer under heavy load) */
-  RUN_PICKUP_TIMEOUT_MS: envInt(30_000, 500, 600_000),
-  /** NATS requests to the registry, orchestrator and tool-runner (session look-ups, files) */
-  REQUEST_TIMEOUT_MS: envInt(5_000, 100, 60_000),
-  /**
-   * requests per minute per user, one budget for every door (429 above): an HTTP request on /api, /v1 or
-   * /mcp one, a WebSocket chat, watch or cancel one, an MCP batch one per message in it
-   */
-  RATE_LIMIT_PER_MINUTE: envInt(600, 1, 1_000_000),
-  /** origins allowed to open the WebSocket besides the gateway's own, comma-separated */
+    })
+    .describe(
+      "`user:token` pairs, comma-separated, e.g. `alice:s3cret-token,bob:other-token` (tokens of at least 8 characters); unset: no authentication, every caller is the user `local` (docs/api.md \"Authentication\")",
+    ),
+  CHAT_IDLE_TIMEOUT_MS: envInt(150_000, 1_000, 3_600_000).describe(
+    "how long a running turn may go without any event before the gateway gives up on it",
+  ),
+  RUN_PICKUP_TIMEOUT_MS: envInt(30_000, 500, 600_000).describe(
+    "how long a turn may wait for an orchestrator to take it; after it the queued turn is dropped and the answer is OVERLOADED (503, `retry-after: 5`) when orchestrators answer but are all busy, SERVICE_UNAVAILABLE only when none answers two pings in a row",
+  ),
+  REQUEST_TIMEOUT_MS: envInt(5_000, 100, 60_000).describe(
+    "time limit of NATS requests to the registry, orchestrator and tool-runner (agents, sessions, projects, files)",
+  ),
+  RATE_LIMIT_PER_MINUTE: envInt(600, 1, 1_000_000).describe(
+    "requests per minute per user, one budget for every door: an HTTP request on /api (JSON or SSE), /v1 or /mcp costs one, each message of an MCP batch one, each WebSocket `chat`, `watch` and `cancel` one; above it 429 RATE_LIMITED with `retry-after` (on the WebSocket a RATE_LIMITED error event)",
+  ),
   ALLOWED_ORIGINS: z
     .string()
     .optional()
-    .transform((value) => (value ?? "").split(",").map((origin) => origin.trim()).filter((origin) => origin !== "")),
-  BODY_LIMIT_BYTES: envInt(256 * 1024, 1_024, 16 * 1024 * 1024),
-  /**
-   * different wrong tokens one client address may send per minute (HTTP and WebSocket); past it a token new
-   * to that address gets 429 with retry-after, while tokens that have signed in from there still work
-   */
-  AUTH_FAILURES_PER_MINUTE: envInt(10, 1, 100_000),
-  /**
-   * the proxies whose X-Forwarded-For names the client address that failed sign-ins and WebSocket caps
-   * count: unset trusts none (the socket's peer is the client); a number trusts that many nearest hops; or
-   * addresses and CIDR ranges, comma-separated, and `loopback`, `linklocal`, `uniquelocal` (as Express' `trust proxy`)
-   */
+    .transform((value) => (value ?? "").split(",").map((origin) => origin.trim()).filter((origin) => origin !== ""))
+    .describe("extra origins, comma-separated, allowed to open /ws and call /mcp from a browser (the gateway's own origin always is)"),
+  BODY_LIMIT_BYTES: envInt(256 * 1024, 1_024, 16 * 1024 * 1024).describe("largest accepted request body (413 above)"),
+  AUTH_FAILURES_PER_MINUTE: envInt(10, 1, 100_000).describe(
+    "different wrong tokens one client address may send per minute (HTTP, /v1, /mcp, the WebSocket upgrade and `{type:\"auth\"}`; the same wrong token again counts once); past it a token new to that address gets 429 RATE_LIMITED with `retry-after`, unchecked, until the oldest failure is a minute old, while tokens that have signed in from that address before keep working",
+  ),
   TRUSTED_PROXIES: z
     .string()
     .optional()
@@ -57,40 +58,50 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
         return z.NEVER;
       }
       return parsed.value;
-    }),
-  /** messages one WebSocket may send per second (bursts up to the same number); above it the socket is closed (1008) */
-  WS_MESSAGES_PER_SECOND: envInt(20, 1, 10_000),
-  /** a WebSocket that has not signed in (Authorization on the upgrade, or `{type:"auth"}`) this long after it opened is closed (1008) */
-  WS_AUTH_TIMEOUT_MS: envInt(10_000, 100, 600_000),
-  /** open WebSockets in all (per gateway replica); an upgrade past it gets 503 */
-  WS_MAX_CONNECTIONS: envInt(2_000, 1, 1_000_000),
-  /** open WebSockets from one client address (see TRUSTED_PROXIES), signed in or not; an upgrade past it gets 429 */
-  WS_MAX_CONNECTIONS_PER_ADDRESS: envInt(100, 1, 1_000_000),
-  /** open WebSockets of one user; an upgrade (or `{type:"auth"}`) past it gets 429 (or RATE_LIMITED and 1008) */
-  WS_MAX_CONNECTIONS_PER_USER: envInt(32, 1, 1_000_000),
-  /** sessions one WebSocket may watch at once; a `watch` past it gets a RATE_LIMITED error event */
-  WS_MAX_WATCHES_PER_SOCKET: envInt(16, 1, 10_000),
-  /** watches one user may have open at once over all their WebSockets; past it, a RATE_LIMITED error event */
-  WS_MAX_WATCHES_PER_USER: envInt(64, 1, 1_000_000),
-  /**
-   * how long the HTTP server keeps an idle keep-alive connection open: above the idle timeouts of clients
-   * and proxies in front (Node's own 5 s races a client that sends on a connection just as it is closed)
-   */
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: envInt(65_000, 1_000, 290_000),
-  /**
-   * how long a client may take to send a request's headers: above HTTP_KEEP_ALIVE_TIMEOUT_MS (default: 1 s
-   * above it), and at most Node's 300 s for a whole request
-   */
-  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).optional(),
-  /**
-   * host names (no port) that `/mcp` (and, without AUTH_TOKENS, every route) answers to, comma-separated,
-   * besides localhost, 127.0.0.1, [::1] and HOST: a request whose `Host` is another name is refused
-   * (DNS-rebinding protection)
-   */
+    })
+    .describe(
+      "the proxies whose X-Forwarded-For names the client address (what AUTH_FAILURES_PER_MINUTE and WS_MAX_CONNECTIONS_PER_ADDRESS count): unset, none (the socket's peer is the client); a number, that many nearest hops whatever their address; or addresses and CIDR ranges, comma-separated, and `loopback`, `linklocal`, `uniquelocal` (Express' `trust proxy` names), e.g. `10.0.0.0/8,loopback`. `true` and `*` are refused. Set it only to what is really in front of the gateway: a trusted peer can name any address",
+    ),
+  WS_MESSAGES_PER_SECOND: envInt(20, 1, 10_000).describe(
+    "messages one WebSocket may send per second (bursts up to the same number); above it the socket gets a RATE_LIMITED error and is closed (1008)",
+  ),
+  WS_AUTH_TIMEOUT_MS: envInt(10_000, 100, 600_000).describe(
+    "a WebSocket that has not signed in (Authorization on the upgrade, or `{type:\"auth\"}`) this long after it opened gets an UNAUTHORIZED error and is closed (1008 `authentication timeout`)",
+  ),
+  WS_MAX_CONNECTIONS: envInt(2_000, 1, 1_000_000).describe(
+    "WebSockets open at once on one gateway replica; an upgrade past it gets 503 with `retry-after: 5`",
+  ),
+  WS_MAX_CONNECTIONS_PER_ADDRESS: envInt(100, 1, 1_000_000).describe(
+    "WebSockets open at once from one client address (IPv6: one /64; see TRUSTED_PROXIES), signed in or not; an upgrade past it gets 429",
+  ),
+  WS_MAX_CONNECTIONS_PER_USER: envInt(32, 1, 1_000_000).describe(
+    "WebSockets open at once of one user; past it 429 at the upgrade, or a RATE_LIMITED error and a 1008 close after `{type:\"auth\"}`",
+  ),
+  WS_MAX_WATCHES_PER_SOCKET: envInt(16, 1, 10_000).describe(
+    "sessions one WebSocket may watch at once; a `watch` past it gets a RATE_LIMITED error event (`unwatch` frees one)",
+  ),
+  WS_MAX_WATCHES_PER_USER: envInt(64, 1, 1_000_000).describe(
+    "watches one user may have open at once over all their WebSockets; past it a RATE_LIMITED error event",
+  ),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: envInt(65_000, 1_000, 290_000).describe(
+    "how long the HTTP server keeps an idle keep-alive connection open; keep it above the idle timeout of every client and proxy in front (Node's own 5 s raced clients that reuse a connection just as it closed)",
+  ),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(300_000)
+    .optional()
+    .describe(
+      "how long a client may take to send a request's headers; unset: HTTP_KEEP_ALIVE_TIMEOUT_MS + 1000. Must be above HTTP_KEEP_ALIVE_TIMEOUT_MS (the gateway stops at start otherwise), and at most Node's 300 s for a whole request",
+    ),
   ALLOWED_HOSTS: z
     .string()
     .optional()
-    .transform((value) => (value ?? "").split(",").map((host) => host.trim().toLowerCase()).filter((host) => host !== "")),
+    .transform((value) => (value ?? "").split(",").map((host) => host.trim().toLowerCase()).filter((host) => host !== ""))
+    .describe(
+      "extra host names (no port, comma-separated) that /mcp answers to, and without AUTH_TOKENS every route and /ws, besides localhost, 127.0.0.1, [::1] and HOST; a request whose `Host` is any other name is refused with 403 (DNS-rebinding protection)",
+    ),
 });
 export type GatewayConfig = z.infer<typeof gatewayEnvSchema>;
 

@@ -1,4 +1,5 @@
 import { extname } from "node:path";
+import { getOwn } from "@agent-orchestrator/shared";
 
 const contentTypes: Readonly<Record<string, string>> = {
   ".md": "text/markdown; charset=utf-8",
@@ -17,5 +18,5 @@ const contentTypes: Readonly<Record<string, string>> = {
  */
 export function contentTypeFor(path: string): string {
   const extension = extname(path).toLowerCase();
-  return Object.prototype.hasOwnProperty.call(contentTypes, extension) ? (contentTypes[extension] as string) : "text/plain; charset=utf-8";
+  return getOwn(contentTypes, extension) ?? "text/plain; charset=utf-8";
 }

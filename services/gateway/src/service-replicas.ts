@@ -5,7 +5,7 @@ import { natsFailureKind, serviceNames, type ServiceName } from "@agent-orchestr
  * How many replicas of one service answer a `$SRV` ping within `maxWaitMs`. The service is pinged by
  * name (`$SRV.PING.<name>`), which only that service's NATS user may subscribe to, and a reply counts only
  * if it names that service: a reply to the anonymous `$SRV.PING`, which every user may answer, could claim
- * any name (issue 14: a tool-runner posing as the orchestrator).
+ * any name (a tool-runner posing as the orchestrator: docs/operations.md "NATS users and permissions").
  */
 export async function countReplicas(connection: NatsConnection, name: ServiceName, maxWaitMs = 250): Promise<number> {
   let count = 0;

@@ -1,4 +1,5 @@
 import { AppError } from "@agent-orchestrator/shared";
+import { TokenBucket } from "./token-bucket.js";
 
 /** Refused: the error to answer, and the whole seconds after which the same request would pass. */
 export type RateRefusal = { error: AppError; retryAfterSeconds: number };
@@ -12,8 +13,7 @@ export type RateRefusal = { error: AppError; retryAfterSeconds: number };
  * of AUTH_TOKENS (or the one local user), so the map stays as small as that list.
  */
 export class UserRateLimit {
-  private readonly buckets = new Map<string, { tokens: number; updated: number }>();
-  private readonly refillPerMs: number;
+  private readonly buckets = new Map<string, TokenBucket>();
   private readonly now: () => number;
   private readonly onRefused: () => void;
 
@@ -22,29 +22,22 @@ export class UserRateLimit {
     private readonly perMinute: number,
     options: { now?: () => number; onRefused?: () => void } = {},
   ) {
-    this.refillPerMs = perMinute / 60_000;
     this.now = options.now ?? Date.now;
     this.onRefused = options.onRefused ?? (() => undefined);
   }
 
   /** Takes `cost` requests from `user`'s budget, all or none; undefined when they were taken. */
   take(user: string, cost = 1): RateRefusal | undefined {
-    const time = this.now();
-    const bucket = this.buckets.get(user) ?? { tokens: this.perMinute, updated: time };
-    bucket.tokens = Math.min(this.perMinute, bucket.tokens + (time - bucket.updated) * this.refillPerMs);
-    bucket.updated = time;
+    const bucket = this.buckets.get(user) ?? new TokenBucket(this.perMinute, 60_000, this.now);
     this.buckets.set(user, bucket);
     if (cost > this.perMinute) {
       this.onRefused();
       // never possible, however long the client waits: the message says to send fewer
       return { error: new AppError("RATE_LIMITED", `${cost} requests at once are more than the ${this.perMinute} a minute allowed; send fewer`), retryAfterSeconds: 60 };
     }
-    if (bucket.tokens < cost) {
-      this.onRefused();
-      const retryAfterSeconds = Math.max(1, Math.ceil((cost - bucket.tokens) / this.refillPerMs / 1000));
-      return { error: new AppError("RATE_LIMITED", `Too many requests (${this.perMinute} a minute); slow down`), retryAfterSeconds };
-    }
-    bucket.tokens -= cost;
-    return undefined;
+    if (bucket.take(cost)) return undefined;
+    this.onRefused();
+    const retryAfterSeconds = Math.max(1, Math.ceil(bucket.msUntil(cost) / 1000));
+    return { error: new AppError("RATE_LIMITED", `Too many requests (${this.perMinute} a minute); slow down`), retryAfterSeconds };
   }
 }

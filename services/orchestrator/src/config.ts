@@ -8,77 +8,76 @@ const optionalText = z
   .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()));
 
 export const orchestratorEnvSchema = baseEnvSchema.extend({
-  OPENAI_API_KEY: optionalText,
-  OPENAI_BASE_URL: optionalText.pipe(z.url().optional()),
-  LLM_MODEL: z.string().min(1).default("gpt-4o-mini"),
-  /** attempts after the first, done by the openai client itself (the only retry layer) */
-  MODEL_MAX_RETRIES: envInt(2, 0, 10),
-  MODEL_TIMEOUT_MS: envInt(60_000, 1_000, 600_000),
-  /** the longest `retry-after` the client honours; a longer one is dropped, so the client backs off on its own short delays */
-  MODEL_RETRY_AFTER_MAX_MS: envInt(20_000, 0, 600_000),
-  MAX_ITERATIONS: envInt(50, 1, 500),
-  TURN_TIMEOUT_MS: envInt(120_000, 1_000, 3_600_000),
-  TOOL_TIMEOUT_MS: envInt(toolTimeoutDefaultMs, 100, 600_000),
-  REGISTRY_TIMEOUT_MS: envInt(5_000, 100, 60_000),
-  /** the longest an agent and its activation rules are kept without a `registry.changed` (which may be lost); 0 keeps nothing */
-  REGISTRY_CACHE_MAX_AGE_MS: envInt(10_000, 0, 600_000),
-  /** tool calls of one model turn run at most this many at a time */
-  TOOL_CONCURRENCY: envInt(4, 1, 64),
-  /** a tool result longer than this (characters) is cut head + tail before the model sees it */
-  TOOL_RESULT_MAX_CHARS: envInt(65_536, 1_024, 4_000_000),
-  /** tool calls one model answer may make; the calls beyond get an error result instead of running */
-  MAX_TOOL_CALLS_PER_ANSWER: envInt(16, 1, 256),
-  /**
-   * the most (estimated) tokens a prompt may take: past it, old tool results, then any old message, then the
-   * current turn's work are shortened or dropped, so no prompt is sent past it (set it below the model's window)
-   */
-  CONTEXT_BUDGET_TOKENS: envInt(100_000, 1_000, 2_000_000),
-  /**
-   * bytes of one model answer (text and tool calls): past it the stream is stopped, the answer kept up to it and
-   * the turn ends with MODEL_OUTPUT_TOO_LARGE. 2 MiB holds a save_output of a whole WRITE_MAX_BYTES (1 MiB) file
-   * as JSON-escaped arguments, is four times what any current model writes in one answer (128k output tokens are
-   * about 512 KB), and keeps a text answer within one `done` event of the shipped 4 MiB max_payload
-   */
-  MODEL_ANSWER_MAX_BYTES: envInt(2 * 1024 * 1024, 16 * 1024, 64 * 1024 * 1024),
-  /** bytes of all of one turn's model answers together; past it the turn ends as above (each subagent has its own) */
-  TURN_OUTPUT_MAX_BYTES: envInt(8 * 1024 * 1024, 16 * 1024, 256 * 1024 * 1024),
-  /** this many invalid tool calls in a row end the turn */
-  MAX_INVALID_TOOL_CALLS: envInt(3, 1, 50),
-  /** turns one orchestrator process runs at once (pulls from the work queue) */
-  RUN_CONCURRENCY: envInt(32, 1, 1_000),
-  /**
-   * turns one user may run at once across every orchestrator replica (subagents not counted: they belong to their
-   * parent's turn); a turn past it is refused unstarted with USER_TURN_LIMIT (429), so one user's load never takes
-   * the slots others need. 0 turns the cap off
-   */
-  USER_MAX_CONCURRENT_TURNS: envInt(4, 0, 1_000),
-  /** a turn not acknowledged (nor kept alive) for this long is handed to another orchestrator */
-  RUN_ACK_WAIT_MS: envInt(30_000, 1_000, 600_000),
-  /** deliveries of one turn request before it is given up (a crash loop must end) */
-  RUN_MAX_DELIVER: envInt(3, 1, 20),
-  /** how long turn events stay in the RUN_EVENTS stream for re-attaching clients */
-  EVENTS_MAX_AGE_MS: envInt(3_600_000, 60_000, 7 * 24 * 3_600_000),
-  /** bytes RUN_EVENTS keeps; at the limit its oldest events are dropped (discard old), new ones are always stored */
-  EVENTS_MAX_BYTES: envInt(1024 ** 3, 1024 ** 2, 1024 ** 4),
-  /** bytes of queued turns RUN_REQUESTS holds; at the limit a new turn is refused (discard new), queued ones are kept */
-  RUN_REQUESTS_MAX_BYTES: envInt(256 * 1024 ** 2, 1024 ** 2, 1024 ** 4),
-  /**
-   * bytes of the sessions bucket (KV_sessions); at the limit a save is refused (QUOTA_EXCEEDED), nothing stored is
-   * dropped. JetStream reserves each stream's limit on disk at creation, so the three limits must fit the server's store
-   */
-  SESSIONS_BUCKET_MAX_BYTES: envInt(2 * 1024 ** 3, 1024 ** 2, 1024 ** 4),
-  /** copies of each JetStream stream and bucket the orchestrator creates; 3 in a three-server cluster */
-  JS_REPLICAS: envInt(1, 1, 5),
-  /** how deep subagents may nest: 1 lets a turn start subagents that cannot start their own; 0 turns run_subagent off */
-  SUBAGENT_MAX_DEPTH: envInt(1, 0, 4),
-  /** subagents one turn may start; the calls beyond get a SUBAGENT_LIMIT result */
-  SUBAGENT_MAX_PER_TURN: envInt(8, 1, 64),
-  /** subagents of one turn running at the same time */
-  SUBAGENT_CONCURRENCY: envInt(4, 1, 16),
-  /** the longest a subagent may run; never beyond what is left of its parent's turn */
-  SUBAGENT_TIMEOUT_MS: envInt(300_000, 1_000, 3_600_000),
-  /** model calls one subagent may make */
-  SUBAGENT_MAX_ITERATIONS: envInt(30, 1, 500),
+  OPENAI_API_KEY: optionalText.describe("key for the model API (OpenAI); a compatible server may need none"),
+  OPENAI_BASE_URL: optionalText
+    .pipe(z.url().optional())
+    .describe("base URL of an OpenAI-compatible server (e.g. `http://localhost:11434/v1` for Ollama); unset: OpenAI's own"),
+  LLM_MODEL: z.string().min(1).default("gpt-4o-mini").describe("model name sent to the API"),
+  MODEL_MAX_RETRIES: envInt(2, 0, 10).describe(
+    "attempts after the first, done by the openai client itself (the only retry layer; it honours `retry-after` up to MODEL_RETRY_AFTER_MAX_MS)",
+  ),
+  MODEL_TIMEOUT_MS: envInt(60_000, 1_000, 600_000).describe("time limit of one model call"),
+  MODEL_RETRY_AFTER_MAX_MS: envInt(20_000, 0, 600_000).describe(
+    "the longest `retry-after` from the model server the client honours; a longer one is ignored: the client retries on its own short backoff and then fails with MODEL_RATE_LIMITED instead of waiting that long",
+  ),
+  MAX_ITERATIONS: envInt(50, 1, 500).describe("model calls per turn before the turn stops with MAX_ITERATIONS"),
+  TURN_TIMEOUT_MS: envInt(120_000, 1_000, 3_600_000).describe("wall-clock limit of one turn (TURN_TIMEOUT)"),
+  TOOL_TIMEOUT_MS: envInt(toolTimeoutDefaultMs, 100, 600_000).describe("time limit of one tool call over NATS"),
+  REGISTRY_TIMEOUT_MS: envInt(5_000, 100, 60_000).describe(
+    "time limit of one request to the registry (an agent's definition and activation)",
+  ),
+  REGISTRY_CACHE_MAX_AGE_MS: envInt(10_000, 0, 600_000).describe(
+    "the longest an agent, its activation rules and its start are kept without a `registry.changed` (a plain publish, which can be lost); 0 keeps nothing (docs/operations.md \"What an orchestrator keeps\")",
+  ),
+  TOOL_CONCURRENCY: envInt(4, 1, 64).describe("tool calls of one model answer run at most this many at a time"),
+  TOOL_RESULT_MAX_CHARS: envInt(65_536, 1_024, 4_000_000).describe(
+    "a tool result longer than this (characters) is cut, head and tail kept, before the model sees it",
+  ),
+  MAX_TOOL_CALLS_PER_ANSWER: envInt(16, 1, 256).describe(
+    "tool calls one model answer may make; the calls beyond get an error result instead of running",
+  ),
+  CONTEXT_BUDGET_TOKENS: envInt(100_000, 1_000, 2_000_000).describe(
+    "the most tokens (estimated at 4 bytes a token) a prompt may take; no prompt is sent past it: old tool results become notes first, then older messages are shortened, then the oldest turns dropped (the stored conversation stays whole). Set it below the model's window",
+  ),
+  MODEL_ANSWER_MAX_BYTES: envInt(2 * 1024 * 1024, 16 * 1024, 64 * 1024 * 1024).describe(
+    "bytes of one model answer (text plus tool-call ids, names and arguments): past it the stream is stopped, the answer kept up to it with a note, and the turn ends with MODEL_OUTPUT_TOO_LARGE. One streamed event larger than 6× this plus 64 KiB is refused before it is buffered. 2 MiB holds a save_output of a whole WRITE_MAX_BYTES (1 MiB) file as JSON-escaped arguments and keeps a text answer within one `done` event of the shipped 4 MiB max_payload",
+  ),
+  TURN_OUTPUT_MAX_BYTES: envInt(8 * 1024 * 1024, 16 * 1024, 256 * 1024 * 1024).describe(
+    "bytes of all of one turn's model answers together (each subagent has its own); past it the turn ends as with MODEL_ANSWER_MAX_BYTES",
+  ),
+  MAX_INVALID_TOOL_CALLS: envInt(3, 1, 50).describe("invalid tool calls in a row that end the turn"),
+  RUN_CONCURRENCY: envInt(32, 1, 1_000).describe("turns one orchestrator process runs at once (pulled from the work queue)"),
+  USER_MAX_CONCURRENT_TURNS: envInt(4, 0, 1_000).describe(
+    "turns one user may run at once across every orchestrator replica; a turn past it is refused unstarted with USER_TURN_LIMIT (429, `retry-after: 5`). Subagents are not counted (they belong to their parent's turn). 0 turns the cap off. Without AUTH_TOKENS every client is the one user `local`",
+  ),
+  RUN_ACK_WAIT_MS: envInt(30_000, 1_000, 600_000).describe(
+    "a turn not acknowledged (nor kept alive) for this long, because its orchestrator died, is handed to another orchestrator",
+  ),
+  RUN_MAX_DELIVER: envInt(3, 1, 20).describe("deliveries of one turn before it is given up (a crash loop must end)"),
+  EVENTS_MAX_AGE_MS: envInt(3_600_000, 60_000, 7 * 24 * 3_600_000).describe(
+    "how long turn events stay in the RUN_EVENTS stream for re-attaching clients",
+  ),
+  EVENTS_MAX_BYTES: envInt(1024 ** 3, 1024 ** 2, 1024 ** 4).describe(
+    "bytes RUN_EVENTS keeps; at the limit its oldest events are dropped (discard old), new ones are always stored",
+  ),
+  RUN_REQUESTS_MAX_BYTES: envInt(256 * 1024 ** 2, 1024 ** 2, 1024 ** 4).describe(
+    "bytes of queued turns RUN_REQUESTS holds; at the limit a new turn is refused (discard new), queued ones are kept",
+  ),
+  SESSIONS_BUCKET_MAX_BYTES: envInt(2 * 1024 ** 3, 1024 ** 2, 1024 ** 4).describe(
+    "bytes of the sessions bucket (KV_sessions); at the limit a save is refused with QUOTA_EXCEEDED and nothing stored is dropped (sessions do not expire: an operator raises the limit or removes old sessions). JetStream reserves each stream's limit on disk at creation, so the three limits must fit the server's store",
+  ),
+  JS_REPLICAS: envInt(1, 1, 5).describe(
+    "copies of RUN_REQUESTS, RUN_EVENTS and the `sessions`, `turn_slots` and `projects` buckets; 3 on a three-server cluster. At start, existing ones with fewer are raised (logged as `raised the stream's replicas`), never lowered; above 1 on a single server, the orchestrator refuses to start",
+  ),
+  SUBAGENT_MAX_DEPTH: envInt(1, 0, 4).describe(
+    "how deep subagents may nest: 1 lets a turn start subagents that cannot start their own; 0 turns run_subagent off",
+  ),
+  SUBAGENT_MAX_PER_TURN: envInt(8, 1, 64).describe("subagents one turn may start; the calls beyond get a SUBAGENT_LIMIT result"),
+  SUBAGENT_CONCURRENCY: envInt(4, 1, 16).describe("subagents of one turn running at the same time"),
+  SUBAGENT_TIMEOUT_MS: envInt(300_000, 1_000, 3_600_000).describe(
+    "the longest a subagent may run, never beyond what is left of its parent's turn (the parent then gets SERVICE_TIMEOUT and goes on)",
+  ),
+  SUBAGENT_MAX_ITERATIONS: envInt(30, 1, 500).describe("model calls one subagent may make"),
 });
 export type OrchestratorConfig = z.infer<typeof orchestratorEnvSchema>;
 

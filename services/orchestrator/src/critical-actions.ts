@@ -1,5 +1,4 @@
-import { parse as parseYaml } from "yaml";
-import { AppError, fileToLoad, type ToolResult } from "@agent-orchestrator/shared";
+import { AppError, asMapping, fileToLoad, getOwn, parseBmadYaml, type ToolResult } from "@agent-orchestrator/shared";
 import { startVariables } from "./start-variables.js";
 
 /** A file loaded at agent start, with its virtual path. */
@@ -54,15 +53,12 @@ export async function runCriticalActions(actions: readonly string[], readFile: R
 
 /** The scalar top-level values of a YAML config, as strings (4.x core-config.yaml nests the rest; it stays in the loaded file). */
 function configVariables(content: string, path: string): Record<string, string> {
-  let parsed: unknown;
-  try {
-    parsed = parseYaml(content, { maxAliasCount: 50 });
-  } catch (error) {
-    throw new AppError("AGENT_INIT_FAILED", `The agent could not start: ${path} is not valid YAML.`, { cause: error });
-  }
+  const parsed = parseBmadYaml(content);
+  if (!parsed.ok) throw new AppError("AGENT_INIT_FAILED", `The agent could not start: ${path} is not valid YAML (${parsed.error}).`);
   const variables: Record<string, string> = {};
-  if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
-    for (const [key, value] of Object.entries(parsed)) {
+  const mapping = asMapping(parsed.value);
+  if (mapping) {
+    for (const [key, value] of Object.entries(mapping)) {
       if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") variables[key] = String(value);
     }
   }
@@ -71,8 +67,6 @@ function configVariables(content: string, path: string): Record<string, string> 
 
 /** Replaces `{name}` with a known variable; unknown names are left for the model or the tool side. */
 export function substituteVariables(text: string, variables: Readonly<Record<string, string>>): string {
-  return text.replace(/\{([A-Za-z_][\w-]*)\}/g, (whole, name: string) =>
-    Object.prototype.hasOwnProperty.call(variables, name) ? (variables[name] as string) : whole,
-  );
+  return text.replace(/\{([A-Za-z_][\w-]*)\}/g, (whole, name: string) => getOwn(variables, name) ?? whole);
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { encodeJson, requestJson, SessionGetReply, SessionListReply, subjects } from "@agent-orchestrator/shared";
+import { encodeJson, jetStreamNames, requestJson, SessionGetReply, SessionListReply, subjects } from "@agent-orchestrator/shared";
 import { startScriptedModel, type ScriptedModel } from "../../../test/support/scripted-model.js";
 import type { Orchestrator } from "./orchestrator-service.js";
 import {
@@ -125,6 +125,7 @@ describe("orchestrator turns", () => {
 
   it("cancels a running turn before its model answers; nothing is published after the final event", async () => {
     // the model would answer after 5 s: a CANCELLED final event shows the cancel stopped the turn first
+    const requestsBefore = model.requests.length;
     model.enqueue({ text: "a slow answer that will be cut", delayMs: 5_000 });
     const sessionId = randomUUID();
     const turn = runTurn(prefixes.main, "slow", {
@@ -140,7 +141,12 @@ describe("orchestrator turns", () => {
     expect(sessionId).not.toBe(id);
     const late: unknown[] = [];
     const watcher = connection.subscribe(prefixes.main + subjects.sessionEvents(id), { callback: (_error, message) => late.push(message) });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await connection.flush();
+    // the model call was abandoned, not left to answer later: nothing is left that could publish for the turn
+    const call = model.requests.slice(requestsBefore).find((request) => JSON.stringify(request.body.messages.at(-1)?.content).includes("slow"));
+    expect(call).toBeDefined();
+    expect(await call?.ended).toBe("abandoned");
+    await connection.flush();
     watcher.unsubscribe();
     expect(late).toEqual([]);
     const view = await requestJson(connection, prefixes.main + subjects.sessionGet, { session_id: id, user: "ada" }, SessionGetReply, { timeoutMs: 5_000 });
@@ -154,7 +160,14 @@ describe("orchestrator turns", () => {
     const subscription = connection.subscribe(prefixes.main + subjects.runEvents(sessionId, runId), { callback: (_error, message) => seen.push(message) });
     const request = { run_id: runId, session_id: sessionId, new_session: true, agent_id: agent.id, message: "late", owner: "ada", expires_at: Date.now() - 1 };
     await connection.jetstream().publish(prefixes.main + subjects.runRequest(sessionId), encodeJson(request), { msgID: runId });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // an orchestrator took it and decided: the work queue no longer holds it, and none holds it un-acknowledged
+    const names = jetStreamNames(prefixes.main);
+    const manager = await connection.jetstreamManager();
+    await expect
+      .poll(() => manager.streams.getMessage(names.runRequests, { last_by_subj: prefixes.main + subjects.runRequest(sessionId) }).then(() => "queued", () => "gone"), { timeout: 10_000 })
+      .toBe("gone");
+    expect((await manager.consumers.info(names.runRequests, names.runRequestsConsumer)).num_ack_pending).toBe(0);
+    await connection.flush();
     subscription.unsubscribe();
     expect(seen).toEqual([]);
   });

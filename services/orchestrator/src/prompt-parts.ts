@@ -1,9 +1,9 @@
-import type { ToolName } from "@agent-orchestrator/shared";
+import { getOwn, type ToolName } from "@agent-orchestrator/shared";
 import { pathRules, toolRules } from "./system-prompt-template.js";
 
 /** Fills a prompt template's `{{slot}}`s in one pass; a slot's value is never searched for more slots. */
 export function fillTemplate(template: string, slots: Readonly<Record<string, string>>): string {
-  return template.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => (Object.prototype.hasOwnProperty.call(slots, name) ? (slots[name] as string) : whole));
+  return template.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => getOwn(slots, name) ?? whole);
 }
 
 /** `- line` per line, or `empty` when there are none. */

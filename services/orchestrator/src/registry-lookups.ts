@@ -23,7 +23,7 @@ export interface RegistryLookupsOptions {
 
 /**
  * The registry's answers a turn needs (the agent, its activation rules), kept per agent id so a turn does not
- * wait on the registry (README "Scaling out"). Every `registry.changed` forgets them all, and so does
+ * wait on the registry (docs/operations.md "What an orchestrator keeps"). Every `registry.changed` forgets them all, and so does
  * their maximum age, since a plain NATS publish can be lost. A registry error is never kept.
  */
 export class RegistryLookups {

@@ -32,7 +32,8 @@ async function workQueue() {
   const consumer = () => scratch.connection().jetstream().consumers.get(name, "orchestrators");
   const pending = async () => (await manager.consumers.info(name, "orchestrators")).num_pending;
   const openPulls = async () => (await manager.consumers.info(name, "orchestrators")).num_waiting;
-  return { queue, consumer, pending, openPulls };
+  const info = () => manager.consumers.info(name, "orchestrators");
+  return { queue, consumer, pending, openPulls, info };
 }
 
 /** Resolves when `predicate` holds, polling every 10 ms. */
@@ -75,7 +76,7 @@ describe("run queue", () => {
   });
 
   it("never holds more turns than it has slots: the rest stay queued for another replica", async () => {
-    const { queue, consumer, pending } = await workQueue();
+    const { queue, consumer, pending, info } = await workQueue();
     const release: Array<() => void> = [];
     const runQueue = startRunQueue({
       consumer: await consumer(),
@@ -86,9 +87,10 @@ describe("run queue", () => {
     });
     await queue(5);
     await until(() => release.length === 2, "two turns running");
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // its pull is closed (it asks for nothing more while full): the server has handed out two and holds three
+    await until(async () => (await info()).num_waiting === 0, "its pull to close");
+    expect(await info()).toMatchObject({ num_ack_pending: 2, num_pending: 3, num_waiting: 0 });
     expect(release).toHaveLength(2);
-    expect(await pending()).toBe(3);
 
     // a lent slot runs one more at once; a freed slot another
     const giveBack = runQueue.lendSlot();
@@ -117,8 +119,9 @@ describe("run queue", () => {
     await queue(1);
     const started = Date.now();
     await stopped;
-    // within the pull's 2 s expiry; the bound is loose so a loaded machine cannot break it, tight enough to
-    // catch a stop that waits on a long pull
+    // real time is this test's subject (a stop is bounded by the pull's 2 s expiry), so it keeps a clock
+    // check; the bound is loose so a loaded machine cannot break it, tight enough to catch a stop that waits
+    // on a long pull
     expect(Date.now() - started).toBeLessThan(8_000);
     const second = startRunQueue({ consumer: await consumer(), concurrency: 4, ackWaitMs: 30_000, logger, run: async (request) => void ran.push(`second ${request.message}`) });
     await until(() => ran.length === 1, "the handed-back turn", 10_000);

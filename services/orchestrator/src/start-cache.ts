@@ -12,7 +12,7 @@ const maxKeptStarts = 1000;
 
 /**
  * The result of each agent's start, kept so a turn does not wait on the tool-runner for files that have not
- * changed (README "Scaling out"). It is valid for the agent's `startFingerprint`, which the registry changes
+ * changed (docs/operations.md "What an orchestrator keeps"). It is valid for the agent's `startFingerprint`, which the registry changes
  * whenever a file the start reads changes, and for at most `maxAgeMs`, the safety net of the registry look-ups.
  * An agent without a fingerprint (a skill agent, or a start reading files the registry does not watch) starts
  * every turn, and so does the first turn of each fingerprint, so a file the sandbox denies fails the start.

@@ -1,15 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ActivationData, parseTomlLayer, type TomlTable } from "@agent-orchestrator/shared";
+import { ActivationData, buildSkillAgent, parseAgentFile, parseSkillMd, parseTomlLayer, type TomlTable } from "@agent-orchestrator/shared";
 import { describe, expect, it } from "vitest";
-import { fixturesFolder } from "./__fixtures__/bmad-tree.js";
+import { agentFilesFolder as fixturesFolder } from "../../../shared/src/testing/agent-files.js";
 import { agentCustomization, customizedSkill } from "./__fixtures__/install-files.js";
 import { buildActivation } from "./activation-document.js";
 import type { AgentRecord } from "./discovery-context.js";
 import { moduleAgent } from "./module-agent.js";
-import { parseAgentFile } from "./parse-agent-file.js";
-import { buildSkillAgent } from "./skill-agent.js";
-import { parseSkillDocument } from "./skill-document.js";
 
 function record(fixture: string, id: string, source: "bundle" | "module" = "module"): AgentRecord {
   const result = parseAgentFile(readFileSync(join(fixturesFolder, fixture), "utf8"), fixture);
@@ -89,7 +86,7 @@ describe("buildActivation", () => {
 
   it("activates a skills-era agent: persona, customization steps around the greeting, facts as written, skill and prompt commands", () => {
     const skillPath = ".claude/skills/bmad-agent-keeper";
-    const document = parseSkillDocument(customizedSkill("bmad-agent-keeper", "Kit", "Lighthouse Keeper"));
+    const document = parseSkillMd(customizedSkill("bmad-agent-keeper", "Kit", "Lighthouse Keeper"));
     if (!document.ok) throw new Error(document.reason);
     const table = parseTomlLayer(agentCustomization("Kit", "Lighthouse Keeper", "💡"));
     if (!table.ok) throw new Error(table.reason);

@@ -1,7 +1,6 @@
-import type { ActivationData, MenuItem } from "@agent-orchestrator/shared";
+import { getOwn, type ActivationData, type MenuItem, type SkillAgentExtras } from "@agent-orchestrator/shared";
 import { renderActivationText } from "./activation-text.js";
 import type { AgentRecord } from "./discovery-context.js";
-import type { SkillAgentExtras } from "./parsed-agent.js";
 
 /** What the caller of an activation adds to the agent's own document. */
 export interface ActivationOptions {
@@ -90,9 +89,7 @@ function skillActivationSteps(name: string, icon: string, customization: SkillAg
 function substituter(variables: Readonly<Record<string, string>>): (text: string) => string {
   if (Object.keys(variables).length === 0) return (text) => text;
   return (text) =>
-    text.replace(variablePattern, (whole, name: string) =>
-      Object.prototype.hasOwnProperty.call(variables, name) ? (variables[name] as string) : whole,
-    );
+    text.replace(variablePattern, (whole, name: string) => getOwn(variables, name) ?? whole);
 }
 
 function fillMenuItem(item: MenuItem, fill: (text: string) => string): MenuItem {

@@ -1,14 +1,7 @@
 import { resolve } from "node:path";
-import { parseTomlLayer, type AgentDefinition, type BundleInfo, type TomlTable } from "@agent-orchestrator/shared";
-import { parseBundleManifest, type ReadManifest } from "./bundle-manifest.js";
+import { parseAgentForCache, parseBundleManifest, parseCsvTable, parseModuleConfig, parseSkillMd, parseTomlLayer, parseYamlMapping, type AgentDefinition, type BundleInfo, type CsvRow, type ParsedAgent, type ReadManifest, type SkillDocument, type TomlTable } from "@agent-orchestrator/shared";
 import type { DiscoveryLimits } from "./config.js";
-import { parseCsvTable, type CsvRow } from "./csv-table.js";
 import { FileParseCache } from "./file-parse-cache.js";
-import { parseAgentForCache } from "./load-agent.js";
-import type { ParsedAgent } from "./parsed-agent.js";
-import { parseYamlMapping } from "./safe-yaml.js";
-import { parseModuleConfig } from "./scan-modules.js";
-import { parseSkillDocument, type SkillDocument } from "./skill-document.js";
 
 /** An agent as served: the definition clients get, and the parse the activation document is built from. */
 export interface AgentRecord {
@@ -50,7 +43,7 @@ export function createDiscoveryContext(bmadRoot: string, limits: DiscoveryLimits
     yamlMappings: new FileParseCache(parseYamlMapping, limits.maxFileBytes),
     csvTables: new FileParseCache(parseCsvTable, limits.maxFileBytes),
     tomlLayers: new FileParseCache(parseTomlLayer, limits.maxFileBytes),
-    skillDocuments: new FileParseCache(parseSkillDocument, limits.maxFileBytes),
+    skillDocuments: new FileParseCache(parseSkillMd, limits.maxFileBytes),
   };
 }
 

@@ -2,7 +2,8 @@ import { rename, symlink, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBmadTree, type BmadTree } from "./__fixtures__/bmad-tree.js";
-import { FileParseCache, type ParseOutcome } from "./file-parse-cache.js";
+import type { ParseOutcome } from "@agent-orchestrator/shared";
+import { FileParseCache } from "./file-parse-cache.js";
 
 /** A parser that counts its calls: "ok:<value>" parses, anything else fails. */
 function countingParser() {

@@ -1,11 +1,8 @@
 import type { Stats } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
-import type { RegistryWarningCode } from "@agent-orchestrator/shared";
-import { isInside } from "./contained-path.js";
+import { isInside } from "@agent-orchestrator/shared";
+import type { ParseOutcome, RegistryWarningCode } from "@agent-orchestrator/shared";
 import { readTextFile } from "./read-text-file.js";
-
-/** What a parser gives the cache: a value, or a reason (and optionally the warning code to report it with). */
-export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; reason: string; code?: RegistryWarningCode };
 
 /** Why a file gave no value: gone, outside its folder, too large, unreadable, or not parseable. */
 export type LoadFailureCode = "FILE_MISSING" | "PATH_REJECTED" | "FILE_TOO_LARGE" | "UNREADABLE" | "INVALID";

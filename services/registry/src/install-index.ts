@@ -1,10 +1,8 @@
 import { join } from "node:path";
-import { centralConfigLayers, isTable, mergeLayers, type RegistryWarning, type TomlTable } from "@agent-orchestrator/shared";
-import { cell, type CsvRow } from "./csv-table.js";
+import { asMapping, cell, centralConfigLayers, field, isTable, mergeLayers, scalarText, type CsvRow, type RegistryWarning, type TomlTable } from "@agent-orchestrator/shared";
 import type { DiscoveryContext } from "./discovery-context.js";
 import type { FileParseCache } from "./file-parse-cache.js";
 import { loadOptional } from "./load-agent.js";
-import { asMapping, field, scalarText } from "./safe-yaml.js";
 
 /** What an installed `_bmad/` tree says about itself (docs/bmad-releases.md). */
 export interface InstallIndex {

@@ -1,8 +1,6 @@
-import type { RegistryWarning, RegistryWarningCode } from "@agent-orchestrator/shared";
+import type { ParsedAgent, RegistryWarning, RegistryWarningCode } from "@agent-orchestrator/shared";
 import type { DiscoveryContext } from "./discovery-context.js";
 import type { FileParseCache, LoadOutcome } from "./file-parse-cache.js";
-import { parseAgentFile } from "./parse-agent-file.js";
-import type { ParsedAgent } from "./parsed-agent.js";
 
 /** Reads one agent file through the cache; problems become warnings, and only a usable agent is returned. */
 export async function loadAgent(
@@ -38,12 +36,6 @@ export function reportOutcome<T>(
     outcome.code === "PATH_REJECTED" || outcome.code === "FILE_TOO_LARGE" ? outcome.code : (outcome.parseCode ?? fallback);
   warnings.push({ code, message: outcome.code === "INVALID" ? `${path}: ${outcome.reason}` : `${path} ${outcome.reason}`, path });
   return false;
-}
-
-/** The agent-file parser in the shape the cache wants. */
-export function parseAgentForCache(text: string, relativePath: string) {
-  const result = parseAgentFile(text, relativePath);
-  return result.ok ? { ok: true as const, value: result.agent } : result;
 }
 
 /**

@@ -1,7 +1,6 @@
 import { realpath } from "node:fs/promises";
-import { basename, join, relative, sep } from "node:path";
-import { skillFoldersUnder, skillNotFound } from "@agent-orchestrator/shared";
-import { isInside } from "./contained-path.js";
+import { join, relative, sep } from "node:path";
+import { findTreeSkills, isInside, skillNotFound } from "@agent-orchestrator/shared";
 import type { DiscoveryContext } from "./discovery-context.js";
 import { listInstalledSkills } from "./skill-folders.js";
 
@@ -35,12 +34,12 @@ export async function locateSkill(context: DiscoveryContext, name: string): Prom
   const installed = skills.find((skill) => skill.name === name);
   if (installed) return { ...installed.served, tree };
 
-  const treeSkills = tree ? await skillFoldersUnder(join(context.rootPath, treeFolder), (folder) => folder.startsWith(".")) : [];
-  for (const absolute of treeSkills.filter((folder) => basename(folder) === name)) {
+  const treeSkills = tree ? await findTreeSkills([join(context.rootPath, treeFolder)], (folder) => folder.startsWith(".")) : [];
+  for (const { folder: absolute } of treeSkills.filter((candidate) => candidate.name === name)) {
     const real = await realpath(absolute).catch(() => undefined);
     if (!real || !tree || !isInside(tree.realPath, real)) continue;
     const path = relative(context.rootPath, absolute).split(sep).join("/");
     return { name, path, absolute, realPath: real, tree, folderModule: path.split("/")[1] };
   }
-  throw skillNotFound(name, [...new Set([...skills.map((skill) => skill.name), ...treeSkills.map((folder) => basename(folder))])]);
+  throw skillNotFound(name, [...new Set([...skills.map((skill) => skill.name), ...treeSkills.map((candidate) => candidate.name)])]);
 }

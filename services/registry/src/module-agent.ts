@@ -1,5 +1,5 @@
+import type { ParsedAgent } from "@agent-orchestrator/shared";
 import { defaultIcon, type AgentRecord } from "./discovery-context.js";
-import type { ParsedAgent } from "./parsed-agent.js";
 
 /** Where an installed module's agent sits and what it is called. */
 export interface ModuleAgentPlace {

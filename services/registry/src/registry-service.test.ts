@@ -14,7 +14,8 @@ import {
   requestJson,
   subjects,
 } from "@agent-orchestrator/shared";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from "vitest";
+import { capturingLogger } from "../../../shared/src/testing/capturing-logger.js";
 import { agentFile, createBmadTree, multiAgentBundle, standaloneBundle, type BmadTree } from "./__fixtures__/bmad-tree.js";
 import { agentCustomization, customizedSkill } from "./__fixtures__/install-files.js";
 import { registryEnvSchema } from "./config.js";
@@ -56,19 +57,8 @@ describe("registry service over NATS", () => {
     if (!reply.success) throw new Error(reply.error.message);
     return reply.agents.map((agent) => agent.id);
   };
-  /** Polls `check` until it passes; returns how long that took. */
-  const eventually = async (check: () => Promise<void>, timeoutMs = 2000): Promise<number> => {
-    const started = Date.now();
-    for (;;) {
-      try {
-        await check();
-        return Date.now() - started;
-      } catch (error) {
-        if (Date.now() - started > timeoutMs) throw error;
-        await new Promise((wait) => setTimeout(wait, 25));
-      }
-    }
-  };
+  /** Polls `check` until it passes (how soon is bench/'s to measure, not a bound a loaded machine could break). */
+  const eventually = (check: () => Promise<void>, timeoutMs = 10_000): Promise<void> => vi.waitFor(check, { timeout: timeoutMs, interval: 25 });
 
   it("lists agents, optionally of one bundle", async () => {
     expect(await listIds()).toEqual(["solo", "lead", "bmm/pm"]); // bundle folders in byte order, then modules
@@ -151,24 +141,23 @@ describe("registry service over NATS", () => {
     );
   });
 
-  it("sees a bundle added, replaced and deleted within 1 s, without a restart, and publishes each change", async () => {
+  it("sees a bundle added, replaced and deleted without a restart, and publishes each change", async () => {
     const events: RegistryChanged[] = [];
     const subscription = connection.subscribe(prefix + subjects.registryChanged, {
       callback: (_error, message) => events.push(decodeJson(message.data, RegistryChanged)),
     });
     try {
       await tree.write(standaloneBundle("fresh", { id: "fresh", name: "Fay" }));
-      expect(await eventually(async () => expect(await listIds()).toContain("fresh"))).toBeLessThan(1000);
+      await eventually(async () => expect(await listIds()).toContain("fresh"));
 
       await writeFile(join(tree.root, "bmad/custom/bundles/fresh/agent.md"), agentFile({ id: "fresh", name: "Faye", command: "*again" }));
-      const replaced = await eventually(async () => {
+      await eventually(async () => {
         const reply = await ask(subjects.registryAgentsGet, { agent_id: "fresh" }, GetAgentReply);
         expect(reply.success && reply.agent.menu[1]?.trigger).toBe("*again");
       });
-      expect(replaced).toBeLessThan(1000);
 
       await tree.remove("bmad/custom/bundles/fresh");
-      expect(await eventually(async () => expect(await listIds()).not.toContain("fresh"))).toBeLessThan(1000);
+      await eventually(async () => expect(await listIds()).not.toContain("fresh"));
 
       await eventually(async () => expect(events.some((event) => event.removed.includes("fresh"))).toBe(true));
       expect(events.some((event) => event.added.includes("fresh"))).toBe(true);
@@ -232,7 +221,12 @@ describe("registry service over NATS", () => {
     expect(await ask(subjects.registryAgentsGet, { agent_id: "solo" }, GetAgentReply)).toMatchObject({ success: true, agent: { name: "Sol" } });
 
     await writeFile(join(tree.root, "bmad/custom/bundles/solo/bundle.yaml"), "type: [broken");
-    await new Promise((wait) => setTimeout(wait, 300));
+    // the re-scan has seen the broken file (it reports it), and still serves the agent
+    await eventually(async () => {
+      const reply = await ask(subjects.registryBundlesList, {}, ListBundlesReply);
+      const solo = reply.success ? reply.bundles.find((bundle) => bundle.name === "solo") : undefined;
+      expect(solo?.warnings).toContainEqual(expect.objectContaining({ code: "STALE_VERSION", path: "bmad/custom/bundles/solo/bundle.yaml" }));
+    });
     expect(await listIds()).toContain("solo");
 
     await tree.write(standaloneBundle("solo", { id: "solo", name: "Solveig" }));
@@ -242,7 +236,10 @@ describe("registry service over NATS", () => {
   it("rescan() publishes what changed even with watching off", async () => {
     await registry.stop();
     const config = registryEnvSchema.parse({ BMAD_ROOT: tree.root, REGISTRY_WATCH: "false" });
-    registry = await startRegistry({ connection, config, logger, subjectPrefix: prefix });
+    const captured = capturingLogger();
+    registry = await startRegistry({ connection, config, logger: captured.logger, subjectPrefix: prefix });
+    // no watcher at all (it says so when it starts), so only rescan() can see the new bundle
+    expect(captured.lines).toContainEqual(expect.objectContaining({ msg: "registry serving", watch: "off" }));
     const changed = new Promise<RegistryChanged>((resolve) => {
       const subscription = connection.subscribe(prefix + subjects.registryChanged, {
         max: 1,
@@ -252,7 +249,6 @@ describe("registry service over NATS", () => {
     });
     await connection.flush();
     await tree.write(standaloneBundle("manual", { id: "manual", name: "Man" }));
-    await new Promise((wait) => setTimeout(wait, 300));
     expect(await listIds()).not.toContain("manual");
     await registry.rescan();
     expect(await listIds()).toContain("manual");

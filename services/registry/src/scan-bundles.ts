@@ -2,11 +2,9 @@ import type { Dirent } from "node:fs";
 import { readdir, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import type { AgentDefinition, BundleInfo, RegistryWarning } from "@agent-orchestrator/shared";
-import { mapWithConcurrency } from "@agent-orchestrator/shared";
-import type { BundleManifest, ManifestAgent } from "./bundle-manifest.js";
+import { mapWithConcurrency, type BundleManifest, type ManifestAgent, type ParsedAgent } from "@agent-orchestrator/shared";
 import { byName, defaultIcon, scanConcurrency, type AgentRecord, type DiscoveryContext, type SourceScan } from "./discovery-context.js";
 import { loadAgent, reportOutcome } from "./load-agent.js";
-import type { ParsedAgent } from "./parsed-agent.js";
 
 /** Where bundles live, relative to BMAD_ROOT (docs/design.md "Sources"). */
 export const bundlesFolder = "bmad/custom/bundles";

@@ -1,13 +1,10 @@
 import type { Dirent } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
-import type { BundleInfo, RegistryWarning } from "@agent-orchestrator/shared";
-import { mapWithConcurrency } from "@agent-orchestrator/shared";
+import { mapWithConcurrency, type BundleInfo, type RegistryWarning } from "@agent-orchestrator/shared";
 import { byName, scanConcurrency, type AgentRecord, type DiscoveryContext, type SourceScan } from "./discovery-context.js";
 import { moduleAgent } from "./module-agent.js";
 import { loadAgent, reportOutcome } from "./load-agent.js";
-import type { ParseOutcome } from "./file-parse-cache.js";
-import { asMapping, parseYaml } from "./safe-yaml.js";
 
 /** An installed tree of modules: `bmad/` (6.0 alphas) or `_bmad/` (6.0.x onwards). */
 export interface ModuleTree {
@@ -122,11 +119,4 @@ async function agentFilesOf(moduleFolder: string): Promise<string[] | undefined>
     }
   }
   return files;
-}
-
-/** A module's config.yaml must be a YAML mapping; its values are read by the orchestrator, not here. */
-export function parseModuleConfig(text: string): ParseOutcome<true> {
-  const parsed = parseYaml(text);
-  if (!parsed.ok) return { ok: false, reason: `config.yaml is not valid YAML: ${parsed.error}` };
-  return asMapping(parsed.value) ? { ok: true, value: true } : { ok: false, reason: "config.yaml is not a YAML mapping" };
 }

@@ -1,13 +1,10 @@
 import { join } from "node:path";
-import { isTable, mergeLayers, skillFileName, skillOverrideLayers, type RegistryWarning, type TomlTable } from "@agent-orchestrator/shared";
-import { cell, type CsvRow } from "./csv-table.js";
+import { asMapping, buildSkillAgent, cell, isTable, mergeLayers, scalarText, skillFileName, skillOverrideLayers, type CsvRow, type RegistryWarning, type TomlTable } from "@agent-orchestrator/shared";
 import type { AgentRecord, DiscoveryContext } from "./discovery-context.js";
 import type { InstallIndex } from "./install-index.js";
 import { loadOptional, reportOutcome } from "./load-agent.js";
 import { moduleAgent } from "./module-agent.js";
 import { readTextFile } from "./read-text-file.js";
-import { asMapping, scalarText } from "./safe-yaml.js";
-import { buildSkillAgent } from "./skill-agent.js";
 import { listInstalledSkills, type InstalledSkill } from "./skill-folders.js";
 
 /** The skills-era `_bmad/` tree the skills belong to: its folder, real path and index (absent in a skills-only project). */

@@ -21,7 +21,7 @@ import { renderSkillActivationText } from "./skill-activation-text.js";
 
 /**
  * A skill's activation document for a model OUTSIDE this system (Claude Code, Cursor), which works in the
- * project folder with its own file tools (docs/design.md "Activation documents", README "MCP server"). The
+ * project folder with its own file tools (docs/design.md "Activation documents", docs/api.md "MCP server (`/mcp`)"). The
  * SKILL.md instructions with `{skill-root}` as the project-relative folder, `{skill-name}`, and `{workflow.x}`
  * / `{agent.x}` from the customization layers merged with BMAD's rules (customize.toml → `_bmad/custom/<name>.toml`
  * → `.user.toml`); a value naming one of the skill's files becomes its project-relative path. Config variables

@@ -1,8 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdir, realpath } from "node:fs/promises";
 import { join } from "node:path";
-import { isSkillHostName, skillsFolderName, type RegistryWarning } from "@agent-orchestrator/shared";
-import { isInside } from "./contained-path.js";
+import { findToolSkills, isInside, isSkillHostName, skillsFolderName, type RegistryWarning } from "@agent-orchestrator/shared";
 import { byName, type DiscoveryContext } from "./discovery-context.js";
 
 /** One installed copy of a skill: `.<tool>/skills/<name>/`. */
@@ -34,39 +33,48 @@ export async function listInstalledSkills(context: DiscoveryContext, warnings: R
     .filter((entry) => isSkillHostName(entry.name) && (entry.isDirectory() || entry.isSymbolicLink()))
     .map((entry) => entry.name)
     .sort(byName);
-  const byNameMap = new Map<string, InstalledSkill>();
+  const hostOf = new Map(hosts.map((host) => [join(context.rootPath, host, skillsFolderName), host]));
+  /** a skills folder relative to BMAD_ROOT, as warnings name it */
+  const folderOf = (absolute: string) => `${hostOf.get(absolute) ?? ""}/${skillsFolderName}`;
   const found: string[] = [];
-  let budget = context.limits.maxSources;
-  for (const host of hosts) {
-    const folder = `${host}/${skillsFolderName}`;
-    const absolute = join(context.rootPath, folder);
-    const real = await realpath(absolute).catch(() => undefined);
-    if (!real) continue;
-    if (!isInside(rootReal, real)) {
-      warnings.push({ code: "PATH_REJECTED", message: `${folder} leaves BMAD_ROOT; its skills are not read`, path: folder });
-      continue;
-    }
-    found.push(host);
-    const entries = (await readdir(absolute, { withFileTypes: true }).catch((): Dirent[] => []))
-      .filter((entry) => !entry.name.startsWith(".") && (entry.isDirectory() || entry.isSymbolicLink()))
-      .sort((left, right) => byName(left.name, right.name));
-    if (entries.length > budget) {
-      warnings.push({ code: "LIMIT_REACHED", message: `${folder} has ${entries.length} skill folders; only ${budget} more are read (REGISTRY_MAX_BUNDLES)`, path: folder });
-    }
-    for (const entry of entries.slice(0, Math.max(0, budget))) {
-      budget--;
-      const path = `${folder}/${entry.name}`;
-      const skillReal = await realpath(join(absolute, entry.name)).catch(() => undefined);
-      if (!skillReal) continue;
-      if (!isInside(rootReal, skillReal)) {
-        warnings.push({ code: "PATH_REJECTED", message: `${path} is a symbolic link that leaves BMAD_ROOT; it is not read`, path });
-        continue;
+  const copies = await findToolSkills<SkillFolder>({
+    skillsFolders: [...hostOf.keys()],
+    async acceptSkillsFolder(absolute) {
+      const folder = folderOf(absolute);
+      const real = await realpath(absolute).catch(() => undefined);
+      if (!real) return false;
+      if (!isInside(rootReal, real)) {
+        warnings.push({ code: "PATH_REJECTED", message: `${folder} leaves BMAD_ROOT; its skills are not read`, path: folder });
+        return false;
       }
-      const copy: SkillFolder = { name: entry.name, path, absolute: join(absolute, entry.name), realPath: skillReal };
-      const known = byNameMap.get(entry.name);
-      if (known) known.others.push(copy);
-      else byNameMap.set(entry.name, { name: entry.name, served: copy, others: [] });
-    }
+      found.push(hostOf.get(absolute) ?? "");
+      return true;
+    },
+    isCandidateName: (name) => !name.startsWith("."),
+    async accept({ name, folder: absolute, parent }) {
+      const path = `${folderOf(parent)}/${name}`;
+      const realPath = await realpath(absolute).catch(() => undefined);
+      if (!realPath) return undefined;
+      if (!isInside(rootReal, realPath)) {
+        warnings.push({ code: "PATH_REJECTED", message: `${path} is a symbolic link that leaves BMAD_ROOT; it is not read`, path });
+        return undefined;
+      }
+      return { name, path, absolute, realPath };
+    },
+    copies: "all",
+    limit: {
+      max: context.limits.maxSources,
+      onReached(absolute, entries, remaining) {
+        const folder = folderOf(absolute);
+        warnings.push({ code: "LIMIT_REACHED", message: `${folder} has ${entries} skill folders; only ${remaining} more are read (REGISTRY_MAX_BUNDLES)`, path: folder });
+      },
+    },
+  });
+  const byNameMap = new Map<string, InstalledSkill>();
+  for (const copy of copies) {
+    const known = byNameMap.get(copy.name);
+    if (known) known.others.push(copy);
+    else byNameMap.set(copy.name, { name: copy.name, served: copy, others: [] });
   }
   return { skills: [...byNameMap.values()].sort((left, right) => byName(left.name, right.name)), hosts: found };
 }

@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { coreModuleFolder, criticalFiles, isInstallTreeName, mapWithConcurrency, type AgentDefinition } from "@agent-orchestrator/shared";
-import { checkManifestPath, isInside } from "./contained-path.js";
+import { checkManifestPath, coreModuleFolder, criticalFiles, isInside, isInstallTreeName, mapWithConcurrency, type AgentDefinition } from "@agent-orchestrator/shared";
 import { scanConcurrency } from "./discovery-context.js";
 import { statKey } from "./file-parse-cache.js";
 import type { Catalog } from "./resolve-conflicts.js";

@@ -1,11 +1,13 @@
+import { watch } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createLogger } from "@agent-orchestrator/shared";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { createBmadTree, type BmadTree } from "./__fixtures__/bmad-tree.js";
 import { changeCounter } from "./__fixtures__/change-counter.js";
 import type { TreeWatcher } from "./watch-tree.js";
 import { watchInstall } from "./watch-install.js";
+import { waitUntil } from "../../../test/support/wait-until.js";
 
 const logger = createLogger("registry-test", "silent");
 
@@ -58,9 +60,23 @@ describe("watchInstall", () => {
   it("ignores the rest of the project: sources and node_modules", async () => {
     const counter = changeCounter();
     await start(counter);
+    // a witness watching those folders shows when their events have reached this process; the install's
+    // debounce runs on a fake clock, so an event it took would leave a timer pending, then a call
+    const seen = new Set<string>();
+    const witnesses = ["src", "node_modules/pkg"].map((folder) => watch(join(tree.root, folder), (_event, name) => void seen.add(`${folder}/${String(name)}`)));
+    onTestFinished(() => witnesses.forEach((witness) => witness.close()));
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    onTestFinished(() => void vi.useRealTimers());
     await writeFile(join(tree.root, "src/app.ts"), "export const changed = 1;\n");
     await writeFile(join(tree.root, "node_modules/pkg/index.js"), "changed\n");
-    await new Promise((wait) => setTimeout(wait, 300));
+    await waitUntil(() => seen.has("src/app.ts") && seen.has("node_modules/pkg/index.js"), { message: "the edits' events" });
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(1_000);
     expect(counter.calls).toBe(0);
+    // the control: an edit it does watch, made the same way, is a pending debounce and then a call
+    await writeFile(join(tree.root, "_bmad/bmm/config.yaml"), "a: 2\n");
+    await waitUntil(() => vi.getTimerCount() > 0, { message: "the watched edit's debounce" });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(counter.calls).toBe(1);
   });
 });

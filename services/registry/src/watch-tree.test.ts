@@ -1,10 +1,12 @@
+import { watch } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createLogger } from "@agent-orchestrator/shared";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { createBmadTree, type BmadTree } from "./__fixtures__/bmad-tree.js";
 import { changeCounter } from "./__fixtures__/change-counter.js";
 import { watchTree, type TreeWatcher } from "./watch-tree.js";
+import { waitUntil } from "../../../test/support/wait-until.js";
 
 const logger = createLogger("registry-test", "silent");
 
@@ -24,14 +26,26 @@ describe("watchTree", () => {
     const counter = changeCounter();
     watcher = await watchTree({ directory: join(tree.root, "bmad"), pollMs: 60_000, debounceMs: 50, forcePoll: false, onChange: counter.onChange, logger });
     expect(watcher.mode).toBe("watch");
-    const started = Date.now();
+    // the debounce runs on a fake clock, so the burst cannot be split by a slow machine; fs.watch stays real.
+    // An independent watcher on the same files shows when their events have reached this process.
+    const seen = new Set<string>();
+    const witness = watch(join(tree.root, "bmad"), { recursive: true }, (_event, name) => void seen.add(String(name)));
+    onTestFinished(() => witness.close());
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    onTestFinished(() => void vi.useRealTimers());
     await tree.write({ "bmad/custom/bundles/x/bundle.yaml": "a: 1\n", "bmad/custom/bundles/x/agent.md": "b" });
-    await counter.next();
-    expect(Date.now() - started).toBeLessThan(1000);
-    await new Promise((wait) => setTimeout(wait, 200));
+    await waitUntil(() => seen.has("custom/bundles/x/bundle.yaml") && seen.has("custom/bundles/x/agent.md"), { message: "the files' events" });
+    expect(counter.calls).toBe(0);
+    await vi.advanceTimersByTimeAsync(50);
+    expect(counter.calls).toBe(1);
+    // well past the debounce and the burst deadline, nothing is left to fire: the burst was one call
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(vi.getTimerCount()).toBe(0);
     expect(counter.calls).toBe(1);
     await writeFile(join(tree.root, "bmad/custom/bundles/x/agent.md"), "changed");
-    await counter.next();
+    await waitUntil(() => vi.getTimerCount() === 1, { message: "the edit's debounce" });
+    await vi.advanceTimersByTimeAsync(50);
+    expect(counter.calls).toBe(2);
   });
 
   it("polls when told to", async () => {
@@ -54,10 +68,15 @@ describe("watchTree", () => {
 
   it("stops calling after close", async () => {
     const counter = changeCounter();
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout", "Date"] });
+    onTestFinished(() => void vi.useRealTimers());
     watcher = await watchTree({ directory: join(tree.root, "bmad"), pollMs: 50, debounceMs: 10, forcePoll: true, onChange: counter.onChange, logger });
+    // open, it calls on every poll of the fake clock; closed, the same stretch of time gives no call
+    await vi.advanceTimersByTimeAsync(150);
+    expect(counter.calls).toBe(3);
     watcher.close();
-    const calls = counter.calls;
-    await new Promise((wait) => setTimeout(wait, 150));
-    expect(counter.calls).toBe(calls);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(counter.calls).toBe(3);
   });
 });

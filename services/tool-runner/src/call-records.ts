@@ -21,7 +21,7 @@ export type CallRecord = z.infer<typeof CallRecord>;
  * in a bucket every replica shares (`toolCallsBucket`: history 1, kept for a day, JS_REPLICAS copies). A
  * retried call that reaches another replica after the first one died is answered from here. Scripts never
  * reach it: nothing of NATS is inside their sandbox. A call still running on a replica that dies has no
- * record yet: its retry runs again (README "Tool calls and retries").
+ * record yet: its retry runs again (docs/file-tools.md "Tool calls and retries").
  */
 export class CallRecords {
   constructor(

@@ -3,7 +3,7 @@ import { toolRunnerEnvSchema } from "./config.js";
 import { toolRunnerMetrics } from "./tool-runner-metrics.js";
 import { startToolRunner } from "./tool-runner-service.js";
 
-// The tool-runner process: `node services/tool-runner/dist/main.js`, configured by environment (README "Configuration").
+// The tool-runner process: `node services/tool-runner/dist/main.js`, configured by environment (docs/configuration.md "tool-runner").
 const config = loadEnv(toolRunnerEnvSchema);
 const telemetry = loadEnv(telemetryEnvSchema);
 const logger = createLogger(serviceNames.toolRunner, config.LOG_LEVEL);

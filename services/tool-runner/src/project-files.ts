@@ -18,7 +18,7 @@ import { fitContentsToBudget } from "./tools/reply-budget.js";
 /**
  * The files of a project or of a chat's scratch space for the gateway and the orchestrator
  * (`project.files.*`): the same store and the same path checks as the tools. The caller has checked the
- * user's role in the project (docs/projects.md "Members and roles"); the tool-runner only serves its peers.
+ * user's role in the project (docs/projects.md "What a project is"); the tool-runner only serves its peers.
  */
 export class ProjectFiles {
   constructor(

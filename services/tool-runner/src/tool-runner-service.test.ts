@@ -159,9 +159,14 @@ describe("tool-runner over NATS", () => {
     const blocked = new Promise<void>((resolve) => {
       release = resolve;
     });
-    hooks.beforeOpen = () => blocked;
+    let entered = 0;
+    hooks.beforeOpen = () => {
+      entered++;
+      return blocked;
+    };
     const slow = callTool("read_file", { file_path: "{bundle-root}/config.yaml" });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // the first call holds the one slot
+    await expect.poll(() => entered, { timeout: 10_000 }).toBe(1);
     expect(await callTool("read_file", { file_path: "{bundle-root}/config.yaml" })).toMatchObject({ success: false, error: { code: "BUSY" } });
     release();
     expect(await slow).toMatchObject({ success: true });
@@ -183,9 +188,14 @@ describe("tool-runner over NATS", () => {
     const blocked = new Promise<void>((resolve) => {
       release = resolve;
     });
-    hooks.beforeOpen = () => blocked;
+    let entered = 0;
+    hooks.beforeOpen = () => {
+      entered++;
+      return blocked;
+    };
     const calls = [1, 2, 3].map(() => callTool("read_file", { file_path: "{bundle-root}/config.yaml" }));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // all three are in flight inside the tool-runner when it is told to stop
+    await expect.poll(() => entered, { timeout: 10_000 }).toBe(3);
     const stopping = runner?.stop();
     runner = undefined;
     release();

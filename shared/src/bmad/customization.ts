@@ -1,4 +1,6 @@
 import { parse as parseToml } from "smol-toml";
+import { isForbiddenKey } from "../forbidden-keys.js";
+import { getOwn } from "../get-own.js";
 
 /** A TOML table as plain data. */
 export type TomlTable = Record<string, unknown>;
@@ -16,7 +18,8 @@ export function structuralMerge(base: unknown, override: unknown): unknown {
   if (isTable(base) && isTable(override)) {
     const result: TomlTable = { ...base };
     for (const [key, value] of Object.entries(override)) {
-      result[key] = Object.prototype.hasOwnProperty.call(result, key) ? structuralMerge(result[key], value) : value;
+      const kept = getOwn(result, key);
+      result[key] = kept === undefined ? value : structuralMerge(kept, value);
     }
     return result;
   }
@@ -95,7 +98,7 @@ function stripDangerousKeys(value: unknown): unknown {
   if (!isTable(value)) return value;
   const clean: TomlTable = {};
   for (const [key, item] of Object.entries(value)) {
-    if (key === "__proto__" || key === "constructor" || key === "prototype") continue;
+    if (isForbiddenKey(key)) continue;
     clean[key] = stripDangerousKeys(item);
   }
   return clean;

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { getOwn } from "../get-own.js";
 import { subjectTokenPattern } from "../subjects.js";
 
 /**
- * A member's role in a project (docs/projects.md "Members and roles"): the owner manages the project and its
+ * A member's role in a project (docs/projects.md "What a project is"): the owner manages the project and its
  * members; an editor chats, uploads and writes; a viewer reads files, revisions and chats and watches turns.
  */
 export const ProjectRole = z.enum(["owner", "editor", "viewer"]);
@@ -50,10 +51,10 @@ export type ProjectMember = z.infer<typeof ProjectMember>;
 /** The caller's role in `project`, or undefined when they are not a member. */
 export function roleOf(project: ProjectRecord, user: string): ProjectRole | undefined {
   if (project.owner === user) return "owner";
-  return Object.prototype.hasOwnProperty.call(project.members, user) ? project.members[user] : undefined;
+  return getOwn(project.members, user);
 }
 
-/** What each role may do (docs/projects.md "Members and roles"). */
+/** What each role may do (docs/projects.md "What a project is"). */
 export function mayWrite(role: ProjectRole | undefined): boolean {
   return role === "owner" || role === "editor";
 }

@@ -11,24 +11,34 @@ const optionalUrl = z
  * the rest, such as OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER and OTEL_BSP_*) and the metrics endpoint.
  */
 export const telemetryEnvSchema = z.object({
-  /** the collector's base URL; traces go to `<endpoint>/v1/traces` */
-  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
-  /** the full traces URL; wins over OTEL_EXPORTER_OTLP_ENDPOINT */
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl.describe(
+    "OTLP/HTTP collector base URL, e.g. `http://127.0.0.1:4318`; spans go to `<url>/v1/traces`. Unset: no tracing at all (docs/operations.md \"Traces\")",
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl.describe("the full traces URL; wins over OTEL_EXPORTER_OTLP_ENDPOINT"),
   // only the JSON encoding is built in (no protobuf or gRPC dependency): any other value is refused at start
-  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(["http/json"]).optional(),
-  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(["http/json"]).optional(),
-  /** `none` turns tracing off even with an endpoint */
-  OTEL_TRACES_EXPORTER: z.enum(["otlp", "none"]).optional(),
-  OTEL_SDK_DISABLED: z.enum(["true", "false"]).optional(),
-  /** a port for `GET /metrics` (Prometheus text); unset: no metrics endpoint. The gateway serves /metrics on PORT instead. */
+  OTEL_EXPORTER_OTLP_PROTOCOL: z
+    .enum(["http/json"])
+    .optional()
+    .describe("the only encoding built in is `http/json` (the default); any other value stops the service at start"),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z
+    .enum(["http/json"])
+    .optional()
+    .describe("as OTEL_EXPORTER_OTLP_PROTOCOL, for traces only"),
+  OTEL_TRACES_EXPORTER: z.enum(["otlp", "none"]).optional().describe("`none` turns tracing off even with an endpoint"),
+  OTEL_SDK_DISABLED: z.enum(["true", "false"]).optional().describe("`true` turns tracing off even with an endpoint"),
   METRICS_PORT: z
     .string()
     .optional()
     .transform((value) => (value === undefined || value.trim() === "" ? undefined : value))
-    .pipe(z.coerce.number<string | undefined>().int().min(0).max(65535).optional()),
-  /** where the metrics endpoint listens; 0.0.0.0 in a container that Prometheus scrapes from outside */
-  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+    .pipe(z.coerce.number<string | undefined>().int().min(0).max(65535).optional())
+    .describe(
+      "orchestrator and tool-runner: a port for `GET /metrics` (Prometheus text); unset: no metrics endpoint; 0: a free port, logged as `metrics listening`. The gateway serves /metrics on PORT instead. Under `npm start` the orchestrator gets METRICS_PORT and the tool-runner METRICS_PORT + 1",
+    ),
+  METRICS_HOST: z
+    .string()
+    .min(1)
+    .default("127.0.0.1")
+    .describe("orchestrator and tool-runner: where the metrics endpoint listens; 0.0.0.0 in a container that Prometheus scrapes from outside"),
 });
 export type TelemetryConfig = z.infer<typeof telemetryEnvSchema>;
 

@@ -10,8 +10,8 @@ export interface RetryBounds {
 /**
  * Runs `attempt` until it resolves, each try cut off after `attemptMs`, for at most `timeoutMs` in all; then
  * throws the last error. For what must come back once a JetStream election is over: until then requests
- * time out or fail, and a replay's ordered consumer placed on the dead server never answers (README "Known
- * limits on nats-server 2.9"), so a try that hangs is abandoned and made again.
+ * time out or fail, and a replay's ordered consumer placed on the dead server never answers (docs/operations.md
+ * "Known limits on nats-server 2.9"), so a try that hangs is abandoned and made again.
  */
 export async function untilItWorks<T>(attempt: () => Promise<T>, bounds: RetryBounds): Promise<T> {
   const deadline = Date.now() + bounds.timeoutMs;

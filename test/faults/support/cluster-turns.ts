@@ -35,7 +35,7 @@ export function turnEventsProblem(token: string, events: RunEvent[], options: { 
   if (!first) return `${token}: no events`;
   const where = `${token} (session ${first.session_id})`;
   if (events.some((event) => event.session_id !== first.session_id || event.run_id !== first.run_id)) return `${where}: events of another run`;
-  // a live client whose gateway is reconnecting to another server can miss an event (README "Scaling out"): live,
+  // a live client whose gateway is reconnecting to another server can miss an event (docs/operations.md "Known limits on nats-server 2.9"): live,
   // the order must hold and nothing may come twice; a re-attach must have every event
   const inOrder = options.live
     ? events.every((event, index) => (index === 0 ? event.seq === 0 : event.seq > (events[index - 1]?.seq ?? Number.POSITIVE_INFINITY)))

@@ -7,7 +7,7 @@ export interface MemberProject extends StoredProject {
 
 /**
  * The project as `user` may see it: PROJECT_NOT_FOUND when it is missing or they are not a member, exactly
- * alike, so a non-member learns nothing of it (docs/projects.md "Members and roles").
+ * alike, so a non-member learns nothing of it (docs/projects.md "What a project is").
  */
 export async function projectOfMember(projects: ProjectStore, projectId: string, user: string): Promise<MemberProject> {
   const stored = await projects.get(projectId);

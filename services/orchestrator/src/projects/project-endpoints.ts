@@ -26,7 +26,7 @@ import { deleteProject, type ProjectDeletionDeps } from "./project-deletion.js";
 type Handler<S extends z.ZodType> = (body: z.infer<S>) => Promise<unknown>;
 
 /**
- * `agent.project.<operation>` for every operation of `projectOperations` (docs/projects.md "Members and roles"):
+ * `agent.project.<operation>` for every operation of `projectOperations` (docs/projects.md "What a project is"):
  * any member gets, lists and reads the members; only the owner renames, deletes and manages members; a non-member
  * gets PROJECT_NOT_FOUND for everything, exactly like a missing project.
  */

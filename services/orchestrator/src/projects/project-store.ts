@@ -113,7 +113,7 @@ export class ProjectStore {
   }
 }
 
-/** A missing project and one the caller is not a member of answer alike (docs/projects.md "Members and roles"). */
+/** A missing project and one the caller is not a member of answer alike (docs/projects.md "What a project is"). */
 export const projectNotFound = (): AppError => new AppError("PROJECT_NOT_FOUND", "Project not found");
 
 function newRecord(id: string, owner: string, name: string, personal: boolean): ProjectRecord {

@@ -1,10 +1,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-
-/** This folder, for tests that read the fixture agent files. */
-export const fixturesFolder = dirname(fileURLToPath(import.meta.url));
 
 /** A throw-away BMAD_ROOT for one test. */
 export interface BmadTree {

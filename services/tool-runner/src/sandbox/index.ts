@@ -4,7 +4,6 @@
  * (chat and project ids, and the agent's bundle path when bundle files may be read). Errors are AppErrors whose
  * messages name virtual paths only.
  */
-export { isInside, relativeInside } from "./containment.js";
 export { assertPathShape, maxPathLength, maxSegmentBytes } from "./path-shape.js";
 export { findProtectedSegment, isProtectedSegment } from "./protected-names.js";
 export { isServableName, isServablePath } from "./servable-name.js";

@@ -1,9 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdir, readFile, realpath } from "node:fs/promises";
 import path from "node:path";
-import { isInstallTreeName, isOutputVariable, isSkillHostName, skillsFolderName } from "@agent-orchestrator/shared";
-import { parse as parseYaml } from "yaml";
-import { relativeInside } from "./containment.js";
+import { isInstallTreeName, isOutputVariable, isSkillHostName, parseYamlMapping, relativeInside, skillsFolderName } from "@agent-orchestrator/shared";
 import { isProtectedSegment } from "./protected-names.js";
 
 /** One folder of the layout: where the model names it (`<project>/_bmad`) and where it really is. */
@@ -90,12 +88,9 @@ async function moduleConfigs(tree: string): Promise<Array<{ module: string; conf
     if (!module.isDirectory()) continue;
     const text = await readFile(path.join(tree, module.name, "config.yaml"), "utf8").catch(() => undefined);
     if (text === undefined || text.length > 256 * 1024) continue;
-    try {
-      const parsed: unknown = parseYaml(text, { maxAliasCount: 50 });
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) configs.push({ module: module.name, config: parsed as Record<string, unknown> });
-    } catch {
-      // an unreadable config names no folder; the registry reports the file
-    }
+    // an unreadable config names no folder; the registry reports the file
+    const parsed = parseYamlMapping(text);
+    if (parsed.ok) configs.push({ module: module.name, config: parsed.value });
   }
   return configs;
 }

@@ -1,7 +1,6 @@
 import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
-import { coreModuleFolder, subjectTokenPattern } from "@agent-orchestrator/shared";
-import { relativeInside } from "./containment.js";
+import { coreModuleFolder, relativeInside, subjectTokenPattern } from "@agent-orchestrator/shared";
 import { assertPathShape } from "./path-shape.js";
 import type { LayoutCache } from "./layout-cache.js";
 import type { RootRealPaths } from "./root-real-paths.js";

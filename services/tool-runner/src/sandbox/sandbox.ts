@@ -1,7 +1,7 @@
 import type { Stats } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
-import { AppError, isInstallPlace, type FileAuthor, type FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { AppError, isInstallPlace, relativeInside, type FileAuthor, type FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared";
 import type { FileStore } from "../store/file-store.js";
 import { liveFiles } from "../store/space-index.js";
 import { readFileCapped } from "./file-reader.js";
@@ -17,7 +17,6 @@ import type { SandboxHooks } from "./sandbox-hooks.js";
 import { matchRoot, pinRoots, rootsForContext, type ContextRoots, type PinnedRoots, type SandboxContext } from "./sandbox-roots.js";
 import { isServableName, isServablePath } from "./servable-name.js";
 import { decodeText } from "./text-content.js";
-import { relativeInside } from "./containment.js";
 import { resolveVirtualPath, toVirtualPath } from "./virtual-path.js";
 import { FileCatalogue } from "../view/file-catalogue.js";
 

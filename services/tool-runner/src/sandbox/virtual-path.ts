@@ -1,6 +1,5 @@
 import path from "node:path";
-import { getOwn, isOutputVariable } from "@agent-orchestrator/shared";
-import { relativeInside } from "./containment.js";
+import { getOwn, isOutputVariable, relativeInside } from "@agent-orchestrator/shared";
 import { assertPathShape } from "./path-shape.js";
 import { sandboxError } from "./sandbox-error.js";
 

@@ -1,5 +1,5 @@
 /**
- * `run_script` (issue 12): BMAD's Python scripts, parsed without a shell and run in a bubblewrap sandbox. Open
+ * `run_script` (docs/scripts.md): BMAD's Python scripts, parsed without a shell and run in a bubblewrap sandbox. Open
  * one `ScriptRunner` per process with `startScriptRunner` (undefined when scripts are off).
  */
 export { ScriptRunner, type ScriptCaller, type ScriptRun, type ScriptRunnerOptions } from "./script-runner.js";

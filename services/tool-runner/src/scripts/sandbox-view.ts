@@ -1,7 +1,7 @@
 import { lstat } from "node:fs/promises";
 import path from "node:path";
-import { AppError } from "@agent-orchestrator/shared";
-import { knownPathVariables, relativeInside, resolveVirtualPath, type LexicalRoots } from "../sandbox/index.js";
+import { AppError, relativeInside } from "@agent-orchestrator/shared";
+import { knownPathVariables, resolveVirtualPath, type LexicalRoots } from "../sandbox/index.js";
 import type { ProjectLayout } from "../sandbox/project-layout.js";
 
 /**

@@ -1,5 +1,6 @@
 import { lstat, realpath } from "node:fs/promises";
-import { findProtectedSegment, relativeInside, resolveVirtualPath, type LexicalRoots } from "../sandbox/index.js";
+import { relativeInside } from "@agent-orchestrator/shared";
+import { findProtectedSegment, resolveVirtualPath, type LexicalRoots } from "../sandbox/index.js";
 import { rejected } from "./command-line.js";
 import { hostToInside, type SandboxView } from "./sandbox-view.js";
 

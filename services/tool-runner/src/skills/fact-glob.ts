@@ -1,6 +1,7 @@
 import { opendir } from "node:fs/promises";
 import path from "node:path";
-import { isProtectedSegment, isServableName, relativeInside } from "../sandbox/index.js";
+import { relativeInside } from "@agent-orchestrator/shared";
+import { isProtectedSegment, isServableName } from "../sandbox/index.js";
 
 /** Limits of one `file:` glob. */
 export interface GlobLimits {

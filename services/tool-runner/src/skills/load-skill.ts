@@ -1,11 +1,10 @@
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { AppError, assertSkillName, listSkillFolder, resolveSkillText, skillFileName, skillNotFound, type LoadedSkill, type SkillTextScope } from "@agent-orchestrator/shared";
-import { isProtectedSegment, isServableName, relativeInside, type RootEntry, type Sandbox, type SandboxContext } from "../sandbox/index.js";
+import { AppError, assertSkillName, listSkillFolder, readSkillMd, relativeInside, resolveSkillText, skillFileName, skillNotFound, type LoadedSkill, type SkillTextScope } from "@agent-orchestrator/shared";
+import { isProtectedSegment, isServableName, type RootEntry, type Sandbox, type SandboxContext } from "../sandbox/index.js";
 import type { LayoutRoot } from "../sandbox/project-layout.js";
 import { OptionalFiles } from "./optional-file.js";
 import { loadSkillCustomization } from "./skill-customization.js";
-import { readSkillDocument } from "./skill-document.js";
 import { loadSkillFacts } from "./skill-facts.js";
 import { SkillIndex, type SkillLocation } from "./skill-index.js";
 import { loadSkillVariables } from "./skill-variables.js";
@@ -44,7 +43,7 @@ export async function loadSkill(sandbox: Sandbox, context: SandboxContext, name:
     if (AppError.is(error) && error.code === "FILE_NOT_FOUND") throw skillNotFound(name, await index.names());
     throw error;
   }
-  const document = readSkillDocument(skillText);
+  const document = readSkillMd(skillText);
   const optional = new OptionalFiles(sandbox, context);
   const configTree = await configTreeOf(sandbox, location);
   const customization = await loadSkillCustomization(optional, { skillRoot, name, configTree: configTree?.virtualPath });

@@ -1,6 +1,6 @@
 import path from "node:path";
-import { AppError } from "@agent-orchestrator/shared";
-import { relativeInside, resolveVirtualPath, toVirtualPath, type ContextRoots, type Sandbox, type SandboxContext } from "../sandbox/index.js";
+import { AppError, relativeInside } from "@agent-orchestrator/shared";
+import { resolveVirtualPath, toVirtualPath, type ContextRoots, type Sandbox, type SandboxContext } from "../sandbox/index.js";
 import { liveFiles } from "../store/space-index.js";
 import { expandGlob, factGlobLimits, hasGlob, matchesGlob } from "./fact-glob.js";
 

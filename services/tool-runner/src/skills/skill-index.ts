@@ -1,7 +1,5 @@
-import type { Dirent } from "node:fs";
-import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { hasSkillFile, skillFoldersUnder, skillNamePattern } from "@agent-orchestrator/shared";
+import { findToolSkills, findTreeSkills, hasSkillFile, skillNamePattern } from "@agent-orchestrator/shared";
 import { isProtectedSegment, type Sandbox } from "../sandbox/index.js";
 import type { LayoutRoot, ProjectLayout } from "../sandbox/project-layout.js";
 
@@ -61,25 +59,22 @@ export class SkillIndex {
 }
 
 async function indexSkills(projectRoot: string, layout: ProjectLayout): Promise<Map<string, SkillLocation>> {
-  const found = new Map<string, SkillLocation>();
   const virtualOf = (folder: string) => `{project-root}/${path.relative(projectRoot, folder).split(path.sep).join("/")}`;
   const byLexical = (a: LayoutRoot, b: LayoutRoot) => (a.lexical < b.lexical ? -1 : a.lexical > b.lexical ? 1 : 0);
-  for (const root of layout.roots.filter((candidate) => candidate.kind === "skills").sort(byLexical)) {
-    const entries = await readdir(root.lexical, { withFileTypes: true }).catch((): Dirent[] => []);
-    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      // a folder whose name is no skill name could never be loaded (assertSkillName): it is not offered as a close name either
-      if (found.has(entry.name) || !skillNamePattern.test(entry.name) || isProtectedSegment(entry.name) || !(entry.isDirectory() || entry.isSymbolicLink())) continue;
-      const folder = path.join(root.lexical, entry.name);
-      // a linked skill folder is indexed as it is; reading it goes through the sandbox, which refuses an escape
-      if (await hasSkillFile(folder)) found.set(entry.name, { name: entry.name, folder, virtualPath: virtualOf(folder) });
-    }
-  }
-  for (const root of layout.roots.filter((candidate) => candidate.kind === "tree").sort(byLexical)) {
-    for (const folder of await skillFoldersUnder(root.lexical, isProtectedSegment)) {
-      const name = path.basename(folder);
-      if (found.has(name) || !skillNamePattern.test(name)) continue;
-      found.set(name, { name, folder, virtualPath: virtualOf(folder), tree: { root, relative: path.relative(root.lexical, folder) } });
-    }
+  const toolSkills = await findToolSkills<SkillLocation>({
+    skillsFolders: layout.roots.filter((candidate) => candidate.kind === "skills").sort(byLexical).map((root) => root.lexical),
+    // a folder whose name is no skill name could never be loaded (assertSkillName): it is not offered as a close name either
+    isCandidateName: (name) => skillNamePattern.test(name) && !isProtectedSegment(name),
+    // a linked skill folder is indexed as it is; reading it goes through the sandbox, which refuses an escape
+    accept: async ({ name, folder }) => ((await hasSkillFile(folder)) ? { name, folder, virtualPath: virtualOf(folder) } : undefined),
+    copies: "first",
+  });
+  const found = new Map(toolSkills.map((skill) => [skill.name, skill]));
+  const trees = new Map(layout.roots.filter((candidate) => candidate.kind === "tree").map((root) => [root.lexical, root]));
+  for (const { name, folder, parent } of await findTreeSkills([...trees.keys()], isProtectedSegment)) {
+    const root = trees.get(parent);
+    if (!root || found.has(name) || !skillNamePattern.test(name)) continue;
+    found.set(name, { name, folder, virtualPath: virtualOf(folder), tree: { root, relative: path.relative(root.lexical, folder) } });
   }
   return found;
 }

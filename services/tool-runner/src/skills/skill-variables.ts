@@ -1,5 +1,4 @@
-import { centralConfigLayers, getOwn, isTable, mapOutputVariables, mergeLayers, type TomlTable } from "@agent-orchestrator/shared";
-import { parse as parseYaml } from "yaml";
+import { centralConfigLayers, getOwn, isForbiddenKey, isTable, mapOutputVariables, mergeLayers, parseBmadYaml, type TomlTable } from "@agent-orchestrator/shared";
 import type { OptionalFiles } from "./optional-file.js";
 
 /** Values BMAD's skills fall back to when the config lacks them ("missing keys → neutral defaults"). */
@@ -40,7 +39,7 @@ export async function loadSkillVariables(files: OptionalFiles, sources: SkillVar
     const declared = isTable(agent) && typeof agent["module"] === "string" ? agent["module"] : undefined;
     const module = [declared, sources.folderModule, "bmm"].find((candidate) => candidate !== undefined && /^[a-z0-9][\w-]*$/i.test(candidate)) ?? "bmm";
     for (const configPath of [`${tree}/core/config.yaml`, `${tree}/${module}/config.yaml`, `${tree}/${module}/config.user.yaml`]) {
-      Object.assign(scalars, scalarEntries(parseYamlMapping(await files.read(configPath), configPath, files)));
+      Object.assign(scalars, scalarEntries(parseConfig(await files.read(configPath), configPath, files)));
     }
     const modules = toml["modules"];
     Object.assign(scalars, scalarEntries(toml["core"]), scalarEntries(isTable(modules) ? getOwn(modules, module) : undefined));
@@ -53,14 +52,13 @@ export async function loadSkillVariables(files: OptionalFiles, sources: SkillVar
   return mapped;
 }
 
-function parseYamlMapping(text: string | undefined, virtualPath: string, files: OptionalFiles): unknown {
+/** A config file's YAML, or undefined (with a note when it is not YAML). */
+function parseConfig(text: string | undefined, virtualPath: string, files: OptionalFiles): unknown {
   if (text === undefined) return undefined;
-  try {
-    return parseYaml(text, { maxAliasCount: 50 });
-  } catch {
-    files.notes.push(`${virtualPath} skipped: not valid YAML`);
-    return undefined;
-  }
+  const parsed = parseBmadYaml(text);
+  if (parsed.ok) return parsed.value;
+  files.notes.push(`${virtualPath} skipped: not valid YAML`);
+  return undefined;
 }
 
 /** The text, number and boolean entries of a mapping, as text. */
@@ -68,7 +66,7 @@ function scalarEntries(value: unknown): Record<string, string> {
   if (!isTable(value)) return {};
   const entries: Record<string, string> = {};
   for (const [key, item] of Object.entries(value)) {
-    if (key === "__proto__") continue;
+    if (isForbiddenKey(key)) continue;
     if (typeof item === "string" && item.trim() !== "") entries[key] = item.trim();
     else if (typeof item === "number" || typeof item === "boolean") entries[key] = String(item);
   }

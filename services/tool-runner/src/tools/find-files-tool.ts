@@ -8,7 +8,7 @@ export const findFilesMax = 200;
 /**
  * `find_files {pattern, path?}` → `{success, pattern, path?, files: [{path, size, modified}], total, truncated,
  * note?}`: the files of the project view (the project's own, the installed BMAD files the agent may read, the
- * chat's scratch files) whose path matches a glob, newest first, answered from the file indexes (issue 25).
+ * chat's scratch files) whose path matches a glob, newest first, answered from the file indexes (docs/file-tools.md "find_files").
  * At most `findFilesMax` files and what fits the reply; a note says how to narrow, or, when nothing matched,
  * how to widen.
  */

@@ -1,5 +1,5 @@
 /**
- * The project view as find_files and search_files see it (issue 25): its files listed from the store's indexes
+ * The project view as find_files and search_files see it (docs/file-tools.md "What find_files and search_files see"): its files listed from the store's indexes
  * and an in-memory index of the installed BMAD files, never by walking a disk per call, and the model's
  * patterns run in worker threads. Every base path goes through the sandbox; every content through the
  * store or the sandbox's checked read.

@@ -39,7 +39,8 @@ const skippedFolder = "node_modules";
 /**
  * The installed BMAD files (the layout's BMAD trees and skill folders, not its knowledge folders), walked once
  * and kept in memory, so find_files and search_files answer from an index and never walk a disk per call
- * (issue 25). Rebuilt when older than `maxAgeMs` or when the layout's roots change. The walk keeps the listing
+ * (docs/file-tools.md "What find_files and search_files see"). Rebuilt when older than `maxAgeMs` or when the
+ * layout's roots change. The walk keeps the listing
  * rules (folder-lister.ts): protected names are never entered, names the tools could not open are left out, a
  * symlink is followed only when its real target lies in an installed root (a folder never inside itself),
  * sockets, FIFOs and devices are left out, and at most `maxEntries` entries are looked at; `node_modules` is not

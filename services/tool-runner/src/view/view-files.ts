@@ -1,8 +1,8 @@
 import path from "node:path";
+import { relativeInside } from "@agent-orchestrator/shared";
 import type { FileRevision, FileSpaceRef } from "@agent-orchestrator/shared";
 import type { Location, Sandbox } from "../sandbox/sandbox.js";
 import type { ContextRoots, SandboxContext } from "../sandbox/sandbox-roots.js";
-import { relativeInside } from "../sandbox/containment.js";
 import { maxPathLength } from "../sandbox/path-shape.js";
 import { sandboxError } from "../sandbox/sandbox-error.js";
 import { readableInstalledFiles } from "./readable-installed-files.js";

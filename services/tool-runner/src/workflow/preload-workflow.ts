@@ -1,5 +1,4 @@
-import { AppError, type Logger } from "@agent-orchestrator/shared";
-import { parse as parseYaml } from "yaml";
+import { AppError, parseYamlMapping, type Logger } from "@agent-orchestrator/shared";
 import { canonicalVirtualPath, type Sandbox, type SandboxContext } from "../sandbox/index.js";
 import { findWorkflowReferences } from "./workflow-references.js";
 import { createVariableResolver, resolveDeep } from "./workflow-variables.js";
@@ -163,15 +162,9 @@ function isFilePath(value: string): boolean {
 function parseMapping(text: string, virtualPath: string): Record<string, unknown>;
 function parseMapping(text: string, virtualPath: string, logger: Logger): Record<string, unknown> | undefined;
 function parseMapping(text: string, virtualPath: string, logger?: Logger): Record<string, unknown> | undefined {
-  let value: unknown;
-  let problem: string | undefined;
-  try {
-    value = parseYaml(text, { maxAliasCount: 100, uniqueKeys: false });
-    if (value === null || typeof value !== "object" || Array.isArray(value)) problem = "it is not a YAML mapping";
-  } catch (error) {
-    problem = `invalid YAML (${(error instanceof Error ? error.message : String(error)).split("\n")[0]})`;
-  }
-  if (problem === undefined) return value as Record<string, unknown>;
+  const parsed = parseYamlMapping(text);
+  if (parsed.ok) return parsed.value;
+  const problem = parsed.reason;
   if (logger) {
     logger.warn({ path: virtualPath, problem }, "preload: config file unusable");
     return undefined;

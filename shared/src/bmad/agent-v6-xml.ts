@@ -1,13 +1,12 @@
-import type { MenuItem, Persona } from "@agent-orchestrator/shared";
-import { blockText, childElements, findElement, firstChild, inlineText, listItems } from "./element-text.js";
+import type { MenuItem, Persona } from "../agent.js";
+import { isForbiddenKey } from "../forbidden-keys.js";
+import { blockText, childElements, findElement, firstChild, inlineText, listItems } from "./xml-element-text.js";
 import { buildMenuItem, emptyPersona, type MenuHandler, type ParseAgentResult, type ParseNote } from "./parsed-agent.js";
-import { scanElement, type TagElement } from "./tag-scanner.js";
-
-/** Keys that must never become object keys built from file content. */
-const forbiddenKeys = new Set(["__proto__", "constructor", "prototype"]);
+import { scanElement, type TagElement } from "./xml-tag-scanner.js";
 
 /**
- * Reads a v6 agent (`<agent id name title icon>`) from `source`, starting at the `<agent` tag at `start`.
+ * Reads a v6 XML agent (`<agent id name title icon>`) from `source`: the agents the installers of the 6.0
+ * alphas (early dialect, `bmad/<module>/agents/`) and 6.0.x-6.2 (compiled dialect, `_bmad/<module>/agents/`) write, starting at the `<agent` tag at `start`.
  * Both v6 dialects are read by the same code: compiled (`<activation>` with `<step>`s, `<menu-handlers>`,
  * `<rules>`, `<menu><item>`) and early (`<critical-actions><i>`, `<cmds><c run-workflow>`); a file mixing
  * them gets both. Missing sections are empty. The minimum is a `name` or an `id` attribute.
@@ -82,7 +81,7 @@ function readHandlers(activation: TagElement | undefined, agent: TagElement): Me
   const groups = [container, ...childElements(container, "handlers")];
   for (const handler of groups.flatMap((group) => childElements(group, "handler"))) {
     const type = inlineText(handler.attributes.get("type") ?? "").toLowerCase();
-    if (type === "" || forbiddenKeys.has(type)) continue;
+    if (type === "" || isForbiddenKey(type)) continue;
     const instructions = blockText(handler);
     const existing = handlers.find((entry) => entry.type === type);
     if (existing) existing.instructions = `${existing.instructions}\n${instructions}`;

@@ -1,4 +1,6 @@
-import type { AgentFormat, MenuItem, Persona, RegistryWarningCode } from "@agent-orchestrator/shared";
+import type { AgentFormat, MenuItem, Persona } from "../agent.js";
+import type { RegistryWarningCode } from "../registry-messages.js";
+import { field, scalarText } from "./yaml-values.js";
 
 /** Something a parser tolerated or wants the operator to know; it becomes a registry warning. */
 export interface ParseNote {
@@ -13,7 +15,7 @@ export interface MenuHandler {
 }
 
 /**
- * What an agent file says, whatever its dialect. Strings the file does not give are empty; the registry
+ * What an agent says, whatever its BMAD release: 4.x YAML blocks, 6.0-6.2 XML and `*.agent.yaml`, 6.3+ skills. Strings the file does not give are empty; the registry
  * fills ids, icons and descriptions from the bundle manifest or the module layout.
  */
 export interface ParsedAgent {
@@ -88,4 +90,18 @@ export function buildMenuItem(
 /** The persona with every field present. */
 export function emptyPersona(): Persona {
   return { role: "", identity: "", communication_style: "", principles: "" };
+}
+
+/** The naming fields of a YAML agent: a v4 block's `agent` mapping, a v6 source's `agent.metadata`. */
+export type AgentNaming = Pick<ParsedAgent, "id" | "name" | "title" | "icon">;
+
+/** Reads `id`, `name`, `title` and `icon` from a YAML agent's naming mapping; undefined when it has neither a name nor an id. */
+export function readAgentNaming(mapping: Record<string, unknown>): AgentNaming | undefined {
+  const naming = {
+    id: scalarText(field(mapping, "id")),
+    name: scalarText(field(mapping, "name")),
+    title: scalarText(field(mapping, "title")),
+    icon: scalarText(field(mapping, "icon")),
+  };
+  return naming.id === "" && naming.name === "" ? undefined : naming;
 }

@@ -1,8 +1,9 @@
-import { firstIssue, subjectTokenPattern } from "@agent-orchestrator/shared";
+import { subjectTokenPattern } from "../subjects.js";
+import { firstIssue } from "../zod-issue.js";
+import { parseYamlMapping } from "./yaml.js";
 import { z } from "zod";
-import { checkManifestPath } from "./contained-path.js";
-import type { ParseOutcome } from "./file-parse-cache.js";
-import { asMapping, parseYaml } from "./safe-yaml.js";
+import { checkManifestPath } from "./manifest-path.js";
+import type { ParseOutcome } from "./parse-outcome.js";
 
 const token = z.string().regex(subjectTokenPattern, "must be 1-128 letters, digits, '-' or '_'");
 /** YAML reads `version: 1.0` as a number and `created: 2025-10-05` as text; both are kept as text. */
@@ -52,16 +53,15 @@ export interface ReadManifest {
 const knownKeys = new Set(["type", "name", "version", "description", "author", "created", "resources", "core_dependencies", "agents", "agent"]);
 
 /**
- * Parses and validates bundle.yaml: safe YAML, the zod schema, at least one entry point, and every path in
+ * Parses and validates bundle.yaml, this system's own bundle format (any BMAD release's agents, docs/design.md
+ * "Sources"): safe YAML, the zod schema, at least one entry point, and every path in
  * it (agent `file`s and `resources` relative to the bundle, `core_dependencies` relative to `bmad/`) checked
  * by shape; one path that leaves its folder rejects the whole bundle (docs/security.md case 85).
  */
 export function parseBundleManifest(text: string): ParseOutcome<ReadManifest> {
-  const parsed = parseYaml(text);
-  if (!parsed.ok) return { ok: false, reason: `bundle.yaml is not valid YAML: ${parsed.error}` };
-  const raw = asMapping(parsed.value);
-  if (!raw) return { ok: false, reason: "bundle.yaml is not a YAML mapping" };
-  const result = BundleManifest.safeParse(raw);
+  const parsed = parseYamlMapping(text);
+  if (!parsed.ok) return { ok: false, reason: `bundle.yaml is ${parsed.reason}` };
+  const result = BundleManifest.safeParse(parsed.value);
   if (!result.success) {
     return { ok: false, reason: `bundle.yaml: ${firstIssue(result.error, "(root)")}` };
   }
@@ -71,7 +71,7 @@ export function parseBundleManifest(text: string): ParseOutcome<ReadManifest> {
   }
   const escape = findEscapingPath(manifest);
   if (escape) return { ok: false, code: "PATH_REJECTED", reason: `bundle.yaml: ${escape}` };
-  const notes = Object.keys(raw)
+  const notes = Object.keys(parsed.value)
     .filter((key) => !knownKeys.has(key))
     .map((key) => `bundle.yaml: unknown key "${key}" ignored`);
   return { ok: true, value: { manifest: normaliseFiles(manifest), notes } };

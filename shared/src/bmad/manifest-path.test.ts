@@ -1,5 +1,6 @@
+import { isInside } from "../path-containment.js";
 import { describe, expect, it } from "vitest";
-import { checkManifestPath, isInside } from "./contained-path.js";
+import { checkManifestPath } from "./manifest-path.js";
 
 describe("isInside", () => {
   it("compares path segments, not string prefixes", () => {

@@ -1,6 +1,8 @@
-import { isTable, type MenuItem, type Persona, type TomlTable } from "@agent-orchestrator/shared";
+import type { MenuItem, Persona } from "../agent.js";
+import { getOwn } from "../get-own.js";
+import { isTable, type TomlTable } from "./customization.js";
+import type { SkillDocument } from "./skill-md.js";
 import type { ParsedAgent, ParseNote } from "./parsed-agent.js";
-import type { SkillDocument } from "./skill-document.js";
 
 /** Everything known about one skills-era agent, from the most to the least specific source. */
 export interface SkillAgentInputs {
@@ -16,7 +18,7 @@ export interface SkillAgentInputs {
 }
 
 /**
- * Builds a skills-era agent (docs/bmad-releases.md): persona, icon and menu from the merged customization
+ * Builds a skills-era agent (6.3 onwards, docs/bmad-releases.md): persona, icon and menu from the merged customization
  * when the skill has one (6.5+), else from SKILL.md's sections (`## Identity`, `## Communication Style`,
  * `## Principles`, `## Capabilities` table, 6.3-6.4), with the install's metadata filling what both leave
  * out. Principle arrays become one principle a line.
@@ -25,8 +27,8 @@ export function buildSkillAgent(inputs: SkillAgentInputs): ParsedAgent {
   const { document, customization, descriptor, metadata } = inputs;
   const notes: ParseNote[] = document.note ? [{ code: "PARSE_NOTE", message: document.note }] : [];
   const [headingName, headingTitle] = splitHeading(document.heading);
-  const from = (table: TomlTable | undefined, key: string) => tomlText(table && Object.prototype.hasOwnProperty.call(table, key) ? table[key] : undefined);
-  const meta = (key: string) => (metadata && Object.prototype.hasOwnProperty.call(metadata, key) ? (metadata[key] as string) : "");
+  const from = (table: TomlTable | undefined, key: string) => tomlText(table && getOwn(table, key));
+  const meta = (key: string) => (metadata && getOwn(metadata, key)) ?? "";
   const section = (title: string) => document.sections.get(title) ?? "";
 
   const persona: Persona = {
@@ -35,7 +37,7 @@ export function buildSkillAgent(inputs: SkillAgentInputs): ParsedAgent {
     communication_style: from(customization, "communication_style") || section("communication style") || meta("communicationStyle"),
     principles: from(customization, "principles") || bulletLines(section("principles")) || meta("principles"),
   };
-  const customMenu = customization && Object.prototype.hasOwnProperty.call(customization, "menu") ? customization["menu"] : undefined;
+  const customMenu = customization && getOwn(customization, "menu");
   const menu = customMenu !== undefined ? customizationMenu(customMenu, notes) : capabilitiesMenu(section("capabilities"), inputs.skillPath);
   const extras = {
     persistentFacts: tomlList(customization?.["persistent_facts"]),

@@ -1,6 +1,6 @@
-import type { TagElement, TagNode } from "./tag-scanner.js";
+import type { TagElement, TagNode } from "./xml-tag-scanner.js";
 
-/** Direct child elements with one of `names`, in document order. */
+/** Direct child elements with one of `names`, in document order (the 6.0-6.2 XML agents' sections). */
 export function childElements(parent: TagElement, ...names: string[]): TagElement[] {
   return parent.children.filter((child): child is TagElement => child.kind === "element" && names.includes(child.name));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isInside, relativeInside } from "./containment.js";
+import { isInside, relativeInside } from "./path-containment.js";
 
 describe("relativeInside", () => {
   it("compares on segments, not string prefixes (docs/security.md case 4)", () => {

@@ -1,11 +1,12 @@
-import type { MenuItem, Persona } from "@agent-orchestrator/shared";
-import { emptyPersona, type MenuHandler, type ParseAgentResult, type ParseNote } from "./parsed-agent.js";
-import { asMapping, field, flattenText, parseYaml, scalarText, textList } from "./safe-yaml.js";
+import type { MenuItem, Persona } from "../agent.js";
+import { parseBmadYaml } from "./yaml.js";
+import { asMapping, field, flattenText, scalarText, textList } from "./yaml-values.js";
+import { emptyPersona, readAgentNaming, type MenuHandler, type ParseAgentResult, type ParseNote } from "./parsed-agent.js";
 
 const yamlFence = /^```ya?ml[^\n]*\r?\n([\s\S]*?)^```[ \t]*$/gm;
 
 /**
- * Reads a BMAD v4 agent: markdown holding one fenced YAML block with `activation-instructions`, `agent`,
+ * Reads a BMAD 4.x agent (4.44: `.bmad-core/agents/*.md` and the expansion packs' `.bmad-<pack>/agents/*.md`): markdown holding one fenced YAML block with `activation-instructions`, `agent`,
  * `persona`, `commands` and `dependencies`. Returns undefined when the text has no YAML block at all, so
  * the caller can report "not an agent". The first block whose `agent` is a mapping wins.
  */
@@ -14,7 +15,7 @@ export function parseV4Agent(text: string): ParseAgentResult | undefined {
   let blocks = 0;
   for (const fence of text.matchAll(yamlFence)) {
     blocks++;
-    const parsed = parseYaml(fence[1] ?? "");
+    const parsed = parseBmadYaml(fence[1] ?? "");
     if (!parsed.ok) {
       errors.push(parsed.error);
       continue;
@@ -28,19 +29,15 @@ export function parseV4Agent(text: string): ParseAgentResult | undefined {
 }
 
 function readV4(document: Record<string, unknown>, agent: Record<string, unknown>): ParseAgentResult {
-  const id = scalarText(field(agent, "id"));
-  const name = scalarText(field(agent, "name"));
-  if (id === "" && name === "") return { ok: false, reason: "the agent mapping has neither a name nor an id" };
+  const naming = readAgentNaming(agent);
+  if (!naming) return { ok: false, reason: "the agent mapping has neither a name nor an id" };
   const notes: ParseNote[] = [];
   const rules = [...textList(field(document, "IDE-FILE-RESOLUTION")), ...textList(field(document, "REQUEST-RESOLUTION"))];
   return {
     ok: true,
     agent: {
       format: "v4",
-      id,
-      name,
-      title: scalarText(field(agent, "title")),
-      icon: scalarText(field(agent, "icon")),
+      ...naming,
       description: scalarText(field(agent, "whenToUse")),
       persona: readPersona(asMapping(field(document, "persona"))),
       criticalActions: textList(field(document, "activation-instructions")),

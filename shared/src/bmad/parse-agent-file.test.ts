@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fixturesFolder } from "./__fixtures__/bmad-tree.js";
+import { agentFilesFolder as fixturesFolder } from "../testing/agent-files.js";
 import { parseAgentFile } from "./parse-agent-file.js";
 import type { ParsedAgent } from "./parsed-agent.js";
 

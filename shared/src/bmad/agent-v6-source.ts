@@ -1,31 +1,28 @@
-import type { MenuItem } from "@agent-orchestrator/shared";
-import { buildMenuItem, type ParseAgentResult, type ParseNote } from "./parsed-agent.js";
-import { asMapping, field, flattenText, parseYaml, scalarText, textList } from "./safe-yaml.js";
+import type { MenuItem } from "../agent.js";
+import { parseBmadYaml } from "./yaml.js";
+import { asMapping, field, flattenText, scalarText, textList } from "./yaml-values.js";
+import { buildMenuItem, readAgentNaming, type ParseAgentResult, type ParseNote } from "./parsed-agent.js";
 
 /**
- * Reads a v6 agent source (`*.agent.yaml`: `agent.metadata`, `persona`, `critical_actions`, `menu`,
+ * Reads a v6 agent source (`*.agent.yaml` in the packages of the 6.0 alphas to 6.2: `agent.metadata`, `persona`, `critical_actions`, `menu`,
  * `prompts`), the form the BMAD compiler turns into the XML agent. Menu triggers are kept as written
  * (the compiler adds `*` and the help/exit items; the registry does not invent them).
  */
 export function parseAgentYamlSource(text: string): ParseAgentResult {
-  const parsed = parseYaml(text);
+  const parsed = parseBmadYaml(text);
   if (!parsed.ok) return { ok: false, reason: `not valid YAML: ${parsed.error}` };
   const agent = asMapping(field(asMapping(parsed.value), "agent"));
   const metadata = asMapping(field(agent, "metadata"));
   if (!agent || !metadata) return { ok: false, reason: "not an agent definition: no agent.metadata mapping" };
-  const id = scalarText(field(metadata, "id"));
-  const name = scalarText(field(metadata, "name"));
-  if (id === "" && name === "") return { ok: false, reason: "agent.metadata has neither a name nor an id" };
+  const naming = readAgentNaming(metadata);
+  if (!naming) return { ok: false, reason: "agent.metadata has neither a name nor an id" };
   const persona = asMapping(field(agent, "persona"));
   const notes: ParseNote[] = [];
   return {
     ok: true,
     agent: {
       format: "v6-source",
-      id,
-      name,
-      title: scalarText(field(metadata, "title")),
-      icon: scalarText(field(metadata, "icon")),
+      ...naming,
       description: "",
       persona: {
         role: flattenText(field(persona, "role")),

@@ -38,12 +38,13 @@ type StartTag =
   | { ok: false; reason?: string };
 
 /**
- * A tolerant tag scanner, not an XML parser: it reads the element whose start tag is at `start` and
+ * A tolerant tag scanner for the XML agents of BMAD 6.0 alphas to 6.2, not an XML parser: it reads the element whose start tag is at `start` and
  * everything inside it, up to its end tag or the end of the text. It never throws and never rejects: a `<`
  * that does not begin a well-formed tag is text, a stray end tag is skipped, an element left open is closed
  * by its parent's end tag or by the end of the text. Comments, `<?…?>` and `<!…>` declarations are skipped
  * (so no DTD, no entity expansion). Attribute values may hold `<`, `>` and newlines; quotes may be single
- * or double. Returns undefined when there is no start tag at `start`.
+ * or double. Returns undefined when there is no start tag at `start`. Not a library parser: an XML parser
+ * (saxes) rejects the ill-formed agents BMAD ships, and an HTML one (parse5) ignores `/>` on `<item … />`.
  */
 export function scanElement(source: string, start: number): ScanResult | undefined {
   const first = readStartTag(source, start);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { mapLimited } from "./map-limited.js";
+import { mapWithConcurrency } from "./map-with-concurrency.js";
 
-describe("mapLimited", () => {
+describe("mapWithConcurrency", () => {
   it("keeps the input's order and never runs more than the limit at once", async () => {
     let running = 0;
     let most = 0;
-    const results = await mapLimited([5, 1, 4, 2, 3], 2, async (value) => {
+    const results = await mapWithConcurrency([5, 1, 4, 2, 3], 2, async (value) => {
       running++;
       most = Math.max(most, running);
       await Promise.resolve();
@@ -17,6 +17,6 @@ describe("mapLimited", () => {
   });
 
   it("answers an empty list with an empty list", async () => {
-    expect(await mapLimited([], 3, async () => 1)).toEqual([]);
+    expect(await mapWithConcurrency([], 3, async () => 1)).toEqual([]);
   });
 });

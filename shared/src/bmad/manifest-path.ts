@@ -1,22 +1,13 @@
-import { isAbsolute, posix, relative } from "node:path";
+import { posix } from "node:path";
 
 /** Longest path a manifest may write; real ones are a few dozen characters. */
 const maxManifestPathLength = 1024;
-
-/**
- * True when `candidate` is `container` or inside it. Both must be absolute and already resolved with
- * realpath; the comparison is on path segments (`/a/bc` is not inside `/a/b`), never a string prefix.
- */
-export function isInside(container: string, candidate: string): boolean {
-  const path = relative(container, candidate);
-  return path === "" || (path !== ".." && !path.startsWith("../") && !isAbsolute(path));
-}
 
 /** A manifest path checked by shape: the normalised path, or why it was refused. */
 export type ManifestPathCheck = { ok: true; path: string } | { ok: false; reason: string };
 
 /**
- * Checks a path written in a bundle manifest by its shape, before any filesystem call (docs/security.md case 85):
+ * Checks a path written in a bundle manifest (bundle.yaml) or an agent's start-file reference (any release) by its shape, before any filesystem call (docs/security.md case 85):
  * relative, POSIX separators only, no NUL or other control characters, not over-long, and still inside
  * its base folder after normalisation. Returns the normalised path. Symlinks are checked later, on the
  * real path.

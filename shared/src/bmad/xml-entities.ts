@@ -1,4 +1,4 @@
-/** The five XML entities BMAD files use; DTD-declared entities are never expanded (no DTD is read at all). */
+/** The five XML entities BMAD's XML agents (6.0 alphas to 6.2) use; DTD-declared entities are never expanded (no DTD is read at all). */
 const namedEntities: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
 
 const entityPattern = /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|(amp|lt|gt|quot|apos));/g;

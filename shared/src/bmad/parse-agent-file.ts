@@ -1,8 +1,8 @@
-import { parseAgentYamlSource } from "./agent-yaml-source.js";
 import { readFrontMatter } from "./front-matter.js";
+import { parseAgentYamlSource } from "./agent-v6-source.js";
 import type { ParseAgentResult } from "./parsed-agent.js";
-import { parseV4Agent } from "./v4-agent.js";
-import { parseXmlAgent } from "./xml-agent.js";
+import { parseV4Agent } from "./agent-v4.js";
+import { parseXmlAgent } from "./agent-v6-xml.js";
 
 const agentTag = /<agent(?=[\s/>])/i;
 const xmlFence = /^```xml[^\n]*\n/gm;
@@ -11,7 +11,8 @@ const xmlFence = /^```xml[^\n]*\n/gm;
  * Parses one agent file in any BMAD dialect, never throwing: a file that is not an agent gives
  * `{ok:false, reason}` and never a half agent. The dialect is chosen by content, not trusted from the name:
  * `*.yaml`/`*.yml` is a v6 source; otherwise an `<agent>` element (preferably inside a ```xml fence) is v6;
- * otherwise a fenced YAML block with an `agent` mapping is v4. The minimum for an agent is a name or an id.
+ * otherwise a fenced YAML block with an `agent` mapping is v4 (4.x). Skill agents (6.3+) are not files of
+ * one dialect; `buildSkillAgent` reads them. The minimum for an agent is a name or an id.
  * Markdown front matter is read as YAML only (for `description`); other front matter is ignored, never run.
  */
 export function parseAgentFile(text: string, fileName: string): ParseAgentResult {
@@ -51,4 +52,10 @@ function findAgentTag(text: string): number {
     if (found) return from + found.index;
   }
   return agentTag.exec(text)?.index ?? -1;
+}
+
+/** The agent-file parser in the shape the registry's parse cache wants. */
+export function parseAgentForCache(text: string, relativePath: string) {
+  const result = parseAgentFile(text, relativePath);
+  return result.ok ? { ok: true as const, value: result.agent } : result;
 }

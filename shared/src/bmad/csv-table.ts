@@ -1,13 +1,13 @@
+import { isForbiddenKey } from "../forbidden-keys.js";
+import { getOwn } from "../get-own.js";
 import { parse } from "csv-parse/sync";
-import type { ParseOutcome } from "./file-parse-cache.js";
+import type { ParseOutcome } from "./parse-outcome.js";
 
 /** One CSV row by column name; only own keys, never `__proto__` and friends. */
 export type CsvRow = Readonly<Record<string, string>>;
 
-const forbiddenKeys = new Set(["__proto__", "constructor", "prototype"]);
-
 /**
- * Reads a CSV file with a header row (BMAD's `_config/*-manifest.csv`) into rows keyed by column name.
+ * Reads a CSV file with a header row (the `_bmad/_config/*-manifest.csv` of 6.0.x onwards) into rows keyed by column name.
  * Quoted fields may hold commas and line breaks; rows shorter or longer than the header are read as far
  * as they go. A header that repeats a column keeps the first one.
  */
@@ -26,7 +26,7 @@ export function parseCsvTable(text: string): ParseOutcome<CsvRow[]> {
     value: rows.map((cells) => {
       const row: Record<string, string> = {};
       columns.forEach((name, index) => {
-        if (name === "" || forbiddenKeys.has(name) || Object.prototype.hasOwnProperty.call(row, name)) return;
+        if (name === "" || isForbiddenKey(name) || getOwn(row, name) !== undefined) return;
         row[name] = (cells[index] ?? "").trim();
       });
       return row;
@@ -36,5 +36,5 @@ export function parseCsvTable(text: string): ParseOutcome<CsvRow[]> {
 
 /** A column of a row, or "" when the row lacks it. */
 export function cell(row: CsvRow, column: string): string {
-  return Object.prototype.hasOwnProperty.call(row, column) ? (row[column] as string) : "";
+  return getOwn(row, column) ?? "";
 }
