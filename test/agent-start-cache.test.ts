@@ -1,5 +1,5 @@
 /**
- * The agent's start kept by the orchestrator (README "Scaling out"): the four services as processes over a
+ * The agent's start kept by the orchestrator (docs/operations.md "What an orchestrator keeps"): the four services as processes over a
  * BMAD_ROOT of their own. A second turn does not read the agent's config again; an edited config is
  * fingerprinted by the registry, whose `registry.changed` makes the next turns read it; a critical file the
  * sandbox denies fails every turn, since a failed start is never kept.

@@ -1,5 +1,5 @@
 /**
- * The public API with authentication on (issue 6): two users who cannot see each other's sessions or
+ * The public API with authentication on (docs/api.md "Authentication"): two users who cannot see each other's sessions or
  * files, cancel, re-attach after a dropped connection, the WebSocket, limits and metrics. Real processes,
  * a private nats-server, the scripted model.
  */

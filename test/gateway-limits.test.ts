@@ -1,5 +1,5 @@
 /**
- * One client cannot exhaust the gateway (issue 23, docs/security.md cases 111–122): floods of WebSocket
+ * One client cannot exhaust the gateway (docs/security.md cases 111–122): floods of WebSocket
  * upgrades with and without tokens, of watches, of WebSocket chats and of MCP batches stay within small
  * configured caps while another user's chat goes through; wrong tokens from one address do not lock out
  * the users working from there; TRUSTED_PROXIES decides the address every per-address limit counts; the

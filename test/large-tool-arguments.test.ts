@@ -1,5 +1,5 @@
 /**
- * Large tool-call arguments cannot break a turn (issue 14, item 1): a save_output of exactly
+ * Large tool-call arguments cannot break a turn (docs/design.md "Limits of a turn"): a save_output of exactly
  * WRITE_MAX_BYTES (1 MiB) is written, one byte more is a CONTENT_TOO_LARGE tool error the model reads,
  * and the turn completes either way. The tool_call events carry a preview, not the megabyte.
  */

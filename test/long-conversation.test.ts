@@ -1,5 +1,5 @@
 /**
- * A conversation longer than any NATS message keeps working (issue 14, item 2): three turns whose answers
+ * A conversation longer than any NATS message keeps working (docs/design.md "Limits of a turn"): three turns whose answers
  * are 900 KB each, through the four services on the production permissions; the next turn's model sees the
  * whole conversation and `GET /api/sessions/:id` reads it back whole.
  */

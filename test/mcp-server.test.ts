@@ -1,5 +1,5 @@
 /**
- * The MCP server at /mcp (issue 13) through the official SDK client: bearer auth, DNS-rebinding
+ * The MCP server at /mcp (docs/openai-api.md) through the official SDK client: bearer auth, DNS-rebinding
  * protection, the `bmad` tool (list/read/execute, docs/design.md "Activation documents") and `chat` answered by this server's loop.
  * Also the activation route with the user's request. Real processes, a private nats-server, the
  * scripted model.

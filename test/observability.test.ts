@@ -1,5 +1,5 @@
 /**
- * Observability end to end (issue 18): the four services as processes export their spans over OTLP/HTTP
+ * Observability end to end (docs/operations.md "Observability"): the four services as processes export their spans over OTLP/HTTP
  * (JSON) to a receiver of our own. One chat with a tool call is one trace across all four services with
  * correct parent links; /metrics carries the agent label and the iteration histogram; no span and no log
  * line holds a file's content or the API key.

@@ -1,5 +1,5 @@
 /**
- * The OpenAI-compatible API (issue 13, docs/openai-api.md) through the official `openai` client: agents as
+ * The OpenAI-compatible API (docs/openai-api.md) through the official `openai` client: agents as
  * models, completions streamed and not with a tool round on the server, errors in OpenAI's shape, and
  * a stateless client's history reaching the model exactly once. Real processes, a private nats-server,
  * the scripted model.

@@ -1,5 +1,5 @@
 /**
- * Issue 5: an orchestrator SIGKILLed in the middle of a turn that waits on a slow model. The turn's
+ * An orchestrator SIGKILLed in the middle of a turn that waits on a slow model. The turn's
  * request is still in the JetStream work queue (not acknowledged), so a second orchestrator process
  * takes it over after the ack wait; the client gets exactly one answer and the conversation holds the
  * turn once.

@@ -1,5 +1,5 @@
 /**
- * Every durable byte in JetStream, nothing on a shared volume (issue 24, docs/projects.md "Storage"):
+ * Every durable byte in JetStream, nothing on a shared volume (docs/projects.md "Storage"):
  * - two tool-runner processes, each started in a working directory of its own with an OUTPUT_ROOT of its own
  *   (both empty temp folders), serve one project: the file a chat wrote through the first is read and listed
  *   by later chats after that tool-runner was killed, served by the other, and the project's files API lists

@@ -4,7 +4,7 @@ import { scratchTextForModel } from "../services/tool-runner/src/scripts/scratch
 import { createScriptFixture, type ScriptFixture } from "../services/tool-runner/src/testing/script-fixture.js";
 import { runScriptTool } from "../services/tool-runner/src/tools/run-script-tool.js";
 
-// Issue 12: BMAD 6.12's own scripts, run through run_script on a copy of a real install (the cache is never written).
+// BMAD 6.12's own scripts (docs/scripts.md), run through run_script on a copy of a real install (the cache is never written).
 let fixture: ScriptFixture;
 beforeAll(async () => {
   fixture = await createScriptFixture({ copyFrom: await ensureBmadInstall({ version: "6.12.0", tool: "claude-code" }) });

@@ -1,5 +1,5 @@
 /**
- * Per-session quota through the whole system (issue 14): with SESSION_MAX_FILES=5, a turn that saves six
+ * Per-session quota through the whole system (docs/file-tools.md "Quotas"): with SESSION_MAX_FILES=5, a turn that saves six
  * files gets QUOTA_EXCEEDED for the sixth as a tool error, the model reads it, and the turn completes;
  * rewriting one of the five still works.
  */

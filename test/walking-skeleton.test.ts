@@ -1,5 +1,5 @@
 /**
- * The walking skeleton end to end (issue 2): the four services as four processes on a real NATS server,
+ * The walking skeleton end to end (ARCHITECTURE.md "One chat turn"): the four services as four processes on a real NATS server,
  * the scripted model behind the real openai client, and plain HTTP in front.
  */
 import { request as httpRequest } from "node:http";
@@ -100,7 +100,7 @@ describe("the walking skeleton", () => {
     const saved = await fetch(`${system.url}/api/sessions/${body.session_id}/files/x.md`);
     expect(saved.status).toBe(200);
     expect(await saved.text()).toBe("# Saved by the model\n");
-    // the turn's outcome may follow the answer (docs/design.md "Sessions")
+    // the turn's outcome may follow the answer (docs/design.md "Projects and sessions")
     const readSession = async () => ((await (await fetch(`${system.url}/api/sessions/${body.session_id}`)).json()) as { session: Record<string, unknown> }).session;
     await expect.poll(readSession, { timeout: 5_000 }).toMatchObject({ id: body.session_id, agent_id: "idea-coach", status: "completed" });
   });

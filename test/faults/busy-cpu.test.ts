@@ -1,5 +1,5 @@
 /**
- * Overload told honestly (issue 14): 40 turns at once against one orchestrator with 2 run slots, while
+ * Overload told honestly (docs/design.md "Fair shares"): 40 turns at once against one orchestrator with 2 run slots, while
  * CPU hogs keep every core busy. Each turn must end with its own `done`, or be refused with an honest
  * OVERLOADED (503 with retry-after) when it waited past the pickup limit; never "No orchestrator is running"
  * while one is answering. Outcomes only, no timing assertion.

@@ -5,7 +5,7 @@
  * with kill -9 while 30 turns run, once the leader of RUN_REQUESTS and once the leader of the sessions
  * bucket, loses no turn, no event and no session; a server cut off and brought back catches up; and the
  * services keep answering through a rolling restart of all three servers. The time from the loss of a
- * leader to the first answered chat is printed (README "Scaling out").
+ * leader to the first answered chat is printed (docs/operations.md "What the cluster test shows").
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { jetStreamNames } from "@agent-orchestrator/shared";
@@ -111,7 +111,7 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("a three-server NAT
       console.info(`cluster: ${recoveries.at(-1)}`);
 
       // re-attach once the server is back: while a stream's peer is down, nats-server 2.9 can place a
-      // replay's ordered consumer on it, and that replay hangs (README "Scaling out")
+      // replay's ordered consumer on it, and that replay hangs (docs/operations.md "Known limits on nats-server 2.9")
       await cluster.start(leader.name);
       const problems = await turnProblems(gateway(), outcomes);
       expect(problems.live, "every client saw its own turn in order, each event once, ending in one done").toEqual([]);

@@ -1,5 +1,5 @@
 /**
- * The file store (issue 24 §8) on a real three-server NATS cluster with every bucket at three replicas: the
+ * The file store (docs/projects.md "Storage") on a real three-server NATS cluster with every bucket at three replicas: the
  * index (`KV_<p>_file_index`), the revisions (`KV_<p>_file_revisions`) and the contents (`OBJ_<p>_file_contents`).
  * Their leaders are gathered on one server, which is killed with kill -9: every file written before is read
  * back with every revision from a store connected to a surviving server, with nothing cached, and writes work
@@ -264,7 +264,7 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("the file store on 
       expect(lost, "acknowledged writes missing from the index or the revisions").toEqual([]);
     } else {
       // nats-server before 2.9.21 may acknowledge two compare-and-sets made from one revision (issue 4320); the
-      // store's checks (README "Scaling out") catch it unless the stream's leader cannot be asked, as in an election
+      // store's checks (docs/operations.md "nats-server before 2.9.21 in a cluster") catch it unless the stream's leader cannot be asked, as in an election
       console.info(`nats-server ${version} (compare-and-set not serializable in a cluster): ${givenTwice.length} revisions acknowledged twice, ${lost.length} acknowledged writes lost`);
     }
     expect(acknowledged.length - atKill, "writes acknowledged after the new leaders were elected").toBeGreaterThan(0);

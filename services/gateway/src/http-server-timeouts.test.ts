@@ -37,7 +37,7 @@ function get(port: number, through: Agent) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe("HTTP keep-alive (issue 23: a client's first call after an idle while failed with \"Connection error\")", () => {
+describe("HTTP keep-alive (docs/security.md, gateway limits: a client's first call after an idle while failed with \"Connection error\")", () => {
   it("keeps idle connections 65 s and waits 66 s for headers by default, above common clients' and proxies' idle timeouts", async () => {
     const config = gatewayEnvSchema.parse({});
     const plain = createServer();

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appErrorOf } from "../testing/app-error-of.js";
 import { createInstalledProjectFixture, type InstalledProjectFixture } from "../testing/installed-project-fixture.js";
 
-// The model sees a BMAD project as in an IDE (issue 24, docs/projects.md "Paths"): `{project-root}` holds the
+// The model sees a BMAD project as in an IDE (docs/projects.md "Paths"): `{project-root}` holds the
 // installed BMAD folders, read-only from BMAD_ROOT, and everything else is the project's own files in the store,
 // shared by the project's chats; `{session-folder}` is each chat's own scratch space.
 let fixture: InstalledProjectFixture;

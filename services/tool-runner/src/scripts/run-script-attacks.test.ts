@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createScriptFixture, type ScriptFixture } from "../testing/script-fixture.js";
 import { runScriptTool } from "../tools/run-script-tool.js";
 
-// Issue 12 item 3: what a script or a model-written command line may try, and what stops it. The probes are
+// docs/security.md "Scripts": what a script or a model-written command line may try, and what stops it. The probes are
 // written into the fixture's own project copy; the sandbox, not file permissions, must stop them.
 let fixture: ScriptFixture;
 beforeEach(async () => {
