@@ -1,6 +1,7 @@
 import { ErrorCode, NatsError } from "nats";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { natsRetryDelay, retryNats, retryWhileLeaderless } from "./nats-retry.js";
+import { settleOnFakeClock as settle, useRetryTestClock } from "../testing/retry-test-clock.js";
 
 const noResponders = () => NatsError.errorForCode(ErrorCode.NoResponders);
 const timeout = () => NatsError.errorForCode(ErrorCode.Timeout);
@@ -16,26 +17,7 @@ function scripted(failures: Array<() => Error>) {
   return { operation, triedAt };
 }
 
-/** Settles `work` by running the fake clock; the outcome, without an unhandled rejection on the way. */
-async function settle<T>(work: Promise<T>): Promise<{ value?: T; error?: unknown }> {
-  const outcome = work.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  await vi.runAllTimersAsync();
-  return outcome;
-}
-
-beforeEach(() => {
-  vi.useFakeTimers();
-  // the pauses at their full length: the jitter takes off at most half
-  vi.spyOn(Math, "random").mockReturnValue(1);
-});
-
-afterEach(() => {
-  vi.useRealTimers();
-  vi.restoreAllMocks();
-});
+useRetryTestClock();
 
 describe("natsRetryDelay", () => {
   it.each([

@@ -1,7 +1,8 @@
 import { ErrorCode, NatsError, type NatsConnection } from "nats";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { AppError } from "../app-error.js";
 import { queueRunRequest } from "./queue-run-request.js";
+import { settleOnFakeClock, useRetryTestClock } from "../testing/retry-test-clock.js";
 
 const noResponders = () => NatsError.errorForCode(ErrorCode.NoResponders);
 const timeout = () => NatsError.errorForCode(ErrorCode.Timeout);
@@ -30,25 +31,15 @@ function connectionThatFails(failures: Array<() => Error>, cluster: boolean) {
   return { connection, publishes };
 }
 
+/** The outcome of queueing on `connection`: "queued", or the error it failed with. */
 async function queued(connection: NatsConnection, signal?: AbortSignal): Promise<unknown> {
-  const outcome = queueRunRequest(connection, "agent.run.request.s1", new Uint8Array(), { msgID: "run1", ...(signal ? { signal } : {}) }).then(
-    () => "queued",
-    (error: unknown) => error,
+  const outcome = await settleOnFakeClock(
+    queueRunRequest(connection, "agent.run.request.s1", new Uint8Array(), { msgID: "run1", ...(signal ? { signal } : {}) }),
   );
-  await vi.runAllTimersAsync();
-  return outcome;
+  return "error" in outcome ? outcome.error : "queued";
 }
 
-beforeEach(() => {
-  vi.useFakeTimers();
-  // the pauses at their full length (100 ms, 200 ms, …): the jitter takes off at most half
-  vi.spyOn(Math, "random").mockReturnValue(1);
-});
-
-afterEach(() => {
-  vi.useRealTimers();
-  vi.restoreAllMocks();
-});
+useRetryTestClock();
 
 describe("queueRunRequest", () => {
   it("waits out a leader election in a cluster: no responders and timeouts are published again", async () => {
