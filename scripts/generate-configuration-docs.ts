@@ -28,13 +28,13 @@ export interface ConfigSection {
 export const configSections: readonly ConfigSection[] = [
   {
     heading: "Every service",
-    text: "Read by the registry, the tool-runner, the orchestrator and the gateway (`shared/src/env-config.ts`).",
+    text: "Read by the registry, the tool-runner, the orchestrator and the gateway (`shared/src/runtime/env-config.ts`).",
     schema: baseEnvSchema,
   },
   {
     heading: "Tracing and metrics",
     text:
-      "Read by every service at start (`shared/src/telemetry/telemetry-env.ts`); docs/operations.md \"Observability\" " +
+      "Read by every service at start (`shared/src/runtime/telemetry/telemetry-env.ts`); docs/operations.md \"Observability\" " +
       "says what is traced and measured.",
     schema: telemetryEnvSchema,
   },

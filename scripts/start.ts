@@ -5,7 +5,7 @@
  * and stops everything on Ctrl-C or SIGTERM (a second one stops at once).
  *
  * Each service gets an IPC channel as its lifeline: if this launcher dies, however it dies, the kernel closes
- * the channel and every service stops as on SIGTERM (shared/src/service-lifecycle.ts, docs/security.md case 144).
+ * the channel and every service stops as on SIGTERM (shared/src/runtime/service-lifecycle.ts, docs/security.md case 144).
  * The launcher stops too when its own parent (tsx, npm) is gone. Each service that serves metrics gets its
  * own METRICS_PORT (lib/metrics-ports.ts, docs/security.md case 146).
  */

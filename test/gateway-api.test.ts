@@ -5,8 +5,11 @@
  */
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { connect } from "nats";
 import WebSocket from "ws";
+import { jetStreamNames, subjects } from "@agent-orchestrator/shared";
 import { gatewayEnvSchema } from "../services/gateway/src/config.js";
+import { testNatsCredentials } from "./support/nats-harness.js";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
 import { repoRoot, startServiceProcess } from "./support/service-processes.js";
 import { readSse } from "./support/sse.js";
@@ -271,7 +274,22 @@ describe("WebSocket /ws", () => {
     const watcher = await open({ origin: system.url, authorization: `Bearer ${alice}` });
     const watched = collect(watcher, (message) => message["type"] === "done");
     watcher.send(JSON.stringify({ type: "watch", session_id: sessionId }));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // the watch is live once the server holds its consumer on RUN_EVENTS (delivering what comes from then on)
+    const admin = await connect({ servers: system.env["NATS_URL"], user: "admin", pass: testNatsCredentials("admin").NATS_PASSWORD });
+    onTestFinished(() => admin.close());
+    const manager = await admin.jetstreamManager();
+    const eventsOfSession = subjects.sessionEvents(sessionId);
+    await expect
+      .poll(
+        async () => {
+          for await (const consumer of manager.consumers.list(jetStreamNames().runEvents)) {
+            if (consumer.config.filter_subject === eventsOfSession || consumer.config.filter_subjects?.includes(eventsOfSession)) return true;
+          }
+          return false;
+        },
+        { timeout: 10_000, message: "the watch's consumer" },
+      )
+      .toBe(true);
     await chat(alice, { agent_id: "idea-coach", message: "watched turn", session_id: sessionId });
     const received = await watched;
     expect(received.at(-1)).toMatchObject({ type: "done", session_id: sessionId, response: "echo: watched turn" });

@@ -189,8 +189,6 @@ function rpcResponses(answer: Answer): Array<Record<string, any>> {
   return payloads.flat() as Array<Record<string, any>>;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe("WebSocket connections", () => {
   it("case 111: closes a socket that has not signed in within WS_AUTH_TIMEOUT_MS (1008), and gives its slot back", async () => {
     const from = "127.0.0.11";
@@ -370,7 +368,10 @@ describe("WebSocket watches", () => {
     first.socket.send(JSON.stringify({ type: "unwatch", session_id: session }));
     expect(await first.next((message) => message["type"] === "unwatched")).toEqual({ type: "unwatched", session_id: session, stopped: caps.watchesPerSocket });
     watch(second);
-    await sleep(300);
+    // a later message on the same socket is answered: its cancel looks the session up over NATS, after the
+    // watch's slot was taken or refused (at once, as it came)
+    second.socket.send(JSON.stringify({ type: "cancel", session_id: session }));
+    expect(await second.next((message) => message["type"] === "cancelled")).toEqual({ type: "cancelled", session_id: session, cancelled: false });
     expect(second.received.filter((message) => message["type"] === "error")).toHaveLength(1);
     // the watches still work: a new turn of the session reaches the second socket, once per watch
     await call("/api/chat", { from: "127.0.0.27", token, body: { agent_id: "idea-coach", message: "watched turn", session_id: session } });

@@ -9,7 +9,6 @@ import { once } from "node:events";
 import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { connect, RequestStrategy, type Msg, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeJson, inboxPrefixFor, jetStreamNames, serviceNames, type ServiceName } from "@agent-orchestrator/shared";
@@ -73,10 +72,17 @@ async function connectAs(service: ServiceName): Promise<Identity> {
 
 const as = (service: ServiceName): Identity => identities.get(service) as Identity;
 
-/** Lets every message and error of the attempts so far arrive. */
+/**
+ * Lets every message and error of the attempts so far arrive: a round trip on each service's connection
+ * (the server answers its PING after the violations of what it sent before, and after routing what it
+ * allowed), then one on the observer's (whose PONG follows the messages routed to it), then a turn of the
+ * event loop for the status iterators to record the violations. The server's log is read through a pipe:
+ * its lines are awaited with `logged`.
+ */
 async function settle(): Promise<void> {
-  await Promise.all([...[...identities.values()].map((identity) => identity.connection.flush()), observer.flush()]);
-  await sleep(150);
+  await Promise.all([...identities.values()].map((identity) => identity.connection.flush()));
+  await observer.flush();
+  await new Promise((resolve) => setImmediate(resolve));
 }
 
 /** "ok", except that "delegate" hands a task to a subagent (whose orchestrator publishes what the permissions must allow). */
@@ -89,6 +95,10 @@ function delegateOrAnswer(request: ChatRequestBody): ScriptedTurn {
 
 const serverLogged = (user: string, kind: "Publish" | "Subscription", subject: string) =>
   system.nats.logLines.some((line) => line.includes(`${kind} Violation - User "${user}", Subject "${subject}"`));
+
+/** Waits for the server's log line of a violation (it comes through a pipe, not with the client's error). */
+const logged = (user: string, kind: "Publish" | "Subscription", subject: string, message?: string) =>
+  expect.poll(() => serverLogged(user, kind, subject), { timeout: 10_000, ...(message ? { message } : {}) }).toBe(true);
 
 /** The paths of a file space, asked of the tool-runner as `identity` (the store itself: no folder holds them). */
 async function spacePaths(identity: Identity, space: { kind: "project" | "session"; id: string }): Promise<string[]> {
@@ -129,7 +139,7 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
     await settle();
     expect(violations).toContainEqual({ operation: "publish", subject: "agent.run.events.s1.r1" });
     expect(observed.slice(mark)).not.toContain("agent.run.events.s1.r1");
-    expect(serverLogged("tool-runner", "Publish", "agent.run.events.s1.r1")).toBe(true);
+    await logged("tool-runner", "Publish", "agent.run.events.s1.r1");
   });
 
   it("the tool-runner cannot answer registry requests or join the registry in discovery", async () => {
@@ -191,7 +201,7 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
     await as("orchestrator").connection.request("registry.agents.get", encodeJson({ agent_id: "idea-coach" }), { timeout: 5_000 });
     await settle();
     expect(read).toBe(0);
-    expect(serverLogged("tool-runner", "Subscription", "_INBOX_orchestrator.>")).toBe(true);
+    await logged("tool-runner", "Subscription", "_INBOX_orchestrator.>");
   });
 
   it("the tool-runner has JetStream only for its file store: it cannot delete the run queue, nor read or delete sessions and projects", async () => {
@@ -308,7 +318,7 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
     for (const [service, subjects] of Object.entries(denied) as Array<[ServiceName, string[]]>) {
       for (const subject of subjects) {
         expect(as(service).violations, `${service} → ${subject}`).toContainEqual({ operation: "publish", subject });
-        expect(serverLogged(service, "Publish", subject), `${service} → ${subject} in the server log`).toBe(true);
+        await logged(service, "Publish", subject, `${service} → ${subject} in the server log`);
       }
     }
     const forged = Object.values(denied).flat();

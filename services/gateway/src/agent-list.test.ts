@@ -18,11 +18,13 @@ const agent = (id: string): AgentSummary => ({ id, name: id, title: "", icon: ""
 /** A registry stand-in on its own prefix that lists `current` and counts the requests. */
 function fakeRegistry() {
   const prefix = `al${randomUUID().slice(0, 8)}.`;
-  const registry = { prefix, current: [agent("a")], requests: 0, failing: false };
+  const registry = { prefix, current: [agent("a")], requests: 0, failing: false, held: undefined as Promise<void> | undefined };
   connection.subscribe(prefix + subjects.registryAgentsList, {
     callback: (_error, message) => {
       registry.requests++;
-      message.respond(encodeJson(registry.failing ? { success: false, error: { code: "INTERNAL", message: "down" } } : { success: true, agents: registry.current }));
+      const answer = encodeJson(registry.failing ? { success: false, error: { code: "INTERNAL", message: "down" } } : { success: true, agents: registry.current });
+      if (registry.held) void registry.held.then(() => message.respond(answer));
+      else message.respond(answer);
     },
   });
   return registry;
@@ -68,9 +70,32 @@ describe("the gateway's agent list", () => {
     expect(await list.current()).toBe(first);
     registry.current = [agent("b")];
     now += agentListMaxAgeMs;
+    expect(await list.current()).toBe(first);
+    now += 1;
     const second = await list.current();
     expect(JSON.parse(second.body.toString("utf8"))).toEqual({ success: true, agents: [agent("b")] });
     expect(second.etag).not.toBe(first.etag);
+    list.close();
+  });
+
+  it("gives a request under way when a change arrives its answer, and does not keep it", async () => {
+    const registry = fakeRegistry();
+    const list = listFor(registry.prefix);
+    let release: () => void = () => undefined;
+    registry.held = new Promise<void>((resolve) => (release = resolve));
+    const underWay = list.list();
+    await connection.flush();
+    registry.current = [agent("a"), agent("b")];
+    connection.publish(registry.prefix + subjects.registryChanged, encodeJson({ instance: "r1", revision: 2, changedAt: new Date().toISOString(), added: ["b"], removed: [], updated: [], bundles: ["b"] }));
+    for (let tries = 0; tries < 50 && registry.requests < 2; tries++) {
+      void list.list();
+      await sleep(10);
+    }
+    registry.held = undefined;
+    release();
+    expect(await underWay).toEqual([agent("a")]);
+    expect((await list.list()).map((summary) => summary.id)).toEqual(["a", "b"]);
+    expect(registry.requests).toBe(2);
     list.close();
   });
 
@@ -83,7 +108,7 @@ describe("the gateway's agent list", () => {
     registry.failing = false;
     expect(await list.list()).toEqual([agent("a")]);
     registry.current = [agent("c")];
-    now += agentListMaxAgeMs - 1;
+    now += agentListMaxAgeMs;
     expect(await list.list()).toEqual([agent("a")]);
     now += 1;
     expect(await list.list()).toEqual([agent("c")]);

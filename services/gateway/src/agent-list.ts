@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import type { Subscription } from "nats";
-import { ExpiringCache, ListAgentsReply, subjects, watchRegistryChanges, type AgentSummary, type Logger } from "@agent-orchestrator/shared";
+import { ListAgentsReply, subjects, watchRegistryChanges, type AgentSummary, type Logger } from "@agent-orchestrator/shared";
 import { callService } from "./nats-call.js";
 import type { GatewayContext } from "./gateway-context.js";
 
@@ -20,9 +21,13 @@ export interface KeptAgentList {
  * HTTP body made of it: it is dropped when a registry replica announces a change (`registry.changed`,
  * published once its re-scan is served) and fetched again on the next call, and in any case after
  * `agentListMaxAgeMs`. Callers asking at once share one request; a failed request is not kept.
+ *
+ * Kept in lru-cache's `fetch`: the age is counted from the answer and a list is fetched again once it is older than
+ * `agentListMaxAgeMs` (an age equal to it is still fresh); `clear()` on a change aborts a request under way, and
+ * `ignoreFetchAbort` lets its callers still get its answer without keeping it, so the next call asks again.
  */
 export class AgentList {
-  private readonly kept: ExpiringCache<KeptAgentList>;
+  private readonly kept: LRUCache<"", KeptAgentList>;
   private readonly changes: Subscription;
 
   constructor(
@@ -30,13 +35,21 @@ export class AgentList {
     logger: Logger,
     now: () => number = Date.now,
   ) {
-    this.kept = new ExpiringCache(agentListMaxAgeMs, now);
+    this.kept = new LRUCache<"", KeptAgentList>({
+      max: 1,
+      ttl: agentListMaxAgeMs,
+      // the age is read from `now` on every look-up, not from a value lru-cache keeps for a millisecond
+      ttlResolution: 0,
+      perf: { now },
+      ignoreFetchAbort: true,
+      fetchMethod: () => callService(this.context, subjects.registryAgentsList, {}, ListAgentsReply).then(({ agents }) => withBody(agents)),
+    });
     this.changes = watchRegistryChanges(context.connection, context.subjectPrefix, logger, () => this.kept.clear());
   }
 
   /** The agents, with the `GET /api/agents` body. */
   current(): Promise<KeptAgentList> {
-    return this.kept.get("", () => callService(this.context, subjects.registryAgentsList, {}, ListAgentsReply).then(({ agents }) => withBody(agents)));
+    return this.kept.forceFetch("");
   }
 
   async list(): Promise<AgentSummary[]> {

@@ -1,6 +1,6 @@
 import { AppError } from "@agent-orchestrator/shared";
 
-/** Longest path the file messages carry (shared/src/projects/file-messages.ts). */
+/** Longest path the file messages carry (shared/src/wire/projects/file-messages.ts). */
 const maxPathLength = 1024;
 
 /**

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { trace } from "@opentelemetry/api";
 import express from "express";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { startInMemoryTracing } from "../../../shared/src/testing/in-memory-tracing.js";
 import { traceRequests } from "./trace-requests.js";
 
@@ -12,10 +12,13 @@ let url: string;
 let finishedIn: string | undefined;
 let close: () => void;
 let tracing: ReturnType<typeof startInMemoryTracing> | undefined;
+/** called when a request has reached the middleware after traceRequests (its first callbacks have run) */
+let arrived: (() => void) | undefined;
 
 beforeAll(async () => {
   const app = express();
   app.use(traceRequests, (_request, response, next) => {
+    arrived?.();
     response.on("finish", () => {
       finishedIn = trace.getActiveSpan()?.spanContext().traceId;
     });
@@ -57,10 +60,13 @@ describe("traceRequests", () => {
   it("keeps the trace for a body that arrives in pieces, after the request's first callbacks have run", async () => {
     tracing = startInMemoryTracing();
     const encoder = new TextEncoder();
+    const started = new Promise<void>((resolve) => (arrived = resolve));
+    onTestFinished(() => void (arrived = undefined));
     const body = new ReadableStream<Uint8Array>({
       async start(controller) {
         controller.enqueue(encoder.encode('{"a":'));
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        // the rest comes once the server has begun the request, before its body is whole
+        await started;
         controller.enqueue(encoder.encode("1}"));
         controller.close();
       },

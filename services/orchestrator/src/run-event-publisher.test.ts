@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { JsMsg } from "nats";
 import { describe, expect, it } from "vitest";
 import { decodeJson, RunEvent, subjects } from "@agent-orchestrator/shared";
@@ -8,18 +7,17 @@ import { scratchStreams } from "./testing/scratch-streams.js";
 
 const scratch = scratchStreams();
 
-/** A private RUN_EVENTS for one test, created now or (`delayMs`) later, as after a leader election. */
-async function eventStream(options: { delayMs?: number; maxMsgSize?: number } = {}) {
+/** A private RUN_EVENTS for one test, created now or (`later`) when the test calls `create`, as after a leader election. */
+async function eventStream(options: { later?: boolean; maxMsgSize?: number } = {}) {
   const prefix = `rep${randomUUID().slice(0, 8)}.`;
   const name = `RUN_EVENTS_${prefix.slice(0, -1)}`;
   scratch.track(name);
   const manager = await scratch.connection().jetstreamManager();
   const create = () => manager.streams.add({ name, subjects: [prefix + subjects.runEventsAll], ...(options.maxMsgSize ? { max_msg_size: options.maxMsgSize } : {}) });
-  const created = options.delayMs === undefined ? create() : sleep(options.delayMs).then(create);
-  if (options.delayMs === undefined) await created;
+  if (!options.later) await create();
   return {
     prefix,
-    created,
+    create,
     async stored(): Promise<RunEvent[]> {
       const consumer = await scratch.connection().jetstream().consumers.get(name);
       const { messages } = await manager.streams.info(name).then((info) => info.state);
@@ -55,14 +53,19 @@ describe("run event publisher", () => {
   });
 
   it("sends every event again in order when the stream answers no one, until it is there, and stores each once", async () => {
-    const stream = await eventStream({ delayMs: 700 });
+    const stream = await eventStream({ later: true });
     const publisher = new RunEventPublisher(scratch.connection(), "s1", randomUUID(), stream.prefix);
     publisher.emit({ type: "session", agent_id: "a", attempt: 1 });
     for (let index = 0; index < 50; index++) publisher.emit(toolCall(index));
-    await sleep(400);
+    // a round trip on the publisher's connection after those publishes went out: the server has answered
+    // them "no responders" (before its PONG), and a turn of the event loop lets the publisher take the
+    // failure, so the next events come while it re-sends
+    await nextTurn();
+    await scratch.connection().flush();
+    await nextTurn();
     for (let index = 50; index < 100; index++) publisher.emit(toolCall(index));
     publisher.finish(done);
-    await stream.created;
+    await stream.create();
     expect(await publisher.settled()).toBeUndefined();
     const stored = await stream.stored();
     expect(stored.map((event) => event.seq)).toEqual(Array.from({ length: 102 }, (_, index) => index));
@@ -92,7 +95,10 @@ describe("run event publisher", () => {
     const publisher = new RunEventPublisher(scratch.connection(), "s1", randomUUID(), stream.prefix);
     publisher.emit({ type: "session", agent_id: "a", attempt: 1 });
     publisher.emit(delta("x".repeat(1_000)));
-    await sleep(200);
+    // the delta, held in the session event's turn of the event loop, goes out; then every event so far is
+    // settled: the stream refused it
+    await nextTurn();
+    expect(await publisher.settled()).toBeInstanceOf(Error);
     publisher.emit(delta("small"));
     publisher.finish(done);
     expect(await publisher.settled()).toBeInstanceOf(Error);

@@ -78,12 +78,15 @@ describe("run queue", () => {
   it("never holds more turns than it has slots: the rest stay queued for another replica", async () => {
     const { queue, consumer, pending, info } = await workQueue();
     const release: Array<() => void> = [];
+    // set each time its pull loop, every slot busy, waits for one to free without asking for more
+    let full = false;
     const runQueue = startRunQueue({
       consumer: await consumer(),
       concurrency: 2,
       ackWaitMs: 30_000,
       logger,
       run: () => new Promise<void>((resolve) => release.push(resolve)),
+      onFull: () => (full = true),
     });
     await queue(5);
     await until(() => release.length === 2, "two turns running");
@@ -95,12 +98,16 @@ describe("run queue", () => {
     // a lent slot runs one more at once; a freed slot another
     const giveBack = runQueue.lendSlot();
     await until(() => release.length === 3, "the lent slot's turn");
+    full = false;
     release[0]?.();
     await until(() => release.length === 4, "the freed slot's turn");
-    // given back: a slot that frees now is not refilled, as two still run of the two it has
+    await until(() => full, "its pull loop to wait with three running");
+    // given back: a slot that frees now is not refilled, as two still run of the two it has; the loop
+    // decides so when it waits again (a refill would have pulled, and taken the fifth turn, first)
     giveBack();
+    full = false;
     release[1]?.();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until(() => full, "its pull loop to wait with two running");
     expect(release).toHaveLength(4);
     expect(await pending()).toBe(1);
     release[2]?.();

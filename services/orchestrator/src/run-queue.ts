@@ -9,6 +9,11 @@ export interface RunQueueOptions {
   logger: Logger;
   /** `subject` is where the request was queued: a subagent's turn is trusted only from its own subject */
   run: (request: RunStartRequest, attempt: number, subject: string) => Promise<void>;
+  /**
+   * Called each time every slot is busy and the pull loop waits for one to free, having asked the server
+   * for nothing more: a test's barrier for "it decided not to pull". Not needed in production.
+   */
+  onFull?: () => void;
 }
 
 export interface RunQueue {
@@ -51,6 +56,7 @@ export function startRunQueue(options: RunQueueOptions): RunQueue {
     while (!stopping) {
       const free = capacity - running.size;
       if (free <= 0) {
+        options.onFull?.();
         await new Promise<void>((resolve) => (slotFreed = resolve));
         continue;
       }

@@ -20,13 +20,14 @@ afterAll(async () => {
  * A stand-in tool-runner on its own prefix: `answer` decides, per request, whether to reply (a result) or
  * stay silent like a replica that died mid-call (undefined). Every request's call id is recorded.
  */
-function fakeRunner(answer: (attempt: number) => ToolResult | undefined) {
+function fakeRunner(answer: (attempt: number, callId: string) => ToolResult | undefined) {
   const prefix = `tc${randomUUID().slice(0, 8)}.`;
   const callIds: string[] = [];
   connection.subscribe(prefix + subjects.tool("read_file"), {
     callback: (_error, message: Msg) => {
-      callIds.push((message.json() as { call_id: string }).call_id);
-      const result = answer(callIds.length);
+      const callId = (message.json() as { call_id: string }).call_id;
+      callIds.push(callId);
+      const result = answer(callIds.length, callId);
       if (result) message.respond(encodeJson(result));
     },
   });
@@ -39,17 +40,18 @@ const fileResult: ToolResult = { success: true, path: "{bundle-root}/a.md", cont
 describe("ToolClient retries", () => {
   it("never sends a timed-out call again: the model waits one TOOL_TIMEOUT_MS and hears it may have run (docs/security.md case 145)", async () => {
     // a call still running when the timeout fires, answered too late: a repeat would wait as long again, and might run it twice
-    const runner = fakeRunner(() => undefined);
-    const result = await read(new ToolClient(connection, timeoutMs, runner.prefix));
+    const runner = fakeRunner((_attempt, callId) => (callId === "run1:barrier" ? fileResult : undefined));
+    const client = new ToolClient(connection, timeoutMs, runner.prefix);
+    const result = await read(client);
     expect(result).toEqual({
       success: false,
       error: { code: "SERVICE_TIMEOUT", message: expect.stringContaining(`within ${timeoutMs} ms and was not sent again`) },
       may_have_run: true,
     });
     expect((result as { error: { message: string } }).error.message).toContain("Check what it did");
-    // give a retry the time it would have taken: none comes
-    await new Promise((resolve) => setTimeout(resolve, timeoutMs * 2));
-    expect(runner.callIds).toEqual(["run1:call_1"]);
+    // a later call on the same subject is answered: a repeat sent before it would have reached the runner first
+    expect(await client.call("read_file", "run1:barrier", context, { file_path: "{bundle-root}/a.md" })).toEqual(fileResult);
+    expect(runner.callIds).toEqual(["run1:call_1", "run1:barrier"]);
   });
 
   it("sends a call again while no tool-runner subscribes, and once when one does (docs/security.md case 145)", async () => {

@@ -48,9 +48,9 @@ describe("watchInstall", () => {
     await mkdir(join(tree.root, ".agents"));
     await counter.next();
     await mkdir(join(tree.root, ".agents/skills"));
+    // the change is reported after the watchers are updated (rearmThenChange), and watchTree resolves once
+    // armed: from here skills/ is watched as a tree, and an edit deep inside is seen
     await counter.next();
-    // once skills/ exists it is watched as a tree: an edit deep inside is seen
-    await new Promise((wait) => setTimeout(wait, 100));
     await tree.write({ ".agents/skills/bmad-agent-fox/SKILL.md": "---\nname: bmad-agent-fox\n---\n" });
     await counter.next();
     await writeFile(join(tree.root, ".agents/skills/bmad-agent-fox/SKILL.md"), "---\nname: bmad-agent-fox\n---\n# Fox\n");

@@ -1,4 +1,4 @@
-import type { MenuItem, Persona } from "../agent.js";
+import type { MenuItem, Persona } from "../wire/agent.js";
 import { parseBmadYaml } from "./yaml.js";
 import { asMapping, field, flattenText, scalarText, textList } from "./yaml-values.js";
 import { emptyPersona, readAgentNaming, type MenuHandler, type ParseAgentResult, type ParseNote } from "./parsed-agent.js";

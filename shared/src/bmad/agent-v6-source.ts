@@ -1,4 +1,4 @@
-import type { MenuItem } from "../agent.js";
+import type { MenuItem } from "../wire/agent.js";
 import { parseBmadYaml } from "./yaml.js";
 import { asMapping, field, flattenText, scalarText, textList } from "./yaml-values.js";
 import { buildMenuItem, readAgentNaming, type ParseAgentResult, type ParseNote } from "./parsed-agent.js";

@@ -1,5 +1,5 @@
-import { subjectTokenPattern } from "../subjects.js";
-import { firstIssue } from "../zod-issue.js";
+import { subjectTokenPattern } from "../wire/subjects.js";
+import { firstIssue } from "../runtime/zod-issue.js";
 import { parseYamlMapping } from "./yaml.js";
 import { z } from "zod";
 import { checkManifestPath } from "./manifest-path.js";

@@ -1,5 +1,5 @@
-import { isForbiddenKey } from "../forbidden-keys.js";
-import { getOwn } from "../get-own.js";
+import { isForbiddenKey } from "../runtime/forbidden-keys.js";
+import { getOwn } from "../runtime/get-own.js";
 import { parse } from "csv-parse/sync";
 import type { ParseOutcome } from "./parse-outcome.js";
 

@@ -1,6 +1,6 @@
 import { parse as parseToml } from "smol-toml";
-import { isForbiddenKey } from "../forbidden-keys.js";
-import { getOwn } from "../get-own.js";
+import { isForbiddenKey } from "../runtime/forbidden-keys.js";
+import { getOwn } from "../runtime/get-own.js";
 
 /** A TOML table as plain data. */
 export type TomlTable = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { isInside } from "../path-containment.js";
+import { isInside } from "../runtime/path-containment.js";
 import { describe, expect, it } from "vitest";
 import { checkManifestPath } from "./manifest-path.js";
 

@@ -1,4 +1,4 @@
-import type { RegistryWarningCode } from "../registry-messages.js";
+import type { RegistryWarningCode } from "../wire/registry-messages.js";
 
 /**
  * What a BMAD file parser gives back: a value, or a reason (and optionally the warning code to report it

@@ -1,5 +1,5 @@
-import type { AgentFormat, MenuItem, Persona } from "../agent.js";
-import type { RegistryWarningCode } from "../registry-messages.js";
+import type { AgentFormat, MenuItem, Persona } from "../wire/agent.js";
+import type { RegistryWarningCode } from "../wire/registry-messages.js";
 import { field, scalarText } from "./yaml-values.js";
 
 /** Something a parser tolerated or wants the operator to know; it becomes a registry warning. */

@@ -1,5 +1,5 @@
 import { Writable } from "node:stream";
-import { createLogger, type Logger } from "../logger.js";
+import { createLogger, type Logger } from "../runtime/logger.js";
 
 /** A service logger (info and up) whose JSON lines land in an array, for tests that check what is logged. */
 export function capturingLogger(): { lines: Array<Record<string, unknown>>; logger: Logger } {

@@ -1,5 +1,5 @@
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node";
-import { setTracingActive } from "../telemetry/tracer.js";
+import { setTracingActive } from "../runtime/telemetry/tracer.js";
 
 let exporter: InMemorySpanExporter | undefined;
 

@@ -3,9 +3,9 @@
  * They are imported file by file because the package index also exports the server side (NATS, logging),
  * whose declarations would pull Node's globals into browser code.
  */
-export type { AgentDefinition, AgentSummary, MenuItem } from "../../../../shared/src/agent.js";
-export type { ErrorBody, ErrorCode } from "../../../../shared/src/error-code.js";
-export type { RunEvent } from "../../../../shared/src/run-event.js";
-export type { FileListing } from "../../../../shared/src/projects/file-entry.js";
-export type { SessionSummary, SessionView, VisibleMessage } from "../../../../shared/src/session-messages.js";
-export type { Usage } from "../../../../shared/src/usage.js";
+export type { AgentDefinition, AgentSummary, MenuItem } from "../../../../shared/src/wire/agent.js";
+export type { ErrorBody, ErrorCode } from "../../../../shared/src/wire/error-code.js";
+export type { RunEvent } from "../../../../shared/src/wire/run-event.js";
+export type { FileListing } from "../../../../shared/src/wire/projects/file-entry.js";
+export type { SessionSummary, SessionView, VisibleMessage } from "../../../../shared/src/wire/session-messages.js";
+export type { Usage } from "../../../../shared/src/wire/usage.js";

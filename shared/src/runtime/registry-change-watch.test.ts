@@ -2,9 +2,9 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createLogger } from "./logger.js";
 import { encodeJson } from "./nats-request.js";
-import type { RegistryChanged } from "./registry-messages.js";
+import type { RegistryChanged } from "../wire/registry-messages.js";
 import { watchRegistryChanges } from "./registry-change-watch.js";
-import { subjects } from "./subjects.js";
+import { subjects } from "../wire/subjects.js";
 
 let connection: NatsConnection;
 

@@ -1,6 +1,6 @@
 import { Counter, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { capturingLogger } from "../testing/capturing-logger.js";
+import { capturingLogger } from "../../testing/capturing-logger.js";
 import { startMetricsServer } from "./metrics-server.js";
 
 describe("startMetricsServer", () => {

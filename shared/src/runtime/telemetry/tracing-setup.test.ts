@@ -5,7 +5,7 @@ import { inSpan } from "./spans.js";
 import { telemetryEnvSchema } from "./telemetry-env.js";
 import { tracingActive } from "./tracer.js";
 import { startTracing } from "./tracing-setup.js";
-import { capturingLogger } from "../testing/capturing-logger.js";
+import { capturingLogger } from "../../testing/capturing-logger.js";
 
 /** A port nothing listens on any more. */
 async function closedPort(): Promise<number> {

@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
-import { natsIsExternal, testNatsCredentials } from "../../test/support/nats-harness.js";
+import { natsIsExternal, testNatsCredentials } from "../../../test/support/nats-harness.js";
 import { connectNats, natsCredentialsFromEnv } from "./nats-connection.js";
-import { capturingLogger } from "./testing/capturing-logger.js";
+import { capturingLogger } from "../testing/capturing-logger.js";
 
 const asUser = (user: "tool-runner") => {
   const { NATS_USER, NATS_PASSWORD } = testNatsCredentials(user);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { getOwn } from "../get-own.js";
+import { getOwn } from "../../runtime/get-own.js";
 import { subjectTokenPattern } from "../subjects.js";
 
 /**

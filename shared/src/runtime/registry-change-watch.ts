@@ -1,8 +1,8 @@
 import type { NatsConnection, Subscription } from "nats";
 import type { Logger } from "./logger.js";
 import { decodeJson } from "./nats-request.js";
-import { RegistryChanged } from "./registry-messages.js";
-import { subjects } from "./subjects.js";
+import { RegistryChanged } from "../wire/registry-messages.js";
+import { subjects } from "../wire/subjects.js";
 
 /**
  * Calls `changed` for every `registry.changed` a registry replica publishes (once its re-scan is served), for

@@ -1,4 +1,4 @@
-import type { ErrorBody, ErrorCode } from "./error-code.js";
+import type { ErrorBody, ErrorCode } from "../wire/error-code.js";
 
 /**
  * The one error class of the system. `code` is from the closed set; `message` is safe to show to a client

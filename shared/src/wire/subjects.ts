@@ -57,7 +57,7 @@ export const subjects = {
   tool: (toolName: string) => `tool.${toolName}`,
   /**
    * orchestrator: projects and their members (request/reply), `agent.project.<operation>` with the operations
-   * of `projectOperations` (shared/src/projects/project-messages.ts)
+   * of `projectOperations` (shared/src/wire/projects/project-messages.ts)
    */
   projectRequest: (operation: string) => `agent.project.${operation}`,
   projectRequestAll: "agent.project.*",

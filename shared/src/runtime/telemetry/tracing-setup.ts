@@ -1,6 +1,6 @@
 import { diag, DiagLogLevel } from "@opentelemetry/api";
 import type { Logger } from "../logger.js";
-import type { ServiceName } from "../subjects.js";
+import type { ServiceName } from "../../wire/subjects.js";
 import { tracingWanted, type TelemetryConfig } from "./telemetry-env.js";
 import { setTracingActive } from "./tracer.js";
 

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { addJsonEndpoint } from "../json-endpoint.js";
 import { createLogger } from "../logger.js";
 import { requestJson } from "../nats-request.js";
-import { startInMemoryTracing } from "../testing/in-memory-tracing.js";
+import { startInMemoryTracing } from "../../testing/in-memory-tracing.js";
 import { traceContextOf, withTraceHeaders } from "./nats-trace-headers.js";
 import { inSpan } from "./spans.js";
 import { setTracingActive, tracer } from "./tracer.js";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { capturingLogger } from "../testing/capturing-logger.js";
-import { startInMemoryTracing } from "../testing/in-memory-tracing.js";
+import { capturingLogger } from "../../testing/capturing-logger.js";
+import { startInMemoryTracing } from "../../testing/in-memory-tracing.js";
 import { inSpan } from "./spans.js";
 import { setTracingActive } from "./tracer.js";
 

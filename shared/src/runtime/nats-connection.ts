@@ -1,7 +1,7 @@
 import { connect, ErrorCode as NatsErrorCode, type NatsConnection } from "nats";
 import { baseEnvSchema } from "./env-config.js";
 import type { Logger } from "./logger.js";
-import { inboxPrefixFor, type ServiceName } from "./subjects.js";
+import { inboxPrefixFor, type ServiceName } from "../wire/subjects.js";
 
 /** A NATS user and its password (deploy/nats/nats-server.conf has one user per service). */
 export interface NatsCredentials {

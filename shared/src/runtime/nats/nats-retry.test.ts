@@ -1,7 +1,7 @@
 import { ErrorCode, NatsError } from "nats";
 import { describe, expect, it, vi } from "vitest";
 import { natsRetryDelay, retryNats, retryWhileLeaderless } from "./nats-retry.js";
-import { settleOnFakeClock as settle, useRetryTestClock } from "../testing/retry-test-clock.js";
+import { settleOnFakeClock as settle, useRetryTestClock } from "../../testing/retry-test-clock.js";
 
 const noResponders = () => NatsError.errorForCode(ErrorCode.NoResponders);
 const timeout = () => NatsError.errorForCode(ErrorCode.Timeout);

@@ -2,7 +2,7 @@ import { ErrorCode, NatsError, type NatsConnection } from "nats";
 import { describe, expect, it, vi } from "vitest";
 import { AppError } from "../app-error.js";
 import { queueRunRequest } from "./queue-run-request.js";
-import { settleOnFakeClock, useRetryTestClock } from "../testing/retry-test-clock.js";
+import { settleOnFakeClock, useRetryTestClock } from "../../testing/retry-test-clock.js";
 
 const noResponders = () => NatsError.errorForCode(ErrorCode.NoResponders);
 const timeout = () => NatsError.errorForCode(ErrorCode.Timeout);
