@@ -24,7 +24,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { connect, type NatsConnection } from "nats";
 import { createLogger, decodeJson, encodeJson, ListAgentsReply, requestJson, subjects } from "@agent-orchestrator/shared";
-import { AgentRegistry } from "../services/registry/src/agent-registry.js";
+import { AgentRegistry } from "../services/registry/src/discovery/agent-registry.js";
 import { discoveryLimits, registryEnvSchema } from "../services/registry/src/config.js";
 import { startRegistry, type RunningRegistry } from "../services/registry/src/registry-service.js";
 import { gatewayEnvSchema } from "../services/gateway/src/config.js";

@@ -9,7 +9,7 @@ import { runCriticalActions } from "../../services/orchestrator/src/critical-act
 import { buildSystemPrompt } from "../../services/orchestrator/src/system-prompt.js";
 import { openAiModel } from "../../services/orchestrator/src/openai-model.js";
 import type { ToolCaller } from "../../services/orchestrator/src/tool-caller.js";
-import { AgentRegistry } from "../../services/registry/src/agent-registry.js";
+import { AgentRegistry } from "../../services/registry/src/discovery/agent-registry.js";
 import { discoveryLimits, registryEnvSchema } from "../../services/registry/src/config.js";
 import type { BenchSystem } from "./bench-system.js";
 import { createDirectReadFile, DirectToolClient } from "./direct-tools.js";

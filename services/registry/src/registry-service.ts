@@ -20,13 +20,13 @@ import {
   type RegistryChanged,
   type SkillReply,
 } from "@agent-orchestrator/shared";
-import { buildActivation } from "./activation-document.js";
-import { AgentRegistry, type RegistryChange } from "./agent-registry.js";
+import { buildActivation } from "./activation/activation-document.js";
+import { AgentRegistry, type RegistryChange } from "./discovery/agent-registry.js";
 import { discoveryLimits, type RegistryConfig } from "./config.js";
-import { createDiscoveryContext } from "./discovery-context.js";
-import { buildSkillActivation } from "./skill-activation.js";
-import { watchInstall } from "./watch-install.js";
-import type { TreeWatcher } from "./watch-tree.js";
+import { createDiscoveryContext } from "./discovery/discovery-context.js";
+import { buildSkillActivation } from "./activation/skill-activation.js";
+import { watchInstall } from "./watch/watch-install.js";
+import type { TreeWatcher } from "./watch/watch-tree.js";
 
 /** The version the registry announces in `$SRV` discovery. */
 export const registryVersion = "0.1.0";

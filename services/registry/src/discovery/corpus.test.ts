@@ -11,9 +11,9 @@ import { describe, expect, it } from "vitest";
 import { parse as parseYamlDirectly } from "yaml";
 import { parseAgentFile } from "@agent-orchestrator/shared";
 import { AgentRegistry } from "./agent-registry.js";
-import { corpusAgentIds, corpusInstall, corpusPackage, corpusV4Package } from "../../../test/support/corpus.js";
+import { corpusAgentIds, corpusInstall, corpusPackage, corpusV4Package } from "../../../../test/support/corpus.js";
 
-const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
+const repositoryRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 const limits = { maxFileBytes: 1024 * 1024, maxSources: 5000, maxAgentsPerSource: 200 };
 
 function walk(folder: string): string[] {

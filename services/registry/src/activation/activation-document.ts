@@ -1,6 +1,6 @@
 import { getOwn, type ActivationData, type MenuItem, type SkillAgentExtras } from "@agent-orchestrator/shared";
 import { renderActivationText } from "./activation-text.js";
-import type { AgentRecord } from "./discovery-context.js";
+import type { AgentRecord } from "../discovery/discovery-context.js";
 
 /** What the caller of an activation adds to the agent's own document. */
 export interface ActivationOptions {

@@ -3,11 +3,11 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createLogger } from "@agent-orchestrator/shared";
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
-import { createBmadTree, type BmadTree } from "./__fixtures__/bmad-tree.js";
-import { changeCounter } from "./__fixtures__/change-counter.js";
+import { createBmadTree, type BmadTree } from "../__fixtures__/bmad-tree.js";
+import { changeCounter } from "../__fixtures__/change-counter.js";
 import type { TreeWatcher } from "./watch-tree.js";
 import { watchInstall } from "./watch-install.js";
-import { waitUntil } from "../../../test/support/wait-until.js";
+import { waitUntil } from "../../../../test/support/wait-until.js";
 
 const logger = createLogger("registry-test", "silent");
 

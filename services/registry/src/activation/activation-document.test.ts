@@ -2,11 +2,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ActivationData, buildSkillAgent, parseAgentFile, parseSkillMd, parseTomlLayer, type TomlTable } from "@agent-orchestrator/shared";
 import { describe, expect, it } from "vitest";
-import { agentFilesFolder as fixturesFolder } from "../../../shared/src/testing/agent-files.js";
-import { agentCustomization, customizedSkill } from "./__fixtures__/install-files.js";
+import { agentFilesFolder as fixturesFolder } from "../../../../shared/src/testing/agent-files.js";
+import { agentCustomization, customizedSkill } from "../__fixtures__/install-files.js";
 import { buildActivation } from "./activation-document.js";
-import type { AgentRecord } from "./discovery-context.js";
-import { moduleAgent } from "./module-agent.js";
+import type { AgentRecord } from "../discovery/discovery-context.js";
+import { moduleAgent } from "../discovery/module-agent.js";
 
 function record(fixture: string, id: string, source: "bundle" | "module" = "module"): AgentRecord {
   const result = parseAgentFile(readFileSync(join(fixturesFolder, fixture), "utf8"), fixture);

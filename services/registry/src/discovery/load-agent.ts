@@ -1,6 +1,6 @@
 import type { ParsedAgent, RegistryWarning, RegistryWarningCode } from "@agent-orchestrator/shared";
 import type { DiscoveryContext } from "./discovery-context.js";
-import type { FileParseCache, LoadOutcome } from "./file-parse-cache.js";
+import type { FileParseCache, LoadOutcome } from "../cache/file-parse-cache.js";
 
 /** Reads one agent file through the cache; problems become warnings, and only a usable agent is returned. */
 export async function loadAgent(

@@ -5,10 +5,10 @@ import { basename, join } from "node:path";
 import { ActivationData, isTable, parseTomlLayer } from "@agent-orchestrator/shared";
 import { parse as parseCsv } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "../../../scripts/lib/bmad-install.js";
-import { buildActivation } from "./activation-document.js";
+import { ensureBmadInstall } from "../../../../scripts/lib/bmad-install.js";
+import { buildActivation } from "../activation/activation-document.js";
 import { AgentRegistry } from "./agent-registry.js";
-import type { DiscoveryLimits } from "./config.js";
+import type { DiscoveryLimits } from "../config.js";
 
 /**
  * The registry against installs made by BMAD's own installer (scripts/lib/bmad-install.ts, cached between

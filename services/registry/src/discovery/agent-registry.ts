@@ -1,5 +1,5 @@
 import type { AgentSummary, BundleInfo, RegistryChanged, RegistryWarning } from "@agent-orchestrator/shared";
-import type { DiscoveryLimits } from "./config.js";
+import type { DiscoveryLimits } from "../config.js";
 import { discoverSources } from "./discover-sources.js";
 import { createDiscoveryContext, type AgentRecord, type DiscoveryContext } from "./discovery-context.js";
 import type { Catalog } from "./resolve-conflicts.js";

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createBmadTree, type BmadTree } from "./__fixtures__/bmad-tree.js";
-import { agentCustomization, customizedSkill, launcherSkill, markdownSkill, v4Agent, xmlAgent } from "./__fixtures__/install-files.js";
+import { createBmadTree, type BmadTree } from "../__fixtures__/bmad-tree.js";
+import { agentCustomization, customizedSkill, launcherSkill, markdownSkill, v4Agent, xmlAgent } from "../__fixtures__/install-files.js";
 import { AgentRegistry } from "./agent-registry.js";
-import type { DiscoveryLimits } from "./config.js";
+import type { DiscoveryLimits } from "../config.js";
 
 const limits: DiscoveryLimits = { maxFileBytes: 64 * 1024, maxSources: 100, maxAgentsPerSource: 20 };
 const manifest = (version: string) => `installation:\n  version: ${version}\nmodules:\n  - name: bmm\n    version: ${version}\n`;

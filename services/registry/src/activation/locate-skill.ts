@@ -1,8 +1,8 @@
 import { realpath } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { findTreeSkills, isInside, skillNotFound } from "@agent-orchestrator/shared";
-import type { DiscoveryContext } from "./discovery-context.js";
-import { listInstalledSkills } from "./skill-folders.js";
+import type { DiscoveryContext } from "../discovery/discovery-context.js";
+import { listInstalledSkills } from "../discovery/skill-folders.js";
 
 /** Where a skill lives, and the `_bmad/` tree whose manifests and `custom/` layers apply to it. */
 export interface SkillLocation {

@@ -13,9 +13,9 @@ import {
   type TomlTable,
 } from "@agent-orchestrator/shared";
 import { variablesIn } from "./activation-document.js";
-import type { DiscoveryContext } from "./discovery-context.js";
-import { readInstallIndex } from "./install-index.js";
-import { loadOptional } from "./load-agent.js";
+import type { DiscoveryContext } from "../discovery/discovery-context.js";
+import { readInstallIndex } from "../discovery/install-index.js";
+import { loadOptional } from "../discovery/load-agent.js";
 import { locateSkill } from "./locate-skill.js";
 import { renderSkillActivationText } from "./skill-activation-text.js";
 

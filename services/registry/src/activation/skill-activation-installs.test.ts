@@ -2,9 +2,9 @@ import { cp, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "../../../scripts/lib/bmad-install.js";
-import type { DiscoveryLimits } from "./config.js";
-import { createDiscoveryContext } from "./discovery-context.js";
+import { ensureBmadInstall } from "../../../../scripts/lib/bmad-install.js";
+import type { DiscoveryLimits } from "../config.js";
+import { createDiscoveryContext } from "../discovery/discovery-context.js";
 import { buildSkillActivation } from "./skill-activation.js";
 
 // A copy of a real 6.12.0 install made by BMAD's own installer (scripts/lib/bmad-install.ts), so the test may

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { parseAgentForCache, parseBundleManifest, parseCsvTable, parseModuleConfig, parseSkillMd, parseTomlLayer, parseYamlMapping, type AgentDefinition, type BundleInfo, type CsvRow, type ParsedAgent, type ReadManifest, type SkillDocument, type TomlTable } from "@agent-orchestrator/shared";
-import type { DiscoveryLimits } from "./config.js";
-import { FileParseCache } from "./file-parse-cache.js";
+import type { DiscoveryLimits } from "../config.js";
+import { FileParseCache } from "../cache/file-parse-cache.js";
 
 /** An agent as served: the definition clients get, and the parse the activation document is built from. */
 export interface AgentRecord {

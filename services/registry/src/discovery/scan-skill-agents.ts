@@ -4,7 +4,7 @@ import type { AgentRecord, DiscoveryContext } from "./discovery-context.js";
 import type { InstallIndex } from "./install-index.js";
 import { loadOptional, reportOutcome } from "./load-agent.js";
 import { moduleAgent } from "./module-agent.js";
-import { readTextFile } from "./read-text-file.js";
+import { readTextFile } from "../cache/read-text-file.js";
 import { listInstalledSkills, type InstalledSkill } from "./skill-folders.js";
 
 /** The skills-era `_bmad/` tree the skills belong to: its folder, real path and index (absent in a skills-only project). */

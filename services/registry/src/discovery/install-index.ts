@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { asMapping, cell, centralConfigLayers, field, isTable, mergeLayers, scalarText, type CsvRow, type RegistryWarning, type TomlTable } from "@agent-orchestrator/shared";
 import type { DiscoveryContext } from "./discovery-context.js";
-import type { FileParseCache } from "./file-parse-cache.js";
+import type { FileParseCache } from "../cache/file-parse-cache.js";
 import { loadOptional } from "./load-agent.js";
 
 /** What an installed `_bmad/` tree says about itself (docs/bmad-releases.md). */
