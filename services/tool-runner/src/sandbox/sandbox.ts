@@ -209,7 +209,7 @@ export class Sandbox {
         let text: string | undefined;
         if (current) {
           if (current.file.size > readMaxBytes) {
-            throw sandboxError("FILE_TOO_LARGE", `File too large: ${located.virtualPath} is ${current.file.size} bytes; the limit is ${readMaxBytes}`);
+            throw fileTooLarge(located.virtualPath, current.file.size, readMaxBytes);
           }
           text = decodeText(current.content);
           if (text === undefined) throw sandboxError("BINARY_FILE", `Binary file: ${located.virtualPath}; only text files can be changed`);
@@ -276,7 +276,7 @@ export class Sandbox {
 
   private async readStored(virtualPath: string, file: FileRevision): Promise<SandboxReadResult> {
     const maxBytes = this.options.readMaxBytes;
-    if (file.size > maxBytes) throw sandboxError("FILE_TOO_LARGE", `File too large: ${virtualPath} is ${file.size} bytes; the limit is ${maxBytes}`);
+    if (file.size > maxBytes) throw fileTooLarge(virtualPath, file.size, maxBytes);
     const content = decodeText(await this.options.files.content(file.sha256));
     if (content === undefined) throw sandboxError("BINARY_FILE", `Binary file: ${virtualPath}; only text files can be read`);
     return { path: virtualPath, content, size: file.size, truncated: false, revision: file.revision };
@@ -291,7 +291,7 @@ export class Sandbox {
       if (!stats.isFile()) throw sandboxError("NOT_A_REGULAR_FILE", `Not a regular file: ${virtualPath}`, detail);
       if (stats.nlink > 1) throw accessDenied("ACCESS_DENIED", { ...detail, reason: "file has other hard links" });
       if (stats.size > maxBytes) {
-        throw sandboxError("FILE_TOO_LARGE", `File too large: ${virtualPath} is ${stats.size} bytes; the limit is ${maxBytes}`);
+        throw fileTooLarge(virtualPath, stats.size, maxBytes);
       }
       await this.options.hooks?.beforeOpen?.(realPath);
       const read = await readFileCapped(realPath, stats, maxBytes);
@@ -335,4 +335,9 @@ export class Sandbox {
       throw fromFsError(error, virtualPath, operation, detail);
     }
   }
+}
+
+/** A file over READ_MAX_BYTES, for a read and for a change alike. */
+function fileTooLarge(virtualPath: string, size: number, limit: number) {
+  return sandboxError("FILE_TOO_LARGE", `File too large: ${virtualPath} is ${size} bytes; the limit is ${limit}`);
 }

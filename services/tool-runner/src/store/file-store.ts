@@ -227,7 +227,7 @@ export class FileStore {
         if (!(error instanceof FileMoved)) throw error;
       }
     }
-    throw new AppError("BUSY", "The file is being written by others all the time; try again");
+    throw alwaysBusy();
   }
 
   /**
@@ -324,7 +324,7 @@ export class FileStore {
       );
       return written.map(({ revision }) => revision);
     }
-    throw new AppError("BUSY", "The file is being written by others all the time; try again");
+    throw alwaysBusy();
   }
 
   /** Stores a revision record, waiting out an election; one that still cannot be stored is left to the file's next write. */
@@ -493,4 +493,9 @@ async function clusterChecks(js: JetStreamClient, bucket: string): Promise<Pick<
       return message.seq < written ? decoder.decode(message.data) : undefined;
     },
   };
+}
+
+/** A change that lost every compare-and-set round it was given: other writers kept the file moving. */
+function alwaysBusy(): AppError {
+  return new AppError("BUSY", "The file is being written by others all the time; try again");
 }

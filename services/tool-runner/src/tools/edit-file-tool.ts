@@ -1,6 +1,6 @@
 import { AppError } from "@agent-orchestrator/shared";
 import { applyExactEdit, type EditOutcome } from "./exact-edit.js";
-import type { ToolHandler } from "./tool-handler.js";
+import { authorOf, type ToolHandler } from "./tool-handler.js";
 
 /**
  * `edit_file` → `{success, path, size, revision, replacements, lines}`: an exact string of a project's or a
@@ -18,7 +18,7 @@ export const editFileTool: ToolHandler<"edit_file"> = async (args, context, deps
       outcome = applyExactEdit(current, args, virtualPath);
       return outcome.text;
     },
-    { user: context.user, session_id: context.session_id, agent_id: context.agent_id, tool_call_id: call.call_id },
+    authorOf(context, call),
   );
   const { replacements, lines } = outcome as EditOutcome;
   return { success: true, path: written.path, size: written.size, revision: written.revision, replacements, lines };

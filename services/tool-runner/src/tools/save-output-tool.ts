@@ -1,4 +1,4 @@
-import type { ToolHandler } from "./tool-handler.js";
+import { authorOf, type ToolHandler } from "./tool-handler.js";
 
 /**
  * `save_output` → `{success, path, size, revision}`. The project's own file or the chat's scratch file it
@@ -8,7 +8,7 @@ import type { ToolHandler } from "./tool-handler.js";
  * docs/file-tools.md).
  */
 export const saveOutputTool: ToolHandler<"save_output"> = async (args, context, deps, call) => {
-  const author = { user: context.user, session_id: context.session_id, agent_id: context.agent_id, tool_call_id: call.call_id };
+  const author = authorOf(context, call);
   const written =
     args.mode === "append"
       ? await deps.sandbox.modify(context, args.file_path, (current) => (current ?? "") + args.content, author)

@@ -1,4 +1,4 @@
-import type { ErrorBody, Logger, ToolArgs, ToolContext, RunnerToolName } from "@agent-orchestrator/shared";
+import type { ErrorBody, FileAuthor, Logger, ToolArgs, ToolContext, RunnerToolName } from "@agent-orchestrator/shared";
 import type { Sandbox } from "../sandbox/index.js";
 import type { ScriptRunner } from "../scripts/index.js";
 
@@ -21,6 +21,11 @@ export type ToolFailureWithData = { success: false; error: ErrorBody } & Record<
 /** The call a tool runs for: its id is the author's tool call of what it writes. */
 export interface ToolCallInfo {
   call_id: string;
+}
+
+/** The author of what a call writes: the chat's user, the chat, its agent and the tool call. */
+export function authorOf(context: ToolContext, call: ToolCallInfo): FileAuthor {
+  return { user: context.user, session_id: context.session_id, agent_id: context.agent_id, tool_call_id: call.call_id };
 }
 
 /** One tool: validated arguments and the call's context in, a result out. */
