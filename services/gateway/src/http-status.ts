@@ -36,6 +36,7 @@ export const httpStatusByCode: Readonly<Record<ErrorCode, number>> = {
   INVALID_PATTERN: 400,
   PATTERN_TIMEOUT: 422,
   QUOTA_EXCEEDED: 507,
+  ARCHIVE_REFUSED: 422,
   SKILL_NOT_FOUND: 404,
   SCRIPT_REJECTED: 403,
   SCRIPTS_DISABLED: 403,

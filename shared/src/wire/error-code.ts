@@ -53,6 +53,8 @@ export const ErrorCode = z.enum([
    * sessions bucket full at SESSIONS_BUCKET_MAX_BYTES, which refuses every save of a turn
    */
   "QUOTA_EXCEEDED",
+  /** an uploaded archive (code snapshot, import) broke an extraction rule: nothing of it was stored */
+  "ARCHIVE_REFUSED",
   // skills and scripts (tool-runner)
   "SKILL_NOT_FOUND",
   "SCRIPT_REJECTED",
