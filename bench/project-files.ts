@@ -105,7 +105,7 @@ async function gatherInputs(files: FileStore): Promise<number> {
 
 async function openStore(connection: NatsConnection, prefix: string, cacheBytes: number): Promise<FileStore> {
   const quota = { maxBytes: 1 << 30, maxFiles: 10_000 };
-  return FileStore.open(connection.jetstream(), { subjectPrefix: prefix, replicas: 1, cacheBytes, quotas: { project: quota, session: quota }, maxIndexBytes: 1 << 20 });
+  return FileStore.open(connection.jetstream(), { flush: () => connection.flush(), subjectPrefix: prefix, replicas: 1, cacheBytes, quotas: { project: quota, session: quota }, maxIndexBytes: 1 << 20 });
 }
 
 /** Measure 12 on the server at `natsUrl`. */

@@ -42,7 +42,23 @@ export { menuItemSkill } from "./wire/menu-item-skill.js";
 export { LoadedSkill } from "./wire/loaded-skill.js";
 export { BmadToolInput, ChatToolInput } from "./wire/mcp-tools.js";
 export { ChatCompletionRequest, OpenAiErrorBody, OpenAiMessage, maxOpenAiMessages } from "./wire/openai-api.js";
-export { FileAuthor, FileListing, FileRevision } from "./wire/projects/file-entry.js";
+export { FileAuthor, FileConversion, FileListing, FileRevision } from "./wire/projects/file-entry.js";
+export {
+  FilesImportReply,
+  FilesImportRequest,
+  FilesStatReply,
+  FilesStatRequest,
+  FilesUploadReply,
+  FilesUploadRequest,
+  SkippedEntry,
+  SourceInfoReply,
+  SourceManifest,
+  SourcePutReply,
+  SourcePutRequest,
+  SourceRequest,
+  SourceSnapshotInfo,
+  StagedName,
+} from "./wire/projects/upload-messages.js";
 export { FileSpaceRef, FilesChangeReply, FilesDeleteRequest, FilesListReply, FilesListRequest, FilesPurgeReply, FilesPurgeRequest, FilesReadReply, FilesReadRequest, FilesRestoreRequest, FilesRevisionsReply, FilesRevisionsRequest, FilesWriteRequest } from "./wire/projects/file-messages.js";
 export { ProjectCreateRequest, ProjectDeleteReply, ProjectDeleteRequest, ProjectGetRequest, ProjectListReply, ProjectListRequest, ProjectMemberDeleteRequest, ProjectMemberPutRequest, ProjectMembersReply, ProjectMembersRequest, ProjectRenameRequest, ProjectReply, projectOperations } from "./wire/projects/project-messages.js";
 export type { ProjectOperation } from "./wire/projects/project-messages.js";
@@ -123,4 +139,5 @@ export { natsRetryDelay, retryNats, retryWhileLeaderless } from "./runtime/nats/
 export type { NatsRetryOptions, NatsRetryPolicy } from "./runtime/nats/nats-retry.js";
 export { fileStoreElectionWaitMs, leaderElectionWaitMs, longestLeaderElectionMs, runEventStoreBudgetMs, runEventWatchHoldMs, scriptTimeoutDefaultMs, toolTimeoutDefaultMs } from "./runtime/nats/nats-wait-budgets.js";
 export { queueRunRequest } from "./runtime/nats/queue-run-request.js";
+export { putObjectPaced, readObjectChunks } from "./runtime/nats/object-streams.js";
 export type { QueueRunRequestOptions } from "./runtime/nats/queue-run-request.js";

@@ -52,6 +52,7 @@ const serverOf = (member: ClusterMember) => [`nats://127.0.0.1:${member.clientPo
  */
 const openStore = (connection: NatsConnection, prefix: string, cacheBytes: number, role: "reader" | "writer") =>
   FileStore.open(connection.jetstream({ timeout: role === "reader" ? 1_500 : 5_000 }), {
+    flush: () => connection.flush(),
     subjectPrefix: prefix,
     replicas: 3,
     cacheBytes,

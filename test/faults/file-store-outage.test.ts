@@ -51,7 +51,7 @@ describe.skipIf(!findNatsServerBinary())("the file store while JetStream cannot 
     storeDir = await mkdtemp(join(tmpdir(), "ao-file-store-outage-"));
     server = await startLocalNats({ storeDir });
     connection = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 50 });
-    store = await FileStore.open(connection.jetstream(), { subjectPrefix: "", replicas: 1, cacheBytes: 1 << 20, quotas: { project: quota, session: quota }, maxIndexBytes: 1 << 20 });
+    store = await FileStore.open(connection.jetstream(), { flush: () => connection.flush(), subjectPrefix: "", replicas: 1, cacheBytes: 1 << 20, quotas: { project: quota, session: quota }, maxIndexBytes: 1 << 20 });
     await store.write(space, "docs/brief.md", "the first brief", author);
   });
 

@@ -18,6 +18,7 @@ import { sessionFilesRoutes } from "./session-files-routes.js";
 import { sessionsRoutes } from "./sessions-routes.js";
 import { toAppError } from "./to-app-error.js";
 import { traceRequests } from "./trace-requests.js";
+import { uploadRoutes } from "./uploads/upload-routes.js";
 import { webPage } from "./web-page.js";
 
 /** The express application: routes, limits and the error shape of docs/design.md "Clients" everywhere. */
@@ -37,7 +38,7 @@ export function createApp(context: GatewayContext): express.Express {
   app.use("/mcp", mcpRoute(context));
   app.use("/api", authenticate(context), rateLimit(context.requestRate));
   // a file upload's body is the file itself, whatever its type: these routes come before the JSON parser
-  app.use(projectFilesRoutes(context));
+  app.use(uploadRoutes(context), projectFilesRoutes(context));
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
   app.use(agentsRoutes(context), chatRoute(context), sessionsRoutes(context), sessionFilesRoutes(context), projectsRoutes(context));
   app.use(webPage());

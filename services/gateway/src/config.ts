@@ -44,7 +44,16 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     .optional()
     .transform((value) => (value ?? "").split(",").map((origin) => origin.trim()).filter((origin) => origin !== ""))
     .describe("extra origins, comma-separated, allowed to open /ws and call /mcp from a browser (the gateway's own origin always is)"),
-  BODY_LIMIT_BYTES: envInt(256 * 1024, 1_024, 16 * 1024 * 1024).describe("largest accepted request body (413 above)"),
+  BODY_LIMIT_BYTES: envInt(256 * 1024, 1_024, 16 * 1024 * 1024).describe(
+    "largest accepted JSON request body (413 above); file uploads and archives have UPLOAD_MAX_BYTES",
+  ),
+  UPLOAD_MAX_BYTES: envInt(256 * 1024 * 1024, 1_024, 64 * 1024 * 1024 * 1024).describe(
+    "largest file one upload (`PUT` or one part of a multipart `POST` to /api/projects/:id/files), code snapshot or import archive may be; past it the upload stops with 413 PAYLOAD_TOO_LARGE and nothing is stored (docs/uploads.md)",
+  ),
+  UPLOAD_MAX_FILES: envInt(100, 1, 10_000).describe("files one multipart upload may carry; past it the request is refused with 413 and nothing after the limit is stored"),
+  UPLOAD_TIMEOUT_MS: envInt(300_000, 1_000, 600_000).describe(
+    "how long the gateway waits for the tool-runner to take one upload (store it, convert a document) or an archive (check and store every file)",
+  ),
   AUTH_FAILURES_PER_MINUTE: envInt(10, 1, 100_000).describe(
     "different wrong tokens one client address may send per minute (HTTP, /v1, /mcp, the WebSocket upgrade and `{type:\"auth\"}`; the same wrong token again counts once); past it a token new to that address gets 429 RATE_LIMITED with `retry-after`, unchecked, until the oldest failure is a minute old, while tokens that have signed in from that address before keep working",
   ),

@@ -90,13 +90,21 @@ describe("a project's files", { shuffle: false }, () => {
     expect((await fixture.api("bob", "/api/projects/team/files/docs/brief.md", { method: "POST" })).status).toBe(400);
   });
 
-  it("stores an upload's body as a new file (201) or a new revision (200)", async () => {
+  it("stores an upload's body, any bytes, as a new file (201) or a new revision (200), through the uploads store", async () => {
     const created = await fixture.api("alice", "/api/projects/team/files/docs/notes.json", { method: "PUT", body: '{"a": 1}', headers: { "content-type": "application/json" } });
     expect(created.status).toBe(201);
-    expect(store.requests("write").at(-1)).toEqual({ space: project, path: "docs/notes.json", content: '{"a": 1}', author: { user: "alice" } });
+    expect(store.requests("upload").at(-1)).toEqual({ space: project, path: "docs/notes.json", staged: expect.stringMatching(/^[0-9a-f]{32}$/), author: { user: "alice" } });
+    expect(store.requests("stat").at(-1)).toEqual({ space: project, paths: ["docs/notes.json"], for_write: true });
     expect((await fixture.api("alice", "/api/projects/team/files/docs/notes.json", { method: "PUT", body: "{}" })).status).toBe(200);
-    const binary = await fixture.api("alice", "/api/projects/team/files/docs/logo.png", { method: "PUT", body: new Uint8Array([0x89, 0xff, 0xfe]) });
-    expect(await json(binary)).toEqual({ status: 415, body: failure("BINARY_FILE") });
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff]);
+    expect((await fixture.api("alice", "/api/projects/team/files/docs/logo.png", { method: "PUT", body: png })).status).toBe(201);
+    expect(Buffer.from(store.uploaded.get("project:team:docs/logo.png") ?? [])).toEqual(Buffer.from(png));
+  });
+
+  it("checks the path before it reads the body: a protected name is 400 and nothing is staged", async () => {
+    const uploads = store.requests("upload").length;
+    expect(await json(await fixture.api("alice", "/api/projects/team/files/config/.env", { method: "PUT", body: "SECRET=1" }))).toEqual({ status: 400, body: failure("INVALID_PATH") });
+    expect(store.requests("upload").length).toBe(uploads);
   });
 
   it("refuses a viewer's writes (403) and answers a non-member 404 for everything, before the store is asked", async () => {
@@ -125,7 +133,7 @@ describe("a project's files", { shuffle: false }, () => {
   it("works on the caller's default project as `default`", async () => {
     const uploaded = await fixture.api("dave", "/api/projects/default/files/docs/idea.md", { method: "PUT", body: "idea" });
     expect(uploaded.status).toBe(201);
-    expect(store.requests("write").at(-1)).toMatchObject({ space: { kind: "project", id: FakeOrchestrator.defaultProjectOf("dave") } });
+    expect(store.requests("upload").at(-1)).toMatchObject({ space: { kind: "project", id: FakeOrchestrator.defaultProjectOf("dave") } });
   });
 });
 

@@ -1,4 +1,4 @@
-import express, { Router, type Request } from "express";
+import { Router, type Request } from "express";
 import { z } from "zod";
 import {
   AppError,
@@ -27,10 +27,9 @@ const RestoreQuery = z.object({ restore: revisionNumber });
 
 /**
  * A project's own files (`{project-root}/…` minus the installed BMAD files): list, read (the latest or
- * an older revision), revisions, upload, delete and restore. Every request first asks the orchestrator
- * for the caller's role (a non-member gets 404 like a missing project; a viewer reads only), then the
- * tool-runner, which keeps every change as a new revision. Mounted before the JSON body parser: an upload's
- * body is the file, whatever its type.
+ * an older revision), revisions, delete and restore (uploads are uploads/upload-routes.ts). Every request
+ * first asks the orchestrator for the caller's role (a non-member gets 404 like a missing project; a viewer
+ * reads only), then the tool-runner, which keeps every change as a new revision.
  */
 export function projectFilesRoutes(context: GatewayContext): Router {
   const router = Router();
@@ -67,20 +66,6 @@ export function projectFilesRoutes(context: GatewayContext): Router {
     },
   );
 
-  router.put(
-    "/api/projects/:id/files/*path",
-    express.raw({ type: () => true, limit: context.config.BODY_LIMIT_BYTES }),
-    async (request, response) => {
-      const path = spacePath(request.params["path"]);
-      const user = currentUser(response);
-      const space = await projectSpace(context, request, user, "write");
-      const author: FileAuthor = { user };
-      const content = utf8Text(request.body);
-      const reply = await callService(context, subjects.files("write"), { space, path, content, author }, FilesChangeReply);
-      response.status(reply.file.revision === 1 ? 201 : 200).json({ success: true, file: reply.file });
-    },
-  );
-
   router.delete(
     "/api/projects/:id/files/*path",
     async (request, response) => {
@@ -113,14 +98,4 @@ async function projectSpace(context: GatewayContext, request: Request, user: str
   const project = await getProject(context, user, request.params["id"]);
   if (access === "write") requireWriter(project);
   return { kind: "project", id: project.id };
-}
-
-/** An upload is a text file: bytes that are not UTF-8 are refused rather than stored mangled. */
-function utf8Text(body: unknown): string {
-  const bytes = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new AppError("BINARY_FILE", "Only UTF-8 text files can be stored");
-  }
 }

@@ -33,12 +33,34 @@ export const toolRunnerEnvSchema = baseEnvSchema.extend({
   SESSION_MAX_FILES: envInt(500, 1, 100_000).describe(
     "files one chat's scratch space may hold; a new file beyond it is QUOTA_EXCEEDED, rewriting an existing one is allowed",
   ),
-  PROJECT_MAX_BYTES: envInt(200 * mebibyte, 1, 1024 * 1024 * mebibyte).describe(
+  PROJECT_MAX_BYTES: envInt(1024 * mebibyte, 1, 1024 * 1024 * mebibyte).describe(
     "bytes of the latest revisions of one project's files; a write that adds more is QUOTA_EXCEEDED (docs/file-tools.md \"Quotas\")",
   ),
   PROJECT_MAX_FILES: envInt(2000, 1, 20_000).describe(
     "files one project may hold (its index is one KV value, so this also bounds that value's size, which must fit the server's max_payload)",
   ),
+  SOURCE_MAX_BYTES: envInt(256 * mebibyte, 1, 64 * 1024 * mebibyte).describe(
+    "bytes one code snapshot or import archive may inflate to in all; a larger one is refused whole (ARCHIVE_REFUSED), nothing stored (docs/uploads.md)",
+  ),
+  SOURCE_MAX_FILES: envInt(20_000, 1, 1_000_000).describe(
+    "entries (files and folders) one code snapshot or import archive may hold; past it the archive is refused whole",
+  ),
+  ARCHIVE_ENTRY_MAX_BYTES: envInt(16 * mebibyte, 1, 1024 * mebibyte).describe(
+    "bytes one file of a code snapshot or import archive may inflate to; a larger one refuses the archive (each file is stored from memory)",
+  ),
+  ARCHIVE_MAX_RATIO: envInt(200, 2, 100_000).describe(
+    "how many times its compressed size a file of an archive over 1 MiB (and a tar.gz as a whole) may inflate to; past it the archive is refused as a bomb",
+  ),
+  CONVERT_MAX_BYTES: envInt(32 * mebibyte, 1, 1024 * mebibyte).describe(
+    "largest PDF, DOCX or HTML upload converted to Markdown; a larger one is stored with the reason it was not converted",
+  ),
+  CONVERT_OUTPUT_MAX_BYTES: envInt(mebibyte, 1024, 64 * mebibyte).describe(
+    "largest Markdown form of a document; a longer one is cut there with a note. Keep it at most READ_MAX_BYTES, the largest file the model can read",
+  ),
+  CONVERT_TIMEOUT_MS: envInt(60_000, 100, 10 * 60_000).describe(
+    "wall time of one document's conversion, in a worker thread that is stopped after it; the document is then stored with the reason",
+  ),
+  CONVERT_HEAP_MB: envInt(512, 64, 16 * 1024).describe("MiB of heap the conversion worker may use; past it the conversion fails and the document is stored unconverted"),
   FILE_CACHE_MB: envInt(64, 0, 16 * 1024).describe(
     "MiB of file contents one tool-runner keeps in memory by sha256 (never stale: a new revision has another sha256)",
   ),

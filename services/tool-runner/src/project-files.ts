@@ -1,7 +1,10 @@
 import {
   AppError,
   type FileSpaceRef,
+  type FileListing,
+  type FileRevision,
   type FilesChangeReply,
+  type FilesStatReply,
   type FilesListReply,
   type FilesPurgeReply,
   type FilesReadReply,
@@ -11,9 +14,11 @@ import {
 import { isServablePath } from "./sandbox/index.js";
 import { decodeText } from "./sandbox/text-content.js";
 import type { FileStore } from "./store/file-store.js";
+import { sourceWriteVerdict } from "./store/source-snapshots.js";
 import { liveFiles } from "./store/space-index.js";
 import { checkedSpacePath, checkedWritablePath } from "./store/space-path.js";
-import { fitContentsToBudget } from "./tools/reply-budget.js";
+import { findProtectedSegment } from "./sandbox/protected-names.js";
+import { fitContentsToBudget, jsonBytes } from "./tools/reply-budget.js";
 
 /**
  * The files of a project or of a chat's scratch space for the gateway and the orchestrator
@@ -24,18 +29,55 @@ export class ProjectFiles {
   constructor(
     private readonly files: FileStore,
     private readonly replyBudget: () => number,
+    /** BMAD's output places in the project (Sandbox.outputPlaces), where a code snapshot's folders stay writable */
+    private readonly outputPlaces: () => Promise<string[]>,
   ) {}
 
-  /** The space's files (latest live revisions), under `prefix` when given, sorted by path. */
-  async list(request: { space: FileSpaceRef; prefix?: string | undefined }): Promise<FilesListReply> {
+  /**
+   * The space's files (latest live revisions), under `prefix` when given, sorted by path; with `source`, a
+   * project's code snapshot files too (read-only), as many as fit the reply (`truncated` when cut).
+   */
+  async list(request: { space: FileSpaceRef; prefix?: string | undefined; source?: boolean | undefined }): Promise<FilesListReply> {
     const prefix = request.prefix === undefined || request.prefix === "" ? "" : `${checkedSpacePath(request.prefix.replace(/\/+$/, ""))}/`;
     const all = liveFiles(await this.files.index(request.space)).filter((file) => file.path.startsWith(prefix));
     const servable = all.filter((file) => isServablePath(file.path));
-    const files = servable
-      .map(({ deleted: _deleted, ...file }) => ({ ...file, read_only: false }))
-      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const files = servable.map((file) => listing(file, false));
     const bytes = files.reduce((sum, file) => sum + file.size, 0);
-    return { success: true, files, bytes, unservable_names: all.length - servable.length };
+    const source = request.source === true && request.space.kind === "project" ? await this.files.sources.current(request.space.id) : undefined;
+    const snapshot = [...(source?.files.values() ?? [])].filter((file) => file.path.startsWith(prefix) && isServablePath(file.path) && findProtectedSegment(file.path) === undefined);
+    files.push(...snapshot.map((file) => listing(file, true)));
+    files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const reply: FilesListReply = { success: true, files, bytes, unservable_names: all.length - servable.length };
+    // the own files always fit (the index they come from is one message); snapshot files are cut to fit
+    const budget = this.replyBudget();
+    if (jsonBytes(reply) > budget) {
+      const kept = files.filter((file) => !file.read_only);
+      let room = budget - jsonBytes({ ...reply, files: kept, truncated: true });
+      for (const file of files) {
+        if (!file.read_only) continue;
+        room -= jsonBytes(file) + 1;
+        if (room < 0) break;
+        kept.push(file);
+      }
+      kept.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      return { ...reply, files: kept, truncated: true };
+    }
+    return reply;
+  }
+
+  /** Each of `paths` as listed (an own file, else a code snapshot file), or null where there is none. */
+  async stat(request: { space: FileSpaceRef; paths: string[]; for_write?: boolean | undefined }): Promise<FilesStatReply> {
+    if (request.for_write === true) for (const path of request.paths) await this.uploadablePath(request.space, path);
+    const index = await this.files.index(request.space);
+    const source = request.space.kind === "project" ? await this.files.sources.current(request.space.id) : undefined;
+    const files = request.paths.map((path) => {
+      checkedSpacePath(path);
+      const own = index.files.get(path);
+      if (own && own.deleted !== true) return listing(own, false);
+      const snapshot = source?.files.get(path);
+      return snapshot ? listing(snapshot, true) : null;
+    });
+    return { success: true, files };
   }
 
   /** One file's latest revision or revision `revision`, as text cut to fit a reply. */
@@ -55,7 +97,7 @@ export class ProjectFiles {
   }
 
   async write(request: { space: FileSpaceRef; path: string; content: string; author: FileAuthor }): Promise<FilesChangeReply> {
-    return { success: true, file: await this.files.write(request.space, checkedWritablePath(request.space, request.path), request.content, request.author) };
+    return { success: true, file: await this.files.write(request.space, await this.writablePath(request.space, request.path), request.content, request.author) };
   }
 
   async remove(request: { space: FileSpaceRef; path: string; author: FileAuthor }): Promise<FilesChangeReply> {
@@ -63,10 +105,35 @@ export class ProjectFiles {
   }
 
   async restore(request: { space: FileSpaceRef; path: string; revision: number; author: FileAuthor }): Promise<FilesChangeReply> {
-    return { success: true, file: await this.files.restore(request.space, checkedWritablePath(request.space, request.path), request.revision, request.author) };
+    return { success: true, file: await this.files.restore(request.space, await this.writablePath(request.space, request.path), request.revision, request.author) };
+  }
+
+  /** `writablePath` for a client's upload: a protected name is a name no project file may have (INVALID_PATH). */
+  private async uploadablePath(space: FileSpaceRef, input: string): Promise<string> {
+    if (findProtectedSegment(input) !== undefined) {
+      throw new AppError("INVALID_PATH", "Not a name a project file may have: secrets, keys, credentials and .git are never stored");
+    }
+    return this.writablePath(space, input);
+  }
+
+  /**
+   * `input` checked as a path a member may write: as `checkedWritablePath`, and never a file of the project's
+   * code snapshot or a new file in one of its folders outside BMAD's output places (docs/uploads.md).
+   */
+  async writablePath(space: FileSpaceRef, input: string): Promise<string> {
+    const path = checkedWritablePath(space, input);
+    if (space.kind !== "project") return path;
+    const why = sourceWriteVerdict(await this.files.sources.current(space.id), path, await this.outputPlaces());
+    if (why !== undefined) throw new AppError("PROTECTED_PATH", `${path} is ${why}; upload a new code snapshot to change it`);
+    return path;
   }
 
   async purge(request: { space: FileSpaceRef }): Promise<FilesPurgeReply> {
     return { success: true, files: await this.files.purge(request.space) };
   }
+}
+
+/** A revision as clients see it in a listing. */
+function listing({ deleted: _deleted, ...file }: FileRevision, readOnly: boolean): FileListing {
+  return { ...file, read_only: readOnly };
 }

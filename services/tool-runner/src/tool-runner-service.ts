@@ -7,6 +7,12 @@ import {
   FilesRestoreRequest,
   FilesRevisionsRequest,
   FilesWriteRequest,
+  FilesImportRequest,
+  FilesStatRequest,
+  FilesUploadRequest,
+  SourcePutRequest,
+  SourceRequest,
+  type FileSpaceRef,
   jetStreamNames,
   serviceNames,
   subjects,
@@ -23,6 +29,11 @@ import { startScriptRunner } from "./scripts/index.js";
 import { ProjectFiles } from "./project-files.js";
 import { FileStore } from "./store/file-store.js";
 import { moveLegacySessions } from "./store/legacy-sessions.js";
+import { StagedUploads } from "./store/staged-uploads.js";
+import { importArchive } from "./uploads/archive-import.js";
+import { uploadFile } from "./uploads/file-upload.js";
+import { removeSource, sourceInfo } from "./uploads/source-info.js";
+import { putSource } from "./uploads/source-upload.js";
 import { ToolDispatcher } from "./tool-dispatcher.js";
 import { replyOverheadBytes } from "./tools/index.js";
 
@@ -90,7 +101,11 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   for (const tool of RunnerToolName.options) {
     addJsonEndpoint(service, tool, `${prefix}${subjects.tool(tool)}`, ToolCallRequest, (request) => inFlight.track(observeToolCall(tool, dispatcher.call(tool, request))), logger);
   }
-  const projectFiles = new ProjectFiles(files, replyBudget);
+  const projectFiles = new ProjectFiles(files, replyBudget, () => sandbox.outputPlaces());
+  const staged = await StagedUploads.open(connection.jetstream(), { subjectPrefix: prefix, replicas: config.JS_REPLICAS });
+  const writablePath = (space: FileSpaceRef, path: string) => projectFiles.writablePath(space, path);
+  const archiveLimits = { maxEntries: config.SOURCE_MAX_FILES, maxTotalBytes: config.SOURCE_MAX_BYTES, maxEntryBytes: config.ARCHIVE_ENTRY_MAX_BYTES, maxRatio: config.ARCHIVE_MAX_RATIO };
+  const conversion = { timeoutMs: config.CONVERT_TIMEOUT_MS, maxInputBytes: config.CONVERT_MAX_BYTES, maxOutputBytes: config.CONVERT_OUTPUT_MAX_BYTES, heapMb: config.CONVERT_HEAP_MB };
   const filesSubject = (operation: string) => `${prefix}${subjects.files(operation)}`;
   const track = <T>(reply: Promise<T>) => inFlight.track(reply);
   addJsonEndpoint(service, "files_list", filesSubject("list"), FilesListRequest, (request) => track(projectFiles.list(request)), logger);
@@ -100,12 +115,19 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   addJsonEndpoint(service, "files_delete", filesSubject("delete"), FilesDeleteRequest, (request) => track(projectFiles.remove(request)), logger);
   addJsonEndpoint(service, "files_restore", filesSubject("restore"), FilesRestoreRequest, (request) => track(projectFiles.restore(request)), logger);
   addJsonEndpoint(service, "files_purge", filesSubject("purge"), FilesPurgeRequest, (request) => track(projectFiles.purge(request)), logger);
+  addJsonEndpoint(service, "files_stat", filesSubject("stat"), FilesStatRequest, (request) => track(projectFiles.stat(request)), logger);
+  addJsonEndpoint(service, "files_upload", filesSubject("upload"), FilesUploadRequest, (request) => track(uploadFile({ files, staged, writablePath, conversion }, request)), logger);
+  addJsonEndpoint(service, "files_import", filesSubject("import"), FilesImportRequest, (request) => track(importArchive({ files, staged, writablePath, limits: archiveLimits }, request)), logger);
+  addJsonEndpoint(service, "files_source", filesSubject("source"), SourcePutRequest, (request) => track(putSource({ files, staged, limits: archiveLimits, now: () => new Date() }, request)), logger);
+  addJsonEndpoint(service, "files_source_info", filesSubject("source_info"), SourceRequest, (request) => track(sourceInfo(files, request.project_id)), logger);
+  addJsonEndpoint(service, "files_source_delete", filesSubject("source_delete"), SourceRequest, (request) => track(removeSource(files, request.project_id)), logger);
   logger.info({ projectRoot: sandbox.projectRoot, prefix, id: service.info().id }, "tool-runner serving");
 
   return {
     async stop() {
       await service.stop();
       await inFlight.whenIdle();
+      await staged.close();
       // replies are sent just after a handler settles: let them reach the connection before it drains
       await new Promise((resolve) => setImmediate(resolve));
     },

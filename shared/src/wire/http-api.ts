@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Attachments } from "./chat-attachment.js";
 import { MemberRole, projectNameSchema } from "./projects/project-record.js";
 import { ActivationRequest } from "./registry-messages.js";
 import { maxUserMessageChars } from "./run-messages.js";
@@ -17,6 +18,8 @@ export const ChatRequestBody = z
     project_id: z.string().regex(subjectTokenPattern).optional(),
     /** keep the turn running when this client disconnects (default: a disconnect cancels it) */
     detach: z.boolean().optional(),
+    /** files of the chat's project, or small inline files, whose paths the model is told in this message */
+    attachments: Attachments.optional(),
   })
   .strict();
 export type ChatRequestBody = z.infer<typeof ChatRequestBody>;
@@ -32,6 +35,7 @@ export const WsClientMessage = z.discriminatedUnion("type", [
     session_id: ChatRequestBody.shape.session_id,
     project_id: ChatRequestBody.shape.project_id,
     detach: ChatRequestBody.shape.detach,
+    attachments: ChatRequestBody.shape.attachments,
   }),
   z.object({ type: z.literal("cancel"), session_id: z.string().regex(subjectTokenPattern) }),
   /** receive the session's running turn from its start, then every later turn, until the socket closes */

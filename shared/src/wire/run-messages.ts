@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AttachedFiles } from "./chat-attachment.js";
 import { subjectTokenPattern } from "./subjects.js";
 
 /** Limits of one user message; the gateway and the orchestrator check the same numbers. */
@@ -50,5 +51,10 @@ export const RunStartRequest = z.object({
   parent: RunParent.optional(),
   /** a subagent's turn: the skill it runs, loaded for it before its first model call */
   skill: z.string().min(1).max(256).optional(),
+  /**
+   * files the user attached to `message`, checked and (inline ones) uploaded by the gateway: the model is told
+   * their paths after the message (withAttachedFiles); the stored user message keeps them beside its text
+   */
+  attachments: AttachedFiles.optional(),
 });
 export type RunStartRequest = z.infer<typeof RunStartRequest>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AttachedFiles } from "./chat-attachment.js";
 import { ErrorReply } from "./error-code.js";
 import { SessionStatus } from "./session-record.js";
 import { subjectTokenPattern } from "./subjects.js";
@@ -33,6 +34,8 @@ export type SessionSummary = z.infer<typeof SessionSummary>;
 export const VisibleMessage = z.object({
   role: z.enum(["user", "assistant"]),
   content: z.string(),
+  /** on a user message: the files attached to it (project-relative paths), to show beside the text */
+  attachments: AttachedFiles.optional(),
 });
 export type VisibleMessage = z.infer<typeof VisibleMessage>;
 

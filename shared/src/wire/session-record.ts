@@ -4,7 +4,12 @@ import { Usage } from "./usage.js";
 export const SessionStatus = z.enum(["idle", "running", "completed", "failed", "cancelled"]);
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
-/** A chat-completions message as kept in the conversation (validated loosely: the model API is the judge). */
+/**
+ * A chat-completions message as kept in the conversation (validated loosely: the model API is the judge). A
+ * user message may also carry `attachments` (AttachedFile[]) beside its text as typed: they are the files the
+ * model was told of, and every turn composes the two again (withAttachedFiles) before the model sees them.
+ * Records written before attachments have none.
+ */
 export const ConversationMessage = z.looseObject({
   role: z.enum(["system", "user", "assistant", "tool"]),
 });

@@ -100,6 +100,11 @@ export function jetStreamNames(subjectPrefix = "") {
     fileRevisionsBucket: `${lead}file_revisions`,
     /** file contents, one object per sha256 */
     fileContentsStore: `${lead}file_contents`,
+    /**
+     * request bodies on their way in (docs/uploads.md): the gateway streams an upload here under a fresh
+     * name, the tool-runner moves it into file_contents; leftovers expire
+     */
+    fileUploadsStore: `${lead}file_uploads`,
     /** completion records of side-effecting tool calls, for retries that reach another replica */
     toolCallsBucket: `${lead}tool_calls`,
   };

@@ -4,7 +4,10 @@ import {
   FilesReadRequest,
   FilesRestoreRequest,
   FilesRevisionsRequest,
+  FilesStatRequest,
+  FilesUploadRequest,
   FilesWriteRequest,
+  jetStreamNames,
   subjects,
   type FileAuthor,
   type FileRevision,
@@ -23,6 +26,8 @@ const missing = () => ({ success: false, error: { code: "FILE_NOT_FOUND", messag
 export class FakeFileStore {
   private readonly spaces = new Map<string, Map<string, Stored[]>>();
   readonly received: { operation: string; request: unknown }[] = [];
+  /** the bytes of each upload as stored, by `<kind>:<id>:<path>` */
+  readonly uploaded = new Map<string, Uint8Array>();
 
   constructor(private readonly fixture: GatewayFixture) {}
 
@@ -65,6 +70,25 @@ export class FakeFileStore {
     on("delete", FilesDeleteRequest, ({ space, path, author }) =>
       this.space(space).has(path) ? { success: true, file: fileOf(this.put(space, path, null, author)) } : missing(),
     );
+    on("stat", FilesStatRequest, ({ space, paths, for_write }) => {
+      if (for_write === true && paths.some((path) => path.split("/").includes(".env"))) {
+        return { success: false, error: { code: "INVALID_PATH", message: "Not a name a project file may have" } };
+      }
+      const files = paths.map((path) => {
+        const latest = this.space(space).get(path)?.at(-1);
+        return latest && !latest.deleted ? { ...fileOf(latest), read_only: false } : null;
+      });
+      return { success: true, files };
+    });
+    // an upload: the staged bytes, read from the uploads store as the tool-runner takes them, then removed
+    on("upload", FilesUploadRequest, async ({ space, path, staged, author }) => {
+      const uploads = await this.fixture.connection().jetstream().views.os(jetStreamNames(this.fixture.prefix).fileUploadsStore);
+      const bytes = await uploads.getBlob(staged);
+      await uploads.delete(staged);
+      if (bytes === null) return { success: false, error: { code: "NOT_FOUND", message: "The upload is no longer there" } };
+      this.uploaded.set(`${space.kind}:${space.id}:${path}`, bytes);
+      return { success: true, file: fileOf(this.put(space, path, new TextDecoder().decode(bytes), author)) };
+    });
     on("restore", FilesRestoreRequest, ({ space, path, revision, author }) => {
       const old = this.space(space).get(path)?.[revision - 1];
       return old && !old.deleted ? { success: true, file: fileOf(this.put(space, path, old.content, author)) } : missing();

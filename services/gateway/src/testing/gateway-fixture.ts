@@ -15,7 +15,7 @@ export interface GatewayFixture {
   connection(): NatsConnection;
   /** prepended to every subject and stream of this gateway, so test files sharing the server stay apart */
   prefix: string;
-  /** answers `subject` with `reply(request)`, the request parsed with the schema the real service uses */
+  /** answers `subject` with `reply(request)` (or what it resolves to), the request parsed with the schema the real service uses */
   respond<S extends z.ZodType>(subject: string, schema: S, reply: (request: z.infer<S>) => unknown): void;
   /** an authenticated HTTP request as `user` */
   api(user: FixtureUser, path: string, init?: RequestInit): Promise<Response>;
@@ -26,7 +26,7 @@ export interface GatewayFixture {
  * the run streams made for that prefix, and bearer tokens for four users; the services behind it are
  * played by each test file's responders. Call it at the top of the file.
  */
-export function gatewayFixture(): GatewayFixture {
+export function gatewayFixture(env: Record<string, string> = {}): GatewayFixture {
   const prefix = `gw${randomUUID().slice(0, 8)}.`;
   const names = jetStreamNames(prefix);
   let connection: NatsConnection | undefined;
@@ -41,8 +41,10 @@ export function gatewayFixture(): GatewayFixture {
     const manager = await connection.jetstreamManager();
     await manager.streams.add({ name: names.runRequests, subjects: [prefix + subjects.runRequestAll] });
     await manager.streams.add({ name: names.runEvents, subjects: [prefix + subjects.runEventsAll] });
+    // the uploads store, as a tool-runner makes it at its start
+    await connection.jetstream().views.os(names.fileUploadsStore);
     const authTokens = Object.entries(tokens).map(([user, token]) => `${user}:${token}`).join(",");
-    const config = gatewayEnvSchema.parse({ PORT: "0", HOST: "127.0.0.1", AUTH_TOKENS: authTokens, REQUEST_TIMEOUT_MS: "2000" });
+    const config = gatewayEnvSchema.parse({ PORT: "0", HOST: "127.0.0.1", AUTH_TOKENS: authTokens, REQUEST_TIMEOUT_MS: "2000", ...env });
     gateway = await startGateway({ connection, config, logger: createLogger("gateway-test", "silent"), subjectPrefix: prefix });
   });
 
@@ -50,7 +52,8 @@ export function gatewayFixture(): GatewayFixture {
     await gateway?.stop();
     if (!connection) return;
     const manager = await connection.jetstreamManager();
-    await Promise.all([names.runRequests, names.runEvents].map((stream) => manager.streams.delete(stream).catch(() => undefined)));
+    const streams = [names.runRequests, names.runEvents, `OBJ_${names.fileUploadsStore}`];
+    await Promise.all(streams.map((stream) => manager.streams.delete(stream).catch(() => undefined)));
     await connection.drain();
   });
 
@@ -64,7 +67,7 @@ export function gatewayFixture(): GatewayFixture {
     prefix,
     respond(subject, schema, reply) {
       open().subscribe(prefix + subject, {
-        callback: (_error, message) => message.respond(encodeJson(reply(decodeJson(message.data, schema)))),
+        callback: (_error, message) => void Promise.resolve(reply(decodeJson(message.data, schema))).then((value) => message.respond(encodeJson(value))),
       });
     },
     api: (user, path, init = {}) =>

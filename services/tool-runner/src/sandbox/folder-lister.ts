@@ -12,6 +12,8 @@ export interface FolderEntry {
   name: string;
   type: "file" | "directory";
   size: number;
+  /** a file of the project's read-only code snapshot */
+  read_only?: true;
 }
 
 /**

@@ -4,6 +4,8 @@ import path from "node:path";
 import { AppError, isInstallPlace, relativeInside, type FileAuthor, type FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared";
 import type { FileStore } from "../store/file-store.js";
 import { liveFiles } from "../store/space-index.js";
+import { sourceWriteVerdict, type LoadedSource } from "../store/source-snapshots.js";
+import { projectOutputPlaces } from "./output-folders.js";
 import { readFileCapped } from "./file-reader.js";
 import { LayoutCache } from "./layout-cache.js";
 import type { ProjectLayout } from "./project-layout.js";
@@ -24,7 +26,7 @@ import { FileCatalogue } from "../view/file-catalogue.js";
 export interface SandboxOptions {
   /** BMAD_ROOT: the BMAD install every project shares (its `_bmad/`, `.bmad-core/` or `bmad/`, and the tool folders' skills) */
   projectRoot: string;
-  /** the projects' and chats' own files */
+  /** the projects' and chats' own files, and each project's code snapshot */
   files: FileStore;
   readMaxBytes: number;
   writeMaxBytes: number;
@@ -42,6 +44,8 @@ export interface SandboxReadResult {
   truncated: boolean;
   /** the revision read, for a project's or chat's own file */
   revision?: number;
+  /** a document's Markdown form: the virtual path of the document it was converted from */
+  converted_from?: string;
 }
 
 /** A file saved for the model: its virtual path and the revision it became. */
@@ -120,10 +124,12 @@ export class Sandbox {
     if (located.kind === "passage") throw sandboxError("NOT_A_FILE", `Not a file: ${located.virtualPath} is a folder; use list_files`);
     if (located.kind === "installed") return this.readInstalled(located);
     const index = await this.options.files.index(located.space);
-    const file = index.files.get(located.path);
-    if (!file || file.deleted === true) {
+    const own = index.files.get(located.path);
+    const source = await this.source(located.space);
+    const file = own && own.deleted !== true ? own : source?.files.get(located.path);
+    if (!file) {
       const prefix = `${located.path}/`;
-      if (located.path === "" || liveFiles(index).some((one) => one.path.startsWith(prefix))) {
+      if (located.path === "" || source?.folders.has(located.path) === true || liveFiles(index).some((one) => one.path.startsWith(prefix))) {
         throw sandboxError("NOT_A_FILE", `Not a file: ${located.virtualPath} is a folder; use list_files`);
       }
       throw sandboxError("FILE_NOT_FOUND", `File not found: ${located.virtualPath}`);
@@ -165,6 +171,20 @@ export class Sandbox {
           continue;
         }
         folders.set(name, rest.includes("/") ? { name, type: "directory", size: 0 } : { name, type: "file", size: file.size });
+      }
+      const source = await this.source(located.space);
+      for (const file of source?.files.values() ?? []) {
+        if (!file.path.startsWith(prefix)) continue;
+        if (file.path === located.path) throw sandboxError("INVALID_PATH", `Not a folder: ${located.virtualPath}`);
+        found = true;
+        const rest = file.path.slice(prefix.length);
+        const name = rest.split("/")[0] ?? "";
+        if (folders.has(name) || findProtectedSegment(name) !== undefined) continue;
+        if (!isServableName(name)) {
+          unservable += 1;
+          continue;
+        }
+        folders.set(name, rest.includes("/") ? { name, type: "directory", size: 0 } : { name, type: "file", size: file.size, read_only: true });
       }
       if (!found && located.path === "") found = true;
     }
@@ -233,7 +253,21 @@ export class Sandbox {
     }
     if (located.path === "") throw sandboxError("NOT_A_FILE", `Not a file: ${located.virtualPath} is a folder`);
     if (!isServablePath(located.path)) throw sandboxError("INVALID_PATH", "Invalid path: the name holds characters files may not have");
+    const why = sourceWriteVerdict(await this.source(located.space), located.path, await this.outputPlaces());
+    if (why !== undefined) {
+      throw accessDenied("PROTECTED_PATH", { ...located.detail, reason: "code snapshot" }, `${located.virtualPath} is ${why}; save under {output_folder} or {session-folder}`);
+    }
     return located;
+  }
+
+  /** The project's code snapshot when `space` is a project and has one (docs/uploads.md "A code snapshot"). */
+  async source(space: FileSpaceRef): Promise<LoadedSource | undefined> {
+    return space.kind === "project" ? this.options.files.sources.current(space.id) : undefined;
+  }
+
+  /** BMAD's output places in the project, where a code snapshot's folders stay writable. */
+  async outputPlaces(): Promise<string[]> {
+    return projectOutputPlaces(await this.layouts.current(), this.pinned.projectRoot);
   }
 
   /**
@@ -278,8 +312,13 @@ export class Sandbox {
     const maxBytes = this.options.readMaxBytes;
     if (file.size > maxBytes) throw fileTooLarge(virtualPath, file.size, maxBytes);
     const content = decodeText(await this.options.files.content(file.sha256));
-    if (content === undefined) throw sandboxError("BINARY_FILE", `Binary file: ${virtualPath}; only text files can be read`);
-    return { path: virtualPath, content, size: file.size, truncated: false, revision: file.revision };
+    if (content === undefined) {
+      // an uploaded document: its text is in the Markdown form beside it (docs/uploads.md)
+      const markdown = file.conversion && "markdown_path" in file.conversion ? `; its text is in ${virtualPath}.md` : "";
+      throw sandboxError("BINARY_FILE", `Binary file: ${virtualPath}; only text files can be read${markdown}`);
+    }
+    const from = file.converted_from === undefined ? {} : { converted_from: `{project-root}/${file.converted_from}` };
+    return { path: virtualPath, content, size: file.size, truncated: false, revision: file.revision, ...from };
   }
 
   private async readInstalled(located: Extract<Location, { kind: "installed" }>): Promise<SandboxReadResult> {

@@ -23,6 +23,7 @@ async function openStore(quota = { maxBytes: 1000, maxFiles: 5 }, cacheBytes = 1
   const lead = `fs${randomUUID().slice(0, 8)}`;
   prefixes.push(lead);
   return FileStore.open(connection.jetstream(), {
+    flush: () => connection.flush(),
     subjectPrefix: `${lead}.`,
     replicas: 1,
     cacheBytes,
@@ -114,6 +115,7 @@ describe("FileStore", () => {
     // a second store on the same buckets (another tool-runner) with an empty cache
     const lead = prefixes[prefixes.length - 1] ?? "";
     const replica = await FileStore.open(connection.jetstream(), {
+      flush: () => connection.flush(),
       subjectPrefix: `${lead}.`,
       replicas: 1,
       cacheBytes: 1 << 20,

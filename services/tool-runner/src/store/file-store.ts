@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
 import {
   AppError,
   fileStoreElectionWaitMs,
@@ -6,6 +7,7 @@ import {
   KeyedQueue,
   jetStreamNames,
   parseJson,
+  putObjectPaced,
   retryNats,
   type FileAuthor,
   type FileRevision,
@@ -18,12 +20,21 @@ import type { ToolRunnerConfig } from "../config.js";
 import { replyOverheadBytes } from "../tools/reply-budget.js";
 import { ContentCache } from "./content-cache.js";
 import { HistoryRecord, SpaceIndex, historyKey, historyPrefix, indexKey, usageOf, type LoadedIndex } from "./space-index.js";
+import { SourceSnapshots } from "./source-snapshots.js";
 import { quotaVerdict, type SpaceQuota } from "./space-quota.js";
+
+/** Content already in the contents store (an upload stored by `storeFile`), named by its sha256. */
+export interface StoredContent {
+  sha256: string;
+  size: number;
+}
 
 /** One change of a batch: new content for a path, or `null` to delete it. */
 export interface FileChange {
   path: string;
-  content: Uint8Array | null;
+  content: Uint8Array | StoredContent | null;
+  /** what the revision records about an upload's conversion to Markdown */
+  notes?: Pick<FileRevision, "conversion" | "converted_from">;
 }
 
 /** The latest revision of a file and its content, as a `modify` change is given it. */
@@ -51,6 +62,8 @@ export type FileStoreConfig = Pick<
 
 /** Where the store lives and what it allows. */
 export interface FileStoreOptions {
+  /** flushes the connection the contents store is on: a large content is sent in windows (putObjectPaced) */
+  flush: () => Promise<void>;
   index: KV;
   revisions: KV;
   contents: ObjectStore;
@@ -106,14 +119,18 @@ export class FileStore {
   // the last index parsed per space, for the spaces in use (callers never change a loaded index's map)
   private readonly parsedIndexes = new LRUCache<string, LoadedIndex>({ max: 256 });
 
+  /** each project's read-only code snapshot, kept beside the spaces' indexes */
+  readonly sources: SourceSnapshots;
+
   constructor(private readonly options: FileStoreOptions) {
     this.now = options.now ?? (() => new Date());
+    this.sources = new SourceSnapshots(options.index, this);
   }
 
   /** Opens (and creates where missing) the buckets of `subjectPrefix`'s set with `replicas` copies. */
   static async open(
     js: JetStreamClient,
-    settings: { subjectPrefix: string; replicas: number; cacheBytes: number; quotas: FileStoreOptions["quotas"]; maxIndexBytes: number },
+    settings: { flush: () => Promise<void>; subjectPrefix: string; replicas: number; cacheBytes: number; quotas: FileStoreOptions["quotas"]; maxIndexBytes: number },
   ): Promise<FileStore> {
     const names = jetStreamNames(settings.subjectPrefix);
     const replicas = settings.replicas;
@@ -125,6 +142,7 @@ export class FileStore {
     ]);
     const checks = replicas > 1 ? await clusterChecks(js, names.fileIndexBucket) : undefined;
     return new FileStore({
+      flush: settings.flush,
       index,
       revisions,
       contents,
@@ -139,6 +157,7 @@ export class FileStore {
   static forConfig(connection: NatsConnection, subjectPrefix: string, config: FileStoreConfig): Promise<FileStore> {
     const maxPayload = connection.info?.max_payload ?? 1024 * 1024;
     return FileStore.open(connection.jetstream(), {
+      flush: () => connection.flush(),
       subjectPrefix,
       replicas: config.JS_REPLICAS,
       cacheBytes: config.FILE_CACHE_MB * 1024 * 1024,
@@ -237,7 +256,9 @@ export class FileStore {
    * one file must still be at that revision (0: never written), else FileMoved (for `modify`). Returns the new revisions.
    */
   async apply(space: FileSpaceRef, changes: readonly FileChange[], author: FileAuthor, options: ApplyOptions = {}): Promise<FileRevision[]> {
-    const hashes = await Promise.all(changes.map((change) => (change.content === null ? Promise.resolve(undefined) : this.store(change.content))));
+    const hashes = await Promise.all(
+      changes.map(({ content }) => (content === null ? Promise.resolve(undefined) : content instanceof Uint8Array ? this.store(content) : Promise.resolve(content.sha256))),
+    );
     // one compare-and-set at a time per space in this process: the writers of one replica queue instead of
     // racing each other for the index, so only other replicas' writes can make a round lose
     return this.indexWrites.run(indexKey(space), () => this.commit(space, changes, hashes, author, options));
@@ -280,11 +301,11 @@ export class FileStore {
         const revision: FileRevision = {
           path: change.path,
           revision: (before?.revision ?? 0) + 1,
-          size: change.content?.byteLength ?? 0,
+          size: change.content === null ? 0 : change.content instanceof Uint8Array ? change.content.byteLength : change.content.size,
           sha256: hashes[position] ?? "",
           author,
           updated_at: at,
-          ...(change.content === null ? { deleted: true } : {}),
+          ...(change.content === null ? { deleted: true } : change.notes),
         };
         next.set(change.path, revision);
         written.push({ revision, replaced: before });
@@ -391,14 +412,47 @@ export class FileStore {
     return [...byRevision.values()].sort((a, b) => b.revision - a.revision);
   }
 
-  /** Forgets a space whole: its index and its files' revisions. Returns how many live files it had. */
+  /** Forgets a space whole: its index, its files' revisions and a project's code snapshot. Returns how many live files it had. */
   async purge(space: FileSpaceRef): Promise<number> {
     const current = await this.index(space);
     const keys: string[] = [];
     for await (const key of await this.options.revisions.keys(`${historyPrefix(space)}.*`)) keys.push(key);
     await Promise.all(keys.map((key) => this.options.revisions.purge(key)));
     if (current.kvRevision !== 0) await this.options.index.purge(indexKey(space));
+    if (space.kind === "project") await this.sources.purge(space.id);
     return usageOf(current.files.values()).files;
+  }
+
+  /**
+   * Stores the file `file` on local disk, whose bytes hash to `sha256`, as a content (an upload the caller
+   * hashed while receiving it), streamed in windows so a large one never sits in memory. A content the store
+   * already holds is not sent again. Returns what a FileChange names it by.
+   */
+  async storeFile(file: string, sha256: string, size: number): Promise<StoredContent> {
+    try {
+      await retryNats(async () => {
+        const known = await this.options.contents.info(sha256);
+        if (known && !known.deleted && known.size === size) return;
+        await putObjectPaced(this.options.flush, this.options.contents, sha256, createReadStream(file));
+      }, repeatable);
+    } catch (error) {
+      throw storeFailure(error);
+    }
+    return { sha256, size };
+  }
+
+  /** Stores bytes as a content (not through the cache: a code snapshot's files are many and mostly unread); returns its sha256. */
+  async storeBytes(content: Uint8Array): Promise<string> {
+    const sha256 = createHash("sha256").update(content).digest("hex");
+    try {
+      await retryNats(async () => {
+        const known = await this.options.contents.info(sha256);
+        if (!known || known.deleted) await this.options.contents.putBlob({ name: sha256 }, content);
+      }, repeatable);
+    } catch (error) {
+      throw storeFailure(error);
+    }
+    return sha256;
   }
 
   /** Stores a content unless this replica knows it is there; returns its sha256. */

@@ -23,6 +23,7 @@ export async function openTestFileStore(quotas: { project?: SpaceQuota; session?
   const lead = `fs${randomUUID().slice(0, 8)}`;
   const open = () =>
     FileStore.open(connection.jetstream(), {
+      flush: () => connection.flush(),
       subjectPrefix: `${lead}.`,
       replicas: 1,
       cacheBytes: 16 << 20,

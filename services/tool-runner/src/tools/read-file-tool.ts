@@ -7,7 +7,8 @@ import type { ToolHandler } from "./tool-handler.js";
 const noteRoom = 128;
 
 /**
- * `read_file` → `{success, path, content, size, total_lines, truncated}`, and with `offset` or `limit` the
+ * `read_file` → `{success, path, content, size, total_lines, truncated}` (and `converted_from`, the document a
+ * Markdown form was converted from), and with `offset` or `limit` the
  * lines asked for (`start_line`, `end_line`; docs/file-tools.md "read_file"). The content is cut further (and
  * `truncated` set, with a `note` saying where to read on) when the reply would not fit the connection's
  * max_payload. A script's scratch output names the sandbox's paths as virtual ones (scratch-text.ts).
@@ -26,6 +27,7 @@ export const readFileTool: ToolHandler<"read_file"> = async (args, context, deps
     start_line?: number;
     end_line?: number;
     truncated: boolean;
+    converted_from?: string;
     note?: string;
   } = {
     success: true,
@@ -35,6 +37,8 @@ export const readFileTool: ToolHandler<"read_file"> = async (args, context, deps
     total_lines: range?.total_lines ?? countLines(text),
     ...(range ? { start_line: range.start_line, end_line: range.end_line } : {}),
     truncated: file.truncated,
+    // a document's Markdown form says which upload it is the text of
+    ...(file.converted_from === undefined ? {} : { converted_from: file.converted_from }),
   };
   const full = reply.content;
   fitContentsToBudget(reply, [reply], deps.replyBudget() - noteRoom);

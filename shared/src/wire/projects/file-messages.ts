@@ -13,7 +13,12 @@ export type FileSpaceRef = z.infer<typeof FileSpaceRef>;
 const filePath = z.string().min(1).max(1024);
 
 /** gateway → tool-runner on `project.files.list`: a space's files (latest revisions), and for a project the installed BMAD files too when asked. */
-export const FilesListRequest = z.object({ space: FileSpaceRef, prefix: z.string().max(1024).optional() });
+export const FilesListRequest = z.object({
+  space: FileSpaceRef,
+  prefix: z.string().max(1024).optional(),
+  /** a project's code snapshot files too (read_only), as many as fit one reply */
+  source: z.boolean().optional(),
+});
 export const FilesListReply = z.union([
   z.object({
     success: z.literal(true),
@@ -21,6 +26,8 @@ export const FilesListReply = z.union([
     /** names left out because the tools could not open them (docs/security.md case 142) */
     unservable_names: z.number().int().nonnegative(),
     bytes: z.number().int().nonnegative(),
+    /** code snapshot files were left out to fit the reply */
+    truncated: z.boolean().optional(),
   }),
   ErrorReply,
 ]);

@@ -1,0 +1,151 @@
+import { Router, type Request, type Response } from "express";
+import { z } from "zod";
+import {
+  AppError,
+  FilesImportReply,
+  FilesStatReply,
+  FilesUploadReply,
+  SourceInfoReply,
+  SourcePutReply,
+  subjects,
+  toErrorBody,
+  type FileSpaceRef,
+  type Logger,
+} from "@agent-orchestrator/shared";
+import { currentUser } from "../auth.js";
+import type { GatewayContext } from "../gateway-context.js";
+import { callService } from "../nats-call.js";
+import { parseInput } from "../parse-input.js";
+import { httpStatusByCode } from "../http-status.js";
+import { getProject, requireWriter } from "../project-access.js";
+import { spacePath } from "../project-file-path.js";
+import { toAppError } from "../to-app-error.js";
+import { projectArchive } from "./project-archive.js";
+import { ContentReader } from "./content-reader.js";
+import { multipartUpload } from "./multipart-upload.js";
+import { tooLarge, UploadStaging } from "./upload-staging.js";
+
+const SourceQuery = z.object({ strip: z.string().regex(/^[0-8]$/, "a number of leading folders to drop, 0 to 8").transform(Number).optional() });
+const ArchiveQuery = z.object({ source: z.enum(["0", "1"]).optional() });
+const MultipartQuery = z.object({ folder: z.string().max(1024).optional() });
+
+/** What an archive upload may be sent as; the tool-runner tells zip from tar.gz by the bytes. */
+const archiveTypes = ["application/zip", "application/x-zip-compressed", "application/gzip", "application/x-gzip", "application/x-tar+gzip", "application/octet-stream"];
+
+/**
+ * Bringing files into a project and taking them out (docs/uploads.md): a raw upload (`PUT`, any client,
+ * `curl -T`), a multipart upload of several files (the web page), a code snapshot archive, an import of BMAD
+ * work from elsewhere, and the project as a zip. Bodies stream into the uploads store, never whole into memory;
+ * the tool-runner takes them from there. Mounted before the JSON body parser: these bodies are files.
+ */
+export function uploadRoutes(context: GatewayContext): Router {
+  const router = Router();
+  const staging = new UploadStaging(context);
+  const contents = new ContentReader(context);
+  const maxBytes = context.config.UPLOAD_MAX_BYTES;
+  const long = { timeoutMs: context.config.UPLOAD_TIMEOUT_MS };
+
+  router.put("/api/projects/:id/files/*path", async (request, response) => {
+    const path = spacePath(request.params["path"]);
+    const user = currentUser(response);
+    const space = await writableSpace(context, request, user);
+    // the path's verdict before the body is read: a refused name costs no upload
+    await callService(context, subjects.files("stat"), { space, paths: [path], for_write: true }, FilesStatReply);
+    const staged = await stageBody(staging, request, response, maxBytes);
+    const reply = await callService(context, subjects.files("upload"), { space, path, staged: staged.name, author: { user } }, FilesUploadReply, long);
+    response.status(reply.file.revision === 1 ? 201 : 200).json({ success: true, file: reply.file, ...(reply.markdown ? { markdown: reply.markdown } : {}) });
+  });
+
+  router.post("/api/projects/:id/files", async (request, response) => {
+    const { folder } = parseInput(MultipartQuery, request.query, "query");
+    const user = currentUser(response);
+    const space = await writableSpace(context, request, user);
+    const prefix = folder === undefined || folder.replace(/\/+$/, "") === "" ? "" : `${spacePath(folder.replace(/\/+$/, "").split("/"))}/`;
+    const outcome = await multipartUpload(request, { maxBytes, maxFiles: context.config.UPLOAD_MAX_FILES }, async (name, body) => {
+      const path = spacePath(`${prefix}${name}`.split("/"));
+      await callService(context, subjects.files("stat"), { space, paths: [path], for_write: true }, FilesStatReply);
+      const staged = await staging.stage(body, maxBytes);
+      const reply = await callService(context, subjects.files("upload"), { space, path, staged: staged.name, author: { user } }, FilesUploadReply, long);
+      return { file: reply.file, ...(reply.markdown ? { markdown: reply.markdown } : {}) };
+    });
+    if (outcome.failure) {
+      // the files before the failure are stored: the answer says which, beside the error
+      closeAfter(response);
+      const error = toAppError(outcome.failure, response.locals["logger"] as Logger);
+      response.status(httpStatusByCode[error.code]).json({ success: false, error: toErrorBody(error), files: outcome.stored });
+      return;
+    }
+    response.status(201).json({ success: true, files: outcome.stored });
+  });
+
+  router.post("/api/projects/:id/source", async (request, response) => {
+    const { strip } = parseInput(SourceQuery, request.query, "query");
+    requireArchiveType(request);
+    const user = currentUser(response);
+    const project = await getProject(context, user, request.params["id"]);
+    requireWriter(project);
+    const staged = await stageBody(staging, request, response, maxBytes);
+    const reply = await callService(context, subjects.files("source"), { project_id: project.id, staged: staged.name, strip: strip ?? 0, author: { user } }, SourcePutReply, long);
+    response.status(201).json({ success: true, source: reply.source, skipped: reply.skipped });
+  });
+
+  router.get("/api/projects/:id/source", async (request, response) => {
+    const project = await getProject(context, currentUser(response), request.params["id"]);
+    const reply = await callService(context, subjects.files("source_info"), { project_id: project.id }, SourceInfoReply);
+    response.json({ success: true, source: reply.source });
+  });
+
+  router.delete("/api/projects/:id/source", async (request, response) => {
+    const project = await getProject(context, currentUser(response), request.params["id"]);
+    requireWriter(project);
+    await callService(context, subjects.files("source_delete"), { project_id: project.id }, SourceInfoReply);
+    response.json({ success: true, source: null });
+  });
+
+  router.post("/api/projects/:id/import", async (request, response) => {
+    requireArchiveType(request);
+    const user = currentUser(response);
+    const space = await writableSpace(context, request, user);
+    const staged = await stageBody(staging, request, response, maxBytes);
+    const reply = await callService(context, subjects.files("import"), { space, staged: staged.name, author: { user } }, FilesImportReply, long);
+    response.json({ success: true, files: reply.files, bytes: reply.bytes, skipped: reply.skipped });
+  });
+
+  router.get("/api/projects/:id/archive", async (request, response) => {
+    const { source } = parseInput(ArchiveQuery, request.query, "query");
+    const project = await getProject(context, currentUser(response), request.params["id"]);
+    await projectArchive(context, contents, response, { project, source: source === "1" });
+  });
+  return router;
+}
+
+/** The project's file space once the caller may write it (an editor or the owner). */
+async function writableSpace(context: GatewayContext, request: Request, user: string): Promise<FileSpaceRef> {
+  const project = await getProject(context, user, request.params["id"]);
+  requireWriter(project);
+  return { kind: "project", id: project.id };
+}
+
+/** Streams the request body into the uploads store; a declared length past the limit is refused before a byte is read. */
+async function stageBody(staging: UploadStaging, request: Request, response: Response, maxBytes: number): Promise<{ name: string; size: number }> {
+  const declared = Number(request.headers["content-length"] ?? Number.NaN);
+  try {
+    if (declared > maxBytes) throw tooLarge(maxBytes);
+    return await staging.stage(request, maxBytes);
+  } catch (error) {
+    // the rest of a refused body is not read: the connection closes after the answer
+    closeAfter(response);
+    throw error;
+  }
+}
+
+function closeAfter(response: Response): void {
+  response.set("connection", "close");
+}
+
+function requireArchiveType(request: Request): void {
+  const type = (request.headers["content-type"] ?? "application/octet-stream").split(";")[0]?.trim().toLowerCase() ?? "";
+  if (!archiveTypes.includes(type)) {
+    throw new AppError("BAD_REQUEST", `Send the archive as the raw body with Content-Type application/zip or application/gzip (got ${type || "none"})`);
+  }
+}
