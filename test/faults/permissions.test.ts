@@ -305,7 +305,12 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
         "$JS.API.CONSUMER.CREATE.KV_sessions",
         "project.files.purge",
         "$KV.file_index.idx",
+        // uploads go into the staging store only: the tool-runner alone decides what becomes a content, and the snapshot pointer
         "$O.file_contents.M.x",
+        "$O.file_contents.C.x",
+        "$JS.API.STREAM.PURGE.OBJ_file_contents",
+        "$JS.API.STREAM.DELETE.OBJ_file_uploads",
+        "$KV.file_index.src.p.p1",
       ],
       // the tool-runner answers; it asks nothing of anyone (no turns, no tools, no projects, no purge) and touches no bucket but its own
       "tool-runner": ["registry.changed", "agent.run.cancel.s1", "agent.session.list", "agent.project.get", "agent.run.request.s1", "tool.read_file", "project.files.purge", "$KV.sessions.s1", "$KV.projects.project.p1"],

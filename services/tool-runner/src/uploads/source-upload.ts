@@ -3,6 +3,7 @@ import { detectArchiveFormat, readArchive, type ArchiveLimits } from "../archive
 import { findProtectedSegment } from "../sandbox/protected-names.js";
 import type { FileStore } from "../store/file-store.js";
 import { liveFiles } from "../store/space-index.js";
+import { checkedSpacePath } from "../store/space-path.js";
 import type { StagedUploads } from "../store/staged-uploads.js";
 import { skippedList } from "./skipped-list.js";
 
@@ -59,6 +60,13 @@ export async function putSource(deps: SourceUploadDeps, request: { project_id: s
 
 function skipReason(path: string, ownFiles: ReadonlySet<string>, ownFolders: ReadonlySet<string>): string | undefined {
   if (findProtectedSegment(path) !== undefined) return "a protected name (secrets, keys, .git): never stored";
+  try {
+    // a name the tools could not open (a reserved device name, a trailing dot or space) is no use stored
+    checkedSpacePath(path);
+  } catch (error) {
+    if (!AppError.is(error)) throw error;
+    return error.message;
+  }
   if (path === "_bmad-output" || path.startsWith("_bmad-output/")) return "BMAD's output folder: bring it in with the project import";
   if (isInstallPlace(path)) return "BMAD's install folders come from the shared BMAD install";
   if (ownFiles.has(path) || ownFolders.has(path)) return "the project has its own file here";
