@@ -20,7 +20,8 @@ import { sendRawFile } from "./raw-file-response.js";
 
 const revisionNumber = z.string().regex(/^[1-9][0-9]{0,9}$/, "a revision number (1, 2, …)").transform(Number);
 
-const ListQuery = z.object({ prefix: z.string().max(1024).optional() });
+/** `?source=1` lists the code snapshot's files too (read_only), as many as fit one reply (`truncated`). */
+const ListQuery = z.object({ prefix: z.string().max(1024).optional(), source: z.enum(["0", "1"]).optional() });
 /** `?revisions` lists the revisions, `?revision=N` reads one, `?raw` answers with the file's text alone. */
 const ReadQuery = z.object({ revision: revisionNumber.optional(), revisions: z.string().optional(), raw: z.string().optional() });
 const RestoreQuery = z.object({ restore: revisionNumber });
@@ -37,10 +38,10 @@ export function projectFilesRoutes(context: GatewayContext): Router {
   router.get(
     "/api/projects/:id/files",
     async (request, response) => {
-      const { prefix } = parseInput(ListQuery, request.query, "query");
+      const { prefix, source } = parseInput(ListQuery, request.query, "query");
       const space = await projectSpace(context, request, currentUser(response), "read");
-      const reply = await callService(context, subjects.files("list"), { space, prefix }, FilesListReply);
-      response.json({ success: true, files: reply.files, bytes: reply.bytes, unservable_names: reply.unservable_names });
+      const reply = await callService(context, subjects.files("list"), { space, prefix, ...(source === "1" ? { source: true } : {}) }, FilesListReply);
+      response.json({ success: true, files: reply.files, bytes: reply.bytes, unservable_names: reply.unservable_names, ...(reply.truncated ? { truncated: true } : {}) });
     },
   );
 

@@ -30,6 +30,7 @@ import { ProjectFiles } from "./project-files.js";
 import { FileStore } from "./store/file-store.js";
 import { moveLegacySessions } from "./store/legacy-sessions.js";
 import { StagedUploads } from "./store/staged-uploads.js";
+import { DocumentConverter } from "./convert/index.js";
 import { importArchive } from "./uploads/archive-import.js";
 import { uploadFile } from "./uploads/file-upload.js";
 import { removeSource, sourceInfo } from "./uploads/source-info.js";
@@ -105,7 +106,7 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   const staged = await StagedUploads.open(connection.jetstream(), { subjectPrefix: prefix, replicas: config.JS_REPLICAS });
   const writablePath = (space: FileSpaceRef, path: string) => projectFiles.writablePath(space, path);
   const archiveLimits = { maxEntries: config.SOURCE_MAX_FILES, maxTotalBytes: config.SOURCE_MAX_BYTES, maxEntryBytes: config.ARCHIVE_ENTRY_MAX_BYTES, maxRatio: config.ARCHIVE_MAX_RATIO };
-  const conversion = { timeoutMs: config.CONVERT_TIMEOUT_MS, maxInputBytes: config.CONVERT_MAX_BYTES, maxOutputBytes: config.CONVERT_OUTPUT_MAX_BYTES, heapMb: config.CONVERT_HEAP_MB };
+  const converter = new DocumentConverter({ timeoutMs: config.CONVERT_TIMEOUT_MS, maxInputBytes: config.CONVERT_MAX_BYTES, maxOutputBytes: config.CONVERT_OUTPUT_MAX_BYTES, heapMb: config.CONVERT_HEAP_MB });
   const filesSubject = (operation: string) => `${prefix}${subjects.files(operation)}`;
   const track = <T>(reply: Promise<T>) => inFlight.track(reply);
   addJsonEndpoint(service, "files_list", filesSubject("list"), FilesListRequest, (request) => track(projectFiles.list(request)), logger);
@@ -116,7 +117,7 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   addJsonEndpoint(service, "files_restore", filesSubject("restore"), FilesRestoreRequest, (request) => track(projectFiles.restore(request)), logger);
   addJsonEndpoint(service, "files_purge", filesSubject("purge"), FilesPurgeRequest, (request) => track(projectFiles.purge(request)), logger);
   addJsonEndpoint(service, "files_stat", filesSubject("stat"), FilesStatRequest, (request) => track(projectFiles.stat(request)), logger);
-  addJsonEndpoint(service, "files_upload", filesSubject("upload"), FilesUploadRequest, (request) => track(uploadFile({ files, staged, writablePath, conversion }, request)), logger);
+  addJsonEndpoint(service, "files_upload", filesSubject("upload"), FilesUploadRequest, (request) => track(uploadFile({ files, staged, writablePath, converter, convertMaxBytes: config.CONVERT_MAX_BYTES }, request)), logger);
   addJsonEndpoint(service, "files_import", filesSubject("import"), FilesImportRequest, (request) => track(importArchive({ files, staged, writablePath, limits: archiveLimits }, request)), logger);
   addJsonEndpoint(service, "files_source", filesSubject("source"), SourcePutRequest, (request) => track(putSource({ files, staged, limits: archiveLimits, now: () => new Date() }, request)), logger);
   addJsonEndpoint(service, "files_source_info", filesSubject("source_info"), SourceRequest, (request) => track(sourceInfo(files, request.project_id)), logger);
@@ -127,7 +128,7 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
     async stop() {
       await service.stop();
       await inFlight.whenIdle();
-      await staged.close();
+      await Promise.all([staged.close(), converter.close()]);
       // replies are sent just after a handler settles: let them reach the connection before it drains
       await new Promise((resolve) => setImmediate(resolve));
     },

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { FileRevision, FilesUploadReply, FileAuthor, FileSpaceRef } from "@agent-orchestrator/shared";
-import { convertDocument, documentFormat, type ConversionLimits } from "../convert/index.js";
+import { claimedFormat, type DocumentConverter } from "../convert/index.js";
 import type { FileChange, FileStore } from "../store/file-store.js";
 import type { StagedUploads } from "../store/staged-uploads.js";
 
@@ -10,7 +10,10 @@ export interface FileUploadDeps {
   staged: StagedUploads;
   /** a path a member may write (ProjectFiles.writablePath), or throws why not */
   writablePath: (space: FileSpaceRef, input: string) => Promise<string>;
-  conversion: ConversionLimits;
+  /** turns documents into Markdown, a few at a time (its limits: CONVERT_*) */
+  converter: DocumentConverter;
+  /** the largest document converted (CONVERT_MAX_BYTES): a larger one is not even read into memory */
+  convertMaxBytes: number;
 }
 
 /**
@@ -27,13 +30,13 @@ export async function uploadFile(deps: FileUploadDeps, request: { space: FileSpa
     try {
       const stored = await deps.files.storeFile(received.file, received.sha256, received.size);
       const changes: FileChange[] = [{ path, content: stored }];
-      const format = documentFormat(path, received.head);
-      if (format !== undefined) {
+      // a file named as a document is converted, or stored with why not (a `.pdf` that is not a PDF)
+      if (claimedFormat(path) !== undefined) {
         const markdownPath = await deps.writablePath(request.space, `${path}.md`);
         const conversion =
-          received.size > deps.conversion.maxInputBytes
-            ? { kind: "failed" as const, reason: `too large to convert: ${received.size} bytes; the limit is ${deps.conversion.maxInputBytes}` }
-            : await convertDocument(path, await readFile(received.file), deps.conversion);
+          received.size > deps.convertMaxBytes
+            ? { kind: "failed" as const, reason: `too large to convert: ${received.size} bytes; the limit is ${deps.convertMaxBytes}` }
+            : await deps.converter.convert(path, await readFile(received.file));
         if (conversion.kind === "markdown") {
           changes[0] = { path, content: stored, notes: { conversion: { markdown_path: markdownPath } } };
           changes.push({ path: markdownPath, content: Buffer.from(conversion.markdown, "utf8"), notes: { converted_from: path } });
