@@ -23,7 +23,7 @@ let system: TestSystem;
 let project: string;
 let dir: string;
 
-async function api(method: string, route: string, body?: BodyInit, type?: string): Promise<Response> {
+async function api(method: string, route: string, body?: string | Uint8Array, type?: string): Promise<Response> {
   return fetch(`${system.url}${route}`, { method, headers: { authorization: `Bearer ${token}`, ...(type ? { "content-type": type } : {}) }, ...(body === undefined ? {} : { body }) });
 }
 const json = async (response: Response) => ({ status: response.status, body: (await response.json()) as Record<string, any> });

@@ -41,7 +41,9 @@ export { Usage, addUsage, zeroUsage } from "./wire/usage.js";
 export { menuItemSkill } from "./wire/menu-item-skill.js";
 export { LoadedSkill } from "./wire/loaded-skill.js";
 export { BmadToolInput, ChatToolInput } from "./wire/mcp-tools.js";
-export { ChatCompletionRequest, OpenAiErrorBody, OpenAiMessage, maxOpenAiMessages } from "./wire/openai-api.js";
+export { ChatCompletionRequest, OpenAiErrorBody, OpenAiFilePart, OpenAiMessage, maxOpenAiMessages } from "./wire/openai-api.js";
+export { AttachedFile, AttachedFiles, Attachment, AttachmentName, Attachments, maxAttachments } from "./wire/chat-attachment.js";
+export { withAttachedFiles } from "./wire/attached-files-note.js";
 export { FileAuthor, FileConversion, FileListing, FileRevision } from "./wire/projects/file-entry.js";
 export {
   FilesImportReply,

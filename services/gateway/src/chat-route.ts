@@ -11,6 +11,7 @@ import { startRun, type NewRun, type StartedRun } from "./run-client.js";
 import { countReplicas } from "./service-replicas.js";
 import { sendError } from "./send-error.js";
 import { writeSseStream } from "./sse-stream.js";
+import { resolveAttachments } from "./uploads/chat-attachments.js";
 import { turnAnswer } from "./turn-answer.js";
 
 /**
@@ -45,13 +46,15 @@ const orchestratorPingWaitMs = 500;
 
 /**
  * Starts a chat turn for `owner`: a new session unless the body names one, in the project the body names
- * (absent or `default`: the owner's default project). Shared with the WebSocket, /v1 and MCP.
+ * (absent or `default`: the owner's default project). Its attachments are checked, and inline ones uploaded,
+ * before the turn is queued (chat-attachments.ts). Shared with the WebSocket, /v1 and MCP.
  */
-export function startChatRun(
+export async function startChatRun(
   context: GatewayContext,
-  body: Pick<ChatRequestBody, "agent_id" | "message" | "session_id" | "project_id">,
+  body: Pick<ChatRequestBody, "agent_id" | "message" | "session_id" | "project_id" | "attachments">,
   owner: string,
 ): Promise<StartedRun> {
+  const attachments = await resolveAttachments(context, owner, body);
   const run: NewRun = {
     run_id: randomUUID(),
     session_id: body.session_id ?? randomUUID(),
@@ -60,6 +63,7 @@ export function startChatRun(
     message: body.message,
     owner,
     project_id: body.project_id === defaultProjectAlias ? undefined : body.project_id,
+    ...(attachments ? { attachments } : {}),
   };
   return startRun(
     {

@@ -1,4 +1,5 @@
-import { AppError, type OpenAiMessage, type VisibleMessage } from "@agent-orchestrator/shared";
+import { AppError, maxAttachments, type Attachment, type OpenAiMessage, type VisibleMessage } from "@agent-orchestrator/shared";
+import { fileAttachment } from "./openai-file-part.js";
 
 /**
  * What a stateless client's `messages` say, in this server's terms: the client's own instructions (its
@@ -11,9 +12,17 @@ export interface ClientConversation {
   earlier: VisibleMessage[];
   /** the last message, which must be the user's: the turn's message */
   message: string;
+  /**
+   * the files of the last message's file parts, attached to the turn. An earlier message's files are not
+   * attached again: a stateless client resends them with every request, and its session got them in their turn.
+   */
+  attachments: Attachment[];
 }
 
-/** Reads a request's messages; a shape this server cannot run (tool messages, no final user message) is a 400. */
+/**
+ * Reads a request's messages; a shape this server cannot run (tool messages, no final user message) is a 400.
+ * File parts count only on the last message; elsewhere their text parts alone are read.
+ */
 export function readClientConversation(messages: readonly OpenAiMessage[]): ClientConversation {
   const instructions: string[] = [];
   const dialogue: VisibleMessage[] = [];
@@ -35,11 +44,20 @@ export function readClientConversation(messages: readonly OpenAiMessage[]): Clie
   if (!last || last.role !== "user" || last.content.trim() === "") {
     throw new AppError("VALIDATION_ERROR", "messages: the last message must be a non-empty user message");
   }
-  return { instructions: instructions.join("\n\n"), earlier: dialogue, message: last.content };
+  const lastIndex = messages.findLastIndex((message) => message.role === "user");
+  const attachments = fileParts(messages[lastIndex]?.content, lastIndex);
+  return { instructions: instructions.join("\n\n"), earlier: dialogue, message: last.content, attachments };
 }
 
 function contentText(content: OpenAiMessage["content"]): string {
   if (content === undefined || content === null) return "";
   if (typeof content === "string") return content;
-  return content.map((part) => part.text).join("\n");
+  return content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
+}
+
+function fileParts(content: OpenAiMessage["content"], index: number): Attachment[] {
+  if (!Array.isArray(content)) return [];
+  const attachments = content.flatMap((part, partIndex) => (part.type === "file" ? [fileAttachment(part, `messages.${index}.content.${partIndex}`)] : []));
+  if (attachments.length > maxAttachments) throw new AppError("VALIDATION_ERROR", `messages.${index}: ${maxAttachments} files at most per message`);
+  return attachments;
 }

@@ -8,6 +8,7 @@ import {
   subjects,
   subjectTokenPattern,
   type AgentSummary,
+  type Attachment,
   type Logger,
   type RunEvent,
 } from "@agent-orchestrator/shared";
@@ -102,7 +103,8 @@ const toModel = (agent: AgentSummary) => ({
 /**
  * Which session the turn runs in and what its message is (docs/openai-api.md "Sessions"): a named
  * session gets the last user message; otherwise the session that holds exactly the earlier messages;
- * otherwise a new session whose first message carries the client's instructions and history once.
+ * otherwise a new session whose first message carries the client's instructions and history once. Either way
+ * the turn attaches the last user message's files only (openai-conversation.ts).
  */
 async function planTurn(
   context: GatewayContext,
@@ -110,12 +112,13 @@ async function planTurn(
   body: ChatCompletionRequest,
   header: string | string[] | undefined,
   projectId: string | undefined,
-): Promise<{ message: string; session_id?: string }> {
+): Promise<{ message: string; session_id?: string; attachments: Attachment[] }> {
   const conversation = readClientConversation(body.messages);
+  const { attachments } = conversation;
   const named = namedSession(header, body.session_id);
-  if (named) return { message: conversation.message, session_id: named };
+  if (named) return { message: conversation.message, session_id: named, attachments };
   const found = await findSessionHolding(context, owner, body.model, conversation, projectId);
-  if (found) return { message: conversation.message, session_id: found };
+  if (found) return { message: conversation.message, session_id: found, attachments };
   const message = conversationEnvelope(conversation.instructions, conversation.earlier, conversation.message);
   if (message.length > maxUserMessageChars) {
     throw new AppError(
@@ -123,7 +126,7 @@ async function planTurn(
       `messages: the conversation is too long to start a session with (${maxUserMessageChars} characters at most); continue a session with the ${sessionHeader} header instead`,
     );
   }
-  return { message };
+  return { message, attachments };
 }
 
 function namedSession(header: string | string[] | undefined, field: string | undefined): string | undefined {

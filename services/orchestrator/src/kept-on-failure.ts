@@ -1,5 +1,5 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import { AppError, type SessionRecord } from "@agent-orchestrator/shared";
+import { AppError, type ConversationMessage, type SessionRecord } from "@agent-orchestrator/shared";
 
 /**
  * The session a failed turn saves. Most failures leave the conversation as it was (the client is told to
@@ -8,12 +8,11 @@ import { AppError, type SessionRecord } from "@agent-orchestrator/shared";
  * the text the client was sent. So the client and the model see one history, and the next turn knows the
  * answer was cut (docs/design.md "Limits of a turn").
  */
-export function keptOnFailure(error: unknown, session: SessionRecord, userMessage: string, added: readonly ChatCompletionMessageParam[]): SessionRecord {
+export function keptOnFailure(error: unknown, session: SessionRecord, userMessage: ConversationMessage, added: readonly ChatCompletionMessageParam[]): SessionRecord {
   if (!AppError.is(error) || error.code !== "MODEL_OUTPUT_TOO_LARGE" || added.length === 0) return session;
-  const user: ChatCompletionMessageParam = { role: "user", content: userMessage };
   return {
     ...session,
-    messages: [...session.messages, user, ...added] as SessionRecord["messages"],
+    messages: [...session.messages, userMessage, ...added] as SessionRecord["messages"],
     turns: session.turns + 1,
   };
 }

@@ -2,6 +2,7 @@ import type { Service } from "nats";
 import {
   addJsonEndpoint,
   AppError,
+  AttachedFiles,
   SessionGetRequest,
   SessionListRequest,
   roleOf,
@@ -105,13 +106,14 @@ export function toSummary(head: Omit<SessionHead, "batches">): SessionSummary {
 
 const titleOf = (record: SessionRecord): string => visibleMessages(record).find((message) => message.role === "user")?.content.slice(0, 80) ?? "";
 
-/** The conversation as a person sees it: their messages and the agent's text answers. */
+/** The conversation as a person sees it: their messages (with the files attached to them) and the agent's text answers. */
 export function visibleMessages(record: SessionRecord): VisibleMessage[] {
   const messages: VisibleMessage[] = [];
   for (const message of record.messages) {
     const content = message["content"];
     if ((message.role === "user" || message.role === "assistant") && typeof content === "string" && content !== "") {
-      messages.push({ role: message.role, content });
+      const attachments = message.role === "user" ? AttachedFiles.safeParse(message["attachments"]) : undefined;
+      messages.push({ role: message.role, content, ...(attachments?.success && attachments.data.length > 0 ? { attachments: attachments.data } : {}) });
     }
   }
   return messages;

@@ -33,6 +33,7 @@ import { spentBeforeFailure } from "./turn-spending.js";
 import { UsageMeter } from "./usage-meter.js";
 import { recordTurnEnd } from "./turn-telemetry.js";
 import { keptOnFailure } from "./kept-on-failure.js";
+import { modelConversation, storedUserMessage } from "./attached-user-message.js";
 import { decideTurnAcceptance, type TurnAcceptance } from "./turn-acceptance.js";
 
 export interface TurnRunnerDeps {
@@ -109,7 +110,8 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     events.emit({ type: "session", agent_id: agent.id, project_id: place.projectId, attempt });
     const start = await starting;
     const toolNames = toolsForAgent(agent, { subagents: true });
-    const userMessage: ChatCompletionMessageParam = { role: "user", content: request.message };
+    // kept as typed, its attachments beside it; the model reads them composed (attached-user-message.ts)
+    const userMessage = storedUserMessage(request);
     subagents = subagentsForTurn(deps, {
       sessionId: request.session_id,
       runId: request.run_id,
@@ -124,8 +126,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       model: meter,
       messages: [
         { role: "system", content: buildSystemPrompt(agent, start, { rules: await rules, tools: toolNames }) },
-        ...(accepted.session.messages as ChatCompletionMessageParam[]),
-        userMessage,
+        ...modelConversation([...accepted.session.messages, userMessage]),
       ],
       tools,
       toolNames,
@@ -167,7 +168,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     else log.error({ ...ended, err: error }, "turn failed");
     if (accepted) {
       const { session } = accepted;
-      await finishSession(store, { ...keptOnFailure(error, session, request.message, added), usage: sessionUsage ?? session.usage }, status, accepted.version).catch((saveError: unknown) => log.error({ err: saveError }, "session status not saved"));
+      await finishSession(store, { ...keptOnFailure(error, session, storedUserMessage(request), added), usage: sessionUsage ?? session.usage }, status, accepted.version).catch((saveError: unknown) => log.error({ err: saveError }, "session status not saved"));
     }
     await deps.releaseUserSlot?.();
     events.finish(errorEvent(error, spent, sessionUsage));

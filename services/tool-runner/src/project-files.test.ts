@@ -11,7 +11,7 @@ let budget = 1024 * 1024;
 beforeEach(async () => {
   store = await openTestFileStore();
   budget = 1024 * 1024;
-  projectFiles = new ProjectFiles(store.files, () => budget);
+  projectFiles = new ProjectFiles(store.files, () => budget, async () => ["_bmad-output", "docs"]);
 });
 afterEach(() => store.close());
 

@@ -164,6 +164,7 @@ describe("Sandbox.write: attacks", () => {
       },
     });
     const failing = new FileStore({
+      flush: () => fixture.store.connection.flush(),
       index: await js.views.kv(names.fileIndexBucket),
       revisions: await js.views.kv(names.fileRevisionsBucket),
       contents: full,

@@ -1,0 +1,139 @@
+import { once } from "node:events";
+import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import WebSocket from "ws";
+import { subjects, withAttachedFiles, type RunStartRequest } from "@agent-orchestrator/shared";
+import { FakeFileStore } from "../testing/fake-file-store.js";
+import { FakeOrchestrator } from "../testing/fake-orchestrator.js";
+import { gatewayFixture, tokens, type FixtureUser } from "../testing/gateway-fixture.js";
+
+const fixture = gatewayFixture();
+const orchestrator = new FakeOrchestrator(fixture);
+const store = new FakeFileStore(fixture);
+const team = { kind: "project", id: "team" } as const;
+
+beforeAll(() => {
+  orchestrator.answer();
+  store.answer();
+  orchestrator.addProject("team", "alice", { bob: "editor", carol: "viewer" });
+  orchestrator.addProject("other", "alice", { bob: "editor" });
+  store.put(team, "docs/brief.md", "# Brief\n", { user: "alice" });
+  store.put({ kind: "project", id: "other" }, "secret/plan.md", "# Plan\n", { user: "alice" });
+  orchestrator.addChat("bobs-chat", "team", "bob");
+  orchestrator.addChat("alices-chat", "team", "alice");
+});
+
+const json = async (response: Response) => ({ status: response.status, body: (await response.json()) as Record<string, any> });
+const failure = (code: string, message: unknown = expect.any(String)) => ({ success: false, error: { code, message } });
+const post = (user: FixtureUser, path: string, body: unknown, headers: Record<string, string> = {}) =>
+  fixture.api(user, path, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json", ...headers } });
+const base64 = (text: string) => Buffer.from(text).toString("base64");
+/** The turn requests the orchestrator has received. */
+const turns = () => orchestrator.received.filter((entry) => entry.subject.startsWith(subjects.runRequest(""))).map((entry) => entry.request as RunStartRequest);
+const turnOf = (sessionId: string) => turns().findLast((turn) => turn.session_id === sessionId) as RunStartRequest;
+const content = (path: string, space = "project:team") => new TextDecoder().decode(store.uploaded.get(`${space}:${path}`));
+
+describe("chat attachments", () => {
+  it("stores an inline file in inputs/ of the chat's project, and the turn names it by its virtual path", async () => {
+    const attachments = [{ name: "notes.md", content_base64: base64("# Notes\nship it\n") }];
+    const { status, body } = await json(await post("bob", "/api/chat", { agent_id: "a", message: "Read my notes", project_id: "team", attachments }));
+    expect(status).toBe(200);
+    expect(content("inputs/notes.md")).toBe("# Notes\nship it\n");
+    const turn = turnOf(body["session_id"] as string);
+    expect(turn).toMatchObject({ message: "Read my notes", attachments: [{ path: "inputs/notes.md" }] });
+    expect(withAttachedFiles(turn.message, turn.attachments)).toContain("- {project-root}/inputs/notes.md");
+    expect(store.requests("upload").at(-1)).toMatchObject({ space: team, path: "inputs/notes.md", author: { user: "bob" } });
+  });
+
+  it("attaches a file already in the project by its path, `{project-root}/` accepted, in the order given", async () => {
+    const attachments = [{ path: "{project-root}/docs/brief.md" }, { name: "extra.txt", content_base64: base64("x") }, { path: "docs/brief.md" }];
+    const { status, body } = await json(await post("bob", "/api/chat", { agent_id: "a", message: "Compare", project_id: "team", attachments }));
+    expect(status).toBe(200);
+    expect(turnOf(body["session_id"] as string).attachments).toEqual([{ path: "docs/brief.md" }, { path: "inputs/extra.txt" }, { path: "docs/brief.md" }]);
+  });
+
+  it("answers 404 naming a path that is not in this project, another project's file included, and queues no turn", async () => {
+    const before = turns().length;
+    for (const path of ["docs/missing.md", "secret/plan.md"]) {
+      const { status, body } = await json(await post("bob", "/api/chat", { agent_id: "a", message: "read", project_id: "team", attachments: [{ path }] }));
+      expect({ status, body }).toEqual({ status: 404, body: failure("FILE_NOT_FOUND", expect.stringContaining(path)) });
+    }
+    expect(turns().length).toBe(before);
+  });
+
+  it("refuses paths out of the project or with other variables (400), and uploads nothing of a refused message", async () => {
+    const uploads = store.requests("upload").length;
+    const inline = { name: "fine.md", content_base64: base64("fine") };
+    for (const path of ["../x", "docs/../../x", "/etc/passwd", "{session-folder}/x.md", "{project-root}/../x"]) {
+      const { status, body } = await json(await post("bob", "/api/chat", { agent_id: "a", message: "read", project_id: "team", attachments: [inline, { path }] }));
+      expect({ path, status, body }).toEqual({ path, status: 400, body: failure("INVALID_PATH", expect.stringContaining("attachments.1.path")) });
+    }
+    for (const bad of [{ name: "../evil.md", content_base64: base64("x") }, { name: "a.md", content_base64: "%%%" }]) {
+      const { status, body } = await json(await post("bob", "/api/chat", { agent_id: "a", message: "read", project_id: "team", attachments: [bad] }));
+      expect({ status, body }).toEqual({ status: 400, body: failure("VALIDATION_ERROR") });
+    }
+    expect(store.requests("upload").length).toBe(uploads);
+  });
+
+  it("refuses a viewer's attachments (403) before anything is stored", async () => {
+    const uploads = store.requests("upload").length;
+    const attachments = [{ name: "viewer.md", content_base64: base64("x") }];
+    const { status, body } = await json(await post("carol", "/api/chat", { agent_id: "a", message: "read", project_id: "team", attachments }));
+    expect({ status, body }).toEqual({ status: 403, body: failure("PROJECT_FORBIDDEN") });
+    expect(store.requests("upload").length).toBe(uploads);
+  });
+
+  it("a continued chat attaches into its own project; someone else's chat and another project are refused", async () => {
+    const attachments = [{ name: "later.md", content_base64: base64("later") }];
+    const others = await json(await post("bob", "/api/chat", { agent_id: "a", message: "more", session_id: "alices-chat", attachments }));
+    expect(others).toEqual({ status: 403, body: failure("PROJECT_FORBIDDEN") });
+    const moved = await json(await post("bob", "/api/chat", { agent_id: "a", message: "more", session_id: "bobs-chat", project_id: "other", attachments }));
+    expect(moved).toEqual({ status: 400, body: failure("BAD_REQUEST") });
+    expect(store.uploaded.has("project:team:inputs/later.md")).toBe(false);
+    const { status } = await json(await post("bob", "/api/chat", { agent_id: "a", message: "more", session_id: "bobs-chat", attachments }));
+    expect(status).toBe(200);
+    expect(content("inputs/later.md")).toBe("later");
+    expect(turnOf("bobs-chat").attachments).toEqual([{ path: "inputs/later.md" }]);
+  });
+
+  it("a WebSocket chat carries attachments too", async () => {
+    const socket = new WebSocket(`${fixture.url().replace("http", "ws")}/ws`, { headers: { authorization: `Bearer ${tokens.bob}` } });
+    onTestFinished(() => socket.close());
+    const events: Record<string, any>[] = [];
+    socket.on("message", (data) => events.push(JSON.parse(String(data)) as Record<string, any>));
+    await once(socket, "open");
+    socket.send(JSON.stringify({ type: "chat", agent_id: "a", message: "hi", project_id: "team", attachments: [{ path: "docs/brief.md" }] }));
+    await expect.poll(() => events.find((event) => event["type"] === "done")).toBeTruthy();
+    expect(turnOf(events[0]?.["session_id"] as string).attachments).toEqual([{ path: "docs/brief.md" }]);
+  });
+});
+
+describe("/v1 file parts", () => {
+  const completion = (content: unknown[], user: FixtureUser = "bob") =>
+    post(user, "/v1/chat/completions", { model: "a", messages: [{ role: "user", content }] }, { "x-project-id": "team" });
+
+  it("stores file_data (a data URL) as inputs/<filename> and attaches it; file_id names a project path", async () => {
+    const response = await completion([
+      { type: "text", text: "Summarise" },
+      { type: "file", file: { filename: "report.md", file_data: `data:text/markdown;base64,${base64("# Report\n")}` } },
+      { type: "file", file: { file_id: "docs/brief.md" } },
+    ]);
+    expect(response.status).toBe(200);
+    expect(content("inputs/report.md")).toBe("# Report\n");
+    const turn = turnOf(response.headers.get("x-session-id") as string);
+    expect(turn).toMatchObject({ message: "Summarise", attachments: [{ path: "inputs/report.md" }, { path: "docs/brief.md" }] });
+  });
+
+  it("refuses an image_url part with a 400 in OpenAI's shape that says which parts are supported", async () => {
+    const { status, body } = await json(await completion([{ type: "text", text: "what is this" }, { type: "image_url", image_url: { url: "https://example.com/a.png" } }]));
+    expect(status).toBe(400);
+    expect(body).toEqual({ error: { message: expect.stringContaining('send "text" and "file" parts'), type: "invalid_request_error", param: null, code: "validation_error" } });
+    expect(body["error"].message).toContain("image_url");
+  });
+
+  it("refuses file_data without a filename, or that is not base64", async () => {
+    for (const file of [{ file_data: base64("x") }, { filename: "a.md", file_data: "data:text/plain,hello" }, { filename: "a.md", file_data: "not base64!" }]) {
+      const { status, body } = await json(await completion([{ type: "text", text: "read" }, { type: "file", file }]));
+      expect({ file, status, code: body["error"]?.code }).toEqual({ file, status: 400, code: "validation_error" });
+    }
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * Chat attachments through the whole system on the scripted model: a file attached inline to a chat message is
+ * stored in the project's `inputs/`, the model is told its virtual path in the user's message (and nothing of
+ * its content), reads it with read_file at that path, and later turns still see the note; the chat shows the
+ * message as typed with its attachments beside it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
+import { startTestSystem, type TestSystem } from "./support/test-system.js";
+
+let system: TestSystem;
+const notes = "# Launch notes\n\nThe lighthouse launches on the 4th of May.\n";
+
+/** Reads the first attached file the last user message names; answers a tool's result with its text verbatim. */
+function readAttachments(request: ChatRequestBody): ScriptedTurn {
+  const last = request.messages.at(-1);
+  if (last?.role === "tool") return { text: String(last.content) };
+  const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
+  const path = /^- (\{project-root\}\/\S+)/m.exec(said)?.[1];
+  return path === undefined ? { text: "No files." } : { toolCalls: [{ name: "read_file", arguments: { file_path: path } }] };
+}
+
+async function api(method: string, path: string, body?: unknown): Promise<Record<string, any>> {
+  const response = await fetch(`${system.url}${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  });
+  return (await response.json()) as Record<string, any>;
+}
+
+beforeAll(async () => {
+  system = await startTestSystem({ responder: readAttachments });
+}, 120_000);
+
+afterAll(() => system?.stop());
+
+describe("chat attachments end to end", () => {
+  it("the model reads an attached file at the path it was told, and later turns still name it", async () => {
+    const attachments = [{ name: "notes.md", content_base64: Buffer.from(notes).toString("base64") }];
+    const first = await api("POST", "/api/chat", { agent_id: "idea-coach", message: "When do we launch?", attachments });
+    expect(first).toMatchObject({ success: true });
+    expect(first["response"]).toContain("The lighthouse launches on the 4th of May.");
+
+    const requests = system.model.requests.map((request) => request.body);
+    const asked = requests.find((body) => body.messages.at(-1)?.role === "user");
+    const told = String(asked?.messages.at(-1)?.content);
+    expect(told).toMatch(/^When do we launch\?\n\nAttached files .*\n- \{project-root\}\/inputs\/notes\.md$/s);
+    expect(told).not.toContain("lighthouse");
+    expect(asked?.messages.at(-1)).not.toHaveProperty("attachments");
+    const toolCall = requests.flatMap((body) => body.messages).find((message) => message.role === "assistant" && message.tool_calls !== undefined);
+    expect(JSON.stringify(toolCall?.tool_calls)).toContain('{\\"file_path\\":\\"{project-root}/inputs/notes.md\\"}');
+
+    const session = await api("GET", `/api/sessions/${first["session_id"] as string}`);
+    expect(session["session"]["messages"][0]).toEqual({ role: "user", content: "When do we launch?", attachments: [{ path: "inputs/notes.md" }] });
+    const stored = await fetch(`${system.url}/api/projects/${first["project_id"] as string}/files/inputs/notes.md?raw`);
+    expect(await stored.text()).toBe(notes);
+
+    const seen = system.model.requests.length;
+    const second = await api("POST", "/api/chat", { agent_id: "idea-coach", message: "Thanks", session_id: first["session_id"] });
+    expect(second).toMatchObject({ success: true, response: "No files." });
+    const history = system.model.requests[seen]?.body.messages ?? [];
+    const earlier = history.find((message) => message.role === "user" && String(message.content).startsWith("When do we launch?"));
+    expect(String(earlier?.content)).toContain("- {project-root}/inputs/notes.md");
+    expect(earlier).not.toHaveProperty("attachments");
+  });
+});
