@@ -5,18 +5,23 @@
  * message as typed with its attachments beside it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildPdf } from "../services/tool-runner/src/convert/testing/pdf-fixture.js";
 import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
 let system: TestSystem;
 const notes = "# Launch notes\n\nThe lighthouse launches on the 4th of May.\n";
 
-/** Reads the first attached file the last user message names; answers a tool's result with its text verbatim. */
+/**
+ * Reads the first attached file the last user message names (its Markdown form when it has one, as a model that
+ * follows the note would); answers a tool's result with its text verbatim.
+ */
 function readAttachments(request: ChatRequestBody): ScriptedTurn {
   const last = request.messages.at(-1);
   if (last?.role === "tool") return { text: String(last.content) };
   const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
-  const path = /^- (\{project-root\}\/\S+)/m.exec(said)?.[1];
+  const named = /^- (\{project-root\}\/\S+)(?: — as Markdown: (\{project-root\}\/\S+))?/m.exec(said);
+  const path = named?.[2] ?? named?.[1];
   return path === undefined ? { text: "No files." } : { toolCalls: [{ name: "read_file", arguments: { file_path: path } }] };
 }
 
@@ -62,5 +67,16 @@ describe("chat attachments end to end", () => {
     const earlier = history.find((message) => message.role === "user" && String(message.content).startsWith("When do we launch?"));
     expect(String(earlier?.content)).toContain("- {project-root}/inputs/notes.md");
     expect(earlier).not.toHaveProperty("attachments");
+  });
+
+  it("a PDF attached to a message is read through its Markdown form, at the path the message named", async () => {
+    const pdf = Buffer.from(buildPdf({ pages: [["Interview with the keeper", "Fog horns fail twice a year."]] }));
+    const reply = await api("POST", "/api/chat", { agent_id: "idea-coach", message: "Summarise the interview", attachments: [{ name: "interview.pdf", content_base64: pdf.toString("base64") }] });
+    expect(reply).toMatchObject({ success: true });
+    const told = String(system.model.requests.map((request) => request.body).findLast((body) => body.messages.at(-1)?.role === "user")?.messages.at(-1)?.content);
+    expect(told).toContain("- {project-root}/inputs/interview.pdf — as Markdown: {project-root}/inputs/interview.pdf.md");
+    const read = JSON.parse(String(reply["response"])) as Record<string, unknown>;
+    expect(read).toMatchObject({ success: true, path: "{project-root}/inputs/interview.pdf.md", converted_from: "{project-root}/inputs/interview.pdf" });
+    expect(String(read["content"])).toContain("Fog horns fail twice a year.");
   });
 });
