@@ -104,6 +104,9 @@ describe("a project's files", { shuffle: false }, () => {
   it("checks the path before it reads the body: a protected name is 400 and nothing is staged", async () => {
     const uploads = store.requests("upload").length;
     expect(await json(await fixture.api("alice", "/api/projects/team/files/config/.env", { method: "PUT", body: "SECRET=1" }))).toEqual({ status: 400, body: failure("INVALID_PATH") });
+    for (const path of ["inputs/bell%07.md", "inputs/%1B%5B2J.md", `inputs/${"a".repeat(1100)}.md`]) {
+      expect((await fixture.api("alice", `/api/projects/team/files/${path}`, { method: "PUT", body: "x" })).status, path).toBe(400);
+    }
     expect(store.requests("upload").length).toBe(uploads);
   });
 
