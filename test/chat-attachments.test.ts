@@ -5,7 +5,7 @@
  * message as typed with its attachments beside it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildPdf } from "../services/tool-runner/src/convert/testing/pdf-fixture.js";
+import { buildPdf } from "../services/tool-runner/src/testing/pdf-fixture.js";
 import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
