@@ -130,6 +130,20 @@ describe("tools", () => {
     const second = await client.callTool({ name: "chat", arguments: { agent_id: "idea-coach", message: "and now?", session_id: result["session_id"] } });
     expect(structured(second)).toMatchObject({ session_id: result["session_id"], response: "echo: and now?" });
   });
+
+  it("attaches files to a chat: an inline file is stored in inputs/ and the model is told its path, not its content", async () => {
+    const notes = Buffer.from("# Bakery notes\nSourdough sells out by nine.\n");
+    const result = await client.callTool({ name: "chat", arguments: { agent_id: "idea-coach", message: "read my notes", attachments: [{ name: "bakery.md", content_base64: notes.toString("base64") }] } });
+    expect(result.isError).toBeFalsy();
+    const told = String(system.model.requests.map((request) => request.body).findLast((body) => body.messages.at(-1)?.role === "user")?.messages.at(-1)?.content);
+    expect(told).toMatch(/^read my notes\n\nAttached files .*\n- \{project-root\}\/inputs\/bakery\.md$/s);
+    expect(told).not.toContain("Sourdough");
+    const stored = await fetch(`${system.url}/api/projects/${structured(result)["project_id"] as string}/files/inputs/bakery.md?raw`, { headers: { authorization: `Bearer ${token}` } });
+    expect(await stored.text()).toBe(notes.toString());
+    const missing = await client.callTool({ name: "chat", arguments: { agent_id: "idea-coach", message: "read it", attachments: [{ path: "inputs/nowhere.md" }] } });
+    expect(missing.isError).toBe(true);
+    expect(text(missing)).toContain("FILE_NOT_FOUND");
+  });
 });
 
 describe("GET/POST /api/agents/:id/activation with the user's request", () => {

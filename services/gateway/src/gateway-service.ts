@@ -14,6 +14,7 @@ import { GatewayMetrics } from "./metrics.js";
 import { UserRateLimit } from "./user-rate-limit.js";
 import { WebSocketCaps } from "./websocket-caps.js";
 import { attachWebSocket } from "./websocket-server.js";
+import { UploadStaging } from "./uploads/upload-staging.js";
 
 export interface GatewayOptions {
   connection: NatsConnection;
@@ -48,6 +49,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     requestRate: new UserRateLimit(config.RATE_LIMIT_PER_MINUTE, { onRefused: () => metrics.refusals.inc({ limit: "rate" }) }),
     webSockets: new WebSocketCaps(config),
     agents: new AgentList({ connection, config, subjectPrefix }, logger),
+    uploads: new UploadStaging({ connection, subjectPrefix }),
   };
   const app = createApp(context);
   const service = await connection.services.add({

@@ -15,16 +15,12 @@ import { callService } from "../nats-call.js";
 import { defaultProjectAlias, getProject, requireWriter } from "../project-access.js";
 import { spacePath } from "../project-file-path.js";
 import { sessionAccess } from "../session-access.js";
-import { UploadStaging } from "./upload-staging.js";
 
 /** Where an inline attachment is stored in the chat's project. */
 const inputsFolder = "inputs";
 
 /** The prefix the model sees on project paths; a client that copies a path from a chat may send it back. */
 const projectRootPrefix = "{project-root}/";
-
-/** One staging per gateway: it binds the uploads store once. */
-const stagings = new WeakMap<GatewayContext, UploadStaging>();
 
 /**
  * The files a chat message attaches, checked for the project the turn will run in, before the turn is queued:
@@ -97,8 +93,7 @@ function attachmentPath(attachment: Attachment, index: number): string {
 }
 
 async function upload(context: GatewayContext, space: FileSpaceRef, user: string, path: string, contentBase64: string): Promise<AttachedFile> {
-  const staging = stagings.get(context) ?? new UploadStaging(context);
-  stagings.set(context, staging);
+  const staging = context.uploads;
   const bytes = Buffer.from(contentBase64, "base64");
   const staged = await staging.stage(
     (async function* () {

@@ -23,7 +23,7 @@ import { toAppError } from "../to-app-error.js";
 import { projectArchive } from "./project-archive.js";
 import { ContentReader } from "./content-reader.js";
 import { multipartUpload } from "./multipart-upload.js";
-import { tooLarge, UploadStaging } from "./upload-staging.js";
+import { tooLarge, type UploadStaging } from "./upload-staging.js";
 
 const SourceQuery = z.object({ strip: z.string().regex(/^[0-8]$/, "a number of leading folders to drop, 0 to 8").transform(Number).optional() });
 const ArchiveQuery = z.object({ source: z.enum(["0", "1"]).optional() });
@@ -40,7 +40,7 @@ const archiveTypes = ["application/zip", "application/x-zip-compressed", "applic
  */
 export function uploadRoutes(context: GatewayContext): Router {
   const router = Router();
-  const staging = new UploadStaging(context);
+  const staging = context.uploads;
   const contents = new ContentReader(context);
   const maxBytes = context.config.UPLOAD_MAX_BYTES;
   const long = { timeoutMs: context.config.UPLOAD_TIMEOUT_MS };

@@ -38,11 +38,6 @@ export class UploadStaging {
     return { name, size };
   }
 
-  /** Removes a staged upload the tool-runner was never told of (a refused request); what is left expires. */
-  async discard(name: string): Promise<void> {
-    await (await this.open()).delete(name).catch(() => undefined);
-  }
-
   private open(): Promise<ObjectStore> {
     this.store ??= this.context.connection
       .jetstream({ checkAPI: false })
