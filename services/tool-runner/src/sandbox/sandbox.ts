@@ -158,33 +158,24 @@ export class Sandbox {
     }
     if (located.kind === "stored") {
       const prefix = located.path === "" ? "" : `${located.path}/`;
-      const index = await this.options.files.index(located.space);
-      for (const file of liveFiles(index)) {
-        if (file.path === located.path) throw sandboxError("INVALID_PATH", `Not a folder: ${located.virtualPath}`);
-        if (!file.path.startsWith(prefix)) continue;
-        found = true;
-        const rest = file.path.slice(prefix.length);
-        const name = rest.split("/")[0] ?? "";
-        if (folders.has(name) || findProtectedSegment(name) !== undefined) continue;
-        if (!isServableName(name)) {
-          unservable += 1;
-          continue;
-        }
-        folders.set(name, rest.includes("/") ? { name, type: "directory", size: 0 } : { name, type: "file", size: file.size });
-      }
+      const own = liveFiles(await this.options.files.index(located.space));
       const source = await this.source(located.space);
-      for (const file of source?.files.values() ?? []) {
-        if (!file.path.startsWith(prefix)) continue;
-        if (file.path === located.path) throw sandboxError("INVALID_PATH", `Not a folder: ${located.virtualPath}`);
-        found = true;
-        const rest = file.path.slice(prefix.length);
-        const name = rest.split("/")[0] ?? "";
-        if (folders.has(name) || findProtectedSegment(name) !== undefined) continue;
-        if (!isServableName(name)) {
-          unservable += 1;
-          continue;
+      // the project's own files, then its code snapshot's (read-only), one entry per name
+      for (const [files, readOnly] of [[own, false], [source?.files.values() ?? [], true]] as const) {
+        for (const file of files) {
+          if (file.path === located.path) throw sandboxError("INVALID_PATH", `Not a folder: ${located.virtualPath}`);
+          if (!file.path.startsWith(prefix)) continue;
+          found = true;
+          const rest = file.path.slice(prefix.length);
+          const name = rest.split("/")[0] ?? "";
+          if (folders.has(name) || findProtectedSegment(name) !== undefined) continue;
+          if (!isServableName(name)) {
+            unservable += 1;
+            continue;
+          }
+          if (rest.includes("/")) folders.set(name, { name, type: "directory", size: 0 });
+          else folders.set(name, { name, type: "file", size: file.size, ...(readOnly ? { read_only: true as const } : {}) });
         }
-        folders.set(name, rest.includes("/") ? { name, type: "directory", size: 0 } : { name, type: "file", size: file.size, read_only: true });
       }
       if (!found && located.path === "") found = true;
     }

@@ -15,7 +15,7 @@ import {
   type NatsRetryPolicy,
 } from "@agent-orchestrator/shared";
 import { LRUCache } from "lru-cache";
-import type { JetStreamClient, KV, NatsConnection, ObjectStore } from "nats";
+import type { JetStreamClient, KV, NatsConnection, ObjectInfo, ObjectStore } from "nats";
 import type { ToolRunnerConfig } from "../config.js";
 import { replyOverheadBytes } from "../tools/reply-budget.js";
 import { ContentCache } from "./content-cache.js";
@@ -429,29 +429,14 @@ export class FileStore {
    * already holds is not sent again. Returns what a FileChange names it by.
    */
   async storeFile(file: string, sha256: string, size: number): Promise<StoredContent> {
-    try {
-      await retryNats(async () => {
-        const known = await this.options.contents.info(sha256);
-        if (known && !known.deleted && known.size === size) return;
-        await putObjectPaced(this.options.flush, this.options.contents, sha256, createReadStream(file));
-      }, repeatable);
-    } catch (error) {
-      throw storeFailure(error);
-    }
+    await this.put(sha256, (known) => known?.size === size, () => putObjectPaced(this.options.flush, this.options.contents, sha256, createReadStream(file)));
     return { sha256, size };
   }
 
   /** Stores bytes as a content (not through the cache: a code snapshot's files are many and mostly unread); returns its sha256. */
   async storeBytes(content: Uint8Array): Promise<string> {
     const sha256 = createHash("sha256").update(content).digest("hex");
-    try {
-      await retryNats(async () => {
-        const known = await this.options.contents.info(sha256);
-        if (!known || known.deleted) await this.options.contents.putBlob({ name: sha256 }, content);
-      }, repeatable);
-    } catch (error) {
-      throw storeFailure(error);
-    }
+    await this.put(sha256, () => true, () => this.options.contents.putBlob({ name: sha256 }, content));
     return sha256;
   }
 
@@ -459,16 +444,24 @@ export class FileStore {
   private async store(content: Uint8Array): Promise<string> {
     const sha256 = createHash("sha256").update(content).digest("hex");
     if (this.options.cache.has(sha256)) return sha256;
+    await this.put(sha256, () => true, () => this.options.contents.putBlob({ name: sha256 }, content));
+    this.options.cache.set(sha256, content);
+    return sha256;
+  }
+
+  /**
+   * Puts the content named `sha256` with `put` unless the store holds it already (and `same` agrees), waiting
+   * out an election: a repeat of a put that timed out but landed stores the same bytes again.
+   */
+  private async put(sha256: string, same: (known: ObjectInfo) => boolean, put: () => Promise<unknown>): Promise<void> {
     try {
       await retryNats(async () => {
         const known = await this.options.contents.info(sha256);
-        if (!known || known.deleted) await this.options.contents.putBlob({ name: sha256 }, content);
+        if (!known || known.deleted || !same(known)) await put();
       }, repeatable);
     } catch (error) {
       throw storeFailure(error);
     }
-    this.options.cache.set(sha256, content);
-    return sha256;
   }
 }
 
