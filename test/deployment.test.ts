@@ -235,7 +235,7 @@ describe("deploy/nats/nats-server.conf", () => {
     expect(userBlock("registry")).not.toContain("$JS.");
     // the tool-runner keeps the files in JetStream (docs/projects.md "Storage"): its own buckets and object store, nothing else
     const toolRunner = userBlock("tool-runner");
-    const ownStreams = ["KV_file_index", "KV_file_revisions", "KV_tool_calls", "OBJ_file_contents"];
+    const ownStreams = ["KV_file_index", "KV_file_revisions", "KV_tool_calls", "OBJ_file_contents", "OBJ_file_uploads"];
     const api = [...toolRunner.matchAll(/"(\$JS\.API\.[^"]+)"/g)].map((match) => match[1] ?? "");
     expect(api.length).toBeGreaterThan(1);
     // INFO says whether JetStream is on; STREAM.NAMES answers stream names only (nats.js looks up an object's stream by it)
@@ -243,12 +243,22 @@ describe("deploy/nats/nats-server.conf", () => {
       expect(ownStreams.some((stream) => subject.split(".").includes(stream)), subject).toBe(true);
     }
     for (const subject of [...toolRunner.matchAll(/"(\$KV\.[^".]+|\$O\.[^".]+)\./g)].map((match) => match[1])) {
-      expect(["$KV.file_index", "$KV.file_revisions", "$KV.tool_calls", "$O.file_contents"]).toContain(subject);
+      expect(["$KV.file_index", "$KV.file_revisions", "$KV.tool_calls", "$O.file_contents", "$O.file_uploads"]).toContain(subject);
     }
     // and it cannot publish what the other services do: no run events, no tool calls, no registry, no session or project requests
     const deny = /deny: \[([^\]]*)\]/.exec(toolRunner)?.[1] ?? "";
     for (const subject of ["tool.>", "agent.>", "registry.>", "session.>", "project.>"]) expect(deny).toContain(`"${subject}"`);
     expect(toolRunner).not.toMatch(/"(RUN_REQUESTS|RUN_EVENTS|KV_sessions|KV_projects|KV_turn_slots)/);
+  });
+
+  it("lets the gateway write only the uploads store, and read but never write file contents (docs/uploads.md)", () => {
+    const gateway = userBlock("gateway");
+    const objects = [...gateway.matchAll(/"(\$O\.[^"]+)"/g)].map((match) => match[1]);
+    expect(objects).toEqual(["$O.file_uploads.>"]);
+    const contents = [...gateway.matchAll(/"(\$JS\.API\.[^"]*OBJ_file_contents[^"]*)"/g)].map((match) => match[1] ?? "");
+    expect(contents.length).toBeGreaterThan(0);
+    for (const subject of contents) expect(subject, subject).toMatch(/^\$JS\.API\.(STREAM\.INFO|DIRECT\.GET|STREAM\.MSG\.GET)\./);
+    expect(gateway).not.toMatch(/"\$KV\.file_index|"\$JS\.API\.[A-Z.]*KV_file_index/);
   });
 
   it("keeps each service's replies on its own inbox prefix", () => {
