@@ -2,7 +2,7 @@
  * `npm run bench`: every measure in one run (what distribution costs per tool call, before the first token, per
  * session, against the OpenAI Agents SDK and in throughput and CPU; registry discovery; lazy loading; starting a
  * workflow; idle-session memory; recovery after a nats-server restart; load; project files in the store; the file
- * tools at BMAD's grain: bench/README.md lists them), against one private nats-server and the scripted model, so
+ * tools at BMAD's grain; uploads: bench/README.md lists them), against one private nats-server and the scripted model, so
  * that ratios compare figures taken minutes apart on the same machine. Prints the table and
  * writes a dated JSON file to bench/results/ (git-ignored); a full run of every measure also writes
  * bench/results/latest.json, the one that is committed.
@@ -30,6 +30,7 @@ import { measureSessionEndToEnd } from "./session-end-to-end.js";
 import { measureThroughput } from "./throughput.js";
 import { measureTimeToFirstToken } from "./time-to-first-token.js";
 import { measureToolCallOverhead } from "./tool-call-overhead.js";
+import { measureUploads } from "./uploads.js";
 import { measureWorkflowStart } from "./workflow-start.js";
 
 const measures: Array<{ id: number; run: (context: BenchContext) => Promise<MeasureReport> }> = [
@@ -45,6 +46,7 @@ const measures: Array<{ id: number; run: (context: BenchContext) => Promise<Meas
   { id: 11, run: measureConcurrentLoad },
   { id: 12, run: measureProjectFiles },
   { id: 13, run: measureFileTools },
+  { id: 14, run: measureUploads },
   // last: it restarts the server under everything
   { id: 10, run: measureRecovery },
 ];

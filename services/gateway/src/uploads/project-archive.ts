@@ -31,7 +31,7 @@ export async function projectArchive(context: GatewayContext, contents: ContentR
 
   const zip = new ZipFile();
   for (const file of files) {
-    zip.addReadStreamLazy(file.path, { size: file.size, mtime: file.mtime }, (callback) => callback(null, Readable.from(contents.chunks(file.sha256))));
+    zip.addReadStreamLazy(file.path, { size: file.size, mtime: file.mtime, compress: compressible(file.path) }, (callback) => callback(null, Readable.from(contents.chunks(file.sha256))));
   }
   zip.end();
   response.status(200);
@@ -54,6 +54,13 @@ async function snapshotFiles(context: GatewayContext, contents: ContentReader, p
   const manifest = SourceManifest.parse(parsed.ok ? parsed.value : undefined);
   const mtime = new Date(source.uploaded_at);
   return manifest.files.filter((file) => !own.has(file.path)).map((file) => ({ ...file, mtime }));
+}
+
+/** Formats that are compressed already: deflating them again costs CPU and saves nothing (stored as they are). */
+const compressedFormats = /\.(pdf|docx|xlsx|pptx|odt|zip|gz|tgz|bz2|xz|zst|7z|png|jpe?g|gif|webp|mp[34]|mov|woff2?)$/i;
+
+function compressible(path: string): boolean {
+  return !compressedFormats.test(path);
 }
 
 /** The download's file name: the project's name in characters every system keeps, else its id. */
