@@ -98,6 +98,11 @@ describe("inputs and outputs of a project", { shuffle: false }, () => {
     const table = await tool("read_file", { file_path: "{project-root}/inputs/interviews.docx.md" });
     expect(table["content"]).toMatch(/# Interview notes/);
     expect(table["content"]).toMatch(/\| Ada \| Fog is the enemy \|/);
+    // the bytes come back as uploaded, as a download the browser saves, never renders
+    const download = await api("GET", `/api/projects/${project}/files/inputs/research.pdf?download`);
+    expect(download.headers.get("content-type")).toBe("application/octet-stream");
+    expect(download.headers.get("content-disposition")).toContain('filename="research.pdf"');
+    expect(Buffer.from(await download.arrayBuffer())).toEqual(Buffer.from(pdf));
     const original = await tool("read_file", { file_path: "{project-root}/inputs/research.pdf" });
     expect(original).toMatchObject({ success: false, error: { code: "BINARY_FILE", message: expect.stringContaining("{project-root}/inputs/research.pdf.md") } });
   });

@@ -5,6 +5,7 @@ import type { AgentList } from "./agent-list.js";
 import type { AuthThrottle } from "./auth-throttle.js";
 import type { GatewayConfig } from "./config.js";
 import type { GatewayMetrics } from "./metrics.js";
+import type { ContentReader } from "./uploads/content-reader.js";
 import type { UploadStaging } from "./uploads/upload-staging.js";
 import type { UserRateLimit } from "./user-rate-limit.js";
 import type { WebSocketCaps } from "./websocket-caps.js";
@@ -29,4 +30,6 @@ export interface GatewayContext {
   agents: AgentList;
   /** where request bodies are streamed on their way to the tool-runner (docs/uploads.md) */
   uploads: UploadStaging;
+  /** file contents read chunk by chunk for downloads and exports */
+  contents: ContentReader;
 }

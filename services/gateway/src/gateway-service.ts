@@ -14,6 +14,7 @@ import { GatewayMetrics } from "./metrics.js";
 import { UserRateLimit } from "./user-rate-limit.js";
 import { WebSocketCaps } from "./websocket-caps.js";
 import { attachWebSocket } from "./websocket-server.js";
+import { ContentReader } from "./uploads/content-reader.js";
 import { UploadStaging } from "./uploads/upload-staging.js";
 
 export interface GatewayOptions {
@@ -50,6 +51,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     webSockets: new WebSocketCaps(config),
     agents: new AgentList({ connection, config, subjectPrefix }, logger),
     uploads: new UploadStaging({ connection, subjectPrefix }),
+    contents: new ContentReader({ connection, subjectPrefix }),
   };
   const app = createApp(context);
   const service = await connection.services.add({

@@ -17,13 +17,17 @@ import { parseInput } from "./parse-input.js";
 import { getProject, requireWriter } from "./project-access.js";
 import { spacePath } from "./project-file-path.js";
 import { sendRawFile } from "./raw-file-response.js";
+import { sendFileDownload } from "./uploads/file-download.js";
 
 const revisionNumber = z.string().regex(/^[1-9][0-9]{0,9}$/, "a revision number (1, 2, …)").transform(Number);
 
 /** `?source=1` lists the code snapshot's files too (read_only), as many as fit one reply (`truncated`). */
 const ListQuery = z.object({ prefix: z.string().max(1024).optional(), source: z.enum(["0", "1"]).optional() });
-/** `?revisions` lists the revisions, `?revision=N` reads one, `?raw` answers with the file's text alone. */
-const ReadQuery = z.object({ revision: revisionNumber.optional(), revisions: z.string().optional(), raw: z.string().optional() });
+/**
+ * `?revisions` lists the revisions, `?revision=N` reads one, `?raw` answers with the file's text alone,
+ * `?download` sends the latest revision's bytes, any file, as an attachment.
+ */
+const ReadQuery = z.object({ revision: revisionNumber.optional(), revisions: z.string().optional(), raw: z.string().optional(), download: z.string().optional() });
 const RestoreQuery = z.object({ restore: revisionNumber });
 
 /**
@@ -52,6 +56,10 @@ export function projectFilesRoutes(context: GatewayContext): Router {
       const query = parseInput(ReadQuery, request.query, "query");
       if (query.revisions !== undefined && query.revision !== undefined) throw new AppError("VALIDATION_ERROR", "query: give either revisions or revision");
       const space = await projectSpace(context, request, currentUser(response), "read");
+      if (query.download !== undefined) {
+        await sendFileDownload(context, response, space, path);
+        return;
+      }
       if (query.revisions !== undefined) {
         const reply = await callService(context, subjects.files("revisions"), { space, path }, FilesRevisionsReply);
         response.json({ success: true, revisions: reply.revisions });

@@ -21,7 +21,6 @@ import { getProject, requireWriter } from "../project-access.js";
 import { spacePath } from "../project-file-path.js";
 import { toAppError } from "../to-app-error.js";
 import { projectArchive } from "./project-archive.js";
-import { ContentReader } from "./content-reader.js";
 import { multipartUpload } from "./multipart-upload.js";
 import { tooLarge, type UploadStaging } from "./upload-staging.js";
 
@@ -41,7 +40,6 @@ const archiveTypes = ["application/zip", "application/x-zip-compressed", "applic
 export function uploadRoutes(context: GatewayContext): Router {
   const router = Router();
   const staging = context.uploads;
-  const contents = new ContentReader(context);
   const maxBytes = context.config.UPLOAD_MAX_BYTES;
   const long = { timeoutMs: context.config.UPLOAD_TIMEOUT_MS };
 
@@ -114,7 +112,7 @@ export function uploadRoutes(context: GatewayContext): Router {
   router.get("/api/projects/:id/archive", async (request, response) => {
     const { source } = parseInput(ArchiveQuery, request.query, "query");
     const project = await getProject(context, currentUser(response), request.params["id"]);
-    await projectArchive(context, contents, response, { project, source: source === "1" });
+    await projectArchive(context, response, { project, source: source === "1" });
   });
   return router;
 }

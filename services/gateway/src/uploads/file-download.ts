@@ -1,0 +1,33 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { Response } from "express";
+import { AppError, FilesStatReply, subjects, type FileSpaceRef, type Logger } from "@agent-orchestrator/shared";
+import type { GatewayContext } from "../gateway-context.js";
+import { callService } from "../nats-call.js";
+
+/**
+ * Sends one file of a project (its own or the code snapshot's), any bytes, as a download: the latest
+ * revision's content streamed chunk by chunk from the contents store, as an attachment of type
+ * `application/octet-stream` whatever its name, so a browser saves it and never renders it (an uploaded HTML
+ * page or SVG runs nothing here). The file's name travels in `content-disposition`.
+ */
+export async function sendFileDownload(context: GatewayContext, response: Response, space: FileSpaceRef, path: string): Promise<void> {
+  const [file] = (await callService(context, subjects.files("stat"), { space, paths: [path] }, FilesStatReply)).files;
+  if (!file) throw new AppError("FILE_NOT_FOUND", `File not found: ${path}`);
+  const name = path.split("/").at(-1) ?? "download";
+  response.status(200).set({
+    "content-type": "application/octet-stream",
+    "content-length": String(file.size),
+    "content-disposition": `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+    "content-security-policy": "default-src 'none'; sandbox",
+    "x-file-revision": String(file.revision),
+    "cache-control": "no-store",
+  });
+  try {
+    await pipeline(Readable.from(context.contents.chunks(file.sha256)), response);
+  } catch (error) {
+    // after the first byte the status cannot change: the download is cut, and the client sees it short
+    (response.locals["logger"] as Logger).error({ err: error, path }, "download cut short");
+    response.destroy();
+  }
+}
