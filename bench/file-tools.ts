@@ -19,7 +19,7 @@ import path from "node:path";
 import type { NatsConnection } from "nats";
 import { connectNats, createLogger, jetStreamNames, serviceNames, type ToolContext, type ToolName } from "@agent-orchestrator/shared";
 import { orchestratorEnvSchema } from "../services/orchestrator/src/config.js";
-import { ToolClient } from "../services/orchestrator/src/tool-client.js";
+import { ToolClient } from "../services/orchestrator/src/tools/tool-client.js";
 import { startScriptedModel, type ScriptedModel } from "../test/support/scripted-model.js";
 import type { BenchContext } from "./support/bench-context.js";
 import { pick } from "./support/bench-settings.js";

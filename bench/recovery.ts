@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { connectNats, createLogger, jetStreamNames, requestJson, serviceNames, ToolResult } from "@agent-orchestrator/shared";
 import { orchestratorEnvSchema } from "../services/orchestrator/src/config.js";
-import { ensureRunStreams } from "../services/orchestrator/src/jetstream-setup.js";
+import { ensureRunStreams } from "../services/orchestrator/src/nats/jetstream-setup.js";
 import type { BenchContext } from "./support/bench-context.js";
 import { latencySamples, pick, warmupRounds } from "./support/bench-settings.js";
 import { chatJson, postChat } from "./support/gateway-client.js";

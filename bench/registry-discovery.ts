@@ -29,7 +29,7 @@ import { discoveryLimits, registryEnvSchema } from "../services/registry/src/con
 import { startRegistry, type RunningRegistry } from "../services/registry/src/registry-service.js";
 import { gatewayEnvSchema } from "../services/gateway/src/config.js";
 import { startGateway } from "../services/gateway/src/gateway-service.js";
-import { AgentList } from "../services/gateway/src/agent-list.js";
+import { AgentList } from "../services/gateway/src/agents/agent-list.js";
 import type { BenchContext } from "./support/bench-context.js";
 import { startBenchNats } from "./support/bench-nats.js";
 import { pick } from "./support/bench-settings.js";

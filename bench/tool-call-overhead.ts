@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { connect } from "nats";
 import { connectNats, createLogger, encodeJson, serviceNames } from "@agent-orchestrator/shared";
 import { orchestratorEnvSchema } from "../services/orchestrator/src/config.js";
-import { ToolClient } from "../services/orchestrator/src/tool-client.js";
+import { ToolClient } from "../services/orchestrator/src/tools/tool-client.js";
 import type { BenchContext } from "./support/bench-context.js";
 import { latencySamples, warmupRounds } from "./support/bench-settings.js";
 import { createDirectReadFile } from "./support/direct-tools.js";

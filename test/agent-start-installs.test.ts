@@ -3,16 +3,16 @@
  * every agent of a 4.x, 6.0.x and 6.2 install is parsed by the registry's parser and started by the
  * orchestrator's start, reading the install's files; its config is loaded by the system, its output variables
  * name the project's folders as BMAD does (`{project-root}/_bmad-output/…`, docs/projects.md) and no config
- * variable is left for the model to fill. Skills-era agents start through load_skill (services/orchestrator/src/agent-start.test.ts).
+ * variable is left for the model to fill. Skills-era agents start through load_skill (services/orchestrator/src/agent/agent-start.test.ts).
  */
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseAgentFile, type AgentDefinition, type ToolResult } from "@agent-orchestrator/shared";
 import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
-import { startAgent } from "../services/orchestrator/src/agent-start.js";
-import { toolsForAgent } from "../services/orchestrator/src/agent-tools.js";
-import { buildSystemPrompt } from "../services/orchestrator/src/system-prompt.js";
+import { startAgent } from "../services/orchestrator/src/agent/agent-start.js";
+import { toolsForAgent } from "../services/orchestrator/src/agent/agent-tools.js";
+import { buildSystemPrompt } from "../services/orchestrator/src/prompt/system-prompt.js";
 
 interface Release {
   version: string;

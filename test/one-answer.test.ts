@@ -2,7 +2,7 @@
  * One answer through every door: a turn whose model speaks, calls a tool, and speaks again answers with the text
  * of both model calls on `done` (SSE, WebSocket), as JSON from POST /api/chat, from `/v1` whole and streamed, and
  * from the MCP `chat` tool, each the same text and none of them cut. Real processes, a private nats-server, the
- * scripted model. (A cut answer, over a NATS message, is tested per door in services/gateway/src/turn-answer.test.ts.)
+ * scripted model. (A cut answer, over a NATS message, is tested per door in services/gateway/src/chat/turn-answer.test.ts.)
  */
 import { once } from "node:events";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";

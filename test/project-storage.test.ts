@@ -16,7 +16,7 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeJson, FilesListReply, jetStreamNames, zeroUsage, type FileListing, type SessionHead } from "@agent-orchestrator/shared";
 import { natsAdminUser } from "../scripts/lib/nats-users.js";
-import { headKey } from "../services/orchestrator/src/session-store.js";
+import { headKey } from "../services/orchestrator/src/sessions/session-store.js";
 import { startFaultSystem, waitForReplicas, type FaultSystem } from "./faults/support/fault-system.js";
 import { testNatsPasswords } from "./support/nats-harness.js";
 import { fileToolsResponder } from "./support/file-tools-responder.js";

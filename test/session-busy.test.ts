@@ -1,6 +1,6 @@
 /**
  * One running turn per session (ARCHITECTURE.md "One chat turn", step 3; the rule in
- * services/orchestrator/src/turn-acceptance.ts): of two chats at once in one session, one is answered and the
+ * services/orchestrator/src/turn/turn-acceptance.ts): of two chats at once in one session, one is answered and the
  * other refused with 409 SESSION_BUSY through POST /api/chat, whether they reach the orchestrators together (one
  * loses the compare-and-set on the session) or one while the other runs (the rule refuses it). Real processes,
  * a private nats-server, the scripted model.

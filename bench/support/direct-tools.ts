@@ -1,5 +1,5 @@
 import { createLogger, ReadFileArgs, toErrorBody, type ToolContext, type ToolName, type ToolResult } from "@agent-orchestrator/shared";
-import type { ToolCaller } from "../../services/orchestrator/src/tool-caller.js";
+import type { ToolCaller } from "../../services/orchestrator/src/loop/tool-caller.js";
 import { createSandbox } from "../../services/tool-runner/src/sandbox/index.js";
 import type { FileStore } from "../../services/tool-runner/src/store/file-store.js";
 import { readFileTool } from "../../services/tool-runner/src/tools/read-file-tool.js";

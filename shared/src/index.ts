@@ -141,5 +141,10 @@ export { natsRetryDelay, retryNats, retryWhileLeaderless } from "./runtime/nats/
 export type { NatsRetryOptions, NatsRetryPolicy } from "./runtime/nats/nats-retry.js";
 export { fileStoreElectionWaitMs, leaderElectionWaitMs, longestLeaderElectionMs, runEventStoreBudgetMs, runEventWatchHoldMs, scriptTimeoutDefaultMs, toolTimeoutDefaultMs } from "./runtime/nats/nats-wait-budgets.js";
 export { queueRunRequest } from "./runtime/nats/queue-run-request.js";
+export { HelpCatalogueEntry, HelpCatalogueReply, HelpCatalogueRequest } from "./wire/help-messages.js";
+export { MethodPhase, NextStep, ProjectArtifact, ProjectOverview } from "./wire/projects/project-overview.js";
+export { parseHelpCatalogue } from "./bmad/help-catalogue.js";
+export type { HelpEntry } from "./bmad/help-catalogue.js";
+export { methodOverview } from "./bmad/method-overview.js";
 export { putObjectPaced, readObjectChunks } from "./runtime/nats/object-streams.js";
 export type { QueueRunRequestOptions } from "./runtime/nats/queue-run-request.js";

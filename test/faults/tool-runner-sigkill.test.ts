@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectNats, createLogger, encodeJson, FilesListReply, FilesReadReply, mapWithConcurrency, type FileListing, type ToolResult } from "@agent-orchestrator/shared";
-import { ToolClient } from "../../services/orchestrator/src/tool-client.js";
+import { ToolClient } from "../../services/orchestrator/src/tools/tool-client.js";
 import { startTestNats, testNatsCredentials, type TestNats } from "../support/nats-harness.js";
 import { repoRoot, startServiceProcess, type ServiceProcess } from "../support/service-processes.js";
 

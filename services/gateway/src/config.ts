@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { baseEnvSchema, envInt } from "@agent-orchestrator/shared";
-import { parseAuthTokens } from "./auth-tokens.js";
-import { TrustedProxies } from "./trusted-proxies.js";
+import { parseAuthTokens } from "./auth/auth-tokens.js";
+import { TrustedProxies } from "./http/trusted-proxies.js";
 
 export const gatewayEnvSchema = baseEnvSchema.extend({
   PORT: envInt(3000, 0, 65535).describe("HTTP port (also serves `GET /metrics`)"),

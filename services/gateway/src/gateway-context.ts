@@ -1,14 +1,14 @@
 import type { IncomingMessage } from "node:http";
 import type { NatsConnection } from "nats";
 import type { Logger } from "@agent-orchestrator/shared";
-import type { AgentList } from "./agent-list.js";
-import type { AuthThrottle } from "./auth-throttle.js";
+import type { AgentList } from "./agents/agent-list.js";
+import type { AuthThrottle } from "./auth/auth-throttle.js";
 import type { GatewayConfig } from "./config.js";
 import type { GatewayMetrics } from "./metrics.js";
 import type { ContentReader } from "./uploads/content-reader.js";
 import type { UploadStaging } from "./uploads/upload-staging.js";
-import type { UserRateLimit } from "./user-rate-limit.js";
-import type { WebSocketCaps } from "./websocket-caps.js";
+import type { UserRateLimit } from "./limits/user-rate-limit.js";
+import type { WebSocketCaps } from "./limits/websocket-caps.js";
 
 /** What every route needs. */
 export interface GatewayContext {
@@ -18,7 +18,7 @@ export interface GatewayContext {
   /** prepended to every subject, so tests sharing one NATS server stay apart */
   subjectPrefix: string;
   metrics: GatewayMetrics;
-  /** the client address every per-address limit counts (client-address.ts, with TRUSTED_PROXIES) */
+  /** the client address every per-address limit counts (http/client-address.ts, with TRUSTED_PROXIES) */
   clientAddress: (request: IncomingMessage) => string;
   /** bearer tokens checked under a limit on wrong ones per client address, shared by HTTP and the WebSocket */
   authFailures: AuthThrottle;

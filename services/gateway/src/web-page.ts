@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import express, { Router, type Response } from "express";
 import { AppError } from "@agent-orchestrator/shared";
-import { sendError } from "./send-error.js";
+import { sendError } from "./http/send-error.js";
 
 // the same from src/ (tests) and dist/ (the service): both sit one level below the package
 const staticFolder = fileURLToPath(new URL("../web/static/", import.meta.url));

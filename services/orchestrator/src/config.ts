@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { baseEnvSchema, envInt, toolTimeoutDefaultMs } from "@agent-orchestrator/shared";
-import type { LoopLimits } from "./agent-loop.js";
+import type { LoopLimits } from "./loop/agent-loop.js";
 
 const optionalText = z
   .string()

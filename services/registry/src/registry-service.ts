@@ -8,6 +8,8 @@ import {
   ListBundlesRequest,
   SkillRequest,
   addJsonEndpoint,
+  HelpCatalogueRequest,
+  type HelpCatalogueReply,
   encodeJson,
   serviceNames,
   subjects,
@@ -27,6 +29,7 @@ import { createDiscoveryContext } from "./discovery/discovery-context.js";
 import { buildSkillActivation } from "./activation/skill-activation.js";
 import { watchInstall } from "./watch/watch-install.js";
 import type { TreeWatcher } from "./watch/watch-tree.js";
+import { loadHelpCatalogue } from "./help/help-catalogue.js";
 
 /** The version the registry announces in `$SRV` discovery. */
 export const registryVersion = "0.1.0";
@@ -50,8 +53,8 @@ export interface RunningRegistry {
 
 /**
  * Starts the registry: scans BMAD_ROOT once before answering anything (so it never serves an empty list
- * by accident), then serves five JSON endpoints as the Services-framework service `registry` (queue group,
- * so replicas share the load): list agents, get agent, list bundles, an agent's activation, a skill's activation. With REGISTRY_WATCH it
+ * by accident), then serves six JSON endpoints as the Services-framework service `registry` (queue group,
+ * so replicas share the load): list agents, get agent, list bundles, an agent's activation, a skill's activation, the install's help catalogue. With REGISTRY_WATCH it
  * re-scans on file changes and publishes `registry.changed` when what it serves changed.
  */
 export async function startRegistry(options: StartRegistryOptions): Promise<RunningRegistry> {
@@ -91,6 +94,12 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Runn
   const skills = createDiscoveryContext(root, discoveryLimits(config));
   addJsonEndpoint(service, "skills-get", prefix + subjects.registrySkillsGet, SkillRequest, async (request): Promise<SkillReply> => {
     return { success: true, ...(await buildSkillActivation(skills, request.name, request.user_context)) };
+  }, logger);
+
+  // read when asked for: a few dozen rows, and the agents it names are the scan's
+  addJsonEndpoint(service, "help-get", prefix + subjects.registryHelpGet, HelpCatalogueRequest, async (): Promise<HelpCatalogueReply> => {
+    const agents = registry.listAgents().flatMap((summary) => registry.getAgent(summary.id)?.definition ?? []);
+    return { success: true, ...(await loadHelpCatalogue(root, agents)) };
   }, logger);
 
   addJsonEndpoint(service, "bundles-list", prefix + subjects.registryBundlesList, ListBundlesRequest, async (): Promise<ListBundlesReply> => {

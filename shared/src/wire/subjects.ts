@@ -21,6 +21,8 @@ export const subjects = {
   registryAgentsActivation: "registry.agents.activation",
   /** registry: one skill's activation document for a model outside this system (docs/design.md "Activation documents") */
   registrySkillsGet: "registry.skills.get",
+  /** gateway → registry: the install's help catalogue, with the agent that runs each entry */
+  registryHelpGet: "registry.help.get",
   /** registry: every bundle and installed module with its status and warnings */
   registryBundlesList: "registry.bundles.list",
   /** registry: published (not request/reply) after a re-scan that changed agents or bundles */

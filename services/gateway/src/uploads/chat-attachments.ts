@@ -12,9 +12,9 @@ import {
 } from "@agent-orchestrator/shared";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
-import { defaultProjectAlias, getProject, requireWriter } from "../project-access.js";
-import { spacePath } from "../project-file-path.js";
-import { sessionAccess } from "../session-access.js";
+import { defaultProjectAlias, getProject, requireWriter } from "../projects/project-access.js";
+import { spacePath } from "../files/project-file-path.js";
+import { sessionAccess } from "../sessions/session-access.js";
 
 /** Where an inline attachment is stored in the chat's project. */
 const inputsFolder = "inputs";

@@ -12,14 +12,14 @@ import {
   type FileSpaceRef,
   type Logger,
 } from "@agent-orchestrator/shared";
-import { currentUser } from "../auth.js";
+import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
-import { parseInput } from "../parse-input.js";
-import { httpStatusByCode } from "../http-status.js";
-import { getProject, requireWriter } from "../project-access.js";
-import { spacePath } from "../project-file-path.js";
-import { toAppError } from "../to-app-error.js";
+import { parseInput } from "../http/parse-input.js";
+import { httpStatusByCode } from "../http/http-status.js";
+import { getProject, requireWriter } from "../projects/project-access.js";
+import { spacePath } from "../files/project-file-path.js";
+import { toAppError } from "../http/to-app-error.js";
 import { projectArchive } from "./project-archive.js";
 import { multipartUpload } from "./multipart-upload.js";
 import { tooLarge, type UploadStaging } from "./upload-staging.js";

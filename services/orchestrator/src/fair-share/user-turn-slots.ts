@@ -1,7 +1,7 @@
 import type { KV, NatsConnection } from "nats";
 import { decodeJson, encodeJson, KeyedQueue, retryWhileLeaderless, type Logger } from "@agent-orchestrator/shared";
 import { z } from "zod";
-import { retryOnConflict } from "../compare-and-set.js";
+import { retryOnConflict } from "../nats/compare-and-set.js";
 
 /** One running turn of a user: held while its orchestrator renews it, given up when it stops doing so. */
 const TurnLease = z.object({ run_id: z.string(), expires_at: z.number() });

@@ -1,9 +1,9 @@
 import type { NatsConnection } from "nats";
 import { AppError, FilesPurgeReply, isCasConflict, requestJson, retryWhileLeaderless, subjects, type FileSpaceRef, type SessionHead } from "@agent-orchestrator/shared";
-import { retryOnConflict } from "../compare-and-set.js";
+import { retryOnConflict } from "../nats/compare-and-set.js";
 import type { OrchestratorConfig } from "../config.js";
-import type { SessionStore } from "../session-store.js";
-import { isAbandoned } from "../abandoned-turn.js";
+import type { SessionStore } from "../sessions/session-store.js";
+import { isAbandoned } from "../turn/abandoned-turn.js";
 import { projectOfMember, requireOwner } from "./project-access.js";
 import type { ProjectStore } from "./project-store.js";
 

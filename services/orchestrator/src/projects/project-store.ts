@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { KV, NatsConnection } from "nats";
 import { AppError, decodeJson, encodeJson, isCasConflict, ProjectRecord, retryWhileLeaderless } from "@agent-orchestrator/shared";
 import { z } from "zod";
-import { retryOnConflict } from "../compare-and-set.js";
+import { retryOnConflict } from "../nats/compare-and-set.js";
 
 /** The name a user's personal default project gets when it is made. */
 const personalProjectName = "Personal";

@@ -1,5 +1,5 @@
 import { isCasConflict, retryWhileLeaderless } from "@agent-orchestrator/shared";
-import type { SessionStore } from "../session-store.js";
+import type { SessionStore } from "../sessions/session-store.js";
 import type { ProjectStore } from "./project-store.js";
 
 /**

@@ -1,5 +1,5 @@
 import { AppError, retryWhileLeaderless, roleOf, type RunStartRequest } from "@agent-orchestrator/shared";
-import type { SessionStore, StoredSession } from "../session-store.js";
+import type { SessionStore, StoredSession } from "../sessions/session-store.js";
 import { projectOfWriter } from "./project-access.js";
 import type { ProjectStore } from "./project-store.js";
 

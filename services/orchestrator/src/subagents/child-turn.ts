@@ -10,18 +10,18 @@ import {
   type RunStartRequest,
   type ToolContext,
 } from "@agent-orchestrator/shared";
-import { runAgentLoop } from "../agent-loop.js";
-import { toolsForAgent } from "../agent-tools.js";
+import { runAgentLoop } from "../loop/agent-loop.js";
+import { toolsForAgent } from "../agent/agent-tools.js";
 import { loopLimits, modelNotConfiguredMessage } from "../config.js";
-import { RunEventPublisher } from "../run-event-publisher.js";
-import { truncateMiddle } from "../truncate-middle.js";
-import type { TurnRunnerDeps } from "../turn-runner.js";
+import { RunEventPublisher } from "../events/run-event-publisher.js";
+import { truncateMiddle } from "../loop/truncate-middle.js";
+import type { TurnRunnerDeps } from "../turn/turn-runner.js";
 import { buildSubagentPrompt } from "./subagent-prompt.js";
 import { subagentsForTurn, type SubagentRunner } from "./subagent-runner.js";
-import { doneEvent } from "../done-event.js";
-import { errorEvent } from "../error-event.js";
-import { spentBeforeFailure } from "../turn-spending.js";
-import { UsageMeter } from "../usage-meter.js";
+import { doneEvent } from "../events/done-event.js";
+import { errorEvent } from "../events/error-event.js";
+import { spentBeforeFailure } from "../turn/turn-spending.js";
+import { UsageMeter } from "../model/usage-meter.js";
 import { familyEnded, familyStillRuns, whileFamilyRuns } from "./family-guard.js";
 
 export type ChildRunRequest = RunStartRequest & { parent: RunParent };

@@ -1,6 +1,6 @@
 import { AppError, retryWhileLeaderless, type Logger, type RunParent } from "@agent-orchestrator/shared";
-import type { ModelCaller, ModelRequest, ModelStreamPart } from "../model-caller.js";
-import type { SessionStore } from "../session-store.js";
+import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-caller.js";
+import type { SessionStore } from "../sessions/session-store.js";
 
 /** The user's turn at the top of a subagent's family; unknown for a grandchild queued before requests named it. */
 export const rootRunOf = (parent: RunParent): string | undefined => parent.root_run_id ?? (parent.depth === 1 ? parent.run_id : undefined);

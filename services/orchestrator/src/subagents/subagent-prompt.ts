@@ -1,6 +1,6 @@
 import type { AgentDefinition } from "@agent-orchestrator/shared";
-import { fileTools } from "../agent-tools.js";
-import { toolRules } from "../system-prompt-template.js";
+import { fileTools } from "../agent/agent-tools.js";
+import { toolRules } from "../prompt/system-prompt-template.js";
 
 /**
  * A subagent's system prompt: the persona of the agent it runs as, how to work as a subagent, and the

@@ -19,7 +19,7 @@ import {
   type ToolResult,
   type Usage,
 } from "@agent-orchestrator/shared";
-import type { SubagentCaller } from "../agent-loop.js";
+import type { SubagentCaller } from "../loop/agent-loop.js";
 import type { OrchestratorConfig } from "../config.js";
 import { ConcurrencyGate } from "./concurrency-gate.js";
 

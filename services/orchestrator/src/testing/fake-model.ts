@@ -5,7 +5,7 @@
  * be tested without HTTP, NATS or timers.
  */
 import type { Usage } from "@agent-orchestrator/shared";
-import type { ModelCaller, ModelRequest, ModelStreamPart } from "../model-caller.js";
+import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-caller.js";
 
 /** A tool call the fake model makes; object arguments are sent as JSON, strings as they are. */
 export interface FakeToolCall {

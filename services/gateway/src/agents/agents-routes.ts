@@ -1,0 +1,79 @@
+import { Router, type Response } from "express";
+import {
+  ActivationBody,
+  ActivationQuery,
+  ActivationReply,
+  AppError,
+  GetAgentReply,
+  ListAgentsReply,
+  ListBundlesReply,
+  subjects,
+} from "@agent-orchestrator/shared";
+import type { GatewayContext } from "../gateway-context.js";
+import { callService } from "../nats-call.js";
+import { parseInput } from "../http/parse-input.js";
+
+/**
+ * Agents and bundles, answered by the registry. Ids of installed-module agents contain a slash
+ * (`bmm/analyst`), so the id is the rest of the path; `/activation` at its end asks for the activation
+ * document instead, with the user's request (`user_context`) in it when given.
+ */
+export function agentsRoutes(context: GatewayContext): Router {
+  const router = Router();
+
+  router.get(
+    "/api/agents",
+    async (request, response) => {
+      const bundle = typeof request.query["bundle"] === "string" ? request.query["bundle"] : undefined;
+      if (bundle) {
+        const reply = await callService(context, subjects.registryAgentsList, { bundle }, ListAgentsReply);
+        response.json({ success: true, agents: reply.agents });
+        return;
+      }
+      // the body is made once per registry change; with its ETag set, Express answers a matching If-None-Match with 304
+      const { body, etag } = await context.agents.current();
+      response.set({ ETag: etag, "Content-Type": "application/json; charset=utf-8" }).send(body);
+    },
+  );
+
+  router.get(
+    "/api/agents/*id",
+    async (request, response) => {
+      const segments = request.params["id"] as unknown as string[];
+      if (segments.length > 1 && segments.at(-1) === "activation") {
+        const query = parseInput(ActivationQuery, request.query, "query");
+        await sendActivation(context, response, segments.slice(0, -1).join("/"), query);
+        return;
+      }
+      const reply = await callService(context, subjects.registryAgentsGet, { agent_id: segments.join("/") }, GetAgentReply);
+      response.json({ success: true, agent: reply.agent });
+    },
+  );
+
+  // docs/design.md "Activation documents": the user's request may come as a JSON body (which can also give `{variables}`)
+  router.post(
+    "/api/agents/*id",
+    async (request, response) => {
+      const segments = request.params["id"] as unknown as string[];
+      if (segments.length < 2 || segments.at(-1) !== "activation") throw new AppError("NOT_FOUND", "No such route");
+      const body = parseInput(ActivationBody, request.body ?? {}, "body");
+      await sendActivation(context, response, segments.slice(0, -1).join("/"), body);
+    },
+  );
+
+  router.get(
+    "/api/bundles",
+    async (_request, response) => {
+      const reply = await callService(context, subjects.registryBundlesList, {}, ListBundlesReply);
+      const { success: _success, ...bundles } = reply;
+      response.json({ success: true, ...bundles });
+    },
+  );
+  return router;
+}
+
+async function sendActivation(context: GatewayContext, response: Response, agentId: string, request: ActivationBody): Promise<void> {
+  const reply = await callService(context, subjects.registryAgentsActivation, { agent_id: agentId, ...request }, ActivationReply);
+  const { success: _success, ...activation } = reply;
+  response.json({ success: true, ...activation });
+}

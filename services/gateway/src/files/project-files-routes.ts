@@ -1,0 +1,110 @@
+import { Router, type Request } from "express";
+import { z } from "zod";
+import {
+  AppError,
+  FilesChangeReply,
+  FilesListReply,
+  FilesReadReply,
+  FilesRevisionsReply,
+  subjects,
+  type FileAuthor,
+  type FileSpaceRef,
+} from "@agent-orchestrator/shared";
+import { currentUser } from "../auth/auth.js";
+import type { GatewayContext } from "../gateway-context.js";
+import { callService } from "../nats-call.js";
+import { parseInput } from "../http/parse-input.js";
+import { getProject, requireWriter } from "../projects/project-access.js";
+import { spacePath } from "./project-file-path.js";
+import { sendRawFile } from "./raw-file-response.js";
+import { sendFileDownload } from "../uploads/file-download.js";
+
+const revisionNumber = z.string().regex(/^[1-9][0-9]{0,9}$/, "a revision number (1, 2, …)").transform(Number);
+
+/** `?source=1` lists the code snapshot's files too (read_only), as many as fit one reply (`truncated`). */
+const ListQuery = z.object({ prefix: z.string().max(1024).optional(), source: z.enum(["0", "1"]).optional() });
+/**
+ * `?revisions` lists the revisions, `?revision=N` reads one, `?raw` answers with the file's text alone,
+ * `?download` sends the latest revision's bytes, any file, as an attachment.
+ */
+const ReadQuery = z.object({ revision: revisionNumber.optional(), revisions: z.string().optional(), raw: z.string().optional(), download: z.string().optional() });
+const RestoreQuery = z.object({ restore: revisionNumber });
+
+/**
+ * A project's own files (`{project-root}/…` minus the installed BMAD files): list, read (the latest or
+ * an older revision), revisions, delete and restore (uploads are uploads/upload-routes.ts). Every request
+ * first asks the orchestrator for the caller's role (a non-member gets 404 like a missing project; a viewer
+ * reads only), then the tool-runner, which keeps every change as a new revision.
+ */
+export function projectFilesRoutes(context: GatewayContext): Router {
+  const router = Router();
+
+  router.get(
+    "/api/projects/:id/files",
+    async (request, response) => {
+      const { prefix, source } = parseInput(ListQuery, request.query, "query");
+      const space = await projectSpace(context, request, currentUser(response), "read");
+      const reply = await callService(context, subjects.files("list"), { space, prefix, ...(source === "1" ? { source: true } : {}) }, FilesListReply);
+      response.json({ success: true, files: reply.files, bytes: reply.bytes, unservable_names: reply.unservable_names, ...(reply.truncated ? { truncated: true } : {}) });
+    },
+  );
+
+  router.get(
+    "/api/projects/:id/files/*path",
+    async (request, response) => {
+      const path = spacePath(request.params["path"]);
+      const query = parseInput(ReadQuery, request.query, "query");
+      if (query.revisions !== undefined && query.revision !== undefined) throw new AppError("VALIDATION_ERROR", "query: give either revisions or revision");
+      const space = await projectSpace(context, request, currentUser(response), "read");
+      if (query.download !== undefined) {
+        await sendFileDownload(context, response, space, path);
+        return;
+      }
+      if (query.revisions !== undefined) {
+        const reply = await callService(context, subjects.files("revisions"), { space, path }, FilesRevisionsReply);
+        response.json({ success: true, revisions: reply.revisions });
+        return;
+      }
+      const reply = await callService(context, subjects.files("read"), { space, path, revision: query.revision }, FilesReadReply);
+      // curl and scripts want the file itself: `?raw`, or an Accept that prefers text/plain over JSON
+      if (query.raw !== undefined || request.accepts(["application/json", "text/plain"]) === "text/plain") {
+        sendRawFile(response, path, reply.content, reply.truncated, { "x-file-revision": String(reply.file.revision) });
+        return;
+      }
+      response.json({ success: true, file: reply.file, content: reply.content, truncated: reply.truncated });
+    },
+  );
+
+  router.delete(
+    "/api/projects/:id/files/*path",
+    async (request, response) => {
+      const path = spacePath(request.params["path"]);
+      const user = currentUser(response);
+      const space = await projectSpace(context, request, user, "write");
+      const author: FileAuthor = { user };
+      const reply = await callService(context, subjects.files("delete"), { space, path, author }, FilesChangeReply);
+      response.json({ success: true, file: reply.file });
+    },
+  );
+
+  router.post(
+    "/api/projects/:id/files/*path",
+    async (request, response) => {
+      const path = spacePath(request.params["path"]);
+      const { restore } = parseInput(RestoreQuery, request.query, "query");
+      const user = currentUser(response);
+      const space = await projectSpace(context, request, user, "write");
+      const author: FileAuthor = { user };
+      const reply = await callService(context, subjects.files("restore"), { space, path, revision: restore, author }, FilesChangeReply);
+      response.json({ success: true, file: reply.file });
+    },
+  );
+  return router;
+}
+
+/** The project's file space once the caller's role allows `access`. */
+async function projectSpace(context: GatewayContext, request: Request, user: string, access: "read" | "write"): Promise<FileSpaceRef> {
+  const project = await getProject(context, user, request.params["id"]);
+  if (access === "write") requireWriter(project);
+  return { kind: "project", id: project.id };
+}

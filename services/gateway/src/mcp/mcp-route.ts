@@ -1,0 +1,55 @@
+import express, { Router, type NextFunction, type Request, type Response } from "express";
+import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { AppError, type Logger } from "@agent-orchestrator/shared";
+import { authenticate, currentUser } from "../auth/auth.js";
+import { allowedHosts } from "../config.js";
+import type { GatewayContext } from "../gateway-context.js";
+import { createMcpServer } from "./mcp-server.js";
+import { originAllowed } from "../http/origin-check.js";
+import { rateLimit } from "../limits/rate-limit.js";
+import { sendError } from "../http/send-error.js";
+import { toAppError } from "../http/to-app-error.js";
+
+/**
+ * `/mcp`: the MCP server over Streamable HTTP, stateless: every POST gets its own server and transport,
+ * so any gateway replica answers any request and nothing lives in one process (a conversation's state is
+ * the `chat` tool's session, in the orchestrator's store). Before MCP sees a request: the `Host` must be
+ * one this gateway answers to and a browser's `Origin` its own or allowed (DNS-rebinding protection), and
+ * the bearer token must be valid, as on `/api`.
+ */
+export function mcpRoute(context: GatewayContext): Router {
+  const router = Router();
+  router.use(hostHeaderValidation(allowedHosts(context.config)), (request, _response, next) => {
+    next(originAllowed(request, context.config.ALLOWED_ORIGINS) ? undefined : new AppError("FORBIDDEN", "This origin may not use /mcp"));
+  });
+  // a JSON-RPC batch is as many requests as it has messages: 60 `tools/call` in one POST start 60 turns
+  router.use(authenticate(context), express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }), rateLimit(context.requestRate, jsonRpcMessages));
+
+  router.post(
+    "/",
+    async (request, response) => {
+      const server = createMcpServer(context, currentUser(response));
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      response.on("close", () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(request, response, request.body);
+    },
+  );
+  // stateless: no stream to open with GET, no session to end with DELETE
+  router.all("/", (_request, response) => {
+    response.status(405).set("allow", "POST").json({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed" }, id: null });
+  });
+  router.use((error: unknown, _request: Request, response: Response, _next: NextFunction) => {
+    const appError = toAppError(error, response.locals["logger"] as Logger);
+    if (response.headersSent) response.end();
+    else sendError(response, appError);
+  });
+  return router;
+}
+
+/** The messages of an MCP POST: a batch's length, else one. */
+const jsonRpcMessages = (request: Request): number => (Array.isArray(request.body) ? Math.max(1, request.body.length) : 1);

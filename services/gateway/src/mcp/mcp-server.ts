@@ -1,0 +1,67 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { BmadToolInput, ChatToolInput, toErrorBody } from "@agent-orchestrator/shared";
+import { runBmadTool } from "./bmad-tool.js";
+import { runChatTool } from "./chat-tool.js";
+import type { GatewayContext } from "../gateway-context.js";
+
+/**
+ * The MCP server for one request of `owner` (the route is stateless, so each request gets its own):
+ * `bmad` (list, read, execute: docs/design.md "Activation documents") and `chat` (a turn on this server). A failure is a tool result
+ * with `isError`, its code first, so the calling model can read what went wrong.
+ */
+export function createMcpServer(context: GatewayContext, owner: string): McpServer {
+  const server = new McpServer({ name: "agent-orchestrator", version: "0.1.0" });
+
+  server.registerTool(
+    "bmad",
+    {
+      title: "BMAD agents and workflows",
+      description:
+        "BMAD Method agents on this server. operation=list: the agents and their workflows. operation=read: one agent's definition (persona, menu) or one workflow's menu entry. operation=execute: the activation of an agent (or a workflow) in one call: who to become, how to start, the menu, and the user's request (user_context). A skill (workflow=bmad-prd, or a menu item that runs a skill) gives its resolved instructions, paths relative to the project folder, for read and execute alike. Follow the returned text to act as the agent, or run the skill, yourself.",
+      inputSchema: BmadToolInput.shape,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async (input) => safely(async () => {
+      const result = await runBmadTool(context, input);
+      return { content: [{ type: "text", text: result.text }], structuredContent: { success: true, ...result } };
+    }),
+  );
+
+  server.registerTool(
+    "chat",
+    {
+      title: "Chat with a BMAD agent on this server",
+      description:
+        "Runs one turn of a BMAD agent on this server's own model and tools: it reads its files, runs its workflows and saves outputs in the project (project_id; your personal default project when omitted), where later chats and the project's members find them. Returns the agent's answer (the text of the whole turn), the session_id (pass it back to continue the conversation), the project_id and the project files this chat has written.",
+      inputSchema: ChatToolInput.shape,
+      annotations: { readOnlyHint: false, openWorldHint: true },
+    },
+    async (input, extra) => safely(async () => {
+      const progressToken = extra._meta?.progressToken;
+      let progress = 0;
+      const onTool = (name: string) => {
+        // progress keeps a client's request timeout from ending a long turn
+        if (progressToken === undefined) return;
+        progress++;
+        void extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress, message: `tool: ${name}` } }).catch(() => undefined);
+      };
+      const result = await runChatTool(context, owner, input, extra.signal, onTool);
+      const files = result.files.map((file) => `- ${file.path} (${file.size} bytes)`).join("\n");
+      // a cut answer says so where the calling model reads it, not only in structuredContent
+      const cut = result.response_truncated ? "\nresponse_truncated: true (the whole answer is in the session)" : "";
+      const text = `${result.response}\n\n---${cut}\nsession_id: ${result.session_id}\nproject_id: ${result.project_id}${files ? `\nfiles written:\n${files}` : ""}`;
+      return { content: [{ type: "text", text }], structuredContent: { success: true, ...result } };
+    }),
+  );
+  return server;
+}
+
+async function safely(work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await work();
+  } catch (error) {
+    const body = toErrorBody(error);
+    return { isError: true, content: [{ type: "text", text: `${body.code}: ${body.message}` }], structuredContent: { success: false, error: body } };
+  }
+}

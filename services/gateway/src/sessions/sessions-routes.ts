@@ -1,0 +1,81 @@
+import { Router } from "express";
+import { z } from "zod";
+import { AppError, SessionListReply, subjects } from "@agent-orchestrator/shared";
+import { currentUser } from "../auth/auth.js";
+import { replayRun } from "../chat/event-replay.js";
+import type { GatewayContext } from "../gateway-context.js";
+import { callService } from "../nats-call.js";
+import { parseInput } from "../http/parse-input.js";
+import { resolveProjectId } from "../projects/project-access.js";
+import { publishCancel } from "../chat/run-cancel.js";
+import { checkedSessionId, requireChatOwner, sessionAccess } from "./session-access.js";
+import { getSessionView } from "./session-view.js";
+import { writeSseStream } from "../chat/sse-stream.js";
+
+const SessionListQuery = z.object({ project_id: z.string().min(1).max(128).optional() });
+
+/**
+ * The chats the caller may see (their own, and those of projects they are a member of): list, one chat,
+ * cancel, re-attach to its events. A chat the caller may not see is answered exactly like a missing one
+ * (404), so ids cannot be probed. A chat's scratch files are in files/session-files-routes.ts.
+ */
+export function sessionsRoutes(context: GatewayContext): Router {
+  const router = Router();
+
+  router.get(
+    "/api/sessions",
+    async (request, response) => {
+      const user = currentUser(response);
+      const query = parseInput(SessionListQuery, request.query, "query");
+      const projectId = query.project_id === undefined ? undefined : await resolveProjectId(context, user, query.project_id);
+      const reply = await callService(context, subjects.sessionList, { user, project_id: projectId }, SessionListReply);
+      response.json({ success: true, sessions: reply.sessions });
+    },
+  );
+
+  router.get(
+    "/api/sessions/:id",
+    async (request, response) => {
+      const session = await getSessionView(context, checkedSessionId(request.params["id"]), currentUser(response));
+      response.json({ success: true, session });
+    },
+  );
+
+  router.post(
+    "/api/sessions/:id/cancel",
+    async (request, response) => {
+      const user = currentUser(response);
+      const session = await sessionAccess(context, request.params["id"], user);
+      requireChatOwner(session, user);
+      const running = session.status === "running" && session.run_id !== null;
+      if (running) publishCancel(context, session.id, session.run_id ?? undefined);
+      response.json({ success: true, cancelled: running });
+    },
+  );
+
+  // any member of the chat's project may re-attach, as a WebSocket `watch`
+  router.get(
+    "/api/sessions/:id/events",
+    async (request, response) => {
+      const session = await sessionAccess(context, request.params["id"], currentUser(response));
+      const runId = session.run_id ?? session.last_run_id;
+      if (!runId) throw new AppError("NOT_FOUND", "This session has no turn to show");
+      const controller = new AbortController();
+      response.on("close", () => controller.abort());
+      const events = replayRun(
+        {
+          connection: context.connection,
+          logger: context.logger,
+          subjectPrefix: context.subjectPrefix,
+          // a finished turn's events are all stored: stop as soon as they stop coming
+          idleTimeoutMs: session.status === "running" ? context.config.CHAT_IDLE_TIMEOUT_MS : 1_000,
+          signal: controller.signal,
+        },
+        session.id,
+        runId,
+      );
+      await writeSseStream(response, events);
+    },
+  );
+  return router;
+}

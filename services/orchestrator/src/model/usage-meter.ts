@@ -1,0 +1,51 @@
+import { addUsage, zeroUsage, type Usage } from "@agent-orchestrator/shared";
+import { estimateTokens } from "../loop/context-budget.js";
+import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-caller.js";
+
+/**
+ * The model seam with a tally of every call's tokens, kept outside the loop so a turn that fails, is
+ * cancelled or times out still knows what it spent (the loop's own sum is lost with its exception). A call
+ * that ends normally counts what the model reported (nothing, from a server that reports no usage, as the
+ * loop counts it). A call cut off before the model reported its usage (a cancel, a timeout, a broken stream,
+ * an answer stopped at its size cap) was still billed for its prompt and for what it streamed, so it counts an
+ * estimate of both at four characters a token. A call the server refused before sending anything counts 0.
+ */
+export class UsageMeter implements ModelCaller {
+  /** each call's tokens, in order */
+  readonly byCall: Usage[] = [];
+
+  constructor(private readonly model: ModelCaller) {}
+
+  /** the tokens of every call so far */
+  get usage(): Usage {
+    return this.byCall.reduce(addUsage, zeroUsage());
+  }
+
+  async *stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+    let reported: Usage | undefined;
+    let parts = 0;
+    let outputChars = 0;
+    let ended = false;
+    try {
+      for await (const part of this.model.stream(request)) {
+        parts++;
+        if (part.type === "usage") reported = part.usage;
+        else if (part.type === "text") outputChars += part.text.length;
+        else if (part.type === "tool-call-deltas") {
+          for (const delta of part.deltas) outputChars += (delta.function?.name?.length ?? 0) + (delta.function?.arguments?.length ?? 0);
+        }
+        yield part;
+      }
+      ended = true;
+    } finally {
+      const cutOff = !ended && (parts > 0 || request.signal.aborted);
+      this.byCall.push(reported ?? (cutOff ? estimatedUsage(request, outputChars) : zeroUsage()));
+    }
+  }
+}
+
+function estimatedUsage(request: ModelRequest, outputChars: number): Usage {
+  const prompt = estimateTokens(request.messages);
+  const completion = Math.ceil(outputChars / 4);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}

@@ -1,0 +1,164 @@
+import { randomUUID } from "node:crypto";
+import type { KV } from "nats";
+import { describe, expect, it } from "vitest";
+import { AppError, encodeJson, zeroUsage, type ConversationMessage, type SessionRecord } from "@agent-orchestrator/shared";
+import { headKey, SessionStore } from "./session-store.js";
+import { scratchStreams } from "../testing/scratch-streams.js";
+
+const scratch = scratchStreams();
+
+async function openBucket(): Promise<KV> {
+  const bucket = `sessions_${randomUUID().slice(0, 8)}`;
+  scratch.track(`KV_${bucket}`);
+  return scratch.connection().jetstream().views.kv(bucket, { history: 1 });
+}
+
+/** A bucket that records every key read and every key filter listed. */
+function recording(kv: KV) {
+  const read: string[] = [];
+  const listed: string[] = [];
+  const proxy = new Proxy(kv, {
+    get(target, property, receiver) {
+      if (property === "get") return (key: string) => (read.push(key), target.get(key));
+      if (property === "keys") return (filter: string) => (listed.push(filter), target.keys(filter));
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { kv: proxy, read, listed };
+}
+
+const text = (role: "user" | "assistant", size: number, fill = "x"): ConversationMessage => ({ role, content: fill.repeat(size) });
+
+async function newSession(store: SessionStore, owner = "alice", id = `s${randomUUID().slice(0, 8)}`) {
+  const created = await store.createRunning({ id, agentId: "analyst", owner, projectId: "p1", runId: "r1" });
+  if (!created) throw new Error("not created");
+  return created;
+}
+
+describe("SessionStore", () => {
+  it("keeps a conversation that grows past 2 MB working and reads it back whole", async () => {
+    const store = SessionStore.over(await openBucket());
+    let { record, version } = await newSession(store);
+    for (let turn = 0; turn < 3; turn++) {
+      record = { ...record, messages: [...record.messages, text("user", 10, "q"), text("assistant", 900_000, "é")], turns: turn + 1 };
+      version = await store.update(record, version);
+    }
+    const stored = await store.get(record.id, "alice");
+    expect(JSON.stringify(stored?.record.messages).length).toBeGreaterThan(2_000_000);
+    expect(stored?.record.messages).toEqual(record.messages);
+    expect(stored?.record.turns).toBe(3);
+    expect(stored?.version.title).toBe("qqqqqqqqqq");
+  });
+
+  it("lists only the caller's sessions, reading no other owner's keys", async () => {
+    const recorder = recording(await openBucket());
+    const store = SessionStore.over(recorder.kv);
+    const mine = await Promise.all([newSession(store, "alice"), newSession(store, "alice")]);
+    await newSession(store, "bob");
+    await newSession(store, "alice2");
+    recorder.read.length = 0;
+    const heads = await store.listByOwner("alice");
+    expect(heads.map((head) => head.id).sort()).toEqual(mine.map((session) => session.record.id).sort());
+    expect(recorder.read.length).toBe(2);
+    for (const key of recorder.read) expect(key.startsWith(headKey("alice", ""))).toBe(true);
+    expect(recorder.listed).toEqual([`${headKey("alice", "*")}`]);
+  });
+
+  it("answers another owner's session as missing", async () => {
+    const store = SessionStore.over(await openBucket());
+    const { record } = await newSession(store, "alice");
+    expect(await store.get(record.id, "bob")).toBeUndefined();
+  });
+
+  it("makes only a lost compare-and-set SESSION_BUSY, leaving the stored session as it was", async () => {
+    const store = SessionStore.over(await openBucket());
+    const { record, version } = await newSession(store);
+    await store.update({ ...record, messages: [text("user", 5)] }, version);
+    const stale = store.update({ ...record, messages: [text("user", 7, "z")] }, version);
+    await expect(stale).rejects.toMatchObject({ code: "SESSION_BUSY" });
+    expect((await store.get(record.id, "alice"))?.record.messages).toEqual([text("user", 5)]);
+  });
+
+  it("throws any other failure as it is, never as SESSION_BUSY", async () => {
+    const kv = await openBucket();
+    const store = SessionStore.over(kv);
+    const { record, version } = await newSession(store);
+    const broken = SessionStore.over(
+      new Proxy(kv, {
+        get: (target, property) =>
+          property === "update" ? () => Promise.reject(new Error("stream offline")) : (Reflect.get(target, property) as (...args: unknown[]) => unknown).bind(target),
+      }),
+    );
+    const failure = await broken.update({ ...record, messages: [text("user", 5)] }, version).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect(AppError.is(failure)).toBe(false);
+    expect((failure as Error).message).toBe("stream offline");
+  });
+
+  it("reads a session stored in the old one-value shape and moves it on its next save", async () => {
+    const kv = await openBucket();
+    const store = SessionStore.over(kv);
+    const legacy: SessionRecord = {
+      id: "old1",
+      agent_id: "analyst",
+      owner: "alice",
+      status: "completed",
+      run_id: null,
+      run_started_at: null,
+      last_run_id: "r0",
+      messages: [text("user", 3, "h"), text("assistant", 4)],
+      usage: zeroUsage(),
+      turns: 1,
+      created_at: "2025-01-01T00:00:00.000Z",
+      updated_at: "2025-01-01T00:00:00.000Z",
+    };
+    await kv.put("old1", encodeJson(legacy));
+    const read = await store.get("old1", "alice");
+    expect(read?.version.legacy).toBe(true);
+    expect(await store.get("old1", "bob")).toBeUndefined();
+    const grown = { ...legacy, messages: [...legacy.messages, text("user", 2)] };
+    await store.update(grown, read!.version);
+    expect(await kv.get("old1").then((entry) => entry?.operation)).not.toBe("PUT");
+    const moved = await store.get("old1", "alice");
+    expect(moved?.version.legacy).toBe(false);
+    expect(moved?.record.messages).toEqual(grown.messages);
+  });
+
+  it("moves old one-value sessions at start, so their owner's listing shows them", async () => {
+    const kv = await openBucket();
+    const store = SessionStore.over(kv);
+    const old = { id: "old2", agent_id: "a", owner: "carol", status: "idle", run_id: null, run_started_at: null, last_run_id: null };
+    await kv.put("old2", encodeJson({ ...old, messages: [text("user", 3, "m")], usage: zeroUsage(), turns: 1, created_at: "2025-01-01", updated_at: "2025-01-02" }));
+    expect(await store.migrateLegacySessions()).toBe(1);
+    expect(await store.listByOwner("carol")).toMatchObject([{ id: "old2", title: "mmm", updated_at: "2025-01-02" }]);
+    expect(await store.migrateLegacySessions()).toBe(0);
+  });
+});
+
+describe("SessionStore: a bucket at its byte limit (docs/security.md case 130)", () => {
+  it("case 130: refuses a save with QUOTA_EXCEEDED, keeps the stored session as it was, and still saves a turn's status", async () => {
+    const bucket = `sessions_${randomUUID().slice(0, 8)}`;
+    scratch.track(`KV_${bucket}`);
+    const connection = scratch.connection();
+    // made without a limit first, as by an orchestrator before the limit existed: opening it again sets the limit
+    await SessionStore.open(connection, bucket);
+    const store = await SessionStore.open(connection, bucket, { maxBytes: 1024 * 1024 });
+    expect((await (await connection.jetstreamManager()).streams.info(`KV_${bucket}`)).config.max_bytes).toBe(1024 * 1024);
+
+    const { record, version } = await newSession(store);
+    const first = { ...record, messages: [text("user", 10, "q"), text("assistant", 600_000)], turns: 1 };
+    const saved = await store.update(first, version);
+    const tooMuch = { ...first, messages: [...first.messages, text("user", 10, "q"), text("assistant", 600_000)], turns: 2 };
+    const refused = await store.update(tooMuch, saved).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ code: "QUOTA_EXCEEDED", message: expect.stringContaining("SESSIONS_BUCKET_MAX_BYTES") });
+
+    const stored = await store.get(record.id, "alice");
+    expect(stored?.record.messages.map((message) => String(message["content"]).length)).toEqual([10, 600_000]);
+    // the turn's end: its status only, which rewrites the head in place
+    await store.update({ ...first, status: "failed", run_id: null }, saved);
+    expect((await store.get(record.id, "alice"))?.record.status).toBe("failed");
+    await expect(store.createRunning({ id: `s${randomUUID().slice(0, 8)}`, agentId: "analyst", owner: "bob", projectId: "p1", runId: "r2" })).resolves.toBeDefined();
+  });
+});
