@@ -10,6 +10,7 @@ import { requireAllowedHost } from "./http/host-check.js";
 import { mcpRoute } from "./mcp/mcp-route.js";
 import { openAiRoutes } from "./openai/openai-routes.js";
 import { projectFilesRoutes } from "./files/project-files-routes.js";
+import { projectOverviewRoute } from "./projects/project-overview-route.js";
 import { projectsRoutes } from "./projects/projects-routes.js";
 import { rateLimit } from "./limits/rate-limit.js";
 import { requestContext, securityHeaders } from "./http/request-context.js";
@@ -40,7 +41,7 @@ export function createApp(context: GatewayContext): express.Express {
   // a file upload's body is the file itself, whatever its type: these routes come before the JSON parser
   app.use(uploadRoutes(context), projectFilesRoutes(context));
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
-  app.use(agentsRoutes(context), chatRoute(context), sessionsRoutes(context), sessionFilesRoutes(context), projectsRoutes(context));
+  app.use(agentsRoutes(context), chatRoute(context), sessionsRoutes(context), sessionFilesRoutes(context), projectsRoutes(context), projectOverviewRoute(context));
   app.use(webPage());
   app.use((_request, response) => sendError(response, new AppError("NOT_FOUND", "No such route")));
   app.use(errorHandler);

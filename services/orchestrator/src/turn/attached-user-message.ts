@@ -4,7 +4,7 @@ import { AttachedFiles, withAttachedFiles, type ConversationMessage, type RunSta
 /**
  * A turn's user message as the session keeps it: the text as the user typed it, and the files attached to it
  * beside the text rather than in it, so the chat shows what was typed (with the files next to it) and a
- * stateless `/v1` client's resent history still matches the session (session-matcher.ts).
+ * stateless `/v1` client's resent history still matches the session (openai/session-matcher.ts).
  */
 export function storedUserMessage(request: Pick<RunStartRequest, "message" | "attachments">): ConversationMessage {
   const attachments = request.attachments ?? [];
