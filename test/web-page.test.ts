@@ -1,20 +1,13 @@
 /**
- * The web page in a real headless Chromium (Debian's `chromium`, or the one packaged in `@sparticuz/chromium`;
- * see support/chromium-path.ts), driven by playwright-core, against the
- * four services as processes on a private NATS server, with the scripted model behind the real openai
+ * The web page in a real headless Chromium (see support/web-browser.ts), driven by playwright-core, against
+ * the four services as processes on a private NATS server, with the scripted model behind the real openai
  * client. Screenshots land in test-artifacts/ for a human to look at.
  */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { chromiumExecutable } from "./support/chromium-path.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
-import { repoRoot } from "./support/service-processes.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
-
-const artifacts = join(repoRoot, "test-artifacts");
+import { artifacts, launchTestBrowser, openRecordedPage, poll, type TestBrowser } from "./support/web-browser.js";
 
 const brief = "# Product brief\n\n## Problem\nGood ideas get lost in **chat threads**.\n\n## People\n- product managers\n- founders\n";
 const answer =
@@ -42,74 +35,19 @@ function respond(request: ChatRequestBody): ScriptedTurn {
 }
 
 let system: TestSystem;
-let profile: string;
-let browser: BrowserContext;
+let browser: TestBrowser;
 
 beforeAll(async () => {
-  const chromiumPath = await chromiumExecutable();
-  await mkdir(artifacts, { recursive: true });
-  profile = await mkdtemp(join(tmpdir(), "ao-chromium-"));
+  browser = await launchTestBrowser();
   system = await startTestSystem({ responder: respond });
-  // a persistent context is how playwright takes a user-data dir of our choosing: a fresh one per run
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: chromiumPath,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-    // screenshots without half-finished animations
-    reducedMotion: "reduce",
-  });
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
   await system?.stop();
-  // a failed start (no Chromium) leaves it unset
-  if (profile) await rm(profile, { recursive: true, force: true });
 });
 
-/** Asks `check` every 20 ms until it returns a value; fails after 20 s. */
-async function poll<T>(check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("the page never reached the expected state");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/**
- * A page for the running test that records what the browser complains about. It is closed when the test
- * ends; a failed test first leaves a screenshot and the services' last log lines in test-artifacts/.
- */
-async function openPage(viewport: { width: number; height: number }): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage();
-  await page.setViewportSize(viewport);
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console: ${message.text()}`);
-  });
-  onTestFinished(async ({ task }) => {
-    if (task.result?.state === "fail") {
-      const name = `failed-${task.name.replace(/[^a-z0-9]+/gi, "-").slice(0, 60)}`;
-      await page.screenshot({ path: join(artifacts, `${name}.png`) }).catch(() => undefined);
-      const logs = system.processes.map((service) => `## ${service.name}\n${service.lines.slice(-30).map((line) => JSON.stringify(line)).join("\n")}`);
-      await writeFile(join(artifacts, `${name}.log`), [`## page\n${problems.join("\n")}`, ...logs].join("\n\n"));
-    }
-    await page.close();
-  });
-  await page.goto(`${system.url}/`);
-  return { page, problems };
-}
+const openPage = (viewport: { width: number; height: number }) => openRecordedPage(browser.context, system, viewport);
 
 describe("the web page", () => {
   it("picks an agent, streams an answer with its tool call, and opens the saved file in the viewer", async () => {

@@ -49,7 +49,7 @@ describe("the web page's routes", () => {
   it("serves every script index.html loads, the libraries under versioned names a browser may keep for a year", async () => {
     const html = await (await fetch(`${base}/`)).text();
     const scripts = [...html.matchAll(/<script[^>]*\bsrc="([^"]+)"/g)].map((match) => match[1] ?? "");
-    expect(scripts).toEqual([expect.stringMatching(/^\/assets\/vendor\/markdown-it-[\d.]+\.min\.js$/), expect.stringMatching(/^\/assets\/vendor\/purify-[\d.]+\.min\.js$/), "/assets/js/main.js"]);
+    expect(scripts).toEqual([expect.stringMatching(/^\/assets\/vendor\/markdown-it-[\d.]+\.min\.js$/), expect.stringMatching(/^\/assets\/vendor\/purify-[\d.]+\.min\.js$/), expect.stringMatching(/^\/assets\/vendor\/diff-[\d.]+\.min\.js$/), "/assets/js/main.js"]);
     const served = await Promise.all(
       scripts.map(async (path) => {
         const response = await fetch(`${base}${path}`);
@@ -59,6 +59,7 @@ describe("the web page's routes", () => {
     expect(served).toEqual([
       [scripts[0], 200, "text/javascript; charset=utf-8", "public, max-age=31536000, immutable"],
       [scripts[1], 200, "text/javascript; charset=utf-8", "public, max-age=31536000, immutable"],
+      [scripts[2], 200, "text/javascript; charset=utf-8", "public, max-age=31536000, immutable"],
       ["/assets/js/main.js", 200, "text/javascript; charset=utf-8", "no-cache"],
     ]);
   });

@@ -36,18 +36,20 @@ function packageVersion(name: string, file: string): string {
 }
 
 /**
- * The browser builds of the libraries the page renders markdown with, from the packages themselves (no
- * CDN: the page's CSP allows scripts from this origin only). Each URL carries the package's version, so a
- * browser may keep the file for a year and an upgrade still reaches it; index.html names the same URLs.
+ * The browser builds of the libraries the page renders markdown (markdown-it, DOMPurify) and line diffs
+ * (jsdiff) with, from the packages themselves (no CDN: the page's CSP allows scripts from this origin only).
+ * Each URL carries the package's version, so a browser may keep the file for a year and an upgrade still
+ * reaches it; index.html names the same URLs.
  */
 function vendorScripts(): Map<string, string> {
   const scripts = new Map<string, string>();
   for (const [name, browserBuild, urlName] of [
-    ["markdown-it", "markdown-it/browser", "markdown-it"],
-    ["dompurify", "dompurify/dist/purify.min.js", "purify"],
+    ["markdown-it", packageFile("markdown-it/browser"), "markdown-it"],
+    ["dompurify", packageFile("dompurify/dist/purify.min.js"), "purify"],
+    // jsdiff's exports map names no browser build: it sits beside its package.json
+    ["diff", join(dirname(packageFile("diff/package.json")), "dist/diff.min.js"), "diff"],
   ] as const) {
-    const file = packageFile(browserBuild);
-    scripts.set(`${urlName}-${packageVersion(name, file)}.min.js`, file);
+    scripts.set(`${urlName}-${packageVersion(name, browserBuild)}.min.js`, browserBuild);
   }
   return scripts;
 }

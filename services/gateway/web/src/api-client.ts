@@ -1,7 +1,8 @@
 import { ApiError } from "./api-error.js";
 import { readSse } from "./sse-reader.js";
 import type { TokenStore } from "./token-store.js";
-import type { AgentDefinition, AgentSummary, FileListing, RunEvent, SessionSummary, SessionView } from "./wire-types.js";
+import type { AgentDefinition, AgentSummary, FileListing, FileRevision, ProjectView, RunEvent, SessionSummary, SessionView } from "./wire-types.js";
+import { xhrSend, type UploadProgress } from "./xhr-send.js";
 
 /** Asks the user for a token after a 401; resolves undefined when they decline. */
 export type AskForToken = (reason: string) => Promise<string | undefined>;
@@ -14,7 +15,25 @@ export interface SessionFile {
   truncated: boolean;
 }
 
+/** One revision of a project's text file, as read for the viewer. */
+export interface ProjectFileText {
+  file: FileRevision;
+  content: string;
+  /** the gateway sent only the start of a file too large to send whole */
+  truncated: boolean;
+}
+
+/** One uploaded file as stored, and its Markdown form when it was a document. */
+export interface UploadedFile {
+  file: FileRevision;
+  markdown?: FileRevision;
+}
+
 const pathOf = (id: string): string => id.split("/").map(encodeURIComponent).join("/");
+const projectPath = (projectId: string): string => `/api/projects/${encodeURIComponent(projectId)}`;
+const projectFilePath = (projectId: string, path: string): string => `${projectPath(projectId)}/files/${pathOf(path)}`;
+
+type Transport = (url: string, init: RequestInit) => Promise<Response>;
 
 /**
  * The gateway's HTTP API as the page uses it. Every failure becomes an ApiError. A 401 asks the user for
@@ -63,6 +82,58 @@ export class ApiClient {
     };
   }
 
+  async listProjects(): Promise<ProjectView[]> {
+    return (await this.json<{ projects: ProjectView[] }>("/api/projects")).projects;
+  }
+
+  /** The project's own files and its code snapshot's (`read_only`); `truncated` when snapshot files were left out. */
+  async listProjectFiles(projectId: string): Promise<{ files: FileListing[]; truncated: boolean }> {
+    const body = await this.json<{ files: FileListing[]; truncated?: boolean }>(`${projectPath(projectId)}/files?source=1`);
+    return { files: body.files, truncated: body.truncated === true };
+  }
+
+  /** The latest revision of a text file, or revision `revision`; a binary file is refused with BINARY_FILE. */
+  async readProjectFile(projectId: string, path: string, revision?: number): Promise<ProjectFileText> {
+    const query = revision === undefined ? "" : `?revision=${revision}`;
+    const { file, content, truncated } = await this.json<ProjectFileText>(`${projectFilePath(projectId, path)}${query}`);
+    return { file, content, truncated };
+  }
+
+  /** Every kept revision of a file, newest first. */
+  async listRevisions(projectId: string, path: string): Promise<FileRevision[]> {
+    return (await this.json<{ revisions: FileRevision[] }>(`${projectFilePath(projectId, path)}?revisions`)).revisions;
+  }
+
+  /** Makes revision `revision` the latest again, as a new revision. */
+  async restoreRevision(projectId: string, path: string, revision: number): Promise<FileRevision> {
+    return (await this.json<{ file: FileRevision }>(`${projectFilePath(projectId, path)}?restore=${revision}`, { method: "POST" })).file;
+  }
+
+  /**
+   * The bytes of any file of the project. Fetched, not linked: a link cannot carry the bearer token, so the
+   * page makes the download from the fetched bytes (held in memory until saved).
+   */
+  async downloadProjectFile(projectId: string, path: string): Promise<Blob> {
+    return (await this.send(`${projectFilePath(projectId, path)}?download`)).blob();
+  }
+
+  /** The project's own files as a zip, as `GET /api/projects/:id/archive` lays them out. */
+  async downloadArchive(projectId: string): Promise<Blob> {
+    return (await this.send(`${projectPath(projectId)}/archive`)).blob();
+  }
+
+  /** Uploads one file into `folder` ("" for the project root) as a multipart request, reporting the bytes sent. */
+  async uploadProjectFile(projectId: string, folder: string, file: File, onProgress: UploadProgress, signal?: AbortSignal): Promise<UploadedFile> {
+    const form = new FormData();
+    form.append("file", file, file.name);
+    const query = folder === "" ? "" : `?folder=${encodeURIComponent(folder)}`;
+    const transport: Transport = (url, init) => xhrSend(url, init, onProgress);
+    const body = await this.json<{ files: UploadedFile[] }>(`${projectPath(projectId)}/files${query}`, { method: "POST", body: form, ...(signal ? { signal } : {}) }, transport);
+    const [stored] = body.files;
+    if (!stored) throw new ApiError("BAD_RESPONSE", "The upload's answer named no file");
+    return stored;
+  }
+
   /** One turn, streamed. A turn refused before it starts throws here, before any event. */
   chat(body: { agent_id: string; message: string; session_id?: string; detach?: boolean }, signal: AbortSignal): Promise<AsyncGenerator<RunEvent>> {
     return this.events("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal });
@@ -82,22 +153,22 @@ export class ApiClient {
     return runEvents(response.body);
   }
 
-  private async json<T>(path: string, init: RequestInit = {}): Promise<T> {
-    const response = await this.send(path, init);
+  private async json<T>(path: string, init: RequestInit = {}, transport: Transport = fetch): Promise<T> {
+    const response = await this.send(path, init, transport);
     const body = (await response.json().catch(() => undefined)) as (T & { success?: boolean }) | undefined;
     if (body?.success !== true) throw new ApiError("BAD_RESPONSE", `Unexpected answer from ${path}`, response.status);
     return body;
   }
 
   /** fetch with the token; non-2xx answers become ApiErrors carrying the gateway's code and message. */
-  private async send(path: string, init: RequestInit = {}): Promise<Response> {
+  private async send(path: string, init: RequestInit = {}, transport: Transport = fetch): Promise<Response> {
     for (;;) {
       const token = this.tokens.get();
       const headers = new Headers(init.headers);
       if (token) headers.set("authorization", `Bearer ${token}`);
       let response: Response;
       try {
-        response = await fetch(path, { ...init, headers });
+        response = await transport(path, { ...init, headers });
       } catch (error) {
         if (init.signal?.aborted) throw new ApiError("CANCELLED", "Stopped");
         throw new ApiError("NETWORK_ERROR", error instanceof Error ? error.message : "The request failed");

@@ -10,6 +10,8 @@ import { errorCallout } from "./error-callout.js";
 import { FileViewer } from "./file-viewer.js";
 import { formatHashRoute, parseHashRoute } from "./hash-route.js";
 import { pendingMessage } from "./pending-message.js";
+import { projectChoice } from "./project-choice.js";
+import { ProjectFilesView } from "./project-files-view.js";
 import { SessionList } from "./session-list.js";
 import { SidebarDrawer } from "./sidebar-drawer.js";
 import { showToast } from "./toasts.js";
@@ -35,6 +37,7 @@ export class App {
     // a wide screen shows the files beside the chat instead of over it
     byId("app").classList.toggle("files-open", open);
   });
+  private readonly projectFiles = new ProjectFilesView(this.api);
   private readonly chat = new ChatView((relativePath) => this.openFile(relativePath));
   private readonly composer = new Composer({ send: (text) => void this.send(text), stop: () => this.turns.stop() });
   private readonly turns = new TurnRunner(this.api, this.composer);
@@ -55,6 +58,10 @@ export class App {
       if (this.chatState?.sessionId) void this.files.open(this.chatState.sessionId);
     });
     byId("refresh-sessions").addEventListener("click", () => void this.refreshSessions());
+    const filesLink = byId<HTMLAnchorElement>("project-files-link");
+    const pointFilesLink = (projectId: string): void => void (filesLink.href = formatHashRoute({ view: "files", projectId }));
+    pointFilesLink(projectChoice.get());
+    projectChoice.onChange(pointFilesLink);
     const forget = byId<HTMLButtonElement>("forget-token");
     forget.hidden = this.tokens.get() === undefined;
     forget.addEventListener("click", () => {
@@ -92,7 +99,16 @@ export class App {
     await this.agentsLoaded;
     if (generation !== this.generation) return;
     this.pickerView.hidden = route.view !== "picker";
-    this.chat.section.hidden = route.view === "picker";
+    this.chat.section.hidden = route.view !== "agent" && route.view !== "session";
+    if (route.view === "files") byId("project-files-link").setAttribute("aria-current", "page");
+    else byId("project-files-link").removeAttribute("aria-current");
+    if (route.view === "files") {
+      this.chatState = undefined;
+      this.sessionList.setCurrent(undefined);
+      await this.projectFiles.show(route.projectId, route.path);
+      return;
+    }
+    this.projectFiles.hide();
     if (route.view === "picker") {
       this.chatState = undefined;
       this.sessionList.setCurrent(undefined);
@@ -125,6 +141,8 @@ export class App {
       const session = await this.api.getSession(sessionId);
       if (generation !== this.generation) return;
       const agent = this.agentsById.get(session.agent_id);
+      // the files link leads to this chat's project
+      projectChoice.set(session.project_id);
       this.showChat({ agentId: session.agent_id, sessionId }, agent);
       for (const message of session.messages) {
         if (message.role === "user") this.chat.addUserMessage(message.content);

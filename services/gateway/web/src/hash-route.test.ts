@@ -9,7 +9,14 @@ describe("hash routes", () => {
     expect(formatHashRoute({ view: "agent", agentId: "bmm/analyst" })).toBe("#/agent/bmm/analyst");
   });
 
+  it("round-trips a project's files, and one file whose name needs encoding", () => {
+    for (const route of [{ view: "files", projectId: "default" }, { view: "files", projectId: "p-1", path: "inputs/brief #2 ?.pdf.md" }] as const) {
+      expect(parseHashRoute(formatHashRoute(route))).toEqual(route);
+    }
+    expect(formatHashRoute({ view: "files", projectId: "default", path: "docs/a b.md" })).toBe("#/projects/default/files/docs/a%20b.md");
+  });
+
   it("falls back to the picker for an empty, unknown or undecodable fragment", () => {
-    expect(["", "#", "#/nothing/x", "#/agent/", "#/session/%E0%A4%A"].map(parseHashRoute)).toEqual(Array(5).fill({ view: "picker" }));
+    expect(["", "#", "#/nothing/x", "#/agent/", "#/session/%E0%A4%A", "#/projects//files", "#/projects/p/files/a//b", "#/projects/p/files/%E0%A4%A"].map(parseHashRoute)).toEqual(Array(8).fill({ view: "picker" }));
   });
 });

@@ -1,12 +1,23 @@
 /**
  * What the page shows, kept in the URL's fragment so a reload or a shared link lands in the same place,
- * with no server-side routes: the picker, a new chat with one agent, or one session.
+ * with no server-side routes: the picker, a new chat with one agent, one session, or a project's files
+ * (with one file open).
  */
-export type HashRoute = { view: "picker" } | { view: "agent"; agentId: string } | { view: "session"; sessionId: string };
+export type HashRoute =
+  | { view: "picker" }
+  | { view: "agent"; agentId: string }
+  | { view: "session"; sessionId: string }
+  | { view: "files"; projectId: string; path?: string };
 
 export function parseHashRoute(hash: string): HashRoute {
   const path = hash.replace(/^#\/?/, "");
   const [view, ...rest] = path.split("/");
+  if (view === "projects" && rest[1] === "files") {
+    const projectId = safeDecode(rest[0] ?? "");
+    const filePath = rest.slice(2).map(safeDecode);
+    if (!projectId || filePath.includes("")) return rest.length > 2 || !projectId ? { view: "picker" } : { view: "files", projectId };
+    return filePath.length > 0 ? { view: "files", projectId, path: filePath.join("/") } : { view: "files", projectId };
+  }
   // agent ids of installed modules hold a slash (`bmm/analyst`): everything after the view is the id
   const id = safeDecode(rest.join("/"));
   if (view === "agent" && id) return { view: "agent", agentId: id };
@@ -17,6 +28,10 @@ export function parseHashRoute(hash: string): HashRoute {
 export function formatHashRoute(route: HashRoute): string {
   if (route.view === "agent") return `#/agent/${route.agentId.split("/").map(encodeURIComponent).join("/")}`;
   if (route.view === "session") return `#/session/${encodeURIComponent(route.sessionId)}`;
+  if (route.view === "files") {
+    const file = route.path ? `/${route.path.split("/").map(encodeURIComponent).join("/")}` : "";
+    return `#/projects/${encodeURIComponent(route.projectId)}/files${file}`;
+  }
   return "#/";
 }
 

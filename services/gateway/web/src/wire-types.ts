@@ -6,6 +6,7 @@
 export type { AgentDefinition, AgentSummary, MenuItem } from "../../../../shared/src/wire/agent.js";
 export type { ErrorBody, ErrorCode } from "../../../../shared/src/wire/error-code.js";
 export type { RunEvent } from "../../../../shared/src/wire/run-event.js";
-export type { FileListing } from "../../../../shared/src/wire/projects/file-entry.js";
+export type { FileListing, FileRevision } from "../../../../shared/src/wire/projects/file-entry.js";
+export type { ProjectView } from "../../../../shared/src/wire/projects/project-record.js";
 export type { SessionSummary, SessionView, VisibleMessage } from "../../../../shared/src/wire/session-messages.js";
 export type { Usage } from "../../../../shared/src/wire/usage.js";
