@@ -354,6 +354,10 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
       body: JSON.stringify({ agent_id: "bmm/delegator", message: "delegate" }),
     });
     expect(await delegated.json()).toMatchObject({ success: true, response: "ok: child ok" });
+    // a chat that opens with its agent's greeting, and the greeting alone: gateway → orchestrator, whose start reads through the tool-runner
+    const greeted = await fetch(`${system.gatewayUrls[0]}/api/sessions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ agent_id: "idea-coach" }) });
+    expect({ status: greeted.status, body: await greeted.json() }).toMatchObject({ status: 201, body: { success: true, greeting: { text: expect.any(String) } } });
+    expect((await fetch(`${system.gatewayUrls[0]}/api/agents/idea-coach/greeting`)).status).toBe(200);
     const byServices = permissionViolations(system.nats).filter((line) => /nats\.js:(registry|tool-runner|orchestrator|gateway)-\d+/.test(line));
     expect(byServices).toEqual([]);
   });

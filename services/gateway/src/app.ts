@@ -6,6 +6,7 @@ import { chatRoute } from "./chat/chat-route.js";
 import { allowedHosts } from "./config.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { healthRoute } from "./health-route.js";
+import { greetingRoutes } from "./sessions/greeting-routes.js";
 import { requireAllowedHost } from "./http/host-check.js";
 import { mcpRoute } from "./mcp/mcp-route.js";
 import { openAiRoutes } from "./openai/openai-routes.js";
@@ -41,7 +42,7 @@ export function createApp(context: GatewayContext): express.Express {
   // a file upload's body is the file itself, whatever its type: these routes come before the JSON parser
   app.use(uploadRoutes(context), projectFilesRoutes(context));
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
-  app.use(agentsRoutes(context), chatRoute(context), sessionsRoutes(context), sessionFilesRoutes(context), projectsRoutes(context), projectOverviewRoute(context));
+  app.use(greetingRoutes(context), agentsRoutes(context), chatRoute(context), sessionsRoutes(context), sessionFilesRoutes(context), projectsRoutes(context), projectOverviewRoute(context));
   app.use(webPage());
   app.use((_request, response) => sendError(response, new AppError("NOT_FOUND", "No such route")));
   app.use(errorHandler);

@@ -11,6 +11,7 @@ import { RegistryLookups } from "./agent/registry-lookups.js";
 import { startRunQueue } from "./queue/run-queue.js";
 import { StartCache } from "./agent/start-cache.js";
 import { addSessionEndpoints } from "./sessions/session-endpoints.js";
+import { addGreetingEndpoints } from "./sessions/greeting-endpoints.js";
 import { SessionStore } from "./sessions/session-store.js";
 import { InstrumentedToolClient } from "./tools/instrumented-tool-client.js";
 import { openAiModel } from "./model/openai-model.js";
@@ -85,7 +86,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     description: "Runs agent turns: the agentic loop over the model and the file tools",
   });
   // a page of a session's view leaves room in the reply for the session's state
-  addSessionEndpoints(service, { sessions: store, projects }, logger, prefix, () => natsMessageBudget(connection) - 64 * 1024);
+  addSessionEndpoints(service, { connection, config, sessions: store, projects, subjectPrefix: prefix }, logger, () => natsMessageBudget(connection) - 64 * 1024);
   addProjectEndpoints(service, { connection, config, projects, sessions: store, subjectPrefix: prefix }, logger);
 
   const cancels = connection.subscribe(prefix + subjects.runCancelAll, {
@@ -124,6 +125,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     lendSlot: () => queue.lendSlot(),
     userTurns,
   };
+  addGreetingEndpoints(service, deps);
   const queue = startRunQueue({
     consumer,
     concurrency: config.RUN_CONCURRENCY,

@@ -39,8 +39,16 @@ export const VisibleMessage = z.object({
 });
 export type VisibleMessage = z.infer<typeof VisibleMessage>;
 
+/**
+ * A chat as one reads it: its visible messages and what it did, found in its tool calls when it is served
+ * (not kept in the head, so the list does not carry them).
+ */
 export const SessionView = SessionSummary.extend({
   messages: z.array(VisibleMessage),
+  /** the workflows and skills it ran, in order, once each: `preload_workflow`'s workflow path, `load_skill`'s skill name */
+  workflows: z.array(z.string()),
+  /** the files its `save_output`, `edit_file` and `run_script` calls wrote, once each, by the virtual paths the model saw */
+  files_written: z.array(z.string()),
 });
 export type SessionView = z.infer<typeof SessionView>;
 

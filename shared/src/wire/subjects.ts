@@ -55,6 +55,13 @@ export const subjects = {
   /** orchestrator: the caller's sessions, and one session (request/reply) */
   sessionList: "agent.session.list",
   sessionGet: "agent.session.get",
+  /** orchestrator: rename, delete and search chats (request/reply) */
+  sessionRename: "agent.session.rename",
+  sessionDelete: "agent.session.delete",
+  sessionSearch: "agent.session.search",
+  /** orchestrator: a new chat that opens with its agent's greeting, and the greeting alone (shared/src/wire/greeting-messages.ts) */
+  sessionStart: "agent.session.start",
+  sessionGreeting: "agent.session.greeting",
   /** tool-runner: one subject per tool */
   tool: (toolName: string) => `tool.${toolName}`,
   /**

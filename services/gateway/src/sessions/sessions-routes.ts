@@ -1,6 +1,14 @@
 import { Router } from "express";
-import { z } from "zod";
-import { AppError, SessionListReply, subjects } from "@agent-orchestrator/shared";
+import {
+  AppError,
+  SessionDeleteReply,
+  SessionListQuery,
+  SessionListReply,
+  SessionRenameReply,
+  SessionSearchReply,
+  SessionTitleBody,
+  subjects,
+} from "@agent-orchestrator/shared";
 import { currentUser } from "../auth/auth.js";
 import { replayRun } from "../chat/event-replay.js";
 import type { GatewayContext } from "../gateway-context.js";
@@ -11,13 +19,12 @@ import { publishCancel } from "../chat/run-cancel.js";
 import { checkedSessionId, requireChatOwner, sessionAccess } from "./session-access.js";
 import { getSessionView } from "./session-view.js";
 import { writeSseStream } from "../chat/sse-stream.js";
-
-const SessionListQuery = z.object({ project_id: z.string().min(1).max(128).optional() });
+import { sessionExport } from "./session-export.js";
 
 /**
- * The chats the caller may see (their own, and those of projects they are a member of): list, one chat,
- * cancel, re-attach to its events. A chat the caller may not see is answered exactly like a missing one
- * (404), so ids cannot be probed. A chat's scratch files are in files/session-files-routes.ts.
+ * The chats the caller may see (their own, and those of projects they are a member of): list, search one project's,
+ * one chat, export it, rename, delete, cancel, re-attach to its events. A chat the caller may not see is answered
+ * exactly like a missing one (404), so ids cannot be probed. A chat's scratch files are in files/session-files-routes.ts.
  */
 export function sessionsRoutes(context: GatewayContext): Router {
   const router = Router();
@@ -28,10 +35,37 @@ export function sessionsRoutes(context: GatewayContext): Router {
       const user = currentUser(response);
       const query = parseInput(SessionListQuery, request.query, "query");
       const projectId = query.project_id === undefined ? undefined : await resolveProjectId(context, user, query.project_id);
+      if (query.q !== undefined) {
+        // a search reads conversations: one project's at a time bounds it
+        if (projectId === undefined) throw new AppError("VALIDATION_ERROR", "query.project_id: a search (q) needs the project to search");
+        const found = await callService(context, subjects.sessionSearch, { user, project_id: projectId, query: query.q }, SessionSearchReply);
+        response.json({ success: true, sessions: found.sessions });
+        return;
+      }
       const reply = await callService(context, subjects.sessionList, { user, project_id: projectId }, SessionListReply);
       response.json({ success: true, sessions: reply.sessions });
     },
   );
+
+  // the chat's owner or the project's owner; the orchestrator decides
+  router.patch("/api/sessions/:id", async (request, response) => {
+    const { title } = parseInput(SessionTitleBody, request.body, "body");
+    const body = { session_id: checkedSessionId(request.params["id"]), user: currentUser(response), title };
+    const reply = await callService(context, subjects.sessionRename, body, SessionRenameReply);
+    response.json({ success: true, session: reply.session });
+  });
+
+  router.delete("/api/sessions/:id", async (request, response) => {
+    const body = { session_id: checkedSessionId(request.params["id"]), user: currentUser(response) };
+    await callService(context, subjects.sessionDelete, body, SessionDeleteReply);
+    response.json({ success: true });
+  });
+
+  // any member of the chat's project may export it, as they may read it
+  router.get("/api/sessions/:id/export", async (request, response) => {
+    const exported = await sessionExport(context, checkedSessionId(request.params["id"]), currentUser(response));
+    response.attachment(exported.fileName).type("text/markdown; charset=utf-8").send(exported.markdown);
+  });
 
   router.get(
     "/api/sessions/:id",

@@ -1,6 +1,7 @@
 import {
   encodeJson,
   decodeJson,
+  GreetingRequest,
   ProjectCreateRequest,
   ProjectDeleteRequest,
   ProjectGetRequest,
@@ -11,15 +12,20 @@ import {
   ProjectRenameRequest,
   roleOf,
   RunStartRequest,
+  SessionDeleteRequest,
   SessionGetRequest,
   SessionListRequest,
+  SessionRenameRequest,
+  SessionSearchRequest,
   subjects,
   toProjectView,
   zeroUsage,
   type ErrorCode,
+  type Greeting,
   type ProjectRecord,
   type RunEventBody,
   type SessionSummary,
+  type SessionView,
 } from "@agent-orchestrator/shared";
 import type { GatewayFixture } from "./gateway-fixture.js";
 
@@ -34,6 +40,8 @@ const notFound = () => refuse("PROJECT_NOT_FOUND", "Project not found");
 export class FakeOrchestrator {
   readonly projects = new Map<string, ProjectRecord>();
   readonly chats = new Map<string, SessionSummary>();
+  /** what a chat's view shows besides its state, by chat id (no messages and no activity when absent) */
+  readonly views = new Map<string, Pick<SessionView, "messages" | "workflows" | "files_written">>();
   /** projects with a running turn: deleting them is refused */
   readonly busy = new Set<string>();
   readonly received: { subject: string; request: unknown }[] = [];
@@ -44,6 +52,8 @@ export class FakeOrchestrator {
     { type: "delta", text: "ok" },
     { type: "done", response: "ok", iterations: 1, usage: zeroUsage(), usage_by_call: [zeroUsage()], session_usage: zeroUsage() },
   ];
+  /** what both greeting subjects answer */
+  greeting: Greeting = { text: "Hello Ada! I'm Tess, your Test Agent.", menu: [{ number: 1, trigger: "*help", description: "Show the menu" }], user_name: "Ada", language: "English" };
   private created = 0;
 
   constructor(private readonly fixture: GatewayFixture) {}
@@ -129,8 +139,10 @@ export class FakeOrchestrator {
       const chat = this.chats.get(request.session_id);
       const project = chat && this.projects.get(chat.project_id);
       if (!chat || !project || !roleOf(project, request.user)) return refuse("SESSION_NOT_FOUND", "Session not found");
-      return { success: true, session: { ...chat, messages: [] }, next_message_offset: null };
+      const view = this.views.get(chat.id) ?? { messages: [], workflows: [], files_written: [] };
+      return { success: true, session: { ...chat, ...view }, next_message_offset: null };
     });
+    this.answerChatManagement();
     this.fixture.respond(subjects.sessionList, SessionListRequest, (request) => {
       this.received.push({ subject: subjects.sessionList, request });
       const visible = [...this.chats.values()].filter((chat) => {
@@ -139,7 +151,66 @@ export class FakeOrchestrator {
       });
       return { success: true, sessions: visible };
     });
+    this.answerGreetings();
     this.runTurns();
+  }
+
+  /** `agent.session.start` makes an idle chat in the project (its owner or an editor), `agent.session.greeting` answers any member; both with `greeting`. */
+  private answerGreetings(): void {
+    const projectOf = ({ user, project_id }: GreetingRequest) => {
+      const id = project_id ?? FakeOrchestrator.defaultProjectOf(user);
+      if (project_id === undefined && !this.projects.has(id)) this.addProject(id, user).personal = true;
+      return id;
+    };
+    this.fixture.respond(subjects.sessionStart, GreetingRequest, (request) => {
+      this.received.push({ subject: subjects.sessionStart, request });
+      const projectId = projectOf(request);
+      return this.asMember(projectId, request.user, (_record, role) => {
+        if (role === "viewer") return refuse("PROJECT_FORBIDDEN", "A viewer of this project cannot run turns or write to it");
+        const chat = this.addChat(`greeted${++this.created}`, projectId, request.user);
+        chat.turns = 0;
+        return { success: true, session_id: chat.id, project_id: projectId, greeting: this.greeting };
+      });
+    });
+    this.fixture.respond(subjects.sessionGreeting, GreetingRequest, (request) => {
+      this.received.push({ subject: subjects.sessionGreeting, request });
+      const projectId = projectOf(request);
+      return this.asMember(projectId, request.user, () => ({ success: true, project_id: projectId, greeting: this.greeting }));
+    });
+  }
+
+  /** Rename and delete (the chat's owner or the project's owner; delete refused while it runs) and search by title. */
+  private answerChatManagement(): void {
+    const manage = (sessionId: string, user: string, then: (chat: SessionSummary) => unknown) => {
+      const chat = this.chats.get(sessionId);
+      const project = chat && this.projects.get(chat.project_id);
+      if (!chat || !project || !roleOf(project, user)) return refuse("SESSION_NOT_FOUND", "Session not found");
+      return chat.owner === user || project.owner === user ? then(chat) : refuse("PROJECT_FORBIDDEN", "Only the chat's owner or the project's owner may do this");
+    };
+    this.fixture.respond(subjects.sessionRename, SessionRenameRequest, (request) => {
+      this.received.push({ subject: subjects.sessionRename, request });
+      return manage(request.session_id, request.user, (chat) => {
+        chat.title = request.title;
+        return { success: true, session: chat };
+      });
+    });
+    this.fixture.respond(subjects.sessionDelete, SessionDeleteRequest, (request) => {
+      this.received.push({ subject: subjects.sessionDelete, request });
+      return manage(request.session_id, request.user, (chat) => {
+        if (chat.status === "running") return refuse("SESSION_BUSY", "This chat is running a turn");
+        this.chats.delete(chat.id);
+        return { success: true };
+      });
+    });
+    this.fixture.respond(subjects.sessionSearch, SessionSearchRequest, (request) => {
+      this.received.push({ subject: subjects.sessionSearch, request });
+      return this.asMember(request.project_id, request.user, () => ({
+        success: true,
+        sessions: [...this.chats.values()]
+          .filter((chat) => chat.project_id === request.project_id && chat.title.toLowerCase().includes(request.query.toLowerCase()))
+          .map((chat) => ({ ...chat, match: chat.title })),
+      }));
+    });
   }
 
   /** Each queued turn is answered at once: `session` (naming the chat's project), then `turnEvents`. */

@@ -1,5 +1,8 @@
 import { mapOutputVariables } from "@agent-orchestrator/shared";
 
+/** The name BMAD's neutral defaults give a user the config does not name: a greeting treats it as no name. */
+export const neutralUserName = "User";
+
 /** Where BMAD writes when a config names no output folder: in the project, as an IDE install would. */
 const defaultOutputFolder = "{project-root}/_bmad-output";
 
@@ -22,7 +25,7 @@ export function startVariables(loaded: Readonly<Record<string, string>>): Record
 export function withStartDefaults(mapped: Readonly<Record<string, string>>): Record<string, string> {
   const variables = { ...mapped };
   variables["output_folder"] = present(mapped["output_folder"]) ?? defaultOutputFolder;
-  variables["user_name"] = present(mapped["user_name"]) ?? "User";
+  variables["user_name"] = present(mapped["user_name"]) ?? neutralUserName;
   variables["communication_language"] = present(mapped["communication_language"]) ?? "English";
   variables["document_output_language"] = present(mapped["document_output_language"]) ?? variables["communication_language"];
   return variables;

@@ -1,9 +1,10 @@
 import type { NatsConnection } from "nats";
-import { AppError, FilesPurgeReply, isCasConflict, requestJson, retryWhileLeaderless, subjects, type FileSpaceRef, type SessionHead } from "@agent-orchestrator/shared";
+import { AppError, isCasConflict, retryWhileLeaderless, type SessionHead } from "@agent-orchestrator/shared";
 import { retryOnConflict } from "../nats/compare-and-set.js";
 import type { OrchestratorConfig } from "../config.js";
 import type { SessionStore } from "../sessions/session-store.js";
 import { isAbandoned } from "../turn/abandoned-turn.js";
+import { purgeFileSpace } from "./file-space-purge.js";
 import { projectOfMember, requireOwner } from "./project-access.js";
 import type { ProjectStore } from "./project-store.js";
 
@@ -33,15 +34,15 @@ export async function deleteProject(deps: ProjectDeletionDeps, projectId: string
     throw new AppError("PROJECT_BUSY", "A chat of this project is running a turn; delete the project when it has ended");
   }
   const removed = await removeChats(deps, chats);
-  let files = await purge(deps, { kind: "project", id: projectId });
-  for (const head of removed) files += await purge(deps, { kind: "session", id: head.id });
+  let files = await purgeFileSpace(deps, { kind: "project", id: projectId });
+  for (const head of removed) files += await purgeFileSpace(deps, { kind: "session", id: head.id });
   await retryOnConflict(async () => {
     const current = await deps.projects.get(projectId);
     if (current) await deps.projects.remove(projectId, current.revision);
   });
   // a new chat that passed its project check before the record went, and was made after the listing above
   const late = await removeChats(deps, await retryWhileLeaderless(() => deps.sessions.listByProject(projectId)), { lenient: true });
-  for (const head of late) files += await purge(deps, { kind: "session", id: head.id });
+  for (const head of late) files += await purgeFileSpace(deps, { kind: "session", id: head.id });
   return { sessions: removed.length + late.length, files };
 }
 
@@ -61,13 +62,4 @@ async function removeChats(
     }
   }
   return removed;
-}
-
-/** Asks the tool-runner to forget a file space whole; returns how many files it held. */
-async function purge(deps: ProjectDeletionDeps, space: FileSpaceRef): Promise<number> {
-  const reply = await requestJson(deps.connection, deps.subjectPrefix + subjects.files("purge"), { space }, FilesPurgeReply, {
-    timeoutMs: deps.config.TOOL_TIMEOUT_MS,
-  });
-  if (!reply.success) throw new AppError(reply.error.code, `The project's files could not be deleted: ${reply.error.message}`);
-  return reply.files;
 }

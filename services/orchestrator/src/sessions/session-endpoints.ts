@@ -2,40 +2,43 @@ import type { Service } from "nats";
 import {
   addJsonEndpoint,
   AppError,
-  AttachedFiles,
+  SessionDeleteRequest,
   SessionGetRequest,
   SessionListRequest,
+  SessionRenameRequest,
+  SessionSearchRequest,
   roleOf,
   subjects,
   type Logger,
   type SessionHead,
   type SessionRecord,
-  type SessionSummary,
   type VisibleMessage,
 } from "@agent-orchestrator/shared";
 import { prefixWithinBytes } from "../events/bounded-event.js";
+import { retryOnConflict } from "../nats/compare-and-set.js";
 import { projectOfMember } from "../projects/project-access.js";
 import type { ProjectStore } from "../projects/project-store.js";
+import { managedChat, visibleChat } from "./chat-access.js";
+import { chatActivity } from "./chat-activity.js";
+import { deleteChat, type ChatDeletionDeps } from "./chat-deletion.js";
+import { searchChats } from "./chat-search.js";
+import { toSummary } from "./session-summary.js";
 import type { SessionStore } from "./session-store.js";
+import { visibleMessages } from "./visible-messages.js";
 
 /**
- * `agent.session.list` and `agent.session.get`: the chats a user may see, their own and those of every project
- * they are a member of; anyone else's answer exactly like missing ones.
+ * `agent.session.<list|get|search|rename|delete>`: the chats a user may see, their own and those of every project
+ * they are a member of, found by text in one project; renamed or deleted by their owner or their project's owner.
+ * Anyone else's answer exactly like missing ones.
  */
-export function addSessionEndpoints(
-  service: Service,
-  stores: { sessions: SessionStore; projects: ProjectStore },
-  logger: Logger,
-  subjectPrefix: string,
-  pageBytes: () => number,
-): void {
-  const { sessions, projects } = stores;
+export function addSessionEndpoints(service: Service, deps: ChatDeletionDeps, logger: Logger, pageBytes: () => number): void {
+  const { sessions, subjectPrefix } = deps;
   addJsonEndpoint(
     service,
     "session-list",
     subjectPrefix + subjects.sessionList,
     SessionListRequest,
-    async ({ user, project_id }) => ({ success: true, sessions: (await visibleChats(stores, user, project_id)).map(toSummary) }),
+    async ({ user, project_id }) => ({ success: true, sessions: (await visibleChats(deps, user, project_id)).map(toSummary) }),
     logger,
   );
   addJsonEndpoint(
@@ -44,15 +47,47 @@ export function addSessionEndpoints(
     subjectPrefix + subjects.sessionGet,
     SessionGetRequest,
     async ({ session_id, user, message_offset }) => {
-      // a chat the user may not see answers exactly like a missing one
-      const place = await sessions.locate(session_id);
-      const project = place && (await projects.get(place.project_id));
-      const allowed = project && (place.owner === user || roleOf(project.record, user) !== undefined);
-      const stored = allowed ? await sessions.get(session_id, place.owner) : undefined;
+      const chat = await visibleChat(deps, session_id, user);
+      const stored = await sessions.get(session_id, chat.owner);
       if (!stored) throw new AppError("SESSION_NOT_FOUND", "Session not found");
-      const summary = toSummary({ ...stored.record, title: stored.version.title || titleOf(stored.record) });
-      const page = viewPage(visibleMessages(stored.record), message_offset ?? 0, pageBytes());
-      return { success: true, session: { ...summary, messages: page.messages }, next_message_offset: page.next };
+      const title = (await sessions.explicitTitle(chat.project.id, session_id)) ?? (stored.version.title || titleOf(stored.record));
+      const activity = chatActivity(stored.record.messages);
+      // the activity travels in every page: the messages get what is left
+      const page = viewPage(visibleMessages(stored.record), message_offset ?? 0, pageBytes() - Buffer.byteLength(JSON.stringify(activity)));
+      return { success: true, session: { ...toSummary({ ...stored.record, title }), ...activity, messages: page.messages }, next_message_offset: page.next };
+    },
+    logger,
+  );
+  addJsonEndpoint(
+    service,
+    "session-search",
+    subjectPrefix + subjects.sessionSearch,
+    SessionSearchRequest,
+    async ({ user, project_id, query }) => ({ success: true, sessions: await searchChats(deps, user, project_id, query) }),
+    logger,
+  );
+  addJsonEndpoint(
+    service,
+    "session-rename",
+    subjectPrefix + subjects.sessionRename,
+    SessionRenameRequest,
+    async ({ session_id, user, title }) => {
+      const chat = await managedChat(deps, session_id, user, "rename it");
+      await retryOnConflict(() => sessions.retitle(chat.project.id, session_id, title));
+      const state = await sessions.getState(session_id, chat.owner);
+      if (!state) throw new AppError("SESSION_NOT_FOUND", "Session not found");
+      return { success: true, session: toSummary({ ...state, title }) };
+    },
+    logger,
+  );
+  addJsonEndpoint(
+    service,
+    "session-delete",
+    subjectPrefix + subjects.sessionDelete,
+    SessionDeleteRequest,
+    async ({ session_id, user }) => {
+      await deleteChat(deps, session_id, user);
+      return { success: true };
     },
     logger,
   );
@@ -74,10 +109,14 @@ async function visibleChats(stores: { sessions: SessionStore; projects: ProjectS
   const all = await projects.all();
   const existing = new Set(all.map((record) => record.id));
   const chats = new Map<string, SessionHead>();
+  const memberOf = all.filter((candidate) => roleOf(candidate, user) !== undefined);
+  const member = new Set(memberOf.map((record) => record.id));
   for (const head of await sessions.listByOwner(user, Number.MAX_SAFE_INTEGER)) {
-    if (head.project_id !== undefined && existing.has(head.project_id)) chats.set(head.id, head);
+    if (head.project_id === undefined || !existing.has(head.project_id) || member.has(head.project_id)) continue;
+    // their own chat in a project they have left: the title they gave it is read here, the project listings carry the others'
+    chats.set(head.id, { ...head, title: (await sessions.explicitTitle(head.project_id, head.id)) ?? head.title });
   }
-  for (const record of all.filter((candidate) => roleOf(candidate, user) !== undefined)) {
+  for (const record of memberOf) {
     for (const { head } of await sessions.listByProject(record.id)) chats.set(head.id, head);
   }
   return newestFirst([...chats.values()]);
@@ -85,39 +124,7 @@ async function visibleChats(stores: { sessions: SessionStore; projects: ProjectS
 
 const newestFirst = (heads: SessionHead[]): SessionHead[] => heads.sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, listLimit);
 
-export function toSummary(head: Omit<SessionHead, "batches">): SessionSummary {
-  return {
-    id: head.id,
-    agent_id: head.agent_id,
-    // every listed chat has a project: heads written before projects are moved into one at start
-    project_id: head.project_id ?? "",
-    owner: head.owner,
-    status: head.status,
-    run_id: head.run_id,
-    run_started_at: head.run_started_at,
-    last_run_id: head.last_run_id,
-    turns: head.turns,
-    usage: head.usage,
-    title: head.title,
-    created_at: head.created_at,
-    updated_at: head.updated_at,
-  };
-}
-
 const titleOf = (record: SessionRecord): string => visibleMessages(record).find((message) => message.role === "user")?.content.slice(0, 80) ?? "";
-
-/** The conversation as a person sees it: their messages (with the files attached to them) and the agent's text answers. */
-export function visibleMessages(record: SessionRecord): VisibleMessage[] {
-  const messages: VisibleMessage[] = [];
-  for (const message of record.messages) {
-    const content = message["content"];
-    if ((message.role === "user" || message.role === "assistant") && typeof content === "string" && content !== "") {
-      const attachments = message.role === "user" ? AttachedFiles.safeParse(message["attachments"]) : undefined;
-      messages.push({ role: message.role, content, ...(attachments?.success && attachments.data.length > 0 ? { attachments: attachments.data } : {}) });
-    }
-  }
-  return messages;
-}
 
 /**
  * The messages from `offset` that fit `maxBytes` (always at least one, so paging moves on; a single

@@ -38,10 +38,16 @@ const ownerPrefix = (owner: string): string => `owner.${Buffer.from(owner, "utf8
 const chunkKey = (sessionId: string, batchId: string, index: number): string => `conversation.${sessionId}.${batchId}.${index}`;
 /** Where a session is, by its id alone: its owner (so its head's key) and its project. Written once, before its head. */
 const chatKey = (sessionId: string): string => `chat.${sessionId}`;
-/** One key per chat of a project, so a project's chats are listed without reading anyone else's. */
+/**
+ * One key per chat of a project, so a project's chats are listed without reading anyone else's. It also keeps the
+ * title a person gave the chat: outside the head, which every turn writes by compare-and-set, so a rename never
+ * makes a running turn's save fail, and the listing of a project reads it anyway.
+ */
 const projectChatKey = (projectId: string, sessionId: string): string => `project.${projectId}.${sessionId}`;
 const ChatPointer = z.object({ owner: z.string(), project_id: z.string() });
 export type ChatPointer = z.infer<typeof ChatPointer>;
+const ProjectChat = z.object({ owner: z.string(), title: z.string().optional() });
+type ProjectChat = z.infer<typeof ProjectChat>;
 const ConversationBatchMessages = z.array(ConversationMessage);
 
 const firstUserText = (messages: readonly ConversationMessage[]): string => {
@@ -131,6 +137,43 @@ export class SessionStore {
     }
   }
 
+  /**
+   * Creates a new idle session that already holds `messages` (an agent's greeting, sessions/greeting.ts), with the
+   * pointers and head a first turn's `createRunning` writes and no turn counted: its conversation's batch first, then
+   * its head in one KV create. Returns undefined if the id is taken.
+   */
+  async createIdle(input: { id: string; agentId: string; owner: string; projectId: string; messages: ConversationMessage[] }): Promise<StoredSession | undefined> {
+    if (!(await this.point(input.id, input.owner, input.projectId))) return undefined;
+    const now = new Date().toISOString();
+    const record: SessionRecord = {
+      id: input.id,
+      agent_id: input.agentId,
+      owner: input.owner,
+      project_id: input.projectId,
+      status: "idle",
+      run_id: null,
+      run_started_at: null,
+      last_run_id: null,
+      messages: input.messages,
+      usage: zeroUsage(),
+      turns: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    const written: string[] = [];
+    try {
+      const batch = await whileRoom(() => this.writeBatch(input.id, input.messages, written));
+      const head: SessionHead = { ...withoutMessages(record), title: "", batches: [batch] };
+      const revision = await whileRoom(() => this.kv.create(headKey(input.owner, input.id), encodeJson(head)));
+      return { record, version: { revision, batches: [batch], title: "", legacy: false } };
+    } catch (error) {
+      // the batch is named by no head: remove it
+      await Promise.allSettled(written.map((chunk) => this.kv.purge(chunk)));
+      if (isCasConflict(error)) return undefined;
+      throw error;
+    }
+  }
+
   /** One owner's session with its whole conversation; undefined when it does not exist or is someone else's. */
   async get(id: string, owner: string): Promise<StoredSession | undefined> {
     const entry = await this.kv.get(headKey(owner, id));
@@ -171,11 +214,38 @@ export class SessionStore {
       const taken = await this.locate(id);
       if (taken?.owner !== owner || taken.project_id !== projectId) return false;
     }
-    await whileRoom(() => this.kv.put(projectChatKey(projectId, id), encodeJson({ owner })));
+    // created, never put: a redelivered first turn must not drop a title given meanwhile
+    await whileRoom(() => this.kv.create(projectChatKey(projectId, id), encodeJson({ owner } satisfies ProjectChat))).catch((error: unknown) => {
+      if (!isCasConflict(error)) throw error;
+    });
     return true;
   }
 
-  /** The heads of a project's chats with their revisions (for a delete that must see each unchanged). */
+  /** The title a person gave the chat `id` of `projectId`, if any. */
+  async explicitTitle(projectId: string, id: string): Promise<string | undefined> {
+    const entry = await this.kv.get(projectChatKey(projectId, id));
+    return entry && entry.operation === "PUT" ? decodeJson(entry.value, ProjectChat).title : undefined;
+  }
+
+  /**
+   * Gives the chat `id` of `projectId` a title, by compare-and-set on its project key (a conflict is thrown: the
+   * caller retries). SESSION_NOT_FOUND when the key is gone: the chat was deleted.
+   */
+  async retitle(projectId: string, id: string, title: string): Promise<void> {
+    const key = projectChatKey(projectId, id);
+    const entry = await this.kv.get(key);
+    if (!entry || entry.operation !== "PUT") throw new AppError("SESSION_NOT_FOUND", "Session not found");
+    const { owner } = decodeJson(entry.value, ProjectChat);
+    await whileRoom(() => this.kv.update(key, encodeJson({ owner, title } satisfies ProjectChat), entry.revision));
+  }
+
+  /** One owner's chat's head with its revision (for a delete that must see it unchanged); undefined when missing. */
+  async headOf(id: string, owner: string): Promise<{ head: SessionHead; revision: number } | undefined> {
+    const entry = await this.kv.get(headKey(owner, id));
+    return entry && entry.operation === "PUT" ? { head: decodeJson(entry.value, SessionHead), revision: entry.revision } : undefined;
+  }
+
+  /** The heads of a project's chats with their revisions (for a delete that must see each unchanged), each with the title a person gave it. */
   async listByProject(projectId: string): Promise<Array<{ head: SessionHead; revision: number }>> {
     const keys: string[] = [];
     for await (const key of await this.kv.keys(projectChatKey(projectId, "*"))) keys.push(key);
@@ -183,9 +253,11 @@ export class SessionStore {
     for (const key of keys) {
       const pointer = await this.kv.get(key);
       if (!pointer || pointer.operation !== "PUT") continue;
-      const { owner } = decodeJson(pointer.value, ChatPointer.pick({ owner: true }));
+      const { owner, title } = decodeJson(pointer.value, ProjectChat);
       const entry = await this.kv.get(headKey(owner, key.slice(key.lastIndexOf(".") + 1)));
-      if (entry && entry.operation === "PUT") chats.push({ head: decodeJson(entry.value, SessionHead), revision: entry.revision });
+      if (!entry || entry.operation !== "PUT") continue;
+      const head = decodeJson(entry.value, SessionHead);
+      chats.push({ head: title === undefined ? head : { ...head, title }, revision: entry.revision });
     }
     return chats;
   }

@@ -15,7 +15,7 @@ import {
 import type { ActiveTurns } from "./active-turns.js";
 import { runAgentLoop } from "../loop/agent-loop.js";
 import { loopLimits, modelNotConfiguredMessage, type OrchestratorConfig } from "../config.js";
-import { startAgent, type AgentStart } from "../agent/agent-start.js";
+import { keptAgentStart } from "../agent/kept-agent-start.js";
 import { toolsForAgent } from "../agent/agent-tools.js";
 import { RunEventPublisher } from "../events/run-event-publisher.js";
 import type { SessionStore, SessionVersion } from "../sessions/session-store.js";
@@ -102,7 +102,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     };
     // the start only reads the agent's own files and records nothing, so it runs while the session is accepted;
     // a refused turn reports its refusal, and its start is stopped and never seen
-    const starting = startAgentFor(deps, agent, context, `${request.run_id}:${attempt}:start`, AbortSignal.any([controller.signal, dropStart.signal]));
+    const starting = keptAgentStart(deps, agent, context, `${request.run_id}:${attempt}:start`, AbortSignal.any([controller.signal, dropStart.signal]));
     starting.catch(() => undefined);
     const acceptance = await acceptTurn(deps, request, attempt, agent, place);
     if ("dropped" in acceptance) return log.info({ decision: acceptance.dropped }, "the turn is already running or has ended; this delivery is dropped");
@@ -191,17 +191,6 @@ interface AcceptedTurn {
 /** A delivery that ends without a word: the delivery that runs or ran its turn answers its client. */
 interface DroppedTurn {
   dropped: Exclude<TurnAcceptance, "accept" | "busy">;
-}
-
-/** The agent's start (agent-start.ts), its calls marked as the system's; kept while the files it read are unchanged. */
-function startAgentFor(deps: TurnRunnerDeps, agent: AgentDefinition, context: ToolContext, callPrefix: string, signal: AbortSignal): Promise<AgentStart> {
-  const startContext: ToolContext = { ...context, agent_start: true };
-  return deps.starts.get(agent, () =>
-    startAgent(agent, {
-      readFile: (path) => deps.tools.call("read_file", `${callPrefix}:${path}`, startContext, { file_path: path }, signal),
-      loadSkill: (name) => deps.tools.call("load_skill", `${callPrefix}:skill`, startContext, { name }, signal),
-    }),
-  );
 }
 
 /**
