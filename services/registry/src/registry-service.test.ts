@@ -137,7 +137,7 @@ describe("registry service over NATS", () => {
     for await (const info of await connection.services.client().info("registry")) infos.push(info);
     const ours = infos.find((info) => info.endpoints.some((endpoint) => endpoint.subject.startsWith(prefix)));
     expect(ours?.endpoints.map((endpoint) => endpoint.subject).sort()).toEqual(
-      [subjects.registryAgentsActivation, subjects.registryAgentsGet, subjects.registryAgentsList, subjects.registryBundlesList, subjects.registrySkillsGet].map((subject) => prefix + subject).sort(),
+      [subjects.registryAgentsActivation, subjects.registryAgentsGet, subjects.registryAgentsList, subjects.registryBundlesList, subjects.registryHelpGet, subjects.registrySkillsGet].map((subject) => prefix + subject).sort(),
     );
   });
 
