@@ -60,6 +60,8 @@ describe.each(releases)("Mary's greeting on a real $version install", (release) 
 
   it("starts a chat with Mary's greeting: the user's name, her persona and her real menu, without a model call", async () => {
     expect(menu.length).toBeGreaterThan(3);
+    // the model calls this test's chat makes, whatever ran before it
+    const calls = system.model.requests.length;
     const { status, body } = await sendJson(system, "POST", "/api/sessions", { agent_id: "bmm/analyst" });
     expect(status).toBe(201);
     expect(body).toMatchObject({ success: true, project_id: expect.any(String), greeting: { user_name: defaultInstallUserName, language: "English" } });
@@ -68,7 +70,7 @@ describe.each(releases)("Mary's greeting on a real $version install", (release) 
     expect(text).toContain(`Here is what I can do:\n${menu.map((line, index) => `${index + 1}. ${line}`).join("\n")}\n`);
     expect(body["greeting"].menu).toHaveLength(menu.length);
     expect(text).toContain("bmad-help");
-    expect(system.model.requests).toHaveLength(0);
+    expect(system.model.requests).toHaveLength(calls);
 
     const chat = await sendJson(system, "GET", `/api/sessions/${String(body["session_id"])}`);
     expect(chat.body["session"]).toMatchObject({ agent_id: "bmm/analyst", status: "idle", turns: 0, messages: [{ role: "assistant", content: text }] });

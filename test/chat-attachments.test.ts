@@ -42,11 +42,13 @@ afterAll(() => system?.stop());
 describe("chat attachments end to end", () => {
   it("the model reads an attached file at the path it was told, and later turns still name it", async () => {
     const attachments = [{ name: "notes.md", content_base64: Buffer.from(notes).toString("base64") }];
+    // this turn's model requests, whatever ran before it
+    const mark = system.model.requests.length;
     const first = await api("POST", "/api/chat", { agent_id: "idea-coach", message: "When do we launch?", attachments });
     expect(first).toMatchObject({ success: true });
     expect(first["response"]).toContain("The lighthouse launches on the 4th of May.");
 
-    const requests = system.model.requests.map((request) => request.body);
+    const requests = system.model.requests.slice(mark).map((request) => request.body);
     const asked = requests.find((body) => body.messages.at(-1)?.role === "user");
     const told = String(asked?.messages.at(-1)?.content);
     expect(told).toMatch(/^When do we launch\?\n\nAttached files .*\n- \{project-root\}\/inputs\/notes\.md$/s);

@@ -57,7 +57,8 @@ beforeAll(async () => {
 
 afterAll(() => system?.stop());
 
-describe("file tools on BMAD 6.12", () => {
+// in order, also under --sequence.shuffle: the searches look for the PRD the first test builds
+describe("file tools on BMAD 6.12", { shuffle: false }, () => {
   it("builds a PRD by append and edit, byte-identical to saving it whole at every step, and the flip is one line", async () => {
     let whole = "";
     let chat: string | undefined;
