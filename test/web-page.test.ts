@@ -55,7 +55,9 @@ describe("the web page", () => {
     // the picker groups the sample agent under its bundle
     const group = page.getByRole("region", { name: "idea-studio (bundle)" });
     await group.getByRole("link", { name: "Nova — Idea Coach" }).click();
-    await page.getByRole("heading", { name: "Nova — Idea Coach" }).waitFor();
+    // choosing the agent starts its chat with its greeting, written without the model
+    await page.locator(".message.assistant.greeting").getByText("I'm Nova").waitFor();
+    expect(system.model.requests).toHaveLength(0);
 
     const input = page.getByRole("textbox", { name: "Message" });
     await input.fill("Please write a brief for my idea");
@@ -69,7 +71,8 @@ describe("the web page", () => {
     // the answer streams: its start is rendered while the turn still runs (Stop is offered)
     const answerBody = page.locator(".message.assistant .markdown").last();
     const partial = await poll(async () => {
-      const text = (await page.locator(".message.assistant .markdown").allTextContents()).at(-1) ?? "";
+      // the answer's own text: the greeting above it is an earlier message
+      const text = (await page.locator(".message.assistant").last().locator(".markdown").allTextContents()).join("");
       const running = await page.getByRole("button", { name: "Stop the answer" }).isVisible();
       return running && text !== "" && !text.includes("feels this pain") ? text : undefined;
     });

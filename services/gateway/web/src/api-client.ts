@@ -1,7 +1,20 @@
 import { ApiError } from "./api-error.js";
 import { readSse } from "./sse-reader.js";
 import type { TokenStore } from "./token-store.js";
-import type { AgentDefinition, AgentSummary, FileListing, FileRevision, ProjectView, RunEvent, SessionSummary, SessionView } from "./wire-types.js";
+import type {
+  AgentDefinition,
+  AgentSummary,
+  Attachment,
+  FileListing,
+  FileRevision,
+  MemberRole,
+  ProjectMember,
+  ProjectOverview,
+  ProjectView,
+  RunEvent,
+  SessionSummary,
+  SessionView,
+} from "./wire-types.js";
 import { xhrSend, type UploadProgress } from "./xhr-send.js";
 
 /** Asks the user for a token after a 401; resolves undefined when they decline. */
@@ -33,6 +46,8 @@ const pathOf = (id: string): string => id.split("/").map(encodeURIComponent).joi
 const projectPath = (projectId: string): string => `/api/projects/${encodeURIComponent(projectId)}`;
 const projectFilePath = (projectId: string, path: string): string => `${projectPath(projectId)}/files/${pathOf(path)}`;
 
+const jsonBody = (method: string, body: object): RequestInit => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
 type Transport = (url: string, init: RequestInit) => Promise<Response>;
 
 /**
@@ -56,8 +71,19 @@ export class ApiClient {
     return (await this.json<{ agent: AgentDefinition }>(`/api/agents/${pathOf(agentId)}`)).agent;
   }
 
-  async listSessions(): Promise<SessionSummary[]> {
-    return (await this.json<{ sessions: SessionSummary[] }>("/api/sessions")).sessions;
+  /** The chats the caller may see, newest first; one project's with `projectId` (`default`: the personal one). */
+  async listSessions(projectId?: string): Promise<SessionSummary[]> {
+    const query = projectId === undefined ? "" : `?project_id=${encodeURIComponent(projectId)}`;
+    return (await this.json<{ sessions: SessionSummary[] }>(`/api/sessions${query}`)).sessions;
+  }
+
+  /** Gives a chat a title of the user's own (the chat's owner or its project's owner). */
+  async renameSession(sessionId: string, title: string): Promise<SessionSummary> {
+    return (await this.json<{ session: SessionSummary }>(`/api/sessions/${encodeURIComponent(sessionId)}`, jsonBody("PATCH", { title }))).session;
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    await this.json(`/api/sessions/${encodeURIComponent(sessionId)}`, { method: "DELETE" });
   }
 
   async getSession(sessionId: string): Promise<SessionView> {
@@ -84,6 +110,37 @@ export class ApiClient {
 
   async listProjects(): Promise<ProjectView[]> {
     return (await this.json<{ projects: ProjectView[] }>("/api/projects")).projects;
+  }
+
+  async createProject(name: string): Promise<ProjectView> {
+    return (await this.json<{ project: ProjectView }>("/api/projects", jsonBody("POST", { name }))).project;
+  }
+
+  async renameProject(projectId: string, name: string): Promise<ProjectView> {
+    return (await this.json<{ project: ProjectView }>(projectPath(projectId), jsonBody("PATCH", { name }))).project;
+  }
+
+  /** Deletes the project with its chats and files (owner; PROJECT_BUSY while a turn runs). */
+  async deleteProject(projectId: string): Promise<void> {
+    await this.json(projectPath(projectId), { method: "DELETE" });
+  }
+
+  async listMembers(projectId: string): Promise<ProjectMember[]> {
+    return (await this.json<{ members: ProjectMember[] }>(`${projectPath(projectId)}/members`)).members;
+  }
+
+  /** Adds `user` with `role`, or changes their role (owner); answers the members as they are now. */
+  async putMember(projectId: string, user: string, role: MemberRole): Promise<ProjectMember[]> {
+    return (await this.json<{ members: ProjectMember[] }>(`${projectPath(projectId)}/members/${encodeURIComponent(user)}`, jsonBody("PUT", { role }))).members;
+  }
+
+  async removeMember(projectId: string, user: string): Promise<ProjectMember[]> {
+    return (await this.json<{ members: ProjectMember[] }>(`${projectPath(projectId)}/members/${encodeURIComponent(user)}`, { method: "DELETE" })).members;
+  }
+
+  /** The method at a glance: the phases with the documents the project has, and the next workflow. */
+  async projectOverview(projectId: string): Promise<ProjectOverview> {
+    return (await this.json<{ overview: ProjectOverview }>(`${projectPath(projectId)}/overview`)).overview;
   }
 
   /** The project's own files and its code snapshot's (`read_only`); `truncated` when snapshot files were left out. */
@@ -135,7 +192,7 @@ export class ApiClient {
   }
 
   /** One turn, streamed. A turn refused before it starts throws here, before any event. */
-  chat(body: { agent_id: string; message: string; session_id?: string; detach?: boolean }, signal: AbortSignal): Promise<AsyncGenerator<RunEvent>> {
+  chat(body: { agent_id: string; message: string; session_id?: string; project_id?: string; detach?: boolean; attachments?: Attachment[] }, signal: AbortSignal): Promise<AsyncGenerator<RunEvent>> {
     return this.events("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal });
   }
 

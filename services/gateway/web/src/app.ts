@@ -1,10 +1,13 @@
-import { agentIntro } from "./agent-intro.js";
 import { agentPicker } from "./agent-picker.js";
 import { ApiClient } from "./api-client.js";
 import { toApiError } from "./api-error.js";
 import { AssistantMessage } from "./assistant-message.js";
+import { attachmentChips } from "./attachment-chips.js";
+import { ChatActions } from "./chat-actions.js";
+import { greetNewChat } from "./chat-greeting.js";
 import { ChatView } from "./chat-view.js";
 import { Composer } from "./composer.js";
+import { ComposerAttachments } from "./composer-attachments.js";
 import { byId, h } from "./dom.js";
 import { errorCallout } from "./error-callout.js";
 import { FileViewer } from "./file-viewer.js";
@@ -12,18 +15,31 @@ import { formatHashRoute, parseHashRoute } from "./hash-route.js";
 import { pendingMessage } from "./pending-message.js";
 import { projectChoice } from "./project-choice.js";
 import { ProjectFilesView } from "./project-files-view.js";
+import { ProjectOverviewView } from "./project-overview-view.js";
+import { ProjectPanel } from "./project-panel.js";
 import { SessionList } from "./session-list.js";
 import { SidebarDrawer } from "./sidebar-drawer.js";
 import { showToast } from "./toasts.js";
 import { askForToken } from "./token-dialog.js";
 import { TokenStore } from "./token-store.js";
 import { TurnRunner, type TurnHooks } from "./turn-runner.js";
-import type { AgentSummary } from "./wire-types.js";
+import { workflowMessage } from "./workflow-message.js";
+import type { AgentSummary, NextStep } from "./wire-types.js";
 
-/** The open chat: its agent, and its session once the first turn (or the URL) has named one. */
+/** The open chat: its agent, its project, and its session once the first turn (or the URL) has named one. */
 interface ChatState {
   agentId: string;
+  projectId: string;
   sessionId?: string;
+  /** the caller is a viewer of the chat's project: no message box */
+  readOnly: boolean;
+}
+
+/** A workflow the overview started: the new chat sends this first message as soon as it is open. */
+interface WorkflowStart {
+  agentId: string;
+  projectId: string;
+  message: string;
 }
 
 /** The page: routes from the URL fragment to the picker or a chat, and runs turns against the gateway. */
@@ -37,7 +53,22 @@ export class App {
     // a wide screen shows the files beside the chat instead of over it
     byId("app").classList.toggle("files-open", open);
   });
-  private readonly projectFiles = new ProjectFilesView(this.api);
+  private readonly projects = new ProjectPanel(this.api, () => this.projectChanged());
+  private readonly projectFiles = new ProjectFilesView(this.api, (projectId) => this.projects.find(projectId));
+  private readonly overview = new ProjectOverviewView(this.api, {
+    findProject: (projectId) => this.projects.find(projectId),
+    agent: (agentId) => this.agentsById.get(agentId),
+    start: (projectId, step) => void this.startWorkflow(projectId, step),
+  });
+  private readonly chatActions = new ChatActions(
+    this.api,
+    () => {
+      const state = this.chatState;
+      return state?.sessionId ? { sessionId: state.sessionId, projectId: state.projectId, title: this.sessionList.titleOf(state.sessionId) } : undefined;
+    },
+    () => this.refreshSessions(),
+  );
+  private readonly attachments = new ComposerAttachments(this.api, () => this.chatState?.projectId);
   private readonly chat = new ChatView((relativePath) => this.openFile(relativePath));
   private readonly composer = new Composer({ send: (text) => void this.send(text), stop: () => this.turns.stop() });
   private readonly turns = new TurnRunner(this.api, this.composer);
@@ -48,6 +79,7 @@ export class App {
   private agentsById = new Map<string, AgentSummary>();
   private agentsLoaded: Promise<void> = Promise.resolve();
   private chatState: ChatState | undefined;
+  private workflowStart: WorkflowStart | undefined;
   /** bumped on every navigation, so answers for a page the user has left are dropped */
   private generation = 0;
 
@@ -62,6 +94,9 @@ export class App {
     const pointFilesLink = (projectId: string): void => void (filesLink.href = formatHashRoute({ view: "files", projectId }));
     pointFilesLink(projectChoice.get());
     projectChoice.onChange(pointFilesLink);
+    // the sidebar lists the chats of the current project
+    projectChoice.onChange(() => void this.refreshSessions());
+    void this.projects.reload();
     const forget = byId<HTMLButtonElement>("forget-token");
     forget.hidden = this.tokens.get() === undefined;
     forget.addEventListener("click", () => {
@@ -102,13 +137,17 @@ export class App {
     this.chat.section.hidden = route.view !== "agent" && route.view !== "session";
     if (route.view === "files") byId("project-files-link").setAttribute("aria-current", "page");
     else byId("project-files-link").removeAttribute("aria-current");
-    if (route.view === "files") {
+    if (route.view === "project") byId("project-overview-link").setAttribute("aria-current", "page");
+    else byId("project-overview-link").removeAttribute("aria-current");
+    if (route.view !== "files") this.projectFiles.hide();
+    if (route.view !== "project") this.overview.hide();
+    if (route.view === "files" || route.view === "project") {
       this.chatState = undefined;
       this.sessionList.setCurrent(undefined);
-      await this.projectFiles.show(route.projectId, route.path);
+      if (route.view === "files") await this.projectFiles.show(route.projectId, route.path);
+      else await this.overview.show(route.projectId);
       return;
     }
-    this.projectFiles.hide();
     if (route.view === "picker") {
       this.chatState = undefined;
       this.sessionList.setCurrent(undefined);
@@ -121,18 +160,25 @@ export class App {
 
   private async newChat(agentId: string, generation: number): Promise<void> {
     const agent = this.agentsById.get(agentId);
-    this.showChat({ agentId }, agent);
+    const projectId = projectChoice.get();
+    const project = await this.projects.find(projectId);
+    if (generation !== this.generation) return;
+    this.showChat({ agentId, projectId, readOnly: project?.role === "viewer" }, agent);
     if (!agent) {
       this.chat.append(errorCallout({ code: "AGENT_NOT_FOUND", message: `No agent “${agentId}” is installed.` }, this.pickerLink()));
       return;
     }
-    this.composer.focus();
-    try {
-      const definition = await this.api.getAgent(agentId);
-      if (generation === this.generation) this.chat.showIntro(agentIntro(definition, (trigger) => this.useCommand(trigger)));
-    } catch {
-      // the introduction is a courtesy: the chat works without it, and a real problem shows on the first send
-    }
+    const start = this.workflowStart;
+    this.workflowStart = undefined;
+    const state = this.chatState as ChatState;
+    // the chat starts with the agent's greeting (no model call); the first message waits for its session
+    this.composer.setDisabled(true);
+    const sessionId = await greetNewChat({ agent, projectId, readOnly: state.readOnly, chat: this.chat, useCommand: (trigger) => this.useCommand(trigger) });
+    if (generation !== this.generation || state !== this.chatState) return;
+    this.composer.setDisabled(false);
+    if (sessionId) this.sessionStarted(state, sessionId);
+    if (start?.agentId === agentId && start.projectId === projectId) void this.send(start.message);
+    else this.composer.focus();
   }
 
   private async openSession(sessionId: string, generation: number): Promise<void> {
@@ -141,11 +187,13 @@ export class App {
       const session = await this.api.getSession(sessionId);
       if (generation !== this.generation) return;
       const agent = this.agentsById.get(session.agent_id);
-      // the files link leads to this chat's project
+      // the files link and the sidebar lead to this chat's project
       projectChoice.set(session.project_id);
-      this.showChat({ agentId: session.agent_id, sessionId }, agent);
+      const project = await this.projects.find(session.project_id);
+      if (generation !== this.generation) return;
+      this.showChat({ agentId: session.agent_id, projectId: session.project_id, sessionId, readOnly: project?.role === "viewer" }, agent);
       for (const message of session.messages) {
-        if (message.role === "user") this.chat.addUserMessage(message.content);
+        if (message.role === "user") this.chat.addUserMessage(message.content, message.attachments?.length ? attachmentChips(session.project_id, message.attachments) : undefined);
         else this.chat.append(AssistantMessage.completed(agent, message.content, (path) => this.openFile(path)).element);
       }
       void this.refreshFileCount();
@@ -178,6 +226,10 @@ export class App {
     this.chat.reset(agent, agent?.name ?? state.agentId, agent?.title ?? "This agent is not installed");
     this.composer.setBusy(false);
     this.composer.setDisabled(false);
+    this.composer.setHidden(state.readOnly);
+    this.attachments.clear();
+    byId("chat-read-only").hidden = !state.readOnly;
+    this.showChatActions();
     this.composer.setPlaceholder(`Message ${agent?.name ?? "the agent"}…`);
     document.title = `${agent ? `${agent.name} — ${agent.title}` : "Chat"} · Agent Orchestrator`;
   }
@@ -185,17 +237,39 @@ export class App {
   private async send(text: string): Promise<void> {
     const state = this.chatState;
     if (!state || this.turns.running) return;
-    this.chat.addUserMessage(text);
+    if (this.attachments.uploading) {
+      this.composer.setText(text);
+      showToast("A file is still uploading: send once it is attached.", "error");
+      return;
+    }
+    const attached = this.attachments.take();
+    this.chat.addUserMessage(text, attached.length > 0 ? attachmentChips(state.projectId, attached.map((item) => item.shown)) : undefined);
     const message = this.chat.addAssistantMessage(this.agentsById.get(state.agentId));
     // detached: only Stop cancels a turn; leaving or reloading the page must not undo the agent's work,
     // which the page follows again when the session is reopened
-    const body = { agent_id: state.agentId, message: text, detach: true, ...(state.sessionId ? { session_id: state.sessionId } : {}) };
+    const body = {
+      agent_id: state.agentId,
+      message: text,
+      detach: true,
+      ...(state.sessionId ? { session_id: state.sessionId } : { project_id: state.projectId }),
+      ...(attached.length > 0 ? { attachments: attached.map((item) => item.attachment) } : {}),
+    };
     const known = { sent: text, ...(state.sessionId ? { sessionId: state.sessionId } : {}) };
     const refusal = await this.turns.follow(message, (signal) => this.api.chat(body, signal), this.turnHooks(state), known);
     if (!refusal) return;
     message.fail(refusal);
-    // a refused turn never ran: the text goes back into the box, ready to send again
+    // a refused turn never ran: the text and the files go back into the box, ready to send again
     this.composer.setText(text);
+    this.attachments.restore(attached);
+  }
+
+  /** The overview's one click: a new chat with the step's agent in the project, asking for the workflow by its menu entry. */
+  private async startWorkflow(projectId: string, step: NextStep & { agent_id: string }): Promise<void> {
+    // without the agent's menu the catalogue's code names the workflow too
+    const menu = await this.api.getAgent(step.agent_id).then((agent) => agent.menu, () => []);
+    this.workflowStart = { agentId: step.agent_id, projectId, message: workflowMessage(step, menu) };
+    projectChoice.set(projectId);
+    location.hash = formatHashRoute({ view: "agent", agentId: step.agent_id });
   }
 
   private turnHooks(state: ChatState): TurnHooks {
@@ -216,14 +290,18 @@ export class App {
     history.replaceState(null, "", formatHashRoute({ view: "session", sessionId }));
     this.sessionList.setCurrent(sessionId);
     this.chat.setFileCount(0);
+    this.showChatActions();
     void this.refreshSessions();
   }
 
   private async refreshSessions(): Promise<void> {
+    const projectId = projectChoice.get();
     try {
-      this.sessionList.show(await this.api.listSessions(), this.agentsById);
+      const sessions = await this.api.listSessions(projectId);
+      // an answer for a project the user has since left is not this project's list
+      if (projectId === projectChoice.get()) this.sessionList.show(sessions, this.agentsById);
     } catch (error) {
-      this.sessionList.showError(toApiError(error));
+      if (projectId === projectChoice.get()) this.sessionList.showError(toApiError(error));
     }
   }
 
@@ -242,6 +320,17 @@ export class App {
 
   private openFile(relativePath: string): void {
     if (this.chatState?.sessionId) void this.files.open(this.chatState.sessionId, relativePath);
+  }
+
+  private showChatActions(): void {
+    this.chatActions.show(this.chatState?.sessionId !== undefined && !this.chatState.readOnly);
+  }
+
+  /** A project was renamed or deleted: what shows it loads again. */
+  private projectChanged(): void {
+    this.projectFiles.forget();
+    void this.refreshSessions();
+    void this.route();
   }
 
   private useCommand(trigger: string): void {

@@ -1,6 +1,8 @@
 import { agentAvatar } from "./agent-avatar.js";
 import { AssistantMessage } from "./assistant-message.js";
+import { ChatAbout } from "./chat-about.js";
 import { byId, h } from "./dom.js";
+import { parseHashRoute } from "./hash-route.js";
 import type { AgentSummary } from "./wire-types.js";
 
 /** How close to the bottom (px) still counts as "following the conversation". */
@@ -19,21 +21,31 @@ export class ChatView {
   private readonly subtitle = byId<HTMLElement>("chat-subtitle");
   private readonly filesButton = byId<HTMLButtonElement>("files-button");
   private readonly filesCount = byId<HTMLElement>("files-count");
+  private readonly about: ChatAbout;
+  private agent: AgentSummary | undefined;
   private following = true;
 
-  constructor(private readonly openFile: (relativePath: string) => void) {
+  /** `openFile` opens a file of the chat's session folder (a path relative to it) in the files panel. */
+  constructor(readonly openFile: (relativePath: string) => void) {
+    this.about = new ChatAbout(openFile);
+    this.scroller.before(this.about.element);
     this.scroller.addEventListener("scroll", () => {
       this.following = this.scroller.scrollHeight - this.scroller.scrollTop - this.scroller.clientHeight < followSlack;
     });
     new MutationObserver(() => {
       if (this.following) this.scroller.scrollTop = this.scroller.scrollHeight;
     }).observe(this.log, { childList: true, subtree: true, characterData: true });
+    // a phone turned, or a window resized: the reader who followed the end still sees it
+    new ResizeObserver(() => {
+      if (this.following) this.scroller.scrollTop = this.scroller.scrollHeight;
+    }).observe(this.scroller);
   }
 
   /** Empties the log and shows whom the chat is with (`agent` is undefined when it is not installed or not known). */
   reset(agent: AgentSummary | undefined, title: string, subtitle: string): void {
     this.log.replaceChildren();
     this.following = true;
+    this.agent = agent;
     this.avatar.replaceChildren(agentAvatar(agent ?? { icon: "", name: title }));
     this.title.textContent = title;
     this.subtitle.textContent = subtitle;
@@ -44,14 +56,10 @@ export class ChatView {
     this.log.append(element);
   }
 
-  /** The agent's introduction goes first, even when it arrives after the user has started writing. */
-  showIntro(element: HTMLElement): void {
-    this.log.prepend(element);
-  }
-
-  addUserMessage(text: string): void {
+  /** `attachments`: the chips of the files the message carried, shown under its text. */
+  addUserMessage(text: string, attachments?: HTMLElement): void {
     this.following = true;
-    this.log.append(h("article", { class: "message user", "aria-label": "You said" }, h("div", { class: "message-content" }, h("p", { class: "user-text" }, text))));
+    this.log.append(h("article", { class: "message user", "aria-label": "You said" }, h("div", { class: "message-content" }, h("p", { class: "user-text" }, text), attachments)));
   }
 
   addAssistantMessage(agent: AgentSummary | undefined): AssistantMessage {
@@ -60,8 +68,14 @@ export class ChatView {
     return message;
   }
 
-  /** undefined hides the files button (a new chat has no session yet). */
+  /**
+   * undefined hides the files button (a new chat has no session yet). A count means the chat has a session,
+   * which the URL names by then (`#/session/<id>`): the "About this chat" panel shows for it, and loads again
+   * if open, as the count is refreshed whenever a turn may have changed the chat.
+   */
   setFileCount(count: number | undefined): void {
+    const route = parseHashRoute(location.hash);
+    this.about.show(count !== undefined && route.view === "session" ? route.sessionId : undefined, this.agent);
     this.filesButton.hidden = count === undefined;
     this.filesCount.textContent = String(count ?? 0);
     this.filesButton.setAttribute("aria-label", `Files (${count ?? 0})`);

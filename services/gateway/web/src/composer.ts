@@ -44,6 +44,11 @@ export class Composer {
     this.sendButton.disabled = disabled;
   }
 
+  /** A viewer's chat has no message box at all: the read-only note stands in its place. */
+  setHidden(hidden: boolean): void {
+    this.form.hidden = hidden;
+  }
+
   /** Stop was pressed: it stays visible but inactive until the turn has ended. */
   markStopping(): void {
     this.stopButton.disabled = true;

@@ -16,7 +16,12 @@ describe("hash routes", () => {
     expect(formatHashRoute({ view: "files", projectId: "default", path: "docs/a b.md" })).toBe("#/projects/default/files/docs/a%20b.md");
   });
 
+  it("round-trips a project's overview", () => {
+    expect(parseHashRoute(formatHashRoute({ view: "project", projectId: "p 1" }))).toEqual({ view: "project", projectId: "p 1" });
+    expect(formatHashRoute({ view: "project", projectId: "default" })).toBe("#/projects/default");
+  });
+
   it("falls back to the picker for an empty, unknown or undecodable fragment", () => {
-    expect(["", "#", "#/nothing/x", "#/agent/", "#/session/%E0%A4%A", "#/projects//files", "#/projects/p/files/a//b", "#/projects/p/files/%E0%A4%A"].map(parseHashRoute)).toEqual(Array(8).fill({ view: "picker" }));
+    expect(["", "#", "#/nothing/x", "#/agent/", "#/session/%E0%A4%A", "#/projects//files", "#/projects/", "#/projects/p/files/a//b", "#/projects/p/files/%E0%A4%A"].map(parseHashRoute)).toEqual(Array(9).fill({ view: "picker" }));
   });
 });

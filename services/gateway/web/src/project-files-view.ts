@@ -9,10 +9,9 @@ import { FileTreeView } from "./file-tree-view.js";
 import { FileUploader } from "./file-uploader.js";
 import { formatHashRoute } from "./hash-route.js";
 import { projectChoice } from "./project-choice.js";
-import { ProjectSelect } from "./project-select.js";
 import { saveBlob } from "./save-blob.js";
 import { showToast } from "./toasts.js";
-import type { FileListing } from "./wire-types.js";
+import type { FileListing, ProjectView } from "./wire-types.js";
 
 /**
  * The project's files (`#/projects/<id>/files[/<path>]`): a tree of its own files and its code snapshot's,
@@ -28,7 +27,6 @@ export class ProjectFilesView {
   private readonly tree = new FileTreeView({ openFile: (node) => this.navigate(node.path), chooseFolder: (folder) => this.setFolder(folder.path) });
   private readonly pane: FilePane;
   private readonly uploader: FileUploader;
-  private readonly projects: ProjectSelect;
   private projectId: string | undefined;
   private writable = false;
   private files: FileListing[] = [];
@@ -36,7 +34,11 @@ export class ProjectFilesView {
   private folder = "";
   private openPath: string | undefined;
 
-  constructor(private readonly api: ApiClient) {
+  constructor(
+    private readonly api: ApiClient,
+    /** the caller's project with their role (the project switcher's list) */
+    private readonly findProject: (projectId: string) => Promise<ProjectView | undefined>,
+  ) {
     this.pane = new FilePane(byId("file-pane-title"), byId("file-pane-actions"), byId("file-pane-body"), api, {
       open: (path) => this.navigate(path),
       restored: (file) => {
@@ -48,7 +50,6 @@ export class ProjectFilesView {
       finished: (stored) => void this.afterUpload(stored.map((uploaded) => uploaded.markdown?.path ?? uploaded.file.path)),
       open: (path) => this.navigate(path),
     });
-    this.projects = new ProjectSelect(byId("project-select"), api, (projectId) => this.navigate(undefined, projectId));
     byId("uploads-slot").replaceWith(this.uploader.element);
     this.treePane.append(this.tree.element);
     this.uploadButton.addEventListener("click", () => this.uploadInput.click());
@@ -84,11 +85,18 @@ export class ProjectFilesView {
     this.section.hidden = true;
   }
 
+  /** The project changed (renamed, a member's role): the next `show` loads it again. */
+  forget(): void {
+    this.projectId = undefined;
+  }
+
   private async load(projectId: string): Promise<void> {
-    const project = await this.projects.load(projectId);
+    const project = await this.findProject(projectId);
     // a role the list did not give: let the API decide, and say what it refuses
     this.writable = project === undefined || project.role !== "viewer";
     this.uploadButton.hidden = !this.writable;
+    byId("files-read-only").hidden = this.writable;
+    this.uploadTarget.hidden = !this.writable;
     byId<HTMLElement>("files-view-title").textContent = project ? `Files of ${project.name}` : "Project files";
     await this.reload();
   }

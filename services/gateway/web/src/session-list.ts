@@ -1,34 +1,43 @@
-import { agentAvatar } from "./agent-avatar.js";
 import type { ApiError } from "./api-error.js";
+import { chatActionsMenu } from "./chat-menu.js";
+import { ChatSearch } from "./chat-search.js";
 import { byId, h } from "./dom.js";
-import { formatRelativeTime } from "./format.js";
 import { formatHashRoute } from "./hash-route.js";
+import { projectChoice } from "./project-choice.js";
+import { chatTitle, sessionLink } from "./session-item.js";
 import type { AgentSummary, SessionSummary } from "./wire-types.js";
 
-const statusLabels: Record<SessionSummary["status"], string> = {
-  idle: "idle",
-  running: "running",
-  completed: "done",
-  failed: "failed",
-  cancelled: "stopped",
-};
-
-/** The caller's sessions, newest first, each a link to `#/session/<id>`; the open one is marked current. */
+/**
+ * The current project's chats, newest first, each a link to `#/session/<id>` (the open one marked current)
+ * with its actions (rename, export, delete), under a search box over the project's chats.
+ */
 export class SessionList {
   private readonly list = byId<HTMLOListElement>("session-list");
+  private readonly search: ChatSearch;
   private sessions: SessionSummary[] = [];
   private agents = new Map<string, AgentSummary>();
   private currentId: string | undefined;
+
+  constructor() {
+    this.search = new ChatSearch({ list: this.list, agents: () => this.agents, currentId: () => this.currentId });
+    this.list.before(this.search.element);
+  }
 
   show(sessions: SessionSummary[], agents: Map<string, AgentSummary>): void {
     this.sessions = sessions;
     this.agents = agents;
     this.render();
+    this.search.refresh();
   }
 
   setCurrent(sessionId: string | undefined): void {
     this.currentId = sessionId;
     this.render();
+  }
+
+  /** The title the list shows for `sessionId` ("" when it does not list it). */
+  titleOf(sessionId: string): string {
+    return this.sessions.find((session) => session.id === sessionId)?.title ?? "";
   }
 
   showError(error: Pick<ApiError, "code" | "message">): void {
@@ -37,7 +46,7 @@ export class SessionList {
 
   private render(): void {
     if (this.sessions.length === 0) {
-      this.list.replaceChildren(h("li", { class: "session-empty" }, "No sessions yet. Pick an agent and say hello."));
+      this.list.replaceChildren(h("li", { class: "session-empty" }, "No sessions in this project yet. Pick an agent and say hello."));
       return;
     }
     this.list.replaceChildren(...this.sessions.map((session) => this.item(session)));
@@ -45,34 +54,22 @@ export class SessionList {
 
   private item(session: SessionSummary): HTMLLIElement {
     const agent = this.agents.get(session.agent_id);
-    const current = session.id === this.currentId;
-    return h(
-      "li",
-      {},
-      h(
-        "a",
-        {
-          class: "session-item",
-          href: formatHashRoute({ view: "session", sessionId: session.id }),
-          "aria-current": current ? "page" : undefined,
-          // one sentence for screen readers instead of the visual pieces run together
-          "aria-label": `${session.title || "Untitled"}, with ${agent?.name ?? session.agent_id}, ${statusLabels[session.status] ?? session.status}, ${formatRelativeTime(session.updated_at)}`,
-        },
-        agentAvatar(agent ?? { icon: "", name: session.agent_id }),
-        h(
-          "span",
-          { class: "session-text" },
-          h("span", { class: "session-title" }, session.title || "Untitled"),
-          h(
-            "span",
-            { class: "session-meta" },
-            h("span", {}, agent?.name ?? session.agent_id),
-            h("span", { "aria-hidden": "true" }, " · "),
-            h("time", { datetime: session.updated_at }, formatRelativeTime(session.updated_at)),
-          ),
-        ),
-        h("span", { class: `status status-${session.status}` }, statusLabels[session.status] ?? session.status),
-      ),
-    );
+    const title = chatTitle(session, agent?.name ?? session.agent_id);
+    const actions = chatActionsMenu({ id: session.id, title }, { renamed: (id, newTitle) => this.renamed(id, newTitle), deleted: (id) => this.deleted(id) });
+    return h("li", { class: "session-row" }, sessionLink(session, agent, session.id === this.currentId), actions);
+  }
+
+  private renamed(sessionId: string, title: string): void {
+    this.sessions = this.sessions.map((session) => (session.id === sessionId ? { ...session, title } : session));
+    this.render();
+    this.search.refresh();
+  }
+
+  private deleted(sessionId: string): void {
+    this.sessions = this.sessions.filter((session) => session.id !== sessionId);
+    this.render();
+    this.search.refresh();
+    // the open chat is gone: the project's overview takes its place
+    if (sessionId === this.currentId) location.hash = formatHashRoute({ view: "project", projectId: projectChoice.get() });
   }
 }

@@ -33,6 +33,6 @@ export class SidebarDrawer {
     this.app.classList.toggle("sidebar-open", open);
     this.backdrop.hidden = !open;
     this.button.setAttribute("aria-expanded", String(open));
-    if (open) byId<HTMLElement>("sidebar").querySelector<HTMLElement>("a, button")?.focus();
+    if (open) byId<HTMLElement>("sidebar").querySelector<HTMLElement>("summary, a, button")?.focus();
   }
 }

@@ -7,6 +7,8 @@ export type { AgentDefinition, AgentSummary, MenuItem } from "../../../../shared
 export type { ErrorBody, ErrorCode } from "../../../../shared/src/wire/error-code.js";
 export type { RunEvent } from "../../../../shared/src/wire/run-event.js";
 export type { FileListing, FileRevision } from "../../../../shared/src/wire/projects/file-entry.js";
-export type { ProjectView } from "../../../../shared/src/wire/projects/project-record.js";
+export type { MemberRole, ProjectMember, ProjectRole, ProjectView } from "../../../../shared/src/wire/projects/project-record.js";
+export type { NextStep, ProjectArtifact, ProjectOverview } from "../../../../shared/src/wire/projects/project-overview.js";
+export type { AttachedFile, Attachment } from "../../../../shared/src/wire/chat-attachment.js";
 export type { SessionSummary, SessionView, VisibleMessage } from "../../../../shared/src/wire/session-messages.js";
 export type { Usage } from "../../../../shared/src/wire/usage.js";
