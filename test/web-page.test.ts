@@ -131,6 +131,8 @@ describe("the web page", () => {
   it("shows a tool call the sandbox refused as denied, with its error code", async () => {
     const { page, problems } = await openPage({ width: 1024, height: 768 });
     await page.goto(`${system.url}/#/agent/idea-coach`);
+    // the chat opens with the agent's greeting; the message continues that chat
+    await page.locator(".message.assistant.greeting").getByText("I'm Nova").waitFor();
     const input = page.getByRole("textbox", { name: "Message" });
     await input.fill("peek at the system password file");
     await input.press("Enter");
@@ -145,6 +147,7 @@ describe("the web page", () => {
   it("stops a running answer with the Stop button", async () => {
     const { page, problems } = await openPage({ width: 1024, height: 768 });
     await page.goto(`${system.url}/#/agent/idea-coach`);
+    await page.locator(".message.assistant.greeting").getByText("I'm Nova").waitFor();
     const input = page.getByRole("textbox", { name: "Message" });
     await input.fill("Think about it slowly");
     await input.press("Enter");

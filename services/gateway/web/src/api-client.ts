@@ -210,7 +210,8 @@ export class ApiClient {
     return runEvents(response.body);
   }
 
-  private async json<T>(path: string, init: RequestInit = {}, transport: Transport = fetch): Promise<T> {
+  /** A call whose answer is `{success: true, …}`; anything else is an ApiError. */
+  async json<T>(path: string, init: RequestInit = {}, transport: Transport = fetch): Promise<T> {
     const response = await this.send(path, init, transport);
     const body = (await response.json().catch(() => undefined)) as (T & { success?: boolean }) | undefined;
     if (body?.success !== true) throw new ApiError("BAD_RESPONSE", `Unexpected answer from ${path}`, response.status);
@@ -218,7 +219,7 @@ export class ApiClient {
   }
 
   /** fetch with the token; non-2xx answers become ApiErrors carrying the gateway's code and message. */
-  private async send(path: string, init: RequestInit = {}, transport: Transport = fetch): Promise<Response> {
+  async send(path: string, init: RequestInit = {}, transport: Transport = fetch): Promise<Response> {
     for (;;) {
       const token = this.tokens.get();
       const headers = new Headers(init.headers);

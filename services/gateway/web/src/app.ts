@@ -1,5 +1,4 @@
 import { agentPicker } from "./agent-picker.js";
-import { ApiClient } from "./api-client.js";
 import { toApiError } from "./api-error.js";
 import { AssistantMessage } from "./assistant-message.js";
 import { attachmentChips } from "./attachment-chips.js";
@@ -20,11 +19,10 @@ import { ProjectPanel } from "./project-panel.js";
 import { SessionList } from "./session-list.js";
 import { SidebarDrawer } from "./sidebar-drawer.js";
 import { showToast } from "./toasts.js";
-import { askForToken } from "./token-dialog.js";
-import { TokenStore } from "./token-store.js";
 import { TurnRunner, type TurnHooks } from "./turn-runner.js";
 import { workflowMessage } from "./workflow-message.js";
 import type { AgentSummary, NextStep } from "./wire-types.js";
+import { pageApi, pageTokens } from "./page-api.js";
 
 /** The open chat: its agent, its project, and its session once the first turn (or the URL) has named one. */
 interface ChatState {
@@ -44,8 +42,8 @@ interface WorkflowStart {
 
 /** The page: routes from the URL fragment to the picker or a chat, and runs turns against the gateway. */
 export class App {
-  private readonly tokens = new TokenStore();
-  private readonly api = new ApiClient(this.tokens, askForToken);
+  private readonly tokens = pageTokens;
+  private readonly api = pageApi;
   private readonly sessionList = new SessionList();
   private readonly drawer = new SidebarDrawer();
   private readonly files = new FileViewer(this.api, (open) => {

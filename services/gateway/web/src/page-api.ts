@@ -1,0 +1,9 @@
+import { ApiClient } from "./api-client.js";
+import { askForToken } from "./token-dialog.js";
+import { TokenStore } from "./token-store.js";
+
+/** The page's one token store. */
+export const pageTokens = new TokenStore();
+
+/** The page's one API client: every view talks to the gateway through it, and a refused token is asked for once. */
+export const pageApi = new ApiClient(pageTokens, askForToken);
