@@ -112,21 +112,7 @@ export class SessionStore {
     // the pointer claims the id for its owner: another owner's chat of the same id is never made
     if (!(await this.point(input.id, input.owner, input.projectId))) return undefined;
     const now = new Date().toISOString();
-    const record: SessionRecord = {
-      id: input.id,
-      agent_id: input.agentId,
-      owner: input.owner,
-      project_id: input.projectId,
-      status: "running",
-      run_id: input.runId,
-      run_started_at: now,
-      last_run_id: input.runId,
-      messages: [],
-      usage: zeroUsage(),
-      turns: 0,
-      created_at: now,
-      updated_at: now,
-    };
+    const record = newSession(input, now, { status: "running", run_id: input.runId, run_started_at: now, last_run_id: input.runId, messages: [] });
     const head: SessionHead = { ...withoutMessages(record), title: "", batches: [] };
     try {
       const revision = await whileRoom(() => this.kv.create(headKey(input.owner, input.id), encodeJson(head)));
@@ -144,22 +130,7 @@ export class SessionStore {
    */
   async createIdle(input: { id: string; agentId: string; owner: string; projectId: string; messages: ConversationMessage[] }): Promise<StoredSession | undefined> {
     if (!(await this.point(input.id, input.owner, input.projectId))) return undefined;
-    const now = new Date().toISOString();
-    const record: SessionRecord = {
-      id: input.id,
-      agent_id: input.agentId,
-      owner: input.owner,
-      project_id: input.projectId,
-      status: "idle",
-      run_id: null,
-      run_started_at: null,
-      last_run_id: null,
-      messages: input.messages,
-      usage: zeroUsage(),
-      turns: 0,
-      created_at: now,
-      updated_at: now,
-    };
+    const record = newSession(input, new Date().toISOString(), { status: "idle", run_id: null, run_started_at: null, last_run_id: null, messages: input.messages });
     const written: string[] = [];
     try {
       const batch = await whileRoom(() => this.writeBatch(input.id, input.messages, written));
@@ -405,4 +376,13 @@ export class SessionStore {
 function withoutMessages(record: SessionRecord): Omit<SessionRecord, "messages"> {
   const { messages: _messages, ...state } = record;
   return state;
+}
+
+/** A chat as it is made: no turn counted yet, no usage; `state` says whether its first turn runs already. */
+function newSession(
+  input: { id: string; agentId: string; owner: string; projectId: string },
+  now: string,
+  state: Pick<SessionRecord, "status" | "run_id" | "run_started_at" | "last_run_id" | "messages">,
+): SessionRecord {
+  return { id: input.id, agent_id: input.agentId, owner: input.owner, project_id: input.projectId, ...state, usage: zeroUsage(), turns: 0, created_at: now, updated_at: now };
 }
