@@ -52,12 +52,14 @@ const openPage = (viewport: { width: number; height: number }) => openRecordedPa
 describe("the web page", () => {
   it("picks an agent, streams an answer with its tool call, and opens the saved file in the viewer", async () => {
     const { page, problems } = await openPage({ width: 1280, height: 860 });
+    // the model calls this case makes, whatever ran before it
+    const calls = system.model.requests.length;
     // the picker groups the sample agent under its bundle
     const group = page.getByRole("region", { name: "idea-studio (bundle)" });
     await group.getByRole("link", { name: "Nova — Idea Coach" }).click();
     // choosing the agent starts its chat with its greeting, written without the model
     await page.locator(".message.assistant.greeting").getByText("I'm Nova").waitFor();
-    expect(system.model.requests).toHaveLength(0);
+    expect(system.model.requests).toHaveLength(calls);
 
     const input = page.getByRole("textbox", { name: "Message" });
     await input.fill("Please write a brief for my idea");

@@ -109,7 +109,7 @@ describe("a code snapshot from an archive", () => {
   }
 
   it("refuses what is not an archive, and removes the staged upload whatever happens", async () => {
-    const name = await stage(path.join(dir, "code-base.zip"));
+    const name = await stage(await hostile.writeCodeBaseZip(dir));
     await putSource({ files: store.files, staged, limits, now: () => new Date() }, { project_id: "p4", staged: name, strip: 0, author });
     await expect(staged.receive(name)).rejects.toMatchObject({ code: "NOT_FOUND" });
     const text = path.join(dir, "not-an-archive.txt");
