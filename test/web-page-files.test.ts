@@ -168,6 +168,8 @@ describe("the project files view", () => {
     await page.getByRole("heading", { level: 2, name: "inputs/survey.csv" }).waitFor();
     expect(await tree.isHidden()).toBe(true);
     const table = page.locator(".csv-table table");
+    // the heading comes first, the content when it has loaded
+    await table.locator("th").first().waitFor();
     expect(await table.locator("th").allTextContents()).toEqual(["name", "answer"]);
     expect(await table.locator("tbody tr").first().locator("td").allTextContents()).toEqual(["Ada", "Queues, mostly"]);
     expect(await table.locator("td", { hasText: "<b>Bo</b>" }).count()).toBe(1);
