@@ -25,46 +25,28 @@ function eventSizeGuard(maxEventBytes: number): TransformStream<Uint8Array, Uint
   let eventBytes = 0;
   let atLineStart = true;
   let afterCarriageReturn = false;
-  const tooLarge = () =>
-    new AppError("MODEL_OUTPUT_TOO_LARGE", `The model sent one piece of its answer larger than ${maxEventBytes} bytes; it was cut there and the turn was stopped`, {
-      detail: { limit: "event", bytes: maxEventBytes },
-    });
   return new TransformStream({
     transform(chunk, controller) {
-      // the bytes between line breaks are counted as runs (found with indexOf, not byte by byte), so a huge
-      // event is refused as soon as its bytes arrive, before much more of it is buffered behind a slow loop
-      let position = 0;
-      let nextFeed = chunk.indexOf(lineFeed);
-      let nextReturn = chunk.indexOf(carriageReturn);
-      while (position < chunk.length) {
-        if (nextFeed !== -1 && nextFeed < position) nextFeed = chunk.indexOf(lineFeed, position);
-        if (nextReturn !== -1 && nextReturn < position) nextReturn = chunk.indexOf(carriageReturn, position);
-        const lineBreak = nextFeed === -1 ? nextReturn : nextReturn === -1 ? nextFeed : Math.min(nextFeed, nextReturn);
-        const runEnd = lineBreak === -1 ? chunk.length : lineBreak;
-        if (runEnd > position) {
-          atLineStart = false;
-          afterCarriageReturn = false;
-          eventBytes += runEnd - position;
-          if (eventBytes > maxEventBytes) {
-            controller.error(tooLarge());
-            return;
-          }
-        }
-        if (lineBreak === -1) break;
-        const byte = chunk[lineBreak];
+      for (const byte of chunk) {
         if (byte === lineFeed && afterCarriageReturn) {
           // the second half of a `\r\n` ending, already counted as a line end
           afterCarriageReturn = false;
-        } else {
+        } else if (byte === lineFeed || byte === carriageReturn) {
           if (atLineStart) eventBytes = 0;
           atLineStart = true;
           afterCarriageReturn = byte === carriageReturn;
+        } else {
+          atLineStart = false;
+          afterCarriageReturn = false;
         }
         if (++eventBytes > maxEventBytes) {
-          controller.error(tooLarge());
+          controller.error(
+            new AppError("MODEL_OUTPUT_TOO_LARGE", `The model sent one piece of its answer larger than ${maxEventBytes} bytes; it was cut there and the turn was stopped`, {
+              detail: { limit: "event", bytes: maxEventBytes },
+            }),
+          );
           return;
         }
-        position = lineBreak + 1;
       }
       controller.enqueue(chunk);
     },
