@@ -123,7 +123,7 @@ export class ProjectFiles {
   async writablePath(space: FileSpaceRef, input: string): Promise<string> {
     const path = checkedWritablePath(space, input);
     if (space.kind !== "project") return path;
-    const why = sourceWriteVerdict(await this.files.sources.current(space.id), path, await this.outputPlaces());
+    const why = await sourceWriteVerdict(await this.files.sources.current(space.id), path, this.outputPlaces);
     if (why !== undefined) throw new AppError("PROTECTED_PATH", `${path} is ${why}; upload a new code snapshot to change it`);
     return path;
   }

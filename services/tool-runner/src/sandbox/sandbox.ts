@@ -124,9 +124,11 @@ export class Sandbox {
     if (located.kind === "passage") throw sandboxError("NOT_A_FILE", `Not a file: ${located.virtualPath} is a folder; use list_files`);
     if (located.kind === "installed") return this.readInstalled(located);
     const index = await this.options.files.index(located.space);
-    const own = index.files.get(located.path);
-    const source = await this.source(located.space);
-    const file = own && own.deleted !== true ? own : source?.files.get(located.path);
+    const found = index.files.get(located.path);
+    const own = found?.deleted === true ? undefined : found;
+    // the code snapshot is looked at only for a path the project has no file of its own at
+    const source = own ? undefined : await this.source(located.space);
+    const file = own ?? source?.files.get(located.path);
     if (!file) {
       const prefix = `${located.path}/`;
       if (located.path === "" || source?.folders.has(located.path) === true || liveFiles(index).some((one) => one.path.startsWith(prefix))) {
@@ -244,7 +246,7 @@ export class Sandbox {
     }
     if (located.path === "") throw sandboxError("NOT_A_FILE", `Not a file: ${located.virtualPath} is a folder`);
     if (!isServablePath(located.path)) throw sandboxError("INVALID_PATH", "Invalid path: the name holds characters files may not have");
-    const why = sourceWriteVerdict(await this.source(located.space), located.path, await this.outputPlaces());
+    const why = await sourceWriteVerdict(await this.source(located.space), located.path, () => this.outputPlaces());
     if (why !== undefined) {
       throw accessDenied("PROTECTED_PATH", { ...located.detail, reason: "code snapshot" }, `${located.virtualPath} is ${why}; save under {output_folder} or {session-folder}`);
     }

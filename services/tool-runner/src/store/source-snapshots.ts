@@ -132,13 +132,16 @@ function parsePointer(text: string): SourcePointer | undefined {
  * a snapshot file is read-only, and so is a new file in one of its folders, except in BMAD's output places
  * (`_bmad-output/`, the knowledge folder `docs/`), where agents save their work beside the code's own docs.
  */
-export function sourceWriteVerdict(source: LoadedSource | undefined, path: string, outputPlaces: readonly string[]): string | undefined {
+export async function sourceWriteVerdict(source: LoadedSource | undefined, path: string, outputPlaces: () => Promise<readonly string[]>): Promise<string | undefined> {
   if (!source) return undefined;
   if (source.files.has(path)) return "a file of the read-only code snapshot";
-  const inOutputPlace = outputPlaces.some((place) => path === place || path.startsWith(`${place}/`));
-  if (inOutputPlace) return undefined;
-  for (let end = path.indexOf("/"); end !== -1; end = path.indexOf("/", end + 1)) {
-    if (source.folders.has(path.slice(0, end))) return `in ${path.slice(0, end)}/, a folder of the read-only code snapshot`;
+  let folder: string | undefined;
+  for (let end = path.indexOf("/"); end !== -1 && folder === undefined; end = path.indexOf("/", end + 1)) {
+    if (source.folders.has(path.slice(0, end))) folder = path.slice(0, end);
   }
-  return undefined;
+  if (folder === undefined) return undefined;
+  // the output places are worked out only for a path that lands in one of the snapshot's folders
+  const places = await outputPlaces();
+  if (places.some((place) => path === place || path.startsWith(`${place}/`))) return undefined;
+  return `in ${folder}/, a folder of the read-only code snapshot`;
 }
