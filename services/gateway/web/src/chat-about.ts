@@ -1,5 +1,5 @@
 import { toApiError } from "./api-error.js";
-import { chatApi } from "./chat-api.js";
+import { pageApi } from "./page-api.js";
 import { h } from "./dom.js";
 import { errorCallout } from "./error-callout.js";
 import { exportChat } from "./chat-export.js";
@@ -46,7 +46,7 @@ export class ChatAbout {
     const load = ++this.loads;
     if (this.body.childElementCount === 0) this.body.append(h("p", { class: "muted" }, "Loading…"));
     try {
-      const session = await chatApi.getChat(sessionId);
+      const session = await pageApi.getSession(sessionId);
       if (load === this.loads && sessionId === this.sessionId) this.body.replaceChildren(...this.facts(session));
     } catch (error) {
       if (load === this.loads && sessionId === this.sessionId) this.body.replaceChildren(errorCallout(toApiError(error)));

@@ -3,7 +3,6 @@ import type { SessionMatch } from "../../../../shared/src/wire/session-managemen
 import type { ApiClient } from "./api-client.js";
 import { attachmentName } from "./attachment-name.js";
 import { pageApi } from "./page-api.js";
-import type { SessionView } from "./wire-types.js";
 
 export type { Greeting, SessionMatch };
 
@@ -42,19 +41,6 @@ export class ChatApi {
   async searchChats(projectId: string, text: string, signal?: AbortSignal): Promise<SessionMatch[]> {
     const query = `project_id=${encodeURIComponent(projectId)}&q=${encodeURIComponent(text)}`;
     return (await this.api.json<{ sessions: SessionMatch[] }>(`/api/sessions?${query}`, signal ? { signal } : {})).sessions;
-  }
-
-  async getChat(sessionId: string): Promise<SessionView> {
-    return (await this.api.json<{ session: SessionView }>(sessionPath(sessionId))).session;
-  }
-
-  async renameChat(sessionId: string, title: string): Promise<void> {
-    await this.api.json(sessionPath(sessionId), { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ title }) });
-  }
-
-  /** Deletes the chat; SESSION_BUSY (409) while it runs a turn. */
-  async deleteChat(sessionId: string): Promise<void> {
-    await this.api.json(sessionPath(sessionId), { method: "DELETE" });
   }
 
   /** The chat as Markdown. Fetched, not linked: a link cannot carry the bearer token. */

@@ -1,5 +1,5 @@
 import { toApiError } from "./api-error.js";
-import { chatApi } from "./chat-api.js";
+import { pageApi } from "./page-api.js";
 import { exportChat } from "./chat-export.js";
 import { confirmAction } from "./confirm-dialog.js";
 import { h } from "./dom.js";
@@ -60,7 +60,7 @@ async function renameChat(chat: { id: string; title: string }, hooks: ChatAction
   const title = await askForText({ title: "Rename this chat", label: "Title", value: chat.title, confirm: "Rename", maxLength: 200 });
   if (title === undefined || title === chat.title) return;
   try {
-    await chatApi.renameChat(chat.id, title);
+    await pageApi.renameSession(chat.id, title);
     hooks.renamed(chat.id, title);
   } catch (error) {
     const failure = toApiError(error);
@@ -72,7 +72,7 @@ async function deleteChat(chat: { id: string; title: string }, hooks: ChatAction
   const question = { title: `Delete “${chat.title}”?`, text: "The chat and its conversation will be deleted for good. The files it wrote into the project stay.", confirm: "Delete chat" };
   if (!(await confirmAction(question))) return;
   try {
-    await chatApi.deleteChat(chat.id);
+    await pageApi.deleteSession(chat.id);
     showToast(`“${chat.title}” was deleted.`);
     hooks.deleted(chat.id);
   } catch (error) {
