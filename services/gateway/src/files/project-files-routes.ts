@@ -1,4 +1,4 @@
-import { Router, type Request } from "express";
+import { Router } from "express";
 import { z } from "zod";
 import {
   AppError,
@@ -8,13 +8,12 @@ import {
   FilesRevisionsReply,
   subjects,
   type FileAuthor,
-  type FileSpaceRef,
 } from "@agent-orchestrator/shared";
 import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { parseInput } from "../http/parse-input.js";
-import { getProject, requireWriter } from "../projects/project-access.js";
+import { projectSpace } from "../projects/project-access.js";
 import { spacePath } from "./project-file-path.js";
 import { sendRawFile } from "./raw-file-response.js";
 import { sendFileDownload } from "../uploads/file-download.js";
@@ -43,7 +42,7 @@ export function projectFilesRoutes(context: GatewayContext): Router {
     "/api/projects/:id/files",
     async (request, response) => {
       const { prefix, source } = parseInput(ListQuery, request.query, "query");
-      const space = await projectSpace(context, request, currentUser(response), "read");
+      const space = await projectSpace(context, currentUser(response), request.params["id"], "read");
       const reply = await callService(context, subjects.files("list"), { space, prefix, ...(source === "1" ? { source: true } : {}) }, FilesListReply);
       response.json({ success: true, files: reply.files, bytes: reply.bytes, unservable_names: reply.unservable_names, ...(reply.truncated ? { truncated: true } : {}) });
     },
@@ -55,7 +54,7 @@ export function projectFilesRoutes(context: GatewayContext): Router {
       const path = spacePath(request.params["path"]);
       const query = parseInput(ReadQuery, request.query, "query");
       if (query.revisions !== undefined && query.revision !== undefined) throw new AppError("VALIDATION_ERROR", "query: give either revisions or revision");
-      const space = await projectSpace(context, request, currentUser(response), "read");
+      const space = await projectSpace(context, currentUser(response), request.params["id"], "read");
       if (query.download !== undefined) {
         await sendFileDownload(context, response, space, path);
         return;
@@ -80,7 +79,7 @@ export function projectFilesRoutes(context: GatewayContext): Router {
     async (request, response) => {
       const path = spacePath(request.params["path"]);
       const user = currentUser(response);
-      const space = await projectSpace(context, request, user, "write");
+      const space = await projectSpace(context, user, request.params["id"], "write");
       const author: FileAuthor = { user };
       const reply = await callService(context, subjects.files("delete"), { space, path, author }, FilesChangeReply);
       response.json({ success: true, file: reply.file });
@@ -93,7 +92,7 @@ export function projectFilesRoutes(context: GatewayContext): Router {
       const path = spacePath(request.params["path"]);
       const { restore } = parseInput(RestoreQuery, request.query, "query");
       const user = currentUser(response);
-      const space = await projectSpace(context, request, user, "write");
+      const space = await projectSpace(context, user, request.params["id"], "write");
       const author: FileAuthor = { user };
       const reply = await callService(context, subjects.files("restore"), { space, path, revision: restore, author }, FilesChangeReply);
       response.json({ success: true, file: reply.file });
@@ -102,9 +101,3 @@ export function projectFilesRoutes(context: GatewayContext): Router {
   return router;
 }
 
-/** The project's file space once the caller's role allows `access`. */
-async function projectSpace(context: GatewayContext, request: Request, user: string, access: "read" | "write"): Promise<FileSpaceRef> {
-  const project = await getProject(context, user, request.params["id"]);
-  if (access === "write") requireWriter(project);
-  return { kind: "project", id: project.id };
-}

@@ -1,4 +1,4 @@
-import { AppError, mayWrite, ProjectReply, subjects, subjectTokenPattern, type ProjectView } from "@agent-orchestrator/shared";
+import { AppError, mayWrite, ProjectReply, subjects, subjectTokenPattern, type FileSpaceRef, type ProjectView } from "@agent-orchestrator/shared";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 
@@ -28,4 +28,11 @@ export function requireWriter(project: ProjectView): void {
 function checkedProjectId(id: string | string[] | undefined): string {
   if (typeof id !== "string" || !subjectTokenPattern.test(id)) throw new AppError("PROJECT_NOT_FOUND", "Project not found");
   return id;
+}
+
+/** The file space of project `id` once the caller's role allows `access` (a viewer reads only). */
+export async function projectSpace(context: GatewayContext, user: string, id: string | string[] | undefined, access: "read" | "write"): Promise<FileSpaceRef> {
+  const project = await getProject(context, user, id);
+  if (access === "write") requireWriter(project);
+  return { kind: "project", id: project.id };
 }

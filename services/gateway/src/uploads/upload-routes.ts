@@ -9,7 +9,6 @@ import {
   SourcePutReply,
   subjects,
   toErrorBody,
-  type FileSpaceRef,
   type Logger,
 } from "@agent-orchestrator/shared";
 import { currentUser } from "../auth/auth.js";
@@ -17,7 +16,7 @@ import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { parseInput } from "../http/parse-input.js";
 import { httpStatusByCode } from "../http/http-status.js";
-import { getProject, requireWriter } from "../projects/project-access.js";
+import { getProject, projectSpace, requireWriter } from "../projects/project-access.js";
 import { spacePath } from "../files/project-file-path.js";
 import { toAppError } from "../http/to-app-error.js";
 import { projectArchive } from "./project-archive.js";
@@ -46,7 +45,7 @@ export function uploadRoutes(context: GatewayContext): Router {
   router.put("/api/projects/:id/files/*path", async (request, response) => {
     const path = spacePath(request.params["path"]);
     const user = currentUser(response);
-    const space = await writableSpace(context, request, user);
+    const space = await projectSpace(context, user, request.params["id"], "write");
     // the path's verdict before the body is read: a refused name costs no upload
     await callService(context, subjects.files("stat"), { space, paths: [path], for_write: true }, FilesStatReply);
     const staged = await stageBody(staging, request, response, maxBytes);
@@ -57,7 +56,7 @@ export function uploadRoutes(context: GatewayContext): Router {
   router.post("/api/projects/:id/files", async (request, response) => {
     const { folder } = parseInput(MultipartQuery, request.query, "query");
     const user = currentUser(response);
-    const space = await writableSpace(context, request, user);
+    const space = await projectSpace(context, user, request.params["id"], "write");
     const prefix = folder === undefined || folder.replace(/\/+$/, "") === "" ? "" : `${spacePath(folder.replace(/\/+$/, "").split("/"))}/`;
     const outcome = await multipartUpload(request, { maxBytes, maxFiles: context.config.UPLOAD_MAX_FILES }, async (name, body) => {
       const path = spacePath(`${prefix}${name}`.split("/"));
@@ -103,7 +102,7 @@ export function uploadRoutes(context: GatewayContext): Router {
   router.post("/api/projects/:id/import", async (request, response) => {
     requireArchiveType(request);
     const user = currentUser(response);
-    const space = await writableSpace(context, request, user);
+    const space = await projectSpace(context, user, request.params["id"], "write");
     const staged = await stageBody(staging, request, response, maxBytes);
     const reply = await callService(context, subjects.files("import"), { space, staged: staged.name, author: { user } }, FilesImportReply, long);
     response.json({ success: true, files: reply.files, bytes: reply.bytes, skipped: reply.skipped });
@@ -117,12 +116,6 @@ export function uploadRoutes(context: GatewayContext): Router {
   return router;
 }
 
-/** The project's file space once the caller may write it (an editor or the owner). */
-async function writableSpace(context: GatewayContext, request: Request, user: string): Promise<FileSpaceRef> {
-  const project = await getProject(context, user, request.params["id"]);
-  requireWriter(project);
-  return { kind: "project", id: project.id };
-}
 
 /** Streams the request body into the uploads store; a declared length past the limit is refused before a byte is read. */
 async function stageBody(staging: UploadStaging, request: Request, response: Response, maxBytes: number): Promise<{ name: string; size: number }> {
