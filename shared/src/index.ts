@@ -40,6 +40,7 @@ export { ToolCallRequest, ToolContext, ToolResult } from "./wire/tool-call.js";
 export { EditFileArgs, FindFilesArgs, ListFilesArgs, LoadSkillArgs, PreloadWorkflowArgs, ReadFileArgs, RunScriptArgs, RunSubagentArgs, RunnerToolName, SaveOutputArgs, SearchFilesArgs, ToolName, orchestratorToolNames, toolCatalog, toolDefinitionsForModel } from "./wire/tool-catalog.js";
 export type { ToolArgs, ToolDefinition } from "./wire/tool-catalog.js";
 export { Usage, addUsage, zeroUsage } from "./wire/usage.js";
+export { ModelPrice, costOf, parseModelPrice } from "./wire/model-price.js";
 export { menuItemSkill } from "./wire/menu-item-skill.js";
 export { LoadedSkill } from "./wire/loaded-skill.js";
 export { BmadToolInput, ChatToolInput } from "./wire/mcp-tools.js";
