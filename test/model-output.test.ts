@@ -1,10 +1,13 @@
 /**
  * A model answer is bounded (docs/security.md cases 126 and 127): a 100 MB streamed answer, through the four
- * services on the production permissions, is stopped at MODEL_ANSWER_MAX_BYTES without growing the
- * orchestrator, the client gets MODEL_OUTPUT_TOO_LARGE, what it was streamed is exactly what the session
- * keeps, and the next turn works with a prompt within the context budget.
+ * services on the production permissions, is stopped at MODEL_ANSWER_MAX_BYTES and the orchestrator stops
+ * reading it there (the model server sees its client hang up, having delivered no more than the answer cap and
+ * what the kernel's socket buffers hold); the client gets MODEL_OUTPUT_TOO_LARGE, what it was streamed is exactly
+ * what the session keeps, and the next turn works with a prompt within the context budget. The orchestrator's
+ * memory while it happens is a figure of bench measure 16, not a bound here: a peak resident size depends on
+ * when the garbage collector runs, which a loaded machine changes.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
 import { readSse } from "./support/sse.js";
@@ -22,19 +25,10 @@ function respond(request: ChatRequestBody): ScriptedTurn {
   return said.startsWith("huge") ? hugeAnswer : { text: `fine: ${said}` };
 }
 
-function orchestratorPid(): number | undefined {
-  return system.processes.find((service) => service.name === "orchestrator")?.child.pid;
-}
-
-/** The orchestrator's peak resident memory since the last `resetPeakRss` (VmHWM), in bytes. */
-function peakRss(): number {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${orchestratorPid()}/status`, "utf8"));
-  return Number(match?.[1]) * 1024;
-}
-
-/** Starts the peak over from the resident memory now (Linux: `5` to clear_refs), so a case measures its own peak whatever ran before it. */
-function resetPeakRss(): void {
-  writeFileSync(`/proc/${orchestratorPid()}/clear_refs`, "5");
+/** The most TCP may hold between the model server and the orchestrator: both ends' largest socket buffers (Linux). */
+function socketBufferBytes(): number {
+  const largest = (name: string) => Number(readFileSync(`/proc/sys/net/ipv4/${name}`, "utf8").trim().split(/\s+/)[2]);
+  return largest("tcp_rmem") + largest("tcp_wmem");
 }
 
 async function chat(message: string, sessionId?: string, stream = false): Promise<Response> {
@@ -56,8 +50,6 @@ describe("a huge model answer", () => {
     const first = await chat("hello");
     expect(first.status).toBe(200);
     const sessionId = String(((await first.json()) as Record<string, unknown>)["session_id"]);
-    resetPeakRss();
-    const before = peakRss();
 
     const events = await readSse(await chat("huge answer please", sessionId, true));
     const last = events.at(-1);
@@ -66,9 +58,10 @@ describe("a huge model answer", () => {
     const [kept, note] = streamed.split("\n\n[The answer was cut here");
     expect(Buffer.byteLength(kept ?? "")).toBe(answerMaxBytes);
     expect(note).toContain(`${answerMaxBytes} bytes`);
-    const grown = peakRss() - before;
-    process.stdout.write(`orchestrator peak RSS: ${Math.round(before / 1e6)} MB before the 100 MB answer, grew by ${Math.round(grown / 1e6)} MB\n`);
-    expect(grown).toBeLessThan(64 * 1024 * 1024);
+    // the orchestrator hung up: the server delivered the cap and at most what the sockets buffer, not 100 MiB
+    const call = system.model.requests.at(-1)!;
+    expect(await call.ended).toBe("abandoned");
+    expect(call.sentBytes).toBeLessThan(socketBufferBytes() + 4 * answerMaxBytes);
 
     const view = (await (await fetch(`${system.url}/api/sessions/${sessionId}`)).json()) as {
       session: { status: string; messages: Array<{ role: string; content: string }> };
@@ -88,15 +81,11 @@ describe("a huge model answer", () => {
   }, 120_000);
 
   it("case 127: one streamed event of 30 MB is refused before the orchestrator holds it", async () => {
-    // a first turn warms the orchestrator up (agent start, code paths), so the peak below is the event's alone
     expect((await chat("hello")).status).toBe(200);
-    resetPeakRss();
-    const before = peakRss();
     const response = await chat("one huge line");
     expect(response.status).toBe(502);
     expect(await response.json()).toMatchObject({ success: false, error: { code: "MODEL_OUTPUT_TOO_LARGE", message: expect.stringContaining("one piece") } });
-    const grown = peakRss() - before;
-    process.stdout.write(`orchestrator peak RSS grew by ${Math.round(grown / 1e6)} MB for a 30 MB event\n`);
-    expect(grown).toBeLessThan(64 * 1024 * 1024);
+    // refused at the event cap (6 × the answer cap + 64 KiB): the orchestrator hung up before the event's end
+    expect(await system.model.requests.at(-1)!.ended).toBe("abandoned");
   }, 60_000);
 });

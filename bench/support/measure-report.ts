@@ -13,7 +13,7 @@ export interface MeasureRow {
 
 /** What one measure hands to the run: its table lines, raw figures for latest.json, and how it was done. */
 export interface MeasureReport {
-  /** the measure's number (1–14), as bench/README.md lists them */
+  /** the measure's number, as bench/README.md lists them */
   id: number;
   title: string;
   /** how it was measured, in a sentence or two (also printed under the table) */

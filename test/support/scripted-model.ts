@@ -45,6 +45,8 @@ export interface RecordedRequest {
   headers: IncomingMessage["headers"];
   /** how the exchange ended: the whole answer sent, or the client gone first (a cancelled call) */
   ended: Promise<"answered" | "abandoned">;
+  /** bytes of the streamed answer handed to the operating system so far: what the client could have read */
+  sentBytes: number;
 }
 
 export interface ChatRequestBody {
@@ -103,7 +105,8 @@ export async function startScriptedModel(options: { port?: number; host?: string
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatRequestBody;
     const ended = new Promise<"answered" | "abandoned">((resolve) => response.once("close", () => resolve(response.writableFinished ? "answered" : "abandoned")));
-    requests.push({ body, headers: request.headers, ended });
+    const recorded: RecordedRequest = { body, headers: request.headers, ended, sentBytes: 0 };
+    requests.push(recorded);
     const turn = queue.shift() ?? (await responder(body));
     if (turn.delayMs) await sleep(turn.delayMs);
 
@@ -169,7 +172,13 @@ export async function startScriptedModel(options: { port?: number; host?: string
       outputChars += frameChars;
       const dueIn = turn.outputTokensPerSecond ? started + (outputChars / 4 / turn.outputTokensPerSecond) * 1000 - performance.now() : 0;
       if (dueIn > 0) await sleep(dueIn);
-      await new Promise<void>((resolve) => response.write(`data: ${frame}\n\n`, () => resolve()));
+      const data = `data: ${frame}\n\n`;
+      await new Promise<void>((resolve) =>
+        response.write(data, (error) => {
+          if (!error) recorded.sentBytes += Buffer.byteLength(data);
+          resolve();
+        }),
+      );
       sent++;
       if (turn.chunkDelayMs) await sleep(turn.chunkDelayMs);
     }

@@ -57,6 +57,14 @@ describe("cappedEventFetch", () => {
     expect(state.cancelled).toBe(true);
   });
 
+  it("hands a line on only once it has ended, joined from the chunks it came in", async () => {
+    const { baseFetch } = streamingFetch(["data: ab", "cd", "ef\n", "\ndata: g", "h\n\n", "data: tail"]);
+    const response = await cappedEventFetch(1_000, baseFetch)("http://model/v1/chat/completions");
+    const pieces: string[] = [];
+    for await (const piece of response.body!) pieces.push(new TextDecoder().decode(piece));
+    expect(pieces).toEqual(["data: abcdef\n", "\n", "data: gh\n\n", "data: tail"]);
+  });
+
   it("leaves an error response as it is", async () => {
     const baseFetch: typeof fetch = async () => new Response("x".repeat(10_000), { status: 500 });
     const response = await cappedEventFetch(100, baseFetch)("http://model/v1/chat/completions");
