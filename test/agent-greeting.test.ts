@@ -84,6 +84,7 @@ describe.each(releases)("Mary's greeting on a real $version install", (release) 
     const messages = system.model.requests.at(-1)?.body.messages ?? [];
     expect(messages[0]?.role).toBe("system");
     expect(messages.slice(1)).toEqual([
+      { role: "user", content: expect.stringMatching(/^\[From the system: today's date is \d{4}-\d{2}-\d{2}\.\]$/) },
       { role: "assistant", content: started.body["greeting"].text },
       { role: "user", content: "1" },
     ]);

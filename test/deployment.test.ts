@@ -248,7 +248,27 @@ describe("deploy/nats/nats-server.conf", () => {
     // and it cannot publish what the other services do: no run events, no tool calls, no registry, no session or project requests
     const deny = /deny: \[([^\]]*)\]/.exec(toolRunner)?.[1] ?? "";
     for (const subject of ["tool.>", "agent.>", "registry.>", "session.>", "project.>"]) expect(deny).toContain(`"${subject}"`);
-    expect(toolRunner).not.toMatch(/"(RUN_REQUESTS|RUN_EVENTS|KV_sessions|KV_projects|KV_turn_slots)/);
+    expect(toolRunner).not.toMatch(/"(RUN_REQUESTS|RUN_EVENTS|KV_sessions|KV_projects|KV_turn_slots|KV_spending)/);
+  });
+
+  it("gives the personal tokens and the AUDIT stream to the gateway alone; the tool-runner only publishes an agent's file_written (docs/audit.md)", () => {
+    for (const user of ["registry", "tool-runner", "orchestrator"] as const) {
+      expect(userBlock(user), user).not.toMatch(/personal_tokens|\.AUDIT\b/);
+    }
+    const toolRunner = userBlock("tool-runner");
+    expect([...toolRunner.matchAll(/"(audit\.[^"]*)"/g)].map((match) => match[1])).toEqual(["audit.*.*.file_written"]);
+    const gateway = userBlock("gateway");
+    expect(gateway).toContain('"$KV.personal_tokens.>"');
+    expect(gateway).toContain('"audit.>"');
+    // the gateway reads and deletes only the consumers it makes on AUDIT; it never deletes or purges the stream
+    expect(gateway).not.toMatch(/STREAM\.(DELETE|PURGE)\.(AUDIT|KV_personal_tokens)/);
+  });
+
+  it("gives the sign_ins bucket to the gateway alone: made at start, put, read by direct get, deleted at sign-out, never the stream purged (docs/sign-in.md)", () => {
+    for (const user of ["registry", "tool-runner", "orchestrator"] as const) expect(userBlock(user), user).not.toMatch(/sign_ins/);
+    const gateway = userBlock("gateway");
+    const signIns = [...gateway.matchAll(/"([^"]*sign_ins[^"]*)"/g)].map((match) => match[1]);
+    expect(signIns.sort()).toEqual(["$JS.API.DIRECT.GET.KV_sign_ins.>", "$JS.API.STREAM.CREATE.KV_sign_ins", "$JS.API.STREAM.INFO.KV_sign_ins", "$KV.sign_ins.>"]);
   });
 
   it("lets the gateway write only the uploads store, and read but never write file contents (docs/uploads.md)", () => {

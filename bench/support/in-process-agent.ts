@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
-import OpenAI from "openai";
 import type { AgentDefinition } from "@agent-orchestrator/shared";
 import { runAgentLoop, type TurnOutput } from "../../services/orchestrator/src/loop/agent-loop.js";
 import { loopLimits, orchestratorEnvSchema } from "../../services/orchestrator/src/config.js";
 import { toolsForAgent } from "../../services/orchestrator/src/agent/agent-tools.js";
 import { runCriticalActions } from "../../services/orchestrator/src/agent/critical-actions.js";
 import { buildSystemPrompt } from "../../services/orchestrator/src/prompt/system-prompt.js";
-import { openAiModel } from "../../services/orchestrator/src/model/openai-model.js";
+import { ModelRouter } from "../../services/orchestrator/src/model/model-router.js";
+import { modelRoutesOf } from "../../services/orchestrator/src/model/model-routes.js";
 import type { ToolCaller } from "../../services/orchestrator/src/loop/tool-caller.js";
 import { AgentRegistry } from "../../services/registry/src/discovery/agent-registry.js";
 import { discoveryLimits, registryEnvSchema } from "../../services/registry/src/config.js";
@@ -42,10 +42,11 @@ export async function createInProcessAgent(system: Pick<BenchSystem, "env" | "fi
   const agent: AgentDefinition | undefined = registry.getAgent(agentId)?.definition;
   if (!agent) throw new Error(`no agent ${agentId} under ${env["BMAD_ROOT"]}`);
   const config = settings(orchestratorEnvSchema, env);
-  const model = openAiModel(
-    new OpenAI({ apiKey: config.OPENAI_API_KEY ?? "", baseURL: config.OPENAI_BASE_URL ?? null, maxRetries: config.MODEL_MAX_RETRIES, timeout: config.MODEL_TIMEOUT_MS }),
-    config.LLM_MODEL,
-  );
+  // the agent's model route, with the orchestrator's own client settings
+  const routes = modelRoutesOf(config, env);
+  if (!routes.ok) throw new Error(routes.error);
+  const model = new ModelRouter(routes.routes, config).pick({ agent: agent.id, module: agent.bundleName })?.caller;
+  if (!model) throw new Error("no model configured (OPENAI_BASE_URL, LLM_MODEL)");
   const readFile = await createDirectReadFile(env["BMAD_ROOT"] ?? ".", system.files);
   const tools = loopTools ?? new DirectToolClient(readFile);
 

@@ -5,6 +5,7 @@ const shell = {
   PATH: "/usr/bin",
   OPENAI_API_KEY: "sk-model",
   AUTH_TOKENS: "alice:s3cret-token",
+  OIDC_CLIENT_SECRET: "oidc-secret",
   GITHUB_TOKEN: "ghp_x",
   AWS_SECRET_ACCESS_KEY: "aws",
   NATS_GATEWAY_PASSWORD: "n1",
@@ -22,6 +23,7 @@ describe("each service started with only the environment it needs", () => {
   it("gives the gateway its tokens but not the model key", () => {
     const environment = serviceEnvironment("gateway", shell);
     expect(environment["AUTH_TOKENS"]).toBe("alice:s3cret-token");
+    expect(environment["OIDC_CLIENT_SECRET"]).toBe("oidc-secret");
     expect(environment).not.toHaveProperty("OPENAI_API_KEY");
   });
 

@@ -9,7 +9,7 @@ import { isMetricsService, type MetricsService } from "./metrics-ports.js";
 /** Variables each service needs that look like secrets; every other secret-looking variable is dropped. */
 const secretsUsed: Readonly<Record<string, readonly string[]>> = {
   orchestrator: ["OPENAI_API_KEY", "NATS_PASSWORD"],
-  gateway: ["AUTH_TOKENS", "NATS_PASSWORD"],
+  gateway: ["AUTH_TOKENS", "OIDC_CLIENT_SECRET", "NATS_PASSWORD"],
   registry: ["NATS_PASSWORD"],
   "tool-runner": ["NATS_PASSWORD"],
 };

@@ -301,6 +301,8 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
         "tool.read_file",
         "$KV.sessions.s1",
         "$KV.projects.project.p1",
+        // nor add to or reset what a project or a user spent (the budgets read it)
+        "$KV.spending.p.p1.2026-11",
         "$JS.API.STREAM.DELETE.RUN_EVENTS",
         "$JS.API.CONSUMER.CREATE.KV_sessions",
         "project.files.purge",
@@ -313,7 +315,7 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
         "$KV.file_index.src.p.p1",
       ],
       // the tool-runner answers; it asks nothing of anyone (no turns, no tools, no projects, no purge) and touches no bucket but its own
-      "tool-runner": ["registry.changed", "agent.run.cancel.s1", "agent.session.list", "agent.project.get", "agent.run.request.s1", "tool.read_file", "project.files.purge", "$KV.sessions.s1", "$KV.projects.project.p1"],
+      "tool-runner": ["registry.changed", "agent.run.cancel.s1", "agent.session.list", "agent.project.get", "agent.run.request.s1", "tool.read_file", "project.files.purge", "$KV.sessions.s1", "$KV.projects.project.p1", "$KV.spending.u.bG9jYWw", "agent.usage.user"],
     };
     const mark = observed.length;
     for (const [service, subjects] of Object.entries(denied) as Array<[ServiceName, string[]]>) {

@@ -38,6 +38,8 @@ export interface ScriptedTurn {
   /** close the connection after this many streamed chunks */
   dropAfterChunks?: number;
   finishReason?: "stop" | "tool_calls" | "length" | "content_filter";
+  /** the usage to report instead of the estimate, `cached_tokens` as `prompt_tokens_details.cached_tokens` (a provider's prompt cache) */
+  usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number };
 }
 
 export interface RecordedRequest {
@@ -123,7 +125,7 @@ export async function startScriptedModel(options: { port?: number; host?: string
     }));
     const text = turn.text ?? (toolCalls.length ? null : "");
     const finishReason = turn.finishReason ?? (toolCalls.length ? "tool_calls" : "stop");
-    const usage = estimateUsage(body, text ?? "", toolCalls);
+    const usage = turn.usage ? reportedUsage(turn.usage) : estimateUsage(body, text ?? "", toolCalls);
 
     if (!body.stream) {
       if (turn.outputTokensPerSecond) await sleep((usage.completion_tokens / turn.outputTokensPerSecond) * 1000);
@@ -219,7 +221,7 @@ function* streamFrames(
   text: string | null,
   toolCalls: WireToolCall[],
   finishReason: string,
-  usage: ReturnType<typeof estimateUsage> | undefined,
+  usage: WireUsage | undefined,
   streamedText: ScriptedTurn["streamedText"],
 ): Generator<[frame: string, outputChars: number]> {
   const created = Math.floor(Date.now() / 1000);
@@ -258,8 +260,20 @@ function splitIntoPieces(text: string, count: number): string[] {
   return pieces;
 }
 
+interface WireUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
+}
+
+function reportedUsage(usage: NonNullable<ScriptedTurn["usage"]>): WireUsage {
+  const { prompt_tokens, completion_tokens, cached_tokens } = usage;
+  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens, ...(cached_tokens === undefined ? {} : { prompt_tokens_details: { cached_tokens } }) };
+}
+
 /** A stable stand-in for token counts: about four characters a token. */
-function estimateUsage(body: ChatRequestBody, text: string, toolCalls: WireToolCall[]) {
+function estimateUsage(body: ChatRequestBody, text: string, toolCalls: WireToolCall[]): WireUsage {
   const prompt_tokens = Math.ceil(JSON.stringify(body.messages).length / 4);
   const completion_tokens = Math.ceil((text.length + toolCalls.reduce((sum, call) => sum + call.arguments.length + call.name.length, 0)) / 4);
   return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };

@@ -91,7 +91,8 @@ export async function startSystem(
   nodeArgs: readonly string[] = [],
 ): Promise<{ url: string; processes: ServiceProcess[]; stop(): Promise<void> }> {
   const processes = (["registry", "tool-runner", "orchestrator", "gateway"] as const).map((name) =>
-    startServiceProcess(name, { ...env, ...(name === "gateway" ? { PORT: "0" } : {}) }, nodeArgs),
+    // the gateway on a free port unless the test needs a known one (OIDC_REDIRECT_URL names it)
+    startServiceProcess(name, name === "gateway" ? { PORT: "0", ...env } : env, nodeArgs),
   );
   const stop = async () => {
     await Promise.all(processes.map((service) => service.stop()));

@@ -38,6 +38,7 @@ export function testServiceEnv(natsUrl: string, modelUrl: string, legacyOutputRo
     EVENTS_MAX_BYTES: String(256 * 1024 ** 2),
     RUN_REQUESTS_MAX_BYTES: String(64 * 1024 ** 2),
     SESSIONS_BUCKET_MAX_BYTES: String(512 * 1024 ** 2),
+    AUDIT_MAX_BYTES: String(64 * 1024 ** 2),
   };
 }
 

@@ -1,9 +1,11 @@
 import express, { type NextFunction, type Request, type Response } from "express";
 import { AppError, type Logger } from "@agent-orchestrator/shared";
 import { agentsRoutes } from "./agents/agents-routes.js";
+import { auditRoutes } from "./audit/audit-routes.js";
 import { authenticate } from "./auth/auth.js";
+import { oidcRoutes } from "./auth/oidc-routes.js";
 import { chatRoute } from "./chat/chat-route.js";
-import { allowedHosts } from "./config.js";
+import { allowedHosts, authenticationRequired } from "./config.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { healthRoute } from "./health-route.js";
 import { greetingRoutes } from "./sessions/greeting-routes.js";
@@ -13,11 +15,13 @@ import { openAiRoutes } from "./openai/openai-routes.js";
 import { projectFilesRoutes } from "./files/project-files-routes.js";
 import { projectOverviewRoute } from "./projects/project-overview-route.js";
 import { projectsRoutes } from "./projects/projects-routes.js";
+import { usageRoutes } from "./usage/usage-routes.js";
 import { rateLimit } from "./limits/rate-limit.js";
 import { requestContext, securityHeaders } from "./http/request-context.js";
 import { sendError } from "./http/send-error.js";
 import { sessionFilesRoutes } from "./files/session-files-routes.js";
 import { sessionsRoutes } from "./sessions/sessions-routes.js";
+import { tokensRoutes } from "./tokens/tokens-routes.js";
 import { toAppError } from "./http/to-app-error.js";
 import { traceRequests } from "./http/trace-requests.js";
 import { uploadRoutes } from "./uploads/upload-routes.js";
@@ -30,7 +34,7 @@ export function createApp(context: GatewayContext): express.Express {
   app.set("query parser", "simple");
   app.use(traceRequests, requestContext(context.logger), securityHeaders, countRequests(context));
   // unauthenticated, the Host is the only thing a DNS-rebinding page cannot fake
-  if (!context.config.AUTH_TOKENS) app.use(requireAllowedHost(allowedHosts(context.config)));
+  if (!authenticationRequired(context.config)) app.use(requireAllowedHost(allowedHosts(context.config)));
   app.use(healthRoute(context));
   app.get("/metrics", (_request, response, next) => {
     context.metrics.registry.metrics().then((text) => response.type(context.metrics.registry.contentType).send(text), next);
@@ -38,11 +42,13 @@ export function createApp(context: GatewayContext): express.Express {
   // each API authenticates before it reads a body, takes from the caller's request budget, and answers in its own error shape
   app.use("/v1", openAiRoutes(context));
   app.use("/mcp", mcpRoute(context));
-  app.use("/api", authenticate(context), rateLimit(context.requestRate));
+  // sign-in and sign-out, and who the caller is (auth/oidc-routes.ts)
+  app.use(oidcRoutes(context));
+  app.use("/api", authenticate(context, { cookie: true }), rateLimit(context.requestRate));
   // a file upload's body is the file itself, whatever its type: these routes come before the JSON parser
   app.use(uploadRoutes(context), projectFilesRoutes(context));
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
-  app.use(greetingRoutes(context), agentsRoutes(context), chatRoute(context), sessionsRoutes(context), sessionFilesRoutes(context), projectsRoutes(context), projectOverviewRoute(context));
+  app.use(greetingRoutes(context), agentsRoutes(context), chatRoute(context), sessionsRoutes(context), sessionFilesRoutes(context), projectsRoutes(context), usageRoutes(context), projectOverviewRoute(context), tokensRoutes(context), auditRoutes(context));
   app.use(webPage());
   app.use((_request, response) => sendError(response, new AppError("NOT_FOUND", "No such route")));
   app.use(errorHandler);

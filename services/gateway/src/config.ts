@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { baseEnvSchema, envInt } from "@agent-orchestrator/shared";
 import { parseAuthTokens } from "./auth/auth-tokens.js";
+import { oidcConfigProblem, oidcEnvShape } from "./auth/oidc-config.js";
 import { TrustedProxies } from "./http/trusted-proxies.js";
 
 export const gatewayEnvSchema = baseEnvSchema.extend({
@@ -10,7 +11,7 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     .min(1)
     .optional()
     .describe(
-      "listen address; unset: 127.0.0.1 without AUTH_TOKENS (an open gateway must not be reachable from the network), 0.0.0.0 with AUTH_TOKENS",
+      "listen address; unset: 127.0.0.1 without AUTH_TOKENS and OIDC_ISSUER (an open gateway must not be reachable from the network), 0.0.0.0 with either",
     ),
   AUTH_TOKENS: z
     .string()
@@ -27,8 +28,8 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     .describe(
       "`user:token` pairs, comma-separated, e.g. `alice:s3cret-token,bob:other-token` (tokens of at least 8 characters); unset: no authentication, every caller is the user `local` (docs/api.md \"Authentication\")",
     ),
-  CHAT_IDLE_TIMEOUT_MS: envInt(150_000, 1_000, 3_600_000).describe(
-    "how long a running turn may go without any event before the gateway gives up on it",
+  CHAT_IDLE_TIMEOUT_MS: envInt(660_000, 1_000, 3_600_000).describe(
+    "how long a running turn may go without any event before the gateway gives up on it; above the orchestrator's longest silence, MODEL_FIRST_BYTE_TIMEOUT_MS (10 min: a local model reading a long prompt sends nothing meanwhile) (docs/models.md \"Timeouts\")",
   ),
   RUN_PICKUP_TIMEOUT_MS: envInt(30_000, 500, 600_000).describe(
     "how long a turn may wait for an orchestrator to take it; after it the queued turn is dropped and the answer is OVERLOADED (503, `retry-after: 5`) when orchestrators answer but are all busy, SERVICE_UNAVAILABLE only when none answers two pings in a row",
@@ -56,6 +57,18 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   ),
   AUTH_FAILURES_PER_MINUTE: envInt(10, 1, 100_000).describe(
     "different wrong tokens one client address may send per minute (HTTP, /v1, /mcp, the WebSocket upgrade and `{type:\"auth\"}`; the same wrong token again counts once); past it a token new to that address gets 429 RATE_LIMITED with `retry-after`, unchecked, until the oldest failure is a minute old, while tokens that have signed in from that address before keep working",
+  ),
+  PERSONAL_TOKENS_PER_USER: envInt(20, 1, 1_000).describe(
+    "personal API tokens one user may hold at once (`POST /api/tokens`); past it 409 TOKEN_LIMIT until one is revoked (docs/tokens.md)",
+  ),
+  AUDIT_MAX_AGE_DAYS: envInt(365, 1, 36_500).describe(
+    "days the AUDIT stream keeps a record (docs/audit.md); older records are dropped by JetStream, so export them first if they must be kept longer",
+  ),
+  AUDIT_MAX_BYTES: envInt(1024 ** 3, 1024 ** 2, 1024 ** 4).describe(
+    "bytes of the AUDIT stream; at the limit the oldest records are dropped (discard old), so recording never stops. JetStream reserves the limit on disk when the stream is made",
+  ),
+  JS_REPLICAS: envInt(1, 1, 5).describe(
+    "copies of the gateway's AUDIT stream and `personal_tokens` bucket (the others are the orchestrator's and the tool-runner's); 3 on a three-server cluster. They are made with it; an existing stream keeps the replicas it has (change them with the `nats` CLI)",
   ),
   TRUSTED_PROXIES: z
     .string()
@@ -109,14 +122,18 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     .optional()
     .transform((value) => (value ?? "").split(",").map((host) => host.trim().toLowerCase()).filter((host) => host !== ""))
     .describe(
-      "extra host names (no port, comma-separated) that /mcp answers to, and without AUTH_TOKENS every route and /ws, besides localhost, 127.0.0.1, [::1] and HOST; a request whose `Host` is any other name is refused with 403 (DNS-rebinding protection)",
+      "extra host names (no port, comma-separated) that /mcp answers to, and without AUTH_TOKENS and OIDC_ISSUER every route and /ws, besides localhost, 127.0.0.1, [::1] and HOST; a request whose `Host` is any other name is refused with 403 (DNS-rebinding protection)",
     ),
+  ...oidcEnvShape,
 });
 export type GatewayConfig = z.infer<typeof gatewayEnvSchema>;
 
+/** Whether callers must prove who they are (AUTH_TOKENS, OpenID Connect or both); otherwise everyone is the local user. */
+export const authenticationRequired = (config: GatewayConfig): boolean => config.AUTH_TOKENS !== undefined || config.OIDC_ISSUER !== undefined;
+
 /**
  * Host names the gateway answers to where it checks `Host` (`/mcp` always; every route and the WebSocket
- * without AUTH_TOKENS): the loopback names, HOST when it is one address, and ALLOWED_HOSTS.
+ * without AUTH_TOKENS and OIDC_ISSUER): the loopback names, HOST when it is one address, and ALLOWED_HOSTS.
  */
 export function allowedHosts(config: GatewayConfig): string[] {
   const hosts = new Set(["localhost", "127.0.0.1", "[::1]", ...config.ALLOWED_HOSTS]);
@@ -126,11 +143,13 @@ export function allowedHosts(config: GatewayConfig): string[] {
 
 /** Where the HTTP server listens: all interfaces only when requests are authenticated. */
 export function listenHost(config: GatewayConfig): string {
-  return config.HOST ?? (config.AUTH_TOKENS ? "0.0.0.0" : "127.0.0.1");
+  return config.HOST ?? (authenticationRequired(config) ? "0.0.0.0" : "127.0.0.1");
 }
 
 /** Problems between settings that no single variable's schema can see; undefined when there are none. */
 export function gatewayConfigProblem(config: GatewayConfig): string | undefined {
+  const oidcProblem = oidcConfigProblem(config);
+  if (oidcProblem) return oidcProblem;
   if (config.HTTP_HEADERS_TIMEOUT_MS !== undefined && config.HTTP_HEADERS_TIMEOUT_MS <= config.HTTP_KEEP_ALIVE_TIMEOUT_MS) {
     return `Invalid configuration: HTTP_HEADERS_TIMEOUT_MS (${config.HTTP_HEADERS_TIMEOUT_MS}) must be above HTTP_KEEP_ALIVE_TIMEOUT_MS (${config.HTTP_KEEP_ALIVE_TIMEOUT_MS})`;
   }

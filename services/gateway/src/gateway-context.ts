@@ -1,8 +1,10 @@
 import type { IncomingMessage } from "node:http";
 import type { NatsConnection } from "nats";
-import type { Logger } from "@agent-orchestrator/shared";
+import type { AuditPublisher, Logger } from "@agent-orchestrator/shared";
 import type { AgentList } from "./agents/agent-list.js";
 import type { AuthThrottle } from "./auth/auth-throttle.js";
+import type { OidcSignIn } from "./auth/oidc-sign-in.js";
+import type { PersonalTokens } from "./tokens/personal-tokens.js";
 import type { GatewayConfig } from "./config.js";
 import type { GatewayMetrics } from "./metrics.js";
 import type { ContentReader } from "./uploads/content-reader.js";
@@ -22,6 +24,8 @@ export interface GatewayContext {
   clientAddress: (request: IncomingMessage) => string;
   /** bearer tokens checked under a limit on wrong ones per client address, shared by HTTP and the WebSocket */
   authFailures: AuthThrottle;
+  /** OpenID Connect sign-in and the provider's JWTs (docs/sign-in.md); undefined without OIDC_ISSUER */
+  oidc: OidcSignIn | undefined;
   /** each user's request budget, shared by every door (HTTP, SSE, /v1, /mcp per message, WebSocket messages) */
   requestRate: UserRateLimit;
   /** WebSockets and watches held open, per address, per user and in all */
@@ -32,4 +36,8 @@ export interface GatewayContext {
   uploads: UploadStaging;
   /** file contents read chunk by chunk for downloads and exports */
   contents: ContentReader;
+  /** the audit log (docs/audit.md): `audit.record({...})` records one act; it never throws nor fails the act */
+  audit: AuditPublisher;
+  /** personal API tokens (docs/tokens.md), looked up in KV on every request that bears one */
+  personalTokens: PersonalTokens;
 }

@@ -2,10 +2,13 @@ import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { NatsConnection } from "nats";
-import { serviceNames, type Logger } from "@agent-orchestrator/shared";
+import { AuditPublisher, jetStreamNames, serviceNames, type Logger } from "@agent-orchestrator/shared";
 import { AgentList } from "./agents/agent-list.js";
 import { createApp } from "./app.js";
 import { AuthThrottle } from "./auth/auth-throttle.js";
+import { startOidcSignIn } from "./auth/oidc-sign-in.js";
+import { PersonalTokens } from "./tokens/personal-tokens.js";
+import { ensureAuditStream } from "./audit/audit-stream.js";
 import { clientAddress } from "./http/client-address.js";
 import { listenHost, type GatewayConfig } from "./config.js";
 import type { GatewayContext } from "./gateway-context.js";
@@ -22,6 +25,8 @@ export interface GatewayOptions {
   config: GatewayConfig;
   logger: Logger;
   subjectPrefix?: string;
+  /** the least time between two fetches of the OpenID provider's keys; tests set 0 to see a key rotation at once */
+  jwksCooldownMs?: number;
 }
 
 export interface Gateway {
@@ -39,6 +44,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { connection, config, logger } = options;
   const subjectPrefix = options.subjectPrefix ?? "";
   const metrics = new GatewayMetrics();
+  const names = jetStreamNames(subjectPrefix);
+  await ensureAuditStream(await connection.jetstreamManager(), names.auditStream, config, subjectPrefix);
+  const personalTokens = await PersonalTokens.open(connection, names.personalTokensBucket, { maxPerUser: config.PERSONAL_TOKENS_PER_USER, replicas: config.JS_REPLICAS });
   const context: GatewayContext = {
     connection,
     config,
@@ -47,11 +55,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     metrics,
     clientAddress: (request) => clientAddress(request, config.TRUSTED_PROXIES),
     authFailures: new AuthThrottle(config.AUTH_FAILURES_PER_MINUTE),
+    oidc: await startOidcSignIn({ connection, config, subjectPrefix, ...(options.jwksCooldownMs === undefined ? {} : { jwksCooldownMs: options.jwksCooldownMs }) }),
     requestRate: new UserRateLimit(config.RATE_LIMIT_PER_MINUTE, { onRefused: () => metrics.refusals.inc({ limit: "rate" }) }),
     webSockets: new WebSocketCaps(config),
     agents: new AgentList({ connection, config, subjectPrefix }, logger),
     uploads: new UploadStaging({ connection, subjectPrefix }),
     contents: new ContentReader({ connection, subjectPrefix }),
+    audit: new AuditPublisher({ connection, subjectPrefix, logger, onLost: () => metrics.auditLost.inc() }),
+    personalTokens,
   };
   const app = createApp(context);
   const service = await connection.services.add({

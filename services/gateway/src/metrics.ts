@@ -33,6 +33,11 @@ export class GatewayMetrics {
   readonly tokens = new Counter({ name: "ao_tokens_total", help: "Model tokens by kind", labelNames: ["kind"], registers: [this.registry] });
   readonly webSockets = new Gauge({ name: "ao_websocket_connections", help: "WebSockets open on this gateway, signed in or not", registers: [this.registry] });
   readonly watches = new Gauge({ name: "ao_websocket_watches", help: "Session watches open on this gateway's WebSockets", registers: [this.registry] });
+  readonly auditLost = new Counter({
+    name: "ao_audit_records_lost_total",
+    help: "Audit records this gateway could not store in the AUDIT stream (each is logged as `audit record lost`; docs/audit.md)",
+    registers: [this.registry],
+  });
   readonly refusals = new Counter({
     name: "ao_limit_refusals_total",
     help: "Requests, upgrades and messages refused by a limit of the gateway, by limit (rate, sign_in, ws_total, ws_address, ws_user, ws_auth_timeout, ws_watches)",

@@ -1,11 +1,16 @@
 import { z } from "zod";
-import { baseEnvSchema, envInt, toolTimeoutDefaultMs } from "@agent-orchestrator/shared";
+import { baseEnvSchema, envInt, parseModelPrice, toolTimeoutDefaultMs, type ModelPrice } from "@agent-orchestrator/shared";
 import type { LoopLimits } from "./loop/agent-loop.js";
 
 const optionalText = z
   .string()
   .optional()
   .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()));
+
+/** An amount of money, at least 0; empty or unset: none. */
+const optionalAmount = optionalText
+  .transform((value) => (value === undefined ? undefined : Number(value)))
+  .pipe(z.number().nonnegative().max(1_000_000_000).optional());
 
 export const orchestratorEnvSchema = baseEnvSchema.extend({
   OPENAI_API_KEY: optionalText.describe("key for the model API (OpenAI); a compatible server may need none"),
@@ -16,12 +21,35 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   MODEL_MAX_RETRIES: envInt(2, 0, 10).describe(
     "attempts after the first, done by the openai client itself (the only retry layer; it honours `retry-after` up to MODEL_RETRY_AFTER_MAX_MS)",
   ),
-  MODEL_TIMEOUT_MS: envInt(60_000, 1_000, 600_000).describe("time limit of one model call"),
+  MODEL_ROUTES: optionalText.describe(
+    "a model per agent, module or project: a path to a YAML or JSON file, or the JSON itself (`{\"routes\":[{\"match\":{\"agent\":\"bmm/analyst\"},\"model\":\"qwen3:8b\",\"base_url\":\"http://localhost:11434/v1\"}]}`); the first route that matches a turn answers it, the rest go to OPENAI_BASE_URL/LLM_MODEL (docs/models.md \"Routes\"). Checked at start",
+  ),
+  MODEL_PRICE: optionalText
+    .refine((value) => value === undefined || parseModelPrice(value).ok, { message: "expected input,cached_input,output: prices per million tokens, e.g. 0.15,0.075,0.6" })
+    .transform((value) => (value === undefined ? undefined : (parseModelPrice(value) as { ok: true; value: ModelPrice }).value))
+    .describe(
+      "the default route's price per million tokens, `input,cached_input,output` (`0.15,0.075,0.6`; cached_input may be left empty: the input price); unset: its calls carry no cost (docs/models.md \"Cost\")",
+    ),
+  MODEL_IDLE_TIMEOUT_MS: envInt(120_000, 1_000, 3_600_000).describe(
+    "a model call whose answer goes silent (no byte) for this long once it has begun is stopped with MODEL_TIMEOUT; a long answer that keeps coming is never cut (docs/models.md \"Timeouts\")",
+  ),
+  MODEL_FIRST_BYTE_TIMEOUT_MS: envInt(600_000, 1_000, 3_600_000).describe(
+    "how long a model call may wait for the first byte of its answer (a local model reads the whole prompt first: 40-95 s for a 6.12 agent's first prompt on a laptop CPU, more for a long chat) before it is stopped with MODEL_TIMEOUT; not retried",
+  ),
+  MODEL_TIMEOUT_MS: z
+    .string()
+    .optional()
+    .refine((value) => value === undefined || value.trim() === "", {
+      message: "removed: a model call is no longer limited by its total length but by silence; set MODEL_IDLE_TIMEOUT_MS and MODEL_FIRST_BYTE_TIMEOUT_MS instead (docs/models.md \"Timeouts\")",
+    })
+    .describe("removed (it limited a whole model call); set, the orchestrator refuses to start: use MODEL_IDLE_TIMEOUT_MS and MODEL_FIRST_BYTE_TIMEOUT_MS"),
   MODEL_RETRY_AFTER_MAX_MS: envInt(20_000, 0, 600_000).describe(
     "the longest `retry-after` from the model server the client honours; a longer one is ignored: the client retries on its own short backoff and then fails with MODEL_RATE_LIMITED instead of waiting that long",
   ),
   MAX_ITERATIONS: envInt(50, 1, 500).describe("model calls per turn before the turn stops with MAX_ITERATIONS"),
-  TURN_TIMEOUT_MS: envInt(120_000, 1_000, 3_600_000).describe("wall-clock limit of one turn (TURN_TIMEOUT)"),
+  TURN_TIMEOUT_MS: envInt(1_800_000, 1_000, 14_400_000).describe(
+    "wall-clock limit of one turn (TURN_TIMEOUT): long enough for a workflow step with a slow model. A stopping orchestrator lets its turns run this long (+ 5 s) before it exits",
+  ),
   TOOL_TIMEOUT_MS: envInt(toolTimeoutDefaultMs, 100, 600_000).describe("time limit of one tool call over NATS"),
   REGISTRY_TIMEOUT_MS: envInt(5_000, 100, 60_000).describe(
     "time limit of one request to the registry (an agent's definition and activation)",
@@ -67,17 +95,23 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
     "bytes of the sessions bucket (KV_sessions); at the limit a save is refused with QUOTA_EXCEEDED and nothing stored is dropped (sessions do not expire: an operator raises the limit or removes old sessions). JetStream reserves each stream's limit on disk at creation, so the three limits must fit the server's store",
   ),
   JS_REPLICAS: envInt(1, 1, 5).describe(
-    "copies of RUN_REQUESTS, RUN_EVENTS and the `sessions`, `turn_slots` and `projects` buckets; 3 on a three-server cluster. At start, existing ones with fewer are raised (logged as `raised the stream's replicas`), never lowered; above 1 on a single server, the orchestrator refuses to start",
+    "copies of RUN_REQUESTS, RUN_EVENTS and the `sessions`, `turn_slots`, `projects` and `spending` buckets; 3 on a three-server cluster. At start, existing ones with fewer are raised (logged as `raised the stream's replicas`), never lowered; above 1 on a single server, the orchestrator refuses to start",
   ),
   SUBAGENT_MAX_DEPTH: envInt(1, 0, 4).describe(
     "how deep subagents may nest: 1 lets a turn start subagents that cannot start their own; 0 turns run_subagent off",
   ),
   SUBAGENT_MAX_PER_TURN: envInt(8, 1, 64).describe("subagents one turn may start; the calls beyond get a SUBAGENT_LIMIT result"),
   SUBAGENT_CONCURRENCY: envInt(4, 1, 16).describe("subagents of one turn running at the same time"),
-  SUBAGENT_TIMEOUT_MS: envInt(300_000, 1_000, 3_600_000).describe(
+  SUBAGENT_TIMEOUT_MS: envInt(900_000, 1_000, 14_400_000).describe(
     "the longest a subagent may run, never beyond what is left of its parent's turn (the parent then gets SERVICE_TIMEOUT and goes on)",
   ),
   SUBAGENT_MAX_ITERATIONS: envInt(30, 1, 500).describe("model calls one subagent may make"),
+  BUDGET_PROJECT_MONTHLY: optionalAmount.describe(
+    "what one project may spend per UTC month, in the prices' currency (MODEL_PRICE, the routes' `price`); a project's owner may set its own (`PUT /api/projects/:id/budget`). Once spent, a new turn is refused with BUDGET_EXCEEDED (402) and a running one stops at its next model call (docs/models.md \"Budgets\"); unset: no limit",
+  ),
+  BUDGET_USER_DAILY: optionalAmount.describe(
+    "what one user may spend per UTC day across every project, in the prices' currency; enforced as BUDGET_PROJECT_MONTHLY is, and not overridable; unset: no limit",
+  ),
 });
 export type OrchestratorConfig = z.infer<typeof orchestratorEnvSchema>;
 
@@ -98,7 +132,6 @@ export function loopLimits(config: OrchestratorConfig): LoopLimits {
     contextBudgetTokens: config.CONTEXT_BUDGET_TOKENS,
     toolResultMaxChars: config.TOOL_RESULT_MAX_CHARS,
     maxInvalidToolCalls: config.MAX_INVALID_TOOL_CALLS,
-    modelTimeoutMs: config.MODEL_TIMEOUT_MS,
     answerMaxBytes: config.MODEL_ANSWER_MAX_BYTES,
     turnOutputMaxBytes: config.TURN_OUTPUT_MAX_BYTES,
   };

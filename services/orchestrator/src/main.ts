@@ -2,19 +2,28 @@ import { connectNats, createLogger, loadEnv, serviceNames, startMetricsServer, s
 import { isModelConfigured, modelNotConfiguredMessage, orchestratorEnvSchema } from "./config.js";
 import { orchestratorMetrics } from "./orchestrator-metrics.js";
 import { startOrchestrator } from "./orchestrator-service.js";
+import { modelRoutesOf, routeView } from "./model/model-routes.js";
 
 const config = loadEnv(orchestratorEnvSchema);
+const routes = modelRoutesOf(config);
+if (!routes.ok) {
+  process.stderr.write(`${routes.error}\n`);
+  process.exit(1);
+}
 const telemetry = loadEnv(telemetryEnvSchema);
 const logger = createLogger(serviceNames.orchestrator, config.LOG_LEVEL);
 const tracing = await startTracing(serviceNames.orchestrator, telemetry, logger);
 if (!isModelConfigured(config)) logger.warn(modelNotConfiguredMessage);
 const connection = await connectNats({ url: config.NATS_URL, service: serviceNames.orchestrator, logger });
-const orchestrator = await startOrchestrator({ connection, config, logger });
+const orchestrator = await startOrchestrator({ connection, config, logger, routes: routes.routes });
 const metrics =
   telemetry.METRICS_PORT === undefined
     ? undefined
     : await startMetricsServer({ registry: orchestratorMetrics.registry, port: telemetry.METRICS_PORT, host: telemetry.METRICS_HOST, logger });
-logger.info({ model: config.LLM_MODEL, baseURL: config.OPENAI_BASE_URL ?? "api.openai.com", tracing: tracing.enabled }, "orchestrator ready");
+logger.info(
+  { model: config.LLM_MODEL, baseURL: config.OPENAI_BASE_URL ?? "api.openai.com", routes: routes.routes.map(routeView), tracing: tracing.enabled },
+  "orchestrator ready",
+);
 
 stopOnSignals(
   logger,

@@ -18,6 +18,12 @@ export const orchestratorMetrics = (() => {
       registers,
     }),
     turnTokens: new Counter({ name: "ao_turn_tokens_total", help: "Model tokens of ended turns, completed or not (subagents included), by agent and kind", labelNames: ["agent", "kind"], registers }),
+    turnCost: new Counter({
+      name: "ao_turn_cost_total",
+      help: "Cost of ended turns at the routes' prices, in their currency (subagents included), by project (the first 500 a process sees, then `other`) and agent",
+      labelNames: ["project", "agent"],
+      registers,
+    }),
     queueWait: new Histogram({
       name: "ao_queue_wait_seconds",
       help: "From a turn's arrival in the work queue to an orchestrator taking it (first delivery)",

@@ -15,7 +15,7 @@ const orchestrators: Orchestrator[] = [];
 
 const setups = {
   retries: { MODEL_MAX_RETRIES: "2" },
-  modelTimeout: { MODEL_TIMEOUT_MS: "1000" },
+  modelTimeout: { MODEL_FIRST_BYTE_TIMEOUT_MS: "1000", MODEL_MAX_RETRIES: "2" },
   turnTimeout: { TURN_TIMEOUT_MS: "1500" },
   loop: { TOOL_CONCURRENCY: "4", MAX_TOOL_CALLS_PER_ANSWER: "16", TOOL_RESULT_MAX_CHARS: "16384", MAX_INVALID_TOOL_CALLS: "50" },
 } as const;
@@ -88,11 +88,13 @@ describe("model errors: one retry layer, the openai client's", () => {
 });
 
 describe("time limits", () => {
-  it("gives MODEL_TIMEOUT when the model sends nothing within the per-call limit (docs/security.md case 51)", async () => {
-    // the model would answer after 5 s; MODEL_TIMEOUT shows the per-call limit ended the call first
+  it("gives MODEL_TIMEOUT when the model sends nothing within the first-byte limit, and does not send the call again (docs/security.md case 51)", async () => {
+    // the model would answer after 5 s; MODEL_TIMEOUT shows the first-byte limit ended the call first
+    const before = (models.modelTimeout as ScriptedModel).requests.length;
     (models.modelTimeout as ScriptedModel).enqueue({ text: "too late", delayMs: 5_000 });
     const { final } = await turn("modelTimeout", "hi");
     expect(final).toMatchObject({ type: "error", error: { code: "MODEL_TIMEOUT" } });
+    expect(attemptsSince("modelTimeout", before)).toBe(1);
   });
 
   it("stops a turn at its wall-clock limit with TURN_TIMEOUT", async () => {

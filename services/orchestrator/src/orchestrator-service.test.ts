@@ -93,7 +93,8 @@ describe("orchestrator turns", () => {
     model.enqueue({ text: "second answer" });
     const second = await runTurn(prefixes.main, "second question", { sessionId: first.sessionId });
     expect(second.final).toMatchObject({ type: "done", response: "second answer" });
-    const contents = model.requests.at(-1)?.body.messages.slice(1).map((message) => message.content);
+    // after the system prompt and the system's note of the day
+    const contents = model.requests.at(-1)?.body.messages.slice(2).map((message) => message.content);
     expect(contents).toEqual(["first question", "first answer", "second question"]);
   });
 

@@ -1,10 +1,7 @@
-import OpenAI from "openai";
 import type { NatsConnection } from "nats";
 import { decodeJson, jetStreamNames, RunCancel, serviceNames, subjects, type Logger } from "@agent-orchestrator/shared";
 import { ActiveTurns } from "./turn/active-turns.js";
-import { cappedEventFetch } from "./model/capped-event-fetch.js";
-import { cappedRetryAfterFetch } from "./model/capped-retry-after-fetch.js";
-import { isModelConfigured, type OrchestratorConfig } from "./config.js";
+import type { OrchestratorConfig } from "./config.js";
 import { ensureRunStreams } from "./nats/jetstream-setup.js";
 import { natsMessageBudget } from "./nats/nats-message-budget.js";
 import { RegistryLookups } from "./agent/registry-lookups.js";
@@ -14,13 +11,18 @@ import { addSessionEndpoints } from "./sessions/session-endpoints.js";
 import { addGreetingEndpoints } from "./sessions/greeting-endpoints.js";
 import { SessionStore } from "./sessions/session-store.js";
 import { InstrumentedToolClient } from "./tools/instrumented-tool-client.js";
-import { openAiModel } from "./model/openai-model.js";
+import { ModelRouter } from "./model/model-router.js";
+import { modelRoutesOf, type ModelRouteSpec } from "./model/model-routes.js";
+import { addModelRoutesEndpoint } from "./model/model-routes-endpoint.js";
 import { checkReplicasPossible, raiseReplicas } from "./nats/stream-replicas.js";
 import { tracedSessionStore } from "./sessions/traced-session-store.js";
 import { runQueuedTurn, type QueuedTurnDeps } from "./subagents/run-queued-turn.js";
 import { UserTurnSlots } from "./fair-share/user-turn-slots.js";
 import { addProjectEndpoints } from "./projects/project-endpoints.js";
 import { ProjectStore } from "./projects/project-store.js";
+import { SpendingStore } from "./spending/spending-store.js";
+import { Budgets } from "./spending/budgets.js";
+import { addUsageEndpoints } from "./spending/usage-endpoints.js";
 import { moveSessionsIntoProjects } from "./projects/session-project-migration.js";
 
 export interface OrchestratorOptions {
@@ -29,6 +31,15 @@ export interface OrchestratorOptions {
   logger: Logger;
   /** prepended to every subject (and names the streams), so tests sharing one NATS server stay apart */
   subjectPrefix?: string;
+  /** the model routes main.ts has checked; read from `config` (and the environment's keys) when absent */
+  routes?: ModelRouteSpec[];
+}
+
+/** The route table of `config`, or the one-line error that stops the start. */
+function checkedModelRoutes(config: OrchestratorConfig): ModelRouteSpec[] {
+  const result = modelRoutesOf(config);
+  if (!result.ok) throw new Error(result.error);
+  return result.routes;
 }
 
 export interface Orchestrator {
@@ -45,6 +56,8 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   const { connection, config, logger } = options;
   const prefix = options.subjectPrefix ?? "";
   const names = jetStreamNames(prefix);
+  // a bad route table stops the start before anything is created
+  const models = new ModelRouter(options.routes ?? checkedModelRoutes(config), config);
   checkReplicasPossible(connection, config.JS_REPLICAS);
   const manager = await connection.jetstreamManager();
   await ensureRunStreams(manager, names, config, prefix);
@@ -57,8 +70,10 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     logger,
   });
   const projects = await ProjectStore.open(connection, names.projectsBucket);
+  const spending = await SpendingStore.open(connection, names.spendingBucket);
+  const budgets = new Budgets(spending, projects, { projectMonthly: config.BUDGET_PROJECT_MONTHLY, userDaily: config.BUDGET_USER_DAILY }, logger);
   // a bucket is the stream KV_<bucket>; the stores create it with one replica
-  for (const stream of [names.runRequests, names.runEvents, `KV_${names.sessionsBucket}`, `KV_${names.turnSlotsBucket}`, `KV_${names.projectsBucket}`]) {
+  for (const stream of [names.runRequests, names.runEvents, `KV_${names.sessionsBucket}`, `KV_${names.turnSlotsBucket}`, `KV_${names.projectsBucket}`, `KV_${names.spendingBucket}`]) {
     await raiseReplicas(manager, stream, config.JS_REPLICAS, logger);
   }
   const migrated = await store.migrateLegacySessions();
@@ -66,19 +81,6 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   const placed = await moveSessionsIntoProjects(store, projects);
   if (placed > 0) logger.info({ sessions: placed }, `${placed} sessions written before projects moved into their owners' default projects`);
   const active = new ActiveTurns();
-  const model = isModelConfigured(config)
-    ? openAiModel(
-        new OpenAI({
-          apiKey: config.OPENAI_API_KEY ?? "not-needed",
-          baseURL: config.OPENAI_BASE_URL ?? null,
-          maxRetries: config.MODEL_MAX_RETRIES,
-          timeout: config.MODEL_TIMEOUT_MS,
-          // one streamed event may carry a whole answer, JSON-escaped (up to 6 bytes a character), and no more
-          fetch: cappedRetryAfterFetch(config.MODEL_RETRY_AFTER_MAX_MS, cappedEventFetch(6 * config.MODEL_ANSWER_MAX_BYTES + 64 * 1024)),
-        }),
-        config.LLM_MODEL,
-      )
-    : undefined;
 
   const service = await connection.services.add({
     name: serviceNames.orchestrator,
@@ -88,6 +90,8 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   // a page of a session's view leaves room in the reply for the session's state
   addSessionEndpoints(service, { connection, config, sessions: store, projects, subjectPrefix: prefix }, logger, () => natsMessageBudget(connection) - 64 * 1024);
   addProjectEndpoints(service, { connection, config, projects, sessions: store, subjectPrefix: prefix }, logger);
+  addUsageEndpoints(service, { spending, budgets, projects, subjectPrefix: prefix }, logger);
+  addModelRoutesEndpoint(service, { router: models, projects, subjectPrefix: prefix }, logger);
 
   const cancels = connection.subscribe(prefix + subjects.runCancelAll, {
     callback: (error, message) => {
@@ -119,11 +123,13 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     registry,
     starts: new StartCache(config.REGISTRY_CACHE_MAX_AGE_MS),
     tools: new InstrumentedToolClient(connection, config.TOOL_TIMEOUT_MS, prefix),
-    model,
+    models,
     active,
     subjectPrefix: prefix,
     lendSlot: () => queue.lendSlot(),
     userTurns,
+    spending,
+    budgets,
   };
   addGreetingEndpoints(service, deps);
   const queue = startRunQueue({

@@ -1,5 +1,6 @@
 import {
   addJsonEndpoint,
+  AuditPublisher,
   FilesDeleteRequest,
   FilesListRequest,
   FilesPurgeRequest,
@@ -27,6 +28,7 @@ import { observeToolCall } from "./observe-tool-call.js";
 import { createSandbox, type SandboxHooks } from "./sandbox/index.js";
 import { startScriptRunner } from "./scripts/index.js";
 import { ProjectFiles } from "./project-files.js";
+import { auditAgentWrites } from "./agent-write-audit.js";
 import { FileStore } from "./store/file-store.js";
 import { moveLegacySessions } from "./store/legacy-sessions.js";
 import { StagedUploads } from "./store/staged-uploads.js";
@@ -71,7 +73,8 @@ const callRecordsMaxAgeMs = 24 * 3_600_000;
 export async function startToolRunner(options: StartToolRunnerOptions): Promise<ToolRunner> {
   const { connection, config, logger } = options;
   const prefix = subjectPrefix(options.subjectPrefix ?? config.SUBJECT_PREFIX);
-  const files = await FileStore.forConfig(connection, prefix, config);
+  const audit = new AuditPublisher({ connection, subjectPrefix: prefix, logger });
+  const files = await FileStore.forConfig(connection, prefix, config, auditAgentWrites(audit));
   await moveLegacySessions(files, config.OUTPUT_ROOT, logger);
   const sandbox = await createSandbox({
     projectRoot: config.BMAD_ROOT,

@@ -10,6 +10,8 @@ export const ErrorCode = z.enum([
   "VALIDATION_ERROR",
   "UNAUTHORIZED",
   "FORBIDDEN",
+  /** a state-changing request signed in by the sign-in cookie without its CSRF token, or from a foreign origin (docs/sign-in.md) */
+  "CSRF_REFUSED",
   "NOT_FOUND",
   "AGENT_NOT_FOUND",
   "SESSION_NOT_FOUND",
@@ -24,6 +26,13 @@ export const ErrorCode = z.enum([
   "RATE_LIMITED",
   /** the user already runs USER_MAX_CONCURRENT_TURNS turns: this one was refused unstarted (retry when one ends) */
   "USER_TURN_LIMIT",
+  /**
+   * a project's monthly or a user's daily budget is spent (docs/models.md "Budgets"): a new turn is refused unstarted,
+   * a running one stops at its next model call; the message names the budget and when it resets
+   */
+  "BUDGET_EXCEEDED",
+  /** the user already holds PERSONAL_TOKENS_PER_USER personal tokens: revoke one to make another */
+  "TOKEN_LIMIT",
   // sandbox verdicts (tool-runner)
   "ACCESS_DENIED",
   "INVALID_PATH",

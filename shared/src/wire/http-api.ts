@@ -27,7 +27,8 @@ export type ChatRequestBody = z.infer<typeof ChatRequestBody>;
 /** WebSocket messages from the client (`/ws`). Server → client messages are run events, plus `error`s without a run. */
 export const WsClientMessage = z.discriminatedUnion("type", [
   /** a browser cannot set headers on a WebSocket: it may send its token as the first message instead */
-  z.object({ type: z.literal("auth"), token: z.string().min(1).max(512) }),
+  // up to 8 KiB: a provider's access token (a JWT, docs/sign-in.md) is often well over a kilobyte
+  z.object({ type: z.literal("auth"), token: z.string().min(1).max(8192) }),
   z.object({
     type: z.literal("chat"),
     agent_id: ChatRequestBody.shape.agent_id,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ErrorBody } from "./error-code.js";
 import { Usage } from "./usage.js";
+import { AgentModel } from "./model-routes.js";
 
 /**
  * On a subagent's delta, tool_call and tool_result events relayed on its parent's run: the parent's
@@ -28,6 +29,8 @@ export const RunEvent = z.discriminatedUnion("type", [
     project_id: z.string().optional(),
     /** 1 normally; higher when the turn was restarted on another orchestrator after a crash (seq starts again at 0) */
     attempt: z.number().int().positive(),
+    /** the model that answers this turn and the route that chose it (docs/models.md "Routes"; absent from older orchestrators) */
+    model: AgentModel.optional(),
   }),
   z.object({ ...base, type: z.literal("delta"), text: z.string(), ...nested }),
   z.object({
@@ -69,6 +72,8 @@ export const RunEvent = z.discriminatedUnion("type", [
     usage_by_subagent: z.array(z.object({ call_id: z.string(), usage: Usage })).optional(),
     /** the whole session's tokens so far, this turn included */
     session_usage: Usage,
+    /** the model that answered and its route, as on `session` */
+    model: AgentModel.optional(),
   }),
   z.object({
     ...base,

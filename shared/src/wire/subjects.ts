@@ -70,6 +70,8 @@ export const subjects = {
    */
   projectRequest: (operation: string) => `agent.project.${operation}`,
   projectRequestAll: "agent.project.*",
+  /** orchestrator: the caller's own spending, today and this month (request/reply; docs/models.md "Cost totals") */
+  usageUser: "agent.usage.user",
   /**
    * tool-runner: the files of a project or of a chat's scratch space for the gateway and the orchestrator
    * (list, read, revisions, write, delete, purge), with the same store and checks as the tools; the caller
@@ -77,6 +79,15 @@ export const subjects = {
    */
   files: (operation: string) => `project.files.${operation}`,
   filesAll: "project.files.*",
+  /** orchestrator: its model routes without keys or URLs, for the agent list (shared/src/wire/model-routes.ts; docs/models.md) */
+  modelRoutes: "agent.models.routes",
+  /**
+   * the audit log (docs/audit.md): one record per security-relevant act, kept in the `AUDIT` stream; the project
+   * (or `_`) and the actor (base64url, or `_`) are subject tokens, so a project's or an actor's records are a
+   * subject filter. The gateway publishes every act but an agent's write, which the tool-runner publishes
+   */
+  audit: (projectToken: string, actorToken: string, action: string) => `audit.${projectToken}.${actorToken}.${action}`,
+  auditAll: "audit.>",
 } as const;
 
 /**
@@ -116,6 +127,17 @@ export function jetStreamNames(subjectPrefix = "") {
     fileUploadsStore: `${lead}file_uploads`,
     /** completion records of side-effecting tool calls, for retries that reach another replica */
     toolCallsBucket: `${lead}tool_calls`,
+    /**
+     * what turns spent (docs/models.md "Cost totals"): one key per project and month, one per user, each changed by
+     * compare-and-set and counting a turn's delivery once
+     */
+    spendingBucket: `${lead}spending`,
+    /** the audit log (docs/audit.md), made by the gateway at its start */
+    auditStream: `${lead}AUDIT`,
+    /** personal API tokens by sha256 and by owner (docs/tokens.md), made and read by the gateway only */
+    personalTokensBucket: `${lead}personal_tokens`,
+    /** the gateway's OpenID Connect sign-ins (docs/sign-in.md): one key per browser session, the hash of its cookie; expires with the session */
+    signInsBucket: `${lead}sign_ins`,
   };
 }
 

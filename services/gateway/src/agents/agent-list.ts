@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import type { Subscription } from "nats";
-import { ListAgentsReply, subjects, watchRegistryChanges, type AgentSummary, type Logger } from "@agent-orchestrator/shared";
+import { ListAgentsReply, subjects, watchRegistryChanges, type AgentSummary, type Logger, type ModelRouteView } from "@agent-orchestrator/shared";
 import { callService } from "../nats-call.js";
 import type { GatewayContext } from "../gateway-context.js";
+import { modelRoutes, withModels } from "./agent-models.js";
 
 /** A safety net for a `registry.changed` missed while the connection was down: a kept list is fetched again after this long. */
 export const agentListMaxAgeMs = 5_000;
@@ -11,6 +12,8 @@ export const agentListMaxAgeMs = 5_000;
 /** The list, and the `GET /api/agents` answer made of it once: its JSON body and an ETag for conditional requests. */
 export interface KeptAgentList {
   agents: AgentSummary[];
+  /** the orchestrator's model routes outside any project, undefined when it did not answer (docs/models.md "The agent list") */
+  routes: ModelRouteView[] | undefined;
   body: Buffer;
   etag: string;
 }
@@ -25,6 +28,8 @@ export interface KeptAgentList {
  * Kept in lru-cache's `fetch`: the age is counted from the answer and a list is fetched again once it is older than
  * `agentListMaxAgeMs` (an age equal to it is still fresh); `clear()` on a change aborts a request under way, and
  * `ignoreFetchAbort` lets its callers still get its answer without keeping it, so the next call asks again.
+ * The body shows each agent's model, from the orchestrator's route table fetched with it; without an answer from
+ * an orchestrator, the agents are listed without it.
  */
 export class AgentList {
   private readonly kept: LRUCache<"", KeptAgentList>;
@@ -42,7 +47,16 @@ export class AgentList {
       ttlResolution: 0,
       perf: { now },
       ignoreFetchAbort: true,
-      fetchMethod: () => callService(this.context, subjects.registryAgentsList, {}, ListAgentsReply).then(({ agents }) => withBody(agents)),
+      fetchMethod: async () => {
+        const [{ agents }, routes] = await Promise.all([
+          callService(this.context, subjects.registryAgentsList, {}, ListAgentsReply),
+          modelRoutes(this.context, {}).catch((error: unknown) => {
+            logger.warn({ err: error }, "the agent list is shown without models: the orchestrator did not give its model routes");
+            return undefined;
+          }),
+        ]);
+        return withBody(agents, routes);
+      },
     });
     this.changes = watchRegistryChanges(context.connection, context.subjectPrefix, logger, () => this.kept.clear());
   }
@@ -61,7 +75,7 @@ export class AgentList {
   }
 }
 
-function withBody(agents: AgentSummary[]): KeptAgentList {
-  const body = Buffer.from(JSON.stringify({ success: true, agents }));
-  return { agents, body, etag: `W/"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"` };
+function withBody(agents: AgentSummary[], routes: ModelRouteView[] | undefined): KeptAgentList {
+  const body = Buffer.from(JSON.stringify({ success: true, agents: withModels(agents, routes) }));
+  return { agents, routes, body, etag: `W/"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"` };
 }

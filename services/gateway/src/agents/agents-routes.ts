@@ -12,11 +12,15 @@ import {
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { parseInput } from "../http/parse-input.js";
+import { currentUser } from "../auth/auth.js";
+import { defaultProjectAlias } from "../projects/project-access.js";
+import { modelRoutes, withModels } from "./agent-models.js";
 
 /**
  * Agents and bundles, answered by the registry. Ids of installed-module agents contain a slash
  * (`bmm/analyst`), so the id is the rest of the path; `/activation` at its end asks for the activation
- * document instead, with the user's request (`user_context`) in it when given.
+ * document instead, with the user's request (`user_context`) in it when given. Each agent shows the model that
+ * answers it (`model: {name, route}`); with `?project_id=` as in that project, whose own routes only its members see.
  */
 export function agentsRoutes(context: GatewayContext): Router {
   const router = Router();
@@ -25,9 +29,12 @@ export function agentsRoutes(context: GatewayContext): Router {
     "/api/agents",
     async (request, response) => {
       const bundle = typeof request.query["bundle"] === "string" ? request.query["bundle"] : undefined;
-      if (bundle) {
-        const reply = await callService(context, subjects.registryAgentsList, { bundle }, ListAgentsReply);
-        response.json({ success: true, agents: reply.agents });
+      const projectId = typeof request.query["project_id"] === "string" && request.query["project_id"] !== defaultProjectAlias ? request.query["project_id"] : undefined;
+      if (bundle || projectId) {
+        const agents = bundle ? (await callService(context, subjects.registryAgentsList, { bundle }, ListAgentsReply)).agents : await context.agents.list();
+        // the routes a member of the project sees (the orchestrator answers PROJECT_NOT_FOUND to anyone else)
+        const routes = projectId ? await modelRoutes(context, { user: currentUser(response), project_id: projectId }) : (await context.agents.current()).routes;
+        response.json({ success: true, agents: withModels(agents, routes, projectId) });
         return;
       }
       // the body is made once per registry change; with its ETag set, Express answers a matching If-None-Match with 304
@@ -46,7 +53,8 @@ export function agentsRoutes(context: GatewayContext): Router {
         return;
       }
       const reply = await callService(context, subjects.registryAgentsGet, { agent_id: segments.join("/") }, GetAgentReply);
-      response.json({ success: true, agent: reply.agent });
+      const [model] = withModels([reply.agent], (await context.agents.current()).routes);
+      response.json({ success: true, agent: model?.model ? { ...reply.agent, model: model.model } : reply.agent });
     },
   );
 

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { AppError } from "@agent-orchestrator/shared";
-import type { AuthTokens } from "./auth-tokens.js";
 import { addressKey } from "../http/client-address.js";
 
 /** Addresses (and address-and-token pairs) remembered at once; the oldest is forgotten first, so a flood cannot grow memory. */
@@ -9,6 +8,9 @@ const windowMs = 60_000;
 
 /** What presenting a token from an address came to: its user, or the refusal to answer. */
 export type SignIn = { ok: true; user: string } | { ok: false; error: AppError; retryAfterSeconds?: number };
+
+/** Who a credential names, or why it is refused (unknown, expired, forged, not allowed); auth/bearer-sign-in.ts. */
+export type CredentialCheck = (token: string) => Promise<SignIn>;
 
 /**
  * Bearer tokens checked under a limit on guessing (per gateway replica), for HTTP and the WebSocket alike.
@@ -35,17 +37,22 @@ export class AuthThrottle {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Checks `token` presented from `address` against `tokens`, under the limit above. */
-  signIn(tokens: AuthTokens, address: string, token: string): SignIn {
+  /** Checks `token` presented from `address` with `check`, under the limit above. */
+  async signIn(address: string, token: string, check: CredentialCheck): Promise<SignIn> {
     const key = addressKey(address);
     const pair = `${key} ${fingerprint(token)}`;
-    const user = tokens.get(token);
-    if (user !== undefined && this.known.has(pair)) return this.admit(pair, user);
+    let checked: SignIn | undefined;
+    if (this.known.has(pair)) {
+      checked = await check(token);
+      if (checked.ok) return this.admit(pair, checked.user);
+      // it was good here before (expired or revoked since): from now on an ordinary wrong token
+    }
     const wait = this.retryAfterSeconds(key);
     if (wait > 0) return { ok: false, error: new AppError("RATE_LIMITED", "Too many wrong tokens from this address; try again later"), retryAfterSeconds: wait };
-    if (user !== undefined) return this.admit(pair, user);
+    checked ??= await check(token);
+    if (checked.ok) return this.admit(pair, checked.user);
     this.fail(key, fingerprint(token));
-    return { ok: false, error: new AppError("UNAUTHORIZED", "A valid bearer token is required") };
+    return checked;
   }
 
   private admit(pair: string, user: string): SignIn {

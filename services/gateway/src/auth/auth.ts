@@ -1,40 +1,108 @@
+import type { IncomingMessage } from "node:http";
 import type { NextFunction, Request, Response } from "express";
 import { AppError } from "@agent-orchestrator/shared";
+import { authenticationRequired } from "../config.js";
 import type { GatewayContext } from "../gateway-context.js";
+import { originAllowed } from "../http/origin-check.js";
+import type { SignIn } from "./auth-throttle.js";
+import { bearerSignIn } from "./bearer-sign-in.js";
+import { cookieValue } from "./sign-in-cookie.js";
+import { csrfTokenMatches } from "./sign-in-sessions.js";
 
 /** The owner of everything a request does when no tokens are configured (a single-user local gateway). */
 export const localUser = "local";
 
+/** Methods that change nothing: a request signed in by the cookie needs no CSRF proof for them. */
+const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export interface AuthenticateOptions {
+  /**
+   * whether the browser sign-in's cookie signs a request in (only /api and /ws, which the web page uses;
+   * /v1 and /mcp take bearer tokens only, so no other site's page can drive them with a visitor's cookie)
+   */
+  cookie: boolean;
+}
+
+type AuthContext = Pick<GatewayContext, "config" | "authFailures" | "clientAddress" | "oidc" | "personalTokens">;
+
 /**
- * Requires `Authorization: Bearer <token>` when tokens are configured and records the caller's user
- * name for the routes. Without tokens every caller is the local user. A refusal goes to the router's
- * error handler, which answers it in that API's error shape. Wrong tokens are counted per client address,
- * and an address that sent too many is refused (RATE_LIMITED with retry-after), except for a token that
- * has signed in from there before (auth-throttle.ts).
+ * Records the caller's user name for the routes. With neither AUTH_TOKENS nor OIDC_ISSUER every caller
+ * is the local user. Otherwise a request brings `Authorization: Bearer <token>` (a provider's JWT, a
+ * personal token or an AUTH_TOKENS token: auth/bearer-sign-in.ts), or, where `cookie` allows, the browser
+ * sign-in's cookie, whose state-changing requests must prove they come from the page (`x-csrf-token` and
+ * the origin: docs/sign-in.md "CSRF"). A refusal goes to the router's error handler, which answers it in
+ * that API's error shape. Wrong tokens are counted per client address, and an address that sent too many
+ * is refused (RATE_LIMITED with retry-after), except for a token that has signed in from there before
+ * (auth/auth-throttle.ts).
  */
-export function authenticate(context: Pick<GatewayContext, "config" | "authFailures" | "clientAddress">) {
-  const tokens = context.config.AUTH_TOKENS;
+export function authenticate(context: AuthContext, options: AuthenticateOptions = { cookie: false }) {
+  const required = authenticationRequired(context.config);
+  const signInBearer = bearerSignIn(context);
   return (request: Request, response: Response, next: NextFunction): void => {
-    if (!tokens) {
+    if (!required) {
       response.locals["user"] = localUser;
       return next();
     }
-    const header = request.headers.authorization;
-    if (header === undefined) {
-      // a client that has not signed in yet; only a token that was given and is wrong is a guess
-      response.set("www-authenticate", 'Bearer realm="agent-orchestrator"');
-      return next(new AppError("UNAUTHORIZED", "A valid bearer token is required"));
-    }
-    const signedIn = context.authFailures.signIn(tokens, context.clientAddress(request), bearerToken(header));
-    if (!signedIn.ok) {
-      if (signedIn.retryAfterSeconds !== undefined) response.set("retry-after", String(signedIn.retryAfterSeconds));
-      else response.set("www-authenticate", 'Bearer realm="agent-orchestrator"');
-      return next(signedIn.error);
-    }
-    response.locals["user"] = signedIn.user;
-    next();
+    void identify(context, request, options, signInBearer).then((signedIn) => {
+      if (signedIn === undefined) {
+        // a client that has not signed in yet; only a token that was given and is wrong is a guess
+        response.set("www-authenticate", 'Bearer realm="agent-orchestrator"');
+        return next(new AppError("UNAUTHORIZED", context.oidc ? "Sign in (GET /auth/login) or send a valid bearer token" : "A valid bearer token is required"));
+      }
+      if (!signedIn.ok) {
+        if (signedIn.retryAfterSeconds !== undefined) response.set("retry-after", String(signedIn.retryAfterSeconds));
+        else if (signedIn.error.code === "UNAUTHORIZED") response.set("www-authenticate", 'Bearer realm="agent-orchestrator"');
+        return next(signedIn.error);
+      }
+      response.locals["user"] = signedIn.user;
+      next();
+    }, next);
   };
 }
+
+/**
+ * Who a request is: its bearer token's user, else (where allowed) its sign-in cookie's, checked for CSRF
+ * on a state-changing request; undefined when it brings neither.
+ */
+async function identify(context: AuthContext, request: Request, options: AuthenticateOptions, signInBearer: ReturnType<typeof bearerSignIn>): Promise<SignIn | undefined> {
+  const header = request.headers.authorization;
+  if (header !== undefined) return signInBearer(context.clientAddress(request), bearerToken(header));
+  if (!options.cookie) return undefined;
+  const session = await cookieSession(context, request);
+  if (!session) return undefined;
+  if (!safeMethods.has(request.method) && !(csrfTokenMatches(session, request.get("x-csrf-token")) && sameOrigin(context, request))) {
+    return { ok: false, error: new AppError("CSRF_REFUSED", "A request signed in by the sign-in cookie must carry the page's x-csrf-token and come from its origin") };
+  }
+  return { ok: true, user: session.user };
+}
+
+/** The sign-in a request's cookie names, while it lasts (read from KV on every request). */
+export async function cookieSession(context: Pick<GatewayContext, "oidc">, request: IncomingMessage) {
+  const { oidc } = context;
+  const cookieId = oidc && cookieValue(request, oidc.cookies.session);
+  return cookieId ? oidc.sessions.find(cookieId) : undefined;
+}
+
+/**
+ * Whether a request signed in by the cookie comes from the page's own origin (or ALLOWED_ORIGINS): its
+ * `Origin`, else its `Referer`; a request with neither (no browser sends a state-changing fetch so) is
+ * refused, the CSRF token being the proof that must hold anyway.
+ */
+function sameOrigin(context: AuthContext, request: Request): boolean {
+  if (request.headers.origin !== undefined) return originAllowed(request, allowedOrigins(context));
+  const referer = request.headers.referer;
+  if (referer === undefined) return false;
+  try {
+    const origin = new URL(referer).origin;
+    return allowedOrigins(context).includes(origin) || new URL(referer).host === request.headers.host;
+  } catch {
+    return false;
+  }
+}
+
+/** ALLOWED_ORIGINS and the origin of OIDC_REDIRECT_URL (the gateway's public origin behind a proxy). */
+export const allowedOrigins = (context: Pick<GatewayContext, "config" | "oidc">): string[] =>
+  context.oidc ? [...context.config.ALLOWED_ORIGINS, context.oidc.redirectUrl.origin] : context.config.ALLOWED_ORIGINS;
 
 /** The token of an `Authorization: Bearer <token>` header; any other header as it is (a wrong credential all the same). */
 export function bearerToken(header: string): string {

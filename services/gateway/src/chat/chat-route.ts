@@ -12,6 +12,7 @@ import { countReplicas } from "../service-replicas.js";
 import { sendError } from "../http/send-error.js";
 import { writeSseStream } from "./sse-stream.js";
 import { resolveAttachments } from "../uploads/chat-attachments.js";
+import { auditChatStart } from "../audit/chat-start-audit.js";
 import { turnAnswer } from "./turn-answer.js";
 
 /**
@@ -26,7 +27,7 @@ export function chatRoute(context: GatewayContext): Router {
     async (request, response) => {
       const body = parseInput(ChatRequestBody, request.body, "body");
       const user = currentUser(response);
-      const run = await startChatRun(context, body, user);
+      const run = await startChatRun(context, body, user, context.clientAddress(request));
       let finished = false;
       response.on("close", () => {
         run.close();
@@ -53,6 +54,7 @@ export async function startChatRun(
   context: GatewayContext,
   body: Pick<ChatRequestBody, "agent_id" | "message" | "session_id" | "project_id" | "attachments">,
   owner: string,
+  clientAddress?: string,
 ): Promise<StartedRun> {
   const attachments = await resolveAttachments(context, owner, body);
   const run: NewRun = {
@@ -65,7 +67,7 @@ export async function startChatRun(
     project_id: body.project_id === defaultProjectAlias ? undefined : body.project_id,
     ...(attachments ? { attachments } : {}),
   };
-  return startRun(
+  const started = startRun(
     {
       connection: context.connection,
       logger: context.logger,
@@ -76,6 +78,7 @@ export async function startChatRun(
     },
     run,
   );
+  return run.new_session ? auditChatStart(context, started, { actor: owner, target: run.session_id, project_id: run.project_id, client_address: clientAddress }) : started;
 }
 
 /**

@@ -9,6 +9,8 @@ import {
   subjects,
   type FileAuthor,
 } from "@agent-orchestrator/shared";
+import { audited, noteAudit } from "../audit/audited.js";
+import { filePathTarget } from "../audit/file-path-target.js";
 import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
@@ -76,18 +78,21 @@ export function projectFilesRoutes(context: GatewayContext): Router {
 
   router.delete(
     "/api/projects/:id/files/*path",
+    audited(context, "file_deleted", filePathTarget),
     async (request, response) => {
       const path = spacePath(request.params["path"]);
       const user = currentUser(response);
       const space = await projectSpace(context, user, request.params["id"], "write");
       const author: FileAuthor = { user };
       const reply = await callService(context, subjects.files("delete"), { space, path, author }, FilesChangeReply);
+      noteAudit(response, { project_id: space.id });
       response.json({ success: true, file: reply.file });
     },
   );
 
   router.post(
     "/api/projects/:id/files/*path",
+    audited(context, "file_restored", filePathTarget),
     async (request, response) => {
       const path = spacePath(request.params["path"]);
       const { restore } = parseInput(RestoreQuery, request.query, "query");
@@ -95,6 +100,7 @@ export function projectFilesRoutes(context: GatewayContext): Router {
       const space = await projectSpace(context, user, request.params["id"], "write");
       const author: FileAuthor = { user };
       const reply = await callService(context, subjects.files("restore"), { space, path, revision: restore, author }, FilesChangeReply);
+      noteAudit(response, { project_id: space.id, detail: `revision ${restore}` });
       response.json({ success: true, file: reply.file });
     },
   );

@@ -6,6 +6,7 @@ export const httpStatusByCode: Readonly<Record<ErrorCode, number>> = {
   VALIDATION_ERROR: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
+  CSRF_REFUSED: 403,
   NOT_FOUND: 404,
   AGENT_NOT_FOUND: 404,
   SESSION_NOT_FOUND: 404,
@@ -16,6 +17,9 @@ export const httpStatusByCode: Readonly<Record<ErrorCode, number>> = {
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
   USER_TURN_LIMIT: 429,
+  // not 429: no retry succeeds before the budget resets or is raised, and OpenAI's clients retry a 429 on their own
+  BUDGET_EXCEEDED: 402,
+  TOKEN_LIMIT: 409,
   ACCESS_DENIED: 403,
   INVALID_PATH: 400,
   PATH_OUTSIDE_ROOT: 403,

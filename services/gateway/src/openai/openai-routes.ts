@@ -68,7 +68,7 @@ export function openAiRoutes(context: GatewayContext): Router {
       const owner = currentUser(response);
       const projectId = namedProject(request.headers[projectHeader], body.project_id);
       const turn = await planTurn(context, owner, body, request.headers[sessionHeader], projectId);
-      const run = await startChatRun(context, { agent_id: body.model, project_id: projectId, ...turn }, owner);
+      const run = await startChatRun(context, { agent_id: body.model, project_id: projectId, ...turn }, owner, context.clientAddress(request));
       const sessionId = run.first.session_id;
       response.set(sessionHeader, sessionId);
       response.set(projectHeader, await projectOfRun(context, run, owner));

@@ -1,4 +1,4 @@
-import { Router } from "express";
+import { Router, type Request } from "express";
 import type { z } from "zod";
 import {
   ProjectDeleteReply,
@@ -7,10 +7,13 @@ import {
   ProjectMembersReply,
   ProjectNameBody,
   ProjectReply,
+  ProjectBudgetBody,
+  ProjectUsageReply,
   subjects,
   userNameSchema,
   type ProjectOperation,
 } from "@agent-orchestrator/shared";
+import { audited, noteAudit } from "../audit/audited.js";
 import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
@@ -28,9 +31,11 @@ export function projectsRoutes(context: GatewayContext): Router {
 
   router.post(
     "/api/projects",
+    audited(context, "project_created"),
     async (request, response) => {
       const { name } = parseInput(ProjectNameBody, request.body, "body");
       const reply = await ask("create", { user: currentUser(response), name }, ProjectReply);
+      noteAudit(response, { project_id: reply.project.id });
       response.status(201).json({ success: true, project: reply.project });
     },
   );
@@ -52,10 +57,12 @@ export function projectsRoutes(context: GatewayContext): Router {
 
   router.patch(
     "/api/projects/:id",
+    audited(context, "project_renamed"),
     async (request, response) => {
       const user = currentUser(response);
       const { name } = parseInput(ProjectNameBody, request.body, "body");
       const projectId = await resolveProjectId(context, user, request.params["id"]);
+      noteAudit(response, { project_id: projectId });
       const reply = await ask("rename", { user, project_id: projectId, name }, ProjectReply);
       response.json({ success: true, project: reply.project });
     },
@@ -63,9 +70,11 @@ export function projectsRoutes(context: GatewayContext): Router {
 
   router.delete(
     "/api/projects/:id",
+    audited(context, "project_deleted"),
     async (request, response) => {
       const user = currentUser(response);
       const projectId = await resolveProjectId(context, user, request.params["id"]);
+      noteAudit(response, { project_id: projectId });
       const reply = await ask("delete", { user, project_id: projectId }, ProjectDeleteReply);
       response.json({ success: true, deleted: reply.deleted });
     },
@@ -83,11 +92,13 @@ export function projectsRoutes(context: GatewayContext): Router {
 
   router.put(
     "/api/projects/:id/members/:user",
+    audited(context, "member_put", memberTarget),
     async (request, response) => {
       const user = currentUser(response);
       const member = parseInput(userNameSchema, request.params["user"], "user");
       const { role } = parseInput(ProjectMemberBody, request.body, "body");
       const projectId = await resolveProjectId(context, user, request.params["id"]);
+      noteAudit(response, { project_id: projectId, detail: role });
       const reply = await ask("member_put", { user, project_id: projectId, member, role }, ProjectMembersReply);
       response.json({ success: true, members: reply.members });
     },
@@ -95,13 +106,40 @@ export function projectsRoutes(context: GatewayContext): Router {
 
   router.delete(
     "/api/projects/:id/members/:user",
+    audited(context, "member_removed", memberTarget),
     async (request, response) => {
       const user = currentUser(response);
       const member = parseInput(userNameSchema, request.params["user"], "user");
       const projectId = await resolveProjectId(context, user, request.params["id"]);
+      noteAudit(response, { project_id: projectId });
       const reply = await ask("member_delete", { user, project_id: projectId, member }, ProjectMembersReply);
       response.json({ success: true, members: reply.members });
     },
   );
+
+  // what the project spent, by month and by agent, and its monthly budget (docs/models.md "Cost totals"): any member
+  router.get(
+    "/api/projects/:id/usage",
+    async (request, response) => {
+      const user = currentUser(response);
+      const projectId = await resolveProjectId(context, user, request.params["id"]);
+      const reply = await ask("usage", { user, project_id: projectId }, ProjectUsageReply);
+      response.json({ success: true, usage: reply.usage });
+    },
+  );
+
+  // the project's own monthly budget, or null for BUDGET_PROJECT_MONTHLY: the owner only (docs/models.md "Budgets")
+  router.put(
+    "/api/projects/:id/budget",
+    async (request, response) => {
+      const user = currentUser(response);
+      const { monthly } = parseInput(ProjectBudgetBody, request.body, "body");
+      const projectId = await resolveProjectId(context, user, request.params["id"]);
+      const reply = await ask("budget", { user, project_id: projectId, monthly }, ProjectUsageReply);
+      response.json({ success: true, usage: reply.usage });
+    },
+  );
   return router;
 }
+
+const memberTarget = (request: Request) => ({ target: `member:${String(request.params["user"])}` });

@@ -1,5 +1,6 @@
 import { Router } from "express";
 import { GreetingQuery, GreetingReply, SessionStartBody, SessionStartReply, subjects } from "@agent-orchestrator/shared";
+import { audited, noteAudit } from "../audit/audited.js";
 import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
@@ -19,6 +20,7 @@ export function greetingRoutes(context: GatewayContext): Router {
 
   router.post(
     "/api/sessions",
+    audited(context, "chat_started"),
     async (request, response) => {
       const body = parseInput(SessionStartBody, request.body ?? {}, "body");
       const reply = await callService(
@@ -27,6 +29,7 @@ export function greetingRoutes(context: GatewayContext): Router {
         { user: currentUser(response), agent_id: body.agent_id, project_id: projectOf(body.project_id) },
         SessionStartReply,
       );
+      noteAudit(response, { project_id: reply.project_id, target: reply.session_id });
       response.status(201).json(reply);
     },
   );

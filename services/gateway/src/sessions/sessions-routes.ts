@@ -1,4 +1,4 @@
-import { Router } from "express";
+import { Router, type Request } from "express";
 import {
   AppError,
   SessionDeleteReply,
@@ -9,6 +9,7 @@ import {
   SessionTitleBody,
   subjects,
 } from "@agent-orchestrator/shared";
+import { audited, noteAudit } from "../audit/audited.js";
 import { currentUser } from "../auth/auth.js";
 import { replayRun } from "../chat/event-replay.js";
 import type { GatewayContext } from "../gateway-context.js";
@@ -55,8 +56,11 @@ export function sessionsRoutes(context: GatewayContext): Router {
     response.json({ success: true, session: reply.session });
   });
 
-  router.delete("/api/sessions/:id", async (request, response) => {
+  router.delete("/api/sessions/:id", audited(context, "chat_deleted", sessionTarget), async (request, response) => {
     const body = { session_id: checkedSessionId(request.params["id"]), user: currentUser(response) };
+    // the chat's project, for the audit record: read before the chat is gone (a chat the caller cannot see has none)
+    const projectId = await sessionAccess(context, body.session_id, body.user).then((session) => session.project_id, () => undefined);
+    noteAudit(response, { project_id: projectId });
     await callService(context, subjects.sessionDelete, body, SessionDeleteReply);
     response.json({ success: true });
   });
@@ -77,9 +81,11 @@ export function sessionsRoutes(context: GatewayContext): Router {
 
   router.post(
     "/api/sessions/:id/cancel",
+    audited(context, "chat_cancelled", sessionTarget),
     async (request, response) => {
       const user = currentUser(response);
       const session = await sessionAccess(context, request.params["id"], user);
+      noteAudit(response, { project_id: session.project_id, ...(session.status === "running" ? {} : { detail: "not running" }) });
       requireChatOwner(session, user);
       const running = session.status === "running" && session.run_id !== null;
       if (running) publishCancel(context, session.id, session.run_id ?? undefined);
@@ -113,3 +119,6 @@ export function sessionsRoutes(context: GatewayContext): Router {
   );
   return router;
 }
+
+/** A chat's records name it by its id; the project is noted by the route. */
+const sessionTarget = (request: Request) => ({ target: String(request.params["id"]).slice(0, 128) });

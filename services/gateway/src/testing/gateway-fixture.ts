@@ -44,7 +44,8 @@ export function gatewayFixture(env: Record<string, string> = {}): GatewayFixture
     // the uploads store, as a tool-runner makes it at its start
     await connection.jetstream().views.os(names.fileUploadsStore);
     const authTokens = Object.entries(tokens).map(([user, token]) => `${user}:${token}`).join(",");
-    const config = gatewayEnvSchema.parse({ PORT: "0", HOST: "127.0.0.1", AUTH_TOKENS: authTokens, REQUEST_TIMEOUT_MS: "2000", ...env });
+    // JetStream reserves a stream's byte limit on disk: a small audit log for each of the many fixtures at once
+    const config = gatewayEnvSchema.parse({ PORT: "0", HOST: "127.0.0.1", AUTH_TOKENS: authTokens, REQUEST_TIMEOUT_MS: "2000", AUDIT_MAX_BYTES: String(8 * 1024 ** 2), ...env });
     gateway = await startGateway({ connection, config, logger: createLogger("gateway-test", "silent"), subjectPrefix: prefix });
   });
 
@@ -52,7 +53,7 @@ export function gatewayFixture(env: Record<string, string> = {}): GatewayFixture
     await gateway?.stop();
     if (!connection) return;
     const manager = await connection.jetstreamManager();
-    const streams = [names.runRequests, names.runEvents, `OBJ_${names.fileUploadsStore}`];
+    const streams = [names.runRequests, names.runEvents, `OBJ_${names.fileUploadsStore}`, names.auditStream, `KV_${names.personalTokensBucket}`];
     await Promise.all(streams.map((stream) => manager.streams.delete(stream).catch(() => undefined)));
     await connection.drain();
   });

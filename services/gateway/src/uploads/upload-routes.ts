@@ -11,6 +11,8 @@ import {
   toErrorBody,
   type Logger,
 } from "@agent-orchestrator/shared";
+import { audited, noteAudit } from "../audit/audited.js";
+import { filePathTarget } from "../audit/file-path-target.js";
 import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
@@ -42,10 +44,11 @@ export function uploadRoutes(context: GatewayContext): Router {
   const maxBytes = context.config.UPLOAD_MAX_BYTES;
   const long = { timeoutMs: context.config.UPLOAD_TIMEOUT_MS };
 
-  router.put("/api/projects/:id/files/*path", async (request, response) => {
+  router.put("/api/projects/:id/files/*path", audited(context, "file_uploaded", filePathTarget), async (request, response) => {
     const path = spacePath(request.params["path"]);
     const user = currentUser(response);
     const space = await projectSpace(context, user, request.params["id"], "write");
+    noteAudit(response, { project_id: space.id });
     // the path's verdict before the body is read: a refused name costs no upload
     await callService(context, subjects.files("stat"), { space, paths: [path], for_write: true }, FilesStatReply);
     const staged = await stageBody(staging, request, response, maxBytes);
@@ -53,10 +56,11 @@ export function uploadRoutes(context: GatewayContext): Router {
     response.status(reply.file.revision === 1 ? 201 : 200).json({ success: true, file: reply.file, ...(reply.markdown ? { markdown: reply.markdown } : {}) });
   });
 
-  router.post("/api/projects/:id/files", async (request, response) => {
+  router.post("/api/projects/:id/files", audited(context, "file_uploaded"), async (request, response) => {
     const { folder } = parseInput(MultipartQuery, request.query, "query");
     const user = currentUser(response);
     const space = await projectSpace(context, user, request.params["id"], "write");
+    noteAudit(response, { project_id: space.id });
     const prefix = folder === undefined || folder.replace(/\/+$/, "") === "" ? "" : `${spacePath(folder.replace(/\/+$/, "").split("/"))}/`;
     const outcome = await multipartUpload(request, { maxBytes, maxFiles: context.config.UPLOAD_MAX_FILES }, async (name, body) => {
       const path = spacePath(`${prefix}${name}`.split("/"));
@@ -65,6 +69,7 @@ export function uploadRoutes(context: GatewayContext): Router {
       const reply = await callService(context, subjects.files("upload"), { space, path, staged: staged.name, author: { user } }, FilesUploadReply, long);
       return { file: reply.file, ...(reply.markdown ? { markdown: reply.markdown } : {}) };
     });
+    noteAudit(response, { target: outcome.stored.map((stored) => stored.file.path).join(", "), detail: `${outcome.stored.length} files` });
     if (outcome.failure) {
       // the files before the failure are stored: the answer says which, beside the error
       closeAfter(response);
@@ -75,11 +80,12 @@ export function uploadRoutes(context: GatewayContext): Router {
     response.status(201).json({ success: true, files: outcome.stored });
   });
 
-  router.post("/api/projects/:id/source", async (request, response) => {
+  router.post("/api/projects/:id/source", audited(context, "snapshot_put"), async (request, response) => {
     const { strip } = parseInput(SourceQuery, request.query, "query");
     requireArchiveType(request);
     const user = currentUser(response);
     const project = await getProject(context, user, request.params["id"]);
+    noteAudit(response, { project_id: project.id });
     requireWriter(project);
     const staged = await stageBody(staging, request, response, maxBytes);
     const reply = await callService(context, subjects.files("source"), { project_id: project.id, staged: staged.name, strip: strip ?? 0, author: { user } }, SourcePutReply, long);
@@ -92,25 +98,28 @@ export function uploadRoutes(context: GatewayContext): Router {
     response.json({ success: true, source: reply.source });
   });
 
-  router.delete("/api/projects/:id/source", async (request, response) => {
+  router.delete("/api/projects/:id/source", audited(context, "snapshot_deleted"), async (request, response) => {
     const project = await getProject(context, currentUser(response), request.params["id"]);
+    noteAudit(response, { project_id: project.id });
     requireWriter(project);
     await callService(context, subjects.files("source_delete"), { project_id: project.id }, SourceInfoReply);
     response.json({ success: true, source: null });
   });
 
-  router.post("/api/projects/:id/import", async (request, response) => {
+  router.post("/api/projects/:id/import", audited(context, "archive_imported"), async (request, response) => {
     requireArchiveType(request);
     const user = currentUser(response);
     const space = await projectSpace(context, user, request.params["id"], "write");
     const staged = await stageBody(staging, request, response, maxBytes);
     const reply = await callService(context, subjects.files("import"), { space, staged: staged.name, author: { user } }, FilesImportReply, long);
+    noteAudit(response, { project_id: space.id, detail: `${reply.files} files, ${reply.bytes} bytes` });
     response.json({ success: true, files: reply.files, bytes: reply.bytes, skipped: reply.skipped });
   });
 
-  router.get("/api/projects/:id/archive", async (request, response) => {
+  router.get("/api/projects/:id/archive", audited(context, "archive_exported"), async (request, response) => {
     const { source } = parseInput(ArchiveQuery, request.query, "query");
     const project = await getProject(context, currentUser(response), request.params["id"]);
+    noteAudit(response, { project_id: project.id, ...(source === "1" ? { detail: "with the code snapshot" } : {}) });
     await projectArchive(context, response, { project, source: source === "1" });
   });
   return router;

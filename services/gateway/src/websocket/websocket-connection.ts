@@ -1,6 +1,8 @@
 import type { WebSocket } from "ws";
 import { AppError, parseJson, toErrorBody, WsClientMessage, type RunEvent } from "@agent-orchestrator/shared";
+import { bearerSignIn } from "../auth/bearer-sign-in.js";
 import { startChatRun } from "../chat/chat-route.js";
+import { authenticationRequired } from "../config.js";
 import { watchSession } from "../chat/event-replay.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { MessageRate } from "../limits/message-rate.js";
@@ -94,14 +96,15 @@ export class WebSocketConnection {
     const session = await sessionAccess(this.context, body.session_id, user);
     requireChatOwner(session, user);
     if (session.status === "running") publishCancel(this.context, session.id, session.run_id ?? undefined);
+    void this.context.audit.record({ actor: user, action: "chat_cancelled", project_id: session.project_id, target: session.id, client_address: this.opened.address, outcome: "ok", ...(session.status === "running" ? {} : { detail: "not running" }) });
     this.send({ type: "cancelled", session_id: session.id, cancelled: session.status === "running" });
   }
 
-  /** `{type:"auth"}`: the token is checked as on HTTP (auth/auth-throttle.ts), then the user's socket cap. */
-  private signIn(token: string): void {
-    const tokens = this.context.config.AUTH_TOKENS;
-    if (!tokens) return this.ready();
-    const signedIn = this.context.authFailures.signIn(tokens, this.opened.address, token);
+  /** `{type:"auth"}`: the token is checked as on HTTP (auth/bearer-sign-in.ts), then the user's socket cap. */
+  private async signIn(token: string): Promise<void> {
+    if (!authenticationRequired(this.context.config)) return this.ready();
+    const signedIn = await bearerSignIn(this.context)(this.opened.address, token);
+    if (this.closed) return;
     if (!signedIn.ok) {
       if (signedIn.retryAfterSeconds !== undefined) this.context.metrics.refusals.inc({ limit: "sign_in" });
       this.sendError(signedIn.error);
@@ -130,7 +133,7 @@ export class WebSocketConnection {
   }
 
   private async chat(owner: string, body: Extract<WsClientMessage, { type: "chat" }>): Promise<void> {
-    const run = await startChatRun(this.context, body, owner);
+    const run = await startChatRun(this.context, body, owner, this.opened.address);
     const key = run.first.session_id;
     this.runs.set(key, { runId: run.first.run_id, detach: body.detach === true, close: run.close });
     try {

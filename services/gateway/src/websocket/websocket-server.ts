@@ -1,9 +1,11 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
-import { toErrorBody, type AppError } from "@agent-orchestrator/shared";
-import { bearerToken, localUser } from "../auth/auth.js";
-import { allowedHosts } from "../config.js";
+import { AppError, toErrorBody } from "@agent-orchestrator/shared";
+import { allowedOrigins, bearerToken, cookieSession, localUser } from "../auth/auth.js";
+import type { SignIn } from "../auth/auth-throttle.js";
+import { bearerSignIn } from "../auth/bearer-sign-in.js";
+import { allowedHosts, authenticationRequired } from "../config.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { hostAllowed } from "../http/host-check.js";
 import { httpStatusByCode } from "../http/http-status.js";
@@ -18,8 +20,10 @@ const fullRetryAfterSeconds = 5;
 
 /**
  * `/ws`: chat, cancel and watch over one socket, with the same event shapes as SSE. The `Origin` must be
- * the gateway's own (or listed in ALLOWED_ORIGINS); with AUTH_TOKENS the token comes in the
- * `Authorization` header or as the first message `{type:"auth", token}` within WS_AUTH_TIMEOUT_MS.
+ * the gateway's own (or listed in ALLOWED_ORIGINS); with AUTH_TOKENS or OIDC_ISSUER the token comes in the
+ * `Authorization` header or as the first message `{type:"auth", token}` within WS_AUTH_TIMEOUT_MS, or the
+ * upgrade carries the browser sign-in's cookie, from a page whose `Origin` is the gateway's own (a WebSocket
+ * has no CSRF token: a browser always sends the `Origin`, and another site's page cannot forge it).
  * Refused at the upgrade, before any socket exists: a wrong token (401, or 429 for an address that sent too
  * many), and a socket past the caps (limits/websocket-caps.ts: 503 past the total, 429 past the address's or
  * the user's).
@@ -27,28 +31,47 @@ const fullRetryAfterSeconds = 5;
 export function attachWebSocket(server: Server, context: GatewayContext): WebSocketServer {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: wsMaxPayloadBytes });
   const hosts = allowedHosts(context.config);
+  const required = authenticationRequired(context.config);
+  const signInBearer = bearerSignIn(context);
+  const origins = allowedOrigins(context);
+  /** The upgrade's user: its bearer token's, else its sign-in cookie's; undefined until `{type:"auth"}`. */
+  const signInOf = async (request: IncomingMessage, address: string): Promise<SignIn | undefined> => {
+    if (request.headers.authorization !== undefined) return signInBearer(address, bearerToken(request.headers.authorization));
+    const session = await cookieSession(context, request);
+    if (!session) return undefined;
+    if (request.headers.origin === undefined) return { ok: false, error: new AppError("CSRF_REFUSED", "A WebSocket signed in by the sign-in cookie must come from the page's origin") };
+    return { ok: true, user: session.user };
+  };
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = new URL(request.url ?? "/", "http://gateway").pathname;
     if (path !== "/ws") return refuse(socket, 404);
-    if (!originAllowed(request, context.config.ALLOWED_ORIGINS)) {
+    if (!originAllowed(request, origins)) {
       context.logger.warn({ origin: request.headers.origin }, "WebSocket from a foreign origin refused");
       return refuse(socket, 403);
     }
-    const tokens = context.config.AUTH_TOKENS;
-    if (!tokens && !hostAllowed(request, hosts)) {
+    if (!required && !hostAllowed(request, hosts)) {
       context.logger.warn({ host: request.headers.host }, "WebSocket for a foreign host name refused");
       return refuse(socket, 403);
     }
     const address = context.clientAddress(request);
-    let user = tokens ? undefined : localUser;
-    if (tokens && request.headers.authorization !== undefined) {
-      const signedIn = context.authFailures.signIn(tokens, address, bearerToken(request.headers.authorization));
-      if (!signedIn.ok) {
-        if (signedIn.retryAfterSeconds !== undefined) context.metrics.refusals.inc({ limit: "sign_in" });
-        return refuse(socket, httpStatusByCode[signedIn.error.code], signedIn.error, signedIn.retryAfterSeconds);
-      }
-      user = signedIn.user;
-    }
+    if (!required) return open(request, socket, head, address, localUser);
+    signInOf(request, address).then(
+      (signedIn) => {
+        if (signedIn === undefined) return open(request, socket, head, address, undefined);
+        if (!signedIn.ok) {
+          if (signedIn.retryAfterSeconds !== undefined) context.metrics.refusals.inc({ limit: "sign_in" });
+          return refuse(socket, httpStatusByCode[signedIn.error.code], signedIn.error, signedIn.retryAfterSeconds);
+        }
+        open(request, socket, head, address, signedIn.user);
+      },
+      (error: unknown) => {
+        context.logger.error({ err: error }, "WebSocket sign-in failed");
+        refuse(socket, 503);
+      },
+    );
+  });
+
+  function open(request: IncomingMessage, socket: Duplex, head: Buffer, address: string, user: string | undefined): void {
     const admitted = context.webSockets.admit(address, user);
     if (!admitted.ok) {
       context.metrics.refusals.inc({ limit: admitted.limit });
@@ -67,7 +90,7 @@ export function attachWebSocket(server: Server, context: GatewayContext): WebSoc
       return release();
     }
     sockets.handleUpgrade(request, socket, head, (ws) => new WebSocketConnection(ws, context, { user, address, slots: admitted.socket }).start());
-  });
+  }
   return sockets;
 }
 

@@ -1,5 +1,6 @@
 import { ApiError } from "./api-error.js";
 import { readSse } from "./sse-reader.js";
+import type { PageSignIn } from "./page-sign-in.js";
 import type { TokenStore } from "./token-store.js";
 import type {
   AgentDefinition,
@@ -10,6 +11,7 @@ import type {
   MemberRole,
   ProjectMember,
   ProjectOverview,
+  ProjectUsage,
   ProjectView,
   RunEvent,
   SessionSummary,
@@ -52,7 +54,9 @@ type Transport = (url: string, init: RequestInit) => Promise<Response>;
 
 /**
  * The gateway's HTTP API as the page uses it. Every failure becomes an ApiError. A 401 asks the user for
- * a token, stores it and retries, so a gateway with AUTH_TOKENS works without a separate sign-in page.
+ * a token, stores it and retries, so a gateway with AUTH_TOKENS works without a separate sign-in page; on
+ * a gateway with OpenID Connect it shows the sign-in instead, and every state-changing request carries the
+ * sign-in's CSRF token (page-sign-in.ts).
  */
 export class ApiClient {
   /** one prompt at a time: requests refused together wait for the same answer */
@@ -61,6 +65,7 @@ export class ApiClient {
   constructor(
     private readonly tokens: TokenStore,
     private readonly askForToken: AskForToken,
+    private readonly signIn?: PageSignIn,
   ) {}
 
   async listAgents(): Promise<AgentSummary[]> {
@@ -136,6 +141,11 @@ export class ApiClient {
 
   async removeMember(projectId: string, user: string): Promise<ProjectMember[]> {
     return (await this.json<{ members: ProjectMember[] }>(`${projectPath(projectId)}/members/${encodeURIComponent(user)}`, { method: "DELETE" })).members;
+  }
+
+  /** What the project spent, this month and by month, and its monthly budget (docs/models.md "Cost totals"). */
+  async projectUsage(projectId: string): Promise<ProjectUsage> {
+    return (await this.json<{ usage: ProjectUsage }>(`${projectPath(projectId)}/usage`)).usage;
   }
 
   /** The method at a glance: the phases with the documents the project has, and the next workflow. */
@@ -224,6 +234,7 @@ export class ApiClient {
       const token = this.tokens.get();
       const headers = new Headers(init.headers);
       if (token) headers.set("authorization", `Bearer ${token}`);
+      else for (const [name, value] of Object.entries(this.signIn?.headersFor(init.method) ?? {})) headers.set(name, value);
       let response: Response;
       try {
         response = await transport(path, { ...init, headers });
@@ -235,6 +246,10 @@ export class ApiClient {
       const failure = await errorOf(response);
       if (failure.code !== "UNAUTHORIZED") throw failure;
       if (token) this.tokens.clear();
+      if (this.signIn?.oidc) {
+        this.signIn.requireSignIn();
+        throw failure;
+      }
       const entered = await this.promptForToken(token ? "The saved token was not accepted." : "This server needs an access token.");
       if (!entered) throw failure;
       this.tokens.set(entered);

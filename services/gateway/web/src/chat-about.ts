@@ -3,7 +3,7 @@ import { pageApi } from "./page-api.js";
 import { h } from "./dom.js";
 import { errorCallout } from "./error-callout.js";
 import { exportChat } from "./chat-export.js";
-import { formatRelativeTime } from "./format.js";
+import { formatCost, formatRelativeTime } from "./format.js";
 import { sessionStatusLabel } from "./session-status.js";
 import type { AgentSummary, SessionView } from "./wire-types.js";
 import { writtenFileTarget } from "./written-file-link.js";
@@ -66,7 +66,12 @@ export class ChatAbout {
         ...row("Started", time(session.created_at)),
         ...row("Last active", time(session.updated_at)),
         ...row("Turns", String(session.turns)),
-        ...row("Tokens", `${usage.total_tokens.toLocaleString()} (${usage.prompt_tokens.toLocaleString()} in, ${usage.completion_tokens.toLocaleString()} out)`),
+        ...row(
+          "Tokens",
+          `${usage.total_tokens.toLocaleString()} (${usage.prompt_tokens.toLocaleString()} in${usage.cached_prompt_tokens ? `, ${usage.cached_prompt_tokens.toLocaleString()} of them cached` : ""}, ${usage.completion_tokens.toLocaleString()} out)`,
+        ),
+        // only where the model's route has a price (docs/models.md "Cost")
+        ...(usage.cost === undefined ? [] : row("Cost", formatCost(usage.cost))),
       ),
       h("h3", {}, "Workflows run"),
       session.workflows.length > 0 ? h("ul", { class: "chat-about-list" }, ...session.workflows.map((workflow) => h("li", {}, h("code", {}, workflow)))) : h("p", { class: "muted" }, "None yet."),

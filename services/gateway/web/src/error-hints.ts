@@ -19,6 +19,7 @@ const hints: Record<string, string> = {
   FORBIDDEN: "Your token does not allow this.",
   PAYLOAD_TOO_LARGE: "The message is too long. Shorten it and send it again.",
   RATE_LIMITED: "Too many requests. Wait a little, then try again.",
+  BUDGET_EXCEEDED: "A spending budget is used up; the message says which and when it starts again. What the agent wrote so far is kept. A project's owner can raise its monthly budget.",
   SERVICE_UNAVAILABLE: "A part of the system is not running. Try again in a moment; if it persists, the server needs attention.",
   SERVICE_TIMEOUT: "A part of the system did not answer in time. Try again in a moment.",
   BUSY: "The system is busy. Try again in a moment.",

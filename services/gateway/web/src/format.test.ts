@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, formatDuration, formatRelativeTime } from "./format.js";
+import { formatBytes, formatCost, formatDuration, formatRelativeTime } from "./format.js";
 
 describe("formatting for display", () => {
   it("formats sizes in B, KB and MB", () => {
     expect([formatBytes(21), formatBytes(2048), formatBytes(3 * 1024 * 1024)]).toEqual(["21 B", "2.0 KB", "3.0 MB"]);
+  });
+
+  it("formats amounts with two decimals, or three significant digits below 1", () => {
+    expect([formatCost(0), formatCost(0.0036), formatCost(0.010799999999999999), formatCost(12.345)]).toEqual(["0", "0.0036", "0.0108", "12.35"]);
   });
 
   it("formats durations in ms below a second, else in seconds", () => {

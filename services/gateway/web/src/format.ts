@@ -1,4 +1,4 @@
-/** Display formats for sizes, durations and times, short enough for a narrow screen. */
+/** Display formats for sizes, durations, amounts and times, short enough for a narrow screen. */
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -9,6 +9,12 @@ export function formatBytes(bytes: number): string {
 export function formatDuration(milliseconds: number): string {
   if (milliseconds < 1000) return `${Math.round(milliseconds)} ms`;
   return `${(milliseconds / 1000).toFixed(milliseconds < 10_000 ? 1 : 0)} s`;
+}
+
+/** An amount in the prices' currency (which the page does not know): two decimals, or three significant digits below 1. */
+export function formatCost(amount: number): string {
+  if (amount >= 1) return amount.toFixed(2);
+  return String(Number(amount.toPrecision(3)));
 }
 
 const units: Array<[Intl.RelativeTimeFormatUnit, number]> = [

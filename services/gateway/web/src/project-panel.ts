@@ -2,6 +2,7 @@ import type { ApiClient } from "./api-client.js";
 import { toApiError } from "./api-error.js";
 import { confirmAction } from "./confirm-dialog.js";
 import { byId, h } from "./dom.js";
+import { formatCost } from "./format.js";
 import { formatHashRoute } from "./hash-route.js";
 import { openMembersDialog } from "./members-dialog.js";
 import { projectChoice } from "./project-choice.js";
@@ -29,6 +30,7 @@ export class ProjectPanel {
   private readonly overviewLink = byId<HTMLAnchorElement>("project-overview-link");
   private readonly renameButton = byId<HTMLButtonElement>("project-rename");
   private readonly deleteButton = byId<HTMLButtonElement>("project-delete");
+  private readonly spendingText = byId<HTMLElement>("project-spending");
   private projects: ProjectView[] = [];
   private loaded: Promise<void> = Promise.resolve();
 
@@ -87,6 +89,17 @@ export class ProjectPanel {
     this.overviewLink.href = formatHashRoute({ view: "project", projectId: current?.id ?? projectChoice.get() });
     this.renameButton.hidden = current?.role !== "owner";
     this.deleteButton.hidden = current?.role !== "owner" || current.personal;
+    if (current) void this.showSpending(current.id);
+  }
+
+  /** The project's spending this month and its budget; nothing where nothing is priced (no route has a price). */
+  private async showSpending(projectId: string): Promise<void> {
+    const usage = await this.api.projectUsage(projectId).catch(() => undefined);
+    if (this.lookup(projectChoice.get())?.id !== projectId) return;
+    const budget = usage?.monthly_budget.limit;
+    const spent = usage?.this_month.cost ?? 0;
+    this.spendingText.hidden = usage === undefined || (spent === 0 && budget === null);
+    this.spendingText.textContent = `This month: ${formatCost(spent)}${budget === null || budget === undefined ? "" : ` of ${formatCost(budget)}`}`;
   }
 
   /** Picking a project shows it: its files when the files are in view, its overview otherwise. */

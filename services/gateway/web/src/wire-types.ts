@@ -12,3 +12,5 @@ export type { NextStep, ProjectArtifact, ProjectOverview } from "../../../../sha
 export type { AttachedFile, Attachment } from "../../../../shared/src/wire/chat-attachment.js";
 export type { SessionSummary, SessionView, VisibleMessage } from "../../../../shared/src/wire/session-messages.js";
 export type { Usage } from "../../../../shared/src/wire/usage.js";
+export type { SignInStatus } from "../../../../shared/src/wire/sign-in.js";
+export type { ProjectUsage } from "../../../../shared/src/wire/spending.js";

@@ -120,7 +120,11 @@ describe("agent start by the system", () => {
     model.enqueue({ text: "still here" });
     const again = await runTestTurn(connection, prefix, "back", { sessionId: first.sessionId, agentId: "bmm/skill-analyst", owner: "alice" });
     expect(again.final).toMatchObject({ type: "done", response: "still here" });
-    expect(lastRequest()?.messages.filter((message) => message.role === "user").map((message) => message.content)).toEqual(["hi", "back"]);
+    expect(lastRequest()?.messages.filter((message) => message.role === "user").map((message) => message.content)).toEqual([
+      expect.stringMatching(/^\[From the system: today's date is \d{4}-\d{2}-\d{2}\.\]$/),
+      "hi",
+      "back",
+    ]);
   });
 
   it("answers a 4.x agent's call to a tool it was not offered with UNKNOWN_TOOL and no tool-runner request", async () => {

@@ -18,7 +18,6 @@ const limits: LoopLimits = {
   contextBudgetTokens: 100_000,
   toolResultMaxChars: 65_536,
   maxInvalidToolCalls: 3,
-  modelTimeoutMs: 60_000,
   answerMaxBytes: 1024 * 1024,
   turnOutputMaxBytes: 4 * 1024 * 1024,
 };
@@ -283,14 +282,11 @@ describe("runAgentLoop: failures and cancel", () => {
     expect(model.requests).toHaveLength(1);
   });
 
-  it("gives the model its timeout and the turn's signal on every call", async () => {
+  it("gives the model the turn's signal on every call", async () => {
     const controller = new AbortController();
     const model = new FakeModel([readConfig, { text: "ok" }]);
-    await loop(model, { signal: controller.signal, limits: { modelTimeoutMs: 1234 } }).run();
-    expect(model.requests.map((request) => [request.timeoutMs, request.signal])).toEqual([
-      [1234, controller.signal],
-      [1234, controller.signal],
-    ]);
+    await loop(model, { signal: controller.signal }).run();
+    expect(model.requests.map((request) => request.signal)).toEqual([controller.signal, controller.signal]);
   });
 });
 

@@ -19,6 +19,7 @@ import {
 } from "@agent-orchestrator/shared";
 import { prefixWithinBytes } from "../events/bounded-event.js";
 import { fitContext } from "./context-budget.js";
+import { withConversationNote } from "../prompt/conversation-note.js";
 import type { ModelCaller } from "./model-caller.js";
 import { toModelError } from "../model/model-error.js";
 import { ModelOutputBudget, toolCallOverheadBytes } from "./model-output-budget.js";
@@ -34,7 +35,6 @@ export interface LoopLimits {
   contextBudgetTokens: number;
   toolResultMaxChars: number;
   maxInvalidToolCalls: number;
-  modelTimeoutMs: number;
   /** bytes of one model answer (text and tool calls); past it the answer is cut and the turn stopped */
   answerMaxBytes: number;
   /** bytes of all of the turn's model answers together */
@@ -46,6 +46,11 @@ export interface TurnInput {
   model: ModelCaller;
   /** system prompt, earlier conversation and the new user message */
   messages: ChatCompletionMessageParam[];
+  /**
+   * what the model reads before the first user message's text on every call (today's date: `dateNote`), kept out
+   * of the system prompt so that it stays the same bytes (docs/models.md "Prompt caching"); never stored
+   */
+  conversationNote?: string;
   /** the tools, behind their seam (the NATS `ToolClient` in the orchestrator) */
   tools: ToolCaller;
   /** the tools offered to this agent's model (`toolsForAgent`); a call to any other is an UNKNOWN_TOOL result */
@@ -101,7 +106,7 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
   const definitions = toolDefinitionsForModel(offered);
 
   for (let iteration = 1; iteration <= input.limits.maxIterations; iteration++) {
-    const step = await streamModelTurn(input, definitions, fitContext(messages, input.limits.contextBudgetTokens), budget);
+    const step = await streamModelTurn(input, definitions, withConversationNote(fitContext(messages, input.limits.contextBudgetTokens), input.conversationNote), budget);
     usage = addUsage(usage, step.usage);
     usageByCall.push(step.usage);
     if (step.cut) {
@@ -179,7 +184,7 @@ async function streamModelTurn(
   let cut: ModelStep["cut"];
   budget.startAnswer();
   try {
-    const stream = input.model.stream({ messages, tools, signal: input.signal, timeoutMs: input.limits.modelTimeoutMs });
+    const stream = input.model.stream({ messages, tools, signal: input.signal });
     for await (const part of stream) {
       if (part.type === "usage") usage = part.usage;
       else if (part.type === "text") {

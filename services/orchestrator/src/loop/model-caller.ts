@@ -14,7 +14,6 @@ export interface ModelRequest {
   messages: ChatCompletionMessageParam[];
   tools: ReturnType<typeof toolDefinitionsForModel>;
   signal: AbortSignal;
-  timeoutMs: number;
 }
 
 /**

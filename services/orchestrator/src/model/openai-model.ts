@@ -1,15 +1,37 @@
 import type OpenAI from "openai";
-import type { Usage } from "@agent-orchestrator/shared";
+import { costOf, type AppError, type ModelPrice, type Usage } from "@agent-orchestrator/shared";
 import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-caller.js";
 import { ModelCallTelemetry } from "./model-call-telemetry.js";
 import { toModelError } from "./model-error.js";
 
+/** What a route sends with every call besides the conversation (docs/models.md "Routes"). */
+export interface ModelParameters {
+  temperature?: number;
+  /** OpenAI's own API takes `max_completion_tokens` (its reasoning models refuse `max_tokens`); compatible servers (Ollama, llama.cpp, vLLM) read `max_tokens` */
+  maxOutputTokens?: { field: "max_completion_tokens" | "max_tokens"; tokens: number };
+  reasoningEffort?: NonNullable<OpenAI.Chat.ChatCompletionCreateParams["reasoning_effort"]>;
+}
+
+/** One model route as the loop calls it. */
+export interface OpenAiRoute {
+  /** the route's client, built once */
+  client: OpenAI;
+  model: string;
+  parameters: ModelParameters;
+  /** each call's usage carries its cost at this price; without it, no cost */
+  price?: ModelPrice;
+  /** the HTTP stack of one call; `stop` ends the call with the given error (silence-limited-fetch.ts) */
+  transport: (stop: (error: AppError) => void) => typeof fetch;
+}
+
 /**
  * The model behind the loop as an OpenAI-compatible chat-completions server, streamed with usage. Each call
  * is one span and its metrics (model-call-telemetry.ts); a failure is classified here for them, and the loop
- * gets the same classified error.
+ * gets the same classified error. Each call has its own fetch on the route's client, so the silence limits
+ * stop that call alone and as the caller would (an abort the openai client does not retry).
  */
-export function openAiModel(client: OpenAI, model: string): ModelCaller {
+export function openAiModel(route: OpenAiRoute): ModelCaller {
+  const { model, parameters } = route;
   return {
     async *stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
       // each call gets its own signal: the openai client never removes the abort listener it adds, so a
@@ -18,20 +40,34 @@ export function openAiModel(client: OpenAI, model: string): ModelCaller {
       const relayAbort = () => call.abort(request.signal.reason);
       if (request.signal.aborted) relayAbort();
       else request.signal.addEventListener("abort", relayAbort, { once: true });
+      const client = route.client.withOptions({ fetch: route.transport((error) => call.abort(error)) });
       const telemetry = new ModelCallTelemetry(model);
       let usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
       let finishReason: string | null = null;
       let textStreamed = false;
       try {
         const stream = await client.chat.completions.create(
-          { model, messages: request.messages, tools: request.tools, stream: true, stream_options: { include_usage: true } },
-          { signal: call.signal, timeout: request.timeoutMs },
+          {
+            model,
+            messages: request.messages,
+            tools: request.tools,
+            stream: true,
+            stream_options: { include_usage: true },
+            ...(parameters.temperature !== undefined ? { temperature: parameters.temperature } : {}),
+            ...(parameters.maxOutputTokens ? { [parameters.maxOutputTokens.field]: parameters.maxOutputTokens.tokens } : {}),
+            ...(parameters.reasoningEffort ? { reasoning_effort: parameters.reasoningEffort } : {}),
+          },
+          { signal: call.signal },
         );
         for await (const chunk of stream) {
           telemetry.chunk(chunk);
           if (chunk.usage) {
-            const { prompt_tokens, completion_tokens, total_tokens } = chunk.usage;
+            const { prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details } = chunk.usage;
             usage = { prompt_tokens, completion_tokens, total_tokens };
+            // the part of the prompt the provider's cache served, priced as such
+            const cached = prompt_tokens_details?.cached_tokens;
+            if (typeof cached === "number" && cached > 0) usage.cached_prompt_tokens = Math.min(cached, prompt_tokens);
+            if (route.price) usage.cost = costOf(usage, route.price);
             yield { type: "usage", usage };
           }
           const choice = chunk.choices[0];
@@ -46,8 +82,11 @@ export function openAiModel(client: OpenAI, model: string): ModelCaller {
             yield { type: "finish", reason: choice.finish_reason };
           }
         }
+        // the openai client ends a stream aborted under it as if it had ended: a silence limit or a cancel is an error here
+        call.signal.throwIfAborted();
       } catch (error) {
-        throw telemetry.failed(toModelError(error, { textStreamed, signal: request.signal }));
+        // the call's own signal: a turn's cancel or deadline is relayed to it, and a silence limit aborts it alone
+        throw telemetry.failed(toModelError(error, { textStreamed, signal: call.signal }));
       } finally {
         // a loop that stops reading (an answer past its size limit) ends the HTTP request here, not at its timeout
         call.abort();

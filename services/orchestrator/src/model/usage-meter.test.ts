@@ -3,7 +3,7 @@ import type { ModelRequest } from "../loop/model-caller.js";
 import { FakeModel } from "../testing/fake-model.js";
 import { UsageMeter } from "./usage-meter.js";
 
-const request = (signal = new AbortController().signal): ModelRequest => ({ messages: [{ role: "user", content: "x".repeat(400) }], tools: [], signal, timeoutMs: 1_000 });
+const request = (signal = new AbortController().signal): ModelRequest => ({ messages: [{ role: "user", content: "x".repeat(400) }], tools: [], signal });
 
 /** Reads a call to its end, or until it throws. */
 async function drain(meter: UsageMeter, call: ModelRequest): Promise<void> {

@@ -1,4 +1,4 @@
-import { addUsage, zeroUsage, type Usage } from "@agent-orchestrator/shared";
+import { addUsage, costOf, zeroUsage, type ModelPrice, type Usage } from "@agent-orchestrator/shared";
 import { estimateTokens } from "../loop/context-budget.js";
 import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-caller.js";
 
@@ -8,13 +8,17 @@ import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-c
  * that ends normally counts what the model reported (nothing, from a server that reports no usage, as the
  * loop counts it). A call cut off before the model reported its usage (a cancel, a timeout, a broken stream,
  * an answer stopped at its size cap) was still billed for its prompt and for what it streamed, so it counts an
- * estimate of both at four characters a token. A call the server refused before sending anything counts 0.
+ * estimate of both at four characters a token. A call the server refused before sending anything counts 0. With
+ * the route's price, every call's usage carries its cost, an estimate's and a zero's too.
  */
 export class UsageMeter implements ModelCaller {
   /** each call's tokens, in order */
   readonly byCall: Usage[] = [];
 
-  constructor(private readonly model: ModelCaller) {}
+  constructor(
+    private readonly model: ModelCaller,
+    private readonly price?: ModelPrice,
+  ) {}
 
   /** the tokens of every call so far */
   get usage(): Usage {
@@ -39,7 +43,8 @@ export class UsageMeter implements ModelCaller {
       ended = true;
     } finally {
       const cutOff = !ended && (parts > 0 || request.signal.aborted);
-      this.byCall.push(reported ?? (cutOff ? estimatedUsage(request, outputChars) : zeroUsage()));
+      const usage = reported ?? (cutOff ? estimatedUsage(request, outputChars) : zeroUsage());
+      this.byCall.push(this.price && usage.cost === undefined ? { ...usage, cost: costOf(usage, this.price) } : usage);
     }
   }
 }

@@ -20,6 +20,3 @@ export const variableList = (variables: Readonly<Record<string, string>>): strin
 export function describeToolRules(tools: readonly ToolName[]): string {
   return [...tools.map((name) => toolRules[name]), pathRules].join("\n");
 }
-
-/** `2026-11-22`. */
-export const isoDate = (today: Date): string => today.toISOString().slice(0, 10);

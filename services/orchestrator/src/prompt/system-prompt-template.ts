@@ -12,13 +12,16 @@ COMMUNICATION STYLE:
 PRINCIPLES:
 {{principles}}`;
 
-/** How every agent converses, and the date, closing both prompts. */
+/**
+ * How every agent converses, closing both prompts. Today's date is not here but in a note before the first user
+ * message (conversation-note.ts): the prompt is the same bytes every day, so a provider's prompt cache serves it.
+ */
 const conversationRules = `CONVERSATION:
 - Keep answers purposeful: 2 to 4 sentences unless the work needs more.
 - Ask one clear question at a time and wait. Paraphrase the user's answer before moving on.
 - When something is unclear, ask before you proceed.
 
-Today's date is {{date}}.`;
+Today's date is in the system's note at the start of the conversation.`;
 
 /**
  * The system prompts agents start from (docs/design.md "System prompts", adapted to our
@@ -104,23 +107,27 @@ ${conversationRules}`;
 export const skillPersonaInInstructions = `Your persona (identity, communication style, principles) and your capabilities are written in your
 own instructions below: embody them.`;
 
+/** For a 6.5+ skill agent whose loaded SKILL.md already states its customized persona. */
+export const personaInInstructions = "Your persona (role, identity, communication style, principles), customization applied, is written in your own instructions below: embody it.";
+
+/** For a 6.5+ skill agent whose loaded SKILL.md already lists its customized menu. */
+export const menuInInstructions = "(the menu in your instructions below, customization applied: each item's code, description, and skill or prompt)";
+
 /** One rule per offered tool, in catalog order; a tool the agent is not offered is not mentioned. */
 export const toolRules: Readonly<Record<ToolName, string>> = {
-  read_file:
-    "- When an instruction says to load or read a file, call read_file. Do not just acknowledge it in text. Read the part of a long file you need with offset and limit (lines).",
+  read_file: "- When an instruction says to load or read a file, call read_file. Do not just acknowledge it in text.",
   save_output: `- Save every document with save_output where your workflow names it ({output_folder}, {planning_artifacts}, …, all
   inside {project-root}): the project's other chats and members find it there. Use {session-folder} only for scratch work.`,
   edit_file: `- Change a file that exists with edit_file (its exact current text → the new text): a front-matter field such as
   stepsCompleted or status, one status line, a paragraph. Add a new section at its end with save_output mode "append".
   Write a whole file only to create or replace it.`,
-  list_files: "- list_files shows one folder. Wait for each tool result before you continue.",
-  find_files: "- Do not assume where a document is: find it with find_files (a glob such as **/*prd*.md, at any depth).",
+  list_files: "- Wait for each tool result before you continue.",
+  find_files: "- Do not assume where a document is: find it with find_files.",
   search_files: "- To find text in files (a requirement id, a heading, a status), use search_files rather than reading file after file.",
   preload_workflow: `- To run a workflow.yaml workflow, call preload_workflow with its path first. It returns the workflow's
   configuration, instructions, template and engine in one result; do not read those files again.`,
   load_skill: `- When an instruction says to invoke, run or use a skill (a menu item's skill, exec="skill:x", "the x skill"),
-  call load_skill with its name and follow the instructions it returns, which already have their customization
-  and configuration resolved. Read its other files with read_file only when those instructions say so.`,
+  call load_skill with its name and follow the instructions it returns.`,
   run_script: `- When a skill's instructions say to run one of BMAD's Python scripts (\`uv run …\` or \`python3 …\`), call run_script
   with that command line, except for the steps the system already did for you.`,
   run_subagent: "- Where a skill says to spawn or use a subagent, call run_subagent with a complete, self-contained task.",

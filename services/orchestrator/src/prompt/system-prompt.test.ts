@@ -42,7 +42,6 @@ describe("buildSystemPrompt", () => {
         handlers: { workflow: "1. LOAD {project-root}/bmad/core/tasks/workflow.xml\n2. Follow it" },
         rules: ["ALWAYS communicate in {communication_language}", "Stay in character"],
       },
-      today: new Date("2026-11-22T10:00:00Z"),
     },
   );
 
@@ -76,8 +75,9 @@ describe("buildSystemPrompt", () => {
     expect(buildSystemPrompt(agent, noStart, { tools: fileTools })).toMatch(/AND RULES[^\n]*\n\(none\)/);
   });
 
-  it("states today's date and leaves no slot unfilled", () => {
-    expect(prompt).toContain("Today's date is 2026-11-22.");
+  it("points to the note that gives today's date, holds no date itself and leaves no slot unfilled", () => {
+    expect(prompt).toContain("Today's date is in the system's note at the start of the conversation.");
+    expect(prompt).not.toMatch(/\d{4}-\d{2}-\d{2}/);
     expect(prompt).not.toMatch(/\{\{\w+\}\}/);
   });
 

@@ -1,7 +1,7 @@
 import { menuItemSkill, type AgentDefinition, type MenuItem, type ToolName } from "@agent-orchestrator/shared";
 import type { AgentStart } from "../agent/agent-start.js";
 import { substituteVariables, type ActionsStart } from "../agent/critical-actions.js";
-import { bulletList, describeToolRules, fillTemplate, isoDate, variableList } from "./prompt-parts.js";
+import { bulletList, describeToolRules, fillTemplate, variableList } from "./prompt-parts.js";
 import { buildSkillAgentPrompt } from "./skill-agent-prompt.js";
 import { systemPromptTemplate, v4DependencyRules, workflowHandlerNote, workflowRules } from "./system-prompt-template.js";
 
@@ -15,17 +15,19 @@ export interface PromptOptions {
   /** the tools offered to the model (`toolsForAgent`); the prompt mentions only these */
   tools: readonly ToolName[];
   rules?: AgentRules;
-  today?: Date;
 }
 
-/** Builds an agent's system prompt from its definition, what the system did at its start and the tools it is offered. */
+/**
+ * Builds an agent's system prompt from its definition, what the system did at its start and the tools it is
+ * offered, and from nothing else: no date, chat, user or turn, so it is the same bytes in every chat of the
+ * agent and a provider's prompt cache serves it (docs/models.md "Prompt caching").
+ */
 export function buildSystemPrompt(agent: AgentDefinition, start: AgentStart, options: PromptOptions): string {
-  const today = options.today ?? new Date();
-  if (start.kind === "skill") return buildSkillAgentPrompt(agent, start, options.tools, today);
-  return buildActionsAgentPrompt(agent, start, options.rules ?? { handlers: {}, rules: [] }, options.tools, today);
+  if (start.kind === "skill") return buildSkillAgentPrompt(agent, start, options.tools);
+  return buildActionsAgentPrompt(agent, start, options.rules ?? { handlers: {}, rules: [] }, options.tools);
 }
 
-function buildActionsAgentPrompt(agent: AgentDefinition, start: ActionsStart, agentRules: AgentRules, tools: readonly ToolName[], today: Date): string {
+function buildActionsAgentPrompt(agent: AgentDefinition, start: ActionsStart, agentRules: AgentRules, tools: readonly ToolName[]): string {
   const workflows = tools.includes("preload_workflow");
   return fillTemplate(systemPromptTemplate, {
     name: agent.name || agent.id,
@@ -45,7 +47,6 @@ function buildActionsAgentPrompt(agent: AgentDefinition, start: ActionsStart, ag
     handler_note: workflows ? workflowHandlerNote : "",
     agent_rules: substituteVariables(describeAgentRules(agentRules), start.variables),
     workflow_rules: workflows ? workflowRules : "",
-    date: isoDate(today),
   });
 }
 

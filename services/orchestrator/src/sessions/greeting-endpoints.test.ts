@@ -69,6 +69,7 @@ describe("a chat started with its agent's greeting", () => {
     expect(final).toMatchObject({ type: "done", response: "Let us write a brief." });
     const messages = model.requests.at(-1)?.body.messages ?? [];
     expect(messages.slice(1)).toEqual([
+      { role: "user", content: expect.stringMatching(/^\[From the system: today's date is \d{4}-\d{2}-\d{2}\.\]$/) },
       { role: "assistant", content: started.greeting.text },
       { role: "user", content: "2" },
     ]);

@@ -20,7 +20,8 @@ let orchestrator: Orchestrator;
 /** run_subagent is offered to agents that use skills */
 const skillUser = { ...testAgent, id: "skill-user", menu: [{ trigger: "SUM", description: "Summarize", skill: "bmad-summarize" }] };
 const isChild = (body: ChatRequestBody) => String(body.messages[0]?.content).includes("working as a subagent");
-const userText = (body: ChatRequestBody) => String(body.messages.find((message) => message.role === "user")?.content);
+// the latest user message: a turn's own text or a child's task, after the system's note of the day
+const userText = (body: ChatRequestBody) => String(body.messages.findLast((message) => message.role === "user")?.content);
 
 let letParentAnswer!: () => void;
 const parentMayAnswer = new Promise<void>((resolve) => (letParentAnswer = resolve));

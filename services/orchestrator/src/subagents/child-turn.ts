@@ -17,12 +17,15 @@ import { RunEventPublisher } from "../events/run-event-publisher.js";
 import { truncateMiddle } from "../loop/truncate-middle.js";
 import type { TurnRunnerDeps } from "../turn/turn-runner.js";
 import { buildSubagentPrompt } from "./subagent-prompt.js";
+import { dateNote } from "../prompt/conversation-note.js";
 import { subagentsForTurn, type SubagentRunner } from "./subagent-runner.js";
 import { doneEvent } from "../events/done-event.js";
 import { errorEvent } from "../events/error-event.js";
 import { spentBeforeFailure } from "../turn/turn-spending.js";
 import { UsageMeter } from "../model/usage-meter.js";
 import { familyEnded, familyStillRuns, whileFamilyRuns } from "./family-guard.js";
+import type { TurnBudget } from "../spending/budgets.js";
+import { withinBudget } from "../spending/within-budget.js";
 
 export type ChildRunRequest = RunStartRequest & { parent: RunParent };
 
@@ -57,8 +60,12 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
   );
   active.add(sessionId, runId, controller);
   const stillRuns = () => familyStillRuns(deps.store, sessionId, request.owner, parent, log);
+  // its parent's project and user pay for it: their budgets are asked before each of its model calls, with what
+  // the child has spent so far (its parent's spending not yet counted is not seen: docs/models.md "Budgets")
+  let budget: TurnBudget | undefined;
+  const checkBudget = (): Promise<void> => budget?.check((meter?.usage.cost ?? 0) + (subagents?.usage.cost ?? 0)) ?? Promise.resolve();
   // the child's own model calls and its subagents': what it spent, kept whatever becomes of it
-  const meter = deps.model ? new UsageMeter(whileFamilyRuns(deps.model, stillRuns)) : undefined;
+  let meter: UsageMeter | undefined;
   let subagents: SubagentRunner | undefined;
   try {
     // checked after it is registered for cancels, so a cancel that comes during the check still reaches it
@@ -66,10 +73,14 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
       log.info("the subagent's parent turn has ended before it started; dropped");
       throw familyEnded();
     }
-    if (!meter) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
     const agent = await deps.registry.agent(request.agent_id);
-    emit({ type: "session", agent_id: agent.id, attempt });
     const projectId = await childProject(deps, request);
+    // the route of the agent it runs as, in its chat's project: a child of the same agent takes its parent's route
+    const routed = deps.models.pick({ agent: agent.id, module: agent.bundleName, project: projectId });
+    if (!routed) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
+    meter = new UsageMeter(withinBudget(whileFamilyRuns(routed.caller, stillRuns), checkBudget), routed.price);
+    emit({ type: "session", agent_id: agent.id, attempt, model: routed.model });
+    budget = await deps.budgets?.forTurn(projectId, request.owner);
     // the same project and chat as its root turn; what it writes is authored by the chat's owner and its own agent
     const context: ToolContext = { session_id: sessionId, bundle_path: agent.bundlePath, project_id: projectId, user: request.owner, agent_id: agent.id };
     const loopRunId = `${runId}:${attempt}`;
@@ -92,6 +103,7 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
     const output = await runAgentLoop({
       model: meter,
       messages,
+      conversationNote: dateNote(new Date()),
       tools: deps.tools,
       toolNames: toolsForAgent(agent, { subagents: true }),
       context,
@@ -103,8 +115,8 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
     });
     await subagents?.settled();
     const usage = addUsage(output.usage, subagents?.usage ?? zeroUsage());
-    events.finish(doneEvent(output, usage, subagents, usage));
-    log.info({ iterations: output.iterations, usage }, "subagent completed");
+    events.finish(doneEvent(output, usage, subagents, usage, routed.model));
+    log.info({ iterations: output.iterations, usage, model: routed.model }, "subagent completed");
   } catch (error) {
     // what it spent goes to its parent on the error event, which sums it into the turn's usage
     const spent = await spentBeforeFailure(meter, subagents);

@@ -44,7 +44,8 @@ function startFakeToolRunner(prefix: string): void {
 }
 
 const isChild = (body: ChatRequestBody) => String(body.messages[0]?.content).includes("working as a subagent");
-const userText = (body: ChatRequestBody) => String(body.messages.find((message) => message.role === "user")?.content);
+// the latest user message: a turn's own text or a child's task, after the system's note of the day
+const userText = (body: ChatRequestBody) => String(body.messages.findLast((message) => message.role === "user")?.content);
 const toolMessages = (body: ChatRequestBody) => body.messages.filter((message) => message.role === "tool").map((message) => JSON.parse(String(message.content)) as Record<string, unknown>);
 const offeredTools = (body: ChatRequestBody) => (body.tools ?? []).map((tool) => tool.function.name);
 const lastIsTool = (body: ChatRequestBody) => body.messages.at(-1)?.role === "tool";

@@ -23,7 +23,8 @@ import type { ProjectStore } from "../projects/project-store.js";
 import { placeTurn, type TurnPlace } from "../projects/turn-project.js";
 import { subagentsForTurn, type SubagentRunner } from "../subagents/subagent-runner.js";
 import { buildSystemPrompt, type AgentRules } from "../prompt/system-prompt.js";
-import type { ModelCaller } from "../loop/model-caller.js";
+import { dateNote } from "../prompt/conversation-note.js";
+import type { ModelRouter } from "../model/model-router.js";
 import type { RegistryLookups } from "../agent/registry-lookups.js";
 import type { StartCache } from "../agent/start-cache.js";
 import type { ToolCaller } from "../loop/tool-caller.js";
@@ -35,6 +36,10 @@ import { recordTurnEnd } from "./turn-telemetry.js";
 import { keptOnFailure } from "./kept-on-failure.js";
 import { modelConversation, storedUserMessage } from "./attached-user-message.js";
 import { decideTurnAcceptance, type TurnAcceptance } from "./turn-acceptance.js";
+import type { Budgets, TurnBudget } from "../spending/budgets.js";
+import type { SpendingStore } from "../spending/spending-store.js";
+import { TurnSpendingCounter } from "../spending/turn-spending-counter.js";
+import { withinBudget } from "../spending/within-budget.js";
 
 export interface TurnRunnerDeps {
   connection: NatsConnection;
@@ -47,8 +52,8 @@ export interface TurnRunnerDeps {
   /** the agents' starts, kept until a file they read changes */
   starts: StartCache;
   tools: ToolCaller;
-  /** undefined when no model is configured: a turn then answers MODEL_NOT_CONFIGURED */
-  model: ModelCaller | undefined;
+  /** the model routes: each turn is given the one for its agent, module and project (MODEL_NOT_CONFIGURED when none) */
+  models: ModelRouter;
   active: ActiveTurns;
   subjectPrefix: string;
   /** adds a run-queue slot while a subagent runs (RunQueue.lendSlot) */
@@ -58,6 +63,10 @@ export interface TurnRunnerDeps {
    * message the client sends as soon as it hears `done` finds the slot free
    */
   releaseUserSlot?: () => Promise<void>;
+  /** what turns spent (docs/models.md "Cost totals"); without it nothing is counted */
+  spending?: SpendingStore;
+  /** the projects' and users' budgets; without them no turn is refused for its cost */
+  budgets?: Budgets;
 }
 
 /**
@@ -84,14 +93,21 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
   const dropStart = new AbortController();
   // what the loop adds, kept here so that an answer cut at its size limit is saved (keptOnFailure)
   const added: ChatCompletionMessageParam[] = [];
+  // the budgets, asked before each model call with what this turn has spent so far (its subagents' included)
+  let budget: TurnBudget | undefined;
+  const checkBudget = (): Promise<void> => budget?.check((meter?.usage.cost ?? 0) + (subagents?.usage.cost ?? 0)) ?? Promise.resolve();
   // every model call's tokens and the subagents', kept whatever becomes of the turn (usage-meter.ts)
-  const meter = deps.model ? new UsageMeter(deps.model) : undefined;
+  let meter: UsageMeter | undefined;
   let subagents: SubagentRunner | undefined;
+  const spending = new TurnSpendingCounter(deps.spending, { runKey: `${request.run_id}:${attempt}`, user: request.owner }, log);
   try {
-    if (!meter) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
     const rules = getAgentRules(deps, request.agent_id, log);
     const agent = await deps.registry.agent(request.agent_id);
     const place = await placeTurn({ sessions: store, projects: deps.projects }, request);
+    // the agent's route: by its id, its module and the chat's project (docs/models.md "Routes")
+    const routed = deps.models.pick({ agent: agent.id, module: agent.bundleName, project: place.projectId });
+    if (!routed) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
+    meter = new UsageMeter(withinBudget(routed.caller, checkBudget), routed.price);
     // what the tools write is the project's, authored by the chat's owner and its agent
     const context: ToolContext = {
       session_id: request.session_id,
@@ -104,10 +120,12 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     // a refused turn reports its refusal, and its start is stopped and never seen
     const starting = keptAgentStart(deps, agent, context, `${request.run_id}:${attempt}:start`, AbortSignal.any([controller.signal, dropStart.signal]));
     starting.catch(() => undefined);
-    const acceptance = await acceptTurn(deps, request, attempt, agent, place);
+    budget = await deps.budgets?.forTurn(place.projectId, request.owner);
+    const acceptance = await acceptTurn(deps, request, attempt, agent, place, checkBudget);
     if ("dropped" in acceptance) return log.info({ decision: acceptance.dropped }, "the turn is already running or has ended; this delivery is dropped");
     accepted = acceptance;
-    events.emit({ type: "session", agent_id: agent.id, project_id: place.projectId, attempt });
+    spending.placed(place.projectId, agent.id);
+    events.emit({ type: "session", agent_id: agent.id, project_id: place.projectId, attempt, model: routed.model });
     const start = await starting;
     const toolNames = toolsForAgent(agent, { subagents: true });
     // kept as typed, its attachments beside it; the model reads them composed (attached-user-message.ts)
@@ -128,6 +146,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
         { role: "system", content: buildSystemPrompt(agent, start, { rules: await rules, tools: toolNames }) },
         ...modelConversation([...accepted.session.messages, userMessage]),
       ],
+      conversationNote: dateNote(new Date()),
       tools,
       toolNames,
       context,
@@ -147,11 +166,13 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       usage: addUsage(accepted.session.usage, usage),
       turns: accepted.session.turns + 1,
     };
+    // counted before the session is saved: a crash between the two runs the turn again, and both deliveries were paid for
+    await spending.count(usage);
     // the final state is saved before the final event, so a client that hears `done` reads it
     await finishSession(store, session, "completed", accepted.version);
     await deps.releaseUserSlot?.();
-    events.finish(doneEvent(output, usage, subagents, session.usage));
-    log.info(recordTurnEnd({ agentId: agent.id, outcome: "completed", startedAt, output, usage }), "turn completed");
+    events.finish(doneEvent(output, usage, subagents, session.usage, routed.model));
+    log.info({ ...recordTurnEnd({ agentId: agent.id, outcome: "completed", startedAt, output, usage }), model: routed.model }, "turn completed");
   } catch (error) {
     const status: SessionStatus = AppError.is(error) && error.code === "CANCELLED" ? "cancelled" : "failed";
     // the tokens spent before it failed count as a success's do: in the session, the error event and the metrics
@@ -167,6 +188,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     if (AppError.is(error)) log.warn({ ...ended, code: error.code, cause: describeCause(error.cause) }, error.message);
     else log.error({ ...ended, err: error }, "turn failed");
     if (accepted) {
+      await spending.count(spent?.usage);
       const { session } = accepted;
       await finishSession(store, { ...keptOnFailure(error, session, storedUserMessage(request), added), usage: sessionUsage ?? session.usage }, status, accepted.version).catch((saveError: unknown) => log.error({ err: saveError }, "session status not saved"));
     }
@@ -198,13 +220,28 @@ interface DroppedTurn {
  * is created running in one KV create; a turn of an existing chat is written with compare-and-set on the head it
  * was decided from, so of two turns that read the same idle head one is marked and the other is SESSION_BUSY.
  */
-async function acceptTurn(deps: TurnRunnerDeps, request: RunStartRequest, attempt: number, agent: AgentDefinition, place: TurnPlace): Promise<AcceptedTurn | DroppedTurn> {
+async function acceptTurn(
+  deps: TurnRunnerDeps,
+  request: RunStartRequest,
+  attempt: number,
+  agent: AgentDefinition,
+  place: TurnPlace,
+  admit: () => Promise<void>,
+): Promise<AcceptedTurn | DroppedTurn> {
   if (request.new_session) {
-    // the chat's pointers, then its head in one KV create; if the id exists, this is a redelivery and the checks below apply
-    const created = await retryWhileLeaderless(() =>
-      deps.store.createRunning({ id: request.session_id, agentId: agent.id, owner: request.owner, projectId: place.projectId, runId: request.run_id }),
+    // past a budget, a new chat is not made; unless it exists already (a redelivery), which the checks below decide
+    const refused = await admit().then(
+      () => undefined,
+      (error: unknown) => error,
     );
+    // the chat's pointers, then its head in one KV create; if the id exists, this is a redelivery and the checks below apply
+    const created = refused
+      ? undefined
+      : await retryWhileLeaderless(() =>
+          deps.store.createRunning({ id: request.session_id, agentId: agent.id, owner: request.owner, projectId: place.projectId, runId: request.run_id }),
+        );
     if (created) return { session: created.record, version: created.version, agent };
+    if (refused && !(await retryWhileLeaderless(() => deps.store.get(request.session_id, request.owner)))) throw refused;
   }
   const stored = place.stored ?? (await retryWhileLeaderless(() => deps.store.get(request.session_id, request.owner)));
   if (!stored) throw new AppError("SESSION_NOT_FOUND", "Session not found");
@@ -213,6 +250,9 @@ async function acceptTurn(deps: TurnRunnerDeps, request: RunStartRequest, attemp
   const decision = decideTurnAcceptance({ runId: request.run_id, attempt, session: record, lifetime: deps.config, now: Date.now() });
   if (decision === "busy") throw new AppError("SESSION_BUSY", "A turn is already running in this session");
   if (decision !== "accept") return { dropped: decision };
+  // refused unstarted past a budget (BUDGET_EXCEEDED), the session left as it was; a takeover of a turn already marked
+  // running was admitted when it started, and its next model call asks the budgets again
+  if (!(record.status === "running" && record.run_id === request.run_id)) await admit();
   // a chat an orchestrator from before projects wrote is placed in the project found for it
   if (record.project_id === undefined && !(await retryWhileLeaderless(() => deps.store.point(record.id, record.owner, place.projectId)))) {
     throw new AppError("SESSION_NOT_FOUND", "Session not found");

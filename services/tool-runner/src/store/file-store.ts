@@ -83,6 +83,8 @@ export interface FileStoreOptions {
    */
   interleaved?: (key: string, base: number, written: number) => Promise<string | undefined>;
   now?: () => Date;
+  /** told of every write once its index has moved (the audit log's `file_written`, tool-runner-service.ts); never awaited */
+  onCommitted?: (space: FileSpaceRef, written: readonly FileRevision[], author: FileAuthor) => void;
 }
 
 // compare-and-set rounds one change may take when other writers keep winning; each round re-reads the index
@@ -130,7 +132,15 @@ export class FileStore {
   /** Opens (and creates where missing) the buckets of `subjectPrefix`'s set with `replicas` copies. */
   static async open(
     js: JetStreamClient,
-    settings: { flush: () => Promise<void>; subjectPrefix: string; replicas: number; cacheBytes: number; quotas: FileStoreOptions["quotas"]; maxIndexBytes: number },
+    settings: {
+      flush: () => Promise<void>;
+      subjectPrefix: string;
+      replicas: number;
+      cacheBytes: number;
+      quotas: FileStoreOptions["quotas"];
+      maxIndexBytes: number;
+      onCommitted?: FileStoreOptions["onCommitted"];
+    },
   ): Promise<FileStore> {
     const names = jetStreamNames(settings.subjectPrefix);
     const replicas = settings.replicas;
@@ -149,12 +159,13 @@ export class FileStore {
       cache: new ContentCache(settings.cacheBytes),
       quotas: settings.quotas,
       maxIndexBytes: settings.maxIndexBytes,
+      ...(settings.onCommitted ? { onCommitted: settings.onCommitted } : {}),
       ...checks,
     });
   }
 
   /** The store a tool-runner with `config` uses, on `connection`'s JetStream, its bucket names led by `subjectPrefix`. */
-  static forConfig(connection: NatsConnection, subjectPrefix: string, config: FileStoreConfig): Promise<FileStore> {
+  static forConfig(connection: NatsConnection, subjectPrefix: string, config: FileStoreConfig, onCommitted?: FileStoreOptions["onCommitted"]): Promise<FileStore> {
     const maxPayload = connection.info?.max_payload ?? 1024 * 1024;
     return FileStore.open(connection.jetstream(), {
       flush: () => connection.flush(),
@@ -167,6 +178,7 @@ export class FileStore {
       },
       // the index travels as one message, with room for its framing
       maxIndexBytes: maxPayload - replyOverheadBytes,
+      ...(onCommitted ? { onCommitted } : {}),
     });
   }
 
@@ -343,7 +355,9 @@ export class FileStore {
           this.recorded(historyKey(space, revision.path), encoder.encode(JSON.stringify({ written: revision, ...(replaced ? { replaced } : {}) }))),
         ),
       );
-      return written.map(({ revision }) => revision);
+      const revisions = written.map(({ revision }) => revision);
+      this.options.onCommitted?.(space, revisions, author);
+      return revisions;
     }
     throw alwaysBusy();
   }

@@ -28,5 +28,5 @@ export const ProjectDeleteReply = z.union([z.object({ success: z.literal(true), 
 export type ProjectDeleteReply = z.infer<typeof ProjectDeleteReply>;
 
 /** The operations on `agent.project.<operation>`. */
-export const projectOperations = ["create", "list", "get", "rename", "delete", "members", "member_put", "member_delete"] as const;
+export const projectOperations = ["create", "list", "get", "rename", "delete", "members", "member_put", "member_delete", "usage", "budget"] as const;
 export type ProjectOperation = (typeof projectOperations)[number];

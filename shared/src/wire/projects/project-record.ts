@@ -27,6 +27,8 @@ export const ProjectRecord = z.object({
   owner: userNameSchema,
   members: z.record(z.string(), MemberRole),
   personal: z.boolean(),
+  /** the owner's own monthly budget, in place of BUDGET_PROJECT_MONTHLY (docs/models.md "Budgets"); absent: the default */
+  monthly_budget: z.number().nonnegative().optional(),
   created_at: z.string(),
   updated_at: z.string(),
 });

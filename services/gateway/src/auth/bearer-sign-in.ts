@@ -1,0 +1,50 @@
+import { AppError } from "@agent-orchestrator/shared";
+import type { GatewayContext } from "../gateway-context.js";
+import type { SignIn } from "./auth-throttle.js";
+import { looksLikeJwt } from "./provider-jwt.js";
+
+/** One kind of bearer token: the sign-in it comes to, or undefined when `token` is not of this kind (the next kind is asked). */
+export type BearerResolver = (token: string) => Promise<SignIn | undefined>;
+
+type BearerContext = Pick<GatewayContext, "config" | "authFailures" | "oidc" | "personalTokens">;
+
+/**
+ * The kinds of bearer token the gateway accepts, asked in this order; each tells its own tokens apart by
+ * their shape, so a token costs at most one check that can succeed:
+ * 1. a JWT signed by the OpenID provider (auth/provider-jwt.ts), with OIDC_ISSUER;
+ * 2. a personal API token (`aop_…`, tokens/personal-tokens.ts), looked up in KV;
+ * 3. an AUTH_TOKENS token.
+ */
+export function bearerResolvers(context: BearerContext): BearerResolver[] {
+  const resolvers: BearerResolver[] = [];
+  const { oidc } = context;
+  if (oidc) resolvers.push(async (token) => (looksLikeJwt(token) ? oidc.jwt.check(token) : undefined));
+  resolvers.push(async (token) => {
+    const found = await context.personalTokens.userOf(token);
+    return found && { ok: true, user: found.user };
+  });
+  const tokens = context.config.AUTH_TOKENS;
+  if (tokens) {
+    resolvers.push(async (token) => {
+      const user = tokens.get(token);
+      return user === undefined ? undefined : { ok: true, user };
+    });
+  }
+  return resolvers;
+}
+
+/**
+ * Checks a bearer token presented from `address` against every kind in turn, under the limit on wrong
+ * tokens per address (auth/auth-throttle.ts): a token no kind knows is a wrong one, like a refused JWT.
+ */
+export function bearerSignIn(context: BearerContext) {
+  const resolvers = bearerResolvers(context);
+  const check = async (token: string): Promise<SignIn> => {
+    for (const resolve of resolvers) {
+      const signedIn = await resolve(token);
+      if (signedIn) return signedIn;
+    }
+    return { ok: false, error: new AppError("UNAUTHORIZED", "A valid bearer token is required") };
+  };
+  return (address: string, token: string): Promise<SignIn> => context.authFailures.signIn(address, token, check);
+}

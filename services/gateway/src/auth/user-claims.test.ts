@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { userOfClaims } from "./user-claims.js";
+
+const rules = { OIDC_USER_CLAIM: "sub", OIDC_GROUPS_CLAIM: "groups", OIDC_ALLOWED_GROUPS: [] as string[], OIDC_ALLOWED_DOMAINS: [] as string[] };
+
+describe("userOfClaims", () => {
+  it("names the user by OIDC_USER_CLAIM", () => {
+    expect(userOfClaims({ sub: "ada" }, rules)).toEqual({ ok: true, user: "ada" });
+    expect(userOfClaims({ sub: "x", email: "ada@example.com" }, { ...rules, OIDC_USER_CLAIM: "email" })).toEqual({ ok: true, user: "ada@example.com" });
+  });
+
+  it("refuses a claim that is missing, not a string, inherited, or holds characters a user name may not", () => {
+    for (const claims of [{}, { sub: 42 }, { sub: "a b" }, { sub: "a/b" }, { sub: "x".repeat(129) }, Object.create({ sub: "ada" }) as Record<string, unknown>]) {
+      expect(userOfClaims(claims, rules)).toMatchObject({ ok: false, error: { code: "UNAUTHORIZED" } });
+    }
+  });
+
+  it("lets in only members of an allowed group when groups are set", () => {
+    const staffOnly = { ...rules, OIDC_ALLOWED_GROUPS: ["staff"] };
+    expect(userOfClaims({ sub: "ada", groups: ["guests", "staff"] }, staffOnly)).toEqual({ ok: true, user: "ada" });
+    for (const groups of [undefined, [], ["guests"], "staff"]) {
+      expect(userOfClaims({ sub: "ada", groups }, staffOnly)).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
+    }
+  });
+
+  it("lets in only a verified address of an allowed domain when domains are set", () => {
+    const ours = { ...rules, OIDC_ALLOWED_DOMAINS: ["example.com"] };
+    expect(userOfClaims({ sub: "ada", email: "Ada@Example.COM" }, ours)).toEqual({ ok: true, user: "ada" });
+    expect(userOfClaims({ sub: "ada", email: "ada@example.com", email_verified: true }, ours)).toMatchObject({ ok: true });
+    for (const claims of [{ email: "ada@example.com", email_verified: false }, { email: "ada@example.com.evil.org" }, { email: "ada@sub.example.com" }, { email: "example.com" }, {}]) {
+      expect(userOfClaims({ sub: "ada", ...claims }, ours)).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
+    }
+  });
+});

@@ -1,0 +1,63 @@
+import { AppError } from "@agent-orchestrator/shared";
+
+/** How long a model call may be silent: before the first byte of its answer, and between bytes after it. */
+export interface SilenceLimits {
+  firstByteMs: number;
+  idleMs: number;
+}
+
+/**
+ * A `fetch` for one model call that ends it by silence, never by its length (docs/models.md "Timeouts"): no byte of
+ * the answer for `firstByteMs` after the request is sent (a local model reads the whole prompt before its first
+ * token; the response headers do not count, as some servers send them at once), or for `idleMs` between bytes
+ * once it has begun. Bytes are counted before the SSE parser sees them, so a server's keep-alive comments are signs
+ * of life too. When a limit passes, `stop` gets a MODEL_TIMEOUT error, once; the caller aborts the call with it
+ * (a fetch failure instead would be retried by the openai client, which would wait as long again).
+ * Home-made: the openai client's own `timeout` ends when the response headers come, and fetch measures no silence.
+ */
+export function silenceLimitedFetch(limits: SilenceLimits, stop: (error: AppError) => void, baseFetch: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    let timer: NodeJS.Timeout | undefined;
+    const disarm = () => clearTimeout(timer);
+    const arm = (ms: number, error: () => AppError) => {
+      disarm();
+      timer = setTimeout(() => stop(error()), ms);
+    };
+    arm(limits.firstByteMs, () => firstByteTimeout(limits.firstByteMs));
+    // the call ends (answered, failed, or stopped by its caller): no timer outlives it
+    init?.signal?.addEventListener("abort", disarm, { once: true });
+    let response: Response;
+    try {
+      response = await baseFetch(input, init);
+    } catch (error) {
+      disarm();
+      throw error;
+    }
+    if (!response.body) {
+      disarm();
+      return response;
+    }
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          if (chunk.byteLength > 0) arm(limits.idleMs, () => idleTimeout(limits.idleMs));
+          controller.enqueue(chunk);
+        },
+        flush: disarm,
+      }),
+    );
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+const firstByteTimeout = (ms: number) =>
+  new AppError("MODEL_TIMEOUT", `The model sent nothing for ${seconds(ms)} after the request (MODEL_FIRST_BYTE_TIMEOUT_MS) and was stopped`, {
+    detail: { limit: "first_byte", ms },
+  });
+
+const idleTimeout = (ms: number) =>
+  new AppError("MODEL_TIMEOUT", `The model's answer stopped for ${seconds(ms)} (MODEL_IDLE_TIMEOUT_MS); it was cut there`, {
+    detail: { limit: "idle", ms },
+  });

@@ -1,0 +1,69 @@
+/**
+ * The spending totals against a real JetStream KV bucket: two `SpendingStore`s over one bucket stand for two
+ * orchestrator replicas counting turns at the same moment.
+ */
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import type { Usage } from "@agent-orchestrator/shared";
+import { scratchStreams } from "../testing/scratch-streams.js";
+import { SpendingStore, type SpentTurn } from "./spending-store.js";
+
+const scratch = scratchStreams();
+
+async function twoReplicas() {
+  const bucket = `spending_${randomUUID().slice(0, 8)}`;
+  scratch.track(`KV_${bucket}`);
+  return { first: await SpendingStore.open(scratch.connection(), bucket), second: await SpendingStore.open(scratch.connection(), bucket) };
+}
+
+const usage = (cost: number): Usage => ({ prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100, cached_prompt_tokens: 400, cost });
+const turn = (runKey: string, overrides: Partial<SpentTurn> = {}): SpentTurn => ({
+  runKey,
+  projectId: "p1",
+  user: "ada@example.com",
+  agentId: "bmm/analyst",
+  usage: usage(0.25),
+  at: new Date("2026-11-25T10:00:00Z"),
+  ...overrides,
+});
+
+describe("SpendingStore", () => {
+  it("case 214: loses no increment when two replicas count twenty turns of one project and one user at once", async () => {
+    const { first, second } = await twoReplicas();
+    await Promise.all(Array.from({ length: 20 }, (_unused, index) => (index % 2 === 0 ? first : second).record(turn(`run-${index}:1`))));
+    const month = await first.projectMonth("p1", "2026-11");
+    expect(month.totals).toEqual({ prompt_tokens: 20_000, cached_prompt_tokens: 8_000, completion_tokens: 2_000, cost: 5, turns: 20 });
+    expect(month.byAgent["bmm/analyst"]?.turns).toBe(20);
+    const user = await second.userPeriods("ada@example.com", "2026-11-25", "2026-11");
+    expect(user.day.cost).toBe(5);
+    expect(user.month.turns).toBe(20);
+  });
+
+  it("case 214: counts a delivery once however often it is recorded, and each delivery of a turn that ran twice", async () => {
+    const { first, second } = await twoReplicas();
+    expect(await first.record(turn("r1:1"))).toBe(true);
+    expect(await second.record(turn("r1:1"))).toBe(false);
+    expect(await first.record(turn("r1:1"))).toBe(false);
+    // its orchestrator died after counting it and the turn ran again: the second delivery was paid for too
+    expect(await second.record(turn("r1:2"))).toBe(true);
+    expect((await first.projectMonth("p1", "2026-11")).totals.turns).toBe(2);
+    expect((await first.userPeriods("ada@example.com", "2026-11-25", "2026-11")).day.turns).toBe(2);
+  });
+
+  it("keeps each UTC period apart: a project's months, a user's days and months, by agent", async () => {
+    const { first } = await twoReplicas();
+    await first.record(turn("a:1", { at: new Date("2026-10-31T23:59:59Z"), usage: usage(1) }));
+    await first.record(turn("b:1", { at: new Date("2026-11-01T00:00:00Z"), usage: usage(2), agentId: "bmm/pm" }));
+    await first.record(turn("c:1", { at: new Date("2026-11-01T08:00:00Z"), usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }));
+    const months = await first.projectMonths("p1");
+    expect(Object.fromEntries([...months].map(([period, totals]) => [period, totals.cost]))).toEqual({ "2026-10": 1, "2026-11": 2 });
+    expect((await first.projectMonth("p1", "2026-11")).byAgent).toEqual({
+      "bmm/pm": { prompt_tokens: 1000, cached_prompt_tokens: 400, completion_tokens: 100, cost: 2, turns: 1 },
+      // a route without a price: tokens counted, no cost
+      "bmm/analyst": { prompt_tokens: 10, cached_prompt_tokens: 0, completion_tokens: 5, cost: 0, turns: 1 },
+    });
+    expect(await first.userPeriods("ada@example.com", "2026-10-31", "2026-10")).toMatchObject({ day: { cost: 1 }, month: { cost: 1 } });
+    expect(await first.userPeriods("ada@example.com", "2026-11-01", "2026-11")).toMatchObject({ day: { cost: 2, turns: 2 }, month: { cost: 2 } });
+    expect((await first.userPeriods("bob", "2026-11-01", "2026-11")).day.turns).toBe(0);
+  });
+});

@@ -1,0 +1,151 @@
+import type { KV, NatsConnection } from "nats";
+import { addSpending, decodeJson, encodeJson, KeyedQueue, retryWhileLeaderless, SpendingTotals, zeroSpending, type Usage } from "@agent-orchestrator/shared";
+import { z } from "zod";
+import { retryOnConflict } from "../nats/compare-and-set.js";
+import { dayOf, monthOf } from "./spending-periods.js";
+
+/**
+ * The deliveries a key remembers having counted. A delivery is counted by one process, key after key, so the only
+ * second attempt at the same key is a retry of a write whose reply was lost, moments later: a few dozen is plenty.
+ */
+const rememberedRuns = 32;
+/** A user's days and months kept: enough for today, this month and the month before. */
+const keptDays = 62;
+const keptMonths = 24;
+
+const ProjectMonth = SpendingTotals.extend({ by_agent: z.record(z.string(), SpendingTotals), runs: z.array(z.string()) });
+const UserSpending = z.object({ days: z.record(z.string(), SpendingTotals), months: z.record(z.string(), SpendingTotals), runs: z.array(z.string()) });
+
+/** One ended delivery of a turn, to count: its usage (its subagents' included), where it ran and for whom. */
+export interface SpentTurn {
+  /** the turn's run id and the delivery that ran it (`<run id>:<attempt>`): each delivery that ran paid for its calls */
+  runKey: string;
+  projectId: string;
+  user: string;
+  agentId: string;
+  usage: Usage;
+  at: Date;
+}
+
+/** A project's month as stored: its totals and each agent's. */
+export interface ProjectMonthSpending {
+  totals: SpendingTotals;
+  byAgent: Record<string, SpendingTotals>;
+}
+
+const projectPrefix = (projectId: string): string => `p.${projectId}.`;
+/** User names may hold characters KV keys do not allow: the key holds them base64url-encoded. */
+const userKey = (user: string): string => `u.${Buffer.from(user, "utf8").toString("base64url")}`;
+
+/** A turn's usage as totals: cached tokens are part of the prompt tokens; a route without a price costs 0. */
+export const spendingOf = (usage: Usage): SpendingTotals => ({
+  prompt_tokens: usage.prompt_tokens,
+  cached_prompt_tokens: usage.cached_prompt_tokens ?? 0,
+  completion_tokens: usage.completion_tokens,
+  cost: usage.cost ?? 0,
+  turns: 1,
+});
+
+/**
+ * What turns spent, in the JetStream KV bucket `spending` (docs/models.md "Cost totals"): `p.<project>.<yyyy-mm>`
+ * holds a project's month with each agent's share, `u.<user, base64url>` a user's recent days and months (UTC). A
+ * delivery is added to each key by compare-and-set, made again from a fresh read when another replica wrote first,
+ * so no increment is lost; each key remembers the deliveries it counted, so a retried write counts once.
+ */
+export class SpendingStore {
+  private readonly queue = new KeyedQueue();
+
+  private constructor(private readonly kv: KV) {}
+
+  static async open(connection: NatsConnection, bucket: string): Promise<SpendingStore> {
+    // no byte limit (JetStream would reserve it on disk): the keys are small and bounded, a few hundred bytes per project
+    // and month (more with many agents) and at most ~10 KB per user with its kept days and months
+    return new SpendingStore(await connection.jetstream().views.kv(bucket, { history: 1 }));
+  }
+
+  /** Adds a delivery's spending to its project's month and its user's day and month; false when both had it already. */
+  async record(turn: SpentTurn): Promise<boolean> {
+    const spent = spendingOf(turn.usage);
+    const month = monthOf(turn.at);
+    const day = dayOf(turn.at);
+    const project = await this.change(projectPrefix(turn.projectId) + month, ProjectMonth, (stored) => {
+      const current = stored ?? { ...zeroSpending(), by_agent: {}, runs: [] };
+      if (current.runs.includes(turn.runKey)) return undefined;
+      const agent = Object.hasOwn(current.by_agent, turn.agentId) ? current.by_agent[turn.agentId] : undefined;
+      return {
+        ...addSpending(current, spent),
+        by_agent: { ...current.by_agent, [turn.agentId]: addSpending(agent ?? zeroSpending(), spent) },
+        runs: remember(current.runs, turn.runKey),
+      };
+    });
+    const user = await this.change(userKey(turn.user), UserSpending, (stored) => {
+      const current = stored ?? { days: {}, months: {}, runs: [] };
+      if (current.runs.includes(turn.runKey)) return undefined;
+      return {
+        days: latest({ ...current.days, [day]: addSpending(ownOrZero(current.days, day), spent) }, keptDays),
+        months: latest({ ...current.months, [month]: addSpending(ownOrZero(current.months, month), spent) }, keptMonths),
+        runs: remember(current.runs, turn.runKey),
+      };
+    });
+    return project || user;
+  }
+
+  /** A project's spending in `month` (`yyyy-mm`). */
+  async projectMonth(projectId: string, month: string): Promise<ProjectMonthSpending> {
+    const stored = await this.read(projectPrefix(projectId) + month, ProjectMonth);
+    if (!stored) return { totals: zeroSpending(), byAgent: {} };
+    const { by_agent: byAgent, runs: _runs, ...totals } = stored.value;
+    return { totals, byAgent };
+  }
+
+  /** Every month the project spent in, as `yyyy-mm` → totals. */
+  async projectMonths(projectId: string): Promise<Map<string, SpendingTotals>> {
+    const prefix = projectPrefix(projectId);
+    // collect the keys first: awaiting other KV calls while iterating cuts the key listing short
+    const keys: string[] = [];
+    for await (const key of await retryWhileLeaderless(() => this.kv.keys(`${prefix}*`))) keys.push(key);
+    const months = new Map<string, SpendingTotals>();
+    for (const key of keys) months.set(key.slice(prefix.length), (await this.projectMonth(projectId, key.slice(prefix.length))).totals);
+    return months;
+  }
+
+  /** A user's spending on `day` (`yyyy-mm-dd`) and in `month` (`yyyy-mm`), across every project. */
+  async userPeriods(user: string, day: string, month: string): Promise<{ day: SpendingTotals; month: SpendingTotals }> {
+    const stored = await this.read(userKey(user), UserSpending);
+    return { day: ownOrZero(stored?.value.days ?? {}, day), month: ownOrZero(stored?.value.months ?? {}, month) };
+  }
+
+  private async read<S extends z.ZodType>(key: string, schema: S): Promise<{ value: z.infer<S>; revision: number } | undefined> {
+    const entry = await retryWhileLeaderless(() => this.kv.get(key));
+    if (!entry || entry.operation !== "PUT") return undefined;
+    return { value: decodeJson(entry.value, schema) as z.infer<S>, revision: entry.revision };
+  }
+
+  /** Reads a key, lets `edit` say what it becomes (undefined: leave it) and writes that by compare-and-set; whether it wrote. */
+  private change<S extends z.ZodType>(key: string, schema: S, edit: (stored: z.infer<S> | undefined) => z.infer<S> | undefined): Promise<boolean> {
+    return this.queue.run(key, () =>
+      retryOnConflict(async () => {
+        const stored = await this.read(key, schema);
+        const next = edit(stored?.value);
+        if (next === undefined) return false;
+        const value = encodeJson(next);
+        await retryWhileLeaderless(() => (stored ? this.kv.update(key, value, stored.revision) : this.kv.create(key, value)));
+        return true;
+      }),
+    );
+  }
+}
+
+const remember = (runs: readonly string[], runKey: string): string[] => [...runs, runKey].slice(-rememberedRuns);
+
+const ownOrZero = (totals: Record<string, SpendingTotals>, period: string): SpendingTotals =>
+  (Object.hasOwn(totals, period) ? totals[period] : undefined) ?? zeroSpending();
+
+/** The `count` latest periods (ISO dates sort as text). */
+function latest(totals: Record<string, SpendingTotals>, count: number): Record<string, SpendingTotals> {
+  return Object.fromEntries(
+    Object.entries(totals)
+      .sort(([a], [b]) => b.localeCompare(a))
+      .slice(0, count),
+  );
+}

@@ -1,0 +1,75 @@
+import { z } from "zod";
+
+/**
+ * The audit log (docs/audit.md): one record per security-relevant act, in the JetStream stream `AUDIT` on
+ * `audit.<project or _>.<actor, base64url, or _>.<action>` (subjects.audit), so a project's records, or one
+ * actor's, are read with a subject filter. A record never holds file contents, secrets or tokens.
+ */
+export const AuditAction = z.enum([
+  "sign_in",
+  "sign_out",
+  "sign_in_failed",
+  "token_created",
+  "token_revoked",
+  "project_created",
+  "project_renamed",
+  "project_deleted",
+  "member_put",
+  "member_removed",
+  "file_uploaded",
+  "file_written",
+  "file_restored",
+  "file_deleted",
+  "archive_exported",
+  "archive_imported",
+  "snapshot_put",
+  "snapshot_deleted",
+  "chat_started",
+  "chat_cancelled",
+  "chat_deleted",
+]);
+export type AuditAction = z.infer<typeof AuditAction>;
+
+/** ok: done; refused: the caller may not (401, 403, 404 of a project they cannot see, a limit); failed: it went wrong. */
+export const AuditOutcome = z.enum(["ok", "refused", "failed"]);
+export type AuditOutcome = z.infer<typeof AuditOutcome>;
+
+/** Longest `detail` kept: a code or a short note, never content. */
+export const maxAuditDetailChars = 200;
+
+export const AuditRecord = z.object({
+  id: z.string(),
+  /** ISO time the act was recorded */
+  time: z.string(),
+  /** the user who acted; `_` when nobody signed in (a failed sign-in) */
+  actor: z.string(),
+  action: AuditAction,
+  project_id: z.string().optional(),
+  /** what the act was on: a file path, a member, a token id, a session id */
+  target: z.string().max(1024).optional(),
+  client_address: z.string().optional(),
+  outcome: AuditOutcome,
+  /** a small note (an error code, a role, a file count); never file contents, secrets or tokens */
+  detail: z.string().max(maxAuditDetailChars).optional(),
+});
+export type AuditRecord = z.infer<typeof AuditRecord>;
+
+/** `GET /api/projects/:id/audit` query. `cursor` is the `next_cursor` of the previous page. */
+export const AuditQuery = z
+  .object({
+    since: z.string().datetime({ offset: true }).optional(),
+    until: z.string().datetime({ offset: true }).optional(),
+    actor: z.string().min(1).max(128).optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(100),
+    cursor: z.string().regex(/^[1-9][0-9]{0,15}$/).optional(),
+  })
+  .strict();
+export type AuditQuery = z.infer<typeof AuditQuery>;
+
+/** A page of records, oldest first, each with its stream sequence; `next_cursor` is absent on the last page. */
+export const AuditPage = z.object({
+  success: z.literal(true),
+  records: z.array(AuditRecord.extend({ seq: z.number().int() })),
+  next_cursor: z.string().optional(),
+});
+export type AuditPage = z.infer<typeof AuditPage>;

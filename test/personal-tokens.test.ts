@@ -1,0 +1,99 @@
+/**
+ * Personal API tokens end to end (docs/tokens.md; docs/security.md cases 197–200): a user signed in by an
+ * AUTH_TOKENS token makes a token, which signs them in on /api, /v1 and /mcp on two gateway replicas; revoked on
+ * one replica, it is refused by the other on the very next request, because every replica looks the token up in
+ * the `personal_tokens` bucket on every request and keeps no copy. The bucket holds only the token's sha256.
+ */
+import { createHash } from "node:crypto";
+import { connect } from "nats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jetStreamNames } from "@agent-orchestrator/shared";
+import { testNatsCredentials } from "./support/nats-harness.js";
+import { startServiceProcess, type ServiceProcess } from "./support/service-processes.js";
+import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import { waitUntil } from "./support/wait-until.js";
+
+const aliceToken = "alice-token-1111";
+let system: TestSystem;
+let second: ServiceProcess;
+let secondUrl: string;
+
+beforeAll(async () => {
+  system = await startTestSystem({ responder: () => ({ text: "ok" }), env: { AUTH_TOKENS: `alice:${aliceToken},bob:bob-token-22222`, HOST: "127.0.0.1" } });
+  // a second gateway replica on the same NATS: tokens made on one are checked by the other
+  second = startServiceProcess("gateway", { ...system.env, PORT: "0" });
+  secondUrl = String((await second.waitForLine((entry) => String(entry["msg"]).startsWith("gateway listening")))["url"]);
+}, 60_000);
+
+afterAll(async () => {
+  await second?.stop();
+  await system?.stop();
+});
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** The status of one request of each API a token may call: /api, /v1 and /mcp (a JSON-RPC ping). */
+async function statuses(base: string, token: string): Promise<{ api: number; v1: number; mcp: number }> {
+  const api = await fetch(`${base}/api/projects`, { headers: bearer(token) });
+  const v1 = await fetch(`${base}/v1/models`, { headers: bearer(token) });
+  const mcp = await fetch(`${base}/mcp`, {
+    method: "POST",
+    headers: { ...bearer(token), "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+  });
+  await Promise.all([api, v1, mcp].map((response) => response.body?.cancel()));
+  return { api: api.status, v1: v1.status, mcp: mcp.status };
+}
+
+async function makeToken(base: string, body: Record<string, unknown>): Promise<{ id: string; token: string }> {
+  const response = await fetch(`${base}/api/tokens`, { method: "POST", headers: { ...bearer(aliceToken), "content-type": "application/json" }, body: JSON.stringify(body) });
+  expect(response.status).toBe(201);
+  return (await response.json()) as { id: string; token: string };
+}
+
+describe("personal API tokens on two gateway replicas", () => {
+  it("case 197: a token made on one replica works on /api, /v1 and /mcp of both, as its user", async () => {
+    const { id, token } = await makeToken(system.url, { name: "laptop" });
+    const ok = { api: 200, v1: 200, mcp: 200 };
+    expect(await statuses(system.url, token)).toEqual(ok);
+    expect(await statuses(secondUrl, token)).toEqual(ok);
+    // it is alice: her token list, read with the token on the other replica, holds it
+    const listed = (await (await fetch(`${secondUrl}/api/tokens`, { headers: bearer(token) })).json()) as { tokens: Array<{ id: string }> };
+    expect(listed.tokens.map((entry) => entry.id)).toContain(id);
+  });
+
+  it("case 198: revoked on one replica, it is refused on the next request on the other, on every API", async () => {
+    const { id, token } = await makeToken(system.url, { name: "to revoke" });
+    expect(await statuses(secondUrl, token)).toEqual({ api: 200, v1: 200, mcp: 200 });
+    const revoked = await fetch(`${system.url}/api/tokens/${id}`, { method: "DELETE", headers: bearer(aliceToken) });
+    expect(revoked.status).toBe(200);
+    expect(await statuses(secondUrl, token)).toEqual({ api: 401, v1: 401, mcp: 401 });
+    expect(await statuses(system.url, token)).toEqual({ api: 401, v1: 401, mcp: 401 });
+  });
+
+  it("case 199: an expired token is refused on both replicas", async () => {
+    const { token } = await makeToken(system.url, { name: "brief", expires_at: new Date(Date.now() + 2_000).toISOString() });
+    const refused = { api: 401, v1: 401, mcp: 401 };
+    for (const base of [system.url, secondUrl]) {
+      await waitUntil(async () => JSON.stringify(await statuses(base, token)) === JSON.stringify(refused), { intervalMs: 100, message: "the token to expire" });
+    }
+  });
+
+  it("case 200: the bucket holds the token's sha256, never the token", async () => {
+    const { token } = await makeToken(system.url, { name: "stored" });
+    const admin = await connect({ servers: system.env["NATS_URL"], user: "admin", pass: testNatsCredentials("admin").NATS_PASSWORD });
+    try {
+      const kv = await admin.jetstream().views.kv(jetStreamNames().personalTokensBucket);
+      const keys: string[] = [];
+      for await (const key of await kv.keys()) keys.push(key);
+      expect(keys).toContain(`hash.${createHash("sha256").update(token).digest("hex")}`);
+      const secret = token.slice("aop_".length);
+      for (const key of keys) {
+        expect(key).not.toContain(secret);
+        expect(new TextDecoder().decode((await kv.get(key))?.value)).not.toContain(secret);
+      }
+    } finally {
+      await admin.close();
+    }
+  });
+});
