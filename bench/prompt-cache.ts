@@ -66,6 +66,11 @@ export async function measurePromptCache(context: BenchContext): Promise<Measure
     const prompts = model.requests.map((request) => ({ tokens: serializedPrompt(request.body), count: promptTokens(request.body) }));
     const shares = prompts.slice(1).map((prompt, index) => commonPrefixTokens(prompts[index]?.tokens ?? [], prompt.tokens) / prompt.tokens.length);
     const prefixTokens = (prompts[0]?.count.system ?? 0) + (prompts[0]?.count.tools ?? 0);
+    // another chat with the same agent: its first call against the first chat's
+    model.requests.length = 0;
+    await chat(chatAgent, chatScript[0]!);
+    const otherChat = serializedPrompt(model.requests[0]!.body);
+    const acrossChats = commonPrefixTokens(prompts[0]?.tokens ?? [], otherChat) / otherChat.length;
 
     // each agent's first call and its workflows' first calls
     const listed = (await (await fetch(`${system.gatewayUrl}/api/agents`)).json()) as { agents: Array<{ id: string }> };
@@ -97,6 +102,12 @@ export async function measurePromptCache(context: BenchContext): Promise<Measure
         target: "the whole prefix repeated",
         met: prefixKept,
       },
+      {
+        label: `${chatAgent}: share of a second chat's first call repeating the first chat's first call`,
+        baseline: "—",
+        system: percent(acrossChats),
+        result: percent(acrossChats),
+      },
       ...figures.map((figure): MeasureRow => {
         const largest = figure.workflows.reduce<AgentFigures["workflows"][number] | undefined>((top, workflow) => (!top || workflow.tokens.total > top.tokens.total ? workflow : top), undefined);
         return {
@@ -117,7 +128,7 @@ export async function measurePromptCache(context: BenchContext): Promise<Measure
         "shares from the start with the previous call's, over its own tokens. The activation: each agent's first call on \"hello\" in a new chat, " +
         "and for each menu item with a skill, the call after load_skill in a new chat (the workflow's first step is read there).",
       rows,
-      details: { release, chat: { agent: chatAgent, messages: chatScript, shares, prefixTokens, calls: prompts.map((prompt) => prompt.count) }, agents: figures },
+      details: { release, chat: { agent: chatAgent, messages: chatScript, shares, prefixTokens, acrossChats, calls: prompts.map((prompt) => prompt.count) }, agents: figures },
       notes: [
         "A provider caches by prefix: what repeats the previous call from its first token is read from the cache (OpenAI bills it as cached input, at a discount).",
         "The first call of a workflow includes the skill's instructions as load_skill returned them; its later steps are read by the model file by file.",

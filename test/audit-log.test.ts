@@ -1,5 +1,5 @@
 /**
- * The audit log end to end (docs/audit.md; docs/security.md cases 201–206): every act on a project, by its owner,
+ * The audit log end to end (docs/audit.md; docs/security.md cases 202–206): every act on a project, by its owner,
  * its members and an agent, is one record in the AUDIT stream with its actor, target and outcome, read by the
  * project's owner alone through `GET /api/projects/:id/audit`, paged and filtered; no record holds a file's
  * contents or a token. Real processes with the production NATS permissions, AUTH_TOKENS, the scripted model.
@@ -95,7 +95,7 @@ afterAll(async () => {
 });
 
 describe("the audit log", { shuffle: false }, () => {
-  it("case 201: records each act on a project with its actor, target and outcome, oldest first", async () => {
+  it("case 204: records each act on a project with its actor, target and outcome, oldest first", async () => {
     const acts: Array<[User, string, string, unknown?, string?]> = [
       ["alice", "PATCH", `/api/projects/${project}`, { name: "Audited project" }],
       ["alice", "PUT", `/api/projects/${project}/members/bob`, { role: "editor" }],
@@ -141,7 +141,7 @@ describe("the audit log", { shuffle: false }, () => {
     for (const record of records) expect(record).toMatchObject({ project_id: project, client_address: expect.stringContaining("127.0.0.1") });
   });
 
-  it("case 202: never holds a file's contents", async () => {
+  it("case 203: never holds a file's contents", async () => {
     const records = await projectRecords(16);
     const upload = records.find((record) => record.action === "file_uploaded" && record.outcome === "ok");
     expect(upload).toBeDefined();
@@ -150,7 +150,7 @@ describe("the audit log", { shuffle: false }, () => {
     expect(JSON.stringify(await streamRecords(subjects.auditAll))).not.toContain(secretContent);
   });
 
-  it("case 203: records a chat started, an agent's write (by the tool-runner), a cancel and a deletion", async () => {
+  it("case 205: records a chat started, an agent's write (published by the tool-runner), a cancel and a deletion", async () => {
     const turn = await api("alice", "POST", "/api/chat", { agent_id: "idea-coach", project_id: project, message: "save {project-root}/notes/brief.md" });
     expect(turn.status).toBe(200);
     const sessionId = turn.body.session_id as string;
@@ -167,7 +167,7 @@ describe("the audit log", { shuffle: false }, () => {
     expect(JSON.stringify(records)).not.toContain(secretContent);
   });
 
-  it("case 204: pages with a cursor and filters by actor and time", async () => {
+  it("pages with a cursor and filters by actor and time", async () => {
     const all = await projectRecords(20);
     const first = await api("alice", "GET", `/api/projects/${project}/audit?limit=3`);
     expect((first.body as AuditPage).records).toEqual(all.slice(0, 3));
@@ -184,12 +184,12 @@ describe("the audit log", { shuffle: false }, () => {
     expect(until.records).toEqual(all.filter((record) => record.time <= middle.time));
   });
 
-  it("case 205: only the owner reads a project's audit: a member gets 403, anyone else 404", async () => {
+  it("case 202: only the owner reads a project's audit: a member gets 403, anyone else 404", async () => {
     expect(await api("bob", "GET", `/api/projects/${project}/audit`)).toMatchObject({ status: 403, body: { error: { code: "PROJECT_FORBIDDEN" } } });
     expect(await api("carol", "GET", `/api/projects/${project}/audit`)).toMatchObject({ status: 404, body: { error: { code: "PROJECT_NOT_FOUND" } } });
   });
 
-  it("case 206: records a token made and revoked outside any project, by its id, never the token", async () => {
+  it("case 203: records a token made and revoked outside any project, by its id, never the token", async () => {
     const made = (await api("bob", "POST", "/api/tokens", { name: "ci" })).body as { id: string; token: string };
     expect((await api("bob", "DELETE", `/api/tokens/${made.id}`)).status).toBe(200);
     const records = await waitUntil(async () => {
@@ -203,7 +203,7 @@ describe("the audit log", { shuffle: false }, () => {
     expect(JSON.stringify(records)).not.toContain(made.token.slice(4));
   });
 
-  it("is exported whole by an operator with `npm run audit:export`, one JSON record per line", async () => {
+  it("case 206: is exported whole by an operator with `npm run audit:export`, one JSON record per line", async () => {
     const all = await projectRecords(20);
     const since = (all[2] as AuditRecord).time;
     const exported = spawnSync(join(repoRoot, "node_modules/.bin/tsx"), ["scripts/audit-export.ts", "--project", project, "--since", since], {
@@ -224,7 +224,7 @@ describe("the audit log", { shuffle: false }, () => {
     expect(refused.status).not.toBe(0);
   });
 
-  it("keeps every service within its NATS permissions while recording", () => {
+  it("case 205: keeps every service within its NATS permissions while recording", () => {
     for (const service of system.processes) expect(service.lines.filter((line) => /Permissions Violation/.test(String(line["msg"]))), service.name).toEqual([]);
   });
 });

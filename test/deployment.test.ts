@@ -251,7 +251,7 @@ describe("deploy/nats/nats-server.conf", () => {
     expect(toolRunner).not.toMatch(/"(RUN_REQUESTS|RUN_EVENTS|KV_sessions|KV_projects|KV_turn_slots|KV_spending)/);
   });
 
-  it("gives the personal tokens and the AUDIT stream to the gateway alone; the tool-runner only publishes an agent's file_written (docs/audit.md)", () => {
+  it("case 205: gives the personal tokens and the AUDIT stream to the gateway alone; the tool-runner only publishes an agent's file_written (docs/audit.md)", () => {
     for (const user of ["registry", "tool-runner", "orchestrator"] as const) {
       expect(userBlock(user), user).not.toMatch(/personal_tokens|\.AUDIT\b/);
     }

@@ -3,11 +3,11 @@
  * checks expect passes every check, and a model that breaks one rule fails exactly the checks graded by that rule
  * and passes all the others. Each eval starts the whole system itself, as the command does. The sample bundle of
  * this repository (bmad/custom/bundles/idea-studio: an XML agent whose workflow is a workflow.yaml) carries the
- * misbehaving models; BMAD 6.12 (skills, BMAD's memlog.py through run_script) and 4.44.3 (a task and template
- * loaded as dependencies) show the journeys of the other release kinds, from the install cache the release
- * tests fill.
+ * misbehaving models; BMAD 6.12 (skills, BMAD's memlog.py through run_script), 6.2 (XML agents whose config
+ * names no language until the eval adds it) and 4.44.3 (a task and template loaded as dependencies) show the
+ * journeys of every release kind, from the install cache the release tests fill.
  */
-import { existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -132,6 +132,7 @@ describe("the eval of a 6.x agent file with a workflow.yaml (the repository's sa
 
 describe.each([
   { release: "6.12.0", kind: "skills", agents: ["analyst", "pm"], journeys: ["activation", "workflow", "script"] },
+  { release: "6.2.0", kind: "6.x agent file", agents: ["analyst"], journeys: ["activation", "workflow"] },
   { release: "4.44.3", kind: "4.x", agents: ["analyst"], journeys: ["activation", "workflow"] },
 ])("the eval of BMAD $release ($kind)", ({ release, kind, agents, journeys }) => {
   it("passes every check for a model that follows BMAD", async () => {
@@ -144,10 +145,13 @@ describe.each([
   }, evalTimeoutMs);
 });
 
-it("refuses a command line it cannot run, in one line", async () => {
+it("refuses a command line it cannot run, in one line, with exit code 2", async () => {
   const { parseEvalArguments } = await import("../scripts/eval/eval-options.js");
   expect(parseEvalArguments(["--model", "m"])).toMatchObject({ ok: false, error: expect.stringContaining("--base-url") as unknown });
   expect(parseEvalArguments(["--base-url", "http://x/v1", "--model", "m", "--bmad-root", "a", "--release", "6.12.0"])).toMatchObject({ ok: false, error: "give --bmad-root or --release, not both" });
   expect(parseEvalArguments(["--base-url", "http://x/v1", "--model", "m", "--repeat", "3", "--agents", "analyst, pm"])).toMatchObject({ ok: true, options: { repeat: 3, agents: ["analyst", "pm"] } });
-  expect(existsSync(join(repoRoot, "scripts/eval/main.ts"))).toBe(true);
+  const run = spawnSync(process.execPath, ["--import", "tsx", join(repoRoot, "scripts/eval/main.ts"), "--model", "m", "--repeat", "0"], { cwd: repoRoot, encoding: "utf8" });
+  expect(run.status).toBe(2);
+  expect(run.stderr.split("\n")[0]).toMatch(/^--base-url: /);
+  expect(run.stderr).toContain("usage: npm run eval -- --base-url URL --model NAME");
 });

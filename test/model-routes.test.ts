@@ -4,6 +4,7 @@
  * list shows which model answers, every call carries its cost with the provider's cached tokens counted, and a
  * model call is ended by silence, never by its length.
  */
+import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
 import { readSse } from "./support/sse.js";
@@ -32,7 +33,7 @@ function defaultModel(request: ChatRequestBody): ScriptedTurn {
   // a first piece, then silence past the idle limit
   if (message.startsWith("stall")) return { text: "I started and then", chunkDelayMs: 6_000 };
   // nothing at all past the first-byte limit
-  if (message.startsWith("think")) return { text: "too late", delayMs: 8_000 };
+  if (message.startsWith("think")) return { text: "too late", delayMs: 15_000 };
   return { text: `default model: ${message}` };
 }
 
@@ -73,7 +74,7 @@ beforeAll(async () => {
       CRITIC_KEY: "critic-secret",
       MODEL_PRICE: "0.5,,1",
       MODEL_IDLE_TIMEOUT_MS: "1500",
-      MODEL_FIRST_BYTE_TIMEOUT_MS: "3000",
+      MODEL_FIRST_BYTE_TIMEOUT_MS: "5000",
     },
   });
 }, 240_000);
@@ -171,6 +172,16 @@ describe("a model call ended by silence, not by its length", () => {
     const turn = await chat({ agent_id: analyst, message: "think hard" });
     expect(turn.error?.["error"]).toMatchObject({ code: "MODEL_TIMEOUT", message: expect.stringContaining("MODEL_FIRST_BYTE_TIMEOUT_MS") });
     expect(system.model.requests.slice(before).map((request) => said(request.body))).toEqual(["think hard"]);
+  });
+});
+
+describe("the route table checked at start", () => {
+  it("stops an orchestrator whose key variable is not set, with one line naming the route and the field", async () => {
+    const badRoutes = JSON.stringify({ routes: [{ name: "pm-local", match: { agent: pm }, base_url: critic.url, model: "m", api_key_env: "NO_SUCH_KEY" }] });
+    const orchestrator = startServiceProcess("orchestrator", { ...system.env, MODEL_ROUTES: badRoutes });
+    const [code] = orchestrator.child.exitCode === null ? ((await once(orchestrator.child, "close")) as [number | null]) : [orchestrator.child.exitCode];
+    expect(code).toBe(1);
+    expect(orchestrator.lines).toEqual([{ msg: "Invalid configuration: MODEL_ROUTES: route 1 (pm-local): api_key_env: NO_SUCH_KEY is not set" }]);
   });
 });
 

@@ -91,6 +91,8 @@ function pageRequest(page: Page, method: string, path: string, body: string): Pr
 describe("signing in on the web page", () => {
   it("shows Sign in, signs ada in at the provider, and lists only the projects she is in", async () => {
     const { page, problems } = await openRecordedPage(browser.context, system, wide);
+    await page.getByRole("dialog", { name: "Sign in" }).waitFor();
+    await screenshot(page, "oidc-sign-in");
     await signIn(page, "ada");
     await page.locator("#project-select option", { hasText: "Ada's plans" }).waitFor({ state: "attached" });
     const names = await projectNames(page);

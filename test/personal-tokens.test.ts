@@ -1,12 +1,13 @@
 /**
- * Personal API tokens end to end (docs/tokens.md; docs/security.md cases 197–200): a user signed in by an
- * AUTH_TOKENS token makes a token, which signs them in on /api, /v1 and /mcp on two gateway replicas; revoked on
+ * Personal API tokens end to end (docs/tokens.md; docs/security.md cases 197–199): a user signed in by an
+ * AUTH_TOKENS token makes a token, which signs them in on /api, /v1, /mcp and /ws on two gateway replicas; revoked on
  * one replica, it is refused by the other on the very next request, because every replica looks the token up in
  * the `personal_tokens` bucket on every request and keeps no copy. The bucket holds only the token's sha256.
  */
 import { createHash } from "node:crypto";
 import { connect } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { jetStreamNames } from "@agent-orchestrator/shared";
 import { testNatsCredentials } from "./support/nats-harness.js";
 import { startServiceProcess, type ServiceProcess } from "./support/service-processes.js";
@@ -41,8 +42,24 @@ async function statuses(base: string, token: string): Promise<{ api: number; v1:
     headers: { ...bearer(token), "content-type": "application/json", accept: "application/json, text/event-stream" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
   });
-  await Promise.all([api, v1, mcp].map((response) => response.body?.cancel()));
+  for (const response of [api, v1, mcp]) await response.body?.cancel();
   return { api: api.status, v1: v1.status, mcp: mcp.status };
+}
+
+/** The HTTP status of a WebSocket upgrade to /ws with the token (101: signed in). */
+function upgradeStatus(base: string, token: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`${base.replace("http", "ws")}/ws`, { headers: { origin: base, ...bearer(token) } });
+    socket.once("upgrade", (response) => {
+      resolve(response.statusCode ?? 0);
+      socket.close();
+    });
+    socket.once("unexpected-response", (_request, response) => {
+      resolve(response.statusCode ?? 0);
+      response.resume();
+    });
+    socket.once("error", reject);
+  });
 }
 
 async function makeToken(base: string, body: Record<string, unknown>): Promise<{ id: string; token: string }> {
@@ -52,26 +69,28 @@ async function makeToken(base: string, body: Record<string, unknown>): Promise<{
 }
 
 describe("personal API tokens on two gateway replicas", () => {
-  it("case 197: a token made on one replica works on /api, /v1 and /mcp of both, as its user", async () => {
+  it("a token made on one replica works on /api, /v1, /mcp and /ws of both, as its user", async () => {
     const { id, token } = await makeToken(system.url, { name: "laptop" });
     const ok = { api: 200, v1: 200, mcp: 200 };
     expect(await statuses(system.url, token)).toEqual(ok);
     expect(await statuses(secondUrl, token)).toEqual(ok);
+    expect(await upgradeStatus(secondUrl, token)).toBe(101);
     // it is alice: her token list, read with the token on the other replica, holds it
     const listed = (await (await fetch(`${secondUrl}/api/tokens`, { headers: bearer(token) })).json()) as { tokens: Array<{ id: string }> };
     expect(listed.tokens.map((entry) => entry.id)).toContain(id);
   });
 
-  it("case 198: revoked on one replica, it is refused on the next request on the other, on every API", async () => {
+  it("case 197: revoked on one replica, it is refused on the next request on the other, on every API and /ws", async () => {
     const { id, token } = await makeToken(system.url, { name: "to revoke" });
     expect(await statuses(secondUrl, token)).toEqual({ api: 200, v1: 200, mcp: 200 });
     const revoked = await fetch(`${system.url}/api/tokens/${id}`, { method: "DELETE", headers: bearer(aliceToken) });
     expect(revoked.status).toBe(200);
     expect(await statuses(secondUrl, token)).toEqual({ api: 401, v1: 401, mcp: 401 });
     expect(await statuses(system.url, token)).toEqual({ api: 401, v1: 401, mcp: 401 });
+    expect(await upgradeStatus(secondUrl, token)).toBe(401);
   });
 
-  it("case 199: an expired token is refused on both replicas", async () => {
+  it("case 198: an expired token is refused on both replicas", async () => {
     const { token } = await makeToken(system.url, { name: "brief", expires_at: new Date(Date.now() + 2_000).toISOString() });
     const refused = { api: 401, v1: 401, mcp: 401 };
     for (const base of [system.url, secondUrl]) {
@@ -79,7 +98,7 @@ describe("personal API tokens on two gateway replicas", () => {
     }
   });
 
-  it("case 200: the bucket holds the token's sha256, never the token", async () => {
+  it("case 199: the bucket holds the token's sha256, never the token", async () => {
     const { token } = await makeToken(system.url, { name: "stored" });
     const admin = await connect({ servers: system.env["NATS_URL"], user: "admin", pass: testNatsCredentials("admin").NATS_PASSWORD });
     try {

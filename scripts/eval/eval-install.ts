@@ -68,7 +68,8 @@ async function configFilesOf(root: string): Promise<string[]> {
 
 /**
  * Sets `user_name` and `communication_language` wherever a config file names them, in the file's own syntax
- * (YAML `key: "v"`, TOML `key = "v"`). A release whose config names neither (4.x) is left as it is.
+ * (YAML `key: "v"`, TOML `key = "v"`), and adds the language to a YAML config that names only the user. A
+ * release whose config names neither (4.x) is left as it is.
  */
 async function writeEvalConfig(root: string, config: EvalConfig): Promise<string[]> {
   const written: string[] = [];
@@ -77,7 +78,10 @@ async function writeEvalConfig(root: string, config: EvalConfig): Promise<string
     const text = await readFile(file, "utf8");
     let changed = text;
     for (const [key, value] of Object.entries(values)) {
-      changed = changed.replace(new RegExp(`^(\\s*${key}\\s*)([:=])[^\\n]*$`, "gm"), (_whole, head: string, separator: string) => `${head}${separator} ${JSON.stringify(value)}`);
+      const line = new RegExp(`^(\\s*${key}\\s*)([:=])[^\\n]*$`, "gm");
+      if (line.test(changed)) changed = changed.replace(line, (_whole, head: string, separator: string) => `${head}${separator} ${JSON.stringify(value)}`);
+      // a YAML config that names the user but not the language (6.2's bmm/config.yaml) gets the language added
+      else if (/\.ya?ml$/.test(file) && /^user_name\s*:/m.test(changed)) changed = `${changed.replace(/\n*$/, "\n")}${key}: ${JSON.stringify(value)}\n`;
     }
     if (changed !== text) {
       await writeFile(file, changed);

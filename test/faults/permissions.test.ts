@@ -289,9 +289,9 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
 
   it("each user is denied what the matrix does not give it", async () => {
     const denied: Record<ServiceName, string[]> = {
-      registry: ["agent.run.events.s1.r1", "tool.read_file", "agent.run.request.s1", "$JS.API.STREAM.LIST", "$KV.sessions.s1", "project.files.read", "$KV.file_index.idx"],
+      registry: ["agent.run.events.s1.r1", "tool.read_file", "agent.run.request.s1", "$JS.API.STREAM.LIST", "$KV.sessions.s1", "project.files.read", "$KV.file_index.idx", "audit.p1._.project_deleted", "$KV.personal_tokens.hash.x"],
       // only the gateway queues turns; nobody but the orchestrator (and admin) touches JetStream set-up; it changes files only through tools
-      orchestrator: ["agent.run.request.s1", "registry.changed", "project.files.write", "project.files.delete", "$JS.API.STREAM.DELETE.RUN_EVENTS", "$KV.other.key", "$KV.file_index.idx"],
+      orchestrator: ["agent.run.request.s1", "registry.changed", "project.files.write", "project.files.delete", "$JS.API.STREAM.DELETE.RUN_EVENTS", "$KV.other.key", "$KV.file_index.idx", "audit.p1._.member_put", "$KV.personal_tokens.hash.x", "$JS.API.CONSUMER.CREATE.AUDIT"],
       // the gateway cannot forge events, queue a subagent (which skips the session checks), write sessions or projects behind the
       // orchestrator's back, purge files or touch the file store's buckets behind the tool-runner's
       gateway: [
@@ -313,9 +313,14 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
         "$JS.API.STREAM.PURGE.OBJ_file_contents",
         "$JS.API.STREAM.DELETE.OBJ_file_uploads",
         "$KV.file_index.src.p.p1",
+        // the audit log is kept, never removed (only its limits drop old records)
+        "$JS.API.STREAM.DELETE.AUDIT",
+        "$JS.API.STREAM.PURGE.AUDIT",
       ],
       // the tool-runner answers; it asks nothing of anyone (no turns, no tools, no projects, no purge) and touches no bucket but its own
-      "tool-runner": ["registry.changed", "agent.run.cancel.s1", "agent.session.list", "agent.project.get", "agent.run.request.s1", "tool.read_file", "project.files.purge", "$KV.sessions.s1", "$KV.projects.project.p1", "$KV.spending.u.bG9jYWw", "agent.usage.user"],
+      "tool-runner": ["registry.changed", "agent.run.cancel.s1", "agent.session.list", "agent.project.get", "agent.run.request.s1", "tool.read_file", "project.files.purge", "$KV.sessions.s1", "$KV.projects.project.p1", "$KV.spending.u.bG9jYWw", "agent.usage.user", "agent.models.routes",
+        // of the audit log only an agent's write: no other act, no reading, no tokens (docs/security.md case 205)
+        "audit.p1.YWxpY2U.member_put", "audit.p1.YWxpY2U.project_deleted", "$JS.API.CONSUMER.CREATE.AUDIT", "$KV.personal_tokens.hash.x"],
     };
     const mark = observed.length;
     for (const [service, subjects] of Object.entries(denied) as Array<[ServiceName, string[]]>) {

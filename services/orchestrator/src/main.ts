@@ -13,7 +13,9 @@ if (!routes.ok) {
 const telemetry = loadEnv(telemetryEnvSchema);
 const logger = createLogger(serviceNames.orchestrator, config.LOG_LEVEL);
 const tracing = await startTracing(serviceNames.orchestrator, telemetry, logger);
-if (!isModelConfigured(config)) logger.warn(modelNotConfiguredMessage);
+if (!isModelConfigured(config)) {
+  logger.warn(routes.routes.length > 0 ? "no default model: the turns of agents no route of MODEL_ROUTES matches answer MODEL_NOT_CONFIGURED" : modelNotConfiguredMessage);
+}
 const connection = await connectNats({ url: config.NATS_URL, service: serviceNames.orchestrator, logger });
 const orchestrator = await startOrchestrator({ connection, config, logger, routes: routes.routes });
 const metrics =

@@ -103,7 +103,7 @@ export const RunSubagentArgs = z
 export const toolCatalog = {
   read_file: {
     description:
-      "Read a text file. Use it whenever an instruction says to load or read a file. Paths use the variables {bundle-root}, {core-root}, {project-root} and {session-folder}. Give offset and limit (in lines) to read part of a long file; the result says its total_lines.",
+      "Read a text file. Use it whenever an instruction says to load or read a file. Give offset and limit (in lines) to read part of a long file; the result says its total_lines.",
     args: ReadFileArgs,
   },
   save_output: {
@@ -169,8 +169,17 @@ export type ToolArgs = {
 
 function toolDefinition(name: ToolName) {
   const { description, args } = toolCatalog[name];
-  const { $schema: _schema, ...parameters } = z.toJSONSchema(args) as Record<string, unknown>;
+  const { $schema: _schema, ...parameters } = z.toJSONSchema(args, { override: ({ jsonSchema }) => withoutSafeIntegerBound(jsonSchema) }) as Record<string, unknown>;
   return { type: "function" as const, function: { name, description, parameters } };
+}
+
+/**
+ * zod writes `.int()` as `maximum: 9007199254740991` (Number.MAX_SAFE_INTEGER), a bound no model needs and every
+ * turn would pay for in tokens; the tool-runner still validates with the schema itself.
+ */
+function withoutSafeIntegerBound(schema: Record<string, unknown>): void {
+  if (schema["maximum"] === Number.MAX_SAFE_INTEGER) delete schema["maximum"];
+  if (schema["minimum"] === Number.MIN_SAFE_INTEGER) delete schema["minimum"];
 }
 
 export type ToolDefinition = ReturnType<typeof toolDefinition>;

@@ -29,7 +29,7 @@ const recordsOnce = async (count: number): Promise<AuditPage["records"]> =>
   );
 
 describe("the audit log of a project", () => {
-  it("records each act on the project with its actor, target, outcome and client address, oldest first", async () => {
+  it("case 204: records each act on the project with its actor, target, outcome and client address, oldest first", async () => {
     expect((await send("alice", "PATCH", "/api/projects/team", { name: "Team" })).status).toBe(200);
     expect((await send("alice", "PUT", "/api/projects/team/members/dave", { role: "viewer" })).status).toBe(200);
     expect((await send("alice", "DELETE", "/api/projects/team/members/dave")).status).toBe(200);
@@ -69,7 +69,7 @@ describe("the audit log of a project", () => {
     expect((await page("alice", "?cursor=abc")).status).toBe(400);
   });
 
-  it("is read by the project's owner only: a member gets 403, anyone else 404", async () => {
+  it("case 202: is read by the project's owner only: a member gets 403, anyone else 404", async () => {
     expect((await page("bob")).status).toBe(403);
     expect((await page("carol")).body.error?.code).toBe("PROJECT_FORBIDDEN");
     expect((await page("dave")).status).toBe(404);

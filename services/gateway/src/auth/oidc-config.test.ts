@@ -11,6 +11,11 @@ describe("OpenID Connect settings", () => {
     expect(listenHost(gatewayEnvSchema.parse({}))).toBe("127.0.0.1");
   });
 
+  it("take an empty value as unset, as compose passes `${OIDC_ISSUER:-}`", () => {
+    expect(gatewayEnvSchema.parse({ OIDC_ISSUER: "", OIDC_CLIENT_SECRET: "" })).toMatchObject({ OIDC_ISSUER: undefined, OIDC_CLIENT_SECRET: undefined });
+    expect(problemOf({ OIDC_ISSUER: "" })).toBeUndefined();
+  });
+
   it("accept plain http only on a loopback host", () => {
     expect(problemOf({ ...oidc, OIDC_ISSUER: "http://127.0.0.1:9000", OIDC_REDIRECT_URL: "http://localhost:3000/auth/callback" })).toBeUndefined();
     expect(problemOf({ ...oidc, OIDC_ISSUER: "http://id.example.com" })).toMatch(/^Invalid configuration: OIDC_ISSUER must be https/);

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from "express";
 import * as client from "openid-client";
 import { z } from "zod";
-import { AppError, parseJson, SignInStatus } from "@agent-orchestrator/shared";
+import { AppError, parseJson, SignInStatus, type Logger } from "@agent-orchestrator/shared";
 import { authenticationRequired } from "../config.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { sendError } from "../http/send-error.js";
@@ -73,15 +73,20 @@ export function oidcRoutes(context: GatewayContext): Router {
     }, next);
   });
 
-  router.get(oidc.redirectUrl.pathname, (request, response, next) => {
-    void callback(request, response).catch(next);
-  });
+  const readFlow = (request: Request): SignInFlow | undefined => {
+    const value = cookieValue(request, oidc.cookies.flow);
+    if (value === undefined) return undefined;
+    const parsed = parseJson(Buffer.from(value, "base64url").toString("utf8"));
+    const flow = parsed.ok ? SignInFlow.safeParse(parsed.value) : undefined;
+    return flow?.success ? flow.data : undefined;
+  };
 
   const callback = async (request: Request, response: Response): Promise<void> => {
     const flow = readFlow(request);
     oidc.cookies.clear(response, oidc.cookies.flow);
     response.set("cache-control", "no-store");
     const refuse = (error: AppError): void => {
+      (response.locals["logger"] as Logger).warn({ code: error.code }, `sign-in refused: ${error.message}`);
       void context.audit.record({ actor: "_", action: "sign_in_failed", client_address: context.clientAddress(request), outcome: "refused", detail: `${error.code}: ${error.message}` });
       sendError(response, error);
     };
@@ -106,6 +111,10 @@ export function oidcRoutes(context: GatewayContext): Router {
     response.redirect(303, flow.return_to);
   };
 
+  router.get(oidc.redirectUrl.pathname, (request, response, next) => {
+    void callback(request, response).catch(next);
+  });
+
   router.post("/auth/logout", (request, response, next) => {
     response.set("cache-control", "no-store");
     const cookieId = cookieValue(request, oidc.cookies.session);
@@ -124,14 +133,6 @@ export function oidcRoutes(context: GatewayContext): Router {
     };
     signedOut().catch(next);
   });
-
-  function readFlow(request: Request): SignInFlow | undefined {
-    const value = cookieValue(request, oidc?.cookies.flow ?? "");
-    if (value === undefined) return undefined;
-    const parsed = parseJson(Buffer.from(value, "base64url").toString("utf8"));
-    const flow = parsed.ok ? SignInFlow.safeParse(parsed.value) : undefined;
-    return flow?.success ? flow.data : undefined;
-  }
 
   return router;
 }

@@ -91,6 +91,15 @@ const projectsAs = async (init: RequestInit, url = firstUrl) => {
   return { status: response.status, body: (await response.json()) as { projects?: Array<{ owner: string }>; error?: { code: string } } };
 };
 
+describe("start", () => {
+  it("stops with one line naming the issuer when the provider cannot be reached", async () => {
+    const unreachable = `http://127.0.0.1:${await freePort()}`;
+    const config = gatewayEnvSchema.parse({ PORT: "0", HOST: "127.0.0.1", OIDC_ISSUER: unreachable, OIDC_CLIENT_ID: "c", OIDC_REDIRECT_URL: "http://127.0.0.1:1/auth/callback" });
+    const started = startGateway({ connection, config, logger: createLogger("gateway-test", "silent"), subjectPrefix: prefix });
+    await expect(started).rejects.toThrow(new RegExp(`^Cannot read the OpenID provider's configuration at ${unreachable} \\(OIDC_ISSUER\\): `));
+  });
+});
+
 describe("browser sign-in", () => {
   it("signs a user in through the provider's pages, back to the page it came from, with an HttpOnly SameSite cookie that /api accepts", async () => {
     const { jar, response } = await signInOverHttp(firstUrl, "ada", new CookieJar(), "/#/projects");

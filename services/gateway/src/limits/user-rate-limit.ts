@@ -9,8 +9,9 @@ export type RateRefusal = { error: AppError; retryAfterSeconds: number };
  * `perMinute` a minute, refilled continuously, bursts up to the same number. Every door takes from the same
  * bucket, so a user's budget is the same whichever they use, and every turn costs one whichever way it
  * starts: an HTTP request (`/api` JSON or SSE, `/v1`) one, a WebSocket `chat`, `watch` or `cancel` one, an
- * MCP request one per JSON-RPC message in it (a batch of 60 `tools/call` costs 60). Users are the names
- * of AUTH_TOKENS (or the one local user), so the map stays as small as that list.
+ * MCP request one per JSON-RPC message in it (a batch of 60 `tools/call` costs 60). Only signed-in users get
+ * a bucket (AUTH_TOKENS names, personal tokens' and the OpenID provider's users, or the one local user), so
+ * the map stays as small as the set of real users.
  */
 export class UserRateLimit {
   private readonly buckets = new Map<string, TokenBucket>();

@@ -32,7 +32,7 @@ describe("personal API tokens", () => {
     await revoke("alice", created.body["id"] as string);
   });
 
-  it("stores only the token's sha256: no key or value of the bucket holds the token", async () => {
+  it("case 199: stores only the token's sha256: no key or value of the bucket holds the token", async () => {
     const { body } = await create("bob", { name: "hash check" });
     const token = body["token"] as string;
     const kv = await fixture.connection().jetstream().views.kv(jetStreamNames(fixture.prefix).personalTokensBucket);
@@ -46,7 +46,7 @@ describe("personal API tokens", () => {
     await revoke("bob", body["id"] as string);
   });
 
-  it("refuses a revoked token on the very next request, and lets only the owner revoke (another's id is 404)", async () => {
+  it("case 197, 200: refuses a revoked token on the very next request, and lets only the owner revoke (another's id is 404)", async () => {
     const { body } = await create("carol", { name: "to revoke" });
     const token = body["token"] as string;
     expect((await withToken(token, "/api/tokens")).status).toBe(200);
@@ -60,7 +60,7 @@ describe("personal API tokens", () => {
     expect((await revoke("carol", body["id"] as string)).status).toBe(404);
   });
 
-  it("refuses a token past its expires_at, and an expires_at already past", async () => {
+  it("case 198: refuses a token past its expires_at, and an expires_at already past", async () => {
     expect((await create("dave", { name: "old", expires_at: "2001-01-01T00:00:00Z" })).status).toBe(400);
     expect((await create("dave", { name: "bad date", expires_at: "tomorrow" })).status).toBe(400);
     const { body } = await create("dave", { name: "short", expires_at: new Date(Date.now() + 3_000).toISOString() });
@@ -71,7 +71,7 @@ describe("personal API tokens", () => {
     await revoke("dave", body["id"] as string);
   });
 
-  it("does not let a personal token make tokens, and caps the tokens a user holds (409 TOKEN_LIMIT)", async () => {
+  it("case 200: does not let a personal token make tokens, and caps the tokens a user holds (409 TOKEN_LIMIT)", async () => {
     const first = await create("alice", { name: "one" });
     const minted = await withToken(first.body["token"] as string, "/api/tokens", { method: "POST", body: JSON.stringify({ name: "child" }) });
     expect(minted.status).toBe(403);
@@ -90,7 +90,7 @@ describe("personal API tokens", () => {
   });
 
   // last: it uses up this address's allowance of wrong tokens
-  it("counts wrong personal tokens like any wrong token: past AUTH_FAILURES_PER_MINUTE a new one gets 429", async () => {
+  it("case 201: counts wrong personal tokens like any wrong token: past AUTH_FAILURES_PER_MINUTE a new one gets 429", async () => {
     // the revoked and the expired token above were wrong tokens from this address too: at most 3 in all get a 401
     const statuses: number[] = [];
     for (let guess = 0; guess < 4 && !statuses.includes(429); guess++) statuses.push((await withToken(`aop_${"x".repeat(42)}${guess}`, "/api/tokens")).status);

@@ -2,13 +2,16 @@ import { agentAvatar } from "./agent-avatar.js";
 import { h } from "./dom.js";
 import { agentMatches, groupAgents } from "./group-agents.js";
 import { formatHashRoute } from "./hash-route.js";
-import type { AgentSummary } from "./wire-types.js";
+import type { AgentModel, AgentSummary } from "./wire-types.js";
+
+/** An agent as `GET /api/agents` lists it: with the model that answers it, when the orchestrator told (docs/models.md "The agent list"). */
+type ListedAgent = AgentSummary & { model?: AgentModel };
 
 /**
  * The agents as cards under one heading per bundle or installed module. Each card is a link to a new
  * chat (`#/agent/<id>`), so keyboard, middle-click and the back button work as on any page.
  */
-export function agentPicker(agents: readonly AgentSummary[], filter: string): HTMLElement {
+export function agentPicker(agents: readonly ListedAgent[], filter: string): HTMLElement {
   const shown = agents.filter((agent) => agentMatches(agent, filter));
   if (agents.length === 0) {
     return h("p", { class: "empty" }, "No agents are installed. Add a bundle under bmad/custom/bundles, or install a BMAD module, then reload.");
@@ -33,7 +36,7 @@ export function agentPicker(agents: readonly AgentSummary[], filter: string): HT
   );
 }
 
-function agentCard(agent: AgentSummary): HTMLAnchorElement {
+function agentCard(agent: ListedAgent): HTMLAnchorElement {
   return h(
     "a",
     { class: "agent-card", href: formatHashRoute({ view: "agent", agentId: agent.id }), "aria-label": `${agent.name} — ${agent.title}` },
@@ -43,7 +46,7 @@ function agentCard(agent: AgentSummary): HTMLAnchorElement {
       { class: "agent-card-text" },
       h("span", { class: "agent-card-title" }, h("strong", {}, agent.name), h("span", { class: "agent-title" }, agent.title)),
       h("span", { class: "agent-description" }, agent.description),
-      h("span", { class: "agent-id" }, agent.release ? `${agent.id} · BMAD ${agent.release}` : agent.id),
+      h("span", { class: "agent-id" }, [agent.id, agent.release ? `BMAD ${agent.release}` : "", agent.model?.name ?? ""].filter(Boolean).join(" · ")),
     ),
   );
 }

@@ -24,6 +24,11 @@ export class PageSignIn {
     this.show();
   }
 
+  /** OpenID Connect is on and nobody is signed in: the page shows only the sign-in. */
+  get needsSignIn(): boolean {
+    return this.oidc && this.status?.user === null;
+  }
+
   /** Whether a refused request should lead to the provider's sign-in rather than a token prompt. */
   get oidc(): boolean {
     return this.status?.oidc === true;
@@ -40,6 +45,8 @@ export class PageSignIn {
     const link = byId<HTMLAnchorElement>("sign-in-link");
     link.href = `/auth/login?return_to=${encodeURIComponent(`/${location.hash}`)}`;
     const dialog = byId<HTMLDialogElement>("sign-in-dialog");
+    // Escape would leave an empty page behind: the only way on is to sign in
+    dialog.oncancel = (event) => event.preventDefault();
     if (!dialog.open) dialog.showModal();
   }
 
@@ -49,7 +56,7 @@ export class PageSignIn {
     panel.hidden = signedIn === null;
     byId<HTMLElement>("signed-in-user").textContent = signedIn ?? "";
     byId<HTMLButtonElement>("sign-out").onclick = () => void this.signOut();
-    if (this.oidc && this.status?.user === null) this.requireSignIn();
+    if (this.needsSignIn) this.requireSignIn();
   }
 
   private async signOut(): Promise<void> {

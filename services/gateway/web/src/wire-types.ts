@@ -4,6 +4,7 @@
  * whose declarations would pull Node's globals into browser code.
  */
 export type { AgentDefinition, AgentSummary, MenuItem } from "../../../../shared/src/wire/agent.js";
+export type { AgentModel } from "../../../../shared/src/wire/model-routes.js";
 export type { ErrorBody, ErrorCode } from "../../../../shared/src/wire/error-code.js";
 export type { RunEvent } from "../../../../shared/src/wire/run-event.js";
 export type { FileListing, FileRevision } from "../../../../shared/src/wire/projects/file-entry.js";

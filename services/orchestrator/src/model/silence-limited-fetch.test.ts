@@ -6,14 +6,14 @@ const limits = { firstByteMs: 10_000, idleMs: 1_000 };
 const bytes = new TextEncoder().encode("data: {}\n\n");
 
 /** A server stand-in whose body the test writes piece by piece; `answer` sends the headers. */
-function controllableFetch() {
+function controllableFetch(status = 200) {
   let body!: ReadableStreamDefaultController<Uint8Array>;
   let answer!: () => void;
   const headersSent = new Promise<void>((resolve) => (answer = resolve));
   const stream = new ReadableStream<Uint8Array>({ start: (controller) => void (body = controller) });
   const baseFetch = (async () => {
     await headersSent;
-    return new Response(stream, { status: 200 });
+    return new Response(stream, { status });
   }) as typeof fetch;
   return { baseFetch, answer: () => answer(), send: () => body.enqueue(bytes), end: () => body.close() };
 }
@@ -73,6 +73,29 @@ describe("a model call limited by silence", () => {
     expect(stops).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
     expect(stops.map((error) => [error.code, error.detail])).toEqual([["MODEL_TIMEOUT", { limit: "idle", ms: 1_000 }]]);
+  });
+
+  it("leaves no timer from a refused attempt, which the client may retry", async () => {
+    const server = controllableFetch(429);
+    const stops: AppError[] = [];
+    const fetching = silenceLimitedFetch(limits, (error) => stops.push(error), server.baseFetch)("http://model/v1/chat/completions");
+    server.answer();
+    await fetching;
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(stops).toEqual([]);
+  });
+
+  it("keeps no timer once the client stops reading", async () => {
+    const server = controllableFetch();
+    const stops: AppError[] = [];
+    const fetching = silenceLimitedFetch(limits, (error) => stops.push(error), server.baseFetch)("http://model/v1/chat/completions");
+    server.answer();
+    const reader = ((await fetching).body as ReadableStream<Uint8Array>).getReader();
+    server.send();
+    await reader.read();
+    await reader.cancel();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(stops).toEqual([]);
   });
 
   it("keeps no timer once the call is aborted", async () => {

@@ -33,19 +33,35 @@ export function silenceLimitedFetch(limits: SilenceLimits, stop: (error: AppErro
       disarm();
       throw error;
     }
-    if (!response.body) {
+    // a refusal (its body an error, read or dropped by the client, which may then retry) is not watched: a timer
+    // left from it would stop the next attempt
+    if (!response.ok || !response.body) {
       disarm();
       return response;
     }
-    const body = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          if (chunk.byteLength > 0) arm(limits.idleMs, () => idleTimeout(limits.idleMs));
-          controller.enqueue(chunk);
-        },
-        flush: disarm,
-      }),
-    );
+    const reader = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            disarm();
+            controller.close();
+            return;
+          }
+          if (value.byteLength > 0) arm(limits.idleMs, () => idleTimeout(limits.idleMs));
+          controller.enqueue(value);
+        } catch (error) {
+          disarm();
+          controller.error(error);
+        }
+      },
+      // the client stops reading (it has what it wanted, or the call was stopped)
+      cancel(reason) {
+        disarm();
+        return reader.cancel(reason);
+      },
+    });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }

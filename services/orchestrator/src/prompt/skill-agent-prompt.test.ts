@@ -37,11 +37,17 @@ describe("buildSkillAgentPrompt for a 6.5+ agent with a customization", () => {
 
   it("gives the SKILL.md as the agent's own instructions, with the note that activation is already done", () => {
     expect(prompt).toContain("YOUR OWN INSTRUCTIONS (your SKILL.md, from {project-root}/.claude/skills/bmad-agent-analyst;");
-    expect(prompt).toContain("Where your instructions name {agent.principles}");
+    expect(prompt).not.toContain("Where your instructions name {agent.principles}");
     expect(prompt).toContain("Greet Ada in English, then show the menu.");
     expect(prompt).toContain("AGENT START (already done by the system before this conversation):");
     expect(prompt).toContain("do not run the\ncustomization or config resolver scripts");
     expect(prompt).toContain("- {project-root}/.claude/skills/bmad-agent-analyst/references/interview-tips.md");
+  });
+
+  it("says where `{agent.…}` placeholders the instructions still name point, only when they name one", () => {
+    const named = promptFor({ ...loadedAgentSkill, instructions: `${loadedAgentSkill.instructions}\nKeep {agent.persistent_facts} in mind.` });
+    expect(named).toContain("Where your instructions name {agent.principles}, {agent.persistent_facts}");
+    expect(named).toContain("Keep {agent.persistent_facts} in mind.");
   });
 
   it("never tells the model to run the customization resolver", () => {

@@ -3,7 +3,7 @@ import { AgentCustomization } from "./agent-customization.js";
 import { substituteVariables } from "../agent/critical-actions.js";
 import { bulletList, describeToolRules, fillTemplate, variableList } from "./prompt-parts.js";
 import type { SkillStart } from "../agent/skill-start.js";
-import { menuInInstructions, skillAgentPromptTemplate, skillPersonaInInstructions, personaInInstructions, personaTemplate } from "./system-prompt-template.js";
+import { agentPlaceholderNote, menuInInstructions, skillAgentPromptTemplate, skillPersonaInInstructions, personaInInstructions, personaTemplate } from "./system-prompt-template.js";
 
 /**
  * The prompt of a skills-era agent: the persona, menu, facts and activation steps from its merged customization
@@ -36,6 +36,7 @@ export function buildSkillAgentPrompt(agent: AgentDefinition, start: SkillStart,
           communication_style: joined(custom.communication_style) || agent.persona.communication_style || "(not given)",
           principles: describePrinciples(custom.principles) || agent.persona.principles || "(not given)",
         }),
+    placeholder_note: /\{agent\.\w/.test(instructions) ? agentPlaceholderNote : "",
     skill_notes: skill.notes.length ? `\nNOTES FROM THE SYSTEM (what it could not do at start):\n${bulletList(skill.notes, "")}\n` : "",
     variables: variableList(date ? { ...variables, date: dateValue } : variables),
     facts: dated(describeFacts(skill.facts)),

@@ -68,10 +68,7 @@ reading files: it resolved your customization (the skill's customize.toml merged
 override files in _bmad/custom/), loaded the project configuration and loaded your persistent facts. The
 results are in the sections that follow. Skip those steps when you follow your instructions: do not run the
 customization or config resolver scripts, and do not read the configuration, customization or fact files again.
-Where your instructions name {agent.principles}, {agent.persistent_facts}, {agent.activation_steps_prepend},
-{agent.activation_steps_append} or {agent.menu}, they mean the PRINCIPLES, PERSISTENT FACTS, BEFORE YOU GREET,
-AFTER YOU GREET and MENU sections here.
-{{skill_notes}}
+{{placeholder_note}}{{skill_notes}}
 CONFIGURATION VARIABLES (already loaded; use these values wherever your instructions name them):
 {{variables}}
 
@@ -103,6 +100,15 @@ TOOLS: CALL THEM, DO NOT DESCRIBE THEM
 
 ${conversationRules}`;
 
+/**
+ * For instructions that still name `{agent.…}` placeholders (load_skill fills in those its customization has):
+ * where they point. Left out when the instructions name none.
+ */
+export const agentPlaceholderNote = `Where your instructions name {agent.principles}, {agent.persistent_facts}, {agent.activation_steps_prepend},
+{agent.activation_steps_append} or {agent.menu}, they mean the PRINCIPLES, PERSISTENT FACTS, BEFORE YOU GREET,
+AFTER YOU GREET and MENU sections here.
+`;
+
 /** For a 6.3–6.4 skill agent, which has no customization: its SKILL.md carries persona and capabilities. */
 export const skillPersonaInInstructions = `Your persona (identity, communication style, principles) and your capabilities are written in your
 own instructions below: embody them.`;
@@ -116,11 +122,11 @@ export const menuInInstructions = "(the menu in your instructions below, customi
 /** One rule per offered tool, in catalog order; a tool the agent is not offered is not mentioned. */
 export const toolRules: Readonly<Record<ToolName, string>> = {
   read_file: "- When an instruction says to load or read a file, call read_file. Do not just acknowledge it in text.",
-  save_output: `- Save every document with save_output where your workflow names it ({output_folder}, {planning_artifacts}, …, all
-  inside {project-root}): the project's other chats and members find it there. Use {session-folder} only for scratch work.`,
-  edit_file: `- Change a file that exists with edit_file (its exact current text → the new text): a front-matter field such as
-  stepsCompleted or status, one status line, a paragraph. Add a new section at its end with save_output mode "append".
-  Write a whole file only to create or replace it.`,
+  save_output: `- Save every document with save_output where your workflow names it, inside {project-root}: the project's other
+  chats and members find it there. Use {session-folder} only for scratch work.`,
+  edit_file: `- Change part of a file that exists (a front-matter field such as stepsCompleted or status, a status line, a
+  paragraph) with edit_file; add a new section at its end with save_output mode "append". Write a whole file only to
+  create or replace it.`,
   list_files: "- Wait for each tool result before you continue.",
   find_files: "- Do not assume where a document is: find it with find_files.",
   search_files: "- To find text in files (a requirement id, a heading, a status), use search_files rather than reading file after file.",

@@ -40,13 +40,14 @@ export class AuditPublisher {
   ) {}
 
   record(entry: AuditEntry): Promise<void> {
-    const record = AuditRecord.parse({
-      ...Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined)),
-      id: randomUUID(),
-      time: new Date().toISOString(),
-      ...(entry.detail === undefined ? {} : { detail: entry.detail.slice(0, maxAuditDetailChars) }),
-      ...(entry.target === undefined ? {} : { target: entry.target.slice(0, 1024) }),
-    });
+    let record: AuditRecord;
+    try {
+      record = this.build(entry);
+    } catch (error) {
+      this.options.onLost?.();
+      this.options.logger.error({ err: error, audit: { action: entry.action, actor: entry.actor } }, "audit record lost");
+      return Promise.resolve();
+    }
     const subject = this.options.subjectPrefix + subjects.audit(auditProjectToken(record.project_id), auditActorToken(record.actor), record.action);
     const publish = () => this.options.connection.jetstream().publish(subject, encodeJson(record), { msgID: record.id, timeout: publishAttemptTimeoutMs });
     return retryNats(publish, { retryOn: ["timeout", "no-leader", "no-responders"], budgetMs: publishBudgetMs }).then(
@@ -56,5 +57,16 @@ export class AuditPublisher {
         this.options.logger.error({ err: error, audit: record }, "audit record lost");
       },
     );
+  }
+
+  /** The record of `entry`, its target and detail cut to their limits. */
+  private build(entry: AuditEntry): AuditRecord {
+    return AuditRecord.parse({
+      ...Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined)),
+      id: randomUUID(),
+      time: new Date().toISOString(),
+      ...(entry.detail === undefined ? {} : { detail: entry.detail.slice(0, maxAuditDetailChars) }),
+      ...(entry.target === undefined ? {} : { target: entry.target.slice(0, 1024) }),
+    });
   }
 }
