@@ -150,19 +150,24 @@ describe("the audit log", { shuffle: false }, () => {
     expect(JSON.stringify(await streamRecords(subjects.auditAll))).not.toContain(secretContent);
   });
 
-  it("case 205: records a chat started, an agent's write (published by the tool-runner), a cancel and a deletion", async () => {
+  it("case 205: records a chat started (and one refused), an agent's write (published by the tool-runner), a cancel and a deletion", async () => {
     const turn = await api("alice", "POST", "/api/chat", { agent_id: "idea-coach", project_id: project, message: "save {project-root}/notes/brief.md" });
     expect(turn.status).toBe(200);
     const sessionId = turn.body.session_id as string;
     expect((await api("alice", "POST", `/api/sessions/${sessionId}/cancel`)).status).toBe(200);
     expect((await api("alice", "DELETE", `/api/sessions/${sessionId}`)).status).toBe(200);
-    const records = (await projectRecords(20)).slice(16);
-    expect(records.map((record) => [record.actor, record.action, record.target, record.outcome])).toEqual([
-      ["alice", "chat_started", sessionId, "ok"],
-      ["alice", "file_written", "notes/brief.md", "ok"],
-      ["alice", "chat_cancelled", sessionId, "ok"],
-      ["alice", "chat_deleted", sessionId, "ok"],
+    // carol is no longer a member: her chat in the project is refused, and recorded under it
+    expect((await api("carol", "POST", "/api/chat", { agent_id: "idea-coach", project_id: project, message: "hello" })).status).toBe(404);
+    const records = (await projectRecords(21)).slice(16);
+    expect(records.map((record) => [record.actor, record.action, record.outcome])).toEqual([
+      ["alice", "chat_started", "ok"],
+      ["alice", "file_written", "ok"],
+      ["alice", "chat_cancelled", "ok"],
+      ["alice", "chat_deleted", "ok"],
+      ["carol", "chat_started", "refused"],
     ]);
+    expect(records.slice(0, 4).map((record) => record.target)).toEqual([sessionId, "notes/brief.md", sessionId, sessionId]);
+    expect(records[4]?.detail).toBe("PROJECT_NOT_FOUND");
     expect(records[1]?.detail).toMatch(new RegExp(`^agent idea-coach, chat ${sessionId}, call .+, revision 1$`));
     expect(JSON.stringify(records)).not.toContain(secretContent);
   });

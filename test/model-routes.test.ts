@@ -131,6 +131,8 @@ describe("a model per agent", () => {
     expect(agents.find((agent) => agent.id === pm)?.model).toEqual({ name: "critic-model", route: "critic-local" });
     const one = (await (await fetch(`${system.url}/api/agents/${pm}`)).json()) as { agent: { model?: unknown } };
     expect(one.agent.model).toEqual({ name: "critic-model", route: "critic-local" });
+    const models = (await (await fetch(`${system.url}/v1/models`)).json()) as { data: Array<{ id: string; model?: unknown }> };
+    expect(models.data.find((entry) => entry.id === pm)?.model).toEqual({ name: "critic-model", route: "critic-local" });
     const text = JSON.stringify(agents);
     expect(text).not.toContain(critic.url);
     expect(text).not.toContain("critic-secret");

@@ -29,6 +29,7 @@ import { findSessionHolding } from "./session-matcher.js";
 import { openSseResponse, writeOrDrop } from "../chat/sse-stream.js";
 import { toAppError } from "../http/to-app-error.js";
 import { turnAnswer } from "../chat/turn-answer.js";
+import { withModels, type AgentWithModel } from "../agents/agent-models.js";
 
 /** The header (and body field `session_id`) that names the session of a `/v1` chat, in and out. */
 export const sessionHeader = "x-session-id";
@@ -47,7 +48,8 @@ export function openAiRoutes(context: GatewayContext): Router {
   router.get(
     "/models",
     async (_request, response) => {
-      response.json({ object: "list", data: (await context.agents.list()).map(toModel) });
+      const { agents, routes } = await context.agents.current();
+      response.json({ object: "list", data: withModels(agents, routes).map(toModel) });
     },
   );
 
@@ -57,7 +59,8 @@ export function openAiRoutes(context: GatewayContext): Router {
     async (request, response) => {
       const agentId = (request.params["id"] as unknown as string[]).join("/");
       const reply = await callService(context, subjects.registryAgentsGet, { agent_id: agentId }, GetAgentReply);
-      response.json(toModel(reply.agent));
+      const [agent] = withModels([reply.agent], (await context.agents.current()).routes);
+      response.json(toModel(agent ?? reply.agent));
     },
   );
 
@@ -90,14 +93,15 @@ export function openAiRoutes(context: GatewayContext): Router {
   return router;
 }
 
-/** An agent as an OpenAI model; `name` and `description` are extras some clients show. */
-const toModel = (agent: AgentSummary) => ({
+/** An agent as an OpenAI model; `name`, `description` and the model that answers it (docs/models.md) are extras some clients show. */
+const toModel = (agent: AgentWithModel) => ({
   id: agent.id,
   object: "model",
   created: 0,
   owned_by: agent.bundleName,
   name: agent.title ? `${agent.name} (${agent.title})` : agent.name,
   description: agent.description,
+  ...(agent.model ? { model: agent.model } : {}),
 });
 
 /**
