@@ -41,8 +41,12 @@ export function startServiceProcess(
   const child = spawn(process.execPath, [...nodeArgs, join(repoRoot, "services", name, "dist", "main.js")], {
     cwd: options.cwd ?? repoRoot,
     env: { PATH: process.env["PATH"] ?? "", LOG_LEVEL: "info", ...credentials, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    // the IPC channel is the service's lifeline, as under `npm start`: a test process killed before its
+    // afterAll (a timeout, a SIGKILL) takes its services with it instead of leaving them running
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
+  // it only watches: it must not keep the test process alive
+  child.channel?.unref();
   const lines: Array<Record<string, unknown>> = [];
   const waiters = new Set<() => void>();
   const record = (text: string) => {
