@@ -45,6 +45,7 @@ async function projectRecords(count: number, query = ""): Promise<AuditPage["rec
         records.push(...(page.body as AuditPage).records);
         cursor = (page.body as AuditPage).next_cursor;
       } while (cursor);
+      if (records.length < count && process.env["AUDIT_DEBUG"]) console.log("HAVE", records.map((record) => `${record.actor} ${record.action} ${record.outcome}`).slice(14).join(" | "));
       return records.length >= count ? records : undefined;
     },
     { message: `${count} audit records`, intervalMs: 100 },
@@ -158,17 +159,20 @@ describe("the audit log", { shuffle: false }, () => {
     expect((await api("alice", "DELETE", `/api/sessions/${sessionId}`)).status).toBe(200);
     // carol is no longer a member: her chat in the project is refused, and recorded under it
     expect((await api("carol", "POST", "/api/chat", { agent_id: "idea-coach", project_id: project, message: "hello" })).status).toBe(404);
+    // the gateway records the start and the tool-runner the write, each as it happens: their order may vary
     const records = (await projectRecords(21)).slice(16);
-    expect(records.map((record) => [record.actor, record.action, record.outcome])).toEqual([
-      ["alice", "chat_started", "ok"],
-      ["alice", "file_written", "ok"],
-      ["alice", "chat_cancelled", "ok"],
-      ["alice", "chat_deleted", "ok"],
-      ["carol", "chat_started", "refused"],
-    ]);
-    expect(records.slice(0, 4).map((record) => record.target)).toEqual([sessionId, "notes/brief.md", sessionId, sessionId]);
-    expect(records[4]?.detail).toBe("PROJECT_NOT_FOUND");
-    expect(records[1]?.detail).toMatch(new RegExp(`^agent idea-coach, chat ${sessionId}, call .+, revision 1$`));
+    expect(records.map((record) => [record.actor, record.action, record.target, record.outcome]).sort()).toEqual(
+      [
+        ["alice", "chat_started", sessionId, "ok"],
+        ["alice", "file_written", "notes/brief.md", "ok"],
+        ["alice", "chat_cancelled", sessionId, "ok"],
+        ["alice", "chat_deleted", sessionId, "ok"],
+        ["carol", "chat_started", expect.any(String), "refused"],
+      ].sort(),
+    );
+    expect(records.slice(2).map((record) => record.action)).toEqual(["chat_cancelled", "chat_deleted", "chat_started"]);
+    expect(records.find((record) => record.actor === "carol")?.detail).toBe("PROJECT_NOT_FOUND");
+    expect(records.find((record) => record.action === "file_written")?.detail).toMatch(new RegExp(`^agent idea-coach, chat ${sessionId}, call .+, revision 1$`));
     expect(JSON.stringify(records)).not.toContain(secretContent);
   });
 
@@ -230,6 +234,7 @@ describe("the audit log", { shuffle: false }, () => {
   });
 
   it("case 205: keeps every service within its NATS permissions while recording", () => {
+    if (process.env["AUDIT_DEBUG"]) console.log("LOGS", JSON.stringify(system.processes.flatMap((service) => service.lines).filter((line) => Number(line["level"]) >= 50 || /audit/.test(String(line["msg"])))));
     for (const service of system.processes) expect(service.lines.filter((line) => /Permissions Violation/.test(String(line["msg"]))), service.name).toEqual([]);
   });
 });

@@ -181,6 +181,7 @@ describe("docker-compose.cluster.yml", () => {
       expect(env["NATS_USER"]).toBe(name);
     }
     expect(environmentOf("orchestrator", clusterCompose)["JS_REPLICAS"]).toBe("3");
+    expect(environmentOf("gateway", clusterCompose)["JS_REPLICAS"]).toBe("3");
   });
 
   it("runs each server on the cluster config with its own name, its own store, every password, and routes to all three", () => {

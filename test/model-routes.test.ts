@@ -19,10 +19,11 @@ let critic: ScriptedModel;
 const analyst = "bmm/analyst";
 const pm = "bmm/pm";
 
-/** What the user typed last: the last paragraph of the last user message (a note from the system may come before it). */
+/** What the user typed last: the last user message without the system's note of the day (docs/models.md "Prompt caching"). */
 const said = (request: ChatRequestBody) =>
   String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "")
     .split("\n\n")
+    .filter((paragraph) => !paragraph.startsWith("[From the system:"))
     .at(-1) ?? "";
 
 /** The default model: plain answers, and the silence scripts the timeout tests name. */
@@ -205,6 +206,9 @@ describe("a project's own model", () => {
 
     const inProject = await chat({ agent_id: analyst, message: "in the project", project_id: projectId });
     expect(inProject.done).toMatchObject({ response: "project-model: in the project", model: { name: "project-model", route: "priced-project" } });
+    // a route with its own server and no api_key_env gets no key: never the default route's (docs/security.md case 207)
+    const projectCall = critic.requests.find((request) => request.body.model === "project-model");
+    expect(projectCall?.headers["authorization"]).not.toContain(system.env["OPENAI_API_KEY"]);
     // the agent's own route comes first: the critic keeps its model in the project too
     const criticInProject = await chat({ agent_id: pm, message: "me too", project_id: projectId });
     expect(criticInProject.done).toMatchObject({ model: { route: "critic-local" } });

@@ -17,7 +17,7 @@ export const orchestratorMetrics = (() => {
       buckets: [1, 2, 3, 4, 6, 8, 12, 20, 30, 50],
       registers,
     }),
-    turnTokens: new Counter({ name: "ao_turn_tokens_total", help: "Model tokens of ended turns, completed or not (subagents included), by agent and kind", labelNames: ["agent", "kind"], registers }),
+    turnTokens: new Counter({ name: "ao_turn_tokens_total", help: "Model tokens of ended turns, completed or not (subagents included), by agent and kind (prompt, completion, and cached_prompt: the part of prompt the provider's cache served)", labelNames: ["agent", "kind"], registers }),
     turnCost: new Counter({
       name: "ao_turn_cost_total",
       help: "Cost of ended turns at the routes' prices, in their currency (subagents included), by project (the first 500 a process sees, then `other`) and agent",
@@ -44,7 +44,7 @@ export const orchestratorMetrics = (() => {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
       registers,
     }),
-    modelTokens: new Counter({ name: "ao_model_tokens_total", help: "Tokens reported by the model, by model and kind (prompt, completion)", labelNames: ["model", "kind"], registers }),
+    modelTokens: new Counter({ name: "ao_model_tokens_total", help: "Tokens reported by the model, by model and kind (prompt, completion, and cached_prompt: the part of prompt the provider's cache served)", labelNames: ["model", "kind"], registers }),
     toolCalls: new Histogram({
       name: "ao_tool_call_seconds",
       help: "Tool calls as the loop sees them (NATS round trip included), by tool and outcome (ok or the error code)",

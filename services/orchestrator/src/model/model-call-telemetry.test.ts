@@ -39,6 +39,14 @@ describe("ModelCallTelemetry", () => {
     expect(await count("ao_model_tokens_total", { model: "gpt-test", kind: "prompt" })).toBe(120);
   });
 
+  it("counts the prompt tokens the provider's cache served, in the span and the token metric", async () => {
+    const call = new ModelCallTelemetry("gpt-test");
+    call.end({ ...usage, cached_prompt_tokens: 80 }, "stop");
+    const [span] = tracing.exporter.getFinishedSpans();
+    expect(span?.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 120, "gen_ai.usage.cache_read.input_tokens": 80 });
+    expect(await count("ao_model_tokens_total", { model: "gpt-test", kind: "cached_prompt" })).toBe(80);
+  });
+
   it("marks a failed call with its error code, in the span and the latency metric", async () => {
     const call = new ModelCallTelemetry("gpt-test");
     const error = call.failed(new AppError("MODEL_RATE_LIMITED", "slow down"));

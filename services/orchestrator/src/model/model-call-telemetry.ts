@@ -46,9 +46,11 @@ export class ModelCallTelemetry {
     orchestratorMetrics.modelCalls.observe({ model: this.model, outcome: this.outcome }, (performance.now() - this.started) / 1000);
     orchestratorMetrics.modelTokens.inc({ model: this.model, kind: "prompt" }, usage.prompt_tokens);
     orchestratorMetrics.modelTokens.inc({ model: this.model, kind: "completion" }, usage.completion_tokens);
+    if (usage.cached_prompt_tokens) orchestratorMetrics.modelTokens.inc({ model: this.model, kind: "cached_prompt" }, usage.cached_prompt_tokens);
     this.span.setAttributes({
       "gen_ai.usage.input_tokens": usage.prompt_tokens,
       "gen_ai.usage.output_tokens": usage.completion_tokens,
+      ...(usage.cached_prompt_tokens ? { "gen_ai.usage.cache_read.input_tokens": usage.cached_prompt_tokens } : {}),
       ...(finishReason ? { "gen_ai.response.finish_reasons": [finishReason] } : {}),
     });
     this.span.end();

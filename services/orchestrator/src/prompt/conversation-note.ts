@@ -11,14 +11,20 @@ export const isoDate = (today: Date): string => today.toISOString().slice(0, 10)
 export const dateNote = (today: Date): string => `[From the system: today's date is ${isoDate(today)}.]`;
 
 /**
- * The messages of one model call with `note` as a user message of its own right after the system prompt, before
- * the conversation (as Codex sends its environment context): everything before it stays the same in every chat,
- * and the whole conversation after it from call to call and turn to turn. The user's own messages are left as
- * they were typed, and the stored conversation never holds the note.
+ * The messages of one model call with `note` after the system prompt, before anything that follows it: added to
+ * the end of the conversation's first message when that is the user's (a chat template that wants user and
+ * assistant to alternate, as Mistral's and Gemma's do, refuses two user messages in a row), a user message of
+ * its own otherwise. Everything before it stays the same in every chat, and the whole conversation after it from
+ * call to call and turn to turn. The stored conversation never holds the note.
  */
 export function withConversationNote(messages: readonly ChatCompletionMessageParam[], note: string | undefined): ChatCompletionMessageParam[] {
   if (note === undefined) return [...messages];
   const conversationStart = messages.findIndex((message) => message.role !== "system");
   const at = conversationStart === -1 ? messages.length : conversationStart;
+  const first = messages[at];
+  if (first?.role === "user") {
+    const content = typeof first.content === "string" ? `${first.content}\n\n${note}` : [...first.content, { type: "text" as const, text: note }];
+    return [...messages.slice(0, at), { ...first, content }, ...messages.slice(at + 1)];
+  }
   return [...messages.slice(0, at), { role: "user", content: note }, ...messages.slice(at)];
 }

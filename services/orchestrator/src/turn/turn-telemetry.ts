@@ -25,6 +25,7 @@ export function recordTurnEnd(end: TurnEnd): Record<string, unknown> {
   if (end.usage) {
     orchestratorMetrics.turnTokens.inc({ agent: end.agentId, kind: "prompt" }, end.usage.prompt_tokens);
     orchestratorMetrics.turnTokens.inc({ agent: end.agentId, kind: "completion" }, end.usage.completion_tokens);
+    if (end.usage.cached_prompt_tokens) orchestratorMetrics.turnTokens.inc({ agent: end.agentId, kind: "cached_prompt" }, end.usage.cached_prompt_tokens);
   }
   trace.getActiveSpan()?.setAttributes({
     "ao.turn.outcome": end.outcome,
