@@ -45,7 +45,6 @@ async function projectRecords(count: number, query = ""): Promise<AuditPage["rec
         records.push(...(page.body as AuditPage).records);
         cursor = (page.body as AuditPage).next_cursor;
       } while (cursor);
-      if (records.length < count && process.env["AUDIT_DEBUG"]) console.log("HAVE", records.map((record) => `${record.actor} ${record.action} ${record.outcome}`).slice(14).join(" | "));
       return records.length >= count ? records : undefined;
     },
     { message: `${count} audit records`, intervalMs: 100 },
@@ -72,11 +71,11 @@ async function streamRecords(filter: string): Promise<AuditRecord[]> {
   }
 }
 
-/** The model saves the file the user's message names (`save <path>` on its last line), then says it is done. */
+/** The model saves the file the user's message names (a line `save <path>`), then says it is done. */
 function saveResponder(request: ChatRequestBody): ScriptedTurn {
   const last = request.messages.at(-1);
   if (last?.role === "tool") return { text: "Saved." };
-  const path = /save (\S+)\s*$/.exec(String(last?.content ?? ""))?.[1];
+  const path = /^save (\S+)$/m.exec(String(last?.content ?? ""))?.[1];
   return path === undefined ? { text: "Hello" } : { toolCalls: [{ name: "save_output", arguments: { file_path: path, content: secretContent } }] };
 }
 
@@ -234,7 +233,6 @@ describe("the audit log", { shuffle: false }, () => {
   });
 
   it("case 205: keeps every service within its NATS permissions while recording", () => {
-    if (process.env["AUDIT_DEBUG"]) console.log("LOGS", JSON.stringify(system.processes.flatMap((service) => service.lines).filter((line) => Number(line["level"]) >= 50 || /audit/.test(String(line["msg"])))));
     for (const service of system.processes) expect(service.lines.filter((line) => /Permissions Violation/.test(String(line["msg"]))), service.name).toEqual([]);
   });
 });
