@@ -62,6 +62,18 @@ function upgradeStatus(base: string, token: string): Promise<number> {
   });
 }
 
+/** Messages a socket receives, and how it closed, collected as they come. */
+function openSocket(base: string, headers: Record<string, string>): Promise<{ socket: WebSocket; received: Array<Record<string, unknown>>; closed: Promise<number> }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`${base.replace("http", "ws")}/ws`, { headers: { origin: base, ...headers } });
+    const received: Array<Record<string, unknown>> = [];
+    const closed = new Promise<number>((done) => socket.once("close", (code) => done(code)));
+    socket.on("message", (data) => received.push(JSON.parse(String(data)) as Record<string, unknown>));
+    socket.once("open", () => resolve({ socket, received, closed }));
+    socket.once("error", reject);
+  });
+}
+
 async function makeToken(base: string, body: Record<string, unknown>): Promise<{ id: string; token: string }> {
   const response = await fetch(`${base}/api/tokens`, { method: "POST", headers: { ...bearer(aliceToken), "content-type": "application/json" }, body: JSON.stringify(body) });
   expect(response.status).toBe(201);
@@ -88,6 +100,21 @@ describe("personal API tokens on two gateway replicas", () => {
     expect(await statuses(secondUrl, token)).toEqual({ api: 401, v1: 401, mcp: 401 });
     expect(await statuses(system.url, token)).toEqual({ api: 401, v1: 401, mcp: 401 });
     expect(await upgradeStatus(secondUrl, token)).toBe(401);
+  });
+
+  it("case 197: a socket signed in by a token, on the upgrade or by an auth message, ends at its next message once the token is revoked on the other replica", async () => {
+    const { id, token } = await makeToken(system.url, { name: "socket" });
+    const byUpgrade = await openSocket(secondUrl, bearer(token));
+    const byMessage = await openSocket(secondUrl, {});
+    byMessage.socket.send(JSON.stringify({ type: "auth", token }));
+    await waitUntil(() => byMessage.received.some((message) => message["type"] === "ready"), { intervalMs: 20, message: "the auth message to be accepted" });
+    const revoked = await fetch(`${system.url}/api/tokens/${id}`, { method: "DELETE", headers: bearer(aliceToken) });
+    expect(revoked.status).toBe(200);
+    for (const opened of [byUpgrade, byMessage]) {
+      opened.socket.send(JSON.stringify({ type: "watch", session_id: "s-none" }));
+      expect(await opened.closed).toBe(1008);
+      expect(opened.received.at(-1)).toMatchObject({ type: "error", error: { code: "UNAUTHORIZED", message: expect.stringContaining("revoked") } });
+    }
   });
 
   it("case 198: an expired token is refused on both replicas", async () => {

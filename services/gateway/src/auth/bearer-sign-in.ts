@@ -33,18 +33,23 @@ export function bearerResolvers(context: BearerContext): BearerResolver[] {
   return resolvers;
 }
 
-/**
- * Checks a bearer token presented from `address` against every kind in turn, under the limit on wrong
- * tokens per address (auth/auth-throttle.ts): a token no kind knows is a wrong one, like a refused JWT.
- */
-export function bearerSignIn(context: BearerContext) {
+/** Checks a bearer token against every kind in turn: a token no kind knows is refused like a refused JWT. */
+export function bearerCheck(context: BearerContext): (token: string) => Promise<SignIn> {
   const resolvers = bearerResolvers(context);
-  const check = async (token: string): Promise<SignIn> => {
+  return async (token) => {
     for (const resolve of resolvers) {
       const signedIn = await resolve(token);
       if (signedIn) return signedIn;
     }
     return { ok: false, error: new AppError("UNAUTHORIZED", "A valid bearer token is required") };
   };
+}
+
+/**
+ * `bearerCheck` for a token presented from `address`, under the limit on wrong tokens per address
+ * (auth/auth-throttle.ts).
+ */
+export function bearerSignIn(context: BearerContext) {
+  const check = bearerCheck(context);
   return (address: string, token: string): Promise<SignIn> => context.authFailures.signIn(address, token, check);
 }

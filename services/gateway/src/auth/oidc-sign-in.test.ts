@@ -197,6 +197,12 @@ describe("sign-out", () => {
     const { jar } = await signInOverHttp(firstUrl, "ada");
     expect((await projectsAs({ headers: { cookie: jar.header() } }, secondUrl)).status).toBe(200);
     const stolenCookie = jar.header();
+    // a socket the page opened with the cookie before the sign-out
+    const socket = new WebSocket(`${firstUrl.replace("http", "ws")}/ws`, { headers: { cookie: jar.header(), origin: firstUrl } });
+    const received: Array<{ type: string; error?: { code: string } }> = [];
+    socket.on("message", (data) => received.push(JSON.parse(String(data)) as { type: string }));
+    const closed = new Promise<number>((resolve) => socket.once("close", (code) => resolve(code)));
+    await new Promise((resolve) => socket.once("open", resolve));
     const me = (await (await fetch(`${firstUrl}/auth/me`, { headers: { cookie: jar.header() } })).json()) as { csrf_token: string };
     expect((await fetch(`${firstUrl}/auth/logout`, { method: "POST", headers: { cookie: jar.header(), origin: firstUrl } })).status).toBe(403);
     const signedOut = await fetch(`${firstUrl}/auth/logout`, { method: "POST", headers: { cookie: jar.header(), origin: firstUrl, "x-csrf-token": me.csrf_token } });
@@ -204,6 +210,10 @@ describe("sign-out", () => {
     expect(signedOut.headers.getSetCookie().join()).toMatch(/ao_session=;/);
     expect((await projectsAs({ headers: { cookie: stolenCookie } }, secondUrl)).status).toBe(401);
     expect((await projectsAs({ headers: { cookie: stolenCookie } }, firstUrl)).status).toBe(401);
+    // the open socket ends at its next message
+    socket.send(JSON.stringify({ type: "watch", session_id: "s-none" }));
+    expect(await closed).toBe(1008);
+    expect(received.at(-1)).toMatchObject({ type: "error", error: { code: "UNAUTHORIZED" } });
   });
 });
 

@@ -1,6 +1,6 @@
 import type { WebSocket } from "ws";
 import { AppError, parseJson, toErrorBody, WsClientMessage, type RunEvent } from "@agent-orchestrator/shared";
-import { bearerSignIn } from "../auth/bearer-sign-in.js";
+import { bearerCheck, bearerSignIn } from "../auth/bearer-sign-in.js";
 import { startChatRun } from "../chat/chat-route.js";
 import { authenticationRequired } from "../config.js";
 import { watchSession } from "../chat/event-replay.js";
@@ -25,6 +25,8 @@ export interface OpenedSocket {
   address: string;
   /** the caps' slots the socket holds (limits/websocket-caps.ts) */
   slots: SocketSlots;
+  /** whether the upgrade's credential still signs its user in (undefined: the local user, nothing to end) */
+  stillSignedIn?: (() => Promise<boolean>) | undefined;
 }
 
 type Watch = { controller: AbortController; release: () => void };
@@ -41,6 +43,8 @@ export class WebSocketConnection {
   /** this socket's watches by session id */
   private readonly watches = new Map<string, Set<Watch>>();
   private user: string | undefined;
+  /** asked before each message: a token revoked or expired, or a sign-out, ends the socket there (docs/tokens.md) */
+  private stillSignedIn: (() => Promise<boolean>) | undefined;
   private authTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -51,6 +55,7 @@ export class WebSocketConnection {
   ) {
     this.rate = new MessageRate(context.config.WS_MESSAGES_PER_SECOND);
     this.user = opened.user;
+    this.stillSignedIn = opened.stillSignedIn;
   }
 
   start(): void {
@@ -88,6 +93,11 @@ export class WebSocketConnection {
       this.closeForPolicy(1008, "unauthorized");
       return;
     }
+    if (this.stillSignedIn && !(await this.stillSignedIn())) {
+      this.sendError(new AppError("UNAUTHORIZED", "This socket's sign-in has ended (the token was revoked or expired, or its user signed out)"));
+      this.closeForPolicy(1008, "signed out");
+      return;
+    }
     if (body.type === "unwatch") return this.unwatch(body.session_id);
     const refused = this.context.requestRate.take(user);
     if (refused) throw new AppError("RATE_LIMITED", `${refused.error.message} (try again in ${refused.retryAfterSeconds} s)`);
@@ -104,6 +114,7 @@ export class WebSocketConnection {
   private async signIn(token: string): Promise<void> {
     if (!authenticationRequired(this.context.config)) return this.ready();
     const signedIn = await bearerSignIn(this.context)(this.opened.address, token);
+    const check = bearerCheck(this.context);
     if (this.closed) return;
     if (!signedIn.ok) {
       if (signedIn.retryAfterSeconds !== undefined) this.context.metrics.refusals.inc({ limit: "sign_in" });
@@ -113,8 +124,9 @@ export class WebSocketConnection {
     }
     if (this.user !== undefined) {
       // a socket belongs to one user: its slots, turns and watches are counted as theirs
-      if (signedIn.user === this.user) return this.ready();
-      throw new AppError("BAD_REQUEST", "This socket is signed in as another user already");
+      if (signedIn.user !== this.user) throw new AppError("BAD_REQUEST", "This socket is signed in as another user already");
+      this.stillSignedIn = async () => (await check(token)).ok;
+      return this.ready();
     }
     const refused = this.opened.slots.signIn(signedIn.user);
     if (refused) {
@@ -124,6 +136,7 @@ export class WebSocketConnection {
       return;
     }
     this.user = signedIn.user;
+    this.stillSignedIn = async () => (await check(token)).ok;
     this.ready();
   }
 

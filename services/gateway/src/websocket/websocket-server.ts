@@ -4,7 +4,7 @@ import { WebSocketServer } from "ws";
 import { AppError, toErrorBody } from "@agent-orchestrator/shared";
 import { allowedOrigins, bearerToken, cookieSession, localUser } from "../auth/auth.js";
 import type { SignIn } from "../auth/auth-throttle.js";
-import { bearerSignIn } from "../auth/bearer-sign-in.js";
+import { bearerCheck, bearerSignIn } from "../auth/bearer-sign-in.js";
 import { allowedHosts, authenticationRequired } from "../config.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { hostAllowed } from "../http/host-check.js";
@@ -33,6 +33,7 @@ export function attachWebSocket(server: Server, context: GatewayContext): WebSoc
   const hosts = allowedHosts(context.config);
   const required = authenticationRequired(context.config);
   const signInBearer = bearerSignIn(context);
+  const checkBearer = bearerCheck(context);
   const origins = allowedOrigins(context);
   /** The upgrade's user: its bearer token's, else its sign-in cookie's; undefined until `{type:"auth"}`. */
   const signInOf = async (request: IncomingMessage, address: string): Promise<SignIn | undefined> => {
@@ -62,7 +63,13 @@ export function attachWebSocket(server: Server, context: GatewayContext): WebSoc
           if (signedIn.retryAfterSeconds !== undefined) context.metrics.refusals.inc({ limit: "sign_in" });
           return refuse(socket, httpStatusByCode[signedIn.error.code], signedIn.error, signedIn.retryAfterSeconds);
         }
-        open(request, socket, head, address, signedIn.user);
+        // the socket asks again before each message: a revoked token or an ended sign-in stops it there
+        const header = request.headers.authorization;
+        const stillSignedIn =
+          header === undefined
+            ? async () => (await cookieSession(context, request)) !== undefined
+            : async () => (await checkBearer(bearerToken(header))).ok;
+        open(request, socket, head, address, signedIn.user, stillSignedIn);
       },
       (error: unknown) => {
         context.logger.error({ err: error }, "WebSocket sign-in failed");
@@ -71,7 +78,7 @@ export function attachWebSocket(server: Server, context: GatewayContext): WebSoc
     );
   });
 
-  function open(request: IncomingMessage, socket: Duplex, head: Buffer, address: string, user: string | undefined): void {
+  function open(request: IncomingMessage, socket: Duplex, head: Buffer, address: string, user: string | undefined, stillSignedIn?: () => Promise<boolean>): void {
     const admitted = context.webSockets.admit(address, user);
     if (!admitted.ok) {
       context.metrics.refusals.inc({ limit: admitted.limit });
@@ -89,7 +96,7 @@ export function attachWebSocket(server: Server, context: GatewayContext): WebSoc
       socket.off("close", release);
       return release();
     }
-    sockets.handleUpgrade(request, socket, head, (ws) => new WebSocketConnection(ws, context, { user, address, slots: admitted.socket }).start());
+    sockets.handleUpgrade(request, socket, head, (ws) => new WebSocketConnection(ws, context, { user, address, slots: admitted.socket, stillSignedIn }).start());
   }
   return sockets;
 }
