@@ -16,6 +16,7 @@ import { percentile } from "./support/percentile.js";
 import { rssKiB, startRssSampler, waitForRestingRss } from "./support/rss-sampler.js";
 import { startSystem as startServiceProcesses } from "../test/support/service-processes.js";
 import { startScriptedModel, type ChatRequestBody, type ScriptedTurn } from "../test/support/scripted-model.js";
+import { withoutSystemNote } from "../test/support/system-note.js";
 
 const repetitions = pick(5, 2);
 const answerMaxBytes = 1024 * 1024;
@@ -29,7 +30,7 @@ const kinds = {
 type Kind = keyof typeof kinds;
 
 function respond(request: ChatRequestBody): ScriptedTurn {
-  const said = String(request.messages.at(-1)?.content ?? "");
+  const said = withoutSystemNote(String(request.messages.at(-1)?.content ?? ""));
   if (said === kinds["one 30 MiB event"]) return { text: "y".repeat(30 * 1024 * 1024) };
   if (said === kinds["100 MiB answer (64 KiB events)"]) return { streamedText: { piece: "x".repeat(64 * 1024), times: 1_600 } };
   return { text: `fine: ${said}` };

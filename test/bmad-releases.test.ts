@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultInstallUserName, ensureBmadInstall } from "../scripts/lib/bmad-install.js";
 import { releaseMatrix, shippedAgentIds } from "./support/bmad-release.js";
 import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
+import { withoutSystemNote } from "./support/system-note.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
 interface MenuItem {
@@ -30,7 +31,7 @@ interface ToolMessage {
  * of the skill's own files; after any other tool result it answers with what it saw.
  */
 function releaseResponder(request: ChatRequestBody): ScriptedTurn {
-  const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
+  const said = withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));
   const [verb = "", argument = ""] = said.split(/ (.*)/s, 2);
   const tool = lastToolMessage(request);
   if (!tool) {

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
+import { withoutSystemNote } from "./support/system-note.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
 const tokens = { alice: "alice-token", bob: "bob-token", carol: "carol-token" } as const;
@@ -33,8 +34,8 @@ const sum = (...costs: number[]) => costs.reduce((total, cost) => total + cost, 
 function respond(request: ChatRequestBody): ScriptedTurn {
   const last = request.messages.at(-1);
   if (last?.role === "tool") return { text: "saved", usage: small };
-  // a chat's first message comes after the system's note of the day
-  const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "").split("\n\n").at(-1) ?? "";
+  // a chat's first message ends with the system's note of the day
+  const said = withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));
   if (said === "large") return { text: "a long answer", usage: large };
   if (said.startsWith("write ")) return { toolCalls: [{ name: "save_output", arguments: { file_path: `{project-root}/${said.slice(6)}`, content: "# kept\n" } }], usage: small };
   return { text: "hello", usage: small };

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPdf } from "../services/tool-runner/src/testing/pdf-fixture.js";
 import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
+import { withoutSystemNote } from "./support/system-note.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
 let system: TestSystem;
@@ -19,7 +20,7 @@ const notes = "# Launch notes\n\nThe lighthouse launches on the 4th of May.\n";
 function readAttachments(request: ChatRequestBody): ScriptedTurn {
   const last = request.messages.at(-1);
   if (last?.role === "tool") return { text: String(last.content) };
-  const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
+  const said = withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));
   const named = /^- (\{project-root\}\/\S+)(?: — as Markdown: (\{project-root\}\/\S+))?/m.exec(said);
   const path = named?.[2] ?? named?.[1];
   return path === undefined ? { text: "No files." } : { toolCalls: [{ name: "read_file", arguments: { file_path: path } }] };

@@ -9,6 +9,7 @@ import { FilesListReply, requestJson, subjects } from "@agent-orchestrator/share
 import { natsAdminUser } from "../scripts/lib/nats-users.js";
 import { testNatsPasswords } from "./support/nats-harness.js";
 import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
+import { withoutSystemNote } from "./support/system-note.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 import { toolCallResponder } from "./support/tool-call-responder.js";
 
@@ -18,7 +19,7 @@ let reachedHold: () => void = () => undefined;
 let releaseHold: () => void = () => undefined;
 
 async function respond(request: ChatRequestBody): Promise<ScriptedTurn> {
-  const said = String(request.messages.at(-1)?.content ?? "");
+  const said = withoutSystemNote(String(request.messages.at(-1)?.content ?? ""));
   if (said !== "hold") return toolCallResponder(request);
   await new Promise<void>((resolve) => {
     releaseHold = resolve;

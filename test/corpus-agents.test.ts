@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
+import { withoutSystemNote } from "./support/system-note.js";
 import { corpusAgentIds, corpusInstall, corpusUserName } from "./support/corpus.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
@@ -15,7 +16,7 @@ let system: TestSystem;
 
 function respond(request: ChatRequestBody): ScriptedTurn {
   const last = lastMessage(request);
-  const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
+  const said = withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));
   if (last?.role === "tool") {
     const result = JSON.parse(String(last.content)) as { success: boolean; files?: Array<{ path: string }>; path?: string };
     if (result.files) return { toolCalls: [{ name: "save_output", arguments: { file_path: "{output_folder}/product-brief.md", content: "# Product brief\n" } }] };

@@ -11,6 +11,7 @@ import { jetStreamNames, subjects } from "@agent-orchestrator/shared";
 import { gatewayEnvSchema } from "../services/gateway/src/config.js";
 import { testNatsCredentials } from "./support/nats-harness.js";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
+import { withoutSystemNote } from "./support/system-note.js";
 import { repoRoot, startServiceProcess } from "./support/service-processes.js";
 import { readSse } from "./support/sse.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
@@ -22,7 +23,7 @@ let system: TestSystem;
 function respond(request: ChatRequestBody): ScriptedTurn {
   const last = lastMessage(request);
   const users = request.messages.filter((message) => message.role === "user");
-  const said = String(users.at(-1)?.content ?? "");
+  const said = withoutSystemNote(String(users.at(-1)?.content ?? ""));
   if (last?.role === "tool") return { text: "Saved **brief.md** for you." };
   if (said.startsWith("save")) {
     return { toolCalls: [{ name: "save_output", arguments: { file_path: "{session-folder}/brief.md", content: "# Brief\n\nAlice's idea.\n" } }] };

@@ -5,13 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
+import { withoutSystemNote } from "./support/system-note.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
 const answerBytes = 900_000;
 let system: TestSystem;
 
 function respond(request: ChatRequestBody): ScriptedTurn {
-  const said = String(request.messages.at(-1)?.content ?? "");
+  const said = withoutSystemNote(String(request.messages.at(-1)?.content ?? ""));
   return { text: `${said}:`.padEnd(answerBytes, "é") };
 }
 

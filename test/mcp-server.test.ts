@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
+import { withoutSystemNote } from "./support/system-note.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
 const token = "alice-token-1111";
@@ -17,7 +18,7 @@ let system: TestSystem;
 function respond(request: ChatRequestBody): ScriptedTurn {
   const last = lastMessage(request);
   if (last?.role === "tool") return { text: "Saved your note." };
-  const said = String(last?.content ?? "");
+  const said = withoutSystemNote(String(last?.content ?? ""));
   if (said.startsWith("save")) return { toolCalls: [{ name: "save_output", arguments: { file_path: "{session-folder}/note.md", content: "# Note\n" } }] };
   return { text: `echo: ${said}` };
 }

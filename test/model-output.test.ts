@@ -10,6 +10,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
+import { withoutSystemNote } from "./support/system-note.js";
 import { readSse } from "./support/sse.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
@@ -20,7 +21,7 @@ const answerMaxBytes = 1024 * 1024;
 let system: TestSystem;
 
 function respond(request: ChatRequestBody): ScriptedTurn {
-  const said = String(request.messages.at(-1)?.content ?? "");
+  const said = withoutSystemNote(String(request.messages.at(-1)?.content ?? ""));
   if (said === "one huge line") return { text: "y".repeat(30 * 1024 * 1024) };
   return said.startsWith("huge") ? hugeAnswer : { text: `fine: ${said}` };
 }

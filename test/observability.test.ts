@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vites
 import { setTimeout as sleep } from "node:timers/promises";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./support/otlp-receiver.js";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
+import { withoutSystemNote } from "./support/system-note.js";
 import type { ServiceProcess } from "./support/service-processes.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
@@ -27,7 +28,7 @@ function respond(request: ChatRequestBody): ScriptedTurn {
     const result = JSON.parse(String(last.content)) as { success: boolean; content?: string; error?: { message: string } };
     return { text: result.success ? `The file says:\n${result.content}` : `The tool said: ${result.error?.message}` };
   }
-  const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
+  const said = withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));
   const path = said.startsWith("escape") ? "{bundle-root}/../../etc/passwd" : "{bundle-root}/config.yaml";
   return { toolCalls: [{ name: "read_file", arguments: { file_path: path } }] };
 }

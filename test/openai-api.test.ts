@@ -7,6 +7,7 @@
 import OpenAI, { AuthenticationError, NotFoundError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
+import { withoutSystemNote } from "./support/system-note.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
 /** the system's note of the day, the model's first user message before the conversation (services/orchestrator/src/prompt/conversation-note.ts) */
@@ -22,7 +23,7 @@ function respond(request: ChatRequestBody): ScriptedTurn {
     const result = JSON.parse(String(last.content)) as { content?: string };
     return { text: `The file says:\n${result.content ?? ""}` };
   }
-  const said = String(last?.content ?? "");
+  const said = withoutSystemNote(String(last?.content ?? ""));
   if (said === "show me the config") {
     return { text: "Let me look.", toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } }] };
   }

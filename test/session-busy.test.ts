@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
+import { withoutSystemNote } from "./support/system-note.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
 /**
@@ -38,7 +39,7 @@ let system: TestSystem;
 let hold = new Hold();
 
 async function respond(request: ChatRequestBody): Promise<ScriptedTurn> {
-  const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
+  const said = withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));
   if (said !== "hold") return { text: `echo: ${said}` };
   await hold.take();
   return { text: "the one answer" };

@@ -6,6 +6,7 @@ import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { readSse } from "./support/sse.js";
 import { lastMessage, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "./support/scripted-model.js";
+import { withoutSystemNote } from "./support/system-note.js";
 import { repoRoot, startSystem } from "./support/service-processes.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
@@ -16,7 +17,7 @@ let model: ScriptedModel;
 function respond(request: ChatRequestBody): ScriptedTurn {
   const last = lastMessage(request);
   const userMessages = request.messages.filter((message) => message.role === "user");
-  const said = String(userMessages[userMessages.length - 1]?.content ?? "");
+  const said = withoutSystemNote(String(userMessages[userMessages.length - 1]?.content ?? ""));
   if (last?.role === "tool") {
     const result = JSON.parse(String(last.content)) as { success: boolean; content?: string; error?: { message: string } };
     return { text: result.success ? `The file says:\n${result.content ?? "(saved)"}` : `The tool said: ${result.error?.message}` };

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
 import { buildPdf } from "../services/tool-runner/src/testing/pdf-fixture.js";
 import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
+import { withoutSystemNote } from "./support/system-note.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 import { enterToken, phone, screenshot, screenshotBoth, wide } from "./support/web-page-steps.js";
 import { launchTestBrowser, openRecordedPage, type TestBrowser } from "./support/web-browser.js";
@@ -27,7 +28,7 @@ const briefPath = "_bmad-output/planning-artifacts/product-brief.md";
 function briefResponder(request: ChatRequestBody): ScriptedTurn {
   const last = request.messages.at(-1);
   if (last?.role === "tool") return { text: "I saved the product brief." };
-  const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
+  const said = withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));
   if (said.startsWith("Run CB")) {
     return { toolCalls: [{ name: "save_output", arguments: { file_path: "{planning_artifacts}/product-brief.md", content: "# Product brief\n\nA queue-free checkout for small shops.\n" } }] };
   }

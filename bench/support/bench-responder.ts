@@ -1,4 +1,5 @@
 import type { ChatRequestBody, ScriptedTurn } from "../../test/support/scripted-model.js";
+import { withoutSystemNote } from "../../test/support/system-note.js";
 import type { BenchBmadTree } from "./bench-bmad-tree.js";
 
 /**
@@ -44,7 +45,7 @@ export function createBenchResponder(tree: BenchBmadTree): BenchResponder {
 
 function decide(request: ChatRequestBody, tree: BenchBmadTree): ScriptedTurn {
   const lastUser = request.messages.findLastIndex((message) => message.role === "user");
-  const said = String(request.messages[lastUser]?.content ?? "");
+  const said = withoutSystemNote(String(request.messages[lastUser]?.content ?? ""));
   const toolResults = request.messages.slice(lastUser + 1).filter((message) => message.role === "tool").length;
   const [verb = "", argument = "", extra = ""] = said.split(" ");
   const text = { text: finalAnswer };

@@ -6,6 +6,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ChatRequestBody, ScriptedTurn } from "../../test/support/scripted-model.js";
+import { withoutSystemNote } from "../../test/support/system-note.js";
 import { settleMs } from "./bench-settings.js";
 import type { BenchSystem } from "./bench-system.js";
 import { chatJson, type ChatAnswer } from "./gateway-client.js";
@@ -26,7 +27,7 @@ export function createWorkflowResponder(): WorkflowResponder {
     failures: [],
     respond(request) {
       const lastUser = request.messages.findLastIndex((message) => message.role === "user");
-      const [mode, , step] = String(request.messages[lastUser]?.content ?? "").split(" ");
+      const [mode, , step] = withoutSystemNote(String(request.messages[lastUser]?.content ?? "")).split(" ");
       const results = request.messages.slice(lastUser + 1).filter((message) => message.role === "tool");
       const latest = results.at(-1);
       if (latest && !succeeded(latest.content)) responder.failures.push(String(latest.content).slice(0, 300));

@@ -7,11 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SessionGetReply } from "@agent-orchestrator/shared";
 import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "../support/scripted-model.js";
+import { withoutSystemNote } from "../support/system-note.js";
 import { finalEvent, postChat, streamChat } from "./support/chat-client.js";
 import { startFaultSystem, type FaultSystem } from "./support/fault-system.js";
 
 function respond(request: ChatRequestBody): ScriptedTurn {
-  const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
+  const said = withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));
   // a slow stream: the outage lands between its pieces
   if (said.startsWith("long")) return { text: "Once upon a time, far away, there was a model that answered slowly.", chunkDelayMs: 500 };
   return { text: `echo: ${said}` };

@@ -10,6 +10,7 @@ import { SessionGetReply, type RunEvent, type VisibleMessage } from "@agent-orch
 import { findNatsServerBinary } from "../../scripts/lib/local-nats.js";
 import { natsIsExternal } from "../support/nats-harness.js";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "../support/scripted-model.js";
+import { withoutSystemNote } from "../support/system-note.js";
 import { finalEvent, postChat, streamChat } from "./support/chat-client.js";
 import { permissionViolations, serviceOrder, startFaultSystem, waitForReplicas, type FaultSystem } from "./support/fault-system.js";
 
@@ -17,7 +18,7 @@ const modelWaitMs = 4_000;
 const downtimeMs = 1_500;
 
 function respond(request: ChatRequestBody): ScriptedTurn {
-  const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
+  const said = withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));
   if (lastMessage(request)?.role === "tool") return { text: `read it for: ${said}` };
   if (said.startsWith("wait")) return { text: `waited: ${said}`, delayMs: modelWaitMs };
   if (said.startsWith("read")) return { toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } }] };

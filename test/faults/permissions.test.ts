@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeJson, inboxPrefixFor, jetStreamNames, serviceNames, type ServiceName } from "@agent-orchestrator/shared";
 import { natsIsExternal, testNatsCredentials } from "../support/nats-harness.js";
 import type { ChatRequestBody, ScriptedTurn } from "../support/scripted-model.js";
+import { withoutSystemNote } from "../support/system-note.js";
 import { repoRoot, startServiceProcess } from "../support/service-processes.js";
 import { permissionViolations, startFaultSystem, type FaultSystem } from "./support/fault-system.js";
 
@@ -90,7 +91,7 @@ function delegateOrAnswer(request: ChatRequestBody): ScriptedTurn {
   if (String(request.messages[0]?.content).includes("working as a subagent")) return { text: "child ok" };
   const last = request.messages.at(-1);
   if (last?.role === "tool") return { text: `ok: ${String((JSON.parse(String(last.content)) as { response?: string }).response)}` };
-  return String(last?.content) === "delegate" ? { toolCalls: [{ name: "run_subagent", arguments: { prompt: "say ok" } }] } : { text: "ok" };
+  return withoutSystemNote(String(last?.content)) === "delegate" ? { toolCalls: [{ name: "run_subagent", arguments: { prompt: "say ok" } }] } : { text: "ok" };
 }
 
 const serverLogged = (user: string, kind: "Publish" | "Subscription", subject: string) =>

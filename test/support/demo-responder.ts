@@ -4,12 +4,13 @@
  * with what it was asked. Deterministic, so the README's first chat always gives the same answer.
  */
 import type { ChatRequestBody, Responder, ScriptedTurn } from "./scripted-model.js";
+import { withoutSystemNote } from "./system-note.js";
 
 export const demoResponder: Responder = (request: ChatRequestBody): ScriptedTurn => {
   const last = request.messages[request.messages.length - 1];
   if (last?.role === "tool") return { text: summariseToolResult(String(last.content ?? "")) };
 
-  const said = String(last?.content ?? "").trim();
+  const said = withoutSystemNote(String(last?.content ?? "")).trim();
   const lower = said.toLowerCase();
   if (lower.includes("config")) return { toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } }] };
   if (lower.startsWith("*idea-brief") || lower.includes("workflow")) {

@@ -1,4 +1,5 @@
 import type { ChatRequestBody, ScriptedTurn } from "./scripted-model.js";
+import { withoutSystemNote } from "./system-note.js";
 
 /**
  * A scripted model that drives the file tools by what the user says: `save <path>` then a newline and the
@@ -7,7 +8,7 @@ import type { ChatRequestBody, ScriptedTurn } from "./scripted-model.js";
  * `failed <error>`. Anything else is answered "Hello".
  */
 export function fileToolsResponder(request: ChatRequestBody): ScriptedTurn {
-  const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
+  const said = withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));
   const last = request.messages.at(-1);
   if (last?.role === "tool") {
     const result = JSON.parse(String(last.content)) as Record<string, unknown>;

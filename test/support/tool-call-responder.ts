@@ -1,4 +1,5 @@
 import type { ChatRequestBody, ScriptedTurn } from "./scripted-model.js";
+import { withoutSystemNote } from "./system-note.js";
 
 /**
  * A scripted model that makes exactly the tool call the user writes: `call <tool>` on the first line and the
@@ -8,7 +9,7 @@ import type { ChatRequestBody, ScriptedTurn } from "./scripted-model.js";
 export function toolCallResponder(request: ChatRequestBody): ScriptedTurn {
   const last = request.messages.at(-1);
   if (last?.role === "tool") return { text: String(last.content) };
-  const said = String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
+  const said = withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));
   const [line = "", ...rest] = said.split("\n");
   const [verb, name] = line.split(" ");
   if (verb !== "call" || name === undefined) return { text: "Hello" };

@@ -3,6 +3,7 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { encodeJson, jetStreamNames, requestJson, SessionGetReply, SessionListReply, subjects } from "@agent-orchestrator/shared";
 import { startScriptedModel, type ScriptedModel } from "../../../test/support/scripted-model.js";
+import { endsWithDateNote } from "../../../test/support/system-note.js";
 import type { Orchestrator } from "./orchestrator-service.js";
 import {
   runTestTurn,
@@ -93,9 +94,9 @@ describe("orchestrator turns", () => {
     model.enqueue({ text: "second answer" });
     const second = await runTurn(prefixes.main, "second question", { sessionId: first.sessionId });
     expect(second.final).toMatchObject({ type: "done", response: "second answer" });
-    // after the system prompt and the system's note of the day
-    const contents = model.requests.at(-1)?.body.messages.slice(2).map((message) => message.content);
-    expect(contents).toEqual(["first question", "first answer", "second question"]);
+    // after the system prompt; the system's note of the day ends the first message
+    const contents = model.requests.at(-1)?.body.messages.slice(1).map((message) => message.content);
+    expect(contents).toEqual([expect.stringMatching(endsWithDateNote("first question")), "first answer", "second question"]);
   });
 
   it("refuses someone else's session as SESSION_NOT_FOUND, in turns and in look-ups", async () => {

@@ -7,6 +7,7 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { encodeJson, requestJson, SessionGetReply, subjects, type RunEvent, type Usage } from "@agent-orchestrator/shared";
 import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "../../../test/support/scripted-model.js";
+import { withoutSystemNote } from "../../../test/support/system-note.js";
 import { orchestratorMetrics } from "./orchestrator-metrics.js";
 import type { Orchestrator } from "./orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent } from "./testing/orchestrator-fixture.js";
@@ -18,7 +19,8 @@ let connection: NatsConnection;
 let model: ScriptedModel;
 const orchestrators: Orchestrator[] = [];
 
-const userText = (body: ChatRequestBody) => String(body.messages.filter((message) => message.role === "user").at(-1)?.content);
+// the latest user message, without the system's note of the day that ends the first
+const userText = (body: ChatRequestBody) => withoutSystemNote(String(body.messages.filter((message) => message.role === "user").at(-1)?.content));
 const callsFor = (text: string) => model.requests.filter((request) => userText(request.body) === text).length;
 const readConfig: ScriptedTurn = { toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } }] };
 /** Each turn's model calls by its message: two that read a file, then the third as the test says. */

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { RunEvent, SessionGetReply } from "@agent-orchestrator/shared";
 import type { Responder } from "../../support/scripted-model.js";
+import { withoutSystemNote } from "../../support/system-note.js";
 import { readSse } from "../../support/sse.js";
 import { postChat, streamChat } from "./chat-client.js";
 import { loadMessage, loadResponder } from "./load-responder.js";
@@ -19,7 +20,7 @@ export const probeMessage = "ping";
 export function clusterResponder(latencyMs: number): Responder {
   const load = loadResponder(latencyMs);
   return (request) => {
-    const said = String(request.messages.findLast((message) => message.role === "user")?.content ?? "");
+    const said = withoutSystemNote(String(request.messages.findLast((message) => message.role === "user")?.content ?? ""));
     return said === probeMessage ? { text: "pong" } : load(request);
   };
 }

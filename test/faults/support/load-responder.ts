@@ -5,6 +5,7 @@
  * a turn that got another session's tool result or event shows it.
  */
 import type { Responder } from "../../support/scripted-model.js";
+import { withoutSystemNote } from "../../support/system-note.js";
 
 /** Model calls of one load turn: three with a tool call, one with the answer. */
 export const modelCallsPerLoadTurn = 4;
@@ -16,7 +17,7 @@ export const loadAnswer = (token: string, readBack: string) => `done ${token}: $
 export function loadResponder(latencyMs: number): Responder {
   return (request) => {
     const lastUser = request.messages.findLastIndex((message) => message.role === "user");
-    const token = String(request.messages[lastUser]?.content ?? "").replace(/^load /, "");
+    const token = withoutSystemNote(String(request.messages[lastUser]?.content ?? "")).replace(/^load /, "");
     const results = request.messages.slice(lastUser + 1).filter((message) => message.role === "tool");
     const delayMs = latencyMs;
     switch (results.length) {

@@ -2,6 +2,7 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ProjectReply, requestJson, subjects, type AgentDefinition } from "@agent-orchestrator/shared";
 import { startScriptedModel, type ScriptedModel } from "../../../../test/support/scripted-model.js";
+import { endsWithDateNote } from "../../../../test/support/system-note.js";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent, type FakeToolRunner } from "../testing/orchestrator-fixture.js";
 import { loadedAgentSkill, skillAgent } from "../testing/skill-agent-fixture.js";
@@ -121,8 +122,7 @@ describe("agent start by the system", () => {
     const again = await runTestTurn(connection, prefix, "back", { sessionId: first.sessionId, agentId: "bmm/skill-analyst", owner: "alice" });
     expect(again.final).toMatchObject({ type: "done", response: "still here" });
     expect(lastRequest()?.messages.filter((message) => message.role === "user").map((message) => message.content)).toEqual([
-      expect.stringMatching(/^\[From the system: today's date is \d{4}-\d{2}-\d{2}\.\]$/),
-      "hi",
+      expect.stringMatching(endsWithDateNote("hi")),
       "back",
     ]);
   });

@@ -6,6 +6,7 @@
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startScriptedModel, type ChatRequestBody, type ScriptedModel } from "../../../../test/support/scripted-model.js";
+import { withoutSystemNote } from "../../../../test/support/system-note.js";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator } from "../testing/orchestrator-fixture.js";
 
@@ -16,7 +17,8 @@ const orchestrators: Orchestrator[] = [];
 let releaseSlowTurns!: () => void;
 const slowTurnsReleased = new Promise<void>((resolve) => (releaseSlowTurns = resolve));
 
-const userText = (body: ChatRequestBody) => String(body.messages.filter((message) => message.role === "user").at(-1)?.content);
+// the latest user message, without the system's note of the day that ends the first
+const userText = (body: ChatRequestBody) => withoutSystemNote(String(body.messages.filter((message) => message.role === "user").at(-1)?.content));
 
 beforeAll(async () => {
   connection = await connect({ servers: inject("natsUrl") });

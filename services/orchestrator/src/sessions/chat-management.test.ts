@@ -13,6 +13,7 @@ import {
 } from "@agent-orchestrator/shared";
 import type { z } from "zod";
 import { startScriptedModel, type Responder, type ScriptedModel } from "../../../../test/support/scripted-model.js";
+import { withoutSystemNote } from "../../../../test/support/system-note.js";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent, type FakeToolRunner, type TurnOptions } from "../testing/orchestrator-fixture.js";
 
@@ -28,7 +29,7 @@ let hold: { reached: () => void; released: Promise<void> } | undefined;
 const respond: Responder = async (request) => {
   const last = request.messages.at(-1);
   if (last?.role === "tool") return { text: "All done." };
-  const said = String(last?.content ?? "");
+  const said = withoutSystemNote(String(last?.content ?? ""));
   if (said === "hold" && hold) {
     hold.reached();
     await hold.released;

@@ -12,6 +12,7 @@ import {
   type AgentDefinition,
 } from "@agent-orchestrator/shared";
 import { startScriptedModel, type ScriptedModel } from "../../../../test/support/scripted-model.js";
+import { dateNoteAlone } from "../../../../test/support/system-note.js";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent } from "../testing/orchestrator-fixture.js";
 
@@ -68,8 +69,9 @@ describe("a chat started with its agent's greeting", () => {
     const { final } = await runTestTurn(connection, prefix, "2", { sessionId: started.session_id, agentId: menuAgent.id, timeoutMs: 20_000 });
     expect(final).toMatchObject({ type: "done", response: "Let us write a brief." });
     const messages = model.requests.at(-1)?.body.messages ?? [];
+    // the conversation starts with the greeting, so the note of the day is a user message of its own before it
     expect(messages.slice(1)).toEqual([
-      { role: "user", content: expect.stringMatching(/^\[From the system: today's date is \d{4}-\d{2}-\d{2}\.\]$/) },
+      { role: "user", content: expect.stringMatching(dateNoteAlone) },
       { role: "assistant", content: started.greeting.text },
       { role: "user", content: "2" },
     ]);

@@ -9,6 +9,7 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { decodeJson, encodeJson, jetStreamNames, RunEvent, subjects } from "@agent-orchestrator/shared";
 import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "../../../../test/support/scripted-model.js";
+import { withoutSystemNote } from "../../../../test/support/system-note.js";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent } from "../testing/orchestrator-fixture.js";
 
@@ -20,8 +21,8 @@ let orchestrator: Orchestrator;
 /** run_subagent is offered to agents that use skills */
 const skillUser = { ...testAgent, id: "skill-user", menu: [{ trigger: "SUM", description: "Summarize", skill: "bmad-summarize" }] };
 const isChild = (body: ChatRequestBody) => String(body.messages[0]?.content).includes("working as a subagent");
-// the latest user message: a turn's own text or a child's task, after the system's note of the day
-const userText = (body: ChatRequestBody) => String(body.messages.findLast((message) => message.role === "user")?.content);
+// the latest user message: a turn's own text or a child's task, without the system's note of the day that ends the first
+const userText = (body: ChatRequestBody) => withoutSystemNote(String(body.messages.findLast((message) => message.role === "user")?.content));
 
 let letParentAnswer!: () => void;
 const parentMayAnswer = new Promise<void>((resolve) => (letParentAnswer = resolve));

@@ -7,6 +7,7 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { decodeJson, encodeJson, requestJson, RunCancel, RunEvent, SessionGetReply, subjects, type ToolContext, type ToolResult } from "@agent-orchestrator/shared";
 import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "../../../../test/support/scripted-model.js";
+import { withoutSystemNote } from "../../../../test/support/system-note.js";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent } from "../testing/orchestrator-fixture.js";
 
@@ -44,8 +45,8 @@ function startFakeToolRunner(prefix: string): void {
 }
 
 const isChild = (body: ChatRequestBody) => String(body.messages[0]?.content).includes("working as a subagent");
-// the latest user message: a turn's own text or a child's task, after the system's note of the day
-const userText = (body: ChatRequestBody) => String(body.messages.findLast((message) => message.role === "user")?.content);
+// the latest user message: a turn's own text or a child's task, without the system's note of the day that ends the first
+const userText = (body: ChatRequestBody) => withoutSystemNote(String(body.messages.findLast((message) => message.role === "user")?.content));
 const toolMessages = (body: ChatRequestBody) => body.messages.filter((message) => message.role === "tool").map((message) => JSON.parse(String(message.content)) as Record<string, unknown>);
 const offeredTools = (body: ChatRequestBody) => (body.tools ?? []).map((tool) => tool.function.name);
 const lastIsTool = (body: ChatRequestBody) => body.messages.at(-1)?.role === "tool";
