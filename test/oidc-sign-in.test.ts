@@ -5,13 +5,13 @@
  * the projects they are in; a colleague added as viewer signs in and cannot write; the provider's access
  * tokens work on /api, /v1 and /mcp; signing out ends the sign-in. Screenshots go to test-artifacts/.
  */
-import { createServer } from "node:net";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOidcProvider, type TestOidcProvider } from "./support/oidc-provider.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 import { launchTestBrowser, openRecordedPage, type TestBrowser } from "./support/web-browser.js";
 import { screenshot, wide } from "./support/web-page-steps.js";
+import { freePort } from "./support/free-port.js";
 
 const audience = "https://agents.example.test";
 let provider: TestOidcProvider;
@@ -19,13 +19,6 @@ let system: TestSystem;
 let browser: TestBrowser;
 let adaProject: string;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 beforeAll(async () => {
   const port = await freePort();

@@ -5,7 +5,6 @@
  * killed, stopped and started again on the same ports and store.
  */
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -14,6 +13,7 @@ import { connect, type JetStreamManager, type NatsConnection } from "nats";
 import { startLocalNats, type LocalNats } from "../../scripts/lib/local-nats.js";
 import { natsAdminUser, serverPasswordEnv } from "../../scripts/lib/nats-users.js";
 import { testNatsPasswords, type TestNats } from "./nats-harness.js";
+import { freePort } from "./free-port.js";
 
 export const clusterConfigFile = fileURLToPath(new URL("../../deploy/nats/nats-cluster.conf", import.meta.url));
 
@@ -62,15 +62,6 @@ export interface StreamState {
 
 const memberCount = 3;
 
-/** A port nothing listens on right now (the routes must be known before any member starts). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no free port");
-  return address.port;
-}
 
 export async function startTestNatsCluster(): Promise<TestNatsCluster> {
   const storeRoot = await mkdtemp(join(tmpdir(), "ao-nats-cluster-"));

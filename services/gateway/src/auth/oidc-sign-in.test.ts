@@ -4,7 +4,6 @@
  * NATS server, the orchestrator's and the registry's answers are played here and name the caller.
  */
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:net";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
@@ -13,6 +12,7 @@ import { createLogger, decodeJson, encodeJson, jetStreamNames, ListAgentsReply, 
 import { CookieJar, signInOverHttp, startOidcProvider, type TestOidcProvider } from "../../../../test/support/oidc-provider.js";
 import { gatewayEnvSchema } from "../config.js";
 import { startGateway, type Gateway } from "../gateway-service.js";
+import { freePort } from "../../../../test/support/free-port.js";
 
 const prefix = `oidc${randomUUID().slice(0, 8)}.`;
 const audience = "https://agents.example.test";
@@ -23,13 +23,6 @@ let second: Gateway;
 let firstUrl: string;
 let secondUrl: string;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 beforeAll(async () => {
   const firstPort = await freePort();
