@@ -8,9 +8,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { startTestNats } from "../../test/support/nats-harness.js";
-import { startServiceProcess, type ServiceProcess } from "../../test/support/service-processes.js";
+import { healthyGatewayUrl, startServiceProcess, type ServiceProcess } from "../../test/support/service-processes.js";
 import { serviceEnvironment } from "../lib/service-env.js";
 
 export interface EvalSystemSettings {
@@ -63,16 +62,7 @@ export async function startEvalSystem(settings: EvalSystemSettings): Promise<Eva
       });
       processes.push(startServiceProcess(name, env));
     }
-    const gateway = processes[3] as ServiceProcess;
-    const line = await gateway.waitForLine((entry) => typeof entry["url"] === "string" && String(entry["msg"]).startsWith("gateway listening"), 30_000);
-    const url = String(line["url"]);
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const health = (await (await fetch(`${url}/healthz`)).json()) as { status: string };
-      if (health.status === "ok") break;
-      if (Date.now() > deadline) throw new Error(`the system did not become healthy: ${JSON.stringify(health)}`);
-      await sleep(100);
-    }
+    const url = await healthyGatewayUrl(processes[3] as ServiceProcess, 30_000);
     return {
       url,
       logTail: () => processes.flatMap((service) => service.lines.slice(-5).map((entry) => `${service.name}: ${JSON.stringify(entry)}`)),

@@ -102,19 +102,23 @@ export async function startSystem(
     await Promise.all(processes.map((service) => service.stop()));
   };
   try {
-    const gateway = processes[3] as ServiceProcess;
-    const line = await gateway.waitForLine((entry) => typeof entry["url"] === "string" && String(entry["msg"]).startsWith("gateway listening"));
-    const url = String(line["url"]);
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      const health = (await (await fetch(`${url}/healthz`)).json()) as { status: string };
-      if (health.status === "ok") break;
-      if (Date.now() > deadline) throw new Error(`the system did not become healthy: ${JSON.stringify(health)}`);
-      await sleep(100);
-    }
+    const url = await healthyGatewayUrl(processes[3] as ServiceProcess, 15_000);
     return { url, processes, stop };
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/** The URL a gateway process listens on, once its `/healthz` says the system is whole (every service answers). */
+export async function healthyGatewayUrl(gateway: ServiceProcess, timeoutMs: number): Promise<string> {
+  const line = await gateway.waitForLine((entry) => typeof entry["url"] === "string" && String(entry["msg"]).startsWith("gateway listening"), timeoutMs);
+  const url = String(line["url"]);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const health = (await (await fetch(`${url}/healthz`)).json()) as { status: string };
+    if (health.status === "ok") return url;
+    if (Date.now() > deadline) throw new Error(`the system did not become healthy: ${JSON.stringify(health)}`);
+    await sleep(100);
   }
 }
