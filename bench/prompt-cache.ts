@@ -11,6 +11,7 @@
  */
 import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
 import { startScriptedModel, type ChatRequestBody, type ScriptedTurn } from "../test/support/scripted-model.js";
+import { withoutSystemNote } from "../test/support/system-note.js";
 import type { BenchContext } from "./support/bench-context.js";
 import { chatJson } from "./support/gateway-client.js";
 import type { MeasureReport, MeasureRow } from "./support/measure-report.js";
@@ -38,7 +39,7 @@ const chatScript = [
  */
 function respond(request: ChatRequestBody): ScriptedTurn {
   const lastUser = request.messages.findLastIndex((message) => message.role === "user");
-  const said = String(request.messages[lastUser]?.content ?? "");
+  const said = withoutSystemNote(String(request.messages[lastUser]?.content ?? ""));
   const answered = request.messages.slice(lastUser + 1).some((message) => message.role === "tool");
   const [verb = "", argument = ""] = said.split(/ (.*)/s, 2);
   if (!answered && verb === "load-skill") return { toolCalls: [{ name: "load_skill", arguments: { name: argument } }] };

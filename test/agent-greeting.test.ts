@@ -9,6 +9,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultInstallUserName, ensureBmadInstall } from "../scripts/lib/bmad-install.js";
+import { dateNoteAlone } from "./support/system-note.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
 interface Release {
@@ -83,8 +84,9 @@ describe.each(releases)("Mary's greeting on a real $version install", (release) 
     expect(turn.body).toMatchObject({ success: true, session_id: sessionId, project_id: started.body["project_id"], response: "Happy to help." });
     const messages = system.model.requests.at(-1)?.body.messages ?? [];
     expect(messages[0]?.role).toBe("system");
+    // the conversation starts with the greeting, so the note of the day is a user message of its own before it
     expect(messages.slice(1)).toEqual([
-      { role: "user", content: expect.stringMatching(/^\[From the system: today's date is \d{4}-\d{2}-\d{2}\.\]$/) },
+      { role: "user", content: expect.stringMatching(dateNoteAlone) },
       { role: "assistant", content: started.body["greeting"].text },
       { role: "user", content: "1" },
     ]);

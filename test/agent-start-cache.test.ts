@@ -13,6 +13,7 @@ import { decodeJson, RegistryChanged, subjects } from "@agent-orchestrator/share
 import { natsAdminUser } from "../scripts/lib/nats-users.js";
 import { testNatsPasswords } from "./support/nats-harness.js";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
+import { withoutSystemNote } from "./support/system-note.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
 let system: TestSystem;
@@ -46,7 +47,7 @@ async function write(files: Record<string, string>): Promise<void> {
   }
 }
 
-const respond = (request: ChatRequestBody): ScriptedTurn => ({ text: `ok ${String(lastMessage(request)?.content ?? "")}` });
+const respond = (request: ChatRequestBody): ScriptedTurn => ({ text: `ok ${withoutSystemNote(String(lastMessage(request)?.content ?? ""))}` });
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "ao-start-cache-"));
@@ -93,7 +94,7 @@ async function chat(agentId: string, message: string): Promise<{ success: boolea
 
 /** The system prompt the model got for the turn whose user said `message`. */
 const systemPromptFor = (message: string): string => {
-  const request = system.model.requests.find((entry) => entry.body.messages.some((part) => part.role === "user" && part.content === message));
+  const request = system.model.requests.find((entry) => entry.body.messages.some((part) => part.role === "user" && withoutSystemNote(String(part.content)) === message));
   return String(request?.body.messages[0]?.content);
 };
 

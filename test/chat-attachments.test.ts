@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPdf } from "../services/tool-runner/src/testing/pdf-fixture.js";
 import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
-import { withoutSystemNote } from "./support/system-note.js";
+import { endsWithDateNote, withoutSystemNote } from "./support/system-note.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
 let system: TestSystem;
@@ -52,7 +52,8 @@ describe("chat attachments end to end", () => {
     const requests = system.model.requests.slice(mark).map((request) => request.body);
     const asked = requests.find((body) => body.messages.at(-1)?.role === "user");
     const told = String(asked?.messages.at(-1)?.content);
-    expect(told).toMatch(/^When do we launch\?\n\nAttached files .*\n- \{project-root\}\/inputs\/notes\.md$/s);
+    // the chat's first message: the system's note of the day ends it
+    expect(told).toMatch(endsWithDateNote(/When do we launch\?\n\nAttached files .*\n- \{project-root\}\/inputs\/notes\.md/s));
     expect(told).not.toContain("lighthouse");
     expect(asked?.messages.at(-1)).not.toHaveProperty("attachments");
     const toolCall = requests.flatMap((body) => body.messages).find((message) => message.role === "assistant" && message.tool_calls !== undefined);

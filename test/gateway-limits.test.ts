@@ -11,6 +11,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import WebSocket from "ws";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
+import { withoutSystemNote } from "./support/system-note.js";
 import { startServiceProcess } from "./support/service-processes.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
@@ -40,7 +41,7 @@ const caps = { perMinute: 10, perAddress: 4, perUser: 3, total: 12, watchesPerSo
 let system: TestSystem;
 
 function respond(request: ChatRequestBody): ScriptedTurn {
-  return { text: `echo: ${String(lastMessage(request)?.content ?? "")}` };
+  return { text: `echo: ${withoutSystemNote(String(lastMessage(request)?.content ?? ""))}` };
 }
 
 beforeAll(async () => {

@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
-import { withoutSystemNote } from "./support/system-note.js";
+import { endsWithDateNote, withoutSystemNote } from "./support/system-note.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
 const token = "alice-token-1111";
@@ -137,7 +137,8 @@ describe("tools", () => {
     const result = await client.callTool({ name: "chat", arguments: { agent_id: "idea-coach", message: "read my notes", attachments: [{ name: "bakery.md", content_base64: notes.toString("base64") }] } });
     expect(result.isError).toBeFalsy();
     const told = String(system.model.requests.map((request) => request.body).findLast((body) => body.messages.at(-1)?.role === "user")?.messages.at(-1)?.content);
-    expect(told).toMatch(/^read my notes\n\nAttached files .*\n- \{project-root\}\/inputs\/bakery\.md$/s);
+    // the chat's first message: the system's note of the day ends it
+    expect(told).toMatch(endsWithDateNote(/read my notes\n\nAttached files .*\n- \{project-root\}\/inputs\/bakery\.md/s));
     expect(told).not.toContain("Sourdough");
     const stored = await fetch(`${system.url}/api/projects/${structured(result)["project_id"] as string}/files/inputs/bakery.md?raw`, { headers: { authorization: `Bearer ${token}` } });
     expect(await stored.text()).toBe(notes.toString());

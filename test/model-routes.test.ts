@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
 import { readSse } from "./support/sse.js";
 import { lastMessage, startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "./support/scripted-model.js";
+import { withoutSystemNote } from "./support/system-note.js";
 import { startServiceProcess, type ServiceProcess } from "./support/service-processes.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
@@ -20,11 +21,7 @@ const analyst = "bmm/analyst";
 const pm = "bmm/pm";
 
 /** What the user typed last: the last user message without the system's note of the day (docs/models.md "Prompt caching"). */
-const said = (request: ChatRequestBody) =>
-  String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? "")
-    .split("\n\n")
-    .filter((paragraph) => !paragraph.startsWith("[From the system:"))
-    .at(-1) ?? "";
+const said = (request: ChatRequestBody) => withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));
 
 /** The default model: plain answers, and the silence scripts the timeout tests name. */
 function defaultModel(request: ChatRequestBody): ScriptedTurn {

@@ -7,11 +7,8 @@
 import OpenAI, { AuthenticationError, NotFoundError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
-import { withoutSystemNote } from "./support/system-note.js";
+import { endsWithDateNote, withoutSystemNote } from "./support/system-note.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
-
-/** the system's note of the day, the model's first user message before the conversation (services/orchestrator/src/prompt/conversation-note.ts) */
-const systemNote = expect.stringMatching(/^\[From the system: today's date is \d{4}-\d{2}-\d{2}\.\]$/);
 
 const token = "alice-token-1111";
 let system: TestSystem;
@@ -111,7 +108,7 @@ describe("chat completions", () => {
     expect(occurrences(seen, "my first question")).toBe(2); // the question, and the answer that echoes it
     expect(occurrences(seen, "echo: my first question")).toBe(1);
     expect(occurrences(seen, "my second question")).toBe(1);
-    expect(seen?.messages.filter((message) => message.role === "user").map((message) => message.content)).toEqual([systemNote, "my first question", "my second question"]);
+    expect(seen?.messages.filter((message) => message.role === "user").map((message) => message.content)).toEqual([expect.stringMatching(endsWithDateNote("my first question")), "my second question"]);
   });
 
   it("carries a history no session holds, and the client's system message, into a new session once", async () => {
@@ -160,7 +157,7 @@ describe("chat completions", () => {
       .withResponse();
     expect(second.response.headers.get("x-session-id")).toBe(sessionId);
     const seen = system.model.requests.at(-1)?.body;
-    expect(seen?.messages.filter((message) => message.role === "user").map((message) => message.content)).toEqual([systemNote, "named one", "named two"]);
+    expect(seen?.messages.filter((message) => message.role === "user").map((message) => message.content)).toEqual([expect.stringMatching(endsWithDateNote("named one")), "named two"]);
   });
 });
 

@@ -6,7 +6,7 @@ import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { readSse } from "./support/sse.js";
 import { lastMessage, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "./support/scripted-model.js";
-import { withoutSystemNote } from "./support/system-note.js";
+import { endsWithDateNote, withoutSystemNote } from "./support/system-note.js";
 import { repoRoot, startSystem } from "./support/service-processes.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
@@ -123,8 +123,9 @@ describe("the walking skeleton", () => {
       response: string;
     };
     expect(second.session_id).toBe(first.session_id);
-    const contents = model.requests.at(-1)?.body.messages.map((message) => message.content);
-    expect(contents).toEqual(expect.arrayContaining(["hello one", "Hello! You said: hello one", "hello two"]));
+    // after the system prompt; the system's note of the day ends the first message
+    const contents = model.requests.at(-1)?.body.messages.slice(1).map((message) => message.content);
+    expect(contents).toEqual([expect.stringMatching(endsWithDateNote("hello one")), "Hello! You said: hello one", "hello two"]);
   });
 
   it("answers errors in the one error shape: unknown agent, unknown session, bad body, unknown route", async () => {

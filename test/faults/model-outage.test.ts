@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SessionGetReply } from "@agent-orchestrator/shared";
 import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "../support/scripted-model.js";
-import { withoutSystemNote } from "../support/system-note.js";
+import { endsWithDateNote, withoutSystemNote } from "../support/system-note.js";
 import { finalEvent, postChat, streamChat } from "./support/chat-client.js";
 import { startFaultSystem, type FaultSystem } from "./support/fault-system.js";
 
@@ -72,8 +72,9 @@ describe("the model server goes down mid-stream and comes back", () => {
     const revived = await modelUp();
     const answer = await postChat(system.gatewayUrls[0] as string, { agent_id: "idea-coach", message: "hello again", session_id: sessionId });
     expect(answer.body).toMatchObject({ success: true, session_id: sessionId, response: "echo: hello again" });
+    // the system's note of the day ends the first message
     const seen = revived.requests.at(-1)?.body.messages.map((message) => message.content);
-    expect(seen).toEqual(expect.arrayContaining(["hello", "echo: hello", "hello again"]));
+    expect(seen).toEqual(expect.arrayContaining([expect.stringMatching(endsWithDateNote("hello")), "echo: hello", "hello again"]));
     const session = SessionGetReply.parse(await (await fetch(`${system.gatewayUrls[0]}/api/sessions/${sessionId}`)).json());
     expect(session).toMatchObject({ success: true, session: { status: "completed" } });
   });

@@ -5,6 +5,7 @@
  * it breaks one rule, so a test can show that the eval fails exactly the checks that rule is graded by.
  */
 import type { ChatRequestBody, Responder, ScriptedToolCall, ScriptedTurn } from "./scripted-model.js";
+import { withoutSystemNote } from "./system-note.js";
 
 export const misbehaviours = ["skip-config", "skip-workflow", "wrong-folder", "invent-tool", "skip-question", "read-outside"] as const;
 export type Misbehaviour = (typeof misbehaviours)[number];
@@ -62,8 +63,8 @@ export function bmadResponder(misbehaviour?: Misbehaviour): Responder {
   return (request: ChatRequestBody): ScriptedTurn => {
     const facts = promptFacts(text(request.messages[0]?.content));
     const lastUser = request.messages.map((message) => message.role).lastIndexOf("user");
-    // the system may lead a user message with a note of its own (`[From the system: today's date is …]`)
-    const said = text(request.messages[lastUser]?.content).replace(/^(\[From the system:[^\]]*\]\s*)+/, "").trim();
+    // the system ends the conversation's first user message with a note of its own (`[From the system: today's date is …]`)
+    const said = withoutSystemNote(text(request.messages[lastUser]?.content)).trim();
     const since = request.messages.slice(lastUser + 1);
     const called = since.flatMap((message) => ((message.tool_calls as Array<{ function: { name: string } }> | undefined) ?? []).map((call) => call.function.name));
     const say = (french: string, english: string): ScriptedTurn => ({ text: facts.french ? french : english });
