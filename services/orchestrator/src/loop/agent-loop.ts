@@ -47,8 +47,9 @@ export interface TurnInput {
   /** system prompt, earlier conversation and the new user message */
   messages: ChatCompletionMessageParam[];
   /**
-   * a message the model reads right after the system prompt on every call (today's date: `dateNote`), kept out of
-   * the system prompt so that it stays the same bytes (docs/models.md "Prompt caching"); never stored
+   * a note the model reads at the start of the conversation on every call (today's date: `dateNote`, added by
+   * `withConversationNote`), kept out of the system prompt so that it stays the same bytes (docs/models.md
+   * "Prompt caching"); never stored
    */
   conversationNote?: string;
   /** the tools, behind their seam (the NATS `ToolClient` in the orchestrator) */
