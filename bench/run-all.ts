@@ -49,8 +49,8 @@ const measures: Array<{ id: number; run: (context: BenchContext) => Promise<Meas
   { id: 12, run: measureProjectFiles },
   { id: 13, run: measureFileTools },
   { id: 14, run: measureUploads },
-  { id: 17, run: measurePromptCache },
   { id: 16, run: measureModelOutputMemory },
+  { id: 17, run: measurePromptCache },
   // last: it restarts the server under everything
   { id: 10, run: measureRecovery },
 ];
