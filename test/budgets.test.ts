@@ -83,7 +83,9 @@ const nextDay = () => {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString();
 };
 
-describe("a project's monthly budget", { sequential: true }, () => {
+// one budget's story: each step spends on, or reads, what the one before left in the project, so the steps keep
+// their order even when the suite runs shuffled
+describe("a project's monthly budget", { sequential: true, shuffle: false }, () => {
   let projectId: string;
   let sessionId: string;
 

@@ -6,17 +6,26 @@ import { readAuditPage } from "./audit-reader.js";
 
 const fixture = gatewayFixture();
 const orchestrator = new FakeOrchestrator(fixture);
-beforeAll(() => {
-  orchestrator.answer();
-  orchestrator.addProject("team", "alice", { bob: "editor", carol: "viewer" });
-});
-
 const send = (user: FixtureUser, method: string, path: string, body?: unknown) =>
   fixture.api(user, path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }) });
 const page = async (user: FixtureUser, query = "") => {
   const response = await send(user, "GET", `/api/projects/team/audit${query}`);
   return { status: response.status, body: (await response.json()) as AuditPage & { error?: { code: string } } };
 };
+/** the acts on the project whose records the cases read, each case on its own */
+const acts: Array<[FixtureUser, string, string, unknown, number]> = [
+  ["alice", "PATCH", "/api/projects/team", { name: "Team" }, 200],
+  ["alice", "PUT", "/api/projects/team/members/dave", { role: "viewer" }, 200],
+  ["alice", "DELETE", "/api/projects/team/members/dave", undefined, 200],
+  // refused acts are recorded too: bob is an editor, not the owner
+  ["bob", "DELETE", "/api/projects/team", undefined, 403],
+];
+beforeAll(async () => {
+  orchestrator.answer();
+  orchestrator.addProject("team", "alice", { bob: "editor", carol: "viewer" });
+  for (const [user, method, path, body, status] of acts) expect((await send(user, method, path, body)).status).toBe(status);
+});
+
 /** The project's records once `count` of them are stored (records are published after each answer). */
 const recordsOnce = async (count: number): Promise<AuditPage["records"]> =>
   vi.waitFor(
@@ -30,11 +39,6 @@ const recordsOnce = async (count: number): Promise<AuditPage["records"]> =>
 
 describe("the audit log of a project", () => {
   it("case 204: records each act on the project with its actor, target, outcome and client address, oldest first", async () => {
-    expect((await send("alice", "PATCH", "/api/projects/team", { name: "Team" })).status).toBe(200);
-    expect((await send("alice", "PUT", "/api/projects/team/members/dave", { role: "viewer" })).status).toBe(200);
-    expect((await send("alice", "DELETE", "/api/projects/team/members/dave")).status).toBe(200);
-    // refused acts are recorded too: bob is an editor, not the owner
-    expect((await send("bob", "DELETE", "/api/projects/team")).status).toBe(403);
     const records = await recordsOnce(4);
     const shape = (record: AuditRecord) => [record.actor, record.action, record.target, record.outcome, record.detail];
     expect(records.map(shape)).toEqual([

@@ -34,6 +34,8 @@ export function audited(
     const projectParam = request.params["id"];
     const fromPath = typeof projectParam === "string" && projectParam !== defaultProjectAlias && subjectTokenPattern.test(projectParam) ? projectParam : undefined;
     const described = describe(request);
+    // and the address: once the answer is gone, the request's socket may be too (request.socket is null then)
+    const clientAddress = context.clientAddress(request);
     response.once("close", () => {
       const note = response.locals["audit"] as AuditNote | undefined;
       const outcome = outcomeOf(response.statusCode, response.writableFinished);
@@ -42,7 +44,7 @@ export function audited(
         actor: currentUser(response),
         action,
         project_id: fromPath,
-        client_address: context.clientAddress(request),
+        client_address: clientAddress,
         outcome,
         ...described,
         ...note,

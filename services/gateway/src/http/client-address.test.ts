@@ -13,6 +13,10 @@ const trust = (text: string) => {
 };
 
 describe("the client address", () => {
+  it("is unknown, not an exception, once the connection has closed (the request's socket is null then)", () => {
+    expect(clientAddress({ socket: null, headers: {} } as unknown as IncomingMessage, TrustedProxies.none)).toBe("unknown");
+  });
+
   it("is the socket's peer by default: X-Forwarded-For from anyone is ignored", () => {
     expect(clientAddress(request("::ffff:198.51.100.7", "203.0.113.1"), TrustedProxies.none)).toBe("198.51.100.7");
   });

@@ -10,7 +10,9 @@ import type { TrustedProxies } from "./trusted-proxies.js";
  * the walk at the proxy that passed it on.
  */
 export function clientAddress(request: IncomingMessage, trusted: TrustedProxies): string {
-  const peer = normalizeAddress(request.socket.remoteAddress) ?? "unknown";
+  // Node's type says the socket is always there; once the connection has closed it is null
+  const socket = request.socket as IncomingMessage["socket"] | null;
+  const peer = normalizeAddress(socket?.remoteAddress) ?? "unknown";
   if (!trusted.any) return peer;
   const header = request.headers["x-forwarded-for"];
   const forwarded = (Array.isArray(header) ? header.join(",") : (header ?? "")).split(",").map((entry) => entry.trim()).filter((entry) => entry !== "");

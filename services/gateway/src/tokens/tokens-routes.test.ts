@@ -80,26 +80,14 @@ describe("personal API tokens", () => {
     const fourth = await create("alice", { name: "four" });
     expect(fourth).toEqual({ status: 409, body: { success: false, error: { code: "TOKEN_LIMIT", message: expect.any(String) } } });
     for (const token of await list("alice")) await revoke("alice", token["id"] as string);
-    expect((await create("alice", { name: "again" })).status).toBe(201);
+    const again = await create("alice", { name: "again" });
+    expect(again.status).toBe(201);
+    await revoke("alice", again.body["id"] as string);
   });
 
   it("validates the body: a name, nothing else", async () => {
     expect((await create("bob", {})).status).toBe(400);
     expect((await create("bob", { name: "x", scope: "admin" })).status).toBe(400);
     expect((await create("bob", { name: " " })).status).toBe(400);
-  });
-
-  // last: it uses up this address's allowance of wrong tokens
-  it("case 201: counts wrong personal tokens like any wrong token: past AUTH_FAILURES_PER_MINUTE a new one gets 429", async () => {
-    // the revoked and the expired token above were wrong tokens from this address too: at most 3 in all get a 401
-    const statuses: number[] = [];
-    for (let guess = 0; guess < 4 && !statuses.includes(429); guess++) statuses.push((await withToken(`aop_${"x".repeat(42)}${guess}`, "/api/tokens")).status);
-    expect(statuses.at(-1)).toBe(429);
-    expect(statuses.slice(0, -1).every((status) => status === 401)).toBe(true);
-    const limited = await withToken(`aop_${"y".repeat(43)}`, "/api/tokens");
-    expect(limited.status).toBe(429);
-    expect(limited.headers.get("retry-after")).toMatch(/^\d+$/);
-    // alice's AUTH_TOKENS token signed in from here before: it still works
-    expect((await fixture.api("alice", "/api/tokens")).status).toBe(200);
   });
 });
