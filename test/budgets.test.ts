@@ -193,7 +193,12 @@ describe("a user's daily budget", () => {
       this_month: { cost: sum(largeCost, largeCost), turns: 2 },
       daily_budget: { limit: 0.05, spent: sum(largeCost, largeCost), resets_at: nextDay(), source: "default" },
     });
-    // another user's day is their own
-    expect((await call("bob", "GET", "/api/usage")).body["usage"].today).toMatchObject({ cost: smallCost, turns: 1 });
+    // another user's day is their own: bob's own turn adds to his, carol's spending is not in it
+    const bobBefore = (await call("bob", "GET", "/api/usage")).body["usage"].today;
+    expect((await chat("bob", "default", "hi")).status).toBe(200);
+    const bobAfter = (await call("bob", "GET", "/api/usage")).body["usage"].today;
+    expect(bobAfter.turns - bobBefore.turns).toBe(1);
+    expect(bobAfter.cost - bobBefore.cost).toBeCloseTo(smallCost, 10);
+    expect(bobAfter.cost).toBeLessThan(largeCost);
   });
 });
