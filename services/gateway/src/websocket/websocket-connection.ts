@@ -45,6 +45,8 @@ export class WebSocketConnection {
   private user: string | undefined;
   /** asked before each message: a token revoked or expired, or a sign-out, ends the socket there (docs/tokens.md) */
   private stillSignedIn: (() => Promise<boolean>) | undefined;
+  /** the `{type:"auth"}` being checked, if any */
+  private signingIn: Promise<void> | undefined;
   private authTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -86,7 +88,13 @@ export class WebSocketConnection {
     const message = parsed.ok ? WsClientMessage.safeParse(parsed.value) : undefined;
     if (!message?.success) throw new AppError("BAD_REQUEST", "Not a valid message: expected {type: auth|chat|cancel|watch|unwatch, …}");
     const body = message.data;
-    if (body.type === "auth") return this.signIn(body.token);
+    if (body.type === "auth") {
+      // a client may send its chat right behind its auth: that message waits for the sign-in to be checked
+      const signingIn = this.signIn(body.token);
+      this.signingIn = signingIn.catch(() => undefined);
+      return signingIn;
+    }
+    if (this.signingIn) await this.signingIn;
     const user = this.user;
     if (!user) {
       this.sendError(new AppError("UNAUTHORIZED", "Send {type:\"auth\", token} first"));
