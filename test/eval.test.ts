@@ -1,6 +1,6 @@
 /**
- * `npm run eval` tested both ways on the scripted model (issue 28, docs/eval.md): a model that follows BMAD as the
- * checks expect passes every check, and a model that breaks one rule fails exactly the checks graded by that rule
+ * `npm run eval` tested both ways on the scripted model (docs/eval.md "How the eval itself is tested"): a
+ * model that follows BMAD as the checks expect passes every check, and a model that breaks one rule fails exactly the checks graded by that rule
  * and passes all the others. Each eval starts the whole system itself, as the command does. The sample bundle of
  * this repository (bmad/custom/bundles/idea-studio: an XML agent whose workflow is a workflow.yaml) carries the
  * misbehaving models; BMAD 6.12 (skills, BMAD's memlog.py through run_script), 6.2 (XML agents whose config
