@@ -83,6 +83,8 @@ function pageRequest(page: Page, method: string, path: string, body: string): Pr
 
 describe("signing in on the web page", () => {
   it("shows Sign in, signs ada in at the provider, and lists only the projects she is in", async () => {
+    // nobody signed in, whichever case ran before
+    await browser.context.clearCookies();
     const { page, problems } = await openRecordedPage(browser.context, system, wide);
     await page.getByRole("dialog", { name: "Sign in" }).waitFor();
     await screenshot(page, "oidc-sign-in");
