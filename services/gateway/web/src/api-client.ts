@@ -12,6 +12,7 @@ import type {
   ProjectMember,
   ProjectOverview,
   ProjectUsage,
+  UserUsage,
   ProjectView,
   RunEvent,
   SessionSummary,
@@ -141,6 +142,11 @@ export class ApiClient {
 
   async removeMember(projectId: string, user: string): Promise<ProjectMember[]> {
     return (await this.json<{ members: ProjectMember[] }>(`${projectPath(projectId)}/members/${encodeURIComponent(user)}`, { method: "DELETE" })).members;
+  }
+
+  /** What the caller spent across every project, today and this month, and their daily budget. */
+  async ownUsage(): Promise<UserUsage> {
+    return (await this.json<{ usage: UserUsage }>("/api/usage")).usage;
   }
 
   /** What the project spent, this month and by month, and its monthly budget (docs/models.md "Cost totals"). */

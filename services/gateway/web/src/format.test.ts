@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, formatCost, formatDuration, formatRelativeTime } from "./format.js";
+import { formatBytes, formatCost, formatDuration, formatOwnSpending, formatRelativeTime } from "./format.js";
 
 describe("formatting for display", () => {
   it("formats sizes in B, KB and MB", () => {
@@ -19,5 +19,13 @@ describe("formatting for display", () => {
     expect(formatRelativeTime("2025-01-10T11:59:40Z", now)).toBe("just now");
     expect(formatRelativeTime("2025-01-10T11:55:00Z", now)).toMatch(/5 minutes ago/);
     expect(formatRelativeTime("not a time", now)).toBe("not a time");
+  });
+
+  it("says the caller's own spending with their daily budget, and nothing where nothing is priced", () => {
+    const usage = (today: number, month: number, limit: number | null) => ({ today: { cost: today }, this_month: { cost: month }, daily_budget: { limit } });
+    expect(formatOwnSpending(usage(0.0036, 0.0108, 0.05))).toBe("You today: 0.0036 of 0.05 · this month: 0.0108");
+    expect(formatOwnSpending(usage(0, 1.5, null))).toBe("You today: 0 · this month: 1.50");
+    expect(formatOwnSpending(usage(0, 0, 0.05))).toBe("You today: 0 of 0.05 · this month: 0");
+    expect(formatOwnSpending(usage(0, 0, null))).toBeUndefined();
   });
 });

@@ -17,6 +17,16 @@ export function formatCost(amount: number): string {
   return String(Number(amount.toPrecision(3)));
 }
 
+/**
+ * "You today: 0.0036 of 0.05 · this month: 0.0108": the caller's own spending and daily budget (docs/models.md
+ * "Cost totals"); undefined when nothing is priced and no budget is set, so the page shows nothing.
+ */
+export function formatOwnSpending(usage: { today: { cost: number }; this_month: { cost: number }; daily_budget: { limit: number | null } }): string | undefined {
+  const limit = usage.daily_budget.limit;
+  if (usage.this_month.cost === 0 && limit === null) return undefined;
+  return `You today: ${formatCost(usage.today.cost)}${limit === null ? "" : ` of ${formatCost(limit)}`} · this month: ${formatCost(usage.this_month.cost)}`;
+}
+
 const units: Array<[Intl.RelativeTimeFormatUnit, number]> = [
   ["year", 365 * 24 * 3600],
   ["month", 30 * 24 * 3600],

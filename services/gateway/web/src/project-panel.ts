@@ -2,7 +2,7 @@ import type { ApiClient } from "./api-client.js";
 import { toApiError } from "./api-error.js";
 import { confirmAction } from "./confirm-dialog.js";
 import { byId, h } from "./dom.js";
-import { formatCost } from "./format.js";
+import { formatCost, formatOwnSpending } from "./format.js";
 import { formatHashRoute } from "./hash-route.js";
 import { openMembersDialog } from "./members-dialog.js";
 import { projectChoice } from "./project-choice.js";
@@ -31,6 +31,7 @@ export class ProjectPanel {
   private readonly renameButton = byId<HTMLButtonElement>("project-rename");
   private readonly deleteButton = byId<HTMLButtonElement>("project-delete");
   private readonly spendingText = byId<HTMLElement>("project-spending");
+  private readonly ownSpendingText = byId<HTMLElement>("own-spending");
   private projects: ProjectView[] = [];
   private loaded: Promise<void> = Promise.resolve();
 
@@ -92,7 +93,7 @@ export class ProjectPanel {
     if (current) void this.showSpending(current.id);
   }
 
-  /** The project's spending this month and its budget; nothing where nothing is priced (no route has a price). */
+  /** The project's spending this month and its budget, and the caller's own; nothing where nothing is priced (no route has a price). */
   private async showSpending(projectId: string): Promise<void> {
     const usage = await this.api.projectUsage(projectId).catch(() => undefined);
     if (this.lookup(projectChoice.get())?.id !== projectId) return;
@@ -100,6 +101,10 @@ export class ProjectPanel {
     const spent = usage?.this_month.cost ?? 0;
     this.spendingText.hidden = usage === undefined || (spent === 0 && budget === null);
     this.spendingText.textContent = `This month: ${formatCost(spent)}${budget === null || budget === undefined ? "" : ` of ${formatCost(budget)}`}`;
+    const own = await this.api.ownUsage().catch(() => undefined);
+    const line = own && formatOwnSpending(own);
+    this.ownSpendingText.hidden = line === undefined;
+    this.ownSpendingText.textContent = line ?? "";
   }
 
   /** Picking a project shows it: its files when the files are in view, its overview otherwise. */

@@ -14,4 +14,4 @@ export type { AttachedFile, Attachment } from "../../../../shared/src/wire/chat-
 export type { SessionSummary, SessionView, VisibleMessage } from "../../../../shared/src/wire/session-messages.js";
 export type { Usage } from "../../../../shared/src/wire/usage.js";
 export type { SignInStatus } from "../../../../shared/src/wire/sign-in.js";
-export type { ProjectUsage } from "../../../../shared/src/wire/spending.js";
+export type { ProjectUsage, UserUsage } from "../../../../shared/src/wire/spending.js";
