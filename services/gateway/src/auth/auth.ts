@@ -1,9 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import type { NextFunction, Request, Response } from "express";
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError, type SignInSession } from "@agent-orchestrator/shared";
 import { authenticationRequired } from "../config.js";
 import type { GatewayContext } from "../gateway-context.js";
-import { originAllowed } from "../http/origin-check.js";
+import { isAllowedOrigin } from "../http/origin-check.js";
 import type { SignIn } from "./auth-throttle.js";
 import { bearerSignIn } from "./bearer-sign-in.js";
 import { cookieValue } from "./sign-in-cookie.js";
@@ -70,7 +70,7 @@ async function identify(context: AuthContext, request: Request, options: Authent
   if (!options.cookie) return undefined;
   const session = await cookieSession(context, request);
   if (!session) return undefined;
-  if (!safeMethods.has(request.method) && !(csrfTokenMatches(session, request.get("x-csrf-token")) && sameOrigin(context, request))) {
+  if (!safeMethods.has(request.method) && !fromThePage(context, request, session)) {
     return { ok: false, error: new AppError("CSRF_REFUSED", "A request signed in by the sign-in cookie must carry the page's x-csrf-token and come from its origin") };
   }
   return { ok: true, user: session.user };
@@ -84,19 +84,22 @@ export async function cookieSession(context: Pick<GatewayContext, "oidc">, reque
 }
 
 /**
- * Whether a request signed in by the cookie comes from the page's own origin (or ALLOWED_ORIGINS): its
- * `Origin`, else its `Referer`; a request with neither (no browser sends a state-changing fetch so) is
- * refused, the CSRF token being the proof that must hold anyway.
+ * Whether a state-changing request signed in by the cookie proves it comes from the page (docs/sign-in.md
+ * "CSRF"): the sign-in's `x-csrf-token`, and the page's own origin (or ALLOWED_ORIGINS) in its `Origin`, else its
+ * `Referer`; a request with neither (no browser sends a state-changing fetch so) is refused.
  */
-function sameOrigin(context: AuthContext, request: Request): boolean {
-  if (request.headers.origin !== undefined) return originAllowed(request, allowedOrigins(context));
-  const referer = request.headers.referer;
-  if (referer === undefined) return false;
+export function fromThePage(context: Pick<GatewayContext, "config" | "oidc">, request: Request, session: SignInSession): boolean {
+  if (!csrfTokenMatches(session, request.get("x-csrf-token"))) return false;
+  const origin = request.headers.origin ?? refererOrigin(request.headers.referer);
+  return origin !== undefined && isAllowedOrigin(origin, request.headers.host, allowedOrigins(context));
+}
+
+function refererOrigin(referer: string | undefined): string | undefined {
+  if (referer === undefined) return undefined;
   try {
-    const origin = new URL(referer).origin;
-    return allowedOrigins(context).includes(origin) || new URL(referer).host === request.headers.host;
+    return new URL(referer).origin;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

@@ -5,13 +5,11 @@ import { AppError, parseJson, SignInStatus, type Logger } from "@agent-orchestra
 import { authenticationRequired } from "../config.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { sendError } from "../http/send-error.js";
-import { allowedOrigins, bearerToken, cookieSession, localUser } from "./auth.js";
+import { bearerToken, cookieSession, fromThePage, localUser } from "./auth.js";
 import { bearerSignIn } from "./bearer-sign-in.js";
 import { cookieValue } from "./sign-in-cookie.js";
 import { localReturnPath } from "./return-path.js";
-import { csrfTokenMatches } from "./sign-in-sessions.js";
 import { userOfClaims } from "./user-claims.js";
-import { originAllowed } from "../http/origin-check.js";
 
 /** How long a browser may take at the provider between `/auth/login` and the callback. */
 const flowLifetimeMs = 10 * 60_000;
@@ -122,7 +120,7 @@ export function oidcRoutes(context: GatewayContext): Router {
       const session = cookieId ? await oidc.sessions.find(cookieId) : undefined;
       if (session && cookieId) {
         // signing out is a state change too: another site must not sign the user out
-        if (!csrfTokenMatches(session, request.get("x-csrf-token")) || !originAllowed(request, allowedOrigins(context))) {
+        if (!fromThePage(context, request, session)) {
           return sendError(response, new AppError("CSRF_REFUSED", "Signing out needs the page's x-csrf-token, from its origin"));
         }
         await oidc.sessions.end(cookieId);

@@ -6,10 +6,14 @@ import type { IncomingMessage } from "node:http";
  */
 export function originAllowed(request: IncomingMessage, allowed: readonly string[]): boolean {
   const origin = request.headers.origin;
-  if (origin === undefined) return true;
+  return origin === undefined || isAllowedOrigin(origin, request.headers.host, allowed);
+}
+
+/** Whether `origin` is in ALLOWED_ORIGINS (`allowed`) or is the gateway's own (its host is the request's `Host`). */
+export function isAllowedOrigin(origin: string, host: string | undefined, allowed: readonly string[]): boolean {
   if (allowed.includes(origin)) return true;
   try {
-    return new URL(origin).host === request.headers.host;
+    return new URL(origin).host === host;
   } catch {
     return false;
   }

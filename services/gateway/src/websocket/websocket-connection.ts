@@ -39,6 +39,8 @@ type Watch = { controller: AbortController; release: () => void };
  */
 export class WebSocketConnection {
   private readonly rate: MessageRate;
+  private readonly signInBearer: ReturnType<typeof bearerSignIn>;
+  private readonly checkBearer: ReturnType<typeof bearerCheck>;
   private readonly runs = new Map<string, { runId: string; detach: boolean; close: () => void }>();
   /** this socket's watches by session id */
   private readonly watches = new Map<string, Set<Watch>>();
@@ -56,6 +58,8 @@ export class WebSocketConnection {
     private readonly opened: OpenedSocket,
   ) {
     this.rate = new MessageRate(context.config.WS_MESSAGES_PER_SECOND);
+    this.signInBearer = bearerSignIn(context);
+    this.checkBearer = bearerCheck(context);
     this.user = opened.user;
     this.stillSignedIn = opened.stillSignedIn;
   }
@@ -121,8 +125,7 @@ export class WebSocketConnection {
   /** `{type:"auth"}`: the token is checked as on HTTP (auth/bearer-sign-in.ts), then the user's socket cap. */
   private async signIn(token: string): Promise<void> {
     if (!authenticationRequired(this.context.config)) return this.ready();
-    const signedIn = await bearerSignIn(this.context)(this.opened.address, token);
-    const check = bearerCheck(this.context);
+    const signedIn = await this.signInBearer(this.opened.address, token);
     if (this.closed) return;
     if (!signedIn.ok) {
       if (signedIn.retryAfterSeconds !== undefined) this.context.metrics.refusals.inc({ limit: "sign_in" });
@@ -133,7 +136,7 @@ export class WebSocketConnection {
     if (this.user !== undefined) {
       // a socket belongs to one user: its slots, turns and watches are counted as theirs
       if (signedIn.user !== this.user) throw new AppError("BAD_REQUEST", "This socket is signed in as another user already");
-      this.stillSignedIn = async () => (await check(token)).ok;
+      this.stillSignedIn = async () => (await this.checkBearer(token)).ok;
       return this.ready();
     }
     const refused = this.opened.slots.signIn(signedIn.user);
@@ -144,7 +147,7 @@ export class WebSocketConnection {
       return;
     }
     this.user = signedIn.user;
-    this.stillSignedIn = async () => (await check(token)).ok;
+    this.stillSignedIn = async () => (await this.checkBearer(token)).ok;
     this.ready();
   }
 
