@@ -11,6 +11,7 @@
 import type { BenchContext } from "./support/bench-context.js";
 import { pick } from "./support/bench-settings.js";
 import { benchEnv } from "./support/bench-system.js";
+import { postChat } from "./support/gateway-client.js";
 import type { MeasureReport, MeasureRow } from "./support/measure-report.js";
 import { percentile } from "./support/percentile.js";
 import { rssKiB, startRssSampler, waitForRestingRss } from "./support/rss-sampler.js";
@@ -36,16 +37,6 @@ function respond(request: ChatRequestBody): ScriptedTurn {
   return { text: `fine: ${said}` };
 }
 
-async function chat(url: string, agentId: string, message: string): Promise<number> {
-  const response = await fetch(`${url}/api/chat`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ agent_id: agentId, message }),
-  });
-  await response.arrayBuffer();
-  return response.status;
-}
-
 export async function measureModelOutputMemory(context: BenchContext): Promise<MeasureReport> {
   const model = await startScriptedModel({ responder: respond });
   const env = benchEnv({ natsUrl: context.nats.url, modelUrl: model.url, bmadRoot: context.tree.root, outputRoot: context.outputRoot });
@@ -55,13 +46,13 @@ export async function measureModelOutputMemory(context: BenchContext): Promise<M
   const statuses = new Set<number>();
   try {
     // the first of each pays for the code paths' first run and the heap's first growth: not counted
-    for (const message of Object.values(kinds)) await chat(system.url, context.tree.sessionAgent, message);
+    for (const message of Object.values(kinds)) await postChat(system.url, { agent_id: context.tree.sessionAgent, message });
     for (let round = 0; round < repetitions; round += 1) {
       for (const [kind, message] of Object.entries(kinds) as Array<[Kind, string]>) {
         await waitForRestingRss({ orchestrator: pid }, rest);
         const beforeKiB = rssKiB(pid);
         const sampler = await startRssSampler({ orchestrator: pid }, 20);
-        statuses.add(await chat(system.url, context.tree.sessionAgent, message));
+        statuses.add((await postChat(system.url, { agent_id: context.tree.sessionAgent, message })).status);
         const trace = await sampler.stop();
         growthMiB[kind].push(((trace.peakKiB["orchestrator"] ?? beforeKiB) - beforeKiB) / 1024);
       }
