@@ -10,6 +10,7 @@ import type { GatewayContext } from "./gateway-context.js";
 import { healthRoute } from "./health-route.js";
 import { greetingRoutes } from "./sessions/greeting-routes.js";
 import { requireAllowedHost } from "./http/host-check.js";
+import { refuseCrossSiteWrites } from "./http/cross-site-writes.js";
 import { mcpRoute } from "./mcp/mcp-route.js";
 import { openAiRoutes } from "./openai/openai-routes.js";
 import { projectFilesRoutes } from "./files/project-files-routes.js";
@@ -33,8 +34,9 @@ export function createApp(context: GatewayContext): express.Express {
   app.disable("x-powered-by");
   app.set("query parser", "simple");
   app.use(traceRequests, requestContext(context.logger), securityHeaders, countRequests(context));
-  // unauthenticated, the Host is the only thing a DNS-rebinding page cannot fake
-  if (!authenticationRequired(context.config)) app.use(requireAllowedHost(allowedHosts(context.config)));
+  // unauthenticated, the Host is the only thing a DNS-rebinding page cannot fake, and a browser's Origin the
+  // only sign that another site's page sent a write (signed in, a cookie's writes carry the CSRF proof instead)
+  if (!authenticationRequired(context.config)) app.use(requireAllowedHost(allowedHosts(context.config)), refuseCrossSiteWrites(context.config.ALLOWED_ORIGINS));
   app.use(healthRoute(context));
   app.get("/metrics", (_request, response, next) => {
     context.metrics.registry.metrics().then((text) => response.type(context.metrics.registry.contentType).send(text), next);
