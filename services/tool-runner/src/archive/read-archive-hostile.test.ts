@@ -76,6 +76,31 @@ describe("readArchive refuses a hostile archive whole, handing nothing on", () =
     expect(await refusal(await write([{ name: "a/b", content: Buffer.from("y") }, file]), format)).toContain('entry "a" is both a file and a folder');
   });
 
+  it("refuses two paths equal but for case or Unicode normalisation, naming both (docs/security.md case 217)", async () => {
+    expect(await refusal(await hostile.zipCaseClash(dir), "zip")).toBe(
+      'Archive refused: entry "readme.md" clashes with "README.md": two paths may not differ only by case or Unicode normalisation',
+    );
+    expect(await refusal(await hostile.tarNormalisationClash(dir), "tar.gz")).toContain('entry "docs/cafe\u0301.md" clashes with "docs/caf\u00e9.md"');
+    // folders too: `Docs/b.md` and `docs/a.md` would share one folder there
+    const folders = await hostile.writeZip(named("zip"), [
+      { name: "docs/a.md", content: Buffer.from("a") },
+      { name: "Docs/b.md", content: Buffer.from("b") },
+    ]);
+    expect(await refusal(folders, "zip")).toContain('entry "Docs/b.md" is in the folder "Docs", which clashes with "docs"');
+  });
+
+  it("takes paths that differ by more than case, and a folder entry with the files below it", async () => {
+    const file = await hostile.writeZip(named("zip"), [
+      { name: "docs/", mode: 0o040755 },
+      { name: "docs/a.md", content: Buffer.from("a") },
+      { name: "docs/ab.md", content: Buffer.from("b") },
+      { name: "src/A.ts", content: Buffer.from("c") },
+    ]);
+    const handed: string[] = [];
+    await readArchive(file, "zip", limits, async (entry) => void handed.push(entry.path));
+    expect(handed).toEqual(["docs/a.md", "docs/ab.md", "src/A.ts"]);
+  });
+
   it("refuses a path that a strip makes twice", async () => {
     const file = await hostile.writeTarGz(named("tar.gz"), [
       { name: "one/x.txt", content: Buffer.from("1") },
