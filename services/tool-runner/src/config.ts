@@ -1,5 +1,6 @@
 import { baseEnvSchema, envInt, scriptTimeoutDefaultMs } from "@agent-orchestrator/shared";
 import { z } from "zod";
+import { conversionQueueDefaults } from "./convert/index.js";
 
 const mebibyte = 1024 * 1024;
 
@@ -61,6 +62,12 @@ export const toolRunnerEnvSchema = baseEnvSchema.extend({
     "wall time of one document's conversion, in a worker thread that is stopped after it; the document is then stored with the reason",
   ),
   CONVERT_HEAP_MB: envInt(512, 64, 16 * 1024).describe("MiB of heap the conversion worker may use; past it the conversion fails and the document is stored unconverted"),
+  CONVERT_QUEUE_MAX: envInt(conversionQueueDefaults.maxWaiting, 0, 1000).describe(
+    "documents waiting for their conversion in one tool-runner, all users together (one converts at a time, users take turns); past it a document is stored unconverted with the reason `conversion queue full`. At the default CONVERT_TIMEOUT_MS the last of three waiting still ends within the gateway's default UPLOAD_TIMEOUT_MS",
+  ),
+  CONVERT_QUEUE_PER_USER: envInt(conversionQueueDefaults.perUser, 1, 1000).describe(
+    "documents one user may have converting or waiting in one tool-runner; past it their next is stored unconverted with the reason `conversion queue full`",
+  ),
   FILE_CACHE_MB: envInt(64, 0, 16 * 1024).describe(
     "MiB of file contents one tool-runner keeps in memory by sha256 (never stale: a new revision has another sha256)",
   ),

@@ -109,7 +109,7 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   const staged = await StagedUploads.open(connection.jetstream(), { subjectPrefix: prefix, replicas: config.JS_REPLICAS });
   const writablePath = (space: FileSpaceRef, path: string) => projectFiles.writablePath(space, path);
   const archiveLimits = { maxEntries: config.SOURCE_MAX_FILES, maxTotalBytes: config.SOURCE_MAX_BYTES, maxEntryBytes: config.ARCHIVE_ENTRY_MAX_BYTES, maxRatio: config.ARCHIVE_MAX_RATIO };
-  const converter = new DocumentConverter({ timeoutMs: config.CONVERT_TIMEOUT_MS, maxInputBytes: config.CONVERT_MAX_BYTES, maxOutputBytes: config.CONVERT_OUTPUT_MAX_BYTES, heapMb: config.CONVERT_HEAP_MB });
+  const converter = new DocumentConverter({ timeoutMs: config.CONVERT_TIMEOUT_MS, maxInputBytes: config.CONVERT_MAX_BYTES, maxOutputBytes: config.CONVERT_OUTPUT_MAX_BYTES, heapMb: config.CONVERT_HEAP_MB }, { maxWaiting: config.CONVERT_QUEUE_MAX, perUser: config.CONVERT_QUEUE_PER_USER });
   const filesSubject = (operation: string) => `${prefix}${subjects.files(operation)}`;
   const track = <T>(reply: Promise<T>) => inFlight.track(reply);
   addJsonEndpoint(service, "files_list", filesSubject("list"), FilesListRequest, (request) => track(projectFiles.list(request)), logger);

@@ -60,6 +60,19 @@ describe("an upload", () => {
     expect(await store.files.stat(space, "inputs/fake.pdf.md")).toBeUndefined();
   });
 
+  it("stores a document that finds the conversion queue full, with that reason and no Markdown form", async () => {
+    // one conversion slot, taken by a slow page of alice's, and no room to wait (CONVERT_QUEUE_MAX=0)
+    const full = new DocumentConverter({ timeoutMs: 30_000, maxInputBytes: 1 << 20, maxOutputBytes: 1 << 20, heapMb: 256 }, { maxWaiting: 0 });
+    const running = full.convert("slow.html", Buffer.from(`<p>${"<p>slow</p>".repeat(50_000)}</p>`), "alice");
+    const pdf = buildPdf({ pages: [["Queued out"]] });
+    const reply = await uploadFile({ ...deps, converter: full }, { space, path: "inputs/late.pdf", staged: await stage(pdf), author: { user: "bob" } });
+    expect(reply).toMatchObject({ success: true, file: { path: "inputs/late.pdf", size: pdf.byteLength, conversion: { error: "conversion queue full (0 waiting); upload it again later" } } });
+    expect(reply.markdown).toBeUndefined();
+    expect(await store.files.stat(space, "inputs/late.pdf.md")).toBeUndefined();
+    await full.close();
+    await running;
+  });
+
   it("over the project's quota records nothing and still removes the staged body (507)", async () => {
     const name = await stage(new Uint8Array(70 * 1024));
     await expect(uploadFile(deps, { space, path: "inputs/huge.bin", staged: name, author })).rejects.toMatchObject({ code: "QUOTA_EXCEEDED" });

@@ -10,7 +10,7 @@ export interface FileUploadDeps {
   staged: StagedUploads;
   /** a path a member may write (ProjectFiles.writablePath), or throws why not */
   writablePath: (space: FileSpaceRef, input: string) => Promise<string>;
-  /** turns documents into Markdown, a few at a time (its limits: CONVERT_*) */
+  /** turns documents into Markdown, a few at a time, users taking turns (its limits: CONVERT_*) */
   converter: DocumentConverter;
   /** the largest document converted (CONVERT_MAX_BYTES): a larger one is not even read into memory */
   convertMaxBytes: number;
@@ -36,7 +36,7 @@ export async function uploadFile(deps: FileUploadDeps, request: { space: FileSpa
         const conversion =
           received.size > deps.convertMaxBytes
             ? { kind: "failed" as const, reason: `too large to convert: ${received.size} bytes; the limit is ${deps.convertMaxBytes}` }
-            : await deps.converter.convert(path, await readFile(received.file));
+            : await deps.converter.convert(path, await readFile(received.file), request.author.user);
         if (conversion.kind === "markdown") {
           changes[0] = { path, content: stored, notes: { conversion: { markdown_path: markdownPath } } };
           changes.push({ path: markdownPath, content: Buffer.from(conversion.markdown, "utf8"), notes: { converted_from: path } });
