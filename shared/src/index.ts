@@ -35,6 +35,7 @@ export { SessionDeleteReply, SessionDeleteRequest, SessionListQuery, SessionMatc
 export { ConversationBatch, ConversationMessage, SessionHead, SessionRecord, SessionStatus } from "./wire/session-record.js";
 export { Greeting, GreetingMenuItem, GreetingQuery, GreetingReply, GreetingRequest, SessionStartBody, SessionStartReply } from "./wire/greeting-messages.js";
 export { inboxPrefixFor, jetStreamNames, serviceNames, subjectTokenPattern, subjects } from "./wire/subjects.js";
+export { givenName, hasBidiFormat, withoutBidiFormat } from "./wire/bidi-format.js";
 export type { ServiceName } from "./wire/subjects.js";
 export { ToolCallRequest, ToolContext, ToolResult } from "./wire/tool-call.js";
 export { EditFileArgs, FindFilesArgs, ListFilesArgs, LoadSkillArgs, PreloadWorkflowArgs, ReadFileArgs, RunScriptArgs, RunSubagentArgs, RunnerToolName, SaveOutputArgs, SearchFilesArgs, ToolName, orchestratorToolNames, toolCatalog, toolDefinitionsForModel } from "./wire/tool-catalog.js";
@@ -73,7 +74,7 @@ export {
 export { FileSpaceRef, FilesChangeReply, FilesDeleteRequest, FilesListReply, FilesListRequest, FilesPurgeReply, FilesPurgeRequest, FilesReadReply, FilesReadRequest, FilesRestoreRequest, FilesRevisionsReply, FilesRevisionsRequest, FilesWriteRequest } from "./wire/projects/file-messages.js";
 export { ProjectCreateRequest, ProjectDeleteReply, ProjectDeleteRequest, ProjectGetRequest, ProjectListReply, ProjectListRequest, ProjectMemberDeleteRequest, ProjectMemberPutRequest, ProjectMembersReply, ProjectMembersRequest, ProjectRenameRequest, ProjectReply, projectOperations } from "./wire/projects/project-messages.js";
 export type { ProjectOperation } from "./wire/projects/project-messages.js";
-export { MemberRole, ProjectMember, ProjectRecord, ProjectRole, ProjectView, mayWrite, projectIdSchema, projectNameSchema, roleOf, toProjectView, userNameSchema } from "./wire/projects/project-record.js";
+export { MemberRole, ProjectMember, ProjectRecord, ProjectRole, ProjectView, mayWrite, newProjectName, projectIdSchema, projectNameSchema, roleOf, toProjectView, userNameSchema } from "./wire/projects/project-record.js";
 
 // BMAD formats
 export { buildSkillAgent } from "./bmad/agent-skill.js";

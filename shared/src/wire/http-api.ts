@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Attachments } from "./chat-attachment.js";
-import { MemberRole, projectNameSchema } from "./projects/project-record.js";
+import { MemberRole, newProjectName } from "./projects/project-record.js";
 import { ActivationRequest } from "./registry-messages.js";
 import { maxUserMessageChars } from "./run-messages.js";
 import { subjectTokenPattern } from "./subjects.js";
@@ -57,7 +57,7 @@ export const ActivationBody = ActivationRequest.omit({ agent_id: true }).strict(
 export type ActivationBody = z.infer<typeof ActivationBody>;
 
 /** `POST /api/projects` and `PATCH /api/projects/:id` body: the project's name. */
-export const ProjectNameBody = z.object({ name: projectNameSchema }).strict();
+export const ProjectNameBody = z.object({ name: newProjectName }).strict();
 export type ProjectNameBody = z.infer<typeof ProjectNameBody>;
 
 /** `PUT /api/projects/:id/members/:user` body: the member's role (the owner stays the owner). */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { givenName } from "./bidi-format.js";
 import { ErrorReply } from "./error-code.js";
 import { SessionSummary } from "./session-messages.js";
 import { subjectTokenPattern } from "./subjects.js";
@@ -7,8 +8,8 @@ const sessionId = z.string().regex(subjectTokenPattern);
 const projectId = z.string().regex(subjectTokenPattern);
 const user = z.string().min(1).max(128);
 
-/** A title a person gives a chat: trimmed, 1–200 characters. */
-export const SessionTitle = z.string().trim().min(1).max(200);
+/** A title a person gives a chat: trimmed, 1–200 characters, no bidi format character. */
+export const SessionTitle = givenName(200);
 
 /** What a search looks for (`q`): 1–200 characters, matched as plain text, ignoring case. */
 export const SessionSearchText = z.string().min(1).max(200);

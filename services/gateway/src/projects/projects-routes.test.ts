@@ -56,6 +56,15 @@ describe("projects", () => {
     expect(orchestrator.requests(subjects.projectRequest("rename")).at(-1)).toEqual({ user: "alice", project_id: "shared", name: "Team work" });
   });
 
+  it("refuses a project name with a bidi format character, created or renamed (docs/security.md case 218)", async () => {
+    const asked = orchestrator.requests(subjects.projectRequest("create")).length;
+    const refused = await json(await send("alice", "POST", "/api/projects", { name: "Budget\u202Eslx.exe" }));
+    expect(refused).toEqual({ status: 400, body: failure("VALIDATION_ERROR") });
+    expect(refused.body["error"].message).toContain("bidi format characters");
+    expect(orchestrator.requests(subjects.projectRequest("create"))).toHaveLength(asked);
+    expect((await json(await send("alice", "PATCH", "/api/projects/shared", { name: "\u2067Team\u2069" }))).status).toBe(400);
+  });
+
   it("refuses to delete a project while a turn runs (409), then deletes it", async () => {
     const { body } = await json(await send("alice", "POST", "/api/projects", { name: "short-lived" }));
     const id = body["project"].id as string;

@@ -74,4 +74,9 @@ describe("exportFileName", () => {
     expect(exportFileName({ id: "s1", title: " / " })).toBe("chat-s1.md");
     expect(exportFileName({ id: "s1", title: "x".repeat(300) })).toBe(`${"x".repeat(100)}.md`);
   });
+
+  it("drops bidi format characters, which would make the name read as another (docs/security.md case 218)", () => {
+    expect(exportFileName({ id: "s1", title: "invoice\u202Egpj.exe" })).toBe("invoicegpj.exe.md");
+    expect(exportFileName({ id: "s1", title: "\u2067\u200F\u061C" })).toBe("chat-s1.md");
+  });
 });

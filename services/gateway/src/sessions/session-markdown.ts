@@ -1,4 +1,4 @@
-import type { SessionView } from "@agent-orchestrator/shared";
+import { withoutBidiFormat, type SessionView } from "@agent-orchestrator/shared";
 
 /** What an export names besides the chat itself: looked up by the route, each with its id as fallback. */
 export interface ExportNames {
@@ -34,9 +34,12 @@ export function sessionMarkdown(session: SessionView, names: ExportNames): strin
   return `${lines.join("\n")}\n`;
 }
 
-/** A file name for the export: the title without characters a file system or a header refuses, never empty. */
+/**
+ * A file name for the export: the title without characters a file system or a header refuses, and without bidi format
+ * characters (a title made from the first message may hold them, and `a\u202Egpj.md` would show as `adm.jpg`), never empty.
+ */
 export function exportFileName(session: Pick<SessionView, "id" | "title">): string {
-  const base = session.title.replace(/[\\/:*?"<>|\p{Cc}]+/gu, " ").replace(/\s+/g, " ").trim().slice(0, 100).trim();
+  const base = withoutBidiFormat(session.title).replace(/[\\/:*?"<>|\p{Cc}]+/gu, " ").replace(/\s+/g, " ").trim().slice(0, 100).trim();
   return `${base || `chat-${session.id}`}.md`;
 }
 

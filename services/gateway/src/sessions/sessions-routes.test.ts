@@ -44,7 +44,8 @@ describe("PATCH /api/sessions/:id", () => {
   it("refuses an empty, a blank or a too long title, or another field, before asking the orchestrator", async () => {
     orchestrator.addChat("kept-title", "crew", "bob");
     const asked = orchestrator.requests(subjects.sessionRename).length;
-    for (const body of [{ title: "" }, { title: "   " }, { title: "x".repeat(201) }, {}, { title: "ok", extra: 1 }]) {
+    // a bidi format character makes the title read as another (docs/security.md case 218)
+    for (const body of [{ title: "" }, { title: "   " }, { title: "x".repeat(201) }, {}, { title: "ok", extra: 1 }, { title: "notes\u202Etxt.exe" }, { title: "a\u200Fb" }]) {
       expect(await json(await send("bob", "PATCH", "/api/sessions/kept-title", body))).toMatchObject({ status: 400, body: { error: { code: "VALIDATION_ERROR" } } });
     }
     expect(orchestrator.requests(subjects.sessionRename)).toHaveLength(asked);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ErrorReply } from "../error-code.js";
-import { MemberRole, ProjectMember, ProjectView, projectIdSchema, projectNameSchema, userNameSchema } from "./project-record.js";
+import { MemberRole, ProjectMember, ProjectView, newProjectName, projectIdSchema, userNameSchema } from "./project-record.js";
 
 /**
  * gateway → orchestrator on `agent.project.<operation>` (subjects.projectRequest): every request names the
@@ -9,10 +9,10 @@ import { MemberRole, ProjectMember, ProjectView, projectIdSchema, projectNameSch
  */
 const caller = { user: userNameSchema };
 
-export const ProjectCreateRequest = z.object({ ...caller, name: projectNameSchema });
+export const ProjectCreateRequest = z.object({ ...caller, name: newProjectName });
 export const ProjectListRequest = z.object(caller);
 export const ProjectGetRequest = z.object({ ...caller, project_id: projectIdSchema.optional() });
-export const ProjectRenameRequest = z.object({ ...caller, project_id: projectIdSchema, name: projectNameSchema });
+export const ProjectRenameRequest = z.object({ ...caller, project_id: projectIdSchema, name: newProjectName });
 export const ProjectDeleteRequest = z.object({ ...caller, project_id: projectIdSchema });
 export const ProjectMembersRequest = z.object({ ...caller, project_id: projectIdSchema });
 export const ProjectMemberPutRequest = z.object({ ...caller, project_id: projectIdSchema, member: userNameSchema, role: MemberRole });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { getOwn } from "../../runtime/get-own.js";
+import { givenName } from "../bidi-format.js";
 import { subjectTokenPattern } from "../subjects.js";
 
 /**
@@ -16,6 +17,8 @@ export type MemberRole = z.infer<typeof MemberRole>;
 export const projectIdSchema = z.string().regex(subjectTokenPattern);
 export const userNameSchema = z.string().min(1).max(128);
 export const projectNameSchema = z.string().trim().min(1).max(200);
+/** A name given to a project (created or renamed): no bidi format character. A name stored before is read as it is. */
+export const newProjectName = givenName(200);
 
 /**
  * A project as stored in the `projects` bucket under `project.<id>`, updated by compare-and-set. `personal`
