@@ -3,15 +3,20 @@
  * counts (cached ones included) and MODEL_PRICE prices them; a chat's, a project's and a user's totals are the
  * prices times the tokens exactly; a project past its monthly budget is refused with 402 BUDGET_EXCEEDED on
  * /api/chat and /v1 until its owner (and no one else) raises it; a turn that passes the budget half-way stops at
- * its next model call with its file kept; a user past their daily budget is refused in any project.
+ * its next model call with its file kept; a user past their daily budget is refused in any project; four turns,
+ * or four subagents, spending one project's budget at once pass it by at most one model call each.
  */
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
+import { repoRoot } from "./support/service-processes.js";
 import { withoutSystemNote } from "./support/system-note.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
 
-const tokens = { alice: "alice-token", bob: "bob-token", carol: "carol-token" } as const;
+const tokens = { alice: "alice-token", bob: "bob-token", carol: "carol-token", dave: "dave-token", erin: "erin-token" } as const;
 type User = keyof typeof tokens;
 
 /** MODEL_PRICE: per million tokens, input 2, cached input 1, output 4 */
@@ -28,25 +33,104 @@ const largeCost = costOf(large);
 const sum = (...costs: number[]) => costs.reduce((total, cost) => total + cost, 0);
 
 /**
- * "large" is answered with the large usage; "write <path>" saves a file, then (after the tool result) answers;
- * anything else is a one-call answer with the small usage.
+ * Holds the first model call of each of `count` turns until all of them have made theirs, so that they surely run
+ * at the same time whatever the machine's load.
  */
-function respond(request: ChatRequestBody): ScriptedTurn {
+function allAtOnce(count: number): () => Promise<void> {
+  let arrived = 0;
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return () => {
+    if (++arrived === count) open();
+    return opened;
+  };
+}
+
+const fourTurns = allAtOnce(4);
+const fourSubagents = allAtOnce(4);
+const isSubagent = (request: ChatRequestBody) => String(request.messages[0]?.content).includes("working as a subagent");
+/** A read the model asks for again and again: a turn that never ends on its own, until a budget stops it. */
+const readAgain: ScriptedTurn = { toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } }], usage: small };
+
+/**
+ * "keep spending" (a turn) and "spend" (a subagent) read a file at every call until a budget stops them, their
+ * first calls held until four have come; "delegate" starts four subagents at once; "large" is answered with the
+ * large usage; "write <path>" saves a file, then (after the tool result) answers; anything else is a one-call
+ * answer with the small usage.
+ */
+async function respond(request: ChatRequestBody): Promise<ScriptedTurn> {
   const last = request.messages.at(-1);
-  if (last?.role === "tool") return { text: "saved", usage: small };
   // a chat's first message ends with the system's note of the day
   const said = withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));
+  const first = last?.role === "user";
+  if (isSubagent(request) && said === "spend") {
+    if (first) await fourSubagents();
+    return readAgain;
+  }
+  if (said === "keep spending") {
+    if (first) await fourTurns();
+    return readAgain;
+  }
+  if (said === "delegate" && first) return { toolCalls: Array.from({ length: 4 }, () => ({ name: "run_subagent", arguments: { prompt: "spend" } })), usage: small };
+  if (last?.role === "tool") return { text: "saved", usage: small };
   if (said === "large") return { text: "a long answer", usage: large };
   if (said.startsWith("write ")) return { toolCalls: [{ name: "save_output", arguments: { file_path: `{project-root}/${said.slice(6)}`, content: "# kept\n" } }], usage: small };
   return { text: "hello", usage: small };
 }
 
+/** An agent in BMAD's 6.x source form whose menu runs a skill, so it is offered run_subagent (agent-tools.ts). */
+const delegatorAgent = `agent:
+  metadata:
+    id: delegator
+    name: Dee
+    title: Delegator
+  persona:
+    role: Hands tasks to subagents
+    identity: A lead who delegates.
+    communication_style: Brief.
+    principles:
+      - Delegate.
+  menu:
+    - trigger: sum
+      exec: "skill:bmad-summarize"
+      description: Summarize
+`;
+
+const delegatorBundle = `type: bundle
+name: delegate-studio
+version: 1.0.0
+description: One agent that delegates.
+agents:
+  - id: delegator
+    name: Dee
+    title: Delegator
+    file: agents/delegator.agent.yaml
+    entry_point: true
+resources:
+  config: config.yaml
+`;
+
 let system: TestSystem;
+let bmadRoot: string;
+
+/** The repository's sample bundle (idea-coach), and the delegator's bundle beside it. */
+async function bundlesRoot(): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), "budgets-"));
+  await cp(join(repoRoot, "bmad"), join(root, "bmad"), { recursive: true });
+  const bundle = join(root, "bmad", "custom", "bundles", "delegate-studio");
+  await mkdir(join(bundle, "agents"), { recursive: true });
+  await writeFile(join(bundle, "bundle.yaml"), delegatorBundle);
+  await writeFile(join(bundle, "agents", "delegator.agent.yaml"), delegatorAgent);
+  await writeFile(join(bundle, "config.yaml"), "user_name: Ada\ncommunication_language: English\n");
+  return root;
+}
 
 beforeAll(async () => {
+  bmadRoot = await bundlesRoot();
   system = await startTestSystem({
     responder: respond,
     env: {
+      BMAD_ROOT: bmadRoot,
       AUTH_TOKENS: Object.entries(tokens).map(([user, token]) => `${user}:${token}`).join(","),
       MODEL_PRICE: `${price.input},${price.cached},${price.output}`,
       BUDGET_PROJECT_MONTHLY: "0.01",
@@ -55,7 +139,10 @@ beforeAll(async () => {
   });
 }, 60_000);
 
-afterAll(() => system?.stop());
+afterAll(async () => {
+  await system?.stop();
+  if (bmadRoot) await rm(bmadRoot, { recursive: true, force: true });
+});
 
 interface Answer {
   status: number;
@@ -71,8 +158,8 @@ async function call(user: User, method: string, path: string, body?: unknown, he
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
 
-const chat = (user: User, projectId: string, message: string, sessionId?: string) =>
-  call(user, "POST", "/api/chat", { agent_id: "idea-coach", project_id: projectId, message, ...(sessionId ? { session_id: sessionId } : {}) });
+const chat = (user: User, projectId: string, message: string, sessionId?: string, agentId = "idea-coach") =>
+  call(user, "POST", "/api/chat", { agent_id: agentId, project_id: projectId, message, ...(sessionId ? { session_id: sessionId } : {}) });
 
 const nextMonth = () => {
   const now = new Date();
@@ -200,5 +287,54 @@ describe("a user's daily budget", () => {
     expect(bobAfter.turns - bobBefore.turns).toBe(1);
     expect(bobAfter.cost - bobBefore.cost).toBeCloseTo(smallCost, 10);
     expect(bobAfter.cost).toBeLessThan(largeCost);
+  });
+});
+
+/**
+ * Several turns, or subagents, spending one project's budget at once (docs/models.md "Budgets"): each model call's
+ * cost is stored as soon as it ends and every call asks the stored totals first, so together they pass the budget
+ * by at most one call each, the call each had under way when the last one was let through.
+ */
+describe("a budget spent by turns running at once", () => {
+  const budget = 0.02;
+  /** the most the project may have spent: its budget and one call of each of the four turns or subagents */
+  const bound = budget + 4 * smallCost;
+
+  async function meteredProject(owner: User, name: string): Promise<string> {
+    const projectId = (await call(owner, "POST", "/api/projects", { name })).body["project"].id as string;
+    expect((await call(owner, "PUT", `/api/projects/${projectId}/budget`, { monthly: budget })).status).toBe(200);
+    return projectId;
+  }
+
+  it("case 223: four turns of one project at once pass its monthly budget by at most one model call each, each counted once", async () => {
+    const projectId = await meteredProject("dave", "Four at once");
+    const answers = await Promise.all(Array.from({ length: 4 }, () => chat("dave", projectId, "keep spending")));
+    for (const answer of answers) expect(answer).toMatchObject({ status: 402, body: { error: { code: "BUDGET_EXCEEDED" } } });
+    const month = (await call("dave", "GET", `/api/projects/${projectId}/usage`)).body["usage"].this_month;
+    expect(month.cost).toBeGreaterThanOrEqual(budget);
+    expect(month.cost).toBeLessThan(bound);
+    // each chat keeps what it spent, and the project has every chat's calls once, and each turn once
+    const chats = (await call("dave", "GET", `/api/sessions?project_id=${projectId}`)).body["sessions"] as Array<Record<string, any>>;
+    expect(chats).toHaveLength(4);
+    for (const listed of chats) expect(listed).toMatchObject({ status: "failed", turns: 1 });
+    expect(month.cost).toBeCloseTo(sum(...chats.map((listed) => listed["usage"].cost as number)), 10);
+    expect(month.prompt_tokens).toBe(sum(...chats.map((listed) => listed["usage"].prompt_tokens as number)));
+    expect(month.turns).toBe(4);
+    expect((await call("dave", "GET", "/api/usage")).body["usage"].today.cost).toBeCloseTo(month.cost, 10);
+  });
+
+  it("case 224: four subagents of one turn at once pass the project's budget by at most one model call each, counted in the project and the user's day", async () => {
+    const projectId = await meteredProject("erin", "Four helpers");
+    const answer = await chat("erin", projectId, "delegate", undefined, "delegator");
+    expect(answer).toMatchObject({ status: 402, body: { error: { code: "BUDGET_EXCEEDED" } } });
+    const month = (await call("erin", "GET", `/api/projects/${projectId}/usage`)).body["usage"].this_month;
+    expect(month.cost).toBeGreaterThanOrEqual(budget);
+    expect(month.cost).toBeLessThan(bound);
+    // the turn's usage is its own calls and its subagents': the project and the user's day have each call once
+    const [session] = (await call("erin", "GET", `/api/sessions?project_id=${projectId}`)).body["sessions"] as Array<Record<string, any>>;
+    expect(session).toMatchObject({ status: "failed", turns: 1 });
+    expect(month.cost).toBeCloseTo(session?.["usage"].cost as number, 10);
+    expect(month.turns).toBe(1);
+    expect((await call("erin", "GET", "/api/usage")).body["usage"].today).toMatchObject({ prompt_tokens: month.prompt_tokens, turns: 1 });
   });
 });

@@ -9,7 +9,9 @@ import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-c
  * loop counts it). A call cut off before the model reported its usage (a cancel, a timeout, a broken stream,
  * an answer stopped at its size cap) was still billed for its prompt and for what it streamed, so it counts an
  * estimate of both at four characters a token. A call the server refused before sending anything counts 0. With
- * the route's price, every call's usage carries its cost, an estimate's and a zero's too.
+ * the route's price, every call's usage carries its cost, an estimate's and a zero's too. Each call's usage is
+ * handed to `onCallEnded` as the call ends, before the caller hears of its end (the spending totals, counted as they
+ * happen: spending/delivery-spending.ts).
  */
 export class UsageMeter implements ModelCaller {
   /** each call's tokens, in order */
@@ -18,6 +20,7 @@ export class UsageMeter implements ModelCaller {
   constructor(
     private readonly model: ModelCaller,
     private readonly price?: ModelPrice,
+    private readonly onCallEnded?: (usage: Usage) => Promise<void>,
   ) {}
 
   /** the tokens of every call so far */
@@ -44,7 +47,9 @@ export class UsageMeter implements ModelCaller {
     } finally {
       const cutOff = !ended && (parts > 0 || request.signal.aborted);
       const usage = reported ?? (cutOff ? estimatedUsage(request, outputChars) : zeroUsage());
-      this.byCall.push(this.price && usage.cost === undefined ? { ...usage, cost: costOf(usage, this.price) } : usage);
+      const priced = this.price && usage.cost === undefined ? { ...usage, cost: costOf(usage, this.price) } : usage;
+      this.byCall.push(priced);
+      await this.onCallEnded?.(priced);
     }
   }
 }

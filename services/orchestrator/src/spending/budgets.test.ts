@@ -23,7 +23,7 @@ async function budgetsAt(limits: BudgetLimits) {
   const clock = { now: new Date("2026-11-30T23:00:00Z") };
   const budgets = new Budgets(spending, projects, limits, logger, () => clock.now);
   const spend = (runKey: string, cost: number, user = "ada") =>
-    spending.record({ runKey, projectId: project.id, user, agentId: "bmm/pm", usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, cost }, at: clock.now });
+    spending.record({ runKey, projectId: project.id, user, agentId: "bmm/pm", usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, cost }, turns: 1, at: clock.now });
   const refusal = async (user = "ada", ownSpent = 0) => {
     const turn = await budgets.forTurn(project.id, user);
     return turn.check(ownSpent).then(

@@ -23,6 +23,7 @@ const turn = (runKey: string, overrides: Partial<SpentTurn> = {}): SpentTurn => 
   user: "ada@example.com",
   agentId: "bmm/analyst",
   usage: usage(0.25),
+  turns: 1,
   at: new Date("2026-11-25T10:00:00Z"),
   ...overrides,
 });

@@ -5,10 +5,11 @@ import { retryOnConflict } from "../nats/compare-and-set.js";
 import { dayOf, monthOf } from "./spending-periods.js";
 
 /**
- * The deliveries a key remembers having counted. A delivery is counted by one process, key after key, so the only
- * second attempt at the same key is a retry of a write whose reply was lost, moments later: a few dozen is plenty.
+ * The entries (model calls and deliveries' ends) a key remembers having counted. An entry is counted by one
+ * process, key after key, so the only second attempt at the same key is a retry of a write whose reply was lost,
+ * moments later, behind the few entries other running turns counted meanwhile: a few dozen is plenty.
  */
-const rememberedRuns = 32;
+const rememberedRuns = 64;
 /** A user's days and months kept: enough for today, this month and the month before. */
 const keptDays = 62;
 const keptMonths = 24;
@@ -16,14 +17,22 @@ const keptMonths = 24;
 const ProjectMonth = SpendingTotals.extend({ by_agent: z.record(z.string(), SpendingTotals), runs: z.array(z.string()) });
 const UserSpending = z.object({ days: z.record(z.string(), SpendingTotals), months: z.record(z.string(), SpendingTotals), runs: z.array(z.string()) });
 
-/** One ended delivery of a turn, to count: its usage (its subagents' included), where it ran and for whom. */
+/**
+ * Spending to count once: one model call's as it ends, or the end of a delivery of a turn (the turn itself, and
+ * what its calls could not store); where it ran and for whom.
+ */
 export interface SpentTurn {
-  /** the turn's run id and the delivery that ran it (`<run id>:<attempt>`): each delivery that ran paid for its calls */
+  /**
+   * what is counted once: `<run id>:<attempt>` for a delivery's end, `<run id>:<attempt>:<n>` for its n-th model
+   * call (each delivery that ran paid for its calls)
+   */
   runKey: string;
   projectId: string;
   user: string;
   agentId: string;
   usage: Usage;
+  /** 1 for a turn's end, 0 for a model call (and a subagent's end): a turn is counted once, its calls are not turns */
+  turns: 0 | 1;
   at: Date;
 }
 
@@ -37,20 +46,21 @@ const projectPrefix = (projectId: string): string => `p.${projectId}.`;
 /** User names may hold characters KV keys do not allow: the key holds them base64url-encoded. */
 const userKey = (user: string): string => `u.${Buffer.from(user, "utf8").toString("base64url")}`;
 
-/** A turn's usage as totals: cached tokens are part of the prompt tokens; a route without a price costs 0. */
-export const spendingOf = (usage: Usage): SpendingTotals => ({
+/** Usage as totals: cached tokens are part of the prompt tokens; a route without a price costs 0. */
+export const spendingOf = (usage: Usage, turns: number): SpendingTotals => ({
   prompt_tokens: usage.prompt_tokens,
   cached_prompt_tokens: usage.cached_prompt_tokens ?? 0,
   completion_tokens: usage.completion_tokens,
   cost: usage.cost ?? 0,
-  turns: 1,
+  turns,
 });
 
 /**
  * What turns spent, in the JetStream KV bucket `spending` (docs/models.md "Cost totals"): `p.<project>.<yyyy-mm>`
  * holds a project's month with each agent's share, `u.<user, base64url>` a user's recent days and months (UTC). A
- * delivery is added to each key by compare-and-set, made again from a fresh read when another replica wrote first,
- * so no increment is lost; each key remembers the deliveries it counted, so a retried write counts once.
+ * model call or a turn's end is added to each key by compare-and-set, made again from a fresh read when another
+ * replica wrote first, so no increment is lost; each key remembers the entries it counted, so a retried write
+ * counts once.
  */
 export class SpendingStore {
   private readonly queue = new KeyedQueue();
@@ -63,9 +73,9 @@ export class SpendingStore {
     return new SpendingStore(await connection.jetstream().views.kv(bucket, { history: 1 }));
   }
 
-  /** Adds a delivery's spending to its project's month and its user's day and month; false when both had it already. */
+  /** Adds spending to its project's month and its user's day and month; false when both had it already. */
   async record(turn: SpentTurn): Promise<boolean> {
-    const spent = spendingOf(turn.usage);
+    const spent = spendingOf(turn.usage, turn.turns);
     const month = monthOf(turn.at);
     const day = dayOf(turn.at);
     const project = await this.change(projectPrefix(turn.projectId) + month, ProjectMonth, (stored) => {

@@ -1,7 +1,8 @@
 /**
  * A subagent spends its parent's project and user (docs/models.md "Budgets"): it asks the budgets before each of
- * its own model calls, and what it spent is counted in the totals with its parent's turn. Real NATS (the work
- * queue carries the child), the scripted model behind the real openai client, a fake registry and tool-runner.
+ * its own model calls, seeing what its parent's calls stored, and each of its calls is counted in the totals as it
+ * ends, its parent's turn once. Real NATS (the work queue carries the child), the scripted model behind the real
+ * openai client, a fake registry and tool-runner.
  */
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -35,7 +36,7 @@ beforeAll(async () => {
           : { toolCalls: [{ name: "run_subagent", arguments: { prompt: "read the config" } }], usage },
   });
   startFakeServices(connection, prefix, { toolRunner: true, agents: [delegator] });
-  // the user's day allows three calls: the parent's first, then the child's two, the second of which passes it
+  // the user's day allows two calls: the parent's first, then the child's first, which reaches it
   orchestrator = await startTestOrchestrator(connection, prefix, {
     OPENAI_BASE_URL: model.url,
     OPENAI_API_KEY: "k",
@@ -52,18 +53,17 @@ afterAll(async () => {
 });
 
 describe("a subagent and the budgets", () => {
-  it("stops the subagent at its model call past the user's budget, then its parent at its next, and counts both with the parent's turn", async () => {
+  it("stops the subagent at its model call past the user's budget, then its parent at its next, and counts every call once and the turn once", async () => {
     const { final } = await runTestTurn(connection, prefix, "delegate", { agentId: delegator.id, owner: "sam", timeoutMs: 30_000 });
     expect(final).toMatchObject({ type: "error", error: { code: "BUDGET_EXCEEDED", message: expect.stringContaining("Your daily budget of 0.004 is spent") } });
-    // the parent's first call, then the child's two: a child sees the stored totals and its own spending, not what
-    // its parent spent in the running turn, so its third call (its own 0.004) is the one refused; the parent's
-    // second call (0.002 + the child's 0.004) is refused too
+    // the parent's first call was stored as it ended, so the child sees it: its first call reaches the budget and
+    // its second is refused; the parent's second call is refused too
     const childCalls = model.requests.filter((request) => isChild(request.body)).length;
-    expect(childCalls).toBe(2);
+    expect(childCalls).toBe(1);
     expect(model.requests.filter((request) => !isChild(request.body))).toHaveLength(1);
-    expect(final?.type === "error" && final.usage?.cost).toBe(callCost + 2 * callCost);
+    expect(final?.type === "error" && final.usage?.cost).toBe(2 * callCost);
     const reply = await requestJson(connection, prefix + subjects.usageUser, { user: "sam" }, UserUsageReply, { timeoutMs: 5_000 });
     if (!reply.success) throw new Error(reply.error.message);
-    expect(reply.usage.today).toMatchObject({ prompt_tokens: 3_000, completion_tokens: 1_500, cost: 3 * callCost, turns: 1 });
+    expect(reply.usage.today).toMatchObject({ prompt_tokens: 2_000, completion_tokens: 1_000, cost: 2 * callCost, turns: 1 });
   });
 });

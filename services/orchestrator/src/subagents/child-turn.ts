@@ -26,6 +26,7 @@ import { UsageMeter } from "../model/usage-meter.js";
 import { familyEnded, familyStillRuns, whileFamilyRuns } from "./family-guard.js";
 import type { TurnBudget } from "../spending/budgets.js";
 import { withinBudget } from "../spending/within-budget.js";
+import { DeliverySpending } from "../spending/delivery-spending.js";
 
 export type ChildRunRequest = RunStartRequest & { parent: RunParent };
 
@@ -60,10 +61,11 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
   );
   active.add(sessionId, runId, controller);
   const stillRuns = () => familyStillRuns(deps.store, sessionId, request.owner, parent, log);
-  // its parent's project and user pay for it: their budgets are asked before each of its model calls, with what
-  // the child has spent so far (its parent's spending not yet counted is not seen: docs/models.md "Budgets")
+  // its parent's project and user pay for it: each of its model calls goes into their totals as it ends, and their
+  // budgets are asked before each call, seeing what the parent and every other running turn stored (docs/models.md "Budgets")
+  const spending = new DeliverySpending(deps.spending, { runKey: `${runId}:${attempt}`, user: request.owner }, log);
   let budget: TurnBudget | undefined;
-  const checkBudget = (): Promise<void> => budget?.check((meter?.usage.cost ?? 0) + (subagents?.usage.cost ?? 0)) ?? Promise.resolve();
+  const checkBudget = (): Promise<void> => budget?.check(spending.unstoredCost) ?? Promise.resolve();
   // the child's own model calls and its subagents': what it spent, kept whatever becomes of it
   let meter: UsageMeter | undefined;
   let subagents: SubagentRunner | undefined;
@@ -78,7 +80,8 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
     // the route of the agent it runs as, in its chat's project: a child of the same agent takes its parent's route
     const routed = deps.models.pick({ agent: agent.id, module: agent.bundleName, project: projectId });
     if (!routed) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
-    meter = new UsageMeter(withinBudget(whileFamilyRuns(routed.caller, stillRuns), checkBudget), routed.price);
+    spending.placed(projectId, agent.id);
+    meter = new UsageMeter(withinBudget(whileFamilyRuns(routed.caller, stillRuns), checkBudget), routed.price, (usage) => spending.call(usage));
     emit({ type: "session", agent_id: agent.id, attempt, model: routed.model });
     budget = await deps.budgets?.forTurn(projectId, request.owner);
     // the same project and chat as its root turn; what it writes is authored by the chat's owner and its own agent
@@ -115,6 +118,7 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
     });
     await subagents?.settled();
     const usage = addUsage(output.usage, subagents?.usage ?? zeroUsage());
+    await spending.endSubagent();
     events.finish(doneEvent(output, usage, subagents, usage, routed.model));
     log.info({ iterations: output.iterations, usage, model: routed.model }, "subagent completed");
   } catch (error) {
@@ -122,6 +126,7 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
     const spent = await spentBeforeFailure(meter, subagents);
     if (AppError.is(error)) log.warn({ code: error.code, usage: spent?.usage }, error.message);
     else log.error({ err: error, usage: spent?.usage }, "subagent failed");
+    await spending.endSubagent();
     events.finish(errorEvent(error, spent));
   } finally {
     clearTimeout(deadline);

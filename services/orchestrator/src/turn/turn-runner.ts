@@ -38,7 +38,7 @@ import { modelConversation, storedUserMessage } from "./attached-user-message.js
 import { decideTurnAcceptance, type TurnAcceptance } from "./turn-acceptance.js";
 import type { Budgets, TurnBudget } from "../spending/budgets.js";
 import type { SpendingStore } from "../spending/spending-store.js";
-import { TurnSpendingCounter } from "../spending/turn-spending-counter.js";
+import { DeliverySpending } from "../spending/delivery-spending.js";
 import { withinBudget } from "../spending/within-budget.js";
 
 export interface TurnRunnerDeps {
@@ -93,13 +93,14 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
   const dropStart = new AbortController();
   // what the loop adds, kept here so that an answer cut at its size limit is saved (keptOnFailure)
   const added: ChatCompletionMessageParam[] = [];
-  // the budgets, asked before each model call with what this turn has spent so far (its subagents' included)
+  // each model call's cost goes into the totals as the call ends, its subagents' calls by themselves
+  // (delivery-spending.ts), so the budgets, asked before each model call, see what every running turn has spent
+  const spending = new DeliverySpending(deps.spending, { runKey: `${request.run_id}:${attempt}`, user: request.owner }, log);
   let budget: TurnBudget | undefined;
-  const checkBudget = (): Promise<void> => budget?.check((meter?.usage.cost ?? 0) + (subagents?.usage.cost ?? 0)) ?? Promise.resolve();
+  const checkBudget = (): Promise<void> => budget?.check(spending.unstoredCost) ?? Promise.resolve();
   // every model call's tokens and the subagents', kept whatever becomes of the turn (usage-meter.ts)
   let meter: UsageMeter | undefined;
   let subagents: SubagentRunner | undefined;
-  const spending = new TurnSpendingCounter(deps.spending, { runKey: `${request.run_id}:${attempt}`, user: request.owner }, log);
   try {
     const rules = getAgentRules(deps, request.agent_id, log);
     const agent = await deps.registry.agent(request.agent_id);
@@ -107,7 +108,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     // the agent's route: by its id, its module and the chat's project (docs/models.md "Routes")
     const routed = deps.models.pick({ agent: agent.id, module: agent.bundleName, project: place.projectId });
     if (!routed) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
-    meter = new UsageMeter(withinBudget(routed.caller, checkBudget), routed.price);
+    meter = new UsageMeter(withinBudget(routed.caller, checkBudget), routed.price, (usage) => spending.call(usage));
     // what the tools write is the project's, authored by the chat's owner and its agent
     const context: ToolContext = {
       session_id: request.session_id,
@@ -167,7 +168,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       turns: accepted.session.turns + 1,
     };
     // counted before the session is saved: a crash between the two runs the turn again, and both deliveries were paid for
-    await spending.count(usage);
+    await spending.endTurn(usage);
     // the final state is saved before the final event, so a client that hears `done` reads it
     await finishSession(store, session, "completed", accepted.version);
     await deps.releaseUserSlot?.();
@@ -188,7 +189,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     if (AppError.is(error)) log.warn({ ...ended, code: error.code, cause: describeCause(error.cause) }, error.message);
     else log.error({ ...ended, err: error }, "turn failed");
     if (accepted) {
-      await spending.count(spent?.usage);
+      await spending.endTurn(spent?.usage);
       const { session } = accepted;
       await finishSession(store, { ...keptOnFailure(error, session, storedUserMessage(request), added), usage: sessionUsage ?? session.usage }, status, accepted.version).catch((saveError: unknown) => log.error({ err: saveError }, "session status not saved"));
     }

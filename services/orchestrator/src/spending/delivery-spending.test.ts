@@ -1,0 +1,77 @@
+/**
+ * A delivery's spending counted while it happens (docs/models.md "Cost totals"), against a real JetStream KV
+ * bucket: each model call is in the totals as it ends, the turn is counted once at its end without its calls a
+ * second time, a subagent counts no turn, and a call that could not be stored is seen by the budgets and stored
+ * with the turn.
+ */
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { createLogger, type Usage } from "@agent-orchestrator/shared";
+import { scratchStreams } from "../testing/scratch-streams.js";
+import { DeliverySpending } from "./delivery-spending.js";
+import { SpendingStore, type SpentTurn } from "./spending-store.js";
+
+const scratch = scratchStreams();
+const logger = createLogger("delivery-spending-test", "silent");
+
+const usage = (cost: number): Usage => ({ prompt_tokens: 1_000, completion_tokens: 100, total_tokens: 1_100, cost });
+
+async function store(): Promise<SpendingStore> {
+  const bucket = `spending_${randomUUID().slice(0, 8)}`;
+  scratch.track(`KV_${bucket}`);
+  return SpendingStore.open(scratch.connection(), bucket);
+}
+
+const month = () => new Date().toISOString().slice(0, 7);
+const today = () => new Date().toISOString().slice(0, 10);
+
+describe("DeliverySpending", () => {
+  it("case 225: puts each model call in the totals as it ends, and counts the turn once at its end without its calls again", async () => {
+    const spending = await store();
+    const turn = new DeliverySpending(spending, { runKey: "r1:1", user: "ada" }, logger);
+    turn.placed("p1", "bmm/pm");
+    await turn.call(usage(0.25));
+    expect((await spending.projectMonth("p1", month())).totals).toMatchObject({ cost: 0.25, prompt_tokens: 1_000, turns: 0 });
+    await turn.call(usage(0.5));
+    // a call refused before it was made cost nothing
+    await turn.call({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0 });
+    expect((await spending.userPeriods("ada", today(), month())).day).toMatchObject({ cost: 0.75, turns: 0 });
+    expect(turn.unstoredCost).toBe(0);
+    // the turn's whole usage, its subagents' included, is the sum of calls already counted (theirs by themselves)
+    await turn.endTurn(usage(1.5));
+    await turn.endTurn(usage(1.5));
+    const totals = (await spending.projectMonth("p1", month())).totals;
+    expect(totals).toEqual({ prompt_tokens: 2_000, cached_prompt_tokens: 0, completion_tokens: 200, cost: 0.75, turns: 1 });
+    expect((await spending.userPeriods("ada", today(), month())).day).toMatchObject({ cost: 0.75, turns: 1 });
+  });
+
+  it("counts a subagent's calls in its parent's project and user, and no turn of its own", async () => {
+    const spending = await store();
+    const child = new DeliverySpending(spending, { runKey: "child:1", user: "ada" }, logger);
+    child.placed("p1", "bmm/analyst");
+    await child.call(usage(0.25));
+    await child.endSubagent();
+    expect(await spending.projectMonth("p1", month())).toEqual({
+      totals: { prompt_tokens: 1_000, cached_prompt_tokens: 0, completion_tokens: 100, cost: 0.25, turns: 0 },
+      byAgent: { "bmm/analyst": { prompt_tokens: 1_000, cached_prompt_tokens: 0, completion_tokens: 100, cost: 0.25, turns: 0 } },
+    });
+  });
+
+  it("keeps a call it could not store for the budgets, and stores it with the turn at its end", async () => {
+    const spending = await store();
+    // the totals cannot be written once, as while JetStream elects a leader for longer than the retries last
+    let refusals = 1;
+    const flaky = {
+      record: (entry: SpentTurn) => (refusals-- > 0 ? Promise.reject(new Error("no responders")) : spending.record(entry)),
+    };
+    const turn = new DeliverySpending(flaky, { runKey: "r1:1", user: "ada" }, logger);
+    turn.placed("p1", "bmm/pm");
+    await turn.call(usage(0.25));
+    expect(turn.unstoredCost).toBe(0.25);
+    await turn.call(usage(0.5));
+    expect(turn.unstoredCost).toBe(0.25);
+    await turn.endTurn(usage(0.75));
+    expect(turn.unstoredCost).toBe(0);
+    expect((await spending.projectMonth("p1", month())).totals).toMatchObject({ cost: 0.75, turns: 1 });
+  });
+});
