@@ -169,8 +169,8 @@ bad value stops the process with one line naming the variable, e.g.
 
 A variable two services read (\`BMAD_ROOT\`, \`JS_REPLICAS\`, \`TOOL_CONCURRENCY\`) is listed under each, since
 its meaning there differs. \`npm start\` gives each service only the secrets it uses
-(\`scripts/lib/service-env.ts\`): the orchestrator \`OPENAI_API_KEY\`, the gateway \`AUTH_TOKENS\`, each its own
-NATS password.`;
+(\`scripts/lib/service-env.ts\`): the orchestrator \`OPENAI_API_KEY\` and the keys MODEL_ROUTES names in
+\`api_key_env\`, the gateway \`AUTH_TOKENS\`, each its own NATS password.`;
 
 const epilogue = `## Read by the OpenTelemetry SDK
 

@@ -39,13 +39,14 @@ export async function startEvalSystem(settings: EvalSystemSettings): Promise<Eva
     await nats.stop();
     await rm(legacyOutputRoot, { recursive: true, force: true });
   };
+  // the eval's own settings win: every agent answers from the endpoint under test, with its key only (no route's
+  // key either), and the eval's client needs no gateway token
+  const callerEnvironment = { ...process.env };
+  delete callerEnvironment["MODEL_ROUTES"];
   try {
     for (const name of services) {
-      const env = serviceEnvironment(name, process.env);
-      // the eval's own settings win: every agent answers from the endpoint under test, with its key only, and
-      // the eval's client needs no gateway token
+      const env = serviceEnvironment(name, callerEnvironment);
       delete env["OPENAI_API_KEY"];
-      delete env["MODEL_ROUTES"];
       delete env["AUTH_TOKENS"];
       Object.assign(env, {
         NATS_URL: nats.url,

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { serviceEnvironment } from "./service-env.js";
 
@@ -32,6 +35,31 @@ describe("each service started with only the environment it needs", () => {
     expect(environment["OPENAI_API_KEY"]).toBe("sk-model");
     expect(environment).not.toHaveProperty("AUTH_TOKENS");
     expect(environment).not.toHaveProperty("GITHUB_TOKEN");
+  });
+
+  it("gives the orchestrator the keys its model routes name in api_key_env, and no other service those keys (docs/models.md \"Keys\")", async () => {
+    const routes = { routes: [{ match: { module: "bmm" }, base_url: "https://openrouter.ai/api/v1", model: "m", api_key_env: "OPENROUTER_API_KEY" }] };
+    const environment = { ...shell, OPENROUTER_API_KEY: "sk-or", GROQ_API_KEY: "gsk", MODEL_ROUTES: JSON.stringify(routes) };
+    const orchestrator = serviceEnvironment("orchestrator", environment);
+    expect(orchestrator["OPENROUTER_API_KEY"]).toBe("sk-or");
+    expect(orchestrator).not.toHaveProperty("GROQ_API_KEY");
+    for (const service of ["gateway", "tool-runner", "registry"]) expect(serviceEnvironment(service, environment)).not.toHaveProperty("OPENROUTER_API_KEY");
+    // MODEL_ROUTES as a YAML file, as docs/models.md shows it
+    const folder = await mkdtemp(join(tmpdir(), "ao-service-env-"));
+    try {
+      const file = join(folder, "routes.yaml");
+      await writeFile(file, "routes:\n  - { match: { agent: bmm/analyst }, base_url: \"http://localhost:11434/v1\", model: qwen3:8b, api_key_env: LOCAL_KEY }\n");
+      const fromFile = serviceEnvironment("orchestrator", { ...environment, LOCAL_KEY: "local", MODEL_ROUTES: file });
+      expect(fromFile["LOCAL_KEY"]).toBe("local");
+      expect(fromFile).not.toHaveProperty("OPENROUTER_API_KEY");
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it("passes no route key when MODEL_ROUTES cannot be read: the orchestrator stops with the reason instead", () => {
+    const environment = { ...shell, OPENROUTER_API_KEY: "sk-or", MODEL_ROUTES: '{"routes": [{"api_key_env": "OPENROUTER_API_KEY"' };
+    expect(serviceEnvironment("orchestrator", environment)).not.toHaveProperty("OPENROUTER_API_KEY");
   });
 
   it("gives each service that serves metrics its own METRICS_PORT, and none to the others (docs/security.md case 146)", () => {

@@ -4,9 +4,13 @@
  * files, so neither may hold the model key, the gateway's tokens, or any other credential the operator's
  * shell happens to have.
  */
+import { routeKeyVariables } from "../../services/orchestrator/src/model/model-routes.js";
 import { isMetricsService, type MetricsService } from "./metrics-ports.js";
 
-/** Variables each service needs that look like secrets; every other secret-looking variable is dropped. */
+/**
+ * Variables each service needs that look like secrets; every other secret-looking variable is dropped, except
+ * the keys the orchestrator's model routes name in `api_key_env` (docs/models.md "Keys").
+ */
 const secretsUsed: Readonly<Record<string, readonly string[]>> = {
   orchestrator: ["OPENAI_API_KEY", "NATS_PASSWORD"],
   gateway: ["AUTH_TOKENS", "OIDC_CLIENT_SECRET", "NATS_PASSWORD"],
@@ -26,7 +30,7 @@ export function serviceEnvironment(
   environment: NodeJS.ProcessEnv,
   metricsPorts?: Readonly<Record<MetricsService, number>>,
 ): Record<string, string> {
-  const used = secretsUsed[service] ?? [];
+  const used = [...(secretsUsed[service] ?? []), ...(service === "orchestrator" ? routeKeyVariables(environment["MODEL_ROUTES"]) : [])];
   const kept = Object.fromEntries(
     Object.entries(environment).filter(
       (entry): entry is [string, string] => entry[1] !== undefined && entry[0] !== "METRICS_PORT" && (!secretName.test(entry[0]) || used.includes(entry[0])),

@@ -100,6 +100,19 @@ export function modelRoutesOf(
   return { ok: true, routes: fallback ? [...routes, fallback] : routes };
 }
 
+/**
+ * The variables MODEL_ROUTES names in `api_key_env`: the keys `npm start` must pass to the orchestrator besides
+ * OPENAI_API_KEY, and the only other secrets it passes (scripts/lib/service-env.ts). A setting that cannot be read
+ * names none; the orchestrator then stops at start with the reason.
+ */
+export function routeKeyVariables(setting: string | undefined, readFile: (path: string) => string = (path) => readFileSync(path, "utf8")): string[] {
+  const trimmed = setting?.trim();
+  if (!trimmed) return [];
+  const read = readRoutes(trimmed, readFile);
+  const checked = read.ok ? ModelRoutesFile.safeParse(read.value) : undefined;
+  return checked?.success ? [...new Set(checked.data.routes.flatMap((route) => (route.api_key_env === undefined ? [] : [route.api_key_env])))] : [];
+}
+
 /** The table as others may see it: names, models and matches, never a URL or a key. */
 export const routeView = (route: ModelRouteSpec): ModelRouteView => ({ name: route.name, model: route.model, ...(route.match ? { match: route.match } : {}) });
 
