@@ -57,7 +57,7 @@ describe("DeliverySpending", () => {
     });
   });
 
-  it("keeps a call it could not store for the budgets, and stores it with the turn at its end", async () => {
+  it("case 225: keeps a call it could not store for the budgets, and stores it with the turn at its end", async () => {
     const spending = await store();
     // the totals cannot be written once, as while JetStream elects a leader for longer than the retries last
     let refusals = 1;
