@@ -48,7 +48,7 @@ export type { ModelRouteSubject } from "./wire/model-routes.js";
 export { menuItemSkill } from "./wire/menu-item-skill.js";
 export { AuditAction, AuditOutcome, AuditPage, AuditQuery, AuditRecord, maxAuditDetailChars } from "./wire/audit-record.js";
 export { PersonalTokenCreateBody, PersonalTokenCreateReply, PersonalTokenListReply, PersonalTokenRecord, PersonalTokenView, personalTokenPrefix } from "./wire/personal-token.js";
-export { SignInSession, SignInStatus } from "./wire/sign-in.js";
+export { SignInSession, SignInStatus, SignInVia } from "./wire/sign-in.js";
 export { LoadedSkill } from "./wire/loaded-skill.js";
 export { BmadToolInput, ChatToolInput } from "./wire/mcp-tools.js";
 export { ChatCompletionRequest, OpenAiErrorBody, OpenAiFilePart, OpenAiMessage, maxOpenAiMessages } from "./wire/openai-api.js";

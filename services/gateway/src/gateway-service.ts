@@ -46,7 +46,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const metrics = new GatewayMetrics();
   const names = jetStreamNames(subjectPrefix);
   await ensureAuditStream(await connection.jetstreamManager(), names.auditStream, config, subjectPrefix);
-  const personalTokens = await PersonalTokens.open(connection, names.personalTokensBucket, { maxPerUser: config.PERSONAL_TOKENS_PER_USER, replicas: config.JS_REPLICAS });
+  const personalTokens = await PersonalTokens.open(connection, names.personalTokensBucket, { maxPerUser: config.PERSONAL_TOKENS_PER_USER, replicas: config.JS_REPLICAS, rules: config });
   const context: GatewayContext = {
     connection,
     config,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SignInVia } from "./sign-in.js";
 
 /**
  * Personal API tokens (docs/tokens.md): a signed-in user makes tokens for scripts, `/v1` and MCP clients. The
@@ -36,7 +37,8 @@ export type PersonalTokenListReply = z.infer<typeof PersonalTokenListReply>;
 /**
  * A token as stored in the gateway's `personal_tokens` bucket, under both `hash.<sha256>` (the per-request
  * look-up) and `user.<owner, base64url>.<id>` (the owner's list and revocation); `hash` is the sha256 of the
- * token in hex, never the token.
+ * token in hex, never the token. `sign_in` is how its user signed in to make it, checked again on every use;
+ * a token stored before it was kept has none (docs/tokens.md "Who a token still signs in").
  */
-export const PersonalTokenRecord = PersonalTokenView.extend({ user: z.string(), hash: z.string().regex(/^[0-9a-f]{64}$/) });
+export const PersonalTokenRecord = PersonalTokenView.extend({ user: z.string(), hash: z.string().regex(/^[0-9a-f]{64}$/), sign_in: SignInVia.optional() });
 export type PersonalTokenRecord = z.infer<typeof PersonalTokenRecord>;

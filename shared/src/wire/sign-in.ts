@@ -1,6 +1,21 @@
 import { z } from "zod";
 import { userNameSchema } from "./projects/project-record.js";
 
+/** A claim kept from a provider's sign-in: a string, a boolean or a list of strings (groups). */
+const KeptClaim = z.union([z.string(), z.boolean(), z.array(z.string())]);
+
+/**
+ * How a user signed in, kept with what that sign-in made (a personal token, a browser sign-in) so it is checked
+ * again on every use against the rules in force then (docs/tokens.md "Who a token still signs in"):
+ * `auth_tokens` holds while AUTH_TOKENS names the user; `oidc` while OpenID Connect is on and the claims kept
+ * from the sign-in (the user, groups, e-mail claims) pass OIDC_ALLOWED_GROUPS and OIDC_ALLOWED_DOMAINS.
+ */
+export const SignInVia = z.discriminatedUnion("via", [
+  z.object({ via: z.literal("auth_tokens") }),
+  z.object({ via: z.literal("oidc"), claims: z.record(z.string(), KeptClaim) }),
+]);
+export type SignInVia = z.infer<typeof SignInVia>;
+
 /**
  * OpenID Connect sign-in (docs/sign-in.md): a browser signs in at the organisation's provider and the
  * gateway keeps the sign-in as one record in its `sign_ins` bucket, under the sha256 of the random id its
@@ -12,6 +27,8 @@ export const SignInSession = z.object({
   csrf_token: z.string().min(32),
   signed_in_at: z.string(),
   expires_at: z.string(),
+  /** the provider's claims at sign-in, checked again on every request; a sign-in stored without them is refused */
+  sign_in: SignInVia.optional(),
 });
 export type SignInSession = z.infer<typeof SignInSession>;
 

@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError, type SignInVia } from "@agent-orchestrator/shared";
 import { addressKey } from "../http/client-address.js";
 
 /** Addresses (and address-and-token pairs) remembered at once; the oldest is forgotten first, so a flood cannot grow memory. */
 const maxEntries = 10_000;
 const windowMs = 60_000;
 
-/** What presenting a token from an address came to: its user, or the refusal to answer. */
-export type SignIn = { ok: true; user: string } | { ok: false; error: AppError; retryAfterSeconds?: number };
+/** What presenting a token from an address came to: its user and how they signed in, or the refusal to answer. */
+export type SignIn = { ok: true; user: string; via: SignInVia } | { ok: false; error: AppError; retryAfterSeconds?: number };
 
 /** Who a credential names, or why it is refused (unknown, expired, forged, not allowed); auth/bearer-sign-in.ts. */
 export type CredentialCheck = (token: string) => Promise<SignIn>;
@@ -44,26 +44,35 @@ export class AuthThrottle {
     let checked: SignIn | undefined;
     if (this.known.has(pair)) {
       checked = await check(token);
-      if (checked.ok) return this.admit(pair, checked.user);
+      if (checked.ok) return this.admit(pair, checked);
       // it was good here before (expired or revoked since): from now on an ordinary wrong token
     }
-    const wait = this.retryAfterSeconds(key);
+    const wait = this.retryAfterSeconds(address);
     if (wait > 0) return { ok: false, error: new AppError("RATE_LIMITED", "Too many wrong tokens from this address; try again later"), retryAfterSeconds: wait };
     checked ??= await check(token);
-    if (checked.ok) return this.admit(pair, checked.user);
-    this.fail(key, fingerprint(token));
+    if (checked.ok) return this.admit(pair, checked);
+    this.refused(address, token);
     return checked;
   }
 
-  private admit(pair: string, user: string): SignIn {
+  private admit(pair: string, signedIn: Extract<SignIn, { ok: true }>): SignIn {
     this.known.delete(pair);
     this.known.set(pair, true);
     if (this.known.size > maxEntries) this.known.delete(this.known.keys().next().value as string);
-    return { ok: true, user };
+    return signedIn;
   }
 
-  /** Seconds until `key` may present a new token again; 0 when it may now. */
-  private retryAfterSeconds(key: string): number {
+  /**
+   * Counts one refused `attempt` from `address` (a wrong token, or another anonymous attempt such as a refused
+   * sign-in callback, told apart by what it sent): the same attempt again counts once.
+   */
+  refused(address: string, attempt: string): void {
+    this.fail(addressKey(address), fingerprint(attempt));
+  }
+
+  /** Seconds until `address` may be heard again; 0 when it may now. */
+  retryAfterSeconds(address: string): number {
+    const key = addressKey(address);
     const recent = this.recent(key);
     if (recent.size < this.maxPerMinute) return 0;
     const oldest = recent.values().next().value ?? 0;

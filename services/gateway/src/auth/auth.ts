@@ -1,9 +1,10 @@
 import type { IncomingMessage } from "node:http";
 import type { NextFunction, Request, Response } from "express";
-import { AppError, type SignInSession } from "@agent-orchestrator/shared";
+import { AppError, type SignInSession, type SignInVia } from "@agent-orchestrator/shared";
 import { authenticationRequired } from "../config.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { isAllowedOrigin } from "../http/origin-check.js";
+import { sessionAdmitted } from "./admission.js";
 import type { SignIn } from "./auth-throttle.js";
 import { bearerSignIn } from "./bearer-sign-in.js";
 import { cookieValue } from "./sign-in-cookie.js";
@@ -55,6 +56,7 @@ export function authenticate(context: AuthContext, options: AuthenticateOptions 
         return next(signedIn.error);
       }
       response.locals["user"] = signedIn.user;
+      response.locals["signedInVia"] = signedIn.via;
       next();
     }, next);
   };
@@ -73,14 +75,19 @@ async function identify(context: AuthContext, request: Request, options: Authent
   if (!safeMethods.has(request.method) && !fromThePage(context, request, session)) {
     return { ok: false, error: new AppError("CSRF_REFUSED", "A request signed in by the sign-in cookie must carry the page's x-csrf-token and come from its origin") };
   }
-  return { ok: true, user: session.user };
+  return { ok: true, user: session.user, via: session.sign_in };
 }
 
-/** The sign-in a request's cookie names, while it lasts (read from KV on every request). */
-export async function cookieSession(context: Pick<GatewayContext, "oidc">, request: IncomingMessage) {
+/**
+ * The sign-in a request's cookie names, while it lasts (read from KV on every request) and while the rules in
+ * force still let its user in (auth/admission.ts: groups and domains narrowed since, OpenID Connect turned off).
+ */
+export async function cookieSession(context: Pick<GatewayContext, "oidc" | "config">, request: IncomingMessage): Promise<(SignInSession & { sign_in: SignInVia }) | undefined> {
   const { oidc } = context;
   const cookieId = oidc && cookieValue(request, oidc.cookies.session);
-  return cookieId ? oidc.sessions.find(cookieId) : undefined;
+  const session = cookieId ? await oidc.sessions.find(cookieId) : undefined;
+  if (!session?.sign_in || !sessionAdmitted(session, context.config)) return undefined;
+  return { ...session, sign_in: session.sign_in };
 }
 
 /**
@@ -113,3 +120,6 @@ export function bearerToken(header: string): string {
 }
 
 export const currentUser = (response: Response): string => String(response.locals["user"] ?? localUser);
+
+/** How the request's user signed in (authenticate set it); undefined in the local single-user mode. */
+export const currentSignIn = (response: Response): SignInVia | undefined => response.locals["signedInVia"] as SignInVia | undefined;

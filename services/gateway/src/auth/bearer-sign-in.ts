@@ -12,7 +12,8 @@ type BearerContext = Pick<GatewayContext, "config" | "authFailures" | "oidc" | "
  * The kinds of bearer token the gateway accepts, asked in this order; each tells its own tokens apart by
  * their shape, so a token costs at most one check that can succeed:
  * 1. a JWT signed by the OpenID provider (auth/provider-jwt.ts), with OIDC_ISSUER;
- * 2. a personal API token (`aop_…`, tokens/personal-tokens.ts), looked up in KV;
+ * 2. a personal API token (`aop_…`, tokens/personal-tokens.ts), looked up in KV, and refused once its user is
+ *    no longer let in by the rules in force (auth/admission.ts);
  * 3. an AUTH_TOKENS token.
  */
 export function bearerResolvers(context: BearerContext): BearerResolver[] {
@@ -21,13 +22,15 @@ export function bearerResolvers(context: BearerContext): BearerResolver[] {
   if (oidc) resolvers.push(async (token) => (looksLikeJwt(token) ? oidc.jwt.check(token) : undefined));
   resolvers.push(async (token) => {
     const found = await context.personalTokens.userOf(token);
-    return found && { ok: true, user: found.user };
+    if (!found) return undefined;
+    if (!found.admitted) return { ok: false, error: new AppError("UNAUTHORIZED", "This token's user may no longer sign in here (docs/tokens.md)") };
+    return { ok: true, user: found.user, via: found.via };
   });
   const tokens = context.config.AUTH_TOKENS;
   if (tokens) {
     resolvers.push(async (token) => {
       const user = tokens.get(token);
-      return user === undefined ? undefined : { ok: true, user };
+      return user === undefined ? undefined : { ok: true, user, via: { via: "auth_tokens" } };
     });
   }
   return resolvers;

@@ -6,6 +6,7 @@ import { authenticationRequired } from "../config.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { sendError } from "../http/send-error.js";
 import { bearerToken, cookieSession, fromThePage, localUser } from "./auth.js";
+import { AuthThrottle } from "./auth-throttle.js";
 import { bearerSignIn } from "./bearer-sign-in.js";
 import { cookieValue } from "./sign-in-cookie.js";
 import { localReturnPath } from "./return-path.js";
@@ -23,6 +24,11 @@ type SignInFlow = z.infer<typeof SignInFlow>;
  * with OIDC_ISSUER also `GET /auth/login` (to the provider, with PKCE, state and nonce), the callback at
  * OIDC_REDIRECT_URL's path (the code exchanged, the user checked, a sign-in stored in KV and its cookie
  * set) and `POST /auth/logout` (the sign-in deleted from KV, so every replica refuses it at once).
+ *
+ * Refused callbacks are counted per client address under AUTH_FAILURES_PER_MINUTE, as wrong bearer tokens
+ * are (on a count of their own, so a guesser of tokens does not also hold up a neighbour's sign-in): past it
+ * a callback gets 429 and leaves no audit record, so nobody can flood the audit log, whose oldest records
+ * its size limit drops, without signing in (docs/sign-in.md "Audit").
  */
 export function oidcRoutes(context: GatewayContext): Router {
   const router = Router();
@@ -79,13 +85,24 @@ export function oidcRoutes(context: GatewayContext): Router {
     return flow?.success ? flow.data : undefined;
   };
 
+  const refusedCallbacks = new AuthThrottle(context.config.AUTH_FAILURES_PER_MINUTE);
+
   const callback = async (request: Request, response: Response): Promise<void> => {
-    const flow = readFlow(request);
+    const address = context.clientAddress(request);
     oidc.cookies.clear(response, oidc.cookies.flow);
     response.set("cache-control", "no-store");
+    const wait = refusedCallbacks.retryAfterSeconds(address);
+    if (wait > 0) {
+      context.metrics.refusals.inc({ limit: "sign_in" });
+      response.set("retry-after", String(wait));
+      return sendError(response, new AppError("RATE_LIMITED", "Too many refused sign-ins from this address; try again later"));
+    }
+    const flow = readFlow(request);
     const refuse = (error: AppError): void => {
+      // a repeat of the same callback (a reload) counts once
+      refusedCallbacks.refused(address, request.originalUrl);
       (response.locals["logger"] as Logger).warn({ code: error.code }, `sign-in refused: ${error.message}`);
-      void context.audit.record({ actor: "_", action: "sign_in_failed", client_address: context.clientAddress(request), outcome: "refused", detail: `${error.code}: ${error.message}` });
+      void context.audit.record({ actor: "_", action: "sign_in_failed", client_address: address, outcome: "refused", detail: `${error.code}: ${error.message}` });
       sendError(response, error);
     };
     if (!flow) return refuse(new AppError("BAD_REQUEST", "No sign-in is under way in this browser (or it took over 10 minutes): start again at /auth/login"));
@@ -103,9 +120,9 @@ export function oidcRoutes(context: GatewayContext): Router {
     if (!claims) return refuse(new AppError("UNAUTHORIZED", "The sign-in did not complete: the provider sent no ID token"));
     const signedIn = userOfClaims(claims, context.config);
     if (!signedIn.ok) return refuse(signedIn.error);
-    const { cookieId } = await oidc.sessions.create(signedIn.user);
+    const { cookieId } = await oidc.sessions.create(signedIn.user, signedIn.via);
     oidc.cookies.set(response, oidc.cookies.session, cookieId, context.config.OIDC_SESSION_HOURS * 3_600_000);
-    void context.audit.record({ actor: signedIn.user, action: "sign_in", client_address: context.clientAddress(request), outcome: "ok", detail: "oidc" });
+    void context.audit.record({ actor: signedIn.user, action: "sign_in", client_address: address, outcome: "ok", detail: "oidc" });
     response.redirect(303, flow.return_to);
   };
 

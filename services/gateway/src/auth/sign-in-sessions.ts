@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { KV, NatsConnection } from "nats";
-import { AppError, decodeJson, encodeJson, jetStreamNames, retryWhileLeaderless, SignInSession } from "@agent-orchestrator/shared";
+import { AppError, decodeJson, encodeJson, jetStreamNames, retryWhileLeaderless, SignInSession, type SignInVia } from "@agent-orchestrator/shared";
 
 /** A new browser sign-in: what goes into its cookie, and the session as stored. */
 export interface NewSignIn {
@@ -27,14 +27,18 @@ export class SignInSessions {
     return new SignInSessions(kv, lifetimeMs);
   }
 
-  /** Stores a sign-in of `user`; the cookie id is returned here only, never stored. */
-  async create(user: string, now = new Date()): Promise<NewSignIn> {
+  /**
+   * Stores a sign-in of `user` with how they signed in (the claims the rules read, checked again on every
+   * request: auth/admission.ts); the cookie id is returned here only, never stored.
+   */
+  async create(user: string, via: SignInVia, now = new Date()): Promise<NewSignIn> {
     const cookieId = randomBytes(32).toString("base64url");
     const session: SignInSession = {
       user,
       csrf_token: randomBytes(32).toString("base64url"),
       signed_in_at: now.toISOString(),
       expires_at: new Date(now.getTime() + this.lifetimeMs).toISOString(),
+      sign_in: via,
     };
     await this.call(() => this.kv.put(keyOf(cookieId), encodeJson(session)));
     return { cookieId, session };

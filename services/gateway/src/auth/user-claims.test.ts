@@ -5,8 +5,8 @@ const rules = { OIDC_USER_CLAIM: "sub", OIDC_GROUPS_CLAIM: "groups", OIDC_ALLOWE
 
 describe("userOfClaims", () => {
   it("names the user by OIDC_USER_CLAIM", () => {
-    expect(userOfClaims({ sub: "ada" }, rules)).toEqual({ ok: true, user: "ada" });
-    expect(userOfClaims({ sub: "x", email: "ada@example.com" }, { ...rules, OIDC_USER_CLAIM: "email" })).toEqual({ ok: true, user: "ada@example.com" });
+    expect(userOfClaims({ sub: "ada" }, rules)).toEqual({ ok: true, user: "ada", via: { via: "oidc", claims: { sub: "ada" } } });
+    expect(userOfClaims({ sub: "x", email: "ada@example.com" }, { ...rules, OIDC_USER_CLAIM: "email" })).toMatchObject({ ok: true, user: "ada@example.com" });
   });
 
   it("refuses a claim that is missing, not a string, inherited, or holds characters a user name may not", () => {
@@ -17,7 +17,7 @@ describe("userOfClaims", () => {
 
   it("lets in only members of an allowed group when groups are set", () => {
     const staffOnly = { ...rules, OIDC_ALLOWED_GROUPS: ["staff"] };
-    expect(userOfClaims({ sub: "ada", groups: ["guests", "staff"] }, staffOnly)).toEqual({ ok: true, user: "ada" });
+    expect(userOfClaims({ sub: "ada", groups: ["guests", "staff"] }, staffOnly)).toMatchObject({ ok: true, user: "ada" });
     for (const groups of [undefined, [], ["guests"], "staff"]) {
       expect(userOfClaims({ sub: "ada", groups }, staffOnly)).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
     }
@@ -25,10 +25,17 @@ describe("userOfClaims", () => {
 
   it("lets in only a verified address of an allowed domain when domains are set", () => {
     const ours = { ...rules, OIDC_ALLOWED_DOMAINS: ["example.com"] };
-    expect(userOfClaims({ sub: "ada", email: "Ada@Example.COM" }, ours)).toEqual({ ok: true, user: "ada" });
+    expect(userOfClaims({ sub: "ada", email: "Ada@Example.COM" }, ours)).toMatchObject({ ok: true, user: "ada" });
     expect(userOfClaims({ sub: "ada", email: "ada@example.com", email_verified: true }, ours)).toMatchObject({ ok: true });
     for (const claims of [{ email: "ada@example.com", email_verified: false }, { email: "ada@example.com.evil.org" }, { email: "ada@sub.example.com" }, { email: "example.com" }, {}]) {
       expect(userOfClaims({ sub: "ada", ...claims }, ours)).toMatchObject({ ok: false, error: { code: "FORBIDDEN" } });
     }
+  });
+
+  it("keeps, with the sign-in, the claims the rules read (groups, e-mail) even when no rule reads them yet, own properties only", () => {
+    const claims = { sub: "ada", groups: ["staff", 7], email: "ada@example.com", email_verified: true, name: "Ada", nonce: "n" };
+    expect(userOfClaims(claims, rules)).toEqual({ ok: true, user: "ada", via: { via: "oidc", claims: { sub: "ada", groups: ["staff"], email: "ada@example.com", email_verified: true } } });
+    const inherited = Object.assign(Object.create({ groups: ["staff"] }) as Record<string, unknown>, { sub: "ada" });
+    expect(userOfClaims(inherited, rules)).toEqual({ ok: true, user: "ada", via: { via: "oidc", claims: { sub: "ada" } } });
   });
 });

@@ -1,4 +1,4 @@
-import { AppError, getOwn } from "@agent-orchestrator/shared";
+import { AppError, getOwn, type SignInVia } from "@agent-orchestrator/shared";
 import type { GatewayConfig } from "../config.js";
 import type { SignIn } from "./auth-throttle.js";
 
@@ -11,6 +11,8 @@ type Rules = Pick<GatewayConfig, "OIDC_USER_CLAIM" | "OIDC_GROUPS_CLAIM" | "OIDC
  * The user that the claims of an ID token (at sign-in) or of a provider's JWT (a bearer token) name, under
  * the same rules for both: OIDC_USER_CLAIM must be a string of a user name's characters, and a user outside
  * OIDC_ALLOWED_GROUPS or OIDC_ALLOWED_DOMAINS is refused (FORBIDDEN), so a token cannot do what a sign-in could not.
+ * A sign-in it lets through carries the claims these rules read (`keptClaims`), so what the sign-in makes is
+ * checked again against the rules in force when it is used (auth/admission.ts).
  */
 export function userOfClaims(claims: Readonly<Record<string, unknown>>, rules: Rules): SignIn {
   const user = getOwn(claims, rules.OIDC_USER_CLAIM);
@@ -32,5 +34,22 @@ export function userOfClaims(claims: Readonly<Record<string, unknown>>, rules: R
       return { ok: false, error: new AppError("FORBIDDEN", `${user} has no verified e-mail address in a domain allowed here`) };
     }
   }
-  return { ok: true, user };
+  return { ok: true, user, via: { via: "oidc", claims: keptClaims(claims, rules) } };
 }
+
+/**
+ * The claims the rules above read (the user, the groups, `email`, `email_verified`), whether or not a rule
+ * reads them now: an operator who narrows the groups or domains later has them to check against.
+ */
+export function keptClaims(claims: Readonly<Record<string, unknown>>, rules: Pick<Rules, "OIDC_USER_CLAIM" | "OIDC_GROUPS_CLAIM">): OidcClaims {
+  const kept: Array<[string, OidcClaims[string]]> = [];
+  for (const name of new Set([rules.OIDC_USER_CLAIM, rules.OIDC_GROUPS_CLAIM, "email", "email_verified"])) {
+    const value = getOwn(claims, name);
+    if (typeof value === "string" || typeof value === "boolean") kept.push([name, value]);
+    else if (Array.isArray(value)) kept.push([name, value.filter((item): item is string => typeof item === "string")]);
+  }
+  // own properties only, whatever the claims are named
+  return Object.fromEntries(kept);
+}
+
+type OidcClaims = Extract<SignInVia, { via: "oidc" }>["claims"];

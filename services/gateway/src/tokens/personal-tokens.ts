@@ -8,7 +8,9 @@ import {
   PersonalTokenRecord,
   retryWhileLeaderless,
   type PersonalTokenView,
+  type SignInVia,
 } from "@agent-orchestrator/shared";
+import { stillAdmitted, type AdmissionRules } from "../auth/admission.js";
 
 /** Random bytes in a token: 256 bits, so a token cannot be guessed and its unsalted sha256 cannot be reversed. */
 const tokenBytes = 32;
@@ -25,6 +27,17 @@ const newToken = (): string => personalTokenPrefix + randomBytes(tokenBytes).toS
 
 const view = (record: PersonalTokenRecord): PersonalTokenView => ({ id: record.id, name: record.name, created_at: record.created_at, expires_at: record.expires_at });
 
+/** What a token that is ours and unexpired comes to: its user, and whether the rules in force still let that user in. */
+export type PersonalTokenUse = { user: string; id: string } & ({ admitted: true; via: SignInVia } | { admitted: false });
+
+/** A token as the operator's listing shows it (`npm run tokens:list`): its owner, how they signed in to make it, and whether they still may. */
+export interface PersonalTokenEntry extends PersonalTokenView {
+  user: string;
+  /** how the owner signed in to make it; null for a token stored before this was kept */
+  via: SignInVia["via"] | null;
+  admitted: boolean;
+}
+
 /**
  * Personal API tokens (docs/tokens.md) in the gateway's KV bucket `personal_tokens`: the record under
  * `hash.<sha256 of the token>` (what every request bearing a token looks up: one direct get, no process cache, so
@@ -35,20 +48,25 @@ const view = (record: PersonalTokenRecord): PersonalTokenView => ({ id: record.i
  * that dies in between leaves an owner key with no working token behind, never a working token nobody can list
  * or revoke. The per-user limit is checked against the owner's keys before a create, so two creates at the same
  * moment can pass it by one.
+ *
+ * A token keeps how its user signed in to make it, and works only while the rules in force (`rules`: AUTH_TOKENS,
+ * the OpenID Connect groups and domains) still let that user in (auth/admission.ts).
  */
 export class PersonalTokens {
   private constructor(
     private readonly kv: KV,
     private readonly maxPerUser: number,
+    private readonly rules: AdmissionRules,
     private readonly now: () => number,
   ) {}
 
-  static async open(connection: NatsConnection, bucket: string, options: { maxPerUser: number; replicas: number; now?: () => number }): Promise<PersonalTokens> {
+  static async open(connection: NatsConnection, bucket: string, options: { maxPerUser: number; replicas: number; rules: AdmissionRules; now?: () => number }): Promise<PersonalTokens> {
     const kv = await retryWhileLeaderless(() => connection.jetstream().views.kv(bucket, { history: 1, replicas: options.replicas }));
-    return new PersonalTokens(kv, options.maxPerUser, options.now ?? Date.now);
+    return new PersonalTokens(kv, options.maxPerUser, options.rules, options.now ?? Date.now);
   }
 
-  async create(user: string, name: string, expiresAt: string | undefined): Promise<PersonalTokenView & { token: string }> {
+  /** Makes a token of `user`, who signed in `via` some way (kept with it, and checked again on every use). */
+  async create(user: string, name: string, expiresAt: string | undefined, via: SignInVia): Promise<PersonalTokenView & { token: string }> {
     if (expiresAt !== undefined && Date.parse(expiresAt) <= this.now()) throw new AppError("VALIDATION_ERROR", "expires_at must be in the future");
     if ((await this.ownerKeys(user)).length >= this.maxPerUser) {
       throw new AppError("TOKEN_LIMIT", `A user may hold ${this.maxPerUser} personal tokens; revoke one first`);
@@ -61,6 +79,7 @@ export class PersonalTokens {
       hash: tokenHash(token),
       created_at: new Date(this.now()).toISOString(),
       expires_at: expiresAt === undefined ? null : new Date(expiresAt).toISOString(),
+      sign_in: via,
     };
     await retryWhileLeaderless(() => this.kv.create(userKey(user, record.id), encodeJson(record)));
     await retryWhileLeaderless(() => this.kv.create(hashKey(record.hash), encodeJson(record)));
@@ -87,15 +106,32 @@ export class PersonalTokens {
   }
 
   /**
-   * The user a token signs in as, or undefined for a token that is not one of ours, is revoked or has expired.
-   * Only tokens with the prefix are looked up, so an AUTH_TOKENS or provider token costs no KV read.
+   * The user a token signs in as, and whether the rules in force still let them in; undefined for a token that
+   * is not one of ours, is revoked or has expired. Only tokens with the prefix are looked up, so an AUTH_TOKENS
+   * or provider token costs no KV read.
    */
-  async userOf(token: string): Promise<{ user: string; id: string } | undefined> {
+  async userOf(token: string): Promise<PersonalTokenUse | undefined> {
     if (!token.startsWith(personalTokenPrefix)) return undefined;
     const record = await this.read(hashKey(tokenHash(token)));
     if (!record) return undefined;
     if (record.expires_at !== null && Date.parse(record.expires_at) <= this.now()) return undefined;
-    return { user: record.user, id: record.id };
+    if (!stillAdmitted(record.user, record.sign_in, this.rules)) return { user: record.user, id: record.id, admitted: false };
+    return { user: record.user, id: record.id, admitted: true, via: record.sign_in ?? { via: "auth_tokens" } };
+  }
+
+  /** Every stored token of every user, oldest first, each with whether its owner is still let in: the operator's listing. */
+  async all(): Promise<PersonalTokenEntry[]> {
+    const keys: string[] = [];
+    for await (const key of await retryWhileLeaderless(() => this.kv.keys("user.>"))) keys.push(key);
+    const records: PersonalTokenRecord[] = [];
+    // one read at a time: a deployment's every token must not become as many requests at once
+    for (const key of keys) {
+      const record = await this.read(key);
+      if (record) records.push(record);
+    }
+    return records
+      .map((record) => ({ ...view(record), user: record.user, via: record.sign_in?.via ?? null, admitted: stillAdmitted(record.user, record.sign_in, this.rules) }))
+      .sort((a, b) => a.created_at.localeCompare(b.created_at));
   }
 
   private async read(key: string): Promise<PersonalTokenRecord | undefined> {

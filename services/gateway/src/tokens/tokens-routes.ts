@@ -1,7 +1,7 @@
 import { Router, type Request } from "express";
 import { AppError, PersonalTokenCreateBody, personalTokenPrefix } from "@agent-orchestrator/shared";
 import { audited, noteAudit } from "../audit/audited.js";
-import { bearerToken, currentUser } from "../auth/auth.js";
+import { bearerToken, currentSignIn, currentUser } from "../auth/auth.js";
 import { authenticationRequired } from "../config.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { parseInput } from "../http/parse-input.js";
@@ -21,7 +21,9 @@ export function tokensRoutes(context: GatewayContext): Router {
     requireSignedIn(context);
     if (signedInByPersonalToken(request)) throw new AppError("FORBIDDEN", "A personal token cannot make tokens; sign in another way");
     const { name, expires_at } = parseInput(PersonalTokenCreateBody, request.body, "body");
-    const created = await tokens.create(currentUser(response), name, expires_at);
+    const via = currentSignIn(response);
+    if (!via) throw new AppError("FORBIDDEN", "Sign in to make a token");
+    const created = await tokens.create(currentUser(response), name, expires_at, via);
     noteAudit(response, { target: created.id });
     response.status(201).json({ success: true, ...created });
   });

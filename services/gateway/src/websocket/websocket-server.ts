@@ -41,7 +41,7 @@ export function attachWebSocket(server: Server, context: GatewayContext): WebSoc
     const session = await cookieSession(context, request);
     if (!session) return undefined;
     if (request.headers.origin === undefined) return { ok: false, error: new AppError("CSRF_REFUSED", "A WebSocket signed in by the sign-in cookie must come from the page's origin") };
-    return { ok: true, user: session.user };
+    return { ok: true, user: session.user, via: session.sign_in };
   };
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = new URL(request.url ?? "/", "http://gateway").pathname;

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import type { SignInSession } from "@agent-orchestrator/shared";
+import { sessionAdmitted, stillAdmitted, type AdmissionRules } from "./admission.js";
+import { userOfClaims } from "./user-claims.js";
+
+const rules: AdmissionRules = {
+  AUTH_TOKENS: new Map([
+    ["alice-token-1111", "alice"],
+    ["bob-token-22222", "bob"],
+  ]),
+  OIDC_ISSUER: "https://id.example.com",
+  OIDC_USER_CLAIM: "sub",
+  OIDC_GROUPS_CLAIM: "groups",
+  OIDC_ALLOWED_GROUPS: ["staff", "contractors"],
+  OIDC_ALLOWED_DOMAINS: [],
+};
+
+/** How erin, a contractor, signed in at the provider: the claims the sign-in keeps. */
+const erinSignedIn = () => {
+  const signedIn = userOfClaims({ sub: "erin", groups: ["contractors"], email: "erin@partner.example", email_verified: true, name: "Erin" }, rules);
+  if (!signedIn.ok) throw new Error("erin is let in by the rules");
+  return signedIn.via;
+};
+
+describe("stillAdmitted", () => {
+  it("case 207: lets an AUTH_TOKENS user's sign-in hold only while AUTH_TOKENS names them", () => {
+    expect(stillAdmitted("bob", { via: "auth_tokens" }, rules)).toBe(true);
+    expect(stillAdmitted("bob", { via: "auth_tokens" }, { ...rules, AUTH_TOKENS: new Map([["alice-token-1111", "alice"]]) })).toBe(false);
+    expect(stillAdmitted("bob", { via: "auth_tokens" }, { ...rules, AUTH_TOKENS: undefined })).toBe(false);
+  });
+
+  it("keeps the claims the rules read, and no others", () => {
+    expect(erinSignedIn()).toEqual({ via: "oidc", claims: { sub: "erin", groups: ["contractors"], email: "erin@partner.example", email_verified: true } });
+  });
+
+  it("case 208: lets a provider's user's sign-in hold only while the kept claims pass the groups and domains in force, and OpenID Connect is on", () => {
+    const via = erinSignedIn();
+    expect(stillAdmitted("erin", via, rules)).toBe(true);
+    expect(stillAdmitted("erin", via, { ...rules, OIDC_ALLOWED_GROUPS: ["staff"] })).toBe(false);
+    expect(stillAdmitted("erin", via, { ...rules, OIDC_ALLOWED_DOMAINS: ["example.com"] })).toBe(false);
+    expect(stillAdmitted("erin", via, { ...rules, OIDC_ALLOWED_DOMAINS: ["partner.example"] })).toBe(true);
+    expect(stillAdmitted("erin", via, { ...rules, OIDC_ISSUER: undefined })).toBe(false);
+    // the user is named by another claim now: the kept claims name nobody, or someone else
+    expect(stillAdmitted("erin", via, { ...rules, OIDC_USER_CLAIM: "preferred_username" })).toBe(false);
+    expect(stillAdmitted("erin", via, { ...rules, OIDC_USER_CLAIM: "email" })).toBe(false);
+    // a sign-in by the provider does not hold through AUTH_TOKENS, nor one by AUTH_TOKENS through the provider
+    expect(stillAdmitted("bob", via, rules)).toBe(false);
+    expect(stillAdmitted("erin", { via: "auth_tokens" }, rules)).toBe(false);
+  });
+
+  it("case 209: checks a token stored before the way its user signed in was kept against AUTH_TOKENS only", () => {
+    expect(stillAdmitted("bob", undefined, rules)).toBe(true);
+    expect(stillAdmitted("bob", undefined, { ...rules, AUTH_TOKENS: new Map([["alice-token-1111", "alice"]]) })).toBe(false);
+    expect(stillAdmitted("erin", undefined, rules)).toBe(false);
+  });
+});
+
+describe("sessionAdmitted", () => {
+  const session = (sign_in?: SignInSession["sign_in"]): SignInSession => ({
+    user: "erin",
+    csrf_token: "c".repeat(43),
+    signed_in_at: "2026-01-01T00:00:00Z",
+    expires_at: "2026-01-01T12:00:00Z",
+    ...(sign_in ? { sign_in } : {}),
+  });
+
+  it("case 208: ends a browser sign-in whose kept claims no longer pass", () => {
+    expect(sessionAdmitted(session(erinSignedIn()), rules)).toBe(true);
+    expect(sessionAdmitted(session(erinSignedIn()), { ...rules, OIDC_ALLOWED_GROUPS: ["staff"] })).toBe(false);
+  });
+
+  it("case 209: refuses a browser sign-in stored without its claims (its user signs in again), even for a name AUTH_TOKENS holds", () => {
+    expect(sessionAdmitted(session(), rules)).toBe(false);
+    expect(sessionAdmitted({ ...session(), user: "bob" }, rules)).toBe(false);
+  });
+});
