@@ -72,7 +72,7 @@ export {
   StagedName,
 } from "./wire/projects/upload-messages.js";
 export { FileSpaceRef, FilesChangeReply, FilesDeleteRequest, FilesListReply, FilesListRequest, FilesPurgeReply, FilesPurgeRequest, FilesReadReply, FilesReadRequest, FilesRestoreRequest, FilesRevisionsReply, FilesRevisionsRequest, FilesWriteRequest } from "./wire/projects/file-messages.js";
-export { ProjectCreateRequest, ProjectDeleteReply, ProjectDeleteRequest, ProjectGetRequest, ProjectListReply, ProjectListRequest, ProjectMemberDeleteRequest, ProjectMemberPutRequest, ProjectMembersReply, ProjectMembersRequest, ProjectRenameRequest, ProjectReply, projectOperations } from "./wire/projects/project-messages.js";
+export { ProjectChanged, ProjectCreateRequest, ProjectDeleteReply, ProjectDeleteRequest, ProjectGetRequest, ProjectListReply, ProjectListRequest, ProjectMemberDeleteRequest, ProjectMemberPutRequest, ProjectMembersReply, ProjectMembersRequest, ProjectRenameRequest, ProjectReply, projectOperations } from "./wire/projects/project-messages.js";
 export type { ProjectOperation } from "./wire/projects/project-messages.js";
 export { MemberRole, ProjectMember, ProjectRecord, ProjectRole, ProjectView, mayWrite, newProjectName, projectIdSchema, projectNameSchema, roleOf, toProjectView, userNameSchema } from "./wire/projects/project-record.js";
 

@@ -70,6 +70,11 @@ export const subjects = {
    */
   projectRequest: (operation: string) => `agent.project.${operation}`,
   projectRequestAll: "agent.project.*",
+  /**
+   * orchestrator → gateways (published, not request/reply): a project's members changed or it was deleted, so a
+   * gateway checks again the access of whoever watches its chats (ProjectChanged; docs/projects.md "What a project is")
+   */
+  projectChanged: (projectId: string) => `project.changed.${projectId}`,
   /** orchestrator: the caller's own spending, today and this month (request/reply; docs/models.md "Cost totals") */
   usageUser: "agent.usage.user",
   /**

@@ -21,6 +21,7 @@ import {
   toProjectView,
   zeroUsage,
   type ErrorCode,
+  type ProjectChanged,
   type Greeting,
   type ProjectRecord,
   type RunEventBody,
@@ -118,6 +119,7 @@ export class FakeOrchestrator {
       this.asOwner(project_id, user, () => {
         if (this.busy.has(project_id)) return refuse("PROJECT_BUSY", "A turn is running in this project");
         this.projects.delete(project_id);
+        this.announce(project_id, "deleted");
         return { success: true, deleted: { sessions: 0, files: 0 } };
       }),
     );
@@ -125,12 +127,14 @@ export class FakeOrchestrator {
     on("member_put", ProjectMemberPutRequest, ({ user, project_id, member, role }) =>
       this.asOwner(project_id, user, (record) => {
         record.members[member] = role;
+        this.announce(project_id, "members");
         return this.members(record);
       }),
     );
     on("member_delete", ProjectMemberDeleteRequest, ({ user, project_id, member }) =>
       this.asOwner(project_id, user, (record) => {
         delete record.members[member];
+        this.announce(project_id, "members");
         return this.members(record);
       }),
     );
@@ -230,6 +234,12 @@ export class FakeOrchestrator {
         );
       },
     });
+  }
+
+  /** `project.changed.<project>`, as the orchestrator publishes it after a member change or a deletion. */
+  private announce(projectId: string, change: ProjectChanged["change"]): void {
+    const notice: ProjectChanged = { project_id: projectId, change };
+    this.fixture.connection().publish(this.fixture.prefix + subjects.projectChanged(projectId), encodeJson(notice));
   }
 
   /** The requests the gateway sent on `subject`. */

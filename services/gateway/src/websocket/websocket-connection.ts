@@ -9,6 +9,7 @@ import { MessageRate } from "../limits/message-rate.js";
 import { publishCancel } from "../chat/run-cancel.js";
 import { requireChatOwner, sessionAccess } from "../sessions/session-access.js";
 import type { SocketSlots } from "../limits/websocket-caps.js";
+import { WatchAccess } from "./watch-access.js";
 
 /** A client that lets this much pile up unread is disconnected before memory grows without bound. */
 export const wsMaxBufferedBytes = 1024 * 1024;
@@ -168,8 +169,9 @@ export class WebSocketConnection {
   }
 
   /**
-   * `{type:"watch"}`: any member of the chat's project may watch it, viewers too. The slot is taken before
-   * the session is looked up, so watches sent together cannot all pass the cap.
+   * `{type:"watch"}`: any member of the chat's project may watch it, viewers too, for as long as they may read it
+   * (websocket/watch-access.ts: a watch whose user lost access ends with `{type:"error", session_id, error}`). The
+   * slot is taken before the session is looked up, so watches sent together cannot all pass the cap.
    */
   private async watch(user: string, sessionId: string): Promise<void> {
     const slot = this.opened.slots.watch(user);
@@ -198,9 +200,20 @@ export class WebSocketConnection {
       session.id,
       session.status === "running" ? session.run_started_at : null,
     );
-    void this.relay(events)
+    const access = new WatchAccess({
+      context: this.context,
+      user,
+      session,
+      stillSignedIn: async () => this.stillSignedIn === undefined || (await this.stillSignedIn()),
+      onLost: () => watch.controller.abort(),
+    });
+    void this.relay(access.gate(events))
       .catch((error: unknown) => this.sendError(error))
-      .finally(() => this.stopWatch(session.id, watch));
+      .finally(() => {
+        access.close();
+        if (access.ended) this.send({ type: "error", session_id: session.id, error: toErrorBody(access.ended) });
+        this.stopWatch(session.id, watch);
+      });
   }
 
   /** `{type:"unwatch"}`: ends this socket's watches of the session and gives their slots back at once. */

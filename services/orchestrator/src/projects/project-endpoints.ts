@@ -21,6 +21,7 @@ import {
 } from "@agent-orchestrator/shared";
 import type { z } from "zod";
 import { projectOfMember, requireOwner } from "./project-access.js";
+import { publishProjectChange } from "./project-change-notice.js";
 import { deleteProject, type ProjectDeletionDeps } from "./project-deletion.js";
 
 type Handler<S extends z.ZodType> = (body: z.infer<S>) => Promise<unknown>;
@@ -61,7 +62,11 @@ export function addProjectEndpoints(service: Service, deps: ProjectDeletionDeps,
     return { success: true, project: toProjectView(record, "owner") };
   });
 
-  add("delete", ProjectDeleteRequest, async ({ user, project_id }) => ({ success: true, deleted: await deleteProject(deps, project_id, user) }));
+  add("delete", ProjectDeleteRequest, async ({ user, project_id }) => {
+    const deleted = await deleteProject(deps, project_id, user);
+    publishProjectChange(deps, project_id, "deleted");
+    return { success: true, deleted };
+  });
 
   add("members", ProjectMembersRequest, async ({ user, project_id }) => {
     const { record } = await projectOfMember(projects, project_id, user);
@@ -73,6 +78,7 @@ export function addProjectEndpoints(service: Service, deps: ProjectDeletionDeps,
       if (member === current.owner) throw new AppError("BAD_REQUEST", "The owner is not a member with a role: they own the project");
       return { ...current, members: { ...current.members, [member]: role } };
     });
+    publishProjectChange(deps, project_id, "members");
     return { success: true, members: membersOf(record) };
   });
 
@@ -83,6 +89,7 @@ export function addProjectEndpoints(service: Service, deps: ProjectDeletionDeps,
       const { [member]: _removed, ...members } = current.members;
       return { ...current, members };
     });
+    publishProjectChange(deps, project_id, "members");
     return { success: true, members: membersOf(record) };
   });
 }

@@ -1,6 +1,8 @@
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
+  decodeJson,
+  ProjectChanged,
   ProjectDeleteReply,
   ProjectListReply,
   ProjectMembersReply,
@@ -118,6 +120,25 @@ describe("projects", () => {
     await Promise.all(names.map((member, index) => addMember("erin", project.id, member, index % 2 ? "viewer" : "editor")));
     const members = await ask("members", { user: "m1", project_id: project.id }, ProjectMembersReply);
     expect(members.success && members.members.map((member) => member.user)).toEqual(["erin", ...names]);
+  });
+
+  it("tells the gateways on project.changed.<project> when members change and when the project is deleted (docs/security.md case 216)", async () => {
+    const project = await createProject("olga", "Watched");
+    const notices: unknown[] = [];
+    const subscription = connection.subscribe(prefix + subjects.projectChanged(project.id), { callback: (_error, message) => notices.push(decodeJson(message.data, ProjectChanged)) });
+    await connection.flush();
+    await addMember("olga", project.id, "pete", "editor");
+    await ask("member_delete", { user: "olga", project_id: project.id, member: "pete" }, ProjectMembersReply);
+    // a refused change changes nothing and says nothing
+    await ask("member_delete", { user: "pete", project_id: project.id, member: "olga" }, ProjectMembersReply);
+    await ask("delete", { user: "olga", project_id: project.id }, ProjectDeleteReply);
+    await connection.flush();
+    subscription.unsubscribe();
+    expect(notices).toEqual([
+      { project_id: project.id, change: "members" },
+      { project_id: project.id, change: "members" },
+      { project_id: project.id, change: "deleted" },
+    ]);
   });
 });
 

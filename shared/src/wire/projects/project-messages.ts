@@ -27,6 +27,14 @@ export type ProjectMembersReply = z.infer<typeof ProjectMembersReply>;
 export const ProjectDeleteReply = z.union([z.object({ success: z.literal(true), deleted: z.object({ sessions: z.number().int(), files: z.number().int() }) }), ErrorReply]);
 export type ProjectDeleteReply = z.infer<typeof ProjectDeleteReply>;
 
+/**
+ * What the orchestrator publishes on `project.changed.<project>` after a member is added, changed or removed
+ * (`members`) or the project is deleted (`deleted`). A plain publish, which can be lost: a watch also checks
+ * access again at each new turn.
+ */
+export const ProjectChanged = z.object({ project_id: projectIdSchema, change: z.enum(["members", "deleted"]) });
+export type ProjectChanged = z.infer<typeof ProjectChanged>;
+
 /** The operations on `agent.project.<operation>`. */
 export const projectOperations = ["create", "list", "get", "rename", "delete", "members", "member_put", "member_delete", "usage", "budget"] as const;
 export type ProjectOperation = (typeof projectOperations)[number];
