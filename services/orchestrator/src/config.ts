@@ -106,6 +106,9 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
     "the longest a subagent may run, never beyond what is left of its parent's turn (the parent then gets SERVICE_TIMEOUT and goes on)",
   ),
   SUBAGENT_MAX_ITERATIONS: envInt(30, 1, 500).describe("model calls one subagent may make"),
+  PROJECTS_PER_USER: envInt(100, 1, 100_000).describe(
+    "projects one user may own besides their personal one (`POST /api/projects`); past it 409 PROJECT_LIMIT until they delete one (docs/projects.md \"Limits\"). Listings read only the caller's own projects, however many others hold",
+  ),
   BUDGET_PROJECT_MONTHLY: optionalAmount.describe(
     "what one project may spend per UTC month, in the prices' currency (MODEL_PRICE, the routes' `price`); a project's owner may set its own (`PUT /api/projects/:id/budget`). Once spent, a new turn is refused with BUDGET_EXCEEDED (402) and a running one stops at its next model call (docs/models.md \"Budgets\"); unset: no limit",
   ),

@@ -24,6 +24,7 @@ import { SpendingStore } from "./spending/spending-store.js";
 import { Budgets } from "./spending/budgets.js";
 import { addUsageEndpoints } from "./spending/usage-endpoints.js";
 import { moveSessionsIntoProjects } from "./projects/session-project-migration.js";
+import { indexStoredProjects } from "./projects/project-index-migration.js";
 
 export interface OrchestratorOptions {
   connection: NatsConnection;
@@ -78,6 +79,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   }
   const migrated = await store.migrateLegacySessions();
   if (migrated > 0) logger.info({ migrated }, "sessions moved to the per-turn storage");
+  await indexStoredProjects(projects);
   const placed = await moveSessionsIntoProjects(store, projects);
   if (placed > 0) logger.info({ sessions: placed }, `${placed} sessions written before projects moved into their owners' default projects`);
   const active = new ActiveTurns();

@@ -22,6 +22,8 @@ export const ErrorCode = z.enum([
   "PROJECT_FORBIDDEN",
   /** a project with a running turn cannot be deleted */
   "PROJECT_BUSY",
+  /** the user already owns PROJECTS_PER_USER projects (their personal one not counted): delete one to make another */
+  "PROJECT_LIMIT",
   "PAYLOAD_TOO_LARGE",
   "RATE_LIMITED",
   /** the user already runs USER_MAX_CONCURRENT_TURNS turns: this one was refused unstarted (retry when one ends) */

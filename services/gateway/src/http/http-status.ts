@@ -14,6 +14,7 @@ export const httpStatusByCode: Readonly<Record<ErrorCode, number>> = {
   PROJECT_NOT_FOUND: 404,
   PROJECT_FORBIDDEN: 403,
   PROJECT_BUSY: 409,
+  PROJECT_LIMIT: 409,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
   USER_TURN_LIMIT: 429,

@@ -38,7 +38,7 @@ export async function deleteProject(deps: ProjectDeletionDeps, projectId: string
   for (const head of removed) files += await purgeFileSpace(deps, { kind: "session", id: head.id });
   await retryOnConflict(async () => {
     const current = await deps.projects.get(projectId);
-    if (current) await deps.projects.remove(projectId, current.revision);
+    if (current) await deps.projects.remove(current);
   });
   // a new chat that passed its project check before the record went, and was made after the listing above
   const late = await removeChats(deps, await retryWhileLeaderless(() => deps.sessions.listByProject(projectId)), { lenient: true });

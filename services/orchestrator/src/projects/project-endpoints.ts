@@ -20,28 +20,35 @@ import {
   type ProjectView,
 } from "@agent-orchestrator/shared";
 import type { z } from "zod";
+import type { OrchestratorConfig } from "../config.js";
 import { projectOfMember, requireOwner } from "./project-access.js";
 import { publishProjectChange } from "./project-change-notice.js";
 import { deleteProject, type ProjectDeletionDeps } from "./project-deletion.js";
 
 type Handler<S extends z.ZodType> = (body: z.infer<S>) => Promise<unknown>;
 
+export interface ProjectEndpointsDeps extends ProjectDeletionDeps {
+  config: ProjectDeletionDeps["config"] & Pick<OrchestratorConfig, "PROJECTS_PER_USER">;
+}
+
 /**
  * `agent.project.<operation>` for every operation of `projectOperations` (docs/projects.md "What a project is"):
- * any member gets, lists and reads the members; only the owner renames, deletes and manages members; a non-member
- * gets PROJECT_NOT_FOUND for everything, exactly like a missing project.
+ * anyone creates up to PROJECTS_PER_USER projects; any member gets, lists and reads the members; only the owner
+ * renames, deletes and manages members; a non-member gets PROJECT_NOT_FOUND for everything, exactly like a
+ * missing project.
  */
-export function addProjectEndpoints(service: Service, deps: ProjectDeletionDeps, logger: Logger): void {
+export function addProjectEndpoints(service: Service, deps: ProjectEndpointsDeps, logger: Logger): void {
   const { projects } = deps;
   const add = <S extends z.ZodType>(operation: ProjectOperation, schema: S, handler: Handler<S>) =>
     addJsonEndpoint(service, `project-${operation}`, deps.subjectPrefix + subjects.projectRequest(operation), schema, handler, logger);
 
-  add("create", ProjectCreateRequest, async ({ user, name }) => ({ success: true, project: toProjectView(await projects.create(user, name), "owner") }));
+  add("create", ProjectCreateRequest, async ({ user, name }) => ({ success: true, project: toProjectView(await projects.create(user, name, deps.config.PROJECTS_PER_USER), "owner") }));
 
   add("list", ProjectListRequest, async ({ user }) => {
     // the personal project is made on first use, and listing the projects is a use
     const personal = await projects.defaultFor(user);
-    const visible = (await projects.all()).flatMap((record) => {
+    // the caller's projects only, through the index: another user's many projects cost this listing nothing (docs/projects.md "Storage")
+    const visible = (await projects.memberProjects(user)).flatMap((record) => {
       const role = roleOf(record, user);
       return role ? [toProjectView(record, role)] : [];
     });

@@ -7,7 +7,6 @@ import {
   SessionListRequest,
   SessionRenameRequest,
   SessionSearchRequest,
-  roleOf,
   subjects,
   type Logger,
   type SessionHead,
@@ -106,13 +105,17 @@ async function visibleChats(stores: { sessions: SessionStore; projects: ProjectS
     await projectOfMember(projects, projectId, user);
     return newestFirst((await sessions.listByProject(projectId)).map(({ head }) => head));
   }
-  const all = await projects.all();
-  const existing = new Set(all.map((record) => record.id));
-  const chats = new Map<string, SessionHead>();
-  const memberOf = all.filter((candidate) => roleOf(candidate, user) !== undefined);
+  // the caller's projects only, through the index (docs/projects.md "Storage"); the personal one is read, not made
+  const personal = await projects.personalOf(user);
+  const memberOf = [...(personal ? [personal] : []), ...(await projects.memberProjects(user))];
   const member = new Set(memberOf.map((record) => record.id));
+  const chats = new Map<string, SessionHead>();
+  // whether the project of one of their own chats still exists, read once per project
+  const existing = new Map<string, boolean>();
   for (const head of await sessions.listByOwner(user, Number.MAX_SAFE_INTEGER)) {
-    if (head.project_id === undefined || !existing.has(head.project_id) || member.has(head.project_id)) continue;
+    if (head.project_id === undefined || member.has(head.project_id)) continue;
+    if (!existing.has(head.project_id)) existing.set(head.project_id, (await projects.get(head.project_id)) !== undefined);
+    if (!existing.get(head.project_id)) continue;
     // their own chat in a project they have left: the title they gave it is read here, the project listings carry the others'
     chats.set(head.id, { ...head, title: (await sessions.explicitTitle(head.project_id, head.id)) ?? head.title });
   }
