@@ -18,14 +18,17 @@ export interface ScriptLimits {
   openFiles: number;
 }
 
+/**
+ * A folder bound read-only at `inside`: a descriptor the tool-runner opened (a child fd number), so no path can
+ * be swapped between the check and the mount; or, for an install the sandbox's user cannot reach, the folder a
+ * root tool-runner bound it onto first (install-binder.ts).
+ */
+export type ReadOnlyBind = { fd: number; inside: string } | { host: string; inside: string };
+
 /** Everything one sandboxed run needs, in the order bwrap must mount it. */
 export interface SandboxSpec {
-  /**
-   * the BMAD trees and skill folders, bound read-only below `/sandbox/project` from descriptors the tool-runner
-   * opened (child fd numbers): bwrap runs as an unprivileged user, which may not be able to walk to them, and no
-   * path can be swapped between the check and the mount
-   */
-  readOnly: Array<{ fd: number; inside: string }>;
+  /** the BMAD trees and skill folders, bound read-only below `/sandbox/project` */
+  readOnly: ReadOnlyBind[];
   /** the project's writable place: a tmpfs of its own size mounted before the binds, so the trees are bound into it */
   projectPlace?: { inside: string; sizeBytes: number } | undefined;
   /** the other writable places: each a tmpfs of its own size, mounted after the binds (a scratch place lies in a tree) */
@@ -63,7 +66,7 @@ export function bwrapArguments(spec: SandboxSpec, system: readonly string[] = sy
   args.push(...system);
   args.push("--dev", "/dev", "--size", String(spec.tmpBytes), "--tmpfs", "/tmp");
   if (spec.projectPlace) args.push("--size", String(spec.projectPlace.sizeBytes), "--tmpfs", spec.projectPlace.inside);
-  for (const bind of spec.readOnly) args.push("--ro-bind-fd", String(bind.fd), bind.inside);
+  for (const bind of spec.readOnly) args.push(...("fd" in bind ? ["--ro-bind-fd", String(bind.fd)] : ["--ro-bind", bind.host]), bind.inside);
   for (const place of spec.places) args.push("--size", String(place.sizeBytes), "--tmpfs", place.inside);
   // bwrap's root is a tmpfs without a size limit: read-only, so the places and /tmp are the only ones to write
   args.push("--remount-ro", "/");

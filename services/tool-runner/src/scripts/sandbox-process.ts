@@ -25,7 +25,7 @@ export interface SandboxProcessOptions {
   inputs: readonly WorkspaceInput[];
   /** the seccomp filter, given to bwrap on the child's fd 4 */
   seccomp?: Buffer | undefined;
-  /** open folders handed to bwrap as fds 5, 6, … (`--ro-bind-fd 5 …`) */
+  /** open folders handed over as fds 5, 6, … (to bwrap, `--ro-bind-fd 5 …`, or to the `entry` that binds them first) */
   descriptors?: number[] | undefined;
   /** host folder the report's files are staged in */
   staging: string;
@@ -36,6 +36,8 @@ export interface SandboxProcessOptions {
   outputMaxBytes: number;
   /** host user to start bwrap as: never root (the kernel exempts root from RLIMIT_NPROC, and its files would be root's) */
   spawnAs?: { uid: number; gid: number } | undefined;
+  /** a program run first, which ends by running bwrap as the slot's user (install-binder.ts); spawnAs is then unset */
+  entry?: string[] | undefined;
   /** the run's cgroup: bwrap is moved into it before it may start anything */
   cgroup?: RunCgroup | undefined;
   bwrapPath: string;
@@ -58,7 +60,8 @@ const gate = ["/bin/sh", "-c", 'read -r _ && exec "$0" "$@"'];
 export function runSandboxProcess(options: SandboxProcessOptions): Promise<SandboxExit> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const [program, ...args] = options.cgroup ? [...gate, options.bwrapPath, ...options.args] : [options.bwrapPath, ...options.args];
+    const bwrap = [...(options.entry ?? []), options.bwrapPath, ...options.args];
+    const [program, ...args] = options.cgroup ? [...gate, ...bwrap] : bwrap;
     const child = spawn(program ?? options.bwrapPath, args, {
       stdio: [options.cgroup ? "pipe" : "ignore", "pipe", "pipe", "pipe", options.seccomp ? "pipe" : "ignore", ...(options.descriptors ?? [])],
       env: {},

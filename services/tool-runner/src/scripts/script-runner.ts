@@ -9,7 +9,8 @@ import type { FileStore } from "../store/file-store.js";
 import { bwrapArguments, limitedCommand, sandboxPrograms, type ScriptLimits } from "./bwrap-arguments.js";
 import type { RunCgroup, SandboxCgroups } from "./sandbox-cgroups.js";
 import { launcherSource, type LauncherConfig, type LauncherPlace } from "./sandbox-launcher.js";
-import { firstFolderFd, runSandboxProcess, seccompChildFd } from "./sandbox-process.js";
+import { installBinderPrefix, readOnlyEntry, type ReadOnlyEntry } from "./install-binder.js";
+import { runSandboxProcess, seccompChildFd } from "./sandbox-process.js";
 import { argumentInside, insideSession, planSandboxView, virtualizeText } from "./sandbox-view.js";
 import { parseScriptCommand } from "./script-command.js";
 import { locateScript } from "./script-location.js";
@@ -36,6 +37,11 @@ export interface ScriptRunnerOptions {
   diskBytes?: number | undefined;
   /** the host user of each slot: bwrap never starts as root */
   spawnAs?: ((slot: number) => { uid: number; gid: number }) | undefined;
+  /**
+   * the slots' users cannot reach the BMAD install (BMAD_ROOT under a private home): the root tool-runner binds
+   * its folders for them first (install-binder.ts); found by the start check
+   */
+  bindInstallFirst?: boolean | undefined;
   /** per-sandbox cgroups, when the host offers them */
   cgroups?: SandboxCgroups | undefined;
   /** the seccomp filter, when the architecture has one */
@@ -138,13 +144,15 @@ export class ScriptRunner {
       const staging = await mkdtemp(path.join(tmpdir(), "ao-script-report-"));
       const folders: FileHandle[] = [];
       let cgroup: RunCgroup | undefined;
+      let entry: ReadOnlyEntry | undefined;
       try {
         for (const folder of view.readOnly) folders.push(await openDirectory(folder.host));
+        entry = await readOnlyEntry(view.readOnly, this.options.spawnAs?.(slot), this.options.bindInstallFirst === true);
         cgroup = await this.options.cgroups?.create({ memoryBytes: this.limits.memoryBytes, processes: this.limits.processes, cpus: 1 });
         const exit = await runSandboxProcess({
           args: bwrapArguments({
             projectPlace: { inside: places.project.inside, sizeBytes: placeSize(places.project) },
-            readOnly: view.readOnly.map((folder, index) => ({ fd: firstFolderFd + index, inside: folder.inside })),
+            readOnly: entry.readOnly,
             places: places.overTrees.map((place) => ({ inside: place.inside, sizeBytes: placeSize(place) })),
             tmpBytes: fixedLimits.tmpBytes,
             cwd: insideSession,
@@ -159,12 +167,13 @@ export class ScriptRunner {
           reportMaxFrames: 2 * launcher.maxEntries + 100,
           timeoutMs: this.options.timeoutMs,
           outputMaxBytes: this.options.outputMaxBytes,
-          spawnAs: this.options.spawnAs?.(slot),
+          spawnAs: entry.spawnAs,
+          entry: entry.entry,
           cgroup,
           bwrapPath: sandboxPrograms.bwrap,
         });
         const { report } = exit;
-        if (!report.end && exit.stderr.startsWith("bwrap: ")) {
+        if (!report.end && (exit.stderr.startsWith("bwrap: ") || exit.stderr.startsWith(installBinderPrefix))) {
           throw new AppError("SERVICE_UNAVAILABLE", "The script sandbox could not start; do this step by hand as the skill's fallback says", {
             detail: { stderr: exit.stderr.slice(0, 1000) },
           });
@@ -200,6 +209,7 @@ export class ScriptRunner {
         };
       } finally {
         await cgroup?.remove();
+        await entry?.remove();
         await Promise.all(folders.map((folder) => folder.close()));
         await rm(staging, { recursive: true, force: true });
       }

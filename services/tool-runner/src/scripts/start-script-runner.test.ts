@@ -33,16 +33,24 @@ describe("startScriptRunner", () => {
   it("SCRIPTS=auto and SCRIPTS=on give a runner where the sandbox works (bubblewrap is installed here, as in CI)", async () => {
     // a root tool-runner's sandboxes read BMAD_ROOT as another user: mkdtemp made the fixture's base private
     if (testSpawnAs) await chmod(fixture.base, 0o755);
-    expect(await checkScriptSandbox({ spawnAs: testSpawnAs?.(0) })).toEqual({ ok: true, seccomp: false });
+    expect(await checkScriptSandbox({ spawnAs: testSpawnAs?.(0) })).toEqual({ ok: true, seccomp: false, bindInstallFirst: false });
     for (const mode of ["auto", "on"] as const) {
       expect(await startScriptRunner({ settings: settings(mode), sandbox: fixture.sandbox, files: fixture.files, logger })).toBeInstanceOf(ScriptRunner);
     }
   });
 
-  it.runIf(testSpawnAs !== undefined)("a root tool-runner whose BMAD_ROOT its sandbox users cannot reach says so and what to change", async () => {
-    const check = await checkScriptSandbox({ spawnAs: testSpawnAs?.(0), projectRoot: fixture.project });
-    expect(check).toMatchObject({ ok: false, reason: expect.stringContaining("cannot reach BMAD_ROOT") });
-    expect(JSON.stringify(check)).toContain("chmod o+x");
+  it.runIf(testSpawnAs !== undefined)("a root tool-runner whose BMAD_ROOT its sandbox users cannot reach (a 0700 folder above it) binds it for them", async () => {
+    // mkdtemp made the fixture's base 0700, as a private home is
+    expect(await checkScriptSandbox({ spawnAs: testSpawnAs?.(0), projectRoot: fixture.project })).toEqual({ ok: true, seccomp: false, bindInstallFirst: true });
+    await chmod(fixture.base, 0o755);
+    expect(await checkScriptSandbox({ spawnAs: testSpawnAs?.(0), projectRoot: fixture.project })).toEqual({ ok: true, seccomp: false, bindInstallFirst: false });
+  });
+
+  it("a BMAD_ROOT the tool-runner itself cannot open turns scripts off, saying so", async () => {
+    expect(await checkScriptSandbox({ spawnAs: testSpawnAs?.(0), projectRoot: `${fixture.base}/missing` })).toEqual({
+      ok: false,
+      reason: "the tool-runner cannot open BMAD_ROOT (ENOENT), so no sandbox could see the install",
+    });
   });
 
   it("SCRIPTS=auto turns scripts off with one warning where the sandbox fails; SCRIPTS=on does not start", async () => {

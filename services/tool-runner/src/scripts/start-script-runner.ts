@@ -62,7 +62,9 @@ export async function startScriptRunner(options: {
   const mechanism = cgroups ? `cgroup ${cgroups.version}` : undefined;
   logger.info(
     {
-      user: spawnAs ? `host uids ${settings.SCRIPT_UID_BASE}-${last}, one per slot` : "the tool-runner's own uid",
+      user: spawnAs
+        ? `host uids ${settings.SCRIPT_UID_BASE}-${last}, one per slot${check.bindInstallFirst ? "; they cannot reach BMAD_ROOT, so the tool-runner binds the install for each run first" : ""}`
+        : "the tool-runner's own uid",
       processes: mechanism
         ? `${settings.SCRIPT_PROCESSES} per sandbox (${mechanism})`
         : spawnAs
@@ -89,6 +91,7 @@ export async function startScriptRunner(options: {
     processes: settings.SCRIPT_PROCESSES,
     diskBytes: settings.SCRIPT_DISK_MB * 1024 * 1024,
     spawnAs,
+    bindInstallFirst: check.bindInstallFirst,
     cgroups,
     seccomp,
   });

@@ -39,8 +39,9 @@ export interface ScriptFixture {
 
 /**
  * When the tests run as root, bwrap starts as an unprivileged host user per slot, as a root tool-runner does
- * (SCRIPT_UID_BASE). Those users must be able to reach the project (docs/security.md "Scripts"), so the
- * fixture's base folder is opened to others.
+ * (SCRIPT_UID_BASE). Those users reach the project directly when they can walk to it (docs/security.md
+ * "Scripts"), so the fixture's base folder is opened to others unless `privateBase` keeps it 0700, as a
+ * private home is.
  */
 export const testSpawnAs = process.getuid?.() === 0 ? slotUsers(64_100) : undefined;
 const hostCgroups = detectSandboxCgroups();
@@ -53,10 +54,12 @@ export async function createScriptFixture(
     copyFrom?: string;
     runner?: Partial<Omit<ScriptRunnerOptions, "sandbox" | "files">>;
     quotas?: { project?: SpaceQuota; session?: SpaceQuota };
+    /** keep the base folder 0700 (mkdtemp's), so the sandbox's users cannot walk to the project */
+    privateBase?: boolean;
   } = {},
 ): Promise<ScriptFixture> {
   const base = await realpath(await mkdtemp(path.join(tmpdir(), "ao-scripts-")));
-  if (testSpawnAs) await chmod(base, 0o755);
+  if (testSpawnAs && options.privateBase !== true) await chmod(base, 0o755);
   const project = path.join(base, "project");
   const outside = path.join(base, "outside");
   if (options.copyFrom) await cp(options.copyFrom, project, { recursive: true });
