@@ -52,6 +52,7 @@ export { SignInSession, SignInStatus, SignInVia } from "./wire/sign-in.js";
 export { LoadedSkill } from "./wire/loaded-skill.js";
 export { BmadToolInput, ChatToolInput } from "./wire/mcp-tools.js";
 export { ChatCompletionRequest, OpenAiErrorBody, OpenAiFilePart, OpenAiMessage, maxOpenAiMessages } from "./wire/openai-api.js";
+export { ResponseContentPart, ResponseCreateRequest, ResponseId, ResponseInputFile, ResponseInputItem, ResponseStatus, StoredResponse, responseIdPattern } from "./wire/openai-responses.js";
 export { AttachedFile, AttachedFiles, Attachment, AttachmentName, Attachments, maxAttachments } from "./wire/chat-attachment.js";
 export { withAttachedFiles } from "./wire/attached-files-note.js";
 export { FileAuthor, FileConversion, FileListing, FileRevision } from "./wire/projects/file-entry.js";

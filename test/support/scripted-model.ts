@@ -38,8 +38,11 @@ export interface ScriptedTurn {
   /** close the connection after this many streamed chunks */
   dropAfterChunks?: number;
   finishReason?: "stop" | "tool_calls" | "length" | "content_filter";
-  /** the usage to report instead of the estimate, `cached_tokens` as `prompt_tokens_details.cached_tokens` (a provider's prompt cache) */
-  usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number };
+  /**
+   * the usage to report instead of the estimate, `cached_tokens` as `prompt_tokens_details.cached_tokens` (a provider's
+   * prompt cache), `reasoning_tokens` as `completion_tokens_details.reasoning_tokens` (a reasoning model's thinking)
+   */
+  usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number; reasoning_tokens?: number };
 }
 
 export interface RecordedRequest {
@@ -265,11 +268,18 @@ interface WireUsage {
   completion_tokens: number;
   total_tokens: number;
   prompt_tokens_details?: { cached_tokens: number };
+  completion_tokens_details?: { reasoning_tokens: number };
 }
 
 function reportedUsage(usage: NonNullable<ScriptedTurn["usage"]>): WireUsage {
-  const { prompt_tokens, completion_tokens, cached_tokens } = usage;
-  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens, ...(cached_tokens === undefined ? {} : { prompt_tokens_details: { cached_tokens } }) };
+  const { prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens } = usage;
+  return {
+    prompt_tokens,
+    completion_tokens,
+    total_tokens: prompt_tokens + completion_tokens,
+    ...(cached_tokens === undefined ? {} : { prompt_tokens_details: { cached_tokens } }),
+    ...(reasoning_tokens === undefined ? {} : { completion_tokens_details: { reasoning_tokens } }),
+  };
 }
 
 /** A stable stand-in for token counts: about four characters a token. */

@@ -67,6 +67,9 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   AUDIT_MAX_BYTES: envInt(1024 ** 3, 1024 ** 2, 1024 ** 4).describe(
     "bytes of the AUDIT stream; at the limit the oldest records are dropped (discard old), so recording never stops. JetStream reserves the limit on disk when the stream is made",
   ),
+  RESPONSES_MAX_AGE_DAYS: envInt(30, 1, 3_650).describe(
+    "days a `/v1/responses` response is kept in the gateway's `responses` bucket (retrieved by id, continued by `previous_response_id`; docs/openai-api.md \"Responses\"). The chat it belongs to is kept until it is deleted",
+  ),
   JS_REPLICAS: envInt(1, 1, 5).describe(
     "copies of the gateway's AUDIT stream and `personal_tokens` bucket (the others are the orchestrator's and the tool-runner's); 3 on a three-server cluster. They are made with it; an existing stream keeps the replicas it has (change them with the `nats` CLI)",
   ),

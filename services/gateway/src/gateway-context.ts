@@ -5,6 +5,7 @@ import type { AgentList } from "./agents/agent-list.js";
 import type { AuthThrottle } from "./auth/auth-throttle.js";
 import type { OidcSignIn } from "./auth/oidc-sign-in.js";
 import type { PersonalTokens } from "./tokens/personal-tokens.js";
+import type { ResponseStore } from "./openai/response-store.js";
 import type { GatewayConfig } from "./config.js";
 import type { GatewayMetrics } from "./metrics.js";
 import type { ContentReader } from "./uploads/content-reader.js";
@@ -40,4 +41,6 @@ export interface GatewayContext {
   audit: AuditPublisher;
   /** personal API tokens (docs/tokens.md), looked up in KV on every request that bears one */
   personalTokens: PersonalTokens;
+  /** `/v1/responses` by id: each response's chat and turn (docs/openai-api.md "Responses"), in KV */
+  responses: ResponseStore;
 }

@@ -8,6 +8,7 @@ import { createApp } from "./app.js";
 import { AuthThrottle } from "./auth/auth-throttle.js";
 import { startOidcSignIn } from "./auth/oidc-sign-in.js";
 import { PersonalTokens } from "./tokens/personal-tokens.js";
+import { ResponseStore } from "./openai/response-store.js";
 import { ensureAuditStream } from "./audit/audit-stream.js";
 import { clientAddress } from "./http/client-address.js";
 import { listenHost, type GatewayConfig } from "./config.js";
@@ -63,6 +64,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     contents: new ContentReader({ connection, subjectPrefix }),
     audit: new AuditPublisher({ connection, subjectPrefix, logger, onLost: () => metrics.auditLost.inc() }),
     personalTokens,
+    responses: await ResponseStore.open(connection, names.responsesBucket, { maxAgeMs: config.RESPONSES_MAX_AGE_DAYS * 24 * 60 * 60 * 1000, replicas: config.JS_REPLICAS }),
   };
   const app = createApp(context);
   const service = await connection.services.add({

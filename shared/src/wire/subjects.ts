@@ -143,6 +143,8 @@ export function jetStreamNames(subjectPrefix = "") {
     personalTokensBucket: `${lead}personal_tokens`,
     /** the gateway's OpenID Connect sign-ins (docs/sign-in.md): one key per browser session, the hash of its cookie; expires with the session */
     signInsBucket: `${lead}sign_ins`,
+    /** `/v1/responses` (docs/openai-api.md "Responses"): each stored response's chat and turn and what it answered, by response id; made and read by the gateway only */
+    responsesBucket: `${lead}responses`,
   };
 }
 

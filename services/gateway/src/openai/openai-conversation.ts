@@ -20,17 +20,18 @@ export interface ClientConversation {
 }
 
 /**
- * Reads a request's messages; a shape this server cannot run (tool messages, no final user message) is a 400.
- * File parts count only on the last message; elsewhere their text parts alone are read.
+ * Reads a request's messages; a shape this server cannot run (tool messages, no final user message) is a 400
+ * naming `field` (`messages`, or `input` on the Responses API). File parts count only on the last message;
+ * elsewhere their text parts alone are read.
  */
-export function readClientConversation(messages: readonly OpenAiMessage[]): ClientConversation {
+export function readClientConversation(messages: readonly OpenAiMessage[], field = "messages"): ClientConversation {
   const instructions: string[] = [];
   const dialogue: VisibleMessage[] = [];
   for (const [index, message] of messages.entries()) {
     if (message.role === "tool" || message.role === "function" || (message.tool_calls?.length ?? 0) > 0) {
       throw new AppError(
         "VALIDATION_ERROR",
-        `messages.${index}: the agent's tools run on this server; send only system, user and assistant text`,
+        `${field}.${index}: the agent's tools run on this server; send only system, user and assistant text`,
       );
     }
     const text = contentText(message.content);
@@ -42,10 +43,10 @@ export function readClientConversation(messages: readonly OpenAiMessage[]): Clie
   }
   const last = dialogue.pop();
   if (!last || last.role !== "user" || last.content.trim() === "") {
-    throw new AppError("VALIDATION_ERROR", "messages: the last message must be a non-empty user message");
+    throw new AppError("VALIDATION_ERROR", `${field}: the last message must be a non-empty user message`);
   }
   const lastIndex = messages.findLastIndex((message) => message.role === "user");
-  const attachments = fileParts(messages[lastIndex]?.content, lastIndex);
+  const attachments = fileParts(messages[lastIndex]?.content, `${field}.${lastIndex}`);
   return { instructions: instructions.join("\n\n"), earlier: dialogue, message: last.content, attachments };
 }
 
@@ -55,9 +56,9 @@ function contentText(content: OpenAiMessage["content"]): string {
   return content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
 }
 
-function fileParts(content: OpenAiMessage["content"], index: number): Attachment[] {
+function fileParts(content: OpenAiMessage["content"], where: string): Attachment[] {
   if (!Array.isArray(content)) return [];
-  const attachments = content.flatMap((part, partIndex) => (part.type === "file" ? [fileAttachment(part, `messages.${index}.content.${partIndex}`)] : []));
-  if (attachments.length > maxAttachments) throw new AppError("VALIDATION_ERROR", `messages.${index}: ${maxAttachments} files at most per message`);
+  const attachments = content.flatMap((part, partIndex) => (part.type === "file" ? [fileAttachment(part, `${where}.content.${partIndex}`)] : []));
+  if (attachments.length > maxAttachments) throw new AppError("VALIDATION_ERROR", `${where}: ${maxAttachments} files at most per message`);
   return attachments;
 }

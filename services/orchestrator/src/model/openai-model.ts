@@ -62,11 +62,13 @@ export function openAiModel(route: OpenAiRoute): ModelCaller {
         for await (const chunk of stream) {
           telemetry.chunk(chunk);
           if (chunk.usage) {
-            const { prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details } = chunk.usage;
+            const { prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details, completion_tokens_details } = chunk.usage;
             usage = { prompt_tokens, completion_tokens, total_tokens };
             // the part of the prompt the provider's cache served, priced as such
             const cached = prompt_tokens_details?.cached_tokens;
             if (typeof cached === "number" && cached > 0) usage.cached_prompt_tokens = Math.min(cached, prompt_tokens);
+            const reasoning = completion_tokens_details?.reasoning_tokens;
+            if (typeof reasoning === "number" && reasoning > 0) usage.reasoning_tokens = Math.min(reasoning, completion_tokens);
             if (route.price) usage.cost = costOf(usage, route.price);
             yield { type: "usage", usage };
           }

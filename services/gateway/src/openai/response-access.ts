@@ -1,0 +1,26 @@
+import { AppError, type SessionSummary, type StoredResponse } from "@agent-orchestrator/shared";
+import type { GatewayContext } from "../gateway-context.js";
+import { sessionAccess } from "../sessions/session-access.js";
+
+/** A stored response and its chat, for a caller the chat lets read it. */
+export interface ReadableResponse {
+  record: StoredResponse;
+  session: SessionSummary;
+}
+
+/**
+ * The response `id` if `user` may read its chat (theirs, or one of a project they are a member of), asked of the
+ * chat on every read. A missing response, a deleted chat and someone else's chat answer alike, 404, so an id
+ * tells a stranger nothing (docs/security.md).
+ */
+export async function readableResponse(context: GatewayContext, id: string, user: string, label = "Response"): Promise<ReadableResponse> {
+  const notFound = new AppError("NOT_FOUND", `${label} with id ${JSON.stringify(id)} not found`);
+  const record = await context.responses.get(id);
+  if (!record) throw notFound;
+  try {
+    return { record, session: await sessionAccess(context, record.session_id, user) };
+  } catch (error) {
+    if (AppError.is(error) && error.code === "SESSION_NOT_FOUND") throw notFound;
+    throw error;
+  }
+}
