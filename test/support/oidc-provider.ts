@@ -86,7 +86,10 @@ export async function startOidcProvider(options: { redirectUris: string[]; users
       pkce: { required: () => true },
       ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Session: 3600, Grant: 3600 },
     });
-    server = createServer(provider.callback());
+    const handle = provider.callback();
+    // a browser asks each site for /favicon.ico (Debian's chromium does; the headless shell @sparticuz/chromium
+    // brings does not): answered as a real provider answers it, its pages log no 404 in the browser tests
+    server = createServer((request, response) => (request.method === "GET" && request.url === "/favicon.ico" ? response.writeHead(204).end() : handle(request, response)));
     server.listen(port, "127.0.0.1");
     await once(server, "listening");
     port = (server.address() as AddressInfo).port;
