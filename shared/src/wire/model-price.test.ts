@@ -17,9 +17,10 @@ describe("model prices", () => {
     expect(costOf(usage, { input: 1, output: 4 })).toBeCloseTo(1 + 0.4);
   });
 
-  it("adds cached tokens and costs only where one side has them", () => {
+  it("adds cached and reasoning tokens and costs only where one side has them", () => {
     const plain = { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 };
     expect(addUsage(plain, plain)).toEqual({ prompt_tokens: 2, completion_tokens: 4, total_tokens: 6 });
     expect(addUsage(plain, { ...plain, cached_prompt_tokens: 1, cost: 0.5 })).toEqual({ prompt_tokens: 2, completion_tokens: 4, total_tokens: 6, cached_prompt_tokens: 1, cost: 0.5 });
+    expect(addUsage({ ...plain, reasoning_tokens: 2 }, { ...plain, reasoning_tokens: 1 })).toEqual({ prompt_tokens: 2, completion_tokens: 4, total_tokens: 6, reasoning_tokens: 3 });
   });
 });
