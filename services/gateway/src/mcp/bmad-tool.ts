@@ -145,7 +145,8 @@ async function getSkill(context: GatewayContext, name: string, userContext: stri
   return { data, text };
 }
 
-async function getAgent(context: GatewayContext, agentId: string): Promise<AgentDefinition> {
+/** One agent's definition from the registry (`registry.agents.get`). */
+export async function getAgent(context: GatewayContext, agentId: string): Promise<AgentDefinition> {
   return (await callService(context, subjects.registryAgentsGet, { agent_id: agentId }, GetAgentReply)).agent;
 }
 

@@ -1,14 +1,28 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { BmadToolInput, ChatToolInput, toErrorBody } from "@agent-orchestrator/shared";
 import { runBmadTool } from "./bmad-tool.js";
 import { runChatTool } from "./chat-tool.js";
+import { getPrompt, listPrompts } from "./mcp-prompts.js";
+import { listResources, listResourceTemplates, readResource } from "./mcp-resources.js";
 import type { GatewayContext } from "../gateway-context.js";
 
 /**
  * The MCP server for one request of `owner` (the route is stateless, so each request gets its own):
  * `bmad` (list, read, execute: docs/design.md "Activation documents") and `chat` (a turn on this server). A failure is a tool result
- * with `isError`, its code first, so the calling model can read what went wrong.
+ * with `isError`, its code first, so the calling model can read what went wrong. Prompts are the agents and
+ * their workflows, resources the files of the caller's projects (docs/openai-api.md "Prompts", "Resources"):
+ * both are read from the services on every call, so they have no list to go stale, and a stateless server has
+ * no stream to announce a change on (no `listChanged`, no `subscribe`).
  */
 export function createMcpServer(context: GatewayContext, owner: string): McpServer {
   const server = new McpServer({ name: "agent-orchestrator", version: "0.1.0" });
@@ -54,7 +68,24 @@ export function createMcpServer(context: GatewayContext, owner: string): McpServ
       return { content: [{ type: "text", text }], structuredContent: { success: true, ...result } };
     }),
   );
+  server.server.registerCapabilities({ prompts: {}, resources: {} });
+  server.server.setRequestHandler(ListPromptsRequestSchema, (request) => asMcpError(() => listPrompts(context, request.params?.cursor)));
+  server.server.setRequestHandler(GetPromptRequestSchema, (request) => asMcpError(() => getPrompt(context, request.params.name, request.params.arguments)));
+  server.server.setRequestHandler(ListResourcesRequestSchema, (request) => asMcpError(() => listResources(context, owner, request.params?.cursor)));
+  server.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => listResourceTemplates());
+  server.server.setRequestHandler(ReadResourceRequestSchema, (request) => asMcpError(() => readResource(context, owner, request.params.uri)));
   return server;
+}
+
+/** A service's failure as a JSON-RPC error with its code first; an McpError (invalid params, not found) as it is. */
+async function asMcpError<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    const body = toErrorBody(error);
+    throw new McpError(ErrorCode.InternalError, `${body.code}: ${body.message}`);
+  }
 }
 
 async function safely(work: () => Promise<CallToolResult>): Promise<CallToolResult> {

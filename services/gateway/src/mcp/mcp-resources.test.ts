@@ -1,0 +1,110 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode, McpError, type Resource } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FakeFileStore } from "../testing/fake-file-store.js";
+import { FakeOrchestrator } from "../testing/fake-orchestrator.js";
+import { gatewayFixture, tokens, type FixtureUser } from "../testing/gateway-fixture.js";
+import { resourceNotFoundCode, resourcePageSize } from "./mcp-resources.js";
+
+const fixture = gatewayFixture();
+const orchestrator = new FakeOrchestrator(fixture);
+const store = new FakeFileStore(fixture);
+const prd = "_bmad-output/planning-artifacts/prd.md";
+const clients: Client[] = [];
+
+beforeAll(() => {
+  orchestrator.answer();
+  store.answer();
+  orchestrator.addProject("team", "alice", { carol: "viewer" });
+  orchestrator.addProject("big", "alice");
+  orchestrator.addProject("bobs", "bob");
+  store.put({ kind: "project", id: "team" }, prd, "# PRD: lighthouse app\n", { user: "alice", session_id: "chat-1", agent_id: "bmm/pm" });
+  store.put({ kind: "project", id: "team" }, "data/numbers.csv", "a,b\n1,2\n", { user: "alice" });
+  for (let index = 0; index < 150; index++) store.put({ kind: "project", id: "big" }, `notes/${String(index).padStart(3, "0")}.md`, `# ${index}\n`, { user: "alice" });
+  store.put({ kind: "project", id: "bobs" }, "secret-plan.md", "# bob's\n", { user: "bob" });
+});
+
+afterAll(() => Promise.all(clients.map((client) => client.close())));
+
+async function connect(user: FixtureUser): Promise<Client> {
+  const client = new Client({ name: "resources-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${fixture.url()}/mcp`), { requestInit: { headers: { authorization: `Bearer ${tokens[user]}` } } }));
+  clients.push(client);
+  return client;
+}
+
+async function everyPage(client: Client): Promise<{ pages: number; resources: Resource[] }> {
+  const resources: Resource[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await client.listResources(cursor === undefined ? {} : { cursor });
+    expect(page.resources.length).toBeLessThanOrEqual(resourcePageSize);
+    resources.push(...page.resources);
+    cursor = page.nextCursor;
+    pages++;
+  } while (cursor !== undefined);
+  return { pages, resources };
+}
+
+/** The MCP error a read fails with. */
+async function readError(client: Client, uri: string): Promise<McpError> {
+  const error: unknown = await client.readResource({ uri }).then(() => undefined, (thrown: unknown) => thrown);
+  expect(error).toBeInstanceOf(McpError);
+  return error as McpError;
+}
+
+describe("MCP resources: the files of the caller's projects", () => {
+  it("lists every file of every project the caller is a member of, once, in pages that follow the cursor", async () => {
+    const { pages, resources } = await everyPage(await connect("alice"));
+    expect(pages).toBe(2);
+    expect(resources).toHaveLength(152);
+    expect(new Set(resources.map((resource) => resource.uri)).size).toBe(152);
+    expect(resources).toContainEqual(expect.objectContaining({ uri: `bmad://project/team/${prd}`, name: prd, mimeType: "text/markdown", size: 22 }));
+    expect(resources.some((resource) => resource.uri.startsWith("bmad://project/bobs/"))).toBe(false);
+  });
+
+  it("reads a file as text with the files API's content type", async () => {
+    const client = await connect("alice");
+    const { contents } = await client.readResource({ uri: `bmad://project/team/${prd}` });
+    expect(contents).toEqual([{ uri: `bmad://project/team/${prd}`, mimeType: "text/markdown", text: "# PRD: lighthouse app\n" }]);
+    const csv = await client.readResource({ uri: "bmad://project/team/data/numbers.csv" });
+    expect(csv.contents[0]).toMatchObject({ mimeType: "text/csv", text: "a,b\n1,2\n" });
+  });
+
+  it("lets a viewer read, as the files API does", async () => {
+    const { contents } = await (await connect("carol")).readResource({ uri: `bmad://project/team/${prd}` });
+    expect(contents[0]).toMatchObject({ text: "# PRD: lighthouse app\n" });
+  });
+
+  it("answers a non-member's read exactly as a missing file: Resource not found", async () => {
+    const bob = await connect("bob");
+    const readsBefore = store.requests("read").length;
+    const foreign = await readError(bob, `bmad://project/team/${prd}`);
+    // the role is checked first: the file store is never asked
+    expect(store.requests("read")).toHaveLength(readsBefore);
+    const missing = await readError(bob, "bmad://project/bobs/no-such-file.md");
+    const noProject = await readError(bob, `bmad://project/no-such-project/${prd}`);
+    expect(foreign.code).toBe(resourceNotFoundCode);
+    expect(foreign.message).toMatch(/Resource not found$/);
+    for (const error of [missing, noProject]) expect({ code: error.code, message: error.message }).toEqual({ code: foreign.code, message: foreign.message });
+  });
+
+  it("answers a path that cannot be a project file, and another scheme, as not found too", async () => {
+    const alice = await connect("alice");
+    for (const uri of ["bmad://project/team/../bobs/secret-plan.md", "bmad://project/team/%2E%2E/x.md", "file:///etc/passwd"]) {
+      expect((await readError(alice, uri)).code).toBe(resourceNotFoundCode);
+    }
+  });
+
+  it("refuses a cursor it did not make", async () => {
+    const error: unknown = await (await connect("alice")).listResources({ cursor: "not-a-cursor" }).catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: ErrorCode.InvalidParams });
+  });
+
+  it("offers a template for any file of a project", async () => {
+    const { resourceTemplates } = await (await connect("alice")).listResourceTemplates();
+    expect(resourceTemplates).toContainEqual(expect.objectContaining({ uriTemplate: "bmad://project/{project_id}/{+path}" }));
+  });
+});
