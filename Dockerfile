@@ -3,7 +3,8 @@
 #   docker run -e SERVICE=gateway -e NATS_URL=... -e NATS_USER=gateway -e NATS_PASSWORD=... agent-orchestrator
 
 # build: the exact lockfile (npm ci), then every TypeScript project (tsc -b), then only runtime packages
-FROM node:20-bookworm-slim AS build
+# Node.js 24: a supported LTS line (20 reached its end of life in April 2026)
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
 COPY shared/package.json shared/
@@ -17,7 +18,7 @@ COPY services services
 RUN npx tsc -b && npm prune --omit=dev --ignore-scripts
 
 # run: compiled code and production dependencies only, as the unprivileged `node` user
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 # run_script's sandbox (tool-runner): bubblewrap, and the system python3 BMAD's scripts run on. bwrap needs
 # unprivileged user namespaces; where the container has none (docker's default seccomp profile blocks them),
 # SCRIPTS=auto turns run_script off with one warning at start.

@@ -325,6 +325,14 @@ describe("Dockerfile", () => {
     expect(final).toContain('CMD ["sh", "-c", "exec node services/$SERVICE/dist/main.js"]');
   });
 
+  it("runs a supported Node.js LTS line (24), which package.json's engines admit and CI tests (README \"Run it, test it\")", () => {
+    const majors = stages.map((stage) => Number(/^node:(\d+)-/.exec(stage)?.[1]));
+    expect(majors).toEqual([24, 24]);
+    const engines = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { engines: { node: string } }).engines.node;
+    expect(engines.split("||").map((range) => range.trim())).toContain(">=24.0.0");
+    expect(readFileSync(join(repoRoot, ".ci/run"), "utf8")).toContain("npm install --prefix \"$node24\" --no-audit --no-fund node@24");
+  });
+
   it("keeps secrets and local state out of the build context", () => {
     const ignored = readFileSync(join(repoRoot, ".dockerignore"), "utf8").split("\n");
     for (const entry of [".env", "data", "node_modules", ".git"]) expect(ignored).toContain(entry);
