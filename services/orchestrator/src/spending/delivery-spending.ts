@@ -7,7 +7,7 @@ import type { SpendingStore } from "./spending-store.js";
  * "Cost totals"): each model call's usage is added as the call ends (`<run id>:<attempt>:<n>`), before the next
  * budget check of any turn on any replica, so turns running at once pass a budget by at most one call each; the
  * turn itself is counted once at its end (`<run id>:<attempt>`), with what its calls could not store. It never
- * throws: a total that cannot be written is logged and kept here (`unstored`), for the budgets and for the end.
+ * throws: a total that cannot be written is logged and kept here (`unstoredCost`), for the budgets and for the end.
  */
 export class DeliverySpending {
   private place: { projectId: string; agentId: string } | undefined;
