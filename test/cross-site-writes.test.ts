@@ -44,7 +44,8 @@ describe("without sign-in, another site's page cannot write (docs/security.md ca
       ["/v1/chat/completions", { method: "POST", body: JSON.stringify({ model: "idea-coach", messages: [{ role: "user", content: "hi" }] }), headers: { "content-type": "text/plain" } }],
     ];
     for (const [path, init] of attempts) {
-      for (const header of [{ origin: evil }, { referer: `${evil}/innocent-page` }, { origin: "null" }]) {
+      const headers: Record<string, string>[] = [{ origin: evil }, { referer: `${evil}/innocent-page` }, { origin: "null" }];
+      for (const header of headers) {
         const response = await fetch(`${system.url}${path}`, { ...init, headers: { ...(init.headers as Record<string, string> | undefined), ...header } });
         expect(response.status, `${path} ${JSON.stringify(header)}`).toBe(403);
         expect(((await response.json()) as { error: { code: string } }).error.code).toBe("CSRF_REFUSED");
