@@ -44,7 +44,7 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     .string()
     .optional()
     .transform((value) => (value ?? "").split(",").map((origin) => origin.trim()).filter((origin) => origin !== ""))
-    .describe("extra origins, comma-separated, allowed to open /ws and call /mcp from a browser (the gateway's own origin always is)"),
+    .describe("extra origins, comma-separated, allowed to open /ws and call /mcp from a browser, and without sign-in to send /api and /v1 writes (the gateway's own origin always is; a write from any other is 403 CSRF_REFUSED)"),
   BODY_LIMIT_BYTES: envInt(256 * 1024, 1_024, 16 * 1024 * 1024).describe(
     "largest accepted JSON request body (413 above); file uploads and archives have UPLOAD_MAX_BYTES",
   ),
