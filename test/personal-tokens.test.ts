@@ -12,6 +12,7 @@ import { jetStreamNames } from "@agent-orchestrator/shared";
 import { testNatsCredentials } from "./support/nats-harness.js";
 import { startServiceProcess, type ServiceProcess } from "./support/service-processes.js";
 import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import { doorStatuses as statuses, upgradeStatus } from "./support/token-doors.js";
 import { waitUntil } from "./support/wait-until.js";
 
 const aliceToken = "alice-token-1111";
@@ -32,35 +33,6 @@ afterAll(async () => {
 });
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-
-/** The status of one request of each API a token may call: /api, /v1 and /mcp (a JSON-RPC ping). */
-async function statuses(base: string, token: string): Promise<{ api: number; v1: number; mcp: number }> {
-  const api = await fetch(`${base}/api/projects`, { headers: bearer(token) });
-  const v1 = await fetch(`${base}/v1/models`, { headers: bearer(token) });
-  const mcp = await fetch(`${base}/mcp`, {
-    method: "POST",
-    headers: { ...bearer(token), "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
-  });
-  for (const response of [api, v1, mcp]) await response.body?.cancel();
-  return { api: api.status, v1: v1.status, mcp: mcp.status };
-}
-
-/** The HTTP status of a WebSocket upgrade to /ws with the token (101: signed in). */
-function upgradeStatus(base: string, token: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`${base.replace("http", "ws")}/ws`, { headers: { origin: base, ...bearer(token) } });
-    socket.once("upgrade", (response) => {
-      resolve(response.statusCode ?? 0);
-      socket.close();
-    });
-    socket.once("unexpected-response", (_request, response) => {
-      resolve(response.statusCode ?? 0);
-      response.resume();
-    });
-    socket.once("error", reject);
-  });
-}
 
 /** Messages a socket receives, and how it closed, collected as they come. */
 function openSocket(base: string, headers: Record<string, string>): Promise<{ socket: WebSocket; received: Array<Record<string, unknown>>; closed: Promise<number> }> {

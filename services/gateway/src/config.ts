@@ -56,7 +56,7 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     "how long the gateway waits for the tool-runner to take one upload (store it, convert a document) or an archive (check and store every file)",
   ),
   AUTH_FAILURES_PER_MINUTE: envInt(10, 1, 100_000).describe(
-    "different wrong tokens one client address may send per minute (HTTP, /v1, /mcp, the WebSocket upgrade and `{type:\"auth\"}`; the same wrong token again counts once); past it a token new to that address gets 429 RATE_LIMITED with `retry-after`, unchecked, until the oldest failure is a minute old, while tokens that have signed in from that address before keep working",
+    "different wrong tokens one client address may send per minute (HTTP, /v1, /mcp, the WebSocket upgrade and `{type:\"auth\"}`; the same wrong token again counts once); past it a token new to that address gets 429 RATE_LIMITED with `retry-after`, unchecked, until the oldest failure is a minute old, while tokens that have signed in from that address before keep working. Refused OpenID Connect callbacks are counted the same way on a count of their own: past it a callback gets 429 and leaves no audit record",
   ),
   PERSONAL_TOKENS_PER_USER: envInt(20, 1, 1_000).describe(
     "personal API tokens one user may hold at once (`POST /api/tokens`); past it 409 TOKEN_LIMIT until one is revoked (docs/tokens.md)",

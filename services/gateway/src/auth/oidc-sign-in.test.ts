@@ -13,6 +13,7 @@ import { CookieJar, signInOverHttp, startOidcProvider, type TestOidcProvider } f
 import { gatewayEnvSchema } from "../config.js";
 import { startGateway, type Gateway } from "../gateway-service.js";
 import { freePort } from "../../../../test/support/free-port.js";
+import { waitUntil } from "../../../../test/support/wait-until.js";
 
 const prefix = `oidc${randomUUID().slice(0, 8)}.`;
 const audience = "https://agents.example.test";
@@ -22,6 +23,8 @@ let first: Gateway;
 let second: Gateway;
 let firstUrl: string;
 let secondUrl: string;
+/** the settings both gateways share */
+let sharedEnv: Record<string, string>;
 
 
 beforeAll(async () => {
@@ -46,7 +49,7 @@ beforeAll(async () => {
     },
   });
   connection.subscribe(prefix + subjects.registryAgentsList, { callback: (_error, message) => message.respond(encodeJson({ success: true, agents: [] } satisfies ListAgentsReply)) });
-  const env = {
+  sharedEnv = {
     HOST: "127.0.0.1",
     REQUEST_TIMEOUT_MS: "2000",
     AUTH_TOKENS: "bob:bob-token-22222",
@@ -59,9 +62,9 @@ beforeAll(async () => {
     OIDC_SCOPES: "openid profile email groups",
   };
   const logger = createLogger("gateway-test", "silent");
-  first = await startGateway({ connection, logger, subjectPrefix: prefix, jwksCooldownMs: 0, config: gatewayEnvSchema.parse({ ...env, PORT: String(firstPort), AUTH_FAILURES_PER_MINUTE: "1000" }) });
+  first = await startGateway({ connection, logger, subjectPrefix: prefix, jwksCooldownMs: 0, config: gatewayEnvSchema.parse({ ...sharedEnv, PORT: String(firstPort), AUTH_FAILURES_PER_MINUTE: "1000" }) });
   // a second replica behind the same public URL, with a tight limit on wrong tokens
-  second = await startGateway({ connection, logger, subjectPrefix: prefix, jwksCooldownMs: 0, config: gatewayEnvSchema.parse({ ...env, PORT: "0", AUTH_FAILURES_PER_MINUTE: "3" }) });
+  second = await startGateway({ connection, logger, subjectPrefix: prefix, jwksCooldownMs: 0, config: gatewayEnvSchema.parse({ ...sharedEnv, PORT: "0", AUTH_FAILURES_PER_MINUTE: "3" }) });
   firstUrl = first.url;
   secondUrl = second.url;
 });
@@ -111,6 +114,13 @@ describe("browser sign-in", () => {
     expect(response.headers.get("location")).toBe("/");
   });
 
+  it("case 210: sends a return_to that the URL parser would turn into //host back to the gateway's own page", async () => {
+    for (const returnTo of ["/.//evil.example", "/%2e%2e//evil.example", "/a/..//evil.example", "/.\\/evil.example", "/\t/evil.example"]) {
+      const { response } = await signInOverHttp(firstUrl, "ada", new CookieJar(), returnTo);
+      expect({ returnTo, location: response.headers.get("location") }).toEqual({ returnTo, location: "/" });
+    }
+  });
+
   it("refuses a user outside OIDC_ALLOWED_GROUPS, and sets no sign-in cookie", async () => {
     const { jar, response } = await signInOverHttp(firstUrl, "eve");
     expect(response.status).toBe(403);
@@ -125,6 +135,64 @@ describe("browser sign-in", () => {
   it("tells a caller with no credential that OIDC is on and nobody is signed in", async () => {
     expect(await (await fetch(`${firstUrl}/auth/me`)).json()).toEqual({ success: true, oidc: true, tokens: true, user: null, via: null });
     expect((await projectsAs({})).status).toBe(401);
+  });
+});
+
+/** How many audit records of `action` the gateways' AUDIT stream holds. */
+async function auditRecords(action: string): Promise<number> {
+  const manager = await connection.jetstreamManager();
+  const info = await manager.streams.info(jetStreamNames(prefix).auditStream, { subjects_filter: `${prefix}${subjects.audit("*", "*", action)}` });
+  return Object.values(info.state.subjects ?? {}).reduce((sum, count) => sum + count, 0);
+}
+
+describe("refused callbacks", () => {
+  it("case 211: are counted per address: past AUTH_FAILURES_PER_MINUTE a callback gets 429 with retry-after and leaves no audit record", async () => {
+    const before = await auditRecords("sign_in_failed");
+    const statuses: number[] = [];
+    let limited: Response | undefined;
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const response = await fetch(`${secondUrl}/auth/callback?code=x${attempt}&state=y`, { redirect: "manual" });
+      statuses.push(response.status);
+      limited = response;
+      await response.body?.cancel();
+    }
+    expect(statuses).toEqual([400, 400, 400, 429, 429, 429]);
+    expect(limited?.headers.get("retry-after")).toMatch(/^\d+$/);
+    // a sign-in recorded after them (the same NATS connection keeps the order): the refused callbacks are all stored by then
+    await waitUntil(async () => (await auditRecords("sign_in_failed")) >= before + 3, { intervalMs: 20, message: "the three refusals to be recorded" });
+    const signIns = await auditRecords("sign_in");
+    expect((await signInOverHttp(firstUrl, "ada")).response.status).toBe(303);
+    await waitUntil(async () => (await auditRecords("sign_in")) > signIns, { intervalMs: 20, message: "the sign-in to be recorded" });
+    expect(await auditRecords("sign_in_failed")).toBe(before + 3);
+  });
+});
+
+describe("rules narrowed after the sign-in", () => {
+  it("case 208: a browser sign-in, and a personal token it made, end on a gateway started with groups the user is no longer in", async () => {
+    const { jar } = await signInOverHttp(firstUrl, "ada");
+    const me = (await (await fetch(`${firstUrl}/auth/me`, { headers: { cookie: jar.header() } })).json()) as { csrf_token: string };
+    const made = await fetch(`${firstUrl}/api/tokens`, {
+      method: "POST",
+      headers: { cookie: jar.header(), origin: firstUrl, "x-csrf-token": me.csrf_token, "content-type": "application/json" },
+      body: JSON.stringify({ name: "laptop" }),
+    });
+    expect(made.status).toBe(201);
+    const { token } = (await made.json()) as { token: string };
+    const narrower = await startGateway({
+      connection,
+      logger: createLogger("gateway-test", "silent"),
+      subjectPrefix: prefix,
+      config: gatewayEnvSchema.parse({ ...sharedEnv, PORT: "0", OIDC_ALLOWED_GROUPS: "admins" }),
+    });
+    try {
+      for (const [url, status] of [[firstUrl, 200], [narrower.url, 401]] as const) {
+        expect((await projectsAs({ headers: { cookie: jar.header() } }, url)).status).toBe(status);
+        expect((await projectsAs(bearer(token), url)).status).toBe(status);
+      }
+      expect(await (await fetch(`${narrower.url}/auth/me`, { headers: { cookie: jar.header() } })).json()).toMatchObject({ user: null, via: null });
+    } finally {
+      await narrower.stop();
+    }
   });
 });
 
