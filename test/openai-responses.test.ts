@@ -5,7 +5,7 @@
  * refused. Real processes, a private nats-server, the scripted model.
  */
 import { Agent, run, setDefaultOpenAIClient, setTracingDisabled } from "@openai/agents";
-import OpenAI, { BadRequestError, NotFoundError } from "openai";
+import OpenAI, { APIError, BadRequestError, NotFoundError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
 import { withoutSystemNote } from "./support/system-note.js";
@@ -24,6 +24,8 @@ function respond(request: ChatRequestBody): ScriptedTurn {
     return { text: `The file says:\n${result.content ?? ""}`, usage: { prompt_tokens: 120, completion_tokens: 30, cached_tokens: 100, reasoning_tokens: 7 } };
   }
   const said = withoutSystemNote(String(last?.content ?? ""));
+  // the model refuses the request: the turn fails after it started
+  if (said === "fail please") return { status: 400 };
   if (said === "show me the config") {
     return { text: "Let me look.", toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } }] };
   }
@@ -100,6 +102,21 @@ describe("responses.create", () => {
     expect(second.response.headers.get("x-session-id")).toBe(first.response.headers.get("x-session-id"));
     expect(lastModelMessages("user")).toEqual([expect.stringMatching(/Be brief\.[\s\S]*first question$/), "second question"]);
     expect(lastModelMessages("assistant")).toEqual(["echo: first question"]);
+  });
+
+  it("ends a stream whose turn fails with response.failed and an error the client raises, and stores the response as failed", async () => {
+    const stream = await alice.responses.create({ model: "idea-coach", input: "fail please", stream: true });
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    const error = await caught(
+      (async () => {
+        for await (const event of stream) events.push(event);
+      })(),
+    );
+    expect(error).toBeInstanceOf(APIError);
+    expect(events.at(-1)).toMatchObject({ type: "response.failed", response: { status: "failed" } });
+    const created = events[0];
+    const id = created?.type === "response.created" ? created.response.id : "";
+    expect(await alice.responses.retrieve(id)).toMatchObject({ id, status: "failed", error: { code: expect.any(String), message: expect.any(String) }, output: [] });
   });
 
   it("refuses a request's own tools with a clear 400, before any turn runs", async () => {
