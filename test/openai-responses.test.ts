@@ -162,8 +162,16 @@ describe("responses.retrieve", () => {
     const withoutId = (error: unknown) => (error as NotFoundError).message.replace(/"resp_[^"]*"/, "<id>");
     expect(withoutId(strangers)).toBe(withoutId(missing));
     expect((strangers as NotFoundError).error).toEqual({ message: expect.any(String), type: "invalid_request_error", param: null, code: "not_found" });
+  });
+
+  it("answers 404 to someone who names another user's response as previous_response_id, and runs no turn in that chat (docs/security.md)", async () => {
+    const created = await alice.responses.create({ model: "idea-coach", input: "alice's plan" });
+    const bob = new OpenAI({ apiKey: bobToken, baseURL: `${system.url}/v1`, maxRetries: 0 });
+    const before = system.model.requests.length;
     const continued = await caught(bob.responses.create({ model: "idea-coach", input: "let me in", previous_response_id: created.id }));
+    expect(continued).toBeInstanceOf(NotFoundError);
     expect(continued).toMatchObject({ status: 404, code: "not_found" });
+    expect(system.model.requests.length).toBe(before);
   });
 
   it("keeps no response of store: false, and its chat goes on when the client sends the history again", async () => {
