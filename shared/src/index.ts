@@ -18,8 +18,8 @@
  * - `testing/`: helpers for tests only (fakes, fixtures); not exported and not built.
  *
  * Direction: `bmad/` uses `wire/` (the agent shapes it produces) and pure `runtime/` helpers (getOwn, forbidden
- * keys, containment); `runtime/` uses `wire/` and never `bmad/`; `wire/` uses only `runtime/get-own.ts` and
- * `bmad/skill-name.ts` (a pure lookup and a name pattern).
+ * keys, containment); `runtime/` uses `wire/` and never `bmad/`; `wire/` uses only `runtime/get-own.ts`, `runtime/forbidden-keys.ts` and
+ * `bmad/skill-name.ts` (pure lookups and a name pattern).
  */
 
 // Wire contracts
@@ -74,6 +74,8 @@ export {
 } from "./wire/projects/upload-messages.js";
 export { FileSpaceRef, FilesChangeReply, FilesDeleteRequest, FilesListReply, FilesListRequest, FilesPurgeReply, FilesPurgeRequest, FilesReadReply, FilesReadRequest, FilesRestoreRequest, FilesRevisionsReply, FilesRevisionsRequest, FilesWriteRequest } from "./wire/projects/file-messages.js";
 export { ProjectChanged, ProjectCreateRequest, ProjectDeleteReply, ProjectDeleteRequest, ProjectGetRequest, ProjectListReply, ProjectListRequest, ProjectMemberDeleteRequest, ProjectMemberPutRequest, ProjectMembersReply, ProjectMembersRequest, ProjectRenameRequest, ProjectReply, projectOperations } from "./wire/projects/project-messages.js";
+export { AnswerKey, AnswerValue, BmadAnswers, MemberAnswers, MemberSettings, ProjectSettings, SettingsLayer, SettingsLayers, SkillCustomization, SkillCustomizations, asAnswer, maxAnswerChars, maxMemberSettingsBytes, maxProjectSettingsBytes } from "./wire/settings/bmad-settings.js";
+export { CallerName, MemberSettingsPutRequest, MemberSettingsReply, MemberSettingsRequest, ProjectSettingsPutRequest, ProjectSettingsReply, ProjectSettingsRequest } from "./wire/settings/settings-messages.js";
 export type { ProjectOperation } from "./wire/projects/project-messages.js";
 export { MemberRole, ProjectMember, ProjectRecord, ProjectRole, ProjectView, mayWrite, newProjectName, projectIdSchema, projectNameSchema, roleOf, toProjectView, userNameSchema } from "./wire/projects/project-record.js";
 
@@ -85,7 +87,8 @@ export type { ReadManifest } from "./bmad/bundle-manifest.js";
 export { criticalFiles, fileToLoad } from "./bmad/critical-file.js";
 export { cell, parseCsvTable } from "./bmad/csv-table.js";
 export type { CsvRow } from "./bmad/csv-table.js";
-export { centralConfigLayers, customizationKind, isTable, mergeLayers, parseTomlLayer, skillOverrideLayers, structuralMerge } from "./bmad/customization.js";
+export { centralConfigLayers, customizationKind, isTable, mergeLayers, parseTomlLayer, skillOverrideLayers, structuralMerge, tomlLayerText } from "./bmad/customization.js";
+export { configUserOverlay, settingsCustomizationLayers, skillUserOverlay, withSettingsAnswers } from "./bmad/settings-merge.js";
 export type { TomlTable } from "./bmad/customization.js";
 export { readFrontMatter, splitFrontMatter } from "./bmad/front-matter.js";
 export type { FrontMatter, SplitFrontMatter } from "./bmad/front-matter.js";

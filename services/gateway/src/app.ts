@@ -17,6 +17,7 @@ import { projectFilesRoutes } from "./files/project-files-routes.js";
 import { projectOverviewRoute } from "./projects/project-overview-route.js";
 import { projectsRoutes } from "./projects/projects-routes.js";
 import { usageRoutes } from "./usage/usage-routes.js";
+import { settingsRoutes } from "./settings/settings-routes.js";
 import { rateLimit } from "./limits/rate-limit.js";
 import { requestContext, securityHeaders } from "./http/request-context.js";
 import { sendError } from "./http/send-error.js";
@@ -50,7 +51,7 @@ export function createApp(context: GatewayContext): express.Express {
   // a file upload's body is the file itself, whatever its type: these routes come before the JSON parser
   app.use(uploadRoutes(context), projectFilesRoutes(context));
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
-  app.use(greetingRoutes(context), agentsRoutes(context), chatRoute(context), sessionsRoutes(context), sessionFilesRoutes(context), projectsRoutes(context), usageRoutes(context), projectOverviewRoute(context), tokensRoutes(context), auditRoutes(context));
+  app.use(greetingRoutes(context), agentsRoutes(context), chatRoute(context), sessionsRoutes(context), sessionFilesRoutes(context), projectsRoutes(context), settingsRoutes(context), usageRoutes(context), projectOverviewRoute(context), tokensRoutes(context), auditRoutes(context));
   app.use(webPage());
   app.use((_request, response) => sendError(response, new AppError("NOT_FOUND", "No such route")));
   app.use(errorHandler);

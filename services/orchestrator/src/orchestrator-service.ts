@@ -20,6 +20,8 @@ import { runQueuedTurn, type QueuedTurnDeps } from "./subagents/run-queued-turn.
 import { UserTurnSlots } from "./fair-share/user-turn-slots.js";
 import { addProjectEndpoints } from "./projects/project-endpoints.js";
 import { ProjectStore } from "./projects/project-store.js";
+import { addSettingsEndpoints } from "./settings/settings-endpoints.js";
+import { SettingsStore } from "./settings/settings-store.js";
 import { SpendingStore } from "./spending/spending-store.js";
 import { Budgets } from "./spending/budgets.js";
 import { addUsageEndpoints } from "./spending/usage-endpoints.js";
@@ -71,6 +73,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     logger,
   });
   const projects = await ProjectStore.open(connection, names.projectsBucket);
+  const settings = await SettingsStore.open(connection, names.projectsBucket);
   const spending = await SpendingStore.open(connection, names.spendingBucket);
   const budgets = new Budgets(spending, projects, { projectMonthly: config.BUDGET_PROJECT_MONTHLY, userDaily: config.BUDGET_USER_DAILY }, logger);
   // a bucket is the stream KV_<bucket>; the stores create it with one replica
@@ -93,6 +96,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   addSessionEndpoints(service, { connection, config, sessions: store, projects, subjectPrefix: prefix }, logger, () => natsMessageBudget(connection) - 64 * 1024);
   addProjectEndpoints(service, { connection, config, projects, sessions: store, subjectPrefix: prefix }, logger);
   addUsageEndpoints(service, { spending, budgets, projects, subjectPrefix: prefix }, logger);
+  addSettingsEndpoints(service, { projects, settings, subjectPrefix: prefix }, logger);
   addModelRoutesEndpoint(service, { router: models, projects, subjectPrefix: prefix }, logger);
 
   const cancels = connection.subscribe(prefix + subjects.runCancelAll, {
@@ -132,6 +136,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     userTurns,
     spending,
     budgets,
+    settings,
   };
   addGreetingEndpoints(service, deps);
   const queue = startRunQueue({

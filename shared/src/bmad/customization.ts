@@ -1,4 +1,4 @@
-import { parse as parseToml } from "smol-toml";
+import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { isForbiddenKey } from "../runtime/forbidden-keys.js";
 import { getOwn } from "../runtime/get-own.js";
 
@@ -63,6 +63,11 @@ export function parseTomlLayer(text: string): { ok: true; value: TomlTable } | {
   } catch (error) {
     return { ok: false, reason: `not valid TOML: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` };
   }
+}
+
+/** A table as a TOML layer's text, for BMAD's own resolver scripts to read (docs/settings.md). */
+export function tomlLayerText(table: TomlTable): string {
+  return `${stringifyToml(table)}\n`;
 }
 
 export function isTable(value: unknown): value is TomlTable {

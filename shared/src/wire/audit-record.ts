@@ -14,6 +14,7 @@ export const AuditAction = z.enum([
   "project_created",
   "project_renamed",
   "project_deleted",
+  "project_settings_changed",
   "member_put",
   "member_removed",
   "file_uploaded",

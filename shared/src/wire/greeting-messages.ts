@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ChatRequestBody } from "./http-api.js";
 import { ErrorReply } from "./error-code.js";
 import { projectIdSchema, userNameSchema } from "./projects/project-record.js";
+import { CallerName } from "./settings/settings-messages.js";
 import { subjectTokenPattern } from "./subjects.js";
 
 /** One entry of the menu an agent shows in its greeting, numbered as the user may choose it. */
@@ -34,7 +35,13 @@ export type Greeting = z.infer<typeof Greeting>;
  * `agent.session.greeting` (the greeting alone, nothing stored). `project_id` absent: the caller's default
  * project. Starting a chat needs the owner or an editor of the project; a preview, any member.
  */
-export const GreetingRequest = z.object({ user: userNameSchema, agent_id: ChatRequestBody.shape.agent_id, project_id: projectIdSchema.optional() });
+export const GreetingRequest = z.object({
+  user: userNameSchema,
+  agent_id: ChatRequestBody.shape.agent_id,
+  project_id: projectIdSchema.optional(),
+  /** the name the gateway knows the caller by (docs/settings.md) */
+  caller_name: CallerName.optional(),
+});
 export type GreetingRequest = z.infer<typeof GreetingRequest>;
 
 export const GreetingReply = z.union([z.object({ success: z.literal(true), project_id: z.string(), greeting: Greeting }), ErrorReply]);

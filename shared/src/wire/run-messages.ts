@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AttachedFiles } from "./chat-attachment.js";
+import { CallerName } from "./settings/settings-messages.js";
 import { subjectTokenPattern } from "./subjects.js";
 
 /** Limits of one user message; the gateway and the orchestrator check the same numbers. */
@@ -56,5 +57,7 @@ export const RunStartRequest = z.object({
    * their paths after the message (withAttachedFiles); the stored user message keeps them beside its text
    */
   attachments: AttachedFiles.optional(),
+  /** the name the gateway knows the owner by: `user_name` when the owner set none (docs/settings.md) */
+  caller_name: CallerName.optional(),
 });
 export type RunStartRequest = z.infer<typeof RunStartRequest>;

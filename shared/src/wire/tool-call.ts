@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ErrorBody } from "./error-code.js";
+import { SettingsLayers } from "./settings/bmad-settings.js";
 import { subjectTokenPattern } from "./subjects.js";
 
 /** What the tool-runner needs to resolve `{bundle-root}`, `{project-root}` and `{session-folder}` for one call. */
@@ -14,6 +15,11 @@ export const ToolContext = z.object({
   agent_id: z.string().min(1).max(512),
   /** Set on the calls of the agent's start, which the system makes: the skill they load is not a workflow the user ran. */
   agent_start: z.boolean().optional(),
+  /**
+   * BMAD's settings of the chat's project and of its member (docs/settings.md), merged over the install's answers by
+   * the tools that read BMAD's config (`load_skill`, `preload_workflow`, `run_script`); the others are sent none.
+   */
+  settings: SettingsLayers.optional(),
 });
 export type ToolContext = z.infer<typeof ToolContext>;
 

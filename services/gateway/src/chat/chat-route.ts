@@ -14,6 +14,7 @@ import { writeSseStream } from "./sse-stream.js";
 import { resolveAttachments } from "../uploads/chat-attachments.js";
 import { auditChatStart } from "../audit/chat-start-audit.js";
 import { turnAnswer } from "./turn-answer.js";
+import { callerName } from "../settings/caller-name.js";
 
 /**
  * POST /api/chat: one turn, answered as JSON, or streamed as SSE when the client accepts
@@ -42,6 +43,12 @@ export function chatRoute(context: GatewayContext): Router {
   return router;
 }
 
+/** The owner's name for `user_name`'s default (docs/settings.md), when this gateway signs people in. */
+function withCallerName(context: GatewayContext, owner: string): { caller_name?: string } {
+  const name = callerName(context.config, owner);
+  return name ? { caller_name: name } : {};
+}
+
 /** A busy orchestrator may answer a ping late; a short wait would count it as absent. */
 const orchestratorPingWaitMs = 500;
 
@@ -66,6 +73,7 @@ export async function startChatRun(
     owner,
     project_id: body.project_id === defaultProjectAlias ? undefined : body.project_id,
     ...(attachments ? { attachments } : {}),
+    ...withCallerName(context, owner),
   };
   const started = startRun(
     {

@@ -6,6 +6,7 @@ import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { parseInput } from "../http/parse-input.js";
 import { defaultProjectAlias } from "../projects/project-access.js";
+import { callerName } from "../settings/caller-name.js";
 
 /**
  * An agent's greeting, built by the orchestrator without a model call (services/orchestrator/src/sessions/greeting.ts):
@@ -26,7 +27,7 @@ export function greetingRoutes(context: GatewayContext): Router {
       const reply = await callService(
         context,
         subjects.sessionStart,
-        { user: currentUser(response), agent_id: body.agent_id, project_id: projectOf(body.project_id) },
+        { user: currentUser(response), agent_id: body.agent_id, project_id: projectOf(body.project_id), caller_name: callerName(context.config, currentUser(response)) },
         SessionStartReply,
       );
       noteAudit(response, { project_id: reply.project_id, target: reply.session_id });
@@ -39,7 +40,7 @@ export function greetingRoutes(context: GatewayContext): Router {
     async (request, response) => {
       const query = parseInput(GreetingQuery, request.query, "query");
       const agentId = (request.params["id"] as unknown as string[]).join("/");
-      const reply = await callService(context, subjects.sessionGreeting, { user: currentUser(response), agent_id: agentId, project_id: projectOf(query.project_id) }, GreetingReply);
+      const reply = await callService(context, subjects.sessionGreeting, { user: currentUser(response), agent_id: agentId, project_id: projectOf(query.project_id), caller_name: callerName(context.config, currentUser(response)) }, GreetingReply);
       response.json(reply);
     },
   );

@@ -15,6 +15,8 @@ export interface ActionsStart {
   files: LoadedFile[];
   /** config variables from the loaded YAML files, output variables resolved inside the project, defaults filled in */
   variables: Record<string, string>;
+  /** what the start read before anything was resolved: the settings of a chat are merged over it (start-settings.ts) */
+  unresolved?: { instructions: string[]; variables: Record<string, string> };
 }
 
 export type ReadFile = (path: string) => Promise<ToolResult>;
@@ -48,7 +50,13 @@ export async function runCriticalActions(actions: readonly string[], readFile: R
     if (/\.ya?ml$/i.test(path)) Object.assign(loaded, configVariables(content, path));
   }
   const variables = startVariables(loaded);
-  return { kind: "actions", instructions: remaining.map((text) => substituteVariables(text, variables)), files, variables };
+  return {
+    kind: "actions",
+    instructions: remaining.map((text) => substituteVariables(text, variables)),
+    files,
+    variables,
+    unresolved: { instructions: remaining, variables: loaded },
+  };
 }
 
 /** The scalar top-level values of a YAML config, as strings (4.x core-config.yaml nests the rest; it stays in the loaded file). */

@@ -1,4 +1,4 @@
-import { AppError, retryWhileLeaderless, roleOf, type RunStartRequest } from "@agent-orchestrator/shared";
+import { AppError, retryWhileLeaderless, roleOf, type ProjectRecord, type RunStartRequest } from "@agent-orchestrator/shared";
 import type { SessionStore, StoredSession } from "../sessions/session-store.js";
 import { projectOfWriter } from "./project-access.js";
 import type { ProjectStore } from "./project-store.js";
@@ -6,6 +6,8 @@ import type { ProjectStore } from "./project-store.js";
 /** Where a turn runs: its chat's project, and for a continued chat the session as it was read. */
 export interface TurnPlace {
   projectId: string;
+  /** the project's name, `project_name` when its owner set none (docs/settings.md); absent for a personal project */
+  projectName?: string | undefined;
   stored?: StoredSession;
 }
 
@@ -21,8 +23,8 @@ export async function placeTurn(stores: { sessions: SessionStore; projects: Proj
   const { sessions, projects } = stores;
   if (request.new_session) {
     const projectId = request.project_id ?? (await projects.defaultFor(request.owner)).id;
-    await projectOfWriter(projects, projectId, request.owner);
-    return { projectId };
+    const { record } = await projectOfWriter(projects, projectId, request.owner);
+    return { projectId, projectName: nameOf(record) };
   }
   const stored = await retryWhileLeaderless(() => sessions.get(request.session_id, request.owner));
   if (!stored) throw await notTheOwners(stores, request);
@@ -31,9 +33,11 @@ export async function placeTurn(stores: { sessions: SessionStore; projects: Proj
   if (request.project_id !== undefined && request.project_id !== projectId) {
     throw new AppError("BAD_REQUEST", "This chat belongs to another project; a chat stays in the project it was started in");
   }
-  await projectOfWriter(projects, projectId, request.owner);
-  return { projectId, stored };
+  const { record } = await projectOfWriter(projects, projectId, request.owner);
+  return { projectId, projectName: nameOf(record), stored };
 }
+
+const nameOf = (record: ProjectRecord): string | undefined => (record.personal ? undefined : record.name);
 
 async function notTheOwners(stores: { sessions: SessionStore; projects: ProjectStore }, request: RunStartRequest): Promise<AppError> {
   const place = await retryWhileLeaderless(() => stores.sessions.locate(request.session_id));

@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { Service } from "nats";
-import { addJsonEndpoint, AppError, GreetingRequest, retryWhileLeaderless, subjects, type AgentDefinition, type Greeting, type ToolContext } from "@agent-orchestrator/shared";
+import { addJsonEndpoint, AppError, GreetingRequest, retryWhileLeaderless, subjects, type AgentDefinition, type Greeting, type ProjectRecord, type ToolContext } from "@agent-orchestrator/shared";
 import { keptAgentStart } from "../agent/kept-agent-start.js";
 import { projectOfMember, projectOfWriter } from "../projects/project-access.js";
 import type { TurnRunnerDeps } from "../turn/turn-runner.js";
 import { buildGreeting } from "./greeting.js";
+import { turnSettings } from "../settings/turn-settings.js";
 
-type GreetingDeps = Pick<TurnRunnerDeps, "config" | "logger" | "store" | "projects" | "registry" | "starts" | "tools" | "subjectPrefix">;
+type GreetingDeps = Pick<TurnRunnerDeps, "config" | "logger" | "store" | "projects" | "registry" | "starts" | "tools" | "subjectPrefix" | "settings">;
 
 /**
  * `agent.session.start`: a new chat whose first message is its agent's greeting, built by the system from the
@@ -21,11 +22,11 @@ export function addGreetingEndpoints(service: Service, deps: GreetingDeps): void
     "session-start",
     subjectPrefix + subjects.sessionStart,
     GreetingRequest,
-    async ({ user, agent_id, project_id }) => {
+    async ({ user, agent_id, project_id, caller_name }) => {
       const projectId = project_id ?? (await deps.projects.defaultFor(user)).id;
-      await projectOfWriter(deps.projects, projectId, user);
+      const { record } = await projectOfWriter(deps.projects, projectId, user);
       const sessionId = randomUUID();
-      const { agent, greeting } = await greetingOf(deps, { user, agentId: agent_id, projectId, sessionId });
+      const { agent, greeting } = await greetingOf(deps, { user, agentId: agent_id, projectId, sessionId, record, callerName: caller_name });
       const created = await retryWhileLeaderless(() =>
         store.createIdle({ id: sessionId, agentId: agent.id, owner: user, projectId, messages: [{ role: "assistant", content: greeting.text }] }),
       );
@@ -40,11 +41,11 @@ export function addGreetingEndpoints(service: Service, deps: GreetingDeps): void
     "session-greeting",
     subjectPrefix + subjects.sessionGreeting,
     GreetingRequest,
-    async ({ user, agent_id, project_id }) => {
+    async ({ user, agent_id, project_id, caller_name }) => {
       const projectId = project_id ?? (await deps.projects.defaultFor(user)).id;
-      await projectOfMember(deps.projects, projectId, user);
+      const { record } = await projectOfMember(deps.projects, projectId, user);
       // the start reads as a chat of the project would; this id names no chat, and the start's reads store nothing under it
-      const { greeting } = await greetingOf(deps, { user, agentId: agent_id, projectId, sessionId: randomUUID() });
+      const { greeting } = await greetingOf(deps, { user, agentId: agent_id, projectId, sessionId: randomUUID(), record, callerName: caller_name });
       return { success: true, project_id: projectId, greeting };
     },
     logger,
@@ -54,10 +55,21 @@ export function addGreetingEndpoints(service: Service, deps: GreetingDeps): void
 /** The agent's greeting after its start in `projectId`, as a turn of chat `sessionId` would start it (and kept alike). */
 async function greetingOf(
   deps: GreetingDeps,
-  chat: { user: string; agentId: string; projectId: string; sessionId: string },
+  chat: { user: string; agentId: string; projectId: string; sessionId: string; record: ProjectRecord; callerName: string | undefined },
 ): Promise<{ agent: AgentDefinition; greeting: Greeting }> {
   const agent = await deps.registry.agent(chat.agentId);
-  const context: ToolContext = { session_id: chat.sessionId, bundle_path: agent.bundlePath, project_id: chat.projectId, user: chat.user, agent_id: agent.id };
+  // the member's name and language and the project's answers, as a turn of this chat would have them (docs/settings.md)
+  const settings = deps.settings
+    ? await turnSettings(deps.settings, { projectId: chat.projectId, projectName: chat.record.personal ? undefined : chat.record.name, user: chat.user, callerName: chat.callerName })
+    : undefined;
+  const context: ToolContext = {
+    session_id: chat.sessionId,
+    bundle_path: agent.bundlePath,
+    project_id: chat.projectId,
+    user: chat.user,
+    agent_id: agent.id,
+    ...(settings ? { settings } : {}),
+  };
   const start = await keptAgentStart(deps, agent, context, `greeting-${chat.sessionId}:start`, AbortSignal.timeout(deps.config.TOOL_TIMEOUT_MS));
   return { agent, greeting: buildGreeting(agent, start) };
 }

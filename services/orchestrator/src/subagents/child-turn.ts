@@ -8,6 +8,7 @@ import {
   type RunEventBody,
   type RunParent,
   type RunStartRequest,
+  type SettingsLayers,
   type ToolContext,
 } from "@agent-orchestrator/shared";
 import { runAgentLoop } from "../loop/agent-loop.js";
@@ -27,6 +28,8 @@ import { familyEnded, familyStillRuns, whileFamilyRuns } from "./family-guard.js
 import type { TurnBudget } from "../spending/budgets.js";
 import { withinBudget } from "../spending/within-budget.js";
 import { DeliverySpending } from "../spending/delivery-spending.js";
+import type { SettingsStore } from "../settings/settings-store.js";
+import { turnSettings } from "../settings/turn-settings.js";
 
 export type ChildRunRequest = RunStartRequest & { parent: RunParent };
 
@@ -85,7 +88,14 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
     emit({ type: "session", agent_id: agent.id, attempt, model: routed.model });
     budget = await deps.budgets?.forTurn(projectId, request.owner);
     // the same project and chat as its root turn; what it writes is authored by the chat's owner and its own agent
-    const context: ToolContext = { session_id: sessionId, bundle_path: agent.bundlePath, project_id: projectId, user: request.owner, agent_id: agent.id };
+    const context: ToolContext = {
+      session_id: sessionId,
+      bundle_path: agent.bundlePath,
+      project_id: projectId,
+      user: request.owner,
+      agent_id: agent.id,
+      ...(deps.settings ? { settings: await childSettings(deps, deps.settings, projectId, request) } : {}),
+    };
     const loopRunId = `${runId}:${attempt}`;
     const messages: ChatCompletionMessageParam[] = [
       { role: "system", content: buildSubagentPrompt(agent, request.skill ? { skill: request.skill } : {}) },
@@ -96,6 +106,7 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
       sessionId,
       runId,
       owner: request.owner,
+      callerName: request.caller_name,
       projectId,
       agentId: agent.id,
       depth: parent.depth,
@@ -138,6 +149,13 @@ export async function runChildTurn(deps: TurnRunnerDeps, request: ChildRunReques
  * The project of the chat the subagent works in: its parent names it; a child queued by an orchestrator from
  * before projects reads it from the session's head.
  */
+/** The settings of the child's chat: its project's and its owner's, as its root turn had them (docs/settings.md). */
+async function childSettings(deps: TurnRunnerDeps, settings: SettingsStore, projectId: string, request: ChildRunRequest): Promise<SettingsLayers> {
+  const project = await deps.projects.get(projectId);
+  const projectName = project && !project.record.personal ? project.record.name : undefined;
+  return turnSettings(settings, { projectId, projectName, user: request.owner, callerName: request.caller_name });
+}
+
 async function childProject(deps: TurnRunnerDeps, request: ChildRunRequest): Promise<string> {
   if (request.project_id !== undefined) return request.project_id;
   const state = await retryWhileLeaderless(() => deps.store.getState(request.session_id, request.owner));

@@ -37,6 +37,8 @@ export interface ParentTurn {
   sessionId: string;
   runId: string;
   owner: string;
+  /** the name the gateway knows the owner by (docs/settings.md), passed to every subagent */
+  callerName?: string | undefined;
   /** the chat's project: a subagent's tools work in its root chat's project */
   projectId: string;
   /** the agent a subagent runs as when the call names none */
@@ -141,6 +143,7 @@ export class SubagentRunner implements SubagentCaller {
       expires_at: Date.now() + timeoutMs,
       parent: { session_id: parent.sessionId, run_id: parent.runId, call_id: callId, depth: parent.depth + 1, root_run_id: parent.rootRunId ?? parent.runId },
       ...(args.skill ? { skill: args.skill } : {}),
+      ...(parent.callerName ? { caller_name: parent.callerName } : {}),
     };
     const log = this.deps.logger.child({ sessionId: parent.sessionId, runId: parent.runId, childRunId: runId, callId });
     // subscribed before the request is queued, so no event of the child is missed

@@ -29,6 +29,9 @@ export interface ToolRetryPolicy {
   pauseMs: number;
 }
 
+/** The tools whose answers depend on BMAD's settings of the chat: they merge them over the install's config. */
+const toolsReadingSettings: ReadonlySet<ToolName> = new Set(["load_skill", "preload_workflow", "run_script"]);
+
 export const defaultToolRetry: ToolRetryPolicy = { unavailableForMs: 2_000, pauseMs: 100 };
 
 /**
@@ -54,8 +57,11 @@ export class ToolClient {
    * the tool-runner's late answer is then ignored.
    */
   async call(name: ToolName, callId: string, context: ToolContext, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
-    // encoded once: measured against max_payload, then sent
-    const data = encodeJson({ call_id: callId, context, arguments: args });
+    // encoded once: measured against max_payload, then sent; the settings only to the tools that read BMAD's config,
+    // so they never take room a file's content needs (docs/settings.md)
+    const { settings, ...plain } = context;
+    const sent = settings !== undefined && toolsReadingSettings.has(name) ? context : plain;
+    const data = encodeJson({ call_id: callId, context: sent, arguments: args });
     // a request NATS would refuse is the model's doing: it hears so, and the turn goes on
     const size = data.byteLength;
     const budget = natsMessageBudget(this.connection);

@@ -40,6 +40,8 @@ import type { Budgets, TurnBudget } from "../spending/budgets.js";
 import type { SpendingStore } from "../spending/spending-store.js";
 import { DeliverySpending } from "../spending/delivery-spending.js";
 import { withinBudget } from "../spending/within-budget.js";
+import type { SettingsStore } from "../settings/settings-store.js";
+import { turnSettings } from "../settings/turn-settings.js";
 
 export interface TurnRunnerDeps {
   connection: NatsConnection;
@@ -67,6 +69,8 @@ export interface TurnRunnerDeps {
   spending?: SpendingStore;
   /** the projects' and users' budgets; without them no turn is refused for its cost */
   budgets?: Budgets;
+  /** BMAD's settings of projects and members (docs/settings.md); without them the install's answers apply to everyone */
+  settings?: SettingsStore;
 }
 
 /**
@@ -116,6 +120,9 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       project_id: place.projectId,
       user: request.owner,
       agent_id: agent.id,
+      ...(deps.settings
+        ? { settings: await turnSettings(deps.settings, { projectId: place.projectId, projectName: place.projectName, user: request.owner, callerName: request.caller_name }) }
+        : {}),
     };
     // the start only reads the agent's own files and records nothing, so it runs while the session is accepted;
     // a refused turn reports its refusal, and its start is stopped and never seen
@@ -135,6 +142,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
       sessionId: request.session_id,
       runId: request.run_id,
       owner: request.owner,
+      callerName: request.caller_name,
       projectId: place.projectId,
       agentId: agent.id,
       depth: 0,

@@ -17,6 +17,7 @@ import { locateScript } from "./script-location.js";
 import { ScriptSlots } from "./script-slots.js";
 import { commitWorkspace, type SpaceRefusal } from "./workspace-commit.js";
 import { workspaceInputs } from "./workspace-inputs.js";
+import { settingsOverlay } from "./settings-overlay.js";
 import { placeOf, workspacePlaces, type SpaceKind } from "./workspace-places.js";
 import { limitHit, type SandboxBounds, type ScriptLimitName } from "./sandbox-bounds.js";
 
@@ -75,7 +76,7 @@ const fixedLimits = { openFiles: 256, tmpBytes: 64 * mebibyte };
 const maxNewEntries = 10_000;
 
 /** Who runs a script: the chat, its project, the user and the agent; the author of every file the run stores. */
-export type ScriptCaller = Pick<ToolContext, "session_id" | "project_id" | "user" | "agent_id"> & { tool_call_id?: string | undefined };
+export type ScriptCaller = Pick<ToolContext, "session_id" | "project_id" | "user" | "agent_id" | "settings"> & { tool_call_id?: string | undefined };
 
 /**
  * Runs BMAD's Python scripts for the model: the command is parsed without a shell, the script must be one of
@@ -129,8 +130,13 @@ export class ScriptRunner {
       const script = await locateScript({ view, roots, script: parsed.script });
       const args = parsed.args.map((word) => argumentInside(view, roots, word));
       const spaces: Record<SpaceKind, FileSpaceRef> = { project: { kind: "project", id: caller.project_id }, session: { kind: "session", id: caller.session_id } };
-      const { inputs, existing } = await workspaceInputs(files, spaces);
+      const workspace = await workspaceInputs(files, spaces);
+      const { existing } = workspace;
+      // BMAD's resolvers read the chat's settings where they read the install's (settings-overlay.ts)
+      const overlay = await settingsOverlay(view, caller.settings);
+      const inputs = overlay ? [...workspace.inputs, ...overlay.inputs] : workspace.inputs;
       const places = workspacePlaces(view);
+      if (overlay) places.overTrees.unshift(overlay.place);
       const every = [places.project, ...places.overTrees];
       const placeSize = (place: LauncherPlace) =>
         this.diskBytes + inputs.filter((input) => placeOf(every, input.relative) === place).reduce((sum, input) => sum + input.size, 0);

@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { AppError, assertSkillName, listSkillFolder, readSkillMd, relativeInside, resolveSkillText, skillFileName, skillNotFound, type LoadedSkill, type SkillTextScope } from "@agent-orchestrator/shared";
+import { AppError, assertSkillName, listSkillFolder, readSkillMd, relativeInside, resolveSkillText, skillFileName, skillNotFound, type LoadedSkill, type SettingsLayers, type SkillTextScope } from "@agent-orchestrator/shared";
 import { isProtectedSegment, isServableName, type RootEntry, type Sandbox, type SandboxContext } from "../sandbox/index.js";
 import type { LayoutRoot } from "../sandbox/project-layout.js";
 import { OptionalFiles } from "./optional-file.js";
@@ -25,11 +25,17 @@ export function skillIndexFor(sandbox: Sandbox): SkillIndex {
 /**
  * Loads a skill for the model (docs/design.md "Activation by the system", docs/bmad-releases.md "Skills"): finds its folder by
  * name, reads SKILL.md, merges its customization layers, loads the config variables, resolves the
- * placeholders of the instructions, loads its persistent facts and lists its other files. Every file is read
+ * placeholders of the instructions, loads its persistent facts and lists its other files. The chat's settings, when
+ * the call carries them, are merged over the install's (docs/settings.md). Every file is read
  * through the sandbox with the caller's context, so the skill is only what that caller may read, and every
  * path in the result is virtual. Unknown names are SKILL_NOT_FOUND with the closest names.
  */
-export async function loadSkill(sandbox: Sandbox, context: SandboxContext, name: string, options: { today: Date }): Promise<LoadedSkill> {
+export async function loadSkill(
+  sandbox: Sandbox,
+  context: SandboxContext,
+  name: string,
+  options: { today: Date; settings?: SettingsLayers | undefined },
+): Promise<LoadedSkill> {
   assertSkillName(name);
   const roots = await sandbox.roots(context);
   const index = skillIndexFor(sandbox);
@@ -46,13 +52,14 @@ export async function loadSkill(sandbox: Sandbox, context: SandboxContext, name:
   const document = readSkillMd(skillText);
   const optional = new OptionalFiles(sandbox, context);
   const configTree = await configTreeOf(sandbox, location);
-  const customization = await loadSkillCustomization(optional, { skillRoot, name, configTree: configTree?.virtualPath });
+  const customization = await loadSkillCustomization(optional, { skillRoot, name, configTree: configTree?.virtualPath, settings: options.settings });
   const variables = await loadSkillVariables(optional, {
     name,
     configTree: configTree?.virtualPath,
     folderModule: location.tree ? location.tree.relative.split(path.sep)[0] : undefined,
     projectName: path.basename(sandbox.projectRoot),
     today: options.today,
+    settings: options.settings,
   });
   const listing = await listSkillFiles(location.folder, roots.installed);
   const scope: SkillTextScope = { skillRoot, skillName: name, customization: customization.merged, variables, files: new Set(listing.files) };

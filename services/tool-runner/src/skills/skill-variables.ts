@@ -1,4 +1,4 @@
-import { centralConfigLayers, getOwn, isForbiddenKey, isTable, mapOutputVariables, mergeLayers, parseBmadYaml, type TomlTable } from "@agent-orchestrator/shared";
+import { centralConfigLayers, getOwn, isForbiddenKey, isTable, mapOutputVariables, mergeLayers, parseBmadYaml, withSettingsAnswers, type SettingsLayers, type TomlTable } from "@agent-orchestrator/shared";
 import type { OptionalFiles } from "./optional-file.js";
 
 /** Values BMAD's skills fall back to when the config lacks them ("missing keys → neutral defaults"). */
@@ -19,6 +19,8 @@ export interface SkillVariableSources {
   /** `project_name` when the config has none: the project folder's name */
   projectName: string;
   today: Date;
+  /** the chat's project's and member's answers, merged over the install's (docs/settings.md) */
+  settings?: SettingsLayers | undefined;
 }
 
 /**
@@ -26,7 +28,8 @@ export interface SkillVariableSources {
  * module's `config.yaml` and `config.user.yaml`, then the `[core]` and `[modules.<module>]` tables of
  * `<tree>/config.toml` (+ `config.user.toml`, `custom/config.toml`, `custom/config.user.toml`), later winning.
  * The module is `[agents.<name>].module` of that config, else the module folder the skill is in, else `bmm`.
- * Defaults fill what is missing; output variables are mapped into `{session-folder}`; `date` is today.
+ * Then the chat's project's answers, then its member's (docs/settings.md). Defaults fill what is missing; output
+ * variables are mapped inside the project; `date` is today.
  */
 export async function loadSkillVariables(files: OptionalFiles, sources: SkillVariableSources): Promise<Record<string, string>> {
   const tree = sources.configTree;
@@ -44,7 +47,7 @@ export async function loadSkillVariables(files: OptionalFiles, sources: SkillVar
     const modules = toml["modules"];
     Object.assign(scalars, scalarEntries(toml["core"]), scalarEntries(isTable(modules) ? getOwn(modules, module) : undefined));
   }
-  const variables: Record<string, string> = { ...variableDefaults, project_name: sources.projectName, ...scalars };
+  const variables = withSettingsAnswers({ ...variableDefaults, project_name: sources.projectName, ...scalars }, sources.settings);
   const mapped = mapOutputVariables(variables);
   // an older installer may leave `{output_folder}` inside other values
   for (const [name, value] of Object.entries(mapped)) mapped[name] = value.replace(/\{output_folder\}/g, mapped["output_folder"] ?? "{project-root}/_bmad-output");

@@ -11,7 +11,7 @@ export const truncationMarker = "\n\n[… cut here to fit the reply; read the fi
  * facts and files (all paths virtual).
  */
 export const loadSkillTool: ToolHandler<"load_skill"> = async (args, context, deps) => {
-  const skill = await loadSkill(deps.sandbox, context, args.name, { today: new Date() });
+  const skill = await loadSkill(deps.sandbox, context, args.name, { today: new Date(), settings: context.settings });
   fitSkillToBudget(skill, deps.replyBudget());
   return skill;
 };

@@ -10,7 +10,7 @@ export const preloadNote = "These files are loaded; do not read them again with 
  * truncated}], missing:[path], note}`.
  */
 export const preloadWorkflowTool: ToolHandler<"preload_workflow"> = async (args, context, deps) => {
-  const preloaded = await preloadWorkflow(deps.sandbox, context, args.workflow_path, { today: new Date(), logger: deps.logger });
+  const preloaded = await preloadWorkflow(deps.sandbox, context, args.workflow_path, { today: new Date(), logger: deps.logger, settings: context.settings });
   const reply = { success: true as const, workflow: preloaded.workflow, files: preloaded.files, missing: preloaded.missing, note: preloadNote };
   fitContentsToBudget(reply, reply.files, deps.replyBudget());
   return reply;

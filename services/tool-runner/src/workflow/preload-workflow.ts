@@ -1,4 +1,4 @@
-import { AppError, parseYamlMapping, type Logger } from "@agent-orchestrator/shared";
+import { AppError, parseYamlMapping, withSettingsAnswers, type Logger, type SettingsLayers } from "@agent-orchestrator/shared";
 import { canonicalVirtualPath, type Sandbox, type SandboxContext } from "../sandbox/index.js";
 import { findWorkflowReferences } from "./workflow-references.js";
 import { createVariableResolver, resolveDeep } from "./workflow-variables.js";
@@ -29,14 +29,15 @@ const leadingRoot = /^\{(project-root|bundle-root|core-root|session-folder)\}/;
  * Loads a workflow the way BMAD's engine would start it: the workflow.yaml with its variables resolved
  * (shown as virtual paths), then in parallel its instructions, templates and checklist, then, also in
  * parallel, what the instructions ask for: the engine (`workflow.xml` or `workflow.md`), the elicitation
- * task for `<elicit-required>`, `<invoke-workflow>` targets' workflow.yaml and `<invoke-task>` files. Every
+ * task for `<elicit-required>`, `<invoke-workflow>` targets' workflow.yaml and `<invoke-task>` files. The config
+ * `config_source` names takes the chat's settings over its own answers. Every
  * read goes through the sandbox. Only the workflow.yaml itself must load; anything else is listed missing.
  */
 export async function preloadWorkflow(
   sandbox: Sandbox,
   context: SandboxContext,
   workflowPath: string,
-  options: { today: Date; logger: Logger },
+  options: { today: Date; logger: Logger; settings?: SettingsLayers | undefined },
 ): Promise<PreloadedWorkflow> {
   const target = /\.ya?ml$/i.test(workflowPath) ? workflowPath : `${workflowPath.replace(/\/+$/, "")}/workflow.yaml`;
   const source = await sandbox.read(context, target);
@@ -50,6 +51,8 @@ export async function preloadWorkflow(
     const configPath = canonicalVirtualPath(createVariableResolver({ workflow: raw, config: undefined, today: options.today })(raw["config_source"]), lexical);
     const file = (await loader.load([configPath]))[0];
     config = file === undefined ? undefined : parseMapping(file.content, file.path, options.logger);
+    // the chat's project's and member's answers over the install's, as the engine would read them (docs/settings.md)
+    if (config !== undefined && options.settings !== undefined) config = { ...config, ...withSettingsAnswers({}, options.settings) };
   }
   const resolveText = createVariableResolver({ workflow: raw, config, today: options.today });
   const resolvePath = (text: string) => canonicalVirtualPath(resolveText(text), lexical);

@@ -1,0 +1,47 @@
+import { getOwn } from "../runtime/get-own.js";
+import type { SettingsLayers } from "../wire/settings/bmad-settings.js";
+import { isTable, mergeLayers, type TomlTable } from "./customization.js";
+
+/**
+ * BMAD's settings merged over an install (docs/settings.md "How the layers merge"): the install's answers, then the
+ * project's, then the member's, each answer of a later layer replacing the earlier one.
+ */
+export function withSettingsAnswers(installed: Readonly<Record<string, string>>, layers: SettingsLayers | undefined): Record<string, string> {
+  if (layers === undefined) return { ...installed };
+  return { ...installed, ...layers.project.bmad, ...layers.member.bmad };
+}
+
+/**
+ * A skill's customization layers from the settings, in merge order after the install's own three
+ * (`customize.toml` → `_bmad/custom/<skill>.toml` → `….user.toml`): the project's (a team layer per project), then
+ * the member's (a personal layer that follows them into every project).
+ */
+export function settingsCustomizationLayers(layers: SettingsLayers | undefined, skill: string): TomlTable[] {
+  if (layers === undefined) return [];
+  return [getOwn(layers.project.customize, skill), getOwn(layers.member.customize, skill)].filter(isTable);
+}
+
+/**
+ * What `_bmad/custom/config.user.toml` must hold so BMAD's own resolver (`resolve_config.py`, four layers, the last
+ * one this file) gives the merged answers: the install's file with every answer of the settings set in `[core]`
+ * and in each `[modules.<name>]` of the install's merged config that has its own value for it (a module's value
+ * wins over `[core]` in BMAD's reading).
+ */
+export function configUserOverlay(installMerged: TomlTable, installUserFile: TomlTable, answers: Readonly<Record<string, string>>): TomlTable {
+  const modules = isTable(installMerged["modules"]) ? installMerged["modules"] : {};
+  const moduleAnswers: TomlTable = {};
+  for (const [module, table] of Object.entries(modules)) {
+    if (!isTable(table)) continue;
+    const overridden = Object.fromEntries(Object.entries(answers).filter(([key]) => Object.hasOwn(table, key)));
+    if (Object.keys(overridden).length > 0) moduleAnswers[module] = overridden;
+  }
+  const overlay: TomlTable = { core: { ...answers }, ...(Object.keys(moduleAnswers).length > 0 ? { modules: moduleAnswers } : {}) };
+  return mergeLayers([installUserFile, overlay]);
+}
+
+/** A skill's personal layer with the settings' layers merged over it: what `_bmad/custom/<skill>.user.toml` must hold. */
+export function skillUserOverlay(installUserFile: TomlTable | undefined, layers: SettingsLayers | undefined, skill: string): TomlTable | undefined {
+  const added = settingsCustomizationLayers(layers, skill);
+  if (added.length === 0) return undefined;
+  return mergeLayers([installUserFile ?? {}, ...added]);
+}
