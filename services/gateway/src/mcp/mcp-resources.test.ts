@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeFileStore } from "../testing/fake-file-store.js";
 import { FakeOrchestrator } from "../testing/fake-orchestrator.js";
 import { gatewayFixture, tokens, type FixtureUser } from "../testing/gateway-fixture.js";
+import { encodeCursor } from "./mcp-cursor.js";
 import { resourceNotFoundCode, resourcePageSize } from "./mcp-resources.js";
 
 const fixture = gatewayFixture();
@@ -96,11 +97,21 @@ describe("MCP resources: the files of the caller's projects", () => {
     for (const uri of ["bmad://project/team/../bobs/secret-plan.md", "bmad://project/team/%2E%2E/x.md", "file:///etc/passwd"]) {
       expect((await readError(alice, uri)).code).toBe(resourceNotFoundCode);
     }
+    // refused before the file store is asked
+    expect(store.requests("read")).not.toContainEqual(expect.objectContaining({ path: expect.stringContaining("..") as unknown }));
   });
 
-  it("refuses a cursor it did not make", async () => {
-    const error: unknown = await (await connect("alice")).listResources({ cursor: "not-a-cursor" }).catch((thrown: unknown) => thrown);
-    expect(error).toMatchObject({ code: ErrorCode.InvalidParams });
+  it("refuses a cursor it did not make, and one that names a project the caller is not a member of", async () => {
+    const alice = await connect("alice");
+    const forged = [
+      "not-a-cursor",
+      encodeCursor({ project: "bobs", after: "" }),
+      encodeCursor({ project: "team", after: 1 }),
+      Buffer.from('{"__proto__":{"project":"team"},"after":""}').toString("base64url"),
+      "x".repeat(5000),
+    ];
+    for (const cursor of forged) await expect(alice.listResources({ cursor })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+    expect(store.requests("list")).not.toContainEqual({ space: { kind: "project", id: "bobs" } });
   });
 
   it("offers a template for any file of a project", async () => {
