@@ -91,7 +91,7 @@ describe("the eval of a 6.x agent file with a workflow.yaml (the repository's sa
     expect(written.summary).toEqual(wellBehaved.report.summary);
     expect(written).toMatchObject({ model: "scripted", release: repoRoot, config: { user_name: "Ada", communication_language: "French", output_folder: "_bmad-output" } });
     expect(written.base_url_host).toMatch(/^127\.0\.0\.1:\d+$/);
-    expect(await readFile(join(out, "report.md"), "utf8")).toContain("graded checks passed (100%)");
+    expect(await readFile(join(out, "report.md"), "utf8")).toContain("**Steps that need tools: 4 of 4 passed (100%).**");
     expect(wellBehaved.table).toContain("pass^2 100%");
     expect(wellBehaved.table).toMatch(/workflow\.loaded\s+2\s+2\s+0\s+0\s+100%/);
   });
@@ -111,6 +111,15 @@ describe("the eval of a 6.x agent file with a workflow.yaml (the repository's sa
     expect(report.results.filter((result) => result.outcome === "error")).toEqual([]);
     expect(report.summary.passed).toBe(report.summary.total - report.summary.failed);
     expect(report.pass_hat_k.value).toBeLessThan(1);
+  }, evalTimeoutMs);
+
+  it("leads its report with pass^k per journey and the steps that need tools: a model that never calls a tool passes most checks but none of those steps", async () => {
+    const { report, table } = await evaluate(bmadResponder("no-tools"), { bmadRoot: repoRoot });
+    expect(failedChecks(report)).toEqual(["output.saved", "workflow.loaded"]);
+    expect(report.summary).toMatchObject({ total: 23, passed: 21, pass_rate: 0.913 });
+    expect(report.tool_steps).toMatchObject({ total: 2, passed: 0, pass_rate: 0 });
+    expect(report.pass_hat_k.value).toBe(0.5);
+    expect(table.split("\n")[1]).toMatch(/^pass\^1 50% of journeys; steps that need tools 0\/2 passed \(0%\); checks \d+\/\d+ passed/);
   }, evalTimeoutMs);
 
   it("keeps a judge's scores apart from the rules' summary, marked as judged", async () => {

@@ -36,6 +36,12 @@ export type CheckName =
 /** Checks every step is graded by. */
 export const genericChecks: readonly CheckName[] = ["turn.done", "tools.known", "tools.in_view"];
 
+/**
+ * Checks passed only by calling a tool (loading a workflow, saving a document, running a script). A model that
+ * never calls one passes most other checks, so the report leads with the steps graded by these (docs/eval.md).
+ */
+export const toolChecks: readonly CheckName[] = ["workflow.loaded", "dependency.loaded", "output.saved", "script.ran"];
+
 export interface JourneyStep {
   name: string;
   message: string;

@@ -1,6 +1,7 @@
 /**
  * The command line of `npm run eval` (docs/eval.md), parsed with zod into one options object, so the eval run
- * and its tests share one shape. A mistake is one line on stderr and exit code 2.
+ * and its tests share one shape. A mistake is one line on stderr and exit code 2; `--help` prints the usage with
+ * every option's meaning (the schema's descriptions) and exits 0.
  */
 import { parseArgs } from "node:util";
 import { z } from "zod";
@@ -14,11 +15,11 @@ export const EvalOptions = z
     release: z.string().regex(/^\d+\.\d+\.\d+(-[\w.]+)?$/).optional().describe("a bmad-method release installed from npm"),
     tool: z.string().min(1).default("claude-code").describe("the installer's tool target for --release"),
     agents: z.array(z.string().min(1)).default([]).describe("agent ids or names; none: every agent the install ships"),
-    repeat: z.number().int().min(1).max(100).default(1),
+    repeat: z.number().int().min(1).max(100).default(1).describe("runs of every journey, 1 to 100; pass rates and pass^k are over these runs"),
     out: z.string().min(1).optional().describe("folder for report.json, report.md and the transcripts"),
     userName: z.string().min(1).default("Ada").describe("user_name written into the install's config"),
     language: z.string().min(1).default("French").describe("communication_language written into the install's config"),
-    judgeModel: z.string().min(1).optional(),
+    judgeModel: z.string().min(1).optional().describe("also score each step with this judge model (never part of the summary)"),
     judgeBaseUrl: z.string().url().optional().describe("the judge's endpoint; --base-url when absent"),
     judgeApiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe("the judge's key variable; --api-key-env when absent"),
   })
@@ -34,14 +35,24 @@ export const evalUsage =
   "       [--agents a,b] [--repeat N] [--out DIR] [--user-name Ada] [--language French]\n" +
   "       [--judge-model NAME [--judge-base-url URL] [--judge-api-key-env VAR]]";
 
-/** The options of a command line, or a one-line error. */
-export function parseEvalArguments(argv: readonly string[]): { ok: true; options: EvalOptions } | { ok: false; error: string } {
+/** `--help`: the usage, then each option's flag and meaning from the schema, then where to read on. */
+export function evalHelp(): string {
+  const flag = (name: string) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+  const options = Object.entries(EvalOptions.shape).map(([name, schema]) => `  ${flag(name).padEnd(22)}${schema.description ?? ""}`);
+  return [evalUsage, "", "options:", ...options, `  ${"--help".padEnd(22)}this text`, "", "docs/eval.md says what each journey and check means and how to read the report."].join("\n");
+}
+
+export type EvalArguments = { ok: true; help: true } | { ok: true; help?: false; options: EvalOptions } | { ok: false; error: string };
+
+/** The options of a command line, the wish to see the help, or a one-line error. */
+export function parseEvalArguments(argv: readonly string[]): EvalArguments {
   let values: Record<string, string | boolean | undefined>;
   try {
     values = parseArgs({
       args: [...argv],
       strict: true,
       options: {
+        help: { type: "boolean", short: "h" },
         "base-url": { type: "string" },
         model: { type: "string" },
         "api-key-env": { type: "string" },
@@ -61,6 +72,7 @@ export function parseEvalArguments(argv: readonly string[]): { ok: true; options
   } catch (error) {
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
+  if (values["help"] === true) return { ok: true, help: true };
   const text = (name: string) => (typeof values[name] === "string" ? (values[name] as string) : undefined);
   const parsed = EvalOptions.safeParse({
     baseUrl: text("base-url"),

@@ -46,8 +46,8 @@ describe("the eval report", () => {
 
   it("estimates pass^k as τ-bench does: C(c,k)/C(n,k) averaged over journeys; pass^n is the share passing every run", () => {
     expect(report.journeys).toEqual([
-      { agent: "bmm/analyst", journey: "activation", runs: 3, passed_runs: 3, passed_every_run: true },
-      { agent: "bmm/analyst", journey: "workflow", runs: 3, passed_runs: 2, passed_every_run: false },
+      { agent: "bmm/analyst", journey: "activation", runs: 3, passed_runs: 3, passed_every_run: true, pass_hat_k: { "1": 1, "2": 1, "3": 1 } },
+      { agent: "bmm/analyst", journey: "workflow", runs: 3, passed_runs: 2, passed_every_run: false, pass_hat_k: { "1": 0.667, "2": 0.333, "3": 0 } },
     ]);
     // workflow: pass^1 2/3, pass^2 C(2,2)/C(3,2) = 1/3, pass^3 0
     expect(report.pass_hat_k).toEqual({ k: 3, value: 0.5, by_k: { "1": 0.833, "2": 0.667, "3": 0.5 } });
@@ -62,6 +62,40 @@ describe("the eval report", () => {
     expect(withJudge.judged?.results[0]).toMatchObject({ judged: true, check: "judge.persona", score: 2 });
     expect(reportTable(withJudge)).toContain("judged by judge (not in the summary)");
     expect(reportMarkdown(withJudge)).toContain("## Judged (by judge; not part of the summary above)");
+  });
+
+  it("leads with pass^k per journey and the steps that need tools, not the share of checks a model passes without calling a tool", () => {
+    // a model that never calls a tool: it greets and shows the menu, asks the step's question, says it saved
+    const graded = (journey: string, name: string, checks: Array<[CheckResult["check"], CheckResult["outcome"]]>): GradedStep => ({
+      ...step(1, journey, []),
+      step: name,
+      results: checks.map(([check, outcome]) => ({ check, outcome, reason: "" })),
+    });
+    const generic: Array<[CheckResult["check"], CheckResult["outcome"]]> = [["turn.done", "pass"], ["tools.known", "pass"], ["tools.in_view", "pass"]];
+    const noTools = buildReport({ ...context, repeat: 1 }, [
+      graded("activation", "greeting", [...generic, ["greeting.agent_name", "pass"], ["greeting.menu", "pass"]]),
+      graded("activation", "menu", [...generic, ["menu.items", "pass"]]),
+      graded("workflow", "pick", [...generic, ["workflow.loaded", "fail"], ["step.question", "pass"], ["step.no_early_write", "pass"]]),
+      graded("workflow", "answer", [...generic, ["output.saved", "fail"], ["output.in_folder", "pass"]]),
+    ]);
+    expect(noTools.summary.pass_rate).toBe(0.9);
+    expect(noTools.tool_steps).toEqual({
+      total: 2,
+      passed: 0,
+      pass_rate: 0,
+      steps: [
+        { agent: "bmm/analyst", journey: "workflow", step: "pick", needs: ["workflow.loaded"], runs: 1, passed_runs: 0 },
+        { agent: "bmm/analyst", journey: "workflow", step: "answer", needs: ["output.saved"], runs: 1, passed_runs: 0 },
+      ],
+    });
+    const lines = reportTable(noTools).split("\n");
+    expect(lines[1]).toBe("pass^1 50% of journeys; steps that need tools 0/2 passed (0%); checks 18/20 passed (90%), 2 failed, 0 errors");
+    expect(lines.findIndex((line) => line.startsWith("steps that need tools: 0/2"))).toBeLessThan(lines.findIndex((line) => line.startsWith("every graded check")));
+    expect(lines).toContainEqual(expect.stringMatching(/^bmm\/analyst\s+workflow\s+0\/1\s+0%$/));
+    const markdown = reportMarkdown(noTools);
+    expect(markdown.indexOf("**pass^1: 50% of journeys**")).toBeLessThan(markdown.indexOf("Every graded check: 18 of 20"));
+    expect(markdown).toContain("**Steps that need tools: 0 of 2 passed (0%).**");
+    expect(markdown).toContain("| bmm/analyst | workflow | answer | output.saved | 0/1 |");
   });
 
   it("names the endpoint by its host only, never its path or a key in it", () => {

@@ -1,10 +1,13 @@
 /**
- * The eval's report, made from the graded steps of every run: the summary over every graded check, the pass rate
- * of each check over the repeats, and pass^k (τ-bench's measure: the chance that a journey passes in all of k
- * runs, estimated from n repeats as C(c, k) / C(n, k) averaged over journeys, c being its passing runs; for k = n,
- * the share of journeys that passed in every run). The same data becomes the table, report.json and report.md.
+ * The eval's report, made from the graded steps of every run: pass^k (τ-bench's measure: the chance that a journey
+ * passes in all of k runs, estimated from n repeats as C(c, k) / C(n, k), c being its passing runs; per journey, and
+ * averaged over journeys: for k = n, the share of journeys that passed in every run), the steps that need tools,
+ * the summary over every graded check, and the pass rate of each check over the repeats. The report leads with the
+ * first two: a model that never calls a tool passes most checks (docs/eval.md "The report"). The same data becomes
+ * the table, report.json and report.md.
  */
 import type { CheckResult, Outcome } from "./eval-checks.js";
+import { toolChecks } from "./eval-journeys.js";
 import type { JudgedResult } from "./eval-judge.js";
 
 export interface GradedStep {
@@ -54,6 +57,15 @@ function choose(n: number, k: number): number {
   return result;
 }
 
+/** pass^k for k = 1 … repeat of one journey that passed `passed` of `runs` runs; a k past its runs is 0. */
+function passHatK(passed: number, runs: number, repeat: number): Record<string, number> {
+  const byK: Record<string, number> = {};
+  for (let k = 1; k <= repeat; k++) byK[String(k)] = k > runs ? 0 : choose(passed, k) / choose(runs, k);
+  return byK;
+}
+
+const stepPassed = (step: GradedStep) => step.results.every((result) => result.outcome === "pass");
+
 export function buildReport(context: ReportContext, steps: readonly GradedStep[]) {
   const results = steps.flatMap((step) => step.results.map((result) => ({ run: step.run, agent: step.agent, journey: step.journey, step: step.step, ...result })));
   const overall = tally(results.map((result) => result.outcome));
@@ -69,13 +81,23 @@ export function buildReport(context: ReportContext, steps: readonly GradedStep[]
     const passedRuns = runs.filter((run) =>
       results.filter((result) => result.agent === agent && result.journey === journey && result.run === run).every((result) => result.outcome === "pass"),
     ).length;
-    return { agent, journey, runs: runs.length, passed_runs: passedRuns, passed_every_run: passedRuns === runs.length };
+    const byK = passHatK(passedRuns, runs.length, context.repeat);
+    return {
+      agent,
+      journey,
+      runs: runs.length,
+      passed_runs: passedRuns,
+      passed_every_run: passedRuns === runs.length,
+      pass_hat_k: Object.fromEntries(Object.entries(byK).map(([k, value]) => [k, rate(value, 1)])),
+    };
   });
   const byK: Record<string, number> = {};
   for (let k = 1; k <= context.repeat; k++) {
-    const estimates = journeys.map((journey) => choose(journey.passed_runs, k) / choose(journey.runs, k));
+    const estimates = journeys.map((journey) => passHatK(journey.passed_runs, journey.runs, context.repeat)[String(k)] ?? 0);
     byK[String(k)] = rate(estimates.reduce((sum, value) => sum + value, 0), estimates.length);
   }
+  const toolSteps = steps.filter((step) => step.results.some((result) => toolChecks.includes(result.check)));
+  const toolStepKeys = [...new Set(toolSteps.map((step) => `${step.agent}\u0000${step.journey}\u0000${step.step}`))];
   const judgedResults = steps.flatMap((step) => step.judged.map((result) => ({ run: step.run, agent: step.agent, journey: step.journey, step: step.step, judged: true, ...result })));
   const meanScore = (check: string) => {
     const scores = judgedResults.filter((result) => result.check === check && result.score !== undefined).map((result) => result.score ?? 0);
@@ -100,6 +122,18 @@ export function buildReport(context: ReportContext, steps: readonly GradedStep[]
     checks,
     journeys,
     pass_hat_k: { k: context.repeat, value: byK[String(context.repeat)] ?? 0, by_k: byK },
+    /** the steps graded by a check that only a tool call passes (eval-journeys.ts `toolChecks`); a step passes when all its checks do */
+    tool_steps: {
+      total: toolSteps.length,
+      passed: toolSteps.filter(stepPassed).length,
+      pass_rate: rate(toolSteps.filter(stepPassed).length, toolSteps.length),
+      steps: toolStepKeys.map((key) => {
+        const [agent = "", journey = "", step = ""] = key.split("\u0000");
+        const runs = toolSteps.filter((graded) => graded.agent === agent && graded.journey === journey && graded.step === step);
+        const needs = [...new Set(runs.flatMap((graded) => graded.results.map((result) => result.check)).filter((check) => toolChecks.includes(check)))];
+        return { agent, journey, step, needs, runs: runs.length, passed_runs: runs.filter(stepPassed).length };
+      }),
+    },
     steps: steps.map(({ results: stepResults, judged: _judged, ...step }) => ({
       ...step,
       outcome: stepResults.some((result) => result.outcome === "error") ? "error" : stepResults.every((result) => result.outcome === "pass") ? "pass" : "fail",
@@ -129,23 +163,45 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>
   return [line(header), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)];
 }
 
-/** The table printed on stdout: each check's pass rate, each journey's runs, the summary and pass^k. */
+/** The headline: pass^k over journeys and the steps that need tools first, the share of checks after them. */
+function headline(report: EvalReport): string {
+  const { pass_hat_k: passHat, tool_steps: toolSteps, summary } = report;
+  return (
+    `pass^${passHat.k} ${percent(passHat.value)} of journeys; steps that need tools ${toolSteps.passed}/${toolSteps.total} passed (${percent(toolSteps.pass_rate)}); ` +
+    `checks ${summary.passed}/${summary.total} passed (${percent(summary.pass_rate)}), ${summary.failed} failed, ${summary.errors} errors`
+  );
+}
+
+const kColumns = (report: EvalReport) => Object.keys(report.pass_hat_k.by_k).map((k) => `pass^${k}`);
+
+/** Each journey's passing runs and pass^k, then every journey's together. */
+function journeyRows(report: EvalReport): string[][] {
+  return [
+    ...report.journeys.map((journey) => [journey.agent, journey.journey, `${journey.passed_runs}/${journey.runs}`, ...Object.values(journey.pass_hat_k).map(percent)]),
+    ["all journeys", "", "", ...Object.values(report.pass_hat_k.by_k).map(percent)],
+  ];
+}
+
+const toolStepRows = (report: EvalReport) =>
+  report.tool_steps.steps.map((step) => [step.agent, step.journey, step.step, step.needs.join(", "), `${step.passed_runs}/${step.runs}`]);
+
+/** The table printed on stdout: the headline, pass^k per journey, the steps that need tools, then each check's pass rate. */
 export function reportTable(report: EvalReport): string {
   const lines = [
     `BMAD adherence eval: ${report.model} at ${report.base_url_host}, ${report.release}, ${report.date}`,
+    headline(report),
     "",
+    ...table(["agent", "journey", "runs passed", ...kColumns(report)], journeyRows(report)),
+    "",
+    `steps that need tools: ${report.tool_steps.passed}/${report.tool_steps.total} passed (${percent(report.tool_steps.pass_rate)})`,
+    ...table(["agent", "journey", "step", "needs", "runs passed"], toolStepRows(report)),
+    "",
+    `every graded check (most pass without a tool call): ${report.summary.passed}/${report.summary.total} passed (${percent(report.summary.pass_rate)})`,
     ...table(
       ["check", "graded", "passed", "failed", "errors", "pass rate"],
       report.checks.map((check) => [check.check, String(check.graded), String(check.passed), String(check.failed), String(check.errors), percent(check.pass_rate)]),
     ),
     "",
-    ...table(
-      ["agent", "journey", "runs passed"],
-      report.journeys.map((journey) => [journey.agent, journey.journey, `${journey.passed_runs}/${journey.runs}`]),
-    ),
-    "",
-    `summary: ${report.summary.passed}/${report.summary.total} checks passed (${percent(report.summary.pass_rate)}), ${report.summary.failed} failed, ${report.summary.errors} errors; ` +
-      `pass^${report.pass_hat_k.k} ${percent(report.pass_hat_k.value)}`,
     `cost: ${report.totals.model_calls} model calls, ${report.totals.total_tokens} tokens (${report.totals.prompt_tokens} prompt, ${report.totals.completion_tokens} completion)`,
   ];
   if (report.judged) {
@@ -157,7 +213,7 @@ export function reportTable(report: EvalReport): string {
   return lines.join("\n");
 }
 
-/** report.md: the same table, then every check that did not pass with its reason, and the judged scores. */
+/** report.md: the same tables, then every check that did not pass with its reason, and the judged scores. */
 export function reportMarkdown(report: EvalReport): string {
   const markdownTable = (header: readonly string[], rows: ReadonlyArray<readonly string[]>) => [
     `| ${header.join(" | ")} |`,
@@ -175,8 +231,19 @@ export function reportMarkdown(report: EvalReport): string {
     `- cost: ${report.totals.model_calls} model calls, ${report.totals.total_tokens} tokens (${report.totals.prompt_tokens} prompt, ${report.totals.completion_tokens} completion)`,
     `- repeats: ${report.repeat}; agents: ${report.agents.map((agent) => `${agent.id} (${agent.kind}: ${agent.journeys.join(", ")})`).join("; ")}`,
     "",
-    `**${report.summary.passed} of ${report.summary.total} graded checks passed (${percent(report.summary.pass_rate)})**, ${report.summary.failed} failed, ${report.summary.errors} errors. ` +
-      `pass^${report.pass_hat_k.k}: ${percent(report.pass_hat_k.value)} (${Object.entries(report.pass_hat_k.by_k).map(([k, value]) => `pass^${k} ${percent(value)}`).join(", ")}).`,
+    `**pass^${report.pass_hat_k.k}: ${percent(report.pass_hat_k.value)} of journeys** (${Object.entries(report.pass_hat_k.by_k).map(([k, value]) => `pass^${k} ${percent(value)}`).join(", ")}). ` +
+      `**Steps that need tools: ${report.tool_steps.passed} of ${report.tool_steps.total} passed (${percent(report.tool_steps.pass_rate)}).**`,
+    "",
+    `Every graded check: ${report.summary.passed} of ${report.summary.total} passed (${percent(report.summary.pass_rate)}), ${report.summary.failed} failed, ${report.summary.errors} errors; ` +
+      "most pass without a tool call, so this share flatters a model that never calls one.",
+    "",
+    "## Journeys",
+    "",
+    ...markdownTable(["agent", "journey", "runs passed", ...kColumns(report)], journeyRows(report)),
+    "",
+    "## Steps that need tools",
+    "",
+    ...markdownTable(["agent", "journey", "step", "needs", "runs passed"], toolStepRows(report)),
     "",
     "## Checks",
     "",
@@ -184,10 +251,6 @@ export function reportMarkdown(report: EvalReport): string {
       ["check", "graded", "passed", "failed", "errors", "pass rate"],
       report.checks.map((check) => [check.check, String(check.graded), String(check.passed), String(check.failed), String(check.errors), percent(check.pass_rate)]),
     ),
-    "",
-    "## Journeys",
-    "",
-    ...markdownTable(["agent", "journey", "runs passed", "passed every run"], report.journeys.map((journey) => [journey.agent, journey.journey, `${journey.passed_runs}/${journey.runs}`, journey.passed_every_run ? "yes" : "no"])),
     "",
     "## Checks that did not pass",
     "",

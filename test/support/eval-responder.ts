@@ -7,7 +7,7 @@
 import type { ChatRequestBody, Responder, ScriptedToolCall, ScriptedTurn } from "./scripted-model.js";
 import { withoutSystemNote } from "./system-note.js";
 
-export const misbehaviours = ["skip-config", "skip-workflow", "wrong-folder", "invent-tool", "skip-question", "read-outside"] as const;
+export const misbehaviours = ["skip-config", "skip-workflow", "wrong-folder", "invent-tool", "skip-question", "read-outside", "no-tools"] as const;
 export type Misbehaviour = (typeof misbehaviours)[number];
 
 interface PromptMenuItem {
@@ -82,6 +82,7 @@ export function bmadResponder(misbehaviour?: Misbehaviour): Responder {
     if (/menu/i.test(said) || code === "help" || code === "mh") return say(`Voici le menu :\n${menuText}\nQue voulez-vous faire ?`, `Here is the menu:\n${menuText}\nWhat would you like to do?`);
     if (item) return pickTurn(item, called, facts, misbehaviour, say);
     if (said.startsWith("My idea:")) {
+      if (misbehaviour === "no-tools") return say("C'est noté dans le document. Qui a ce problème le plus souvent ?", "That is in the document now. Who has this problem most often?");
       const loadedScript = request.messages.some((message) => message.role === "tool" && text(message.content).includes("memlog.py"));
       if (loadedScript && !called.includes("run_script")) {
         return { toolCalls: [{ name: "run_script", arguments: { command: 'uv run {project-root}/_bmad/scripts/memlog.py init --workspace {session-folder}/eval-run --field topic="Garden tools"' } }] };
@@ -122,7 +123,7 @@ function pickTurn(
   if (misbehaviour === "invent-tool" && !called.includes("execute_workflow")) return { toolCalls: [{ name: "execute_workflow", arguments: { name: item.code } }] };
   if (misbehaviour === "read-outside" && !called.includes("read_file")) return { toolCalls: [{ name: "read_file", arguments: { file_path: "{project-root}/../../etc/passwd" } }] };
   const loads = loadCalls(item);
-  if (misbehaviour !== "skip-workflow" && loads.length > 0 && !loads.every((call) => called.includes(call.name))) return { toolCalls: loads };
+  if (misbehaviour !== "skip-workflow" && misbehaviour !== "no-tools" && loads.length > 0 && !loads.every((call) => called.includes(call.name))) return { toolCalls: loads };
   if (misbehaviour === "skip-question") {
     if (!called.includes("save_output")) return { toolCalls: [saveCall(facts, misbehaviour)] };
     return say("J'ai écrit le document.", "I have written the document.");
