@@ -37,7 +37,7 @@ describe("each service started with only the environment it needs", () => {
     expect(environment).not.toHaveProperty("GITHUB_TOKEN");
   });
 
-  it("gives the orchestrator the keys its model routes name in api_key_env, and no other service those keys (docs/models.md \"Keys\")", async () => {
+  it("gives the orchestrator the keys its model routes name in api_key_env, and no other service those keys (docs/security.md case 230)", async () => {
     const routes = { routes: [{ match: { module: "bmm" }, base_url: "https://openrouter.ai/api/v1", model: "m", api_key_env: "OPENROUTER_API_KEY" }] };
     const environment = { ...shell, OPENROUTER_API_KEY: "sk-or", GROQ_API_KEY: "gsk", MODEL_ROUTES: JSON.stringify(routes) };
     const orchestrator = serviceEnvironment("orchestrator", environment);
@@ -57,7 +57,7 @@ describe("each service started with only the environment it needs", () => {
     }
   });
 
-  it("passes no route key when MODEL_ROUTES cannot be read: the orchestrator stops with the reason instead", () => {
+  it("passes no route key when MODEL_ROUTES cannot be read: the orchestrator stops with the reason instead (docs/security.md case 230)", () => {
     const environment = { ...shell, OPENROUTER_API_KEY: "sk-or", MODEL_ROUTES: '{"routes": [{"api_key_env": "OPENROUTER_API_KEY"' };
     expect(serviceEnvironment("orchestrator", environment)).not.toHaveProperty("OPENROUTER_API_KEY");
   });
