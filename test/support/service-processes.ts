@@ -11,6 +11,13 @@ import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { natsIsExternal, testNatsCredentials } from "./nats-harness.js";
 
+/**
+ * How long a service may take to log that it is up. Generous on purpose: on a loaded 2-core machine four Node
+ * processes compiling at once take well over 15 s, and a service that crashes is reported at once anyway (its exit
+ * is checked on every wait), so only a hang waits this long.
+ */
+export const SERVICE_START_MS = 60_000;
+
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
 export type ServiceProcessName = "registry" | "tool-runner" | "orchestrator" | "gateway";
@@ -65,7 +72,7 @@ export function startServiceProcess(
     name,
     child,
     lines,
-    async waitForLine(predicate, timeoutMs = 15_000) {
+    async waitForLine(predicate, timeoutMs = SERVICE_START_MS) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const found = lines.find(predicate);
@@ -102,7 +109,7 @@ export async function startSystem(
     await Promise.all(processes.map((service) => service.stop()));
   };
   try {
-    const url = await healthyGatewayUrl(processes[3] as ServiceProcess, 15_000);
+    const url = await healthyGatewayUrl(processes[3] as ServiceProcess, SERVICE_START_MS);
     return { url, processes, stop };
   } catch (error) {
     await stop();
