@@ -73,6 +73,7 @@ export {
   StagedName,
 } from "./wire/projects/upload-messages.js";
 export { FileSpaceRef, FilesChangeReply, FilesDeleteRequest, FilesListReply, FilesListRequest, FilesPurgeReply, FilesPurgeRequest, FilesReadReply, FilesReadRequest, FilesRestoreRequest, FilesRevisionsReply, FilesRevisionsRequest, FilesWriteRequest } from "./wire/projects/file-messages.js";
+export { InstalledFileListing, InstalledFileReadReply, InstalledFileReadRequest, InstalledFilesListReply, InstalledFilesListRequest, maxInstalledFilesPerPage } from "./wire/projects/installed-file-messages.js";
 export { ProjectChanged, ProjectCreateRequest, ProjectDeleteReply, ProjectDeleteRequest, ProjectGetRequest, ProjectListReply, ProjectListRequest, ProjectMemberDeleteRequest, ProjectMemberPutRequest, ProjectMembersReply, ProjectMembersRequest, ProjectRenameRequest, ProjectReply, projectOperations } from "./wire/projects/project-messages.js";
 export { AnswerKey, AnswerValue, BmadAnswers, MemberAnswers, MemberSettings, ProjectSettings, SettingsLayer, SettingsLayers, SkillCustomization, SkillCustomizations, asAnswer, maxAnswerChars, maxMemberSettingsBytes, maxProjectSettingsBytes } from "./wire/settings/bmad-settings.js";
 export { CallerName, MemberSettingsPutRequest, MemberSettingsReply, MemberSettingsRequest, ProjectSettingsPutRequest, ProjectSettingsReply, ProjectSettingsRequest } from "./wire/settings/settings-messages.js";
@@ -88,7 +89,7 @@ export { criticalFiles, fileToLoad } from "./bmad/critical-file.js";
 export { cell, parseCsvTable } from "./bmad/csv-table.js";
 export type { CsvRow } from "./bmad/csv-table.js";
 export { centralConfigLayers, customizationKind, isTable, mergeLayers, parseTomlLayer, skillOverrideLayers, structuralMerge, tomlLayerText } from "./bmad/customization.js";
-export { configUserOverlay, settingsCustomizationLayers, skillUserOverlay, withSettingsAnswers } from "./bmad/settings-merge.js";
+export { configUserOverlay, lateAnswerNames, lateAnswers, settingsCustomizationLayers, skillUserOverlay, withoutLateAnswers, withSettingsAnswers } from "./bmad/settings-merge.js";
 export type { TomlTable } from "./bmad/customization.js";
 export { readFrontMatter, splitFrontMatter } from "./bmad/front-matter.js";
 export type { FrontMatter, SplitFrontMatter } from "./bmad/front-matter.js";

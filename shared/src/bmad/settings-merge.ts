@@ -11,6 +11,30 @@ export function withSettingsAnswers(installed: Readonly<Record<string, string>>,
   return { ...installed, ...layers.project.bmad, ...layers.member.bmad };
 }
 
+/** The answers BMAD asks per person and per project: whatever a chat's settings say, they may differ between chats. */
+const personalAnswers = ["user_name", "communication_language", "document_output_language", "user_skill_level", "project_name"] as const;
+
+/**
+ * The names of a chat's answers that may differ from chat to chat: BMAD's per-person and per-project answers and any
+ * other the project's or member's settings set. A system prompt names them as `{name}` and lists their values once,
+ * at its end, so all before is the same for everyone (docs/settings.md "Prompt caching"). None when the settings
+ * give no answer at all (one local user in their personal project): the install's answers are everyone's there.
+ */
+export function lateAnswerNames(layers: SettingsLayers | undefined): ReadonlySet<string> {
+  if (layers === undefined || Object.keys(layers.project.bmad).length + Object.keys(layers.member.bmad).length === 0) return new Set();
+  return new Set([...personalAnswers, ...Object.keys(layers.project.bmad), ...Object.keys(layers.member.bmad)]);
+}
+
+/** `variables` without the names in `late`, which stay `{name}` wherever they are substituted. */
+export function withoutLateAnswers(variables: Readonly<Record<string, string>>, late: ReadonlySet<string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(variables).filter(([name]) => !late.has(name)));
+}
+
+/** The values of the names in `late` that `variables` holds. */
+export function lateAnswers(variables: Readonly<Record<string, string>>, late: ReadonlySet<string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(variables).filter(([name]) => late.has(name)));
+}
+
 /**
  * A skill's customization layers from the settings, in merge order after the install's own three
  * (`customize.toml` → `_bmad/custom/<skill>.toml` → `….user.toml`): the project's (a team layer per project), then

@@ -1,4 +1,4 @@
-import { withSettingsAnswers, type SettingsLayers } from "@agent-orchestrator/shared";
+import { lateAnswerNames, withoutLateAnswers, withSettingsAnswers, type SettingsLayers } from "@agent-orchestrator/shared";
 import type { AgentStart } from "./agent-start.js";
 import { substituteVariables } from "./critical-actions.js";
 import { startVariables } from "./start-variables.js";
@@ -11,5 +11,7 @@ import { startVariables } from "./start-variables.js";
 export function withStartSettings(start: AgentStart, settings: SettingsLayers | undefined): AgentStart {
   if (settings === undefined || start.kind !== "actions" || start.unresolved === undefined) return start;
   const variables = startVariables(withSettingsAnswers(start.unresolved.variables, settings));
-  return { ...start, variables, instructions: start.unresolved.instructions.map((text) => substituteVariables(text, variables)) };
+  // the chat's own answers stay `{name}` in the instructions: the system prompt lists them at its end (chat-settings.ts)
+  const early = withoutLateAnswers(variables, lateAnswerNames(settings));
+  return { ...start, variables, instructions: start.unresolved.instructions.map((text) => substituteVariables(text, early)) };
 }

@@ -1,8 +1,9 @@
-import { menuItemSkill, type AgentDefinition, type MenuItem, type ToolName } from "@agent-orchestrator/shared";
+import { lateAnswers, menuItemSkill, withoutLateAnswers, type AgentDefinition, type MenuItem, type ToolName } from "@agent-orchestrator/shared";
 import type { AgentStart } from "../agent/agent-start.js";
 import { substituteVariables, type ActionsStart } from "../agent/critical-actions.js";
 import { bulletList, describeToolRules, fillTemplate, variableList } from "./prompt-parts.js";
 import { buildSkillAgentPrompt } from "./skill-agent-prompt.js";
+import { chatSettingsSection } from "./chat-settings.js";
 import { systemPromptTemplate, v4DependencyRules, workflowHandlerNote, workflowRules } from "./system-prompt-template.js";
 
 /** The handlers and rules of an agent file, from the registry's activation document. */
@@ -15,16 +16,24 @@ export interface PromptOptions {
   /** the tools offered to the model (`toolsForAgent`); the prompt mentions only these */
   tools: readonly ToolName[];
   rules?: AgentRules;
+  /** the names of the chat's own answers (shared `lateAnswerNames`): `{name}` in the prompt, their values at its end */
+  lateAnswers?: ReadonlySet<string>;
 }
 
 /**
  * Builds an agent's system prompt from its definition, what the system did at its start and the tools it is
- * offered, and from nothing else: no date, chat, user or turn, so it is the same bytes in every chat of the
- * agent and a provider's prompt cache serves it (docs/models.md "Prompt caching").
+ * offered, and the chat's settings at its very end: no date, chat or turn, so it is the same bytes in every chat of
+ * the agent for one member in one project, and all before the settings the same for everyone, which a provider's
+ * prompt cache serves (docs/models.md "Prompt caching", docs/settings.md).
  */
 export function buildSystemPrompt(agent: AgentDefinition, start: AgentStart, options: PromptOptions): string {
-  if (start.kind === "skill") return buildSkillAgentPrompt(agent, start, options.tools);
-  return buildActionsAgentPrompt(agent, start, options.rules ?? { handlers: {}, rules: [] }, options.tools);
+  const late = options.lateAnswers ?? new Set<string>();
+  const early = withoutLateAnswers(start.variables, late);
+  const body =
+    start.kind === "skill"
+      ? buildSkillAgentPrompt(agent, { ...start, variables: early }, options.tools)
+      : buildActionsAgentPrompt(agent, { ...start, variables: early }, options.rules ?? { handlers: {}, rules: [] }, options.tools);
+  return late.size > 0 ? `${body}\n\n${chatSettingsSection(lateAnswers(start.variables, late))}` : body;
 }
 
 function buildActionsAgentPrompt(agent: AgentDefinition, start: ActionsStart, agentRules: AgentRules, tools: readonly ToolName[]): string {

@@ -4,6 +4,7 @@ import {
   AppError,
   addUsage,
   retryWhileLeaderless,
+  lateAnswerNames,
   zeroUsage,
   type AgentDefinition,
   type Logger,
@@ -152,7 +153,7 @@ export async function runTurn(deps: TurnRunnerDeps, request: RunStartRequest, at
     const output = await runAgentLoop({
       model: meter,
       messages: [
-        { role: "system", content: buildSystemPrompt(agent, start, { rules: await rules, tools: toolNames }) },
+        { role: "system", content: buildSystemPrompt(agent, start, { rules: await rules, tools: toolNames, lateAnswers: lateAnswerNames(context.settings) }) },
         ...modelConversation([...accepted.session.messages, userMessage]),
       ],
       conversationNote: dateNote(new Date()),

@@ -1,6 +1,19 @@
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { AppError, assertSkillName, listSkillFolder, readSkillMd, relativeInside, resolveSkillText, skillFileName, skillNotFound, type LoadedSkill, type SettingsLayers, type SkillTextScope } from "@agent-orchestrator/shared";
+import {
+  AppError,
+  assertSkillName,
+  listSkillFolder,
+  readSkillMd,
+  relativeInside,
+  resolveSkillText,
+  skillFileName,
+  skillNotFound,
+  withoutLateAnswers,
+  type LoadedSkill,
+  type SettingsLayers,
+  type SkillTextScope,
+} from "@agent-orchestrator/shared";
 import { isProtectedSegment, isServableName, type RootEntry, type Sandbox, type SandboxContext } from "../sandbox/index.js";
 import type { LayoutRoot } from "../sandbox/project-layout.js";
 import { OptionalFiles } from "./optional-file.js";
@@ -34,7 +47,12 @@ export async function loadSkill(
   sandbox: Sandbox,
   context: SandboxContext,
   name: string,
-  options: { today: Date; settings?: SettingsLayers | undefined },
+  options: {
+    today: Date;
+    settings?: SettingsLayers | undefined;
+    /** answers left as `{name}` in the instructions and facts (an agent's start: its prompt lists them at its end) */
+    lateAnswers?: ReadonlySet<string> | undefined;
+  },
 ): Promise<LoadedSkill> {
   assertSkillName(name);
   const roots = await sandbox.roots(context);
@@ -62,7 +80,13 @@ export async function loadSkill(
     settings: options.settings,
   });
   const listing = await listSkillFiles(location.folder, roots.installed);
-  const scope: SkillTextScope = { skillRoot, skillName: name, customization: customization.merged, variables, files: new Set(listing.files) };
+  const scope: SkillTextScope = {
+    skillRoot,
+    skillName: name,
+    customization: customization.merged,
+    variables: options.lateAnswers ? withoutLateAnswers(variables, options.lateAnswers) : variables,
+    files: new Set(listing.files),
+  };
   const { facts, notes: factNotes } = await loadSkillFacts(customization.table["persistent_facts"], {
     sandbox,
     context,

@@ -1,4 +1,4 @@
-import { AppError, type LoadedSkill } from "@agent-orchestrator/shared";
+import { AppError, lateAnswerNames, type LoadedSkill } from "@agent-orchestrator/shared";
 import { loadSkill } from "../skills/load-skill.js";
 import { jsonBytes, truncateToJsonBytes } from "./reply-budget.js";
 import type { ToolHandler } from "./tool-handler.js";
@@ -8,10 +8,12 @@ export const truncationMarker = "\n\n[… cut here to fit the reply; read the fi
 
 /**
  * `load_skill` → the shared `LoadedSkill`: the skill's resolved instructions, customization, variables,
- * facts and files (all paths virtual).
+ * facts and files (all paths virtual), the chat's settings merged in.
  */
 export const loadSkillTool: ToolHandler<"load_skill"> = async (args, context, deps) => {
-  const skill = await loadSkill(deps.sandbox, context, args.name, { today: new Date(), settings: context.settings });
+  // an agent's start becomes its system prompt: the chat's own answers stay `{name}` there, listed at its end (docs/settings.md)
+  const lateAnswers = context.agent_start === true && context.settings ? lateAnswerNames(context.settings) : undefined;
+  const skill = await loadSkill(deps.sandbox, context, args.name, { today: new Date(), settings: context.settings, lateAnswers });
   fitSkillToBudget(skill, deps.replyBudget());
   return skill;
 };

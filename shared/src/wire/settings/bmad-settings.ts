@@ -61,10 +61,15 @@ function tomlValue(depth: number): z.ZodType<unknown> {
   return z.union([scalar, z.array(z.lazy(() => tomlValue(depth + 1))).max(256), tomlTable(depth + 1)]);
 }
 
+// checked on the key itself: a `__proto__` key the record copied would set the copy's prototype and vanish from its keys
+const tomlKey = z
+  .string()
+  .min(1)
+  .max(128)
+  .refine((key) => !isForbiddenKey(key), { message: "may not use __proto__, constructor or prototype as a key" });
+
 function tomlTable(depth: number) {
-  return z
-    .record(z.string().min(1).max(128), z.lazy(() => tomlValue(depth)))
-    .refine((table) => !Object.keys(table).some(isForbiddenKey), { message: "may not use __proto__, constructor or prototype as a key" });
+  return z.record(tomlKey, z.lazy(() => tomlValue(depth)));
 }
 
 /** A skill's customization layer: its customize.toml tables as JSON (`{"agent": {"menu": [{"code": …}]}}`). */
