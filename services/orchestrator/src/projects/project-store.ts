@@ -3,6 +3,7 @@ import type { KV, NatsConnection } from "nats";
 import { AppError, decodeJson, encodeJson, isCasConflict, ProjectRecord, retryWhileLeaderless, roleOf } from "@agent-orchestrator/shared";
 import { z } from "zod";
 import { retryOnConflict } from "../nats/compare-and-set.js";
+import { readThroughFailover, writeThroughFailover } from "../nats/kv-failover.js";
 import { ProjectIndex } from "./project-index.js";
 
 /** The name a user's personal default project gets when it is made. */
@@ -87,7 +88,7 @@ export class ProjectStore {
   }
 
   async get(id: string): Promise<StoredProject | undefined> {
-    const entry = await retryWhileLeaderless(() => this.kv.get(projectKey(id)));
+    const entry = await readThroughFailover(() => this.kv.get(projectKey(id)));
     if (!entry || entry.operation !== "PUT") return undefined;
     return { record: decodeJson(entry.value, ProjectRecord), revision: entry.revision };
   }
@@ -100,14 +101,16 @@ export class ProjectStore {
    */
   async defaultFor(user: string): Promise<ProjectRecord> {
     const key = defaultKey(user);
-    let entry = await retryWhileLeaderless(() => this.kv.get(key));
+    let entry = await readThroughFailover(() => this.kv.get(key));
     if (!entry || entry.operation !== "PUT") {
       try {
-        await retryWhileLeaderless(() => this.kv.create(key, encodeJson({ project_id: randomUUID() })));
+        // a pointer that lands as its answer is lost is read back below, as one another caller made
+        const pointer = encodeJson({ project_id: randomUUID() });
+        await writeThroughFailover(this.kv, key, pointer, () => this.kv.create(key, pointer));
       } catch (error) {
         if (!isCasConflict(error)) throw error;
       }
-      entry = await retryWhileLeaderless(() => this.kv.get(key));
+      entry = await readThroughFailover(() => this.kv.get(key));
       if (!entry || entry.operation !== "PUT") throw new AppError("INTERNAL", "The default project's pointer vanished as it was made");
     }
     const { project_id: id } = decodeJson(entry.value, DefaultPointer);
@@ -115,7 +118,8 @@ export class ProjectStore {
     if (stored) return stored.record;
     const record = newRecord(id, user, personalProjectName, true);
     try {
-      await retryWhileLeaderless(() => this.kv.create(projectKey(id), encodeJson(record)));
+      const value = encodeJson(record);
+      await writeThroughFailover(this.kv, projectKey(id), value, () => this.kv.create(projectKey(id), value));
       return record;
     } catch (error) {
       if (!isCasConflict(error)) throw error;
@@ -127,7 +131,7 @@ export class ProjectStore {
 
   /** The personal project of `user` if it was made (ProjectStore.defaultFor makes it). */
   async personalOf(user: string): Promise<ProjectRecord | undefined> {
-    const entry = await retryWhileLeaderless(() => this.kv.get(defaultKey(user)));
+    const entry = await readThroughFailover(() => this.kv.get(defaultKey(user)));
     if (!entry || entry.operation !== "PUT") return undefined;
     return (await this.get(decodeJson(entry.value, DefaultPointer).project_id))?.record;
   }
@@ -153,7 +157,7 @@ export class ProjectStore {
     for await (const key of await retryWhileLeaderless(() => this.kv.keys("project.*"))) keys.push(key);
     const records: ProjectRecord[] = [];
     for (const key of keys) {
-      const entry = await retryWhileLeaderless(() => this.kv.get(key));
+      const entry = await readThroughFailover(() => this.kv.get(key));
       if (entry && entry.operation === "PUT") records.push(decodeJson(entry.value, ProjectRecord));
     }
     return records;

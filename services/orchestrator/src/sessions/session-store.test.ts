@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { KV } from "nats";
+import { ErrorCode, NatsError, type KV } from "nats";
 import { describe, expect, it } from "vitest";
 import { AppError, encodeJson, zeroUsage, type ConversationMessage, type SessionRecord } from "@agent-orchestrator/shared";
 import { headKey, SessionStore } from "./session-store.js";
@@ -160,5 +160,47 @@ describe("SessionStore: a bucket at its byte limit (docs/security.md case 130)",
     await store.update({ ...first, status: "failed", run_id: null }, saved);
     expect((await store.get(record.id, "alice"))?.record.status).toBe("failed");
     await expect(store.createRunning({ id: `s${randomUUID().slice(0, 8)}`, agentId: "analyst", owner: "bob", projectId: "p1", runId: "r2" })).resolves.toBeDefined();
+  });
+});
+
+/**
+ * A bucket where the first `method` write of each key reaches the stream (it lands) but its answer never comes: what
+ * an orchestrator sees when the server it sent the request through is killed (test/faults/cluster-failover.test.ts).
+ */
+function answerLostOnce(kv: KV, method: "create" | "update") {
+  const lost = new Set<string>();
+  return new Proxy(kv, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== "function") return value;
+      const bound = (value as (...args: unknown[]) => Promise<unknown>).bind(target);
+      if (property !== method) return bound;
+      return async (key: string, ...rest: unknown[]) => {
+        const result = await bound(key, ...rest);
+        if (lost.has(key)) return result;
+        lost.add(key);
+        throw NatsError.errorForCode(ErrorCode.Timeout);
+      };
+    },
+  });
+}
+
+describe("SessionStore through a server's loss (docs/operations.md \"Known limits on nats-server 2.9\")", () => {
+  it("starts a new chat whose head was stored but whose answer was lost, rather than failing the turn or taking it for another delivery's", async () => {
+    const store = SessionStore.over(answerLostOnce(await openBucket(), "create"));
+    const created = await store.createRunning({ id: "lost-answer", agentId: "analyst", owner: "alice", projectId: "p1", runId: "r1" });
+    expect(created?.record).toMatchObject({ id: "lost-answer", status: "running", run_id: "r1" });
+    expect((await store.get("lost-answer", "alice"))?.version.revision).toBe(created?.version.revision);
+  });
+
+  it("saves a turn whose head compare-and-set landed but whose answer was lost: the session holds the turn once", async () => {
+    const kv = await openBucket();
+    const { record, version } = await newSession(SessionStore.over(kv));
+    const store = SessionStore.over(answerLostOnce(kv, "update"));
+    const answered = { ...record, status: "completed" as const, run_id: null, messages: [text("user", 5, "q"), text("assistant", 7, "a")], turns: 1 };
+    const saved = await store.update(answered, version);
+    const stored = await store.get(record.id, "alice");
+    expect(stored?.version.revision).toBe(saved.revision);
+    expect(stored?.record).toMatchObject({ status: "completed", turns: 1, messages: answered.messages });
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { KV, NatsConnection } from "nats";
+import type { KV, KvEntry, NatsConnection } from "nats";
 import {
   AppError,
   ConversationMessage,
@@ -13,6 +13,7 @@ import {
   isCasConflict,
 } from "@agent-orchestrator/shared";
 import { z } from "zod";
+import { readThroughFailover, writeThroughFailover } from "../nats/kv-failover.js";
 
 /** Bytes of one conversation chunk: well under any NATS server's max_payload (1 MiB by default). */
 export const conversationChunkBytes = 256 * 1024;
@@ -85,6 +86,18 @@ export class SessionStore {
   private constructor(private readonly kv: KV) {}
 
   /**
+   * Reads and a turn's writes are tried again through a server's loss (kv-failover.ts): a request sent through a
+   * server as it dies is never answered, and a turn must not fail for it.
+   */
+  private read(key: string): Promise<KvEntry | null> {
+    return readThroughFailover(() => this.kv.get(key));
+  }
+
+  private create(key: string, value: Uint8Array): Promise<number> {
+    return writeThroughFailover(this.kv, key, value, () => this.kv.create(key, value));
+  }
+
+  /**
    * Opens (or creates) the bucket, bounded to `maxBytes` when given: a bucket made earlier gets the bound by a
    * stream update. A KV bucket discards new writes at its bound, never old values (that would lose parts of
    * conversations), so a full bucket refuses new sessions and new messages with QUOTA_EXCEEDED, while a
@@ -115,7 +128,7 @@ export class SessionStore {
     const record = newSession(input, now, { status: "running", run_id: input.runId, run_started_at: now, last_run_id: input.runId, messages: [] });
     const head: SessionHead = { ...withoutMessages(record), title: "", batches: [] };
     try {
-      const revision = await whileRoom(() => this.kv.create(headKey(input.owner, input.id), encodeJson(head)));
+      const revision = await whileRoom(() => this.create(headKey(input.owner, input.id), encodeJson(head)));
       return { record, version: { revision, batches: [], title: "", legacy: false } };
     } catch (error) {
       if (isCasConflict(error)) return undefined;
@@ -135,7 +148,7 @@ export class SessionStore {
     try {
       const batch = await whileRoom(() => this.writeBatch(input.id, input.messages, written));
       const head: SessionHead = { ...withoutMessages(record), title: "", batches: [batch] };
-      const revision = await whileRoom(() => this.kv.create(headKey(input.owner, input.id), encodeJson(head)));
+      const revision = await whileRoom(() => this.create(headKey(input.owner, input.id), encodeJson(head)));
       return { record, version: { revision, batches: [batch], title: "", legacy: false } };
     } catch (error) {
       // the batch is named by no head: remove it
@@ -147,7 +160,7 @@ export class SessionStore {
 
   /** One owner's session with its whole conversation; undefined when it does not exist or is someone else's. */
   async get(id: string, owner: string): Promise<StoredSession | undefined> {
-    const entry = await this.kv.get(headKey(owner, id));
+    const entry = await this.read(headKey(owner, id));
     if (entry && entry.operation === "PUT") {
       const head = decodeJson(entry.value, SessionHead);
       const messages = await this.readConversation(id, head.batches);
@@ -159,7 +172,7 @@ export class SessionStore {
 
   /** One owner's session's state without its conversation (one KV read); undefined as for `get`. */
   async getState(id: string, owner: string): Promise<Omit<SessionRecord, "messages"> | undefined> {
-    const entry = await this.kv.get(headKey(owner, id));
+    const entry = await this.read(headKey(owner, id));
     if (entry && entry.operation === "PUT") {
       const { title: _title, batches: _batches, ...state } = decodeJson(entry.value, SessionHead);
       return state;
@@ -169,7 +182,7 @@ export class SessionStore {
 
   /** Where the chat `id` is (its owner and project), whoever asks; undefined for an unknown id. */
   async locate(id: string): Promise<ChatPointer | undefined> {
-    const entry = await this.kv.get(chatKey(id));
+    const entry = await this.read(chatKey(id));
     return entry && entry.operation === "PUT" ? decodeJson(entry.value, ChatPointer) : undefined;
   }
 
@@ -179,14 +192,14 @@ export class SessionStore {
    */
   async point(id: string, owner: string, projectId: string): Promise<boolean> {
     try {
-      await whileRoom(() => this.kv.create(chatKey(id), encodeJson({ owner, project_id: projectId } satisfies ChatPointer)));
+      await whileRoom(() => this.create(chatKey(id), encodeJson({ owner, project_id: projectId } satisfies ChatPointer)));
     } catch (error) {
       if (!isCasConflict(error)) throw error;
       const taken = await this.locate(id);
       if (taken?.owner !== owner || taken.project_id !== projectId) return false;
     }
     // created, never put: a redelivered first turn must not drop a title given meanwhile
-    await whileRoom(() => this.kv.create(projectChatKey(projectId, id), encodeJson({ owner } satisfies ProjectChat))).catch((error: unknown) => {
+    await whileRoom(() => this.create(projectChatKey(projectId, id), encodeJson({ owner } satisfies ProjectChat))).catch((error: unknown) => {
       if (!isCasConflict(error)) throw error;
     });
     return true;
@@ -194,7 +207,7 @@ export class SessionStore {
 
   /** The title a person gave the chat `id` of `projectId`, if any. */
   async explicitTitle(projectId: string, id: string): Promise<string | undefined> {
-    const entry = await this.kv.get(projectChatKey(projectId, id));
+    const entry = await this.read(projectChatKey(projectId, id));
     return entry && entry.operation === "PUT" ? decodeJson(entry.value, ProjectChat).title : undefined;
   }
 
@@ -204,7 +217,7 @@ export class SessionStore {
    */
   async retitle(projectId: string, id: string, title: string): Promise<void> {
     const key = projectChatKey(projectId, id);
-    const entry = await this.kv.get(key);
+    const entry = await this.read(key);
     if (!entry || entry.operation !== "PUT") throw new AppError("SESSION_NOT_FOUND", "Session not found");
     const { owner } = decodeJson(entry.value, ProjectChat);
     await whileRoom(() => this.kv.update(key, encodeJson({ owner, title } satisfies ProjectChat), entry.revision));
@@ -212,7 +225,7 @@ export class SessionStore {
 
   /** One owner's chat's head with its revision (for a delete that must see it unchanged); undefined when missing. */
   async headOf(id: string, owner: string): Promise<{ head: SessionHead; revision: number } | undefined> {
-    const entry = await this.kv.get(headKey(owner, id));
+    const entry = await this.read(headKey(owner, id));
     return entry && entry.operation === "PUT" ? { head: decodeJson(entry.value, SessionHead), revision: entry.revision } : undefined;
   }
 
@@ -222,10 +235,10 @@ export class SessionStore {
     for await (const key of await this.kv.keys(projectChatKey(projectId, "*"))) keys.push(key);
     const chats: Array<{ head: SessionHead; revision: number }> = [];
     for (const key of keys) {
-      const pointer = await this.kv.get(key);
+      const pointer = await this.read(key);
       if (!pointer || pointer.operation !== "PUT") continue;
       const { owner, title } = decodeJson(pointer.value, ProjectChat);
-      const entry = await this.kv.get(headKey(owner, key.slice(key.lastIndexOf(".") + 1)));
+      const entry = await this.read(headKey(owner, key.slice(key.lastIndexOf(".") + 1)));
       if (!entry || entry.operation !== "PUT") continue;
       const head = decodeJson(entry.value, SessionHead);
       chats.push({ head: title === undefined ? head : { ...head, title }, revision: entry.revision });
@@ -251,7 +264,7 @@ export class SessionStore {
     for await (const key of await this.kv.keys("owner.*.*")) keys.push(key);
     const found: Array<{ head: SessionHead; revision: number }> = [];
     for (const key of keys) {
-      const entry = await this.kv.get(key);
+      const entry = await this.read(key);
       if (!entry || entry.operation !== "PUT") continue;
       const head = decodeJson(entry.value, SessionHead);
       if (head.project_id === undefined) found.push({ head, revision: entry.revision });
@@ -275,7 +288,7 @@ export class SessionStore {
     for await (const key of await this.kv.keys(`${ownerPrefix(owner)}.*`)) keys.push(key);
     const heads: SessionHead[] = [];
     for (const key of keys) {
-      const entry = await this.kv.get(key);
+      const entry = await this.read(key);
       if (entry && entry.operation === "PUT") heads.push(decodeJson(entry.value, SessionHead));
     }
     return heads.sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, limit);
@@ -304,10 +317,12 @@ export class SessionStore {
     const key = headKey(record.owner, record.id);
     let revision: number;
     try {
-      revision = version.legacy ? await this.kv.create(key, encodeJson(head)) : await this.kv.update(key, encodeJson(head), version.revision);
+      const value = encodeJson(head);
+      revision = version.legacy ? await this.create(key, value) : await writeThroughFailover(this.kv, key, value, () => this.kv.update(key, value, version.revision));
     } catch (error) {
-      // the batch is named by no head: remove it (a failure here leaves only unreachable keys)
-      await Promise.allSettled(written.map((chunk) => this.kv.purge(chunk)));
+      // the batch is named by no head: remove it (a failure here leaves only unreachable keys), unless the head's
+      // write timed out to the end, which may have landed naming it
+      if (natsFailureKind(error) !== "timeout") await Promise.allSettled(written.map((chunk) => this.kv.purge(chunk)));
       if (isCasConflict(error)) throw new AppError("SESSION_BUSY", "The session was changed by another turn", { cause: error });
       throw natsFailureKind(error) === "storage-full" ? storeFull(error) : error;
     }
@@ -324,7 +339,7 @@ export class SessionStore {
     for await (const key of await this.kv.keys("*")) keys.push(key);
     let moved = 0;
     for (const key of keys) {
-      const entry = await this.kv.get(key);
+      const entry = await this.read(key);
       if (!entry || entry.operation !== "PUT") continue;
       const record = decodeJson(entry.value, SessionRecord);
       try {
@@ -339,7 +354,7 @@ export class SessionStore {
   }
 
   private async getLegacy(id: string, owner: string): Promise<StoredSession | undefined> {
-    const entry = await this.kv.get(id);
+    const entry = await this.read(id);
     if (!entry || entry.operation !== "PUT") return undefined;
     const record = decodeJson(entry.value, SessionRecord);
     if (record.owner !== owner) return undefined;
@@ -353,7 +368,8 @@ export class SessionStore {
     for (let index = 0; index < chunks; index++) {
       const key = chunkKey(sessionId, id, index);
       written.push(key);
-      await this.kv.put(key, bytes.subarray(index * conversationChunkBytes, (index + 1) * conversationChunkBytes));
+      const chunk = bytes.subarray(index * conversationChunkBytes, (index + 1) * conversationChunkBytes);
+      await writeThroughFailover(this.kv, key, chunk, () => this.kv.put(key, chunk));
     }
     return { id, chunks, messages: messages.length };
   }
@@ -363,7 +379,7 @@ export class SessionStore {
     for (const batch of batches) {
       const parts: Uint8Array[] = [];
       for (let index = 0; index < batch.chunks; index++) {
-        const entry = await this.kv.get(chunkKey(sessionId, batch.id, index));
+        const entry = await this.read(chunkKey(sessionId, batch.id, index));
         if (!entry || entry.operation !== "PUT") throw new AppError("INTERNAL", `Part of session ${sessionId}'s conversation is missing`);
         parts.push(entry.value);
       }
