@@ -1,6 +1,6 @@
 /**
  * A personal token signs in only while its user may (docs/tokens.md "Who a token still signs in"; docs/security.md
- * cases 207–209), with the whole system and a real provider (support/oidc-provider.ts): bob (AUTH_TOKENS), erin (a
+ * cases 260–262), with the whole system and a real provider (support/oidc-provider.ts): bob (AUTH_TOKENS), erin (a
  * contractor at the provider, signed in on the page) and ada (staff, with the provider's access token) each make
  * a token. The gateway is then started again with bob removed from AUTH_TOKENS and contractors no longer in
  * OIDC_ALLOWED_GROUPS: bob's and erin's tokens, and erin's browser sign-in, get 401 on every door; ada's token
@@ -82,7 +82,7 @@ function tokensList(...args: string[]): { lines: Array<{ user: string; via: stri
 }
 
 describe("personal tokens of users the rules no longer let in", () => {
-  it("case 207, case 208: after a restart with bob out of AUTH_TOKENS and contractors out of OIDC_ALLOWED_GROUPS, bob's and erin's tokens get 401 on /api, /v1, /mcp and /ws; ada's still work", async () => {
+  it("case 260, case 261: after a restart with bob out of AUTH_TOKENS and contractors out of OIDC_ALLOWED_GROUPS, bob's and erin's tokens get 401 on /api, /v1, /mcp and /ws; ada's still work", async () => {
     const bob = await makeToken({ authorization: `Bearer ${bobToken}` });
     const { jar } = await signInOverHttp(system.url, "erin", new CookieJar());
     const me = (await (await fetch(`${system.url}/auth/me`, { headers: { cookie: jar.header() } })).json()) as { user: string; csrf_token: string };

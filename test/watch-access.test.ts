@@ -1,6 +1,6 @@
 /**
  * A WebSocket watch through the real services lasts only while its user may read the chat (docs/projects.md "What a
- * project is", docs/security.md case 215): bob, a viewer of alice's project, watches her chat; once she removes him
+ * project is", docs/security.md case 267): bob, a viewer of alice's project, watches her chat; once she removes him
  * his watch ends with an error naming the chat, and her next turn never reaches him. Real processes, a private
  * nats-server, the scripted model.
  */
@@ -69,7 +69,7 @@ async function openSocket(token: string) {
   return { socket, received, next };
 }
 
-describe("a watch of a chat (docs/security.md case 215)", () => {
+describe("a watch of a chat (docs/security.md case 267)", () => {
   it("ends for a member removed from the chat's project, and their next turns never reach them", async () => {
     const project = (await call(alice, "POST", "/api/projects", { name: "Secret plans" })).body["project"].id as string;
     expect((await call(alice, "PUT", `/api/projects/${project}/members/bob`, { role: "viewer" })).status).toBe(200);

@@ -23,7 +23,7 @@ const erinSignedIn = () => {
 };
 
 describe("stillAdmitted", () => {
-  it("case 207: lets an AUTH_TOKENS user's sign-in hold only while AUTH_TOKENS names them", () => {
+  it("case 260: lets an AUTH_TOKENS user's sign-in hold only while AUTH_TOKENS names them", () => {
     expect(stillAdmitted("bob", { via: "auth_tokens" }, rules)).toBe(true);
     expect(stillAdmitted("bob", { via: "auth_tokens" }, { ...rules, AUTH_TOKENS: new Map([["alice-token-1111", "alice"]]) })).toBe(false);
     expect(stillAdmitted("bob", { via: "auth_tokens" }, { ...rules, AUTH_TOKENS: undefined })).toBe(false);
@@ -33,7 +33,7 @@ describe("stillAdmitted", () => {
     expect(erinSignedIn()).toEqual({ via: "oidc", claims: { sub: "erin", groups: ["contractors"], email: "erin@partner.example", email_verified: true } });
   });
 
-  it("case 208: lets a provider's user's sign-in hold only while the kept claims pass the groups and domains in force, and OpenID Connect is on", () => {
+  it("case 261: lets a provider's user's sign-in hold only while the kept claims pass the groups and domains in force, and OpenID Connect is on", () => {
     const via = erinSignedIn();
     expect(stillAdmitted("erin", via, rules)).toBe(true);
     expect(stillAdmitted("erin", via, { ...rules, OIDC_ALLOWED_GROUPS: ["staff"] })).toBe(false);
@@ -48,7 +48,7 @@ describe("stillAdmitted", () => {
     expect(stillAdmitted("erin", { via: "auth_tokens" }, rules)).toBe(false);
   });
 
-  it("case 209: checks a token stored before the way its user signed in was kept against AUTH_TOKENS only", () => {
+  it("case 262: checks a token stored before the way its user signed in was kept against AUTH_TOKENS only", () => {
     expect(stillAdmitted("bob", undefined, rules)).toBe(true);
     expect(stillAdmitted("bob", undefined, { ...rules, AUTH_TOKENS: new Map([["alice-token-1111", "alice"]]) })).toBe(false);
     expect(stillAdmitted("erin", undefined, rules)).toBe(false);
@@ -64,12 +64,12 @@ describe("sessionAdmitted", () => {
     ...(sign_in ? { sign_in } : {}),
   });
 
-  it("case 208: ends a browser sign-in whose kept claims no longer pass", () => {
+  it("case 261: ends a browser sign-in whose kept claims no longer pass", () => {
     expect(sessionAdmitted(session(erinSignedIn()), rules)).toBe(true);
     expect(sessionAdmitted(session(erinSignedIn()), { ...rules, OIDC_ALLOWED_GROUPS: ["staff"] })).toBe(false);
   });
 
-  it("case 209: refuses a browser sign-in stored without its claims (its user signs in again), even for a name AUTH_TOKENS holds", () => {
+  it("case 262: refuses a browser sign-in stored without its claims (its user signs in again), even for a name AUTH_TOKENS holds", () => {
     expect(sessionAdmitted(session(), rules)).toBe(false);
     expect(sessionAdmitted({ ...session(), user: "bob" }, rules)).toBe(false);
   });

@@ -114,7 +114,7 @@ describe("browser sign-in", () => {
     expect(response.headers.get("location")).toBe("/");
   });
 
-  it("case 210: sends a return_to that the URL parser would turn into //host back to the gateway's own page", async () => {
+  it("case 263: sends a return_to that the URL parser would turn into //host back to the gateway's own page", async () => {
     for (const returnTo of ["/.//evil.example", "/%2e%2e//evil.example", "/a/..//evil.example", "/.\\/evil.example", "/\t/evil.example"]) {
       const { response } = await signInOverHttp(firstUrl, "ada", new CookieJar(), returnTo);
       expect({ returnTo, location: response.headers.get("location") }).toEqual({ returnTo, location: "/" });
@@ -146,7 +146,7 @@ async function auditRecords(action: string): Promise<number> {
 }
 
 describe("refused callbacks", () => {
-  it("case 211: are counted per address: past AUTH_FAILURES_PER_MINUTE a callback gets 429 with retry-after and leaves no audit record", async () => {
+  it("case 264: are counted per address: past AUTH_FAILURES_PER_MINUTE a callback gets 429 with retry-after and leaves no audit record", async () => {
     const before = await auditRecords("sign_in_failed");
     const statuses: number[] = [];
     let limited: Response | undefined;
@@ -168,7 +168,7 @@ describe("refused callbacks", () => {
 });
 
 describe("rules narrowed after the sign-in", () => {
-  it("case 208: a browser sign-in, and a personal token it made, end on a gateway started with groups the user is no longer in", async () => {
+  it("case 261: a browser sign-in, and a personal token it made, end on a gateway started with groups the user is no longer in", async () => {
     const { jar } = await signInOverHttp(firstUrl, "ada");
     const me = (await (await fetch(`${firstUrl}/auth/me`, { headers: { cookie: jar.header() } })).json()) as { csrf_token: string };
     const made = await fetch(`${firstUrl}/api/tokens`, {

@@ -17,7 +17,7 @@ describe("localReturnPath", () => {
     }
   });
 
-  it("case 210: checks the path it returns, not only the one it was given: dot segments, encoded dots, backslashes, tabs and newlines never end in //host", () => {
+  it("case 263: checks the path it returns, not only the one it was given: dot segments, encoded dots, backslashes, tabs and newlines never end in //host", () => {
     const attacks = [
       "/.//evil.example",
       "/%2e%2e//evil.example",

@@ -14,7 +14,7 @@ function verdict(method: string, headers: Record<string, string>, allowed: strin
   return passed;
 }
 
-describe("refusing cross-site writes (docs/security.md case 213)", () => {
+describe("refusing cross-site writes (docs/security.md case 265)", () => {
   it("refuses a POST, PUT, PATCH or DELETE from another site's page, by its Origin or else its Referer", () => {
     for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
       const refused = verdict(method, { origin: "https://evil.example" });

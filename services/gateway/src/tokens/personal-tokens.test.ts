@@ -53,13 +53,13 @@ async function storedBefore(user: string): Promise<string> {
 }
 
 describe("a personal token signs in only while its user may", () => {
-  it("case 207: a token of a user since removed from AUTH_TOKENS is no longer admitted", async () => {
+  it("case 260: a token of a user since removed from AUTH_TOKENS is no longer admitted", async () => {
     const { token } = await before.create("bob", "ci", undefined, viaAuthTokens);
     expect(await before.userOf(token)).toMatchObject({ user: "bob", admitted: true, via: viaAuthTokens });
     expect(await after.userOf(token)).toMatchObject({ user: "bob", admitted: false });
   });
 
-  it("case 208: a token of a provider's user whose kept groups no longer pass is no longer admitted; one whose still pass is", async () => {
+  it("case 261: a token of a provider's user whose kept groups no longer pass is no longer admitted; one whose still pass is", async () => {
     const erin = await before.create("erin", "laptop", undefined, erinAtProvider);
     const ada = await before.create("ada", "laptop", undefined, adaAtProvider);
     expect(await before.userOf(erin.token)).toMatchObject({ user: "erin", admitted: true, via: erinAtProvider });
@@ -67,7 +67,7 @@ describe("a personal token signs in only while its user may", () => {
     expect(await after.userOf(ada.token)).toMatchObject({ user: "ada", admitted: true, via: adaAtProvider });
   });
 
-  it("case 209: a token stored before the way its user signed in was kept holds only while AUTH_TOKENS names its user", async () => {
+  it("case 262: a token stored before the way its user signed in was kept holds only while AUTH_TOKENS names its user", async () => {
     const bob = await storedBefore("bob");
     const erin = await storedBefore("erin");
     expect(await before.userOf(bob)).toMatchObject({ user: "bob", admitted: true, via: viaAuthTokens });

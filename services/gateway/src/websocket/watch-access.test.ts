@@ -72,7 +72,7 @@ async function watchedChat(projectId: string) {
 
 const eventsOfRun = (received: Message[], runId: string) => received.filter((message) => message["run_id"] === runId);
 
-describe("a watch lasts only as long as its user may read the chat (docs/security.md case 215)", () => {
+describe("a watch lasts only as long as its user may read the chat (docs/security.md case 267)", () => {
   it("ends at once, with an error naming the chat, when its user is removed from the project; later turns never reach them", async () => {
     const { chat, owner, member } = await watchedChat("removal");
     const removed = await fixture.api("alice", "/api/projects/removal/members/bob", { method: "DELETE" });

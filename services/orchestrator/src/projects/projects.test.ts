@@ -122,7 +122,7 @@ describe("projects", () => {
     expect(members.success && members.members.map((member) => member.user)).toEqual(["erin", ...names]);
   });
 
-  it("tells the gateways on project.changed.<project> when members change and when the project is deleted (docs/security.md case 216)", async () => {
+  it("tells the gateways on project.changed.<project> when members change and when the project is deleted (docs/security.md case 268)", async () => {
     const project = await createProject("olga", "Watched");
     const notices: unknown[] = [];
     const subscription = connection.subscribe(prefix + subjects.projectChanged(project.id), { callback: (_error, message) => notices.push(decodeJson(message.data, ProjectChanged)) });
