@@ -5,7 +5,7 @@
  * Markdown; another user's read of it is "Resource not found". Real processes, a private nats-server, the
  * scripted model.
  */
-import { cp, mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -35,6 +35,8 @@ function respond(request: ChatRequestBody): ScriptedTurn {
 beforeAll(async () => {
   install = await mkdtemp(join(tmpdir(), "mcp-prompts-6.12-"));
   await cp(await ensureBmadInstall({ version: "6.12.0", tool: "claude-code" }), install, { recursive: true });
+  // a secret left in the install: never a resource (docs/security.md case 247)
+  await writeFile(join(install, "_bmad/bmm/.env"), "API_KEY=install-secret\n");
   system = await startTestSystem({ responder: respond, env: { AUTH_TOKENS: `alice:${alice},bob:${bob}`, HOST: "127.0.0.1", BMAD_ROOT: install } });
 }, 240_000);
 
@@ -88,5 +90,31 @@ describe("John's PRD as an MCP prompt and the PRD as a resource", () => {
     expect((await other.listResources()).resources.map((resource) => resource.uri)).not.toContain(uri);
     await expect(other.readResource({ uri })).rejects.toMatchObject({ code: -32002, message: expect.stringMatching(/Resource not found$/) });
     await expect(other.readResource({ uri: `bmad://project/${projectId}/docs/no-such.md` })).rejects.toMatchObject({ code: -32002 });
+  });
+});
+
+describe("the installed BMAD files as resources", () => {
+  it("lists John's installed SKILL.md among them and reads it as Markdown; a protected name or a path with .. is Resource not found", async () => {
+    const client = await connect(bob);
+    const listed = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listResources(cursor === undefined ? {} : { cursor });
+      listed.push(...page.resources);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    const skill = ".claude/skills/bmad-agent-pm/SKILL.md";
+    const uri = `bmad://install/${skill}`;
+    expect(listed).toContainEqual(expect.objectContaining({ uri, name: skill, mimeType: "text/markdown" }));
+    expect(listed).toContainEqual(expect.objectContaining({ uri: "bmad://install/_bmad/bmm/config.yaml", mimeType: "text/yaml" }));
+    expect(listed.filter((resource) => resource.uri.includes(".env"))).toEqual([]);
+
+    const { contents } = await client.readResource({ uri });
+    expect(contents).toEqual([{ uri, mimeType: "text/markdown", text: await readFile(join(install, skill), "utf8") }]);
+    expect((await client.listResourceTemplates()).resourceTemplates).toContainEqual(expect.objectContaining({ uriTemplate: "bmad://install/{+path}" }));
+
+    for (const denied of ["bmad://install/_bmad/bmm/.env", "bmad://install/_bmad/bmm/../bmm/.env", "bmad://install/_bmad/%2E%2E/_bmad/bmm/config.yaml", "bmad://install/docs/prd.md"]) {
+      await expect(client.readResource({ uri: denied }), denied).rejects.toMatchObject({ code: -32002, message: expect.stringMatching(/Resource not found$/) });
+    }
   });
 });

@@ -274,6 +274,9 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
     expect(await spacePaths(as("gateway"), { kind: "project", id: "perm-kept" })).toEqual(["docs/brief.md"]);
     const read = await connection.request("project.files.read", encodeJson({ space: { kind: "project", id: "perm-kept" }, path: "docs/brief.md" }), { timeout: 5_000 });
     expect(read.json<{ content?: string }>()).toMatchObject({ success: true, content: "# kept\n" });
+    // the installed BMAD files too, read-only (docs/openai-api.md "Resources")
+    const installed = await connection.request("project.files.installed_list", encodeJson({ limit: 1 }), { timeout: 5_000 });
+    expect(installed.json<{ files?: unknown[] }>()).toMatchObject({ success: true, files: [expect.objectContaining({ path: expect.any(String) })] });
   });
 
   it("the orchestrator may purge the files of a deleted project", async () => {
@@ -290,9 +293,9 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
 
   it("each user is denied what the matrix does not give it", async () => {
     const denied: Record<ServiceName, string[]> = {
-      registry: ["agent.run.events.s1.r1", "tool.read_file", "agent.run.request.s1", "$JS.API.STREAM.LIST", "$KV.sessions.s1", "project.files.read", "$KV.file_index.idx", "audit.p1._.project_deleted", "$KV.personal_tokens.hash.x"],
+      registry: ["agent.run.events.s1.r1", "tool.read_file", "agent.run.request.s1", "$JS.API.STREAM.LIST", "$KV.sessions.s1", "project.files.read", "project.files.installed_list", "$KV.file_index.idx", "audit.p1._.project_deleted", "$KV.personal_tokens.hash.x"],
       // only the gateway queues turns; nobody but the orchestrator (and admin) touches JetStream set-up; it changes files only through tools
-      orchestrator: ["agent.run.request.s1", "registry.changed", "project.files.write", "project.files.delete", "$JS.API.STREAM.DELETE.RUN_EVENTS", "$KV.other.key", "$KV.file_index.idx", "audit.p1._.member_put", "$KV.personal_tokens.hash.x", "$JS.API.CONSUMER.CREATE.AUDIT"],
+      orchestrator: ["agent.run.request.s1", "registry.changed", "project.files.write", "project.files.delete", "project.files.installed_read", "$JS.API.STREAM.DELETE.RUN_EVENTS", "$KV.other.key", "$KV.file_index.idx", "audit.p1._.member_put", "$KV.personal_tokens.hash.x", "$JS.API.CONSUMER.CREATE.AUDIT"],
       // the gateway cannot forge events, queue a subagent (which skips the session checks), write sessions or projects behind the
       // orchestrator's back, purge files or touch the file store's buckets behind the tool-runner's
       gateway: [

@@ -11,6 +11,8 @@ import {
   FilesImportRequest,
   FilesStatRequest,
   FilesUploadRequest,
+  InstalledFileReadRequest,
+  InstalledFilesListRequest,
   SourcePutRequest,
   SourceRequest,
   type FileSpaceRef,
@@ -27,6 +29,7 @@ import { InFlightTracker } from "./in-flight-tracker.js";
 import { observeToolCall } from "./observe-tool-call.js";
 import { createSandbox, type SandboxHooks } from "./sandbox/index.js";
 import { startScriptRunner } from "./scripts/index.js";
+import { InstallFiles } from "./install-files.js";
 import { ProjectFiles } from "./project-files.js";
 import { auditAgentWrites } from "./agent-write-audit.js";
 import { FileStore } from "./store/file-store.js";
@@ -125,6 +128,9 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   addJsonEndpoint(service, "files_source", filesSubject("source"), SourcePutRequest, (request) => track(putSource({ files, staged, limits: archiveLimits, now: () => new Date() }, request)), logger);
   addJsonEndpoint(service, "files_source_info", filesSubject("source_info"), SourceRequest, (request) => track(sourceInfo(files, request.project_id)), logger);
   addJsonEndpoint(service, "files_source_delete", filesSubject("source_delete"), SourceRequest, (request) => track(removeSource(files, request.project_id)), logger);
+  const installFiles = new InstallFiles(sandbox, replyBudget);
+  addJsonEndpoint(service, "files_installed_list", filesSubject("installed_list"), InstalledFilesListRequest, (request) => track(installFiles.list(request)), logger);
+  addJsonEndpoint(service, "files_installed_read", filesSubject("installed_read"), InstalledFileReadRequest, (request) => track(installFiles.read(request)), logger);
   logger.info({ projectRoot: sandbox.projectRoot, prefix, id: service.info().id }, "tool-runner serving");
 
   return {

@@ -12,6 +12,7 @@ const fixture = gatewayFixture();
 const orchestrator = new FakeOrchestrator(fixture);
 const store = new FakeFileStore(fixture);
 const prd = "_bmad-output/planning-artifacts/prd.md";
+const skill = ".claude/skills/bmad-prd/SKILL.md";
 const clients: Client[] = [];
 
 beforeAll(() => {
@@ -24,6 +25,8 @@ beforeAll(() => {
   store.put({ kind: "project", id: "team" }, "data/numbers.csv", "a,b\n1,2\n", { user: "alice" });
   for (let index = 0; index < 150; index++) store.put({ kind: "project", id: "big" }, `notes/${String(index).padStart(3, "0")}.md`, `# ${index}\n`, { user: "alice" });
   store.put({ kind: "project", id: "bobs" }, "secret-plan.md", "# bob's\n", { user: "bob" });
+  store.installed.set(skill, "---\nname: bmad-prd\n---\nWrite the PRD.\n");
+  for (let index = 0; index < 59; index++) store.installed.set(`_bmad/bmm/steps/step-${String(index).padStart(2, "0")}.md`, `# step ${index}\n`);
 });
 
 afterAll(() => Promise.all(clients.map((client) => client.close())));
@@ -57,11 +60,12 @@ async function readError(client: Client, uri: string): Promise<McpError> {
 }
 
 describe("MCP resources: the files of the caller's projects", () => {
-  it("lists every file of every project the caller is a member of, once, in pages that follow the cursor", async () => {
+  it("lists every file of every project the caller is a member of, then the installed files, once, in pages that follow the cursor", async () => {
     const { pages, resources } = await everyPage(await connect("alice"));
-    expect(pages).toBe(2);
-    expect(resources).toHaveLength(152);
-    expect(new Set(resources.map((resource) => resource.uri)).size).toBe(152);
+    expect(pages).toBe(3);
+    expect(resources).toHaveLength(152 + 60);
+    expect(new Set(resources.map((resource) => resource.uri)).size).toBe(152 + 60);
+    expect(resources.findIndex((resource) => resource.uri.startsWith("bmad://install/"))).toBe(152);
     expect(resources).toContainEqual(expect.objectContaining({ uri: `bmad://project/team/${prd}`, name: prd, mimeType: "text/markdown", size: 22 }));
     expect(resources.some((resource) => resource.uri.startsWith("bmad://project/bobs/"))).toBe(false);
   });
@@ -117,5 +121,47 @@ describe("MCP resources: the files of the caller's projects", () => {
   it("offers a template for any file of a project", async () => {
     const { resourceTemplates } = await (await connect("alice")).listResourceTemplates();
     expect(resourceTemplates).toContainEqual(expect.objectContaining({ uriTemplate: "bmad://project/{project_id}/{+path}" }));
+    expect(resourceTemplates).toContainEqual(expect.objectContaining({ uriTemplate: "bmad://install/{+path}" }));
+  });
+});
+
+describe("MCP resources: the installed BMAD files, read-only", () => {
+  it("lists them for any signed-in user, a member of no project included, with their MIME type", async () => {
+    const { resources } = await everyPage(await connect("dave"));
+    expect(resources).toHaveLength(60);
+    expect(resources[0]).toEqual({
+      uri: "bmad://install/.claude/skills/bmad-prd/SKILL.md",
+      name: skill,
+      title: `BMAD install: ${skill}`,
+      mimeType: "text/markdown",
+      size: 38,
+      annotations: { lastModified: "2026-01-01T00:00:00.000Z" },
+    });
+  });
+
+  it("reads one as text", async () => {
+    const { contents } = await (await connect("bob")).readResource({ uri: `bmad://install/${skill}` });
+    expect(contents).toEqual([{ uri: `bmad://install/${skill}`, mimeType: "text/markdown", text: "---\nname: bmad-prd\n---\nWrite the PRD.\n" }]);
+  });
+
+  it("answers a protected name, a path with .. and a missing file as Resource not found (docs/security.md cases 246, 247)", async () => {
+    const alice = await connect("alice");
+    const readsBefore = store.requests("installed_read").length;
+    for (const uri of ["bmad://install/_bmad/../.env", "bmad://install/_bmad/%2E%2E/.env", "bmad://install//etc/passwd", "bmad://install/"]) {
+      expect((await readError(alice, uri)).code, uri).toBe(resourceNotFoundCode);
+    }
+    // refused before the tool-runner is asked
+    expect(store.requests("installed_read")).toHaveLength(readsBefore);
+    for (const uri of ["bmad://install/_bmad/bmm/.env", "bmad://install/_bmad/bmm/no-such.md"]) {
+      const error = await readError(alice, uri);
+      expect({ code: error.code, message: error.message }, uri).toEqual({ code: resourceNotFoundCode, message: expect.stringMatching(/Resource not found$/) as unknown });
+    }
+  });
+
+  it("refuses an install cursor it did not make", async () => {
+    const alice = await connect("alice");
+    for (const cursor of [encodeCursor({ install: "yes", after: "" }), encodeCursor({ install: true, after: "x".repeat(1025) })]) {
+      await expect(alice.listResources({ cursor })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+    }
   });
 });

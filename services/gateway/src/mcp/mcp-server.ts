@@ -20,7 +20,8 @@ import type { GatewayContext } from "../gateway-context.js";
  * The MCP server for one request of `owner` (the route is stateless, so each request gets its own):
  * `bmad` (list, read, execute: docs/design.md "Activation documents") and `chat` (a turn on this server). A failure is a tool result
  * with `isError`, its code first, so the calling model can read what went wrong. Prompts are the agents and
- * their workflows, resources the files of the caller's projects (docs/openai-api.md "Prompts", "Resources"):
+ * their workflows, resources the files of the caller's projects and the installed BMAD files (docs/openai-api.md
+ * "Prompts", "Resources"):
  * both are read from the services on every call, so they have no list to go stale, and a stateless server has
  * no stream to announce a change on (no `listChanged`, no `subscribe`).
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseProjectResourceUri, projectResourceUri } from "./resource-uri.js";
+import { installResourceUri, parseInstallResourceUri, parseProjectResourceUri, projectResourceUri } from "./resource-uri.js";
 
 describe("project resource URIs", () => {
   it("round-trips a path with spaces, # and ? in its segments", () => {
@@ -14,5 +14,19 @@ describe("project resource URIs", () => {
     expect(parseProjectResourceUri("bmad://project/p1/")).toBeUndefined();
     expect(parseProjectResourceUri("bmad://project//prd.md")).toBeUndefined();
     expect(parseProjectResourceUri("bmad://project/p1/%E0%A4%A")).toBeUndefined();
+  });
+});
+
+describe("installed file resource URIs", () => {
+  it("round-trips a path from BMAD_ROOT, its dot folders kept", () => {
+    const uri = installResourceUri(".claude/skills/bmad-prd/my step #1.md");
+    expect(uri).toBe("bmad://install/.claude/skills/bmad-prd/my%20step%20%231.md");
+    expect(parseInstallResourceUri(uri)).toEqual({ path: ".claude/skills/bmad-prd/my step #1.md" });
+  });
+
+  it("names nothing for a project's URI, a missing path or a malformed escape", () => {
+    expect(parseInstallResourceUri("bmad://project/p1/docs/prd.md")).toBeUndefined();
+    expect(parseInstallResourceUri("bmad://install/")).toBeUndefined();
+    expect(parseInstallResourceUri("bmad://install/_bmad/%E0%A4%A")).toBeUndefined();
   });
 });

@@ -7,6 +7,8 @@ import {
   FilesStatRequest,
   FilesUploadRequest,
   FilesWriteRequest,
+  InstalledFileReadRequest,
+  InstalledFilesListRequest,
   jetStreamNames,
   subjects,
   type FileAuthor,
@@ -28,6 +30,8 @@ export class FakeFileStore {
   readonly received: { operation: string; request: unknown }[] = [];
   /** the bytes of each upload as stored, by `<kind>:<id>:<path>` */
   readonly uploaded = new Map<string, Uint8Array>();
+  /** the installed BMAD files (`project.files.installed_*`), by path from BMAD_ROOT */
+  readonly installed = new Map<string, string>();
 
   constructor(private readonly fixture: GatewayFixture) {}
 
@@ -88,6 +92,16 @@ export class FakeFileStore {
       if (bytes === null) return { success: false, error: { code: "NOT_FOUND", message: "The upload is no longer there" } };
       this.uploaded.set(`${space.kind}:${space.id}:${path}`, bytes);
       return { success: true, file: fileOf(this.put(space, path, new TextDecoder().decode(bytes), author)) };
+    });
+    on("installed_list", InstalledFilesListRequest, ({ after, limit }) => {
+      const paths = [...this.installed.keys()].filter((path) => path > (after ?? "")).sort();
+      const files = paths.slice(0, limit).map((path) => ({ path, size: Buffer.byteLength(this.installed.get(path) ?? ""), updated_at: "2026-01-01T00:00:00.000Z" }));
+      return { success: true, files, more: paths.length > limit };
+    });
+    on("installed_read", InstalledFileReadRequest, ({ path }) => {
+      if (path.split("/").some((name) => name.startsWith(".env"))) return { success: false, error: { code: "PROTECTED_PATH", message: "Access denied" } };
+      const content = this.installed.get(path);
+      return content === undefined ? missing() : { success: true, path, size: Buffer.byteLength(content), content, truncated: false };
     });
     on("restore", FilesRestoreRequest, ({ space, path, revision, author }) => {
       const old = this.space(space).get(path)?.[revision - 1];

@@ -139,6 +139,17 @@ export class Sandbox {
     return this.readStored(located.virtualPath, file);
   }
 
+  /**
+   * Reads an installed BMAD file with every check of `read`, and nothing else: a path that lands anywhere but an
+   * installed root (a project's or a chat's file, a folder that only leads to installed ones) is FILE_NOT_FOUND.
+   * For the install as MCP resources (docs/openai-api.md "Resources"), which no project's files may answer.
+   */
+  async readInstalledOnly(context: SandboxContext, input: string): Promise<SandboxReadResult> {
+    const located = await this.locate(context, input, "read");
+    if (located.kind !== "installed") throw sandboxError("FILE_NOT_FOUND", `File not found: ${located.virtualPath}`);
+    return this.readInstalled(located);
+  }
+
   /** Lists a folder, at most LIST_MAX_ENTRIES entries. */
   async list(context: SandboxContext, input: string): Promise<SandboxListResult> {
     const located = await this.locate(context, input, "list");
