@@ -16,8 +16,8 @@ import {
 } from "@agent-orchestrator/shared";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from "vitest";
 import { capturingLogger } from "../../../shared/src/testing/capturing-logger.js";
-import { agentFile, createBmadTree, multiAgentBundle, standaloneBundle, type BmadTree } from "./__fixtures__/bmad-tree.js";
-import { agentCustomization, customizedSkill } from "./__fixtures__/install-files.js";
+import { agentFile, createBmadTree, multiAgentBundle, standaloneBundle, type BmadTree } from "./testing/bmad-tree.js";
+import { agentCustomization, customizedSkill } from "./testing/install-files.js";
 import { registryEnvSchema } from "./config.js";
 import { startRegistry, type RunningRegistry } from "./registry-service.js";
 

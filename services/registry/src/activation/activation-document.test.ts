@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { ActivationData, buildSkillAgent, parseAgentFile, parseSkillMd, parseTomlLayer, type TomlTable } from "@agent-orchestrator/shared";
 import { describe, expect, it } from "vitest";
 import { agentFilesFolder as fixturesFolder } from "../../../../shared/src/testing/agent-files.js";
-import { agentCustomization, customizedSkill } from "../__fixtures__/install-files.js";
+import { agentCustomization, customizedSkill } from "../testing/install-files.js";
 import { buildActivation } from "./activation-document.js";
 import type { AgentRecord } from "../discovery/discovery-context.js";
 import { moduleAgent } from "../discovery/module-agent.js";

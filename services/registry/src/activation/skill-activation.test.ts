@@ -2,7 +2,7 @@ import { symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { AppError, SkillActivationData } from "@agent-orchestrator/shared";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createBmadTree, type BmadTree } from "../__fixtures__/bmad-tree.js";
+import { createBmadTree, type BmadTree } from "../testing/bmad-tree.js";
 import type { DiscoveryLimits } from "../config.js";
 import { createDiscoveryContext } from "../discovery/discovery-context.js";
 import { buildSkillActivation } from "./skill-activation.js";

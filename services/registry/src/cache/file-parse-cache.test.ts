@@ -1,7 +1,7 @@
 import { rename, symlink, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createBmadTree, type BmadTree } from "../__fixtures__/bmad-tree.js";
+import { createBmadTree, type BmadTree } from "../testing/bmad-tree.js";
 import type { ParseOutcome } from "@agent-orchestrator/shared";
 import { FileParseCache } from "./file-parse-cache.js";
 

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createBmadTree, type BmadTree } from "../__fixtures__/bmad-tree.js";
+import { createBmadTree, type BmadTree } from "../testing/bmad-tree.js";
 import { readTextFile } from "./read-text-file.js";
 
 describe("readTextFile", () => {

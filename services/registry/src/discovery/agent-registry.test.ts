@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { chmod, mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { agentFile, createBmadTree, multiAgentBundle, standaloneBundle, type BmadTree } from "../__fixtures__/bmad-tree.js";
-import { agentCustomization, customizedSkill } from "../__fixtures__/install-files.js";
+import { agentFile, createBmadTree, multiAgentBundle, standaloneBundle, type BmadTree } from "../testing/bmad-tree.js";
+import { agentCustomization, customizedSkill } from "../testing/install-files.js";
 import { AgentRegistry } from "./agent-registry.js";
 import type { DiscoveryLimits } from "../config.js";
 

@@ -2,7 +2,7 @@ import { contextCaches, type DiscoveryContext } from "./discovery-context.js";
 import { resolveConflicts, type Catalog } from "./resolve-conflicts.js";
 import { scanBundles } from "./scan-bundles.js";
 import { scanInstalls } from "./scan-installs.js";
-import { withStartFingerprints } from "../activation/start-fingerprint.js";
+import { withStartFingerprints } from "./start-fingerprint.js";
 
 /**
  * One full scan of BMAD_ROOT: bundles, then installed BMAD (every release's layout), then duplicate

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createBmadTree, type BmadTree } from "../__fixtures__/bmad-tree.js";
-import { agentCustomization, customizedSkill, launcherSkill, markdownSkill, v4Agent, xmlAgent } from "../__fixtures__/install-files.js";
+import { createBmadTree, type BmadTree } from "../testing/bmad-tree.js";
+import { agentCustomization, customizedSkill, launcherSkill, markdownSkill, v4Agent, xmlAgent } from "../testing/install-files.js";
 import { AgentRegistry } from "./agent-registry.js";
 import type { DiscoveryLimits } from "../config.js";
 

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { checkManifestPath, coreModuleFolder, criticalFiles, isInside, isInstallTreeName, mapWithConcurrency, type AgentDefinition } from "@agent-orchestrator/shared";
-import { scanConcurrency } from "../discovery/discovery-context.js";
+import { scanConcurrency } from "./discovery-context.js";
 import { statKey } from "../cache/file-parse-cache.js";
-import type { Catalog } from "../discovery/resolve-conflicts.js";
+import type { Catalog } from "./resolve-conflicts.js";
 
 /** A file's fingerprint, or undefined when the registry does not watch it (a change would go unseen). */
 type FileFingerprint = string | undefined;

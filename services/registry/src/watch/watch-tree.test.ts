@@ -3,8 +3,8 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createLogger } from "@agent-orchestrator/shared";
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
-import { createBmadTree, type BmadTree } from "../__fixtures__/bmad-tree.js";
-import { changeCounter } from "../__fixtures__/change-counter.js";
+import { createBmadTree, type BmadTree } from "../testing/bmad-tree.js";
+import { changeCounter } from "../testing/change-counter.js";
 import { watchTree, type TreeWatcher } from "./watch-tree.js";
 import { waitUntil } from "../../../../test/support/wait-until.js";
 
