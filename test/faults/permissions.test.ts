@@ -293,6 +293,7 @@ describe.skipIf(natsIsExternal())("NATS permissions on real processes", () => {
 
   it("each user is denied what the matrix does not give it", async () => {
     const denied: Record<ServiceName, string[]> = {
+      // only the gateway asks for the installed BMAD files (project.files.installed_*, docs/security.md case 249)
       registry: ["agent.run.events.s1.r1", "tool.read_file", "agent.run.request.s1", "$JS.API.STREAM.LIST", "$KV.sessions.s1", "project.files.read", "project.files.installed_list", "$KV.file_index.idx", "audit.p1._.project_deleted", "$KV.personal_tokens.hash.x"],
       // only the gateway queues turns; nobody but the orchestrator (and admin) touches JetStream set-up; it changes files only through tools
       orchestrator: ["agent.run.request.s1", "registry.changed", "project.files.write", "project.files.delete", "project.files.installed_read", "$JS.API.STREAM.DELETE.RUN_EVENTS", "$KV.other.key", "$KV.file_index.idx", "audit.p1._.member_put", "$KV.personal_tokens.hash.x", "$JS.API.CONSUMER.CREATE.AUDIT"],

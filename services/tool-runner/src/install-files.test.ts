@@ -26,7 +26,7 @@ const installed = [
 ];
 
 describe("InstallFiles", () => {
-  it("lists the BMAD trees' and skill folders' files by path, in pages after a path, without protected names, project files or links out", async () => {
+  it("lists the BMAD trees' and skill folders' files by path, in pages after a path, without protected names, project files or links out (docs/security.md case 247)", async () => {
     const all = await install.list({ limit: 200 });
     expect(all).toEqual({ success: true, files: installed.map((path) => ({ path, size: expect.any(Number) as unknown, updated_at: expect.any(String) as unknown })), more: false });
     expect(all.success && all.files.find((file) => file.path === "_bmad/core/tasks/tidy.md")?.size).toBe("# Tidy task\n".length);
