@@ -9,8 +9,10 @@ import type {
   FileListing,
   FileRevision,
   MemberRole,
+  MemberSettings,
   ProjectMember,
   ProjectOverview,
+  ProjectSettings,
   ProjectUsage,
   UserUsage,
   ProjectView,
@@ -37,6 +39,12 @@ export interface ProjectFileText {
   content: string;
   /** the gateway sent only the start of a file too large to send whole */
   truncated: boolean;
+}
+
+/** A settings document as the API answers it: what is stored, and the values unset answers take. */
+export interface SettingsDocument<T> {
+  settings: T;
+  defaults: Record<string, string>;
 }
 
 /** One uploaded file as stored, and its Markdown form when it was a document. */
@@ -145,6 +153,25 @@ export class ApiClient {
   }
 
   /** What the caller spent across every project, today and this month, and their daily budget. */
+  /** BMAD's settings of a project (docs/settings.md): any member reads them. */
+  async projectSettings(projectId: string): Promise<SettingsDocument<ProjectSettings>> {
+    return this.json<SettingsDocument<ProjectSettings>>(`${projectPath(projectId)}/settings`);
+  }
+
+  /** Replaces the top-level keys `settings` names; the owner only. */
+  async putProjectSettings(projectId: string, settings: ProjectSettings): Promise<SettingsDocument<ProjectSettings>> {
+    return this.json<SettingsDocument<ProjectSettings>>(`${projectPath(projectId)}/settings`, jsonBody("PUT", settings));
+  }
+
+  /** The caller's own BMAD settings. */
+  async mySettings(): Promise<SettingsDocument<MemberSettings>> {
+    return this.json<SettingsDocument<MemberSettings>>("/api/me/settings");
+  }
+
+  async putMySettings(settings: MemberSettings): Promise<SettingsDocument<MemberSettings>> {
+    return this.json<SettingsDocument<MemberSettings>>("/api/me/settings", jsonBody("PUT", settings));
+  }
+
   async ownUsage(): Promise<UserUsage> {
     return (await this.json<{ usage: UserUsage }>("/api/usage")).usage;
   }

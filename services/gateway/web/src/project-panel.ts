@@ -5,6 +5,7 @@ import { byId, h } from "./dom.js";
 import { formatCost, formatOwnSpending } from "./format.js";
 import { formatHashRoute } from "./hash-route.js";
 import { openMembersDialog } from "./members-dialog.js";
+import { openMySettingsDialog, openProjectSettingsDialog } from "./settings-dialog.js";
 import { projectChoice } from "./project-choice.js";
 import { askForText } from "./text-dialog.js";
 import { showToast } from "./toasts.js";
@@ -17,8 +18,8 @@ const roleLabels: Record<ProjectView["role"], string> = { owner: "owner", editor
 
 /**
  * The project switcher at the top of the sidebar, the one place the current project is chosen
- * (project-choice.ts keeps it): a select of the caller's projects, the project's role, its overview and
- * members, and creating, renaming and deleting projects. Only the owner sees rename, delete and member
+ * (project-choice.ts keeps it): a select of the caller's projects, the project's role, its overview,
+ * members and BMAD settings, the caller's own settings, and creating, renaming and deleting projects. Only the owner sees rename, delete and member
  * management; the personal project cannot be deleted (the API refuses it: every client that names no
  * project would only get a new one). On a narrow screen the panel is folded to the project's name.
  */
@@ -49,6 +50,8 @@ export class ProjectPanel {
     this.renameButton.addEventListener("click", () => void this.rename());
     this.deleteButton.addEventListener("click", () => void this.remove());
     byId("project-members").addEventListener("click", () => void this.members());
+    byId("project-settings").addEventListener("click", () => void this.settings());
+    byId("my-settings").addEventListener("click", () => openMySettingsDialog(this.api));
     projectChoice.onChange(() => this.render());
   }
 
@@ -166,6 +169,11 @@ export class ProjectPanel {
   private async members(): Promise<void> {
     const project = await this.find(projectChoice.get());
     if (project) openMembersDialog(this.api, project);
+  }
+
+  private async settings(): Promise<void> {
+    const project = await this.find(projectChoice.get());
+    if (project) openProjectSettingsDialog(this.api, project);
   }
 
   private fail(what: string, error: unknown): void {

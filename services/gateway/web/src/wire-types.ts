@@ -15,3 +15,4 @@ export type { SessionSummary, SessionView, VisibleMessage } from "../../../../sh
 export type { Usage } from "../../../../shared/src/wire/usage.js";
 export type { SignInStatus } from "../../../../shared/src/wire/sign-in.js";
 export type { ProjectUsage, UserUsage } from "../../../../shared/src/wire/spending.js";
+export type { MemberSettings, ProjectSettings } from "../../../../shared/src/wire/settings/bmad-settings.js";
