@@ -94,7 +94,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   });
   // a page of a session's view leaves room in the reply for the session's state
   addSessionEndpoints(service, { connection, config, sessions: store, projects, subjectPrefix: prefix }, logger, () => natsMessageBudget(connection) - 64 * 1024);
-  addProjectEndpoints(service, { connection, config, projects, sessions: store, subjectPrefix: prefix }, logger);
+  addProjectEndpoints(service, { connection, config, projects, sessions: store, subjectPrefix: prefix, forgetProject: (id) => settings.deleteProject(id) }, logger);
   addUsageEndpoints(service, { spending, budgets, projects, subjectPrefix: prefix }, logger);
   addSettingsEndpoints(service, { projects, settings, subjectPrefix: prefix }, logger);
   addModelRoutesEndpoint(service, { router: models, projects, subjectPrefix: prefix }, logger);

@@ -29,6 +29,8 @@ type Handler<S extends z.ZodType> = (body: z.infer<S>) => Promise<unknown>;
 
 export interface ProjectEndpointsDeps extends ProjectDeletionDeps {
   config: ProjectDeletionDeps["config"] & Pick<OrchestratorConfig, "PROJECTS_PER_USER">;
+  /** what else goes with a deleted project (its BMAD settings, docs/settings.md) */
+  forgetProject?: (projectId: string) => Promise<void>;
 }
 
 /**
@@ -71,6 +73,8 @@ export function addProjectEndpoints(service: Service, deps: ProjectEndpointsDeps
 
   add("delete", ProjectDeleteRequest, async ({ user, project_id }) => {
     const deleted = await deleteProject(deps, project_id, user);
+    // the project is gone whatever becomes of this: a leftover is a small key no one can read any more
+    await deps.forgetProject?.(project_id).catch((error: unknown) => logger.warn({ err: error, projectId: project_id }, "a deleted project's settings were not removed"));
     publishProjectChange(deps, project_id, "deleted");
     return { success: true, deleted };
   });
