@@ -19,7 +19,7 @@ async function budgetsAt(limits: BudgetLimits) {
   scratch.track(`KV_projects_${suffix}`);
   const spending = await SpendingStore.open(scratch.connection(), `spending_${suffix}`);
   const projects = await ProjectStore.open(scratch.connection(), `projects_${suffix}`);
-  const project = await projects.create("ada", "Launch");
+  const project = await projects.create("ada", "Launch", 100);
   const clock = { now: new Date("2026-11-30T23:00:00Z") };
   const budgets = new Budgets(spending, projects, limits, logger, () => clock.now);
   const spend = (runKey: string, cost: number, user = "ada") =>
