@@ -21,13 +21,14 @@ describe("POST /api/sessions", () => {
       expect(status).toBe(201);
       expect(reply).toEqual({ success: true, session_id: expect.stringMatching(/^greeted\d+$/) as string, project_id: "default-alice", greeting: orchestrator.greeting });
       // `default` is the orchestrator's to resolve, as POST /api/chat leaves it
-      expect(orchestrator.requests(subjects.sessionStart).at(-1)).toEqual({ user: "alice", agent_id: "bmm/analyst" });
+      // with the caller's name, which `user_name` defaults to (docs/settings.md)
+      expect(orchestrator.requests(subjects.sessionStart).at(-1)).toEqual({ user: "alice", caller_name: "alice", agent_id: "bmm/analyst" });
     }
   });
 
   it("starts it in a named project for an editor, and passes on the orchestrator's refusal of a viewer (403) and a stranger (404)", async () => {
     expect(await json(await post("bob", "/api/sessions", { agent_id: "bmm/analyst", project_id: "team" }))).toMatchObject({ status: 201, body: { project_id: "team" } });
-    expect(orchestrator.requests(subjects.sessionStart).at(-1)).toEqual({ user: "bob", agent_id: "bmm/analyst", project_id: "team" });
+    expect(orchestrator.requests(subjects.sessionStart).at(-1)).toEqual({ user: "bob", caller_name: "bob", agent_id: "bmm/analyst", project_id: "team" });
     expect(await json(await post("carol", "/api/sessions", { agent_id: "bmm/analyst", project_id: "team" }))).toMatchObject({ status: 403, body: { error: { code: "PROJECT_FORBIDDEN" } } });
     expect(await json(await post("dave", "/api/sessions", { agent_id: "bmm/analyst", project_id: "team" }))).toMatchObject({ status: 404, body: { error: { code: "PROJECT_NOT_FOUND" } } });
   });
@@ -52,13 +53,13 @@ describe("GET /api/agents/:id/greeting", () => {
     const { status, body } = await json(await fixture.api("carol", "/api/agents/bmm/analyst/greeting?project_id=team"));
     expect(status).toBe(200);
     expect(body).toEqual({ success: true, project_id: "team", greeting: orchestrator.greeting });
-    expect(orchestrator.requests(subjects.sessionGreeting).at(-1)).toEqual({ user: "carol", agent_id: "bmm/analyst", project_id: "team" });
+    expect(orchestrator.requests(subjects.sessionGreeting).at(-1)).toEqual({ user: "carol", caller_name: "carol", agent_id: "bmm/analyst", project_id: "team" });
     expect(orchestrator.chats.size).toBe(chats);
   });
 
   it("reads the caller's default project without a project, and refuses an unknown query field", async () => {
     expect(await json(await fixture.api("dave", "/api/agents/bmm/analyst/greeting"))).toMatchObject({ status: 200, body: { project_id: "default-dave" } });
-    expect(orchestrator.requests(subjects.sessionGreeting).at(-1)).toEqual({ user: "dave", agent_id: "bmm/analyst" });
+    expect(orchestrator.requests(subjects.sessionGreeting).at(-1)).toEqual({ user: "dave", caller_name: "dave", agent_id: "bmm/analyst" });
     expect(await json(await fixture.api("dave", "/api/agents/bmm/analyst/greeting?user=alice"))).toMatchObject({ status: 400, body: { error: { code: "VALIDATION_ERROR" } } });
   });
 
