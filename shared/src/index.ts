@@ -10,16 +10,16 @@
  *   these changes a contract between services or with clients; the gateway's web page reads its types from here.
  * - `runtime/`: helpers a process uses and never sends: the logger, config from the environment, the NATS
  *   connection, request/endpoint helpers and the retry and failure classification (`runtime/nats/`), `AppError`,
- *   JSON safety, `getOwn`, path containment, queues, concurrency, the service lifecycle and telemetry
+ *   JSON safety, path containment, queues, concurrency, the service lifecycle and telemetry
  *   (`runtime/telemetry/`).
  * - `bmad/`: BMAD's file formats (agent files, SKILL.md, customize.toml, manifests, YAML). Kept apart from both:
  *   it is neither a contract between our services nor process plumbing but a reader of a third party's formats,
  *   pure text-in/typed-out, and may become its own package.
  * - `testing/`: helpers for tests only (fakes, fixtures); not exported and not built.
  *
- * Direction: `bmad/` uses `wire/` (the agent shapes it produces) and pure `runtime/` helpers (getOwn, forbidden
- * keys, containment); `runtime/` uses `wire/` and never `bmad/`; `wire/` uses only `runtime/get-own.ts`, `runtime/forbidden-keys.ts` and
- * `bmad/skill-name.ts` (pure lookups and a name pattern).
+ * Direction (folders are layers, bottom first: `folderLayers` in package.json, checked by lint): `wire/` imports
+ * only zod and its own files (it also holds the pure look-ups schemas need: `getOwn`, the forbidden keys, the skill
+ * name pattern); `runtime/` uses `wire/`; `bmad/` uses both (the agent shapes it produces, containment).
  */
 
 // Wire contracts
@@ -38,6 +38,9 @@ export { inboxPrefixFor, jetStreamNames, serviceNames, subjectTokenPattern, subj
 export { givenName, hasBidiFormat, withoutBidiFormat } from "./wire/bidi-format.js";
 export type { ServiceName } from "./wire/subjects.js";
 export { ToolCallRequest, ToolContext, ToolResult } from "./wire/tool-call.js";
+export { forbiddenKeys, isForbiddenKey } from "./wire/forbidden-keys.js";
+export { getOwn } from "./wire/get-own.js";
+export { skillNamePattern } from "./wire/skill-name-pattern.js";
 export { EditFileArgs, FindFilesArgs, ListFilesArgs, LoadSkillArgs, PreloadWorkflowArgs, ReadFileArgs, RunScriptArgs, RunSubagentArgs, RunnerToolName, SaveOutputArgs, SearchFilesArgs, ToolName, orchestratorToolNames, toolCatalog, toolDefinitionsForModel } from "./wire/tool-catalog.js";
 export type { ToolArgs, ToolDefinition } from "./wire/tool-catalog.js";
 export { Usage, addUsage, zeroUsage } from "./wire/usage.js";
@@ -106,7 +109,7 @@ export { findToolSkills, findTreeSkills } from "./bmad/skill-locator.js";
 export type { SkillCandidate, ToolSkillSearch } from "./bmad/skill-locator.js";
 export { parseSkillMd, readSkillMd } from "./bmad/skill-md.js";
 export type { SkillDocument } from "./bmad/skill-md.js";
-export { assertSkillName, closeNames, skillNamePattern, skillNotFound } from "./bmad/skill-name.js";
+export { assertSkillName, closeNames, skillNotFound } from "./bmad/skill-name.js";
 export { renderValue, resolveSkillText } from "./bmad/skill-text.js";
 export type { SkillTextScope } from "./bmad/skill-text.js";
 export { hasSkillFile, skillFoldersUnder, treeSearchDepth, treeSearchMaxFolders } from "./bmad/skill-tree-search.js";
@@ -118,8 +121,6 @@ export { asMapping, field, flattenText, scalarText, textList } from "./bmad/yaml
 export { AppError, toErrorBody } from "./runtime/app-error.js";
 export { baseEnvSchema, envInt, loadEnv, parseEnv } from "./runtime/env-config.js";
 export type { EnvParseResult } from "./runtime/env-config.js";
-export { forbiddenKeys, isForbiddenKey } from "./runtime/forbidden-keys.js";
-export { getOwn } from "./runtime/get-own.js";
 export { isInside, relativeInside } from "./runtime/path-containment.js";
 export { addJsonEndpoint } from "./runtime/json-endpoint.js";
 export type { JsonHandler } from "./runtime/json-endpoint.js";

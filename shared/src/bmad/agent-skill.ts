@@ -1,5 +1,5 @@
 import type { MenuItem, Persona } from "../wire/agent.js";
-import { getOwn } from "../runtime/get-own.js";
+import { getOwn } from "../wire/get-own.js";
 import { isTable, type TomlTable } from "./customization.js";
 import type { SkillDocument } from "./skill-md.js";
 import type { ParsedAgent, ParseNote } from "./parsed-agent.js";

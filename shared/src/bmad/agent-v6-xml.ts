@@ -1,5 +1,5 @@
 import type { MenuItem, Persona } from "../wire/agent.js";
-import { isForbiddenKey } from "../runtime/forbidden-keys.js";
+import { isForbiddenKey } from "../wire/forbidden-keys.js";
 import { blockText, childElements, findElement, firstChild, inlineText, listItems } from "./xml-element-text.js";
 import { buildMenuItem, emptyPersona, type MenuHandler, type ParseAgentResult, type ParseNote } from "./parsed-agent.js";
 import { scanElement, type TagElement } from "./xml-tag-scanner.js";

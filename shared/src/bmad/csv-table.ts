@@ -1,5 +1,5 @@
-import { isForbiddenKey } from "../runtime/forbidden-keys.js";
-import { getOwn } from "../runtime/get-own.js";
+import { isForbiddenKey } from "../wire/forbidden-keys.js";
+import { getOwn } from "../wire/get-own.js";
 import { parse } from "csv-parse/sync";
 import type { ParseOutcome } from "./parse-outcome.js";
 

@@ -1,6 +1,6 @@
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
-import { isForbiddenKey } from "../runtime/forbidden-keys.js";
-import { getOwn } from "../runtime/get-own.js";
+import { isForbiddenKey } from "../wire/forbidden-keys.js";
+import { getOwn } from "../wire/get-own.js";
 
 /** A TOML table as plain data. */
 export type TomlTable = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { getOwn } from "../runtime/get-own.js";
+import { getOwn } from "../wire/get-own.js";
 import type { SettingsLayers } from "../wire/settings/bmad-settings.js";
 import { isTable, mergeLayers, type TomlTable } from "./customization.js";
 

@@ -1,7 +1,5 @@
 import { AppError } from "../runtime/app-error.js";
-
-/** A skill name as BMAD writes it: no `/`, no leading dot, so it can never name a path (docs/bmad-releases.md). */
-export const skillNamePattern = /^[a-z0-9][a-z0-9._-]{0,100}$/i;
+import { skillNamePattern } from "../wire/skill-name-pattern.js";
 
 /** Throws VALIDATION_ERROR unless `name` is a plain skill name. */
 export function assertSkillName(name: string): void {

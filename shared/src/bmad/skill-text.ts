@@ -1,4 +1,4 @@
-import { getOwn } from "../runtime/get-own.js";
+import { getOwn } from "../wire/get-own.js";
 import { isTable, type TomlTable } from "./customization.js";
 
 /** What `{name}` placeholders in a skill's text may be replaced with. */

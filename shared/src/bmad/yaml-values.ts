@@ -1,4 +1,4 @@
-import { getOwn } from "../runtime/get-own.js";
+import { getOwn } from "../wire/get-own.js";
 
 /** A plain mapping from parsed YAML, or undefined for scalars, sequences and null. */
 export function asMapping(value: unknown): Record<string, unknown> | undefined {

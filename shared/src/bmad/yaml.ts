@@ -1,5 +1,5 @@
 import { parse } from "yaml";
-import { isForbiddenKey } from "../runtime/forbidden-keys.js";
+import { isForbiddenKey } from "../wire/forbidden-keys.js";
 import { asMapping } from "./yaml-values.js";
 
 /**

@@ -1,4 +1,4 @@
-import { forbiddenKeys, isForbiddenKey } from "./forbidden-keys.js";
+import { forbiddenKeys, isForbiddenKey } from "../wire/forbidden-keys.js";
 
 /**
  * What a forbidden key must contain somewhere in the text: its own spelling, or a `\u` escape (the only

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AgentDefinition, AgentFormat, AgentSource, AgentSummary, MenuItem } from "./agent.js";
-import { skillNamePattern } from "../bmad/skill-name.js";
+import { skillNamePattern } from "./skill-name-pattern.js";
 import { ErrorReply } from "./error-code.js";
 
 export const ListAgentsRequest = z.object({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { getOwn } from "../../runtime/get-own.js";
+import { getOwn } from "../get-own.js";
 import { givenName } from "../bidi-format.js";
 import { subjectTokenPattern } from "../subjects.js";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { skillNamePattern } from "../../bmad/skill-name.js";
-import { isForbiddenKey } from "../../runtime/forbidden-keys.js";
+import { skillNamePattern } from "../skill-name-pattern.js";
+import { isForbiddenKey } from "../forbidden-keys.js";
 import { hasBidiFormat } from "../bidi-format.js";
 
 /**
