@@ -6,14 +6,19 @@ import {
   encodeJson,
   inSpan,
   isFinalEvent,
+  jetStreamNames,
   natsAttributes,
   queueRunRequest,
   RunEvent,
+  runEventWatchHoldMs,
   traceHeadersOption,
   subjects,
   type Logger,
   type RunStartRequest,
 } from "@agent-orchestrator/shared";
+import { inSeqOrderBySession } from "./seq-order.js";
+import { onReconnect } from "./connection-reconnects.js";
+import { StoredRunEvents } from "./stored-run-events.js";
 
 export interface RunClientOptions {
   connection: NatsConnection;
@@ -61,7 +66,7 @@ export async function startRun(options: RunClientOptions, run: NewRun): Promise<
     subscription.unsubscribe();
     throw error;
   }
-  const iterator = readEvents(subscription, run.run_id, options);
+  const iterator = readEvents(subscription, run, options);
   const first = await iterator.next();
   if (first.done) throw new AppError("SERVICE_UNAVAILABLE", "The turn ended without any event");
   if (first.value.type === "error") {
@@ -79,12 +84,36 @@ export async function startRun(options: RunClientOptions, run: NewRun): Promise<
   };
 }
 
-async function* readEvents(subscription: Subscription, runId: string, options: RunClientOptions): AsyncGenerator<RunEvent> {
+/**
+ * The turn's events for its client, in `seq` order, each once, up to its final event (seq-order.ts holds one that
+ * comes ahead of a missing one). They come from the core subscription; when one is missing there (a gap in `seq`)
+ * or the connection was re-made (the subscription heard nothing meanwhile, perhaps the final event), the ones the
+ * stream stored are read in (stored-run-events.ts), and the read is made again each second while a gap stays open.
+ */
+async function* readEvents(subscription: Subscription, run: NewRun, options: RunClientOptions): AsyncGenerator<RunEvent> {
+  const stored = new StoredRunEvents(
+    options.connection,
+    jetStreamNames(options.subjectPrefix).runEvents,
+    options.subjectPrefix + subjects.runEvents(run.session_id, run.run_id),
+    options.logger,
+  );
+  try {
+    for await (const event of inSeqOrderBySession(arrivingEvents(subscription, run.run_id, stored, options), { fromTurnStart: true, holdMs: runEventWatchHoldMs })) {
+      yield event;
+      if (isFinalEvent(event)) return;
+    }
+  } finally {
+    // ends the arriving events at once, even while they wait for the next message
+    subscription.unsubscribe();
+  }
+}
+
+/** How often the stream is read again while an event is missing. */
+const gapReadMs = 1_000;
+
+/** The turn's events as they arrive live, with those read from the stream after a gap or a reconnection; repeats are left to the ordering. */
+async function* arrivingEvents(subscription: Subscription, runId: string, stored: StoredRunEvents, options: RunClientOptions): AsyncGenerator<RunEvent> {
   let received = 0;
-  // the orchestrator repeats an event until RUN_EVENTS has stored it, so one can arrive twice; a
-  // takeover by another orchestrator starts again at seq 0 with a `session` event of a later attempt
-  let attempt = 0;
-  let nextSeq = 0;
   let timedOut = false;
   let noOrchestrator = false;
   let timer: NodeJS.Timeout | undefined;
@@ -111,27 +140,63 @@ async function* readEvents(subscription: Subscription, runId: string, options: R
       (error: unknown) => options.logger.warn({ err: error }, "could not count orchestrators"),
     );
   }, Math.min(orchestratorCheckMs, options.pickupTimeoutMs));
+  // the seqs seen of the latest attempt: a gap below the highest is an event the subscription missed
+  let attempt = 0;
+  let seen = new Set<number>();
+  let highest = -1;
+  const gapOpen = () => seen.size <= highest;
+  let reconnected = false;
+  let wake: (() => void) | undefined;
+  const stopListening = onReconnect(options.connection, () => {
+    reconnected = true;
+    wake?.();
+  });
+  const note = (event: RunEvent) => {
+    if (event.type === "session" && event.attempt > attempt) {
+      attempt = event.attempt;
+      seen = new Set();
+      highest = -1;
+    }
+    seen.add(event.seq);
+    highest = Math.max(highest, event.seq);
+  };
   arm();
+  const messages = subscription[Symbol.asyncIterator]();
+  let pending = messages.next();
   try {
-    for await (const message of subscription) {
+    for (;;) {
+      const woken = new Promise<"read">((resolve) => (wake = () => resolve("read")));
+      const gapTimer = gapOpen() ? setTimeout(() => wake?.(), gapReadMs) : undefined;
+      const result = reconnected ? "read" : await Promise.race([pending, woken]);
+      clearTimeout(gapTimer);
+      if (result === "read") {
+        reconnected = false;
+        for (const event of await stored.read()) {
+          note(event);
+          yield event;
+        }
+        continue;
+      }
+      if (result.done) break;
+      pending = messages.next();
       received++;
       clearTimeout(check);
       arm();
       let event: RunEvent;
       try {
-        event = decodeJson(message.data, RunEvent);
+        event = decodeJson(result.value.data, RunEvent);
       } catch (error) {
         options.logger.error({ err: error, runId }, "invalid run event dropped");
         continue;
       }
-      if (event.type === "session" && event.attempt > attempt) {
-        attempt = event.attempt;
-        nextSeq = 0;
-      }
-      if (event.seq < nextSeq) continue;
-      nextSeq = event.seq + 1;
+      note(event);
       yield event;
-      if (isFinalEvent(event)) return;
+      if (gapOpen()) {
+        for (const read of await stored.read()) {
+          note(read);
+          yield read;
+        }
+      }
     }
     if (noOrchestrator) throw new AppError("SERVICE_UNAVAILABLE", "No orchestrator is running to take the turn");
     if (timedOut && received === 0) {
@@ -143,6 +208,7 @@ async function* readEvents(subscription: Subscription, runId: string, options: R
   } finally {
     clearTimeout(timer);
     clearTimeout(check);
+    stopListening();
     subscription.unsubscribe();
   }
 }
