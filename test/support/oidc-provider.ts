@@ -13,6 +13,8 @@ import { exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
 import Provider from "oidc-provider";
 
 export interface TestUser {
+  /** the display name (`name`; the user id when not given) */
+  name?: string;
   email?: string;
   email_verified?: boolean;
   groups?: string[];
@@ -70,11 +72,11 @@ export async function startOidcProvider(options: { redirectUris: string[]; users
         if (!user) return undefined;
         return { accountId: id, claims: () => ({ sub: id, name: id, ...user, ...(user.email ? { email_verified: user.email_verified ?? true } : {}) }) };
       },
-      // groups and e-mail in access tokens too, as a Keycloak mapper or Entra ID's groups claim puts them there
+      // groups, e-mail and a given name in access tokens too, as a Keycloak mapper or Entra ID's groups claim puts them there
       extraTokenClaims: (_context, token) => {
         const accountId = "accountId" in token ? token.accountId : undefined;
         const user = accountId === undefined ? undefined : options.users[accountId];
-        return user ? { ...(user.email ? { email: user.email } : {}), ...(user.groups ? { groups: user.groups } : {}) } : undefined;
+        return user ? { ...(user.name ? { name: user.name } : {}), ...(user.email ? { email: user.email } : {}), ...(user.groups ? { groups: user.groups } : {}) } : undefined;
       },
       features: {
         devInteractions: { enabled: true },

@@ -8,7 +8,7 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { inject } from "vitest";
-import { createLogger, decodeJson, encodeJson, jetStreamNames, ListAgentsReply, ProjectCreateRequest, ProjectListRequest, subjects } from "@agent-orchestrator/shared";
+import { createLogger, decodeJson, encodeJson, jetStreamNames, ListAgentsReply, MemberSettingsReply, MemberSettingsRequest, ProjectCreateRequest, ProjectListRequest, subjects } from "@agent-orchestrator/shared";
 import { CookieJar, signInOverHttp, startOidcProvider, type TestOidcProvider } from "../../../../test/support/oidc-provider.js";
 import { gatewayEnvSchema } from "../config.js";
 import { startGateway, type Gateway } from "../gateway-service.js";
@@ -32,7 +32,11 @@ beforeAll(async () => {
   const redirect = `http://127.0.0.1:${firstPort}/auth/callback`;
   provider = await startOidcProvider({
     redirectUris: [redirect],
-    users: { ada: { email: "ada@example.com", groups: ["staff"] }, eve: { email: "eve@example.com", groups: ["guests"] } },
+    users: {
+      ada: { email: "ada@example.com", groups: ["staff"] },
+      eve: { email: "eve@example.com", groups: ["guests"] },
+      erin: { name: "Erin Example", email: "erin@example.com", groups: ["staff"] },
+    },
   });
   connection = await connect({ servers: inject("natsUrl") });
   // the orchestrator and the registry, answering with the caller they were told of
@@ -46,6 +50,13 @@ beforeAll(async () => {
     callback: (_error, message) => {
       const { user, name } = decodeJson(message.data, ProjectCreateRequest);
       message.respond(encodeJson({ success: true, project: { id: "p-new", name, owner: user, role: "owner", personal: false, created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z" } }));
+    },
+  });
+  // a member's settings with the default the gateway names: `user_name` is the caller's name
+  connection.subscribe(prefix + subjects.projectRequest("my_settings"), {
+    callback: (_error, message) => {
+      const { caller_name } = decodeJson(message.data, MemberSettingsRequest);
+      message.respond(encodeJson({ success: true, settings: {}, defaults: caller_name ? { user_name: caller_name } : {} } satisfies MemberSettingsReply));
     },
   });
   connection.subscribe(prefix + subjects.registryAgentsList, { callback: (_error, message) => message.respond(encodeJson({ success: true, agents: [] } satisfies ListAgentsReply)) });
@@ -193,6 +204,29 @@ describe("rules narrowed after the sign-in", () => {
     } finally {
       await narrower.stop();
     }
+  });
+});
+
+describe("user_name's default", () => {
+  const defaultName = async (init: RequestInit) => ((await (await fetch(`${firstUrl}/api/me/settings`, init)).json()) as { defaults?: Record<string, string> }).defaults?.["user_name"];
+
+  it("is the display name the provider gave, for the browser sign-in, the personal token it made and the provider's JWT", async () => {
+    const { jar } = await signInOverHttp(firstUrl, "erin");
+    expect(await defaultName({ headers: { cookie: jar.header() } })).toBe("Erin Example");
+    const me = (await (await fetch(`${firstUrl}/auth/me`, { headers: { cookie: jar.header() } })).json()) as { csrf_token: string };
+    const made = await fetch(`${firstUrl}/api/tokens`, {
+      method: "POST",
+      headers: { cookie: jar.header(), origin: firstUrl, "x-csrf-token": me.csrf_token, "content-type": "application/json" },
+      body: JSON.stringify({ name: "laptop" }),
+    });
+    expect(made.status).toBe(201);
+    expect(await defaultName(bearer(((await made.json()) as { token: string }).token))).toBe("Erin Example");
+    expect(await defaultName(bearer(await provider.mint("erin", audience)))).toBe("Erin Example");
+  });
+
+  it("is the user id for an AUTH_TOKENS token, and for a provider's JWT without a name", async () => {
+    expect(await defaultName(bearer("bob-token-22222"))).toBe("bob");
+    expect(await defaultName(bearer(await provider.craft({ sub: "erin", aud: audience, email: "erin@example.com", groups: ["staff"] })))).toBe("erin");
   });
 });
 

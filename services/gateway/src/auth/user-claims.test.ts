@@ -32,10 +32,20 @@ describe("userOfClaims", () => {
     }
   });
 
-  it("keeps, with the sign-in, the claims the rules read (groups, e-mail) even when no rule reads them yet, own properties only", () => {
+  it("keeps, with the sign-in, the claims the rules read (groups, e-mail) even when no rule reads them yet, and the name, own properties only", () => {
     const claims = { sub: "ada", groups: ["staff", 7], email: "ada@example.com", email_verified: true, name: "Ada", nonce: "n" };
-    expect(userOfClaims(claims, rules)).toEqual({ ok: true, user: "ada", via: { via: "oidc", claims: { sub: "ada", groups: ["staff"], email: "ada@example.com", email_verified: true } } });
+    expect(userOfClaims(claims, rules)).toEqual({ ok: true, user: "ada", via: { via: "oidc", claims: { sub: "ada", groups: ["staff"], email: "ada@example.com", email_verified: true, name: "Ada" } } });
     const inherited = Object.assign(Object.create({ groups: ["staff"] }) as Record<string, unknown>, { sub: "ada" });
     expect(userOfClaims(inherited, rules)).toEqual({ ok: true, user: "ada", via: { via: "oidc", claims: { sub: "ada" } } });
+  });
+
+  it("case 258: keeps the claims that name the person as answers: one line, at most 200 characters, a name that is no string left out", () => {
+    const claims = { sub: "erin", name: `Erin\n${"x".repeat(100_000)}`, given_name: "Erin\u202E", family_name: ["Example"], preferred_username: "\u0000" };
+    expect(userOfClaims(claims, rules)).toEqual({ ok: true, user: "erin", via: { via: "oidc", claims: { sub: "erin", name: `Erin ${"x".repeat(195)}`, given_name: "Erin" } } });
+  });
+
+  it("keeps the user claim as it is when it is also a name claim, so the sign-in is checked again against the same user", () => {
+    const claims = { sub: "x", preferred_username: "erin.example" };
+    expect(userOfClaims(claims, { ...rules, OIDC_USER_CLAIM: "preferred_username" })).toEqual({ ok: true, user: "erin.example", via: { via: "oidc", claims: { preferred_username: "erin.example" } } });
   });
 });

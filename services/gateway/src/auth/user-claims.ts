@@ -1,6 +1,7 @@
-import { AppError, getOwn, type SignInVia } from "@agent-orchestrator/shared";
+import { AppError, asAnswer, getOwn, type SignInVia } from "@agent-orchestrator/shared";
 import type { GatewayConfig } from "../config.js";
 import type { SignIn } from "./auth-throttle.js";
+import { displayNameClaims } from "./display-name.js";
 
 /** The names a user may have: what AUTH_TOKENS allows, and what a project's member list can hold. */
 const userPattern = /^[A-Za-z0-9_.@-]{1,128}$/;
@@ -39,7 +40,9 @@ export function userOfClaims(claims: Readonly<Record<string, unknown>>, rules: R
 
 /**
  * The claims the rules above read (the user, the groups, `email`, `email_verified`), whether or not a rule
- * reads them now: an operator who narrows the groups or domains later has them to check against.
+ * reads them now: an operator who narrows the groups or domains later has them to check against. And the
+ * claims that name the person (auth/display-name.ts), as answers (bounded, no control or bidi character), so
+ * whatever the sign-in makes (a browser sign-in, a personal token) knows `user_name`'s default.
  */
 export function keptClaims(claims: Readonly<Record<string, unknown>>, rules: Pick<Rules, "OIDC_USER_CLAIM" | "OIDC_GROUPS_CLAIM">): OidcClaims {
   const kept: Array<[string, OidcClaims[string]]> = [];
@@ -47,6 +50,12 @@ export function keptClaims(claims: Readonly<Record<string, unknown>>, rules: Pic
     const value = getOwn(claims, name);
     if (typeof value === "string" || typeof value === "boolean") kept.push([name, value]);
     else if (Array.isArray(value)) kept.push([name, value.filter((item): item is string => typeof item === "string")]);
+  }
+  const read = new Set(kept.map(([name]) => name));
+  for (const name of displayNameClaims) {
+    const value = getOwn(claims, name);
+    const answer = typeof value === "string" && !read.has(name) ? asAnswer(value) : undefined;
+    if (answer !== undefined) kept.push([name, answer]);
   }
   // own properties only, whatever the claims are named
   return Object.fromEntries(kept);

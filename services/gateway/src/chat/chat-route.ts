@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Router, type Request, type Response } from "express";
-import { AppError, ChatRequestBody, SessionGetReply, serviceNames, subjects, type RunEvent } from "@agent-orchestrator/shared";
-import { currentUser } from "../auth/auth.js";
+import { AppError, ChatRequestBody, SessionGetReply, serviceNames, subjects, type RunEvent, type SignInVia } from "@agent-orchestrator/shared";
+import { currentSignIn, currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { parseInput } from "../http/parse-input.js";
@@ -28,7 +28,7 @@ export function chatRoute(context: GatewayContext): Router {
     async (request, response) => {
       const body = parseInput(ChatRequestBody, request.body, "body");
       const user = currentUser(response);
-      const run = await startChatRun(context, body, user, context.clientAddress(request));
+      const run = await startChatRun(context, body, user, currentSignIn(response), context.clientAddress(request));
       let finished = false;
       response.on("close", () => {
         run.close();
@@ -44,8 +44,8 @@ export function chatRoute(context: GatewayContext): Router {
 }
 
 /** The owner's name for `user_name`'s default (docs/settings.md), when this gateway signs people in. */
-function withCallerName(context: GatewayContext, owner: string): { caller_name?: string } {
-  const name = callerName(context.config, owner);
+function withCallerName(context: GatewayContext, owner: string, signIn: SignInVia | undefined): { caller_name?: string } {
+  const name = callerName(context.config, owner, signIn);
   return name ? { caller_name: name } : {};
 }
 
@@ -55,12 +55,14 @@ const orchestratorPingWaitMs = 500;
 /**
  * Starts a chat turn for `owner`: a new session unless the body names one, in the project the body names
  * (absent or `default`: the owner's default project). Its attachments are checked, and inline ones uploaded,
- * before the turn is queued (chat-attachments.ts). Shared with the WebSocket, /v1 and MCP.
+ * before the turn is queued (chat-attachments.ts). Shared with the WebSocket, /v1 and MCP, each of which passes
+ * how the owner signed in (`signIn`), whose display name is `user_name`'s default.
  */
 export async function startChatRun(
   context: GatewayContext,
   body: Pick<ChatRequestBody, "agent_id" | "message" | "session_id" | "project_id" | "attachments">,
   owner: string,
+  signIn: SignInVia | undefined,
   clientAddress?: string,
 ): Promise<StartedRun> {
   const attachments = await resolveAttachments(context, owner, body);
@@ -73,7 +75,7 @@ export async function startChatRun(
     owner,
     project_id: body.project_id === defaultProjectAlias ? undefined : body.project_id,
     ...(attachments ? { attachments } : {}),
-    ...withCallerName(context, owner),
+    ...withCallerName(context, owner, signIn),
   };
   const started = startRun(
     {

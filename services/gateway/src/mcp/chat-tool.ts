@@ -1,4 +1,4 @@
-import { AppError, FilesListReply, subjects, type ChatToolInput, type FileListing, type FileSpaceRef, type Usage } from "@agent-orchestrator/shared";
+import { AppError, FilesListReply, subjects, type ChatToolInput, type FileListing, type FileSpaceRef, type SignInVia, type Usage } from "@agent-orchestrator/shared";
 import { projectOfRun, startChatRun } from "../chat/chat-route.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
@@ -19,16 +19,18 @@ export interface ChatToolResult extends TurnAnswer {
 
 /**
  * The MCP tool `chat`: one turn on this server's loop and model, like `POST /api/chat`. `onTool` hears each
- * tool call (the MCP server turns them into progress notifications). An aborted call cancels the turn.
+ * tool call (the MCP server turns them into progress notifications). An aborted call cancels the turn. `signIn`
+ * is how the owner signed in (their display name is `user_name`'s default).
  */
 export async function runChatTool(
   context: GatewayContext,
   owner: string,
+  signIn: SignInVia | undefined,
   input: ChatToolInput,
   signal: AbortSignal,
   onTool: (name: string) => void,
 ): Promise<ChatToolResult> {
-  const run = await startChatRun(context, input, owner);
+  const run = await startChatRun(context, input, owner, signIn);
   const sessionId = run.first.session_id;
   const cancel = () => {
     run.close();

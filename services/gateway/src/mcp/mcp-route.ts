@@ -2,7 +2,7 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { AppError, type Logger } from "@agent-orchestrator/shared";
-import { authenticate, currentUser } from "../auth/auth.js";
+import { authenticate, currentSignIn, currentUser } from "../auth/auth.js";
 import { allowedHosts } from "../config.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { createMcpServer } from "./mcp-server.js";
@@ -29,7 +29,7 @@ export function mcpRoute(context: GatewayContext): Router {
   router.post(
     "/",
     async (request, response) => {
-      const server = createMcpServer(context, currentUser(response));
+      const server = createMcpServer(context, currentUser(response), currentSignIn(response));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       response.on("close", () => {
         void transport.close();

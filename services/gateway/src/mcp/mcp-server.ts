@@ -9,7 +9,7 @@ import {
   ReadResourceRequestSchema,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import { BmadToolInput, ChatToolInput, toErrorBody } from "@agent-orchestrator/shared";
+import { BmadToolInput, ChatToolInput, toErrorBody, type SignInVia } from "@agent-orchestrator/shared";
 import { runBmadTool } from "./bmad-tool.js";
 import { runChatTool } from "./chat-tool.js";
 import { getPrompt, listPrompts } from "./mcp-prompts.js";
@@ -17,7 +17,7 @@ import { listResources, listResourceTemplates, readResource } from "./mcp-resour
 import type { GatewayContext } from "../gateway-context.js";
 
 /**
- * The MCP server for one request of `owner` (the route is stateless, so each request gets its own):
+ * The MCP server for one request of `owner`, signed in `signIn` (the route is stateless, so each request gets its own):
  * `bmad` (list, read, execute: docs/design.md "Activation documents") and `chat` (a turn on this server). A failure is a tool result
  * with `isError`, its code first, so the calling model can read what went wrong. Prompts are the agents and
  * their workflows, resources the files of the caller's projects and the installed BMAD files (docs/openai-api.md
@@ -25,7 +25,7 @@ import type { GatewayContext } from "../gateway-context.js";
  * both are read from the services on every call, so they have no list to go stale, and a stateless server has
  * no stream to announce a change on (no `listChanged`, no `subscribe`).
  */
-export function createMcpServer(context: GatewayContext, owner: string): McpServer {
+export function createMcpServer(context: GatewayContext, owner: string, signIn: SignInVia | undefined): McpServer {
   const server = new McpServer({ name: "agent-orchestrator", version: "0.1.0" });
 
   server.registerTool(
@@ -61,7 +61,7 @@ export function createMcpServer(context: GatewayContext, owner: string): McpServ
         progress++;
         void extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress, message: `tool: ${name}` } }).catch(() => undefined);
       };
-      const result = await runChatTool(context, owner, input, extra.signal, onTool);
+      const result = await runChatTool(context, owner, signIn, input, extra.signal, onTool);
       const files = result.files.map((file) => `- ${file.path} (${file.size} bytes)`).join("\n");
       // a cut answer says so where the calling model reads it, not only in structuredContent
       const cut = result.response_truncated ? "\nresponse_truncated: true (the whole answer is in the session)" : "";

@@ -1,5 +1,6 @@
 import type { Request, Response } from "express";
 import { AppError, subjectTokenPattern, type Attachment, type RunEvent } from "@agent-orchestrator/shared";
+import { currentSignIn } from "../auth/auth.js";
 import { projectOfRun, startChatRun } from "../chat/chat-route.js";
 import { publishCancel } from "../chat/run-cancel.js";
 import type { StartedRun } from "../chat/run-client.js";
@@ -35,7 +36,7 @@ export interface OpenAiTurn {
  * `x-project-id` headers; a client that disconnects before `finished()` cancels its turn.
  */
 export async function startOpenAiTurn(context: GatewayContext, request: Request, response: Response, plan: OpenAiTurnPlan, owner: string): Promise<OpenAiTurn> {
-  const run = await startChatRun(context, plan, owner, context.clientAddress(request));
+  const run = await startChatRun(context, plan, owner, currentSignIn(response), context.clientAddress(request));
   const sessionId = run.first.session_id;
   let done = false;
   response.on("close", () => {

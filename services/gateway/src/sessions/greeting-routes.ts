@@ -1,7 +1,7 @@
 import { Router } from "express";
 import { GreetingQuery, GreetingReply, SessionStartBody, SessionStartReply, subjects } from "@agent-orchestrator/shared";
 import { audited, noteAudit } from "../audit/audited.js";
-import { currentUser } from "../auth/auth.js";
+import { currentSignIn, currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { parseInput } from "../http/parse-input.js";
@@ -27,7 +27,7 @@ export function greetingRoutes(context: GatewayContext): Router {
       const reply = await callService(
         context,
         subjects.sessionStart,
-        { user: currentUser(response), agent_id: body.agent_id, project_id: projectOf(body.project_id), caller_name: callerName(context.config, currentUser(response)) },
+        { user: currentUser(response), agent_id: body.agent_id, project_id: projectOf(body.project_id), caller_name: callerName(context.config, currentUser(response), currentSignIn(response)) },
         SessionStartReply,
       );
       noteAudit(response, { project_id: reply.project_id, target: reply.session_id });
@@ -40,7 +40,7 @@ export function greetingRoutes(context: GatewayContext): Router {
     async (request, response) => {
       const query = parseInput(GreetingQuery, request.query, "query");
       const agentId = (request.params["id"] as unknown as string[]).join("/");
-      const reply = await callService(context, subjects.sessionGreeting, { user: currentUser(response), agent_id: agentId, project_id: projectOf(query.project_id), caller_name: callerName(context.config, currentUser(response)) }, GreetingReply);
+      const reply = await callService(context, subjects.sessionGreeting, { user: currentUser(response), agent_id: agentId, project_id: projectOf(query.project_id), caller_name: callerName(context.config, currentUser(response), currentSignIn(response)) }, GreetingReply);
       response.json(reply);
     },
   );

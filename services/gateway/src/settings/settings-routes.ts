@@ -2,7 +2,7 @@ import { Router } from "express";
 import type { z } from "zod";
 import { MemberSettings, MemberSettingsReply, ProjectSettings, ProjectSettingsReply, subjects, type ProjectOperation } from "@agent-orchestrator/shared";
 import { audited, noteAudit } from "../audit/audited.js";
-import { currentUser } from "../auth/auth.js";
+import { currentSignIn, currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { parseInput } from "../http/parse-input.js";
 import { callService } from "../nats-call.js";
@@ -36,7 +36,7 @@ export function settingsRoutes(context: GatewayContext): Router {
 
   router.get("/api/me/settings", async (_request, response) => {
     const user = currentUser(response);
-    const name = callerName(context.config, user);
+    const name = callerName(context.config, user, currentSignIn(response));
     const reply = await ask("my_settings", { user, ...(name ? { caller_name: name } : {}) }, MemberSettingsReply);
     response.json({ success: true, settings: reply.settings, defaults: reply.defaults });
   });
@@ -44,7 +44,7 @@ export function settingsRoutes(context: GatewayContext): Router {
   router.put("/api/me/settings", async (request, response) => {
     const user = currentUser(response);
     const settings = parseInput(MemberSettings, request.body, "body");
-    const name = callerName(context.config, user);
+    const name = callerName(context.config, user, currentSignIn(response));
     const reply = await ask("my_settings_put", { user, ...(name ? { caller_name: name } : {}), settings }, MemberSettingsReply);
     response.json({ success: true, settings: reply.settings, defaults: reply.defaults });
   });

@@ -1,5 +1,5 @@
 import type { WebSocket } from "ws";
-import { AppError, parseJson, toErrorBody, WsClientMessage, type RunEvent } from "@agent-orchestrator/shared";
+import { AppError, parseJson, toErrorBody, WsClientMessage, type RunEvent, type SignInVia } from "@agent-orchestrator/shared";
 import { bearerCheck, bearerSignIn } from "../auth/bearer-sign-in.js";
 import { startChatRun } from "../chat/chat-route.js";
 import { authenticationRequired } from "../config.js";
@@ -23,6 +23,8 @@ const closeGraceMs = 2_000;
 export interface OpenedSocket {
   /** the user signed in on the upgrade (always the local user without AUTH_TOKENS); undefined until `{type:"auth"}` */
   user: string | undefined;
+  /** how `user` signed in on the upgrade (its display name is `user_name`'s default); undefined for the local user */
+  signedInVia?: SignInVia | undefined;
   address: string;
   /** the caps' slots the socket holds (limits/websocket-caps.ts) */
   slots: SocketSlots;
@@ -46,6 +48,7 @@ export class WebSocketConnection {
   /** this socket's watches by session id */
   private readonly watches = new Map<string, Set<Watch>>();
   private user: string | undefined;
+  private signedInVia: SignInVia | undefined;
   /** asked before each message: a token revoked or expired, or a sign-out, ends the socket there (docs/tokens.md) */
   private stillSignedIn: (() => Promise<boolean>) | undefined;
   /** the `{type:"auth"}` being checked, if any */
@@ -62,6 +65,7 @@ export class WebSocketConnection {
     this.signInBearer = bearerSignIn(context);
     this.checkBearer = bearerCheck(context);
     this.user = opened.user;
+    this.signedInVia = opened.signedInVia;
     this.stillSignedIn = opened.stillSignedIn;
   }
 
@@ -137,6 +141,7 @@ export class WebSocketConnection {
     if (this.user !== undefined) {
       // a socket belongs to one user: its slots, turns and watches are counted as theirs
       if (signedIn.user !== this.user) throw new AppError("BAD_REQUEST", "This socket is signed in as another user already");
+      this.signedInVia = signedIn.via;
       this.stillSignedIn = async () => (await this.checkBearer(token)).ok;
       return this.ready();
     }
@@ -148,6 +153,7 @@ export class WebSocketConnection {
       return;
     }
     this.user = signedIn.user;
+    this.signedInVia = signedIn.via;
     this.stillSignedIn = async () => (await this.checkBearer(token)).ok;
     this.ready();
   }
@@ -158,7 +164,7 @@ export class WebSocketConnection {
   }
 
   private async chat(owner: string, body: Extract<WsClientMessage, { type: "chat" }>): Promise<void> {
-    const run = await startChatRun(this.context, body, owner, this.opened.address);
+    const run = await startChatRun(this.context, body, owner, this.signedInVia, this.opened.address);
     const key = run.first.session_id;
     this.runs.set(key, { runId: run.first.run_id, detach: body.detach === true, close: run.close });
     try {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
-import { AppError, toErrorBody } from "@agent-orchestrator/shared";
+import { AppError, toErrorBody, type SignInVia } from "@agent-orchestrator/shared";
 import { allowedOrigins, bearerToken, cookieSession, localUser } from "../auth/auth.js";
 import type { SignIn } from "../auth/auth-throttle.js";
 import { bearerCheck, bearerSignIn } from "../auth/bearer-sign-in.js";
@@ -69,7 +69,7 @@ export function attachWebSocket(server: Server, context: GatewayContext): WebSoc
           header === undefined
             ? async () => (await cookieSession(context, request)) !== undefined
             : async () => (await checkBearer(bearerToken(header))).ok;
-        open(request, socket, head, address, signedIn.user, stillSignedIn);
+        open(request, socket, head, address, signedIn.user, stillSignedIn, signedIn.via);
       },
       (error: unknown) => {
         context.logger.error({ err: error }, "WebSocket sign-in failed");
@@ -78,7 +78,7 @@ export function attachWebSocket(server: Server, context: GatewayContext): WebSoc
     );
   });
 
-  function open(request: IncomingMessage, socket: Duplex, head: Buffer, address: string, user: string | undefined, stillSignedIn?: () => Promise<boolean>): void {
+  function open(request: IncomingMessage, socket: Duplex, head: Buffer, address: string, user: string | undefined, stillSignedIn?: () => Promise<boolean>, signedInVia?: SignInVia): void {
     const admitted = context.webSockets.admit(address, user);
     if (!admitted.ok) {
       context.metrics.refusals.inc({ limit: admitted.limit });
@@ -96,7 +96,7 @@ export function attachWebSocket(server: Server, context: GatewayContext): WebSoc
       socket.off("close", release);
       return release();
     }
-    sockets.handleUpgrade(request, socket, head, (ws) => new WebSocketConnection(ws, context, { user, address, slots: admitted.socket, stillSignedIn }).start());
+    sockets.handleUpgrade(request, socket, head, (ws) => new WebSocketConnection(ws, context, { user, signedInVia, address, slots: admitted.socket, stillSignedIn }).start());
   }
   return sockets;
 }
