@@ -1,6 +1,7 @@
 // The linter runs on every TypeScript file CI ships (services, shared, web page, tests, bench, scripts) with
 // type information, for the rules a compiler cannot give: a promise nobody awaits or handles loses its error.
 import tseslint from "typescript-eslint";
+import folderLayers, { declaredLayers } from "./eslint/folder-layers.js";
 
 export default tseslint.config(
   { ignores: ["**/node_modules/**", "**/dist/**", "data/**", "bmad/**", "**/*.js", "**/*.d.ts"] },
@@ -24,5 +25,11 @@ export default tseslint.config(
       "@typescript-eslint/no-floating-promises": "error",
       "@typescript-eslint/await-thenable": "error",
     },
+  },
+  {
+    // folders are layers in each package that declares its order ("folderLayers" in its package.json)
+    files: ["**/*.ts"],
+    plugins: { local: { rules: { "folder-layers": folderLayers } } },
+    rules: { "local/folder-layers": ["error", { packages: declaredLayers(import.meta.dirname) }] },
   },
 );

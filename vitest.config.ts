@@ -7,7 +7,7 @@ export default defineConfig({
     alias: { "@agent-orchestrator/shared": fileURLToPath(new URL("./shared/src/index.ts", import.meta.url)) },
   },
   test: {
-    include: ["shared/src/**/*.test.ts", "services/*/src/**/*.test.ts", "services/*/web/src/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts"],
+    include: ["shared/src/**/*.test.ts", "services/*/src/**/*.test.ts", "services/*/web/src/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts", "eslint/**/*.test.ts"],
     globalSetup: ["test/support/global-setup.ts"],
     pool: "forks",
     maxWorkers: 2,
