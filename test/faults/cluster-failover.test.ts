@@ -13,7 +13,7 @@ import { findNatsServerBinary } from "../../scripts/lib/local-nats.js";
 import { natsIsExternal } from "../support/nats-harness.js";
 import { startTestNatsCluster, type StreamState, type TestNatsCluster } from "../support/nats-cluster.js";
 import { startServiceProcess } from "../support/service-processes.js";
-import { clusterResponder, failedToolCalls, firstAnsweredChat, missedLiveEvents, startTurns, turnProblems, type TurnOutcome } from "./support/cluster-turns.js";
+import { clusterResponder, failedToolCalls, firstAnsweredChat, startTurns, turnProblems, type TurnOutcome } from "./support/cluster-turns.js";
 import { permissionViolations, startFaultSystem, waitForReplicas, type FaultSystem } from "./support/fault-system.js";
 
 /** per model call; a load turn makes four, so 30 turns started together overlap the fault */
@@ -97,7 +97,9 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("a three-server NAT
       const leader = await cluster.streamLeader(stream);
       const requestsBefore = system.model.requests.length;
       const turns = startTurns(gateway(), turnsUnderFault);
-      // kill once every turn has reached the model: all of them are mid-turn
+      // kill once 30 model calls were made: most turns are mid-turn, and on a loaded machine some are still starting
+      // (their sessions being made, their first events on the way), where a request sent through the dying server
+      // goes unanswered (docs/operations.md "What the cluster test shows")
       while (system.model.requests.length - requestsBefore < turnsUnderFault) await new Promise((resolve) => setTimeout(resolve, 20));
       const killedAt = Date.now();
       await cluster.kill(leader.name);
@@ -106,7 +108,7 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("a three-server NAT
       const outcomes = await turns;
       recoveries.push(
         `${stream} leader ${leader.name} killed: first chat answered after ${recoveredMs} ms; new leader ${newLeader.name}; ` +
-          `failed tool calls ${JSON.stringify(failedToolCalls(outcomes))}; events live clients missed (re-attach has them) ${missedLiveEvents(outcomes)}`,
+          `failed tool calls ${JSON.stringify(failedToolCalls(outcomes))}`,
       );
       console.info(`cluster: ${recoveries.at(-1)}`);
 
