@@ -83,7 +83,8 @@ export const SkillCustomizations = z
 export type SkillCustomizations = z.infer<typeof SkillCustomizations>;
 
 /** A settings document stays within `max` bytes of JSON, said in the error. */
-const withinBytes = (max: number) => (document: unknown) => Buffer.byteLength(JSON.stringify(document), "utf8") <= max;
+// TextEncoder, not Buffer: wire schemas are also compiled for the web page, which has no Node globals
+const withinBytes = (max: number) => (document: unknown) => new TextEncoder().encode(JSON.stringify(document)).length <= max;
 
 /**
  * A project's settings document (`GET/PUT /api/projects/:id/settings`): its BMAD answers (the team layer of the
