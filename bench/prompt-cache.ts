@@ -7,7 +7,9 @@
  *   each model call, the share of its prompt tokens that repeat the previous call's prompt from its start, the
  *   part a provider's prompt cache (OpenAI, vLLM, llama.cpp) serves without reading it again;
  * - for each agent the install ships, the prompt tokens of its first call (system prompt, tool list, "hello"), and
- *   of the first call of each of its menu's workflows (the call that reads the workflow's skill after load_skill).
+ *   of the first call of each of its menu's workflows (the call that reads the workflow's skill after load_skill);
+ * - per member (prompt-cache-members.ts): whether one member's first call is the same bytes in two chats, and how
+ *   much of two members' first calls (different settings) is the same from the start.
  */
 import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
 import { startScriptedModel, type ChatRequestBody, type ScriptedTurn } from "../test/support/scripted-model.js";
@@ -16,6 +18,7 @@ import type { BenchContext } from "./support/bench-context.js";
 import { chatJson } from "./support/gateway-client.js";
 import type { MeasureReport, MeasureRow } from "./support/measure-report.js";
 import { commonPrefixTokens, promptTokens, serializedPrompt, type PromptTokens } from "./support/prompt-tokens.js";
+import { measureMemberPrompts } from "./prompt-cache-members.js";
 
 const release = { version: "6.12.0", tool: "claude-code" };
 const chatAgent = "bmm/analyst";
@@ -91,6 +94,11 @@ export async function measurePromptCache(context: BenchContext): Promise<Measure
       figures.push({ agent: id, first, workflows });
     }
 
+    // per member, on a system that signs people in
+    const members = await measureMemberPrompts(context, root, model, chatAgent);
+    const sameForEach = members.sameAcrossChats.alice && members.sameAcrossChats.bob;
+    const sharedShare = members.sharedPrefixTokens / Math.max(members.promptTokens.alice, members.promptTokens.bob);
+
     const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
     const sorted = [...shares].sort((a, b) => a - b);
     const prefixKept = prompts.slice(1).every((prompt, index) => commonPrefixTokens(prompts[index]?.tokens ?? [], prompt.tokens) >= prefixTokens);
@@ -108,6 +116,20 @@ export async function measurePromptCache(context: BenchContext): Promise<Measure
         baseline: "—",
         system: percent(acrossChats),
         result: percent(acrossChats),
+      },
+      {
+        label: `${chatAgent}, per member (two members with different settings, two new chats each): first call the same bytes in both chats`,
+        baseline: "—",
+        system: `alice ${members.sameAcrossChats.alice ? "yes" : "no"}, bob ${members.sameAcrossChats.bob ? "yes" : "no"}`,
+        result: sameForEach ? "yes" : "no",
+        target: "yes",
+        met: sameForEach,
+      },
+      {
+        label: `${chatAgent}, per member: prefix shared by the two members' first calls, tokens and share of the prompt`,
+        baseline: "—",
+        system: `${members.sharedPrefixTokens} of ${members.promptTokens.alice} / ${members.promptTokens.bob}`,
+        result: percent(sharedShare),
       },
       ...figures.map((figure): MeasureRow => {
         const largest = figure.workflows.reduce<AgentFigures["workflows"][number] | undefined>((top, workflow) => (!top || workflow.tokens.total > top.tokens.total ? workflow : top), undefined);
@@ -127,9 +149,11 @@ export async function measurePromptCache(context: BenchContext): Promise<Measure
         "prompt tokens counted with o200k_base (gpt-tokenizer: 3 tokens per message and 3 to prime the answer, the tool list as its JSON). " +
         `The chat: ${chatScript.length} turns with ${chatAgent}; for each model call, the tokens its serialized prompt (tools, then messages) ` +
         "shares from the start with the previous call's, over its own tokens. The activation: each agent's first call on \"hello\" in a new chat, " +
-        "and for each menu item with a skill, the call after load_skill in a new chat (the workflow's first step is read there).",
+        "and for each menu item with a skill, the call after load_skill in a new chat (the workflow's first step is read there). " +
+        `Per member: a second system with AUTH_TOKENS; alice (user_name "Alice Liddell") and bob ("Bob Builder", German) each open two new chats with ${chatAgent} ` +
+        "in one project they share; each chat's first call (tools and messages as sent) is compared with the member's other chat's, byte for byte, and with the other member's, token by token from the start.",
       rows,
-      details: { release, chat: { agent: chatAgent, messages: chatScript, shares, prefixTokens, acrossChats, calls: prompts.map((prompt) => prompt.count) }, agents: figures },
+      details: { release, chat: { agent: chatAgent, messages: chatScript, shares, prefixTokens, acrossChats, calls: prompts.map((prompt) => prompt.count) }, members, agents: figures },
       notes: [
         "A provider caches by prefix: what repeats the previous call from its first token is read from the cache (OpenAI bills it as cached input, at a discount).",
         "The first call of a workflow includes the skill's instructions as load_skill returned them; its later steps are read by the model file by file.",
