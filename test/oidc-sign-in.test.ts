@@ -160,7 +160,7 @@ describe("the name the provider gives", () => {
   const settingsOf = (prompt: string): Record<string, string> => JSON.parse(prompt.slice(prompt.lastIndexOf("\n") + 1)) as Record<string, string>;
   const chat = { agent_id: "idea-coach", message: "hi" };
 
-  it("is user_name in the agent's prompt on /api/chat (cookie and provider JWT), /v1, /mcp and /ws, and the default /api/me/settings shows", async () => {
+  it("is user_name in the agent's prompt on /api/chat (cookie and provider JWT), /v1, /mcp and /ws, in the greeting, and the default /api/me/settings shows", async () => {
     const headers = { authorization: `Bearer ${await provider.mint("erin", audience)}`, "content-type": "application/json" };
     const post = async (path: string, body: unknown, signedIn: Record<string, string> = headers) => {
       const response = await fetch(`${system.url}${path}`, { method: "POST", headers: { ...signedIn, "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -194,6 +194,8 @@ describe("the name the provider gives", () => {
     const me = (await (await fetch(`${system.url}/auth/me`, { headers: { cookie: jar.header() } })).json()) as { csrf_token: string };
     prompts.push(await promptOf(() => post("/api/chat", chat, { cookie: jar.header(), origin: system.url, "x-csrf-token": me.csrf_token })));
     for (const prompt of prompts) expect(settingsOf(prompt)).toMatchObject({ user_name: "Erin Example" });
+    const greeting = (await (await fetch(`${system.url}/api/agents/idea-coach/greeting`, { headers: { cookie: jar.header() } })).json()) as { greeting?: { user_name?: string } };
+    expect(greeting.greeting?.user_name).toBe("Erin Example");
     const settings = (await (await fetch(`${system.url}/api/me/settings`, { headers: { cookie: jar.header() } })).json()) as { defaults: Record<string, string> };
     expect(settings.defaults).toMatchObject({ user_name: "Erin Example" });
   });
