@@ -1,8 +1,9 @@
 import path from "node:path";
 import type { InstalledFileListing, InstalledFileReadReply, InstalledFilesListReply } from "@agent-orchestrator/shared";
 import type { Sandbox, SandboxContext } from "./sandbox/index.js";
+import { catalogueOf } from "./view/file-catalogue.js";
 import { checkedSpacePath } from "./store/space-path.js";
-import { fitContentsToBudget } from "./tools/reply-budget.js";
+import { fitContentsToBudget } from "./reply-budget.js";
 import type { InstalledFile } from "./view/installed-files.js";
 import { readableInstalledFiles } from "./view/readable-installed-files.js";
 
@@ -29,7 +30,7 @@ export class InstallFiles {
 
   /** The readable installed files after `after`, by path as strings compare, at most `limit`. */
   async list(request: { after?: string | undefined; limit: number }): Promise<InstalledFilesListReply> {
-    const readable = readableInstalledFiles(await this.sandbox.catalogue.installed.list(), await this.sandbox.roots(installContext));
+    const readable = readableInstalledFiles(await catalogueOf(this.sandbox).installed.list(), await this.sandbox.roots(installContext));
     const listings = this.sorted(readable);
     const after = request.after ?? "";
     let start = 0;

@@ -17,8 +17,8 @@ import type { FileStore } from "./store/file-store.js";
 import { sourceWriteVerdict } from "./store/source-snapshots.js";
 import { liveFiles } from "./store/space-index.js";
 import { checkedSpacePath, checkedWritablePath } from "./store/space-path.js";
-import { findProtectedSegment } from "./sandbox/protected-names.js";
-import { fitContentsToBudget, jsonBytes } from "./tools/reply-budget.js";
+import { findProtectedSegment } from "./paths/protected-names.js";
+import { fitContentsToBudget, jsonBytes } from "./reply-budget.js";
 
 /**
  * The files of a project or of a chat's scratch space for the gateway and the orchestrator

@@ -41,7 +41,7 @@ import { uploadFile } from "./uploads/file-upload.js";
 import { removeSource, sourceInfo } from "./uploads/source-info.js";
 import { putSource } from "./uploads/source-upload.js";
 import { ToolDispatcher } from "./tool-dispatcher.js";
-import { replyOverheadBytes } from "./tools/index.js";
+import { replyOverheadBytes } from "./reply-budget.js";
 
 /** What `startToolRunner` needs. */
 export interface StartToolRunnerOptions {

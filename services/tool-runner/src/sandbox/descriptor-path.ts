@@ -1,6 +1,6 @@
 import { constants, existsSync } from "node:fs";
 import { open, readlink, type FileHandle } from "node:fs/promises";
-import { accessDenied, errnoCode } from "./sandbox-error.js";
+import { accessDenied, errnoCode } from "../paths/sandbox-error.js";
 
 // `/proc/self/fd` is Linux only; elsewhere the dev/ino comparison is the post-open check.
 const procFdAvailable = process.platform === "linux" && existsSync("/proc/self/fd");

@@ -2,7 +2,7 @@ import { constants, type Stats } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { utf8PrefixEnd } from "@agent-orchestrator/shared";
 import { assertDescriptorPath } from "./descriptor-path.js";
-import { accessDenied, errnoCode } from "./sandbox-error.js";
+import { accessDenied, errnoCode } from "../paths/sandbox-error.js";
 
 /** What was read: at most the cap, and whether the file had more. */
 export interface CappedRead {

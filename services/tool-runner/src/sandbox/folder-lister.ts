@@ -2,10 +2,10 @@ import type { Dirent, Stats } from "node:fs";
 import { lstat, opendir, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { assertDescriptorPath, descriptorDirectoryPath, openDirectory } from "./descriptor-path.js";
-import { findProtectedSegment, isProtectedSegment } from "./protected-names.js";
-import { accessDenied, errnoCode } from "./sandbox-error.js";
+import { findProtectedSegment, isProtectedSegment } from "../paths/protected-names.js";
+import { accessDenied, errnoCode } from "../paths/sandbox-error.js";
 import { matchRoot, type RootEntry } from "./sandbox-roots.js";
-import { isServableName } from "./servable-name.js";
+import { isServableName } from "../paths/servable-name.js";
 
 /** One entry of a listing. Folders have size 0. */
 export interface FolderEntry {

@@ -1,5 +1,5 @@
 import { AppError } from "@agent-orchestrator/shared";
-import { accessDenied, errnoCode, sandboxError } from "./sandbox-error.js";
+import { accessDenied, errnoCode, sandboxError } from "../paths/sandbox-error.js";
 
 /**
  * Turns an fs error into a sandbox verdict whose message names only the virtual path. The errno and host

@@ -4,9 +4,9 @@
  * (chat and project ids, and the agent's bundle path when bundle files may be read). Errors are AppErrors whose
  * messages name virtual paths only.
  */
-export { assertPathShape, maxPathLength, maxSegmentBytes } from "./path-shape.js";
-export { findProtectedSegment, isProtectedSegment } from "./protected-names.js";
-export { isServableName, isServablePath } from "./servable-name.js";
+export { assertPathShape, maxPathLength, maxSegmentBytes } from "../paths/path-shape.js";
+export { findProtectedSegment, isProtectedSegment } from "../paths/protected-names.js";
+export { isServableName, isServablePath } from "../paths/servable-name.js";
 export { createSandbox, Sandbox } from "./sandbox.js";
 export type { Location, SandboxListResult, SandboxOptions, SandboxReadResult, SandboxWriteResult } from "./sandbox.js";
 export type { FolderEntry } from "./folder-lister.js";

@@ -2,7 +2,7 @@ import type { Dirent } from "node:fs";
 import { readdir, readFile, realpath } from "node:fs/promises";
 import path from "node:path";
 import { isInstallTreeName, isOutputVariable, isSkillHostName, parseYamlMapping, relativeInside, skillsFolderName } from "@agent-orchestrator/shared";
-import { isProtectedSegment } from "./protected-names.js";
+import { isProtectedSegment } from "../paths/protected-names.js";
 
 /** One folder of the layout: where the model names it (`<project>/_bmad`) and where it really is. */
 export interface LayoutRoot {

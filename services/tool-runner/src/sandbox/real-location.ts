@@ -1,6 +1,6 @@
 import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
-import { errnoCode } from "./sandbox-error.js";
+import { errnoCode } from "../paths/sandbox-error.js";
 
 /** Where a path really points, after every symlink. */
 export type RealLocation =

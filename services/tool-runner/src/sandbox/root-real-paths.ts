@@ -1,7 +1,7 @@
 import { realpath } from "node:fs/promises";
 import { LRUCache } from "lru-cache";
 import { layoutMaxAgeMs } from "./layout-cache.js";
-import { errnoCode } from "./sandbox-error.js";
+import { errnoCode } from "../paths/sandbox-error.js";
 
 /** Bundles and cores a process serves: far more than any project holds. */
 const maxRoots = 10_000;

@@ -1,12 +1,12 @@
 import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
 import { coreModuleFolder, relativeInside, subjectTokenPattern } from "@agent-orchestrator/shared";
-import { assertPathShape } from "./path-shape.js";
+import { assertPathShape } from "../paths/path-shape.js";
 import type { LayoutCache } from "./layout-cache.js";
 import type { RootRealPaths } from "./root-real-paths.js";
 import type { LayoutRoot, ProjectLayout } from "./project-layout.js";
 import { projectOutputFolders } from "./output-folders.js";
-import { accessDenied, sandboxError } from "./sandbox-error.js";
+import { accessDenied, sandboxError } from "../paths/sandbox-error.js";
 import type { LexicalRoots, RootName } from "./virtual-path.js";
 
 /** The configured project root (BMAD_ROOT), resolved once at start-up, with its identity to detect a later swap. */

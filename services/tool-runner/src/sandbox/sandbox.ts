@@ -11,16 +11,15 @@ import { LayoutCache } from "./layout-cache.js";
 import type { ProjectLayout } from "./project-layout.js";
 import { listFolder, type FolderEntry } from "./folder-lister.js";
 import { fromFsError } from "./fs-error.js";
-import { findProtectedSegment } from "./protected-names.js";
+import { findProtectedSegment } from "../paths/protected-names.js";
 import { resolveRealLocation } from "./real-location.js";
 import { RootRealPaths } from "./root-real-paths.js";
-import { accessDenied, sandboxError } from "./sandbox-error.js";
+import { accessDenied, sandboxError } from "../paths/sandbox-error.js";
 import type { SandboxHooks } from "./sandbox-hooks.js";
 import { matchRoot, pinRoots, rootsForContext, type ContextRoots, type PinnedRoots, type SandboxContext } from "./sandbox-roots.js";
-import { isServableName, isServablePath } from "./servable-name.js";
+import { isServableName, isServablePath } from "../paths/servable-name.js";
 import { decodeText } from "./text-content.js";
 import { resolveVirtualPath, toVirtualPath } from "./virtual-path.js";
-import { FileCatalogue } from "../view/file-catalogue.js";
 
 /** The sandbox's configuration: the installed BMAD files, the store of every project's own files, and size limits. */
 export interface SandboxOptions {
@@ -76,7 +75,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const pinned = await pinRoots(options);
   const layouts = new LayoutCache(pinned.projectRoot);
   await layouts.current();
-  return new Sandbox(pinned, options, layouts, new FileCatalogue(() => layouts.current(), options.readMaxBytes));
+  return new Sandbox(pinned, options, layouts);
 }
 
 /**
@@ -93,14 +92,17 @@ export class Sandbox {
     private readonly pinned: PinnedRoots,
     private readonly options: SandboxOptions,
     private readonly layouts: LayoutCache,
-    /** find_files' and search_files' index of the installed files, read limit and pattern workers */
-    readonly catalogue: FileCatalogue,
     private readonly realPaths = new RootRealPaths(),
   ) {}
 
   /** The realpath of BMAD_ROOT, whose installed folders every `{project-root}` shows. */
   get projectRoot(): string {
     return this.pinned.projectRoot;
+  }
+
+  /** READ_MAX_BYTES: no file larger is read, nor searched (it could never be read). */
+  get readMaxBytes(): number {
+    return this.options.readMaxBytes;
   }
 
   /** The store of the projects' and chats' own files. */

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { getOwn, isOutputVariable, relativeInside } from "@agent-orchestrator/shared";
-import { assertPathShape } from "./path-shape.js";
-import { sandboxError } from "./sandbox-error.js";
+import { assertPathShape } from "../paths/path-shape.js";
+import { sandboxError } from "../paths/sandbox-error.js";
 
 /** The roots a context names; all absolute host paths. */
 export interface LexicalRoots {

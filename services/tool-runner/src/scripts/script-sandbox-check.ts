@@ -6,7 +6,7 @@ import { bwrapArguments, sandboxPrograms } from "./bwrap-arguments.js";
 import type { SandboxCgroups } from "./sandbox-cgroups.js";
 import { launcherSource, type LauncherConfig } from "./sandbox-launcher.js";
 import { openDirectory } from "../sandbox/descriptor-path.js";
-import { errnoCode } from "../sandbox/sandbox-error.js";
+import { errnoCode } from "../paths/sandbox-error.js";
 import { readOnlyEntry, type ReadOnlyEntry } from "./install-binder.js";
 import { runSandboxProcess, seccompChildFd } from "./sandbox-process.js";
 import { insideProject, insideSession } from "./sandbox-view.js";

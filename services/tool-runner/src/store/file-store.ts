@@ -17,7 +17,7 @@ import {
 import { LRUCache } from "lru-cache";
 import type { JetStreamClient, KV, NatsConnection, ObjectInfo, ObjectStore } from "nats";
 import type { ToolRunnerConfig } from "../config.js";
-import { replyOverheadBytes } from "../tools/reply-budget.js";
+import { replyOverheadBytes } from "../reply-budget.js";
 import { ContentCache } from "./content-cache.js";
 import { HistoryRecord, SpaceIndex, historyKey, historyPrefix, indexKey, usageOf, type LoadedIndex } from "./space-index.js";
 import { SourceSnapshots } from "./source-snapshots.js";

@@ -2,8 +2,8 @@ import type { Dirent } from "node:fs";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseJson, subjectTokenPattern, type Logger } from "@agent-orchestrator/shared";
-import { findProtectedSegment } from "../sandbox/protected-names.js";
-import { isServablePath } from "../sandbox/servable-name.js";
+import { findProtectedSegment } from "../paths/protected-names.js";
+import { isServablePath } from "../paths/servable-name.js";
 import type { FileChange, FileStore } from "./file-store.js";
 
 // what the system kept in a session folder before projects: not the chat's files. The manifest came with its

@@ -1,7 +1,7 @@
 import { AppError, isInstallPlace, type FileSpaceRef } from "@agent-orchestrator/shared";
-import { assertPathShape } from "../sandbox/path-shape.js";
-import { findProtectedSegment } from "../sandbox/protected-names.js";
-import { isServableName } from "../sandbox/servable-name.js";
+import { assertPathShape } from "../paths/path-shape.js";
+import { findProtectedSegment } from "../paths/protected-names.js";
+import { isServableName } from "../paths/servable-name.js";
 
 /**
  * A path a client gave for a file of a space (`_bmad-output/planning-artifacts/prd.md`), checked as the

@@ -6,7 +6,7 @@ import { appErrorOf } from "../testing/app-error-of.js";
 import { createInstalledProjectFixture, type InstalledProjectFixture } from "../testing/installed-project-fixture.js";
 import { createSandboxFixture, type SandboxFixture } from "../testing/sandbox-fixture.js";
 import { findFilesMax, findFilesTool } from "./find-files-tool.js";
-import { jsonBytes } from "./reply-budget.js";
+import { jsonBytes } from "../reply-budget.js";
 
 const logger = createLogger("tool-runner-test", "silent");
 const project: FileSpaceRef = { kind: "project", id: "p1" };

@@ -1,5 +1,5 @@
 import { findViewFiles, widerGlob, type FoundFiles } from "../view/index.js";
-import { jsonBytes } from "./reply-budget.js";
+import { jsonBytes } from "../reply-budget.js";
 import type { ToolHandler } from "./tool-handler.js";
 
 /** Files find_files lists at most; the reply says how many matched in all. */

@@ -12,7 +12,6 @@ import type { ToolHandler } from "./tool-handler.js";
 
 export type { ToolDependencies, ToolHandler, ToolSuccess } from "./tool-handler.js";
 export { preloadNote } from "./preload-workflow-tool.js";
-export { replyOverheadBytes } from "./reply-budget.js";
 
 /** Every tool the tool-runner serves (docs/design.md "Tools"), by name. */
 export const toolHandlers: { readonly [N in RunnerToolName]: ToolHandler<N> } = {

@@ -4,7 +4,7 @@ import { createLogger } from "@agent-orchestrator/shared";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandboxFixture, type SandboxFixture } from "../testing/sandbox-fixture.js";
 import { listFilesTool } from "./list-files-tool.js";
-import { jsonBytes } from "./reply-budget.js";
+import { jsonBytes } from "../reply-budget.js";
 
 const logger = createLogger("tool-runner-test", "silent");
 let fixture: SandboxFixture;

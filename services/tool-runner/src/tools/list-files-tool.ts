@@ -1,4 +1,4 @@
-import { jsonBytes } from "./reply-budget.js";
+import { jsonBytes } from "../reply-budget.js";
 import type { ToolHandler } from "./tool-handler.js";
 import { unservableNamesReply } from "./unservable-names.js";
 

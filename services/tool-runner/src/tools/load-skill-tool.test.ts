@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createInstalledProjectFixture, type InstalledProjectFixture } from "../testing/installed-project-fixture.js";
 import { fitSkillToBudget, loadSkillTool, truncationMarker } from "./load-skill-tool.js";
 import { readFileTool } from "./read-file-tool.js";
-import { jsonBytes } from "./reply-budget.js";
+import { jsonBytes } from "../reply-budget.js";
 import type { ToolDependencies } from "./tool-handler.js";
 
 const logger = createLogger("tool-runner-test", "silent");

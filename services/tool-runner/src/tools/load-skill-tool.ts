@@ -1,6 +1,6 @@
 import { AppError, lateAnswerNames, type LoadedSkill } from "@agent-orchestrator/shared";
 import { loadSkill } from "../skills/load-skill.js";
-import { jsonBytes, truncateToJsonBytes } from "./reply-budget.js";
+import { jsonBytes, truncateToJsonBytes } from "../reply-budget.js";
 import type { ToolHandler } from "./tool-handler.js";
 
 /** Put where instructions or a fact were cut to fit the reply. */

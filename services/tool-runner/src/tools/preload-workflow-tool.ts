@@ -1,5 +1,5 @@
 import { preloadWorkflow } from "../workflow/preload-workflow.js";
-import { fitContentsToBudget } from "./reply-budget.js";
+import { fitContentsToBudget } from "../reply-budget.js";
 import type { ToolHandler } from "./tool-handler.js";
 
 /** Told to the model with every preload, so it does not spend turns reading the same files again. */

@@ -1,6 +1,6 @@
 import { scratchTextForModel } from "../scripts/scratch-text.js";
 import { countLines, lineRange } from "./line-range.js";
-import { fitContentsToBudget } from "./reply-budget.js";
+import { fitContentsToBudget } from "../reply-budget.js";
 import type { ToolHandler } from "./tool-handler.js";
 
 // room kept in the reply for the note a cut adds

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createScriptFixture, type ScriptFixture } from "../testing/script-fixture.js";
-import { jsonBytes } from "./reply-budget.js";
+import { jsonBytes } from "../reply-budget.js";
 import { runScriptTool } from "./run-script-tool.js";
 
 let fixture: ScriptFixture;

@@ -1,6 +1,6 @@
 import { AppError } from "@agent-orchestrator/shared";
 import { limitMessage } from "../scripts/sandbox-bounds.js";
-import { jsonBytes, truncateToJsonBytes } from "./reply-budget.js";
+import { jsonBytes, truncateToJsonBytes } from "../reply-budget.js";
 import type { ToolHandler } from "./tool-handler.js";
 
 /** Files named in one reply at most; the store's revisions record them all. */

@@ -1,5 +1,5 @@
 import { searchLimits, searchViewFiles, type SearchOutcome } from "../view/index.js";
-import { jsonBytes } from "./reply-budget.js";
+import { jsonBytes } from "../reply-budget.js";
 import type { ToolHandler } from "./tool-handler.js";
 
 /**

@@ -1,6 +1,6 @@
 import { AppError, isInstallPlace, type FileAuthor, type SkippedEntry, type SourceManifest, type SourcePutReply } from "@agent-orchestrator/shared";
 import { detectArchiveFormat, readArchive, type ArchiveLimits } from "../archive/index.js";
-import { findProtectedSegment } from "../sandbox/protected-names.js";
+import { findProtectedSegment } from "../paths/protected-names.js";
 import type { FileStore } from "../store/file-store.js";
 import { liveFiles } from "../store/space-index.js";
 import { checkedSpacePath } from "../store/space-path.js";

@@ -1,13 +1,13 @@
 import type { ProjectLayout } from "../sandbox/project-layout.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import { InstalledFiles } from "./installed-files.js";
 import { PatternWorkers } from "./pattern-workers.js";
 import { StoredFiles } from "./stored-files.js";
 
 /**
  * What find_files and search_files keep for the life of a tool-runner, beside the sandbox that owns it: the
- * index of the installed BMAD files, the stored files each space's index lets the view list, the read limit
- * (READ_MAX_BYTES: a larger file is never searched, as it could never be read), and the worker threads that
- * run the model's patterns off the event loop.
+ * index of the installed BMAD files, the stored files each space's index lets the view list, and the worker
+ * threads that run the model's patterns off the event loop.
  */
 export class FileCatalogue {
   readonly installed: InstalledFiles;
@@ -16,10 +16,22 @@ export class FileCatalogue {
   /** worker threads are started on the first pattern, not here */
   readonly workers = new PatternWorkers();
 
-  constructor(
-    layout: () => Promise<ProjectLayout>,
-    readonly readMaxBytes: number,
-  ) {
+  constructor(layout: () => Promise<ProjectLayout>) {
     this.installed = new InstalledFiles(layout);
   }
+}
+
+const catalogues = new WeakMap<Sandbox, FileCatalogue>();
+
+/**
+ * The catalogue of `sandbox`, made on its first use and kept while the sandbox lives. Kept here rather than on
+ * the sandbox so the sandbox does not depend on the view built above it.
+ */
+export function catalogueOf(sandbox: Sandbox): FileCatalogue {
+  let catalogue = catalogues.get(sandbox);
+  if (catalogue === undefined) {
+    catalogue = new FileCatalogue(() => sandbox.layout());
+    catalogues.set(sandbox, catalogue);
+  }
+  return catalogue;
 }

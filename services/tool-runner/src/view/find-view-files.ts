@@ -1,7 +1,8 @@
 import { AppError } from "@agent-orchestrator/shared";
 import type { Sandbox } from "../sandbox/sandbox.js";
+import { catalogueOf } from "./file-catalogue.js";
 import type { SandboxContext } from "../sandbox/sandbox-roots.js";
-import { sandboxError } from "../sandbox/sandbox-error.js";
+import { sandboxError } from "../paths/sandbox-error.js";
 import { globSource, planGlob } from "./glob-pattern.js";
 import { newestFirst } from "./newest-first.js";
 import { viewFiles, type ViewFile, type ViewListing } from "./view-files.js";
@@ -35,7 +36,7 @@ export async function findViewFiles(sandbox: Sandbox, context: SandboxContext, a
   const found =
     listing.files.length === 0
       ? { matched: [], which: -1 }
-      : await sandbox.catalogue.workers.use((worker) =>
+      : await catalogueOf(sandbox).workers.use((worker) =>
           worker.paths({ patterns, paths: listing.files.map((file) => file.relative) }, () =>
             sandboxError("PATTERN_TIMEOUT", "The pattern ran too long matching file paths; simplify it (fewer * in one name)"),
           ),

@@ -1,5 +1,5 @@
 import picomatch from "picomatch";
-import { sandboxError } from "../sandbox/sandbox-error.js";
+import { sandboxError } from "../paths/sandbox-error.js";
 import type { PatternSource } from "./pattern-worker.js";
 
 /** A find_files pattern split into the folder its literal start names and the glob below it. */

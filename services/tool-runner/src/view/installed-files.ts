@@ -2,9 +2,9 @@ import type { Dirent, Stats } from "node:fs";
 import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import type { ProjectLayout } from "../sandbox/project-layout.js";
-import { findProtectedSegment, isProtectedSegment } from "../sandbox/protected-names.js";
+import { findProtectedSegment, isProtectedSegment } from "../paths/protected-names.js";
 import { matchRoot, type RootEntry } from "../sandbox/sandbox-roots.js";
-import { isServableName } from "../sandbox/servable-name.js";
+import { isServableName } from "../paths/servable-name.js";
 
 /** One installed BMAD file as the index knows it. */
 export interface InstalledFile {

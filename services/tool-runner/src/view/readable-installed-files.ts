@@ -1,5 +1,5 @@
 import path from "node:path";
-import { isProtectedSegment } from "../sandbox/protected-names.js";
+import { isProtectedSegment } from "../paths/protected-names.js";
 import type { ContextRoots, RootEntry } from "../sandbox/sandbox-roots.js";
 import type { InstalledFile, InstalledFileList } from "./installed-files.js";
 

@@ -1,4 +1,4 @@
-import { sandboxError } from "../sandbox/sandbox-error.js";
+import { sandboxError } from "../paths/sandbox-error.js";
 import type { PatternSource } from "./pattern-worker.js";
 
 const ignoreCase = "(?i)";

@@ -1,7 +1,8 @@
 import path from "node:path";
 import type { Sandbox } from "../sandbox/sandbox.js";
+import { catalogueOf } from "./file-catalogue.js";
 import type { SandboxContext } from "../sandbox/sandbox-roots.js";
-import { sandboxError } from "../sandbox/sandbox-error.js";
+import { sandboxError } from "../paths/sandbox-error.js";
 import { assertPatternShape, globSource, matchesNames } from "./glob-pattern.js";
 import { newestFirst } from "./newest-first.js";
 import { slabBytes, type PatternWorker, type ScanFile, type ScanResult } from "./pattern-worker.js";
@@ -78,7 +79,7 @@ export async function searchViewFiles(
   if (args.glob !== undefined) assertPatternShape(args.glob);
   const filter = args.glob === undefined ? undefined : { pattern: globSource(args.glob), names: matchesNames(args.glob) };
   const listing = await viewFiles(sandbox, context, args.path);
-  return sandbox.catalogue.workers.use(async (worker) => {
+  return catalogueOf(sandbox).workers.use(async (worker) => {
     let candidates = listing.files;
     if (filter && candidates.length > 0) {
       const paths = candidates.map((file) => (filter.names ? path.posix.basename(file.relative) : file.relative));

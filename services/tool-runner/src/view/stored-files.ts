@@ -1,8 +1,8 @@
 import type { FileRevision, FileSpaceRef } from "@agent-orchestrator/shared";
 import { isInstallPlace } from "@agent-orchestrator/shared";
 import { LRUCache } from "lru-cache";
-import { isProtectedSegment } from "../sandbox/protected-names.js";
-import { isServablePath } from "../sandbox/servable-name.js";
+import { isProtectedSegment } from "../paths/protected-names.js";
+import { isServablePath } from "../paths/servable-name.js";
 import type { FileStore } from "../store/file-store.js";
 import { liveFiles } from "../store/space-index.js";
 

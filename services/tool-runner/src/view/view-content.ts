@@ -16,7 +16,7 @@ export type ViewContent = { text: string } | { bytes: Uint8Array } | { skipped: 
  * call's roots even through a symlink swapped since the index was built. A file over READ_MAX_BYTES is not read.
  */
 export async function viewContent(sandbox: Sandbox, context: SandboxContext, file: ViewFile): Promise<ViewContent> {
-  if (file.size > sandbox.catalogue.readMaxBytes) return { skipped: "too large" };
+  if (file.size > sandbox.readMaxBytes) return { skipped: "too large" };
   const { source } = file;
   if (source.kind === "stored") return { bytes: await sandbox.files.content(source.file.sha256) };
   try {

@@ -2,9 +2,10 @@ import path from "node:path";
 import { relativeInside } from "@agent-orchestrator/shared";
 import type { FileRevision, FileSpaceRef } from "@agent-orchestrator/shared";
 import type { Location, Sandbox } from "../sandbox/sandbox.js";
+import { catalogueOf } from "./file-catalogue.js";
 import type { ContextRoots, SandboxContext } from "../sandbox/sandbox-roots.js";
-import { maxPathLength } from "../sandbox/path-shape.js";
-import { sandboxError } from "../sandbox/sandbox-error.js";
+import { maxPathLength } from "../paths/path-shape.js";
+import { sandboxError } from "../paths/sandbox-error.js";
 import { readableInstalledFiles } from "./readable-installed-files.js";
 
 /** Where a file of the view gets its content from. */
@@ -62,7 +63,7 @@ export async function viewFiles(sandbox: Sandbox, context: SandboxContext, base?
         : located.space.kind === "session"
           ? { session: located.path }
           : { project: located.path, installed: path.join(roots.lexical.project, ...located.path.split("/")) };
-  const { catalogue } = sandbox;
+  const catalogue = catalogueOf(sandbox);
   const [projectFiles, sessionFiles, installed] = await Promise.all([
     scope.project === undefined ? [] : catalogue.stored.list(sandbox.files, project),
     scope.session === undefined ? [] : catalogue.stored.list(sandbox.files, session),
