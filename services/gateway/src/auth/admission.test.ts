@@ -29,8 +29,8 @@ describe("stillAdmitted", () => {
     expect(stillAdmitted("bob", { via: "auth_tokens" }, { ...rules, AUTH_TOKENS: undefined })).toBe(false);
   });
 
-  it("keeps the claims the rules read, and no others", () => {
-    expect(erinSignedIn()).toEqual({ via: "oidc", claims: { sub: "erin", groups: ["contractors"], email: "erin@partner.example", email_verified: true } });
+  it("keeps the claims the rules read and the name (user_name's default, docs/settings.md), and no others", () => {
+    expect(erinSignedIn()).toEqual({ via: "oidc", claims: { sub: "erin", groups: ["contractors"], email: "erin@partner.example", email_verified: true, name: "Erin" } });
   });
 
   it("case 261: lets a provider's user's sign-in hold only while the kept claims pass the groups and domains in force, and OpenID Connect is on", () => {
