@@ -1,4 +1,4 @@
-import type { JetStreamManager, MsgRequest, NatsConnection } from "nats";
+import type { MsgRequest, NatsConnection } from "nats";
 import { decodeJson, leaderElectionWaitMs, retryNats, RunEvent, type Logger } from "@agent-orchestrator/shared";
 
 /** JetStream's answer to a message get past the last one on the subject: "no message found". */
@@ -17,7 +17,6 @@ export class StoredRunEvents {
   private cursor = 1;
   /** the attempt the events read last belong to */
   private attempt = 1;
-  private manager: Promise<JetStreamManager> | undefined;
 
   constructor(
     private readonly connection: NatsConnection,
@@ -30,8 +29,8 @@ export class StoredRunEvents {
   async read(): Promise<RunEvent[]> {
     const events: RunEvent[] = [];
     try {
-      this.manager ??= this.connection.jetstreamManager();
-      const manager = await this.manager;
+      // without the account check, which is a request of its own that a dying server leaves unanswered
+      const manager = await this.connection.jetstreamManager({ checkAPI: false });
       for (;;) {
         // nats.js 2.29 types `next_by_subj` for direct gets only; the stream's message get takes it too (nats-server 2.9)
         const query = { seq: this.cursor, next_by_subj: this.subject } as unknown as MsgRequest;
