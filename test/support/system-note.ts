@@ -1,5 +1,5 @@
 /**
- * Test support: the note of the day the orchestrator adds to every model call (services/orchestrator/src/prompt/conversation-note.ts,
+ * Test support: the note of the day the orchestrator adds to every model call (services/orchestrator/src/loop/conversation-note.ts,
  * docs/models.md "Prompt caching"). It ends the conversation's first message when that is the user's, and is a
  * user message of its own only before a conversation that starts with the agent's greeting. Scripted models read
  * what the user typed with `withoutSystemNote`; tests that check where the note is use `endsWithDateNote` and `dateNoteAlone`.

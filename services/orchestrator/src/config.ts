@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { baseEnvSchema, envInt, parseModelPrice, toolTimeoutDefaultMs, type ModelPrice } from "@agent-orchestrator/shared";
-import type { LoopLimits } from "./loop/agent-loop.js";
 
 const optionalText = z
   .string()
@@ -125,17 +124,3 @@ export const isModelConfigured = (config: OrchestratorConfig): boolean =>
 export const modelNotConfiguredMessage =
   "No model is configured. Set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for a compatible server " +
   "(e.g. Ollama: OPENAI_BASE_URL=http://localhost:11434/v1), and LLM_MODEL, then restart the orchestrator.";
-
-/** The agentic loop's limits from the configuration. */
-export function loopLimits(config: OrchestratorConfig): LoopLimits {
-  return {
-    maxIterations: config.MAX_ITERATIONS,
-    toolConcurrency: config.TOOL_CONCURRENCY,
-    maxToolCallsPerAnswer: config.MAX_TOOL_CALLS_PER_ANSWER,
-    contextBudgetTokens: config.CONTEXT_BUDGET_TOKENS,
-    toolResultMaxChars: config.TOOL_RESULT_MAX_CHARS,
-    maxInvalidToolCalls: config.MAX_INVALID_TOOL_CALLS,
-    answerMaxBytes: config.MODEL_ANSWER_MAX_BYTES,
-    turnOutputMaxBytes: config.TURN_OUTPUT_MAX_BYTES,
-  };
-}

@@ -11,7 +11,7 @@ import {
   watchRegistryChanges,
   type Logger,
 } from "@agent-orchestrator/shared";
-import type { AgentRules } from "../prompt/system-prompt.js";
+import type { AgentRules } from "./agent-rules.js";
 
 export interface RegistryLookupsOptions {
   connection: NatsConnection;

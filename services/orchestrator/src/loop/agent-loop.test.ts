@@ -6,7 +6,8 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
 import { AppError, type RunEventBody, type ToolName, type ToolResult } from "@agent-orchestrator/shared";
-import { runAgentLoop, type LoopLimits, type SubagentCaller, type TurnInput } from "./agent-loop.js";
+import { runAgentLoop, type SubagentCaller, type TurnInput } from "./agent-loop.js";
+import type { LoopLimits } from "./loop-limits.js";
 import type { ModelCaller, ModelStreamPart } from "./model-caller.js";
 import type { ToolCaller } from "./tool-caller.js";
 import { FakeModel, type FakeAnswer } from "../testing/fake-model.js";

@@ -19,27 +19,15 @@ import {
 } from "@agent-orchestrator/shared";
 import { prefixWithinBytes } from "../events/bounded-event.js";
 import { fitContext } from "./context-budget.js";
-import { withConversationNote } from "../prompt/conversation-note.js";
+import { withConversationNote } from "./conversation-note.js";
 import type { ModelCaller } from "./model-caller.js";
-import { toModelError } from "../model/model-error.js";
+import { toModelError } from "./model-error.js";
+import type { LoopLimits } from "./loop-limits.js";
 import { ModelOutputBudget, toolCallOverheadBytes } from "./model-output-budget.js";
 import type { ToolCaller } from "./tool-caller.js";
 import { ToolCallAccumulator, type StreamedToolCall, type ToolCallDelta } from "./tool-call-accumulator.js";
 import { ToolCallIds } from "./tool-call-ids.js";
 import { truncateMiddle } from "./truncate-middle.js";
-
-export interface LoopLimits {
-  maxIterations: number;
-  toolConcurrency: number;
-  maxToolCallsPerAnswer: number;
-  contextBudgetTokens: number;
-  toolResultMaxChars: number;
-  maxInvalidToolCalls: number;
-  /** bytes of one model answer (text and tool calls); past it the answer is cut and the turn stopped */
-  answerMaxBytes: number;
-  /** bytes of all of the turn's model answers together */
-  turnOutputMaxBytes: number;
-}
 
 export interface TurnInput {
   /** the model, behind its seam (`openAiModel` in the orchestrator, a scripted fake in tests) */

@@ -2,7 +2,7 @@ import type OpenAI from "openai";
 import { costOf, type AppError, type ModelPrice, type Usage } from "@agent-orchestrator/shared";
 import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-caller.js";
 import { ModelCallTelemetry } from "./model-call-telemetry.js";
-import { toModelError } from "./model-error.js";
+import { toModelError } from "../loop/model-error.js";
 
 /** What a route sends with every call besides the conversation (docs/models.md "Routes"). */
 export interface ModelParameters {

@@ -1,16 +1,11 @@
 import { lateAnswers, menuItemSkill, withoutLateAnswers, type AgentDefinition, type MenuItem, type ToolName } from "@agent-orchestrator/shared";
 import type { AgentStart } from "../agent/agent-start.js";
 import { substituteVariables, type ActionsStart } from "../agent/critical-actions.js";
+import type { AgentRules } from "../agent/agent-rules.js";
 import { bulletList, describeToolRules, fillTemplate, variableList } from "./prompt-parts.js";
 import { buildSkillAgentPrompt } from "./skill-agent-prompt.js";
 import { chatSettingsSection } from "./chat-settings.js";
 import { systemPromptTemplate, v4DependencyRules, workflowHandlerNote, workflowRules } from "./system-prompt-template.js";
-
-/** The handlers and rules of an agent file, from the registry's activation document. */
-export interface AgentRules {
-  handlers: Readonly<Record<string, string>>;
-  rules: readonly string[];
-}
 
 export interface PromptOptions {
   /** the tools offered to the model (`toolsForAgent`); the prompt mentions only these */

@@ -13,12 +13,13 @@ import {
 } from "@agent-orchestrator/shared";
 import { runAgentLoop } from "../loop/agent-loop.js";
 import { toolsForAgent } from "../agent/agent-tools.js";
-import { loopLimits, modelNotConfiguredMessage } from "../config.js";
+import { modelNotConfiguredMessage } from "../config.js";
+import { loopLimits } from "../loop/loop-limits.js";
 import { RunEventPublisher } from "../events/run-event-publisher.js";
 import { truncateMiddle } from "../loop/truncate-middle.js";
 import type { TurnRunnerDeps } from "../turn/turn-runner.js";
 import { buildSubagentPrompt } from "./subagent-prompt.js";
-import { dateNote } from "../prompt/conversation-note.js";
+import { dateNote } from "../loop/conversation-note.js";
 import { subagentsForTurn, type SubagentRunner } from "./subagent-runner.js";
 import { doneEvent } from "../events/done-event.js";
 import { errorEvent } from "../events/error-event.js";

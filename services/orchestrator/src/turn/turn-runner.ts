@@ -15,7 +15,8 @@ import {
 } from "@agent-orchestrator/shared";
 import type { ActiveTurns } from "./active-turns.js";
 import { runAgentLoop } from "../loop/agent-loop.js";
-import { loopLimits, modelNotConfiguredMessage, type OrchestratorConfig } from "../config.js";
+import { modelNotConfiguredMessage, type OrchestratorConfig } from "../config.js";
+import { loopLimits } from "../loop/loop-limits.js";
 import { keptAgentStart } from "../agent/kept-agent-start.js";
 import { toolsForAgent } from "../agent/agent-tools.js";
 import { RunEventPublisher } from "../events/run-event-publisher.js";
@@ -23,8 +24,9 @@ import type { SessionStore, SessionVersion } from "../sessions/session-store.js"
 import type { ProjectStore } from "../projects/project-store.js";
 import { placeTurn, type TurnPlace } from "../projects/turn-project.js";
 import { subagentsForTurn, type SubagentRunner } from "../subagents/subagent-runner.js";
-import { buildSystemPrompt, type AgentRules } from "../prompt/system-prompt.js";
-import { dateNote } from "../prompt/conversation-note.js";
+import { buildSystemPrompt } from "../prompt/system-prompt.js";
+import type { AgentRules } from "../agent/agent-rules.js";
+import { dateNote } from "../loop/conversation-note.js";
 import type { ModelRouter } from "../model/model-router.js";
 import type { RegistryLookups } from "../agent/registry-lookups.js";
 import type { StartCache } from "../agent/start-cache.js";
