@@ -3,7 +3,7 @@ import { AppError, isCasConflict, retryWhileLeaderless, type SessionHead } from 
 import { retryOnConflict } from "../nats/compare-and-set.js";
 import type { OrchestratorConfig } from "../config.js";
 import type { SessionStore } from "../sessions/session-store.js";
-import { isAbandoned } from "../turn/abandoned-turn.js";
+import { isAbandoned } from "../sessions/abandoned-turn.js";
 import { purgeFileSpace } from "./file-space-purge.js";
 import { projectOfMember, requireOwner } from "./project-access.js";
 import type { ProjectStore } from "./project-store.js";

@@ -2,7 +2,7 @@ import { AppError, isCasConflict, retryWhileLeaderless } from "@agent-orchestrat
 import type { OrchestratorConfig } from "../config.js";
 import { purgeFileSpace, type FileSpacePurgeDeps } from "../projects/file-space-purge.js";
 import type { ProjectStore } from "../projects/project-store.js";
-import { isAbandoned } from "../turn/abandoned-turn.js";
+import { isAbandoned } from "./abandoned-turn.js";
 import { managedChat } from "./chat-access.js";
 import type { SessionStore } from "./session-store.js";
 

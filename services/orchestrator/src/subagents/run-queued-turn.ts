@@ -1,5 +1,5 @@
 import { AppError, type RunStartRequest } from "@agent-orchestrator/shared";
-import { errorEvent } from "../events/error-event.js";
+import { errorEvent } from "../turn/error-event.js";
 import type { SlotRequest, UserTurnSlots } from "../fair-share/user-turn-slots.js";
 import { RunEventPublisher } from "../events/run-event-publisher.js";
 import { runTurn, type TurnRunnerDeps } from "../turn/turn-runner.js";

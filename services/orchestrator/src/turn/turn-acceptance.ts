@@ -1,5 +1,5 @@
 import type { SessionRecord } from "@agent-orchestrator/shared";
-import { isAbandoned, type TurnLifetime } from "./abandoned-turn.js";
+import { isAbandoned, type TurnLifetime } from "../sessions/abandoned-turn.js";
 
 /**
  * What one delivery of a turn request does with its session: `accept` marks it running (a new turn, or the

@@ -1,5 +1,5 @@
 import { toErrorBody, type RunEventBody, type Usage } from "@agent-orchestrator/shared";
-import type { TurnSpending } from "../turn/turn-spending.js";
+import type { TurnSpending } from "./turn-spending.js";
 
 /**
  * The `error` event of a turn or a subagent: the error, and what the turn spent before it ended the way

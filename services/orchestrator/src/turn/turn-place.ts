@@ -1,7 +1,7 @@
 import { AppError, retryWhileLeaderless, roleOf, type ProjectRecord, type RunStartRequest } from "@agent-orchestrator/shared";
 import type { SessionStore, StoredSession } from "../sessions/session-store.js";
-import { projectOfWriter } from "./project-access.js";
-import type { ProjectStore } from "./project-store.js";
+import { projectOfWriter } from "../projects/project-access.js";
+import type { ProjectStore } from "../projects/project-store.js";
 
 /** Where a turn runs: its chat's project, and for a continued chat the session as it was read. */
 export interface TurnPlace {
