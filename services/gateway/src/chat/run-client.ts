@@ -162,7 +162,13 @@ async function* arrivingEvents(subscription: Subscription, runId: string, stored
   };
   arm();
   const messages = subscription[Symbol.asyncIterator]();
-  let pending = messages.next();
+  const pull = () => {
+    const next = messages.next();
+    // awaited in the loop; a stored read can end the turn first
+    next.catch(() => undefined);
+    return next;
+  };
+  let pending = pull();
   try {
     for (;;) {
       const woken = new Promise<"read">((resolve) => (wake = () => resolve("read")));
@@ -178,7 +184,7 @@ async function* arrivingEvents(subscription: Subscription, runId: string, stored
         continue;
       }
       if (result.done) break;
-      pending = messages.next();
+      pending = pull();
       received++;
       clearTimeout(check);
       arm();
