@@ -27,9 +27,24 @@ interface PromptFacts {
   menu: PromptMenuItem[];
 }
 
+/**
+ * The chat's own answers, when the prompt ends with them (docs/settings.md): the config above then says
+ * `- user_name: {user_name}` and the value is in this last JSON line.
+ */
+function chatSettings(system: string): Record<string, unknown> {
+  const start = system.lastIndexOf("THIS CHAT'S SETTINGS");
+  const line = start < 0 ? undefined : system.slice(start).split("\n").find((candidate) => candidate.startsWith("{"));
+  return line ? (JSON.parse(line) as Record<string, unknown>) : {};
+}
+
 /** What the system prompt says: `You are Mary, …`, `- user_name: Ada`, and the `MENU …` section's lines. */
 function promptFacts(system: string): PromptFacts {
-  const variable = (name: string) => new RegExp(`^- ${name}: (.+)$`, "m").exec(system)?.[1]?.trim();
+  const settings = chatSettings(system);
+  const variable = (name: string) => {
+    const said = new RegExp(`^- ${name}: (.+)$`, "m").exec(system)?.[1]?.trim();
+    const answer = settings[name];
+    return typeof answer === "string" && (said === undefined || said === `{${name}}`) ? answer : said;
+  };
   const menuStart = system.search(/^MENU \(/m);
   const menuLines = menuStart < 0 ? [] : (system.slice(menuStart).split("\n\n")[0] ?? "").split("\n").slice(1);
   const listed = menuLines.flatMap((line): PromptMenuItem[] => {
