@@ -14,10 +14,10 @@ import {
 } from "@agent-orchestrator/shared";
 import { z } from "zod";
 import { SessionStore } from "../sessions/session-store.js";
-import { addSessionEndpoints } from "../sessions/session-endpoints.js";
+import { addSessionEndpoints } from "../endpoints/session-endpoints.js";
 import { startFakeServices } from "../testing/orchestrator-fixture.js";
 import { scratchStreams } from "../testing/scratch-streams.js";
-import { addProjectEndpoints } from "./project-endpoints.js";
+import { addProjectEndpoints } from "../endpoints/project-endpoints.js";
 import { ProjectStore } from "./project-store.js";
 
 const scratch = scratchStreams();

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { encodeJson, zeroUsage, type SessionHead } from "@agent-orchestrator/shared";
 import { headKey, SessionStore } from "../sessions/session-store.js";
 import { scratchStreams } from "../testing/scratch-streams.js";
-import { ProjectStore } from "./project-store.js";
+import { ProjectStore } from "../projects/project-store.js";
 import { moveSessionsIntoProjects } from "./session-project-migration.js";
 
 const scratch = scratchStreams();

@@ -2,7 +2,7 @@ import type { Service } from "nats";
 import { addJsonEndpoint, ModelRoutesRequest, subjects, type Logger, type ModelRoutesReply } from "@agent-orchestrator/shared";
 import { projectOfMember } from "../projects/project-access.js";
 import type { ProjectStore } from "../projects/project-store.js";
-import type { ModelRouter } from "./model-router.js";
+import type { ModelRouter } from "../model/model-router.js";
 
 /**
  * `agent.models.routes`: the route table for the gateway's agent list (docs/models.md "The agent list"), without

@@ -21,8 +21,8 @@ import {
 } from "@agent-orchestrator/shared";
 import type { z } from "zod";
 import type { OrchestratorConfig } from "../config.js";
-import { projectOfMember, requireOwner } from "./project-access.js";
-import { publishProjectChange } from "./project-change-notice.js";
+import { projectOfMember, requireOwner } from "../projects/project-access.js";
+import { publishProjectChange } from "../projects/project-change-notice.js";
 import { deleteProject, type ProjectDeletionDeps } from "./project-deletion.js";
 
 type Handler<S extends z.ZodType> = (body: z.infer<S>) => Promise<unknown>;

@@ -1,9 +1,9 @@
 import { AppError, type RunStartRequest } from "@agent-orchestrator/shared";
-import { errorEvent } from "../turn/error-event.js";
+import { errorEvent } from "./error-event.js";
 import type { SlotRequest, UserTurnSlots } from "../fair-share/user-turn-slots.js";
 import { RunEventPublisher } from "../events/run-event-publisher.js";
-import { runTurn, type TurnRunnerDeps } from "../turn/turn-runner.js";
-import { recordTurnEnd } from "../turn/turn-telemetry.js";
+import { runTurn, type TurnRunnerDeps } from "./turn-runner.js";
+import { recordTurnEnd } from "./turn-telemetry.js";
 import { isChildRequestSubject, runChildTurn } from "./child-turn.js";
 
 export interface QueuedTurnDeps extends TurnRunnerDeps {

@@ -4,7 +4,7 @@ import { addJsonEndpoint, AppError, GreetingRequest, retryWhileLeaderless, subje
 import { keptAgentStart } from "../agent/kept-agent-start.js";
 import { projectOfMember, projectOfWriter } from "../projects/project-access.js";
 import type { TurnRunnerDeps } from "../turn/turn-runner.js";
-import { buildGreeting } from "./greeting.js";
+import { buildGreeting } from "../sessions/greeting.js";
 import { turnSettings } from "../settings/turn-settings.js";
 
 type GreetingDeps = Pick<TurnRunnerDeps, "config" | "logger" | "store" | "projects" | "registry" | "starts" | "tools" | "subjectPrefix" | "settings">;

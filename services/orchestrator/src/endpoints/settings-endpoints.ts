@@ -12,7 +12,7 @@ import {
 } from "@agent-orchestrator/shared";
 import { projectOfMember, requireOwner } from "../projects/project-access.js";
 import type { ProjectStore } from "../projects/project-store.js";
-import type { SettingsStore } from "./settings-store.js";
+import type { SettingsStore } from "../settings/settings-store.js";
 
 export interface SettingsEndpointDeps {
   projects: ProjectStore;

@@ -1,6 +1,6 @@
 import { isCasConflict, retryWhileLeaderless } from "@agent-orchestrator/shared";
 import type { SessionStore } from "../sessions/session-store.js";
-import type { ProjectStore } from "./project-store.js";
+import type { ProjectStore } from "../projects/project-store.js";
 
 /**
  * Moves every session written before projects into its owner's default project (made if needed), run at start.

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { encodeJson, type ProjectRecord } from "@agent-orchestrator/shared";
 import { scratchStreams } from "../testing/scratch-streams.js";
 import { indexStoredProjects } from "./project-index-migration.js";
-import { ProjectStore } from "./project-store.js";
+import { ProjectStore } from "../projects/project-store.js";
 
 const scratch = scratchStreams();
 

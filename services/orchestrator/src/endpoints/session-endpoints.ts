@@ -17,13 +17,13 @@ import { prefixWithinBytes } from "../events/bounded-event.js";
 import { retryOnConflict } from "../nats/compare-and-set.js";
 import { projectOfMember } from "../projects/project-access.js";
 import type { ProjectStore } from "../projects/project-store.js";
-import { managedChat, visibleChat } from "./chat-access.js";
-import { chatActivity } from "./chat-activity.js";
-import { deleteChat, type ChatDeletionDeps } from "./chat-deletion.js";
-import { searchChats } from "./chat-search.js";
-import { toSummary } from "./session-summary.js";
-import type { SessionStore } from "./session-store.js";
-import { visibleMessages } from "./visible-messages.js";
+import { managedChat, visibleChat } from "../sessions/chat-access.js";
+import { chatActivity } from "../sessions/chat-activity.js";
+import { deleteChat, type ChatDeletionDeps } from "../sessions/chat-deletion.js";
+import { searchChats } from "../sessions/chat-search.js";
+import { toSummary } from "../sessions/session-summary.js";
+import type { SessionStore } from "../sessions/session-store.js";
+import { visibleMessages } from "../sessions/visible-messages.js";
 
 /**
  * `agent.session.<list|get|search|rename|delete>`: the chats a user may see, their own and those of every project

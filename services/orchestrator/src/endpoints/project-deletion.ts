@@ -4,9 +4,9 @@ import { retryOnConflict } from "../nats/compare-and-set.js";
 import type { OrchestratorConfig } from "../config.js";
 import type { SessionStore } from "../sessions/session-store.js";
 import { isAbandoned } from "../sessions/abandoned-turn.js";
-import { purgeFileSpace } from "./file-space-purge.js";
-import { projectOfMember, requireOwner } from "./project-access.js";
-import type { ProjectStore } from "./project-store.js";
+import { purgeFileSpace } from "../projects/file-space-purge.js";
+import { projectOfMember, requireOwner } from "../projects/project-access.js";
+import type { ProjectStore } from "../projects/project-store.js";
 
 export interface ProjectDeletionDeps {
   connection: NatsConnection;

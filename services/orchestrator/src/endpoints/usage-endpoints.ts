@@ -13,9 +13,9 @@ import {
 } from "@agent-orchestrator/shared";
 import { projectOfMember, requireOwner } from "../projects/project-access.js";
 import type { ProjectStore } from "../projects/project-store.js";
-import type { Budgets } from "./budgets.js";
-import { dayOf, monthOf } from "./spending-periods.js";
-import type { SpendingStore } from "./spending-store.js";
+import type { Budgets } from "../spending/budgets.js";
+import { dayOf, monthOf } from "../spending/spending-periods.js";
+import type { SpendingStore } from "../spending/spending-store.js";
 
 export interface UsageEndpointDeps {
   spending: SpendingStore;

@@ -1,4 +1,4 @@
-import type { ProjectStore } from "./project-store.js";
+import type { ProjectStore } from "../projects/project-store.js";
 
 /**
  * Indexes every project stored before the per-user index (docs/projects.md "Storage"), so listings, which read the
