@@ -52,7 +52,8 @@ describe("BMAD's settings on the web page", () => {
     await page.getByRole("button", { name: "Settings", exact: true }).click();
     const project = page.getByRole("dialog", { name: "Settings of Checkout redesign" });
     const projectName = project.getByLabel("Project name agents use");
-    expect(await projectName.getAttribute("placeholder")).toBe("Checkout redesign");
+    // the dialog fills its fields once the project's settings arrive: the default shows as the placeholder
+    await projectName.and(page.locator('[placeholder="Checkout redesign"]')).waitFor();
     await projectName.fill("Checkout v2");
     await project.getByLabel("Language of documents").fill("German");
     await project.getByLabel("Team customization per skill (JSON)").fill('{"bmad-agent-analyst": {"agent": {"icon": "🔎"}}}');
@@ -73,7 +74,8 @@ describe("BMAD's settings on the web page", () => {
     if (!(await page.getByRole("button", { name: "My settings" }).isVisible())) await page.locator("#project-panel > summary").click();
     await page.getByRole("button", { name: "My settings" }).click();
     const mine = page.getByRole("dialog", { name: "My settings" });
-    expect(await mine.getByLabel("Your name").getAttribute("placeholder")).toBe("alice");
+    // the dialog fills its fields once the member's settings arrive: the default name shows as the placeholder
+    await mine.getByLabel("Your name").and(page.locator('[placeholder="alice"]')).waitFor();
     await mine.getByLabel("Your name").fill("Alice Liddell");
     await mine.getByLabel("Language agents speak to you in").fill("French");
     await mine.getByRole("button", { name: "Save settings" }).click();
