@@ -1,19 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { SignInSession } from "@agent-orchestrator/shared";
-import { sessionAdmitted, stillAdmitted, type AdmissionRules } from "./admission.js";
+import { admissionRules as rules } from "../testing/admission-rules.js";
+import { sessionAdmitted, stillAdmitted } from "./admission.js";
 import { userOfClaims } from "./user-claims.js";
 
-const rules: AdmissionRules = {
-  AUTH_TOKENS: new Map([
-    ["alice-token-1111", "alice"],
-    ["bob-token-22222", "bob"],
-  ]),
-  OIDC_ISSUER: "https://id.example.com",
-  OIDC_USER_CLAIM: "sub",
-  OIDC_GROUPS_CLAIM: "groups",
-  OIDC_ALLOWED_GROUPS: ["staff", "contractors"],
-  OIDC_ALLOWED_DOMAINS: [],
-};
 
 /** How erin, a contractor, signed in at the provider: the claims the sign-in keeps. */
 const erinSignedIn = () => {

@@ -7,20 +7,10 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { encodeJson, type PersonalTokenRecord, type SignInVia } from "@agent-orchestrator/shared";
 import type { AdmissionRules } from "../auth/admission.js";
+import { admissionRules as rules } from "../testing/admission-rules.js";
 import { PersonalTokens, tokenHash } from "./personal-tokens.js";
 
 const bucket = `personal_tokens_${randomUUID().slice(0, 8)}`;
-const rules: AdmissionRules = {
-  AUTH_TOKENS: new Map([
-    ["alice-token-1111", "alice"],
-    ["bob-token-22222", "bob"],
-  ]),
-  OIDC_ISSUER: "https://id.example.com",
-  OIDC_USER_CLAIM: "sub",
-  OIDC_GROUPS_CLAIM: "groups",
-  OIDC_ALLOWED_GROUPS: ["staff", "contractors"],
-  OIDC_ALLOWED_DOMAINS: [],
-};
 /** bob removed from AUTH_TOKENS, contractors no longer allowed */
 const narrower: AdmissionRules = { ...rules, AUTH_TOKENS: new Map([["alice-token-1111", "alice"]]), OIDC_ALLOWED_GROUPS: ["staff"] };
 const viaAuthTokens: SignInVia = { via: "auth_tokens" };
