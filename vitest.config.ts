@@ -4,7 +4,10 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: {
     // tests run against the sources; the services' own processes run the built dist/
-    alias: { "@agent-orchestrator/shared": fileURLToPath(new URL("./shared/src/index.ts", import.meta.url)) },
+    alias: [
+      { find: /^@agent-orchestrator\/shared$/, replacement: fileURLToPath(new URL("./shared/src/index.ts", import.meta.url)) },
+      { find: /^@agent-orchestrator\/shared\/(wire|bmad|runtime|testing)$/, replacement: fileURLToPath(new URL("./shared/src/$1/index.ts", import.meta.url)) },
+    ],
   },
   test: {
     include: ["shared/src/**/*.test.ts", "services/*/src/**/*.test.ts", "services/*/web/src/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts", "eslint/**/*.test.ts"],

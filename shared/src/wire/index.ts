@@ -1,0 +1,174 @@
+/**
+ * `@agent-orchestrator/shared/wire`: what crosses a process boundary. The zod schemas of NATS messages and
+ * HTTP/WebSocket bodies (registry, run, session, tool call, MCP, OpenAI-compatible `/v1`), the NATS subjects, the
+ * error codes, the run events, the tool catalogue, usage, and the session and project records (`projects/`).
+ * Changing one of these changes a contract between services or with clients.
+ *
+ * Browser-safe: these files import only zod and each other (no `node:` module, no NATS client), so the gateway's
+ * web page imports its types from here too. The pure look-ups schemas need (`getOwn`, the forbidden keys, the
+ * skill name pattern) live here for the same reason.
+ */
+export { AgentDefinition, AgentFormat, AgentSource, AgentSummary, MenuItem, Persona } from "./agent.js";
+export { withAttachedFiles } from "./attached-files-note.js";
+export { AuditAction, AuditOutcome, AuditPage, AuditQuery, AuditRecord, maxAuditDetailChars } from "./audit-record.js";
+export { givenName, hasBidiFormat, withoutBidiFormat } from "./bidi-format.js";
+export { AttachedFile, AttachedFiles, Attachment, AttachmentName, Attachments, maxAttachments } from "./chat-attachment.js";
+export { ErrorBody, ErrorCode, ErrorReply } from "./error-code.js";
+export { forbiddenKeys, isForbiddenKey } from "./forbidden-keys.js";
+export { getOwn } from "./get-own.js";
+export { Greeting, GreetingMenuItem, GreetingQuery, GreetingReply, GreetingRequest, SessionStartBody, SessionStartReply } from "./greeting-messages.js";
+export { HelpCatalogueEntry, HelpCatalogueReply, HelpCatalogueRequest } from "./help-messages.js";
+export { ActivationBody, ActivationQuery, ChatRequestBody, ProjectMemberBody, ProjectNameBody, WsClientMessage } from "./http-api.js";
+export { LoadedSkill } from "./loaded-skill.js";
+export { BmadToolInput, ChatToolInput } from "./mcp-tools.js";
+export { menuItemSkill } from "./menu-item-skill.js";
+export { ModelPrice, costOf, parseModelPrice } from "./model-price.js";
+export { AgentModel, ModelRouteMatch, ModelRouteView, ModelRoutesReply, ModelRoutesRequest, pickModelRoute, routeMatches } from "./model-routes.js";
+export type { ModelRouteSubject } from "./model-routes.js";
+export { ChatCompletionRequest, OpenAiErrorBody, OpenAiFilePart, OpenAiMessage, maxOpenAiMessages } from "./openai-api.js";
+export { ResponseContentPart, ResponseCreateRequest, ResponseId, ResponseInputFile, ResponseInputItem, ResponseStatus, StoredResponse, responseIdPattern } from "./openai-responses.js";
+export { PersonalTokenCreateBody, PersonalTokenCreateReply, PersonalTokenListReply, PersonalTokenRecord, PersonalTokenView, personalTokenPrefix } from "./personal-token.js";
+export { FileAuthor, FileConversion, FileListing, FileRevision } from "./projects/file-entry.js";
+export {
+  FileSpaceRef,
+  FilesChangeReply,
+  FilesDeleteRequest,
+  FilesListReply,
+  FilesListRequest,
+  FilesPurgeReply,
+  FilesPurgeRequest,
+  FilesReadReply,
+  FilesReadRequest,
+  FilesRestoreRequest,
+  FilesRevisionsReply,
+  FilesRevisionsRequest,
+  FilesWriteRequest,
+} from "./projects/file-messages.js";
+export { InstalledFileListing, InstalledFileReadReply, InstalledFileReadRequest, InstalledFilesListReply, InstalledFilesListRequest, maxInstalledFilesPerPage } from "./projects/installed-file-messages.js";
+export {
+  ProjectChanged,
+  ProjectCreateRequest,
+  ProjectDeleteReply,
+  ProjectDeleteRequest,
+  ProjectGetRequest,
+  ProjectListReply,
+  ProjectListRequest,
+  ProjectMemberDeleteRequest,
+  ProjectMemberPutRequest,
+  ProjectMembersReply,
+  ProjectMembersRequest,
+  ProjectRenameRequest,
+  ProjectReply,
+  projectOperations,
+} from "./projects/project-messages.js";
+export type { ProjectOperation } from "./projects/project-messages.js";
+export { MethodPhase, NextStep, ProjectArtifact, ProjectOverview } from "./projects/project-overview.js";
+export { MemberRole, ProjectMember, ProjectRecord, ProjectRole, ProjectView, mayWrite, newProjectName, projectIdSchema, projectNameSchema, roleOf, toProjectView, userNameSchema } from "./projects/project-record.js";
+export {
+  FilesImportReply,
+  FilesImportRequest,
+  FilesStatReply,
+  FilesStatRequest,
+  FilesUploadReply,
+  FilesUploadRequest,
+  SkippedEntry,
+  SourceInfoReply,
+  SourceManifest,
+  SourcePutReply,
+  SourcePutRequest,
+  SourceRequest,
+  SourceSnapshotInfo,
+  StagedName,
+} from "./projects/upload-messages.js";
+export {
+  ActivationData,
+  ActivationReply,
+  ActivationRequest,
+  BundleInfo,
+  GetAgentReply,
+  GetAgentRequest,
+  ListAgentsReply,
+  ListAgentsRequest,
+  ListBundlesReply,
+  ListBundlesRequest,
+  RegistryChanged,
+  RegistryWarning,
+  RegistryWarningCode,
+  SkillActivationData,
+  SkillReply,
+  SkillRequest,
+} from "./registry-messages.js";
+export { RunEvent, isFinalEvent, joinAnswerTexts } from "./run-event.js";
+export type { RunEventBody, RunEventType } from "./run-event.js";
+export { RunParent, RunStartRequest, maxUserMessageChars } from "./run-messages.js";
+export {
+  SessionDeleteReply,
+  SessionDeleteRequest,
+  SessionListQuery,
+  SessionMatch,
+  SessionRenameReply,
+  SessionRenameRequest,
+  SessionSearchReply,
+  SessionSearchRequest,
+  SessionSearchText,
+  SessionTitle,
+  SessionTitleBody,
+} from "./session-management-messages.js";
+export { RunCancel, SessionGetReply, SessionGetRequest, SessionListReply, SessionListRequest, SessionSummary, SessionView, VisibleMessage } from "./session-messages.js";
+export { ConversationBatch, ConversationMessage, SessionHead, SessionRecord, SessionStatus } from "./session-record.js";
+export {
+  AnswerKey,
+  AnswerValue,
+  BmadAnswers,
+  MemberAnswers,
+  MemberSettings,
+  ProjectSettings,
+  SettingsLayer,
+  SettingsLayers,
+  SkillCustomization,
+  SkillCustomizations,
+  asAnswer,
+  maxAnswerChars,
+  maxMemberSettingsBytes,
+  maxProjectSettingsBytes,
+} from "./settings/bmad-settings.js";
+export { CallerName, MemberSettingsPutRequest, MemberSettingsReply, MemberSettingsRequest, ProjectSettingsPutRequest, ProjectSettingsReply, ProjectSettingsRequest } from "./settings/settings-messages.js";
+export { SignInSession, SignInStatus, SignInVia } from "./sign-in.js";
+export { skillNamePattern } from "./skill-name-pattern.js";
+export {
+  BudgetView,
+  PeriodSpending,
+  ProjectBudgetBody,
+  ProjectBudgetRequest,
+  ProjectUsage,
+  ProjectUsageReply,
+  ProjectUsageRequest,
+  SpendingTotals,
+  UserUsage,
+  UserUsageReply,
+  UserUsageRequest,
+  addSpending,
+  zeroSpending,
+} from "./spending.js";
+export { inboxPrefixFor, jetStreamNames, serviceNames, subjectTokenPattern, subjects } from "./subjects.js";
+export type { ServiceName } from "./subjects.js";
+export { ToolCallRequest, ToolContext, ToolResult } from "./tool-call.js";
+export {
+  EditFileArgs,
+  FindFilesArgs,
+  ListFilesArgs,
+  LoadSkillArgs,
+  PreloadWorkflowArgs,
+  ReadFileArgs,
+  RunScriptArgs,
+  RunSubagentArgs,
+  RunnerToolName,
+  SaveOutputArgs,
+  SearchFilesArgs,
+  ToolName,
+  orchestratorToolNames,
+  toolCatalog,
+  toolDefinitionsForModel,
+} from "./tool-catalog.js";
+export type { ToolArgs, ToolDefinition } from "./tool-catalog.js";
+export { Usage, addUsage, zeroUsage } from "./usage.js";
