@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { AppError, isInstallPlace, type ErrorCode, type FileAuthor, type FileSpaceRef } from "@agent-orchestrator/shared";
 import { assertPathShape, findProtectedSegment, isServablePath } from "../sandbox/index.js";
-import type { FileChange, FileStore } from "../store/file-store.js";
+import type { FileChange } from "../store/file-change.js";
+import type { FileStore } from "../store/file-store.js";
 import type { WorkspaceReport } from "./workspace-channel.js";
 import { spacePathOf, virtualPathOf, type SpaceKind, type SpacePath } from "./workspace-places.js";
 

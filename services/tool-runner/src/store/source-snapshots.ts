@@ -1,18 +1,9 @@
-import {
-  AppError,
-  fileStoreElectionWaitMs,
-  isCasConflict,
-  parseJson,
-  retryNats,
-  SourceManifest,
-  SourceSnapshotInfo,
-  type FileRevision,
-  type NatsRetryPolicy,
-} from "@agent-orchestrator/shared";
+import { AppError, isCasConflict, parseJson, retryNats, SourceManifest, SourceSnapshotInfo, type FileRevision } from "@agent-orchestrator/shared";
 import { LRUCache } from "lru-cache";
 import type { KV } from "nats";
 import { z } from "zod";
 import type { FileStore } from "./file-store.js";
+import { notTaken, repeatable } from "./store-retries.js";
 
 /** A project's code snapshot as the view uses it: its files as revisions of the snapshot, and its folders. */
 export interface LoadedSource {
@@ -26,8 +17,6 @@ export interface LoadedSource {
 const SourcePointer = z.object({ revision: z.number().int().nonnegative(), snapshot: SourceSnapshotInfo.nullable() });
 type SourcePointer = z.infer<typeof SourcePointer>;
 
-const reads: NatsRetryPolicy = { retryOn: ["no-responders", "no-leader", "timeout"], budgetMs: fileStoreElectionWaitMs };
-const compareAndSet: NatsRetryPolicy = { retryOn: ["no-responders", "no-leader"], budgetMs: fileStoreElectionWaitMs };
 const encoder = new TextEncoder();
 
 /**
@@ -49,7 +38,7 @@ export class SourceSnapshots {
   /** The project's snapshot now, or undefined when it has none. */
   async current(projectId: string): Promise<LoadedSource | undefined> {
     const key = pointerKey(projectId);
-    const entry = await retryNats(() => this.pointers.get(key), reads);
+    const entry = await retryNats(() => this.pointers.get(key), repeatable);
     const kvRevision = entry?.revision ?? 0;
     const known = this.loaded.get(key);
     if (known && known.kvRevision === kvRevision) return known.source;
@@ -88,13 +77,13 @@ export class SourceSnapshots {
   private async move<T extends SourceSnapshotInfo | null>(projectId: string, next: (revision: number) => T): Promise<T> {
     const key = pointerKey(projectId);
     for (let round = 0; round < 16; round += 1) {
-      const entry = await retryNats(() => this.pointers.get(key), reads);
+      const entry = await retryNats(() => this.pointers.get(key), repeatable);
       const before = entry && entry.operation === "PUT" ? parsePointer(entry.string()) : undefined;
       const snapshot = next((before?.revision ?? 0) + 1);
       const value: SourcePointer = { revision: snapshot?.revision ?? before?.revision ?? 0, snapshot };
       try {
         const bytes = encoder.encode(JSON.stringify(value));
-        await retryNats(() => (entry ? this.pointers.update(key, bytes, entry.revision) : this.pointers.create(key, bytes)), compareAndSet);
+        await retryNats(() => (entry ? this.pointers.update(key, bytes, entry.revision) : this.pointers.create(key, bytes)), notTaken);
         return snapshot;
       } catch (error) {
         if (!isCasConflict(error)) throw new AppError("WRITE_FAILED", "The code snapshot could not be stored; nothing was changed. Try again shortly.", { cause: error });

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared";
 import { z } from "zod";
 import type { SpaceUsage } from "./space-quota.js";
+import { storedJson } from "./stored-json.js";
 
 /**
  * The file index of one space (a project, or a chat's scratch space), one KV value under `idx.<p|s>.<id>`
@@ -20,6 +21,17 @@ export type SpaceIndex = z.infer<typeof SpaceIndex>;
 export interface LoadedIndex {
   readonly files: ReadonlyMap<string, FileRevision>;
   readonly kvRevision: number;
+}
+
+/** The KV value of an index holding `files`. */
+export function encodeIndex(files: ReadonlyMap<string, FileRevision>): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify({ files: [...files.values()] } satisfies SpaceIndex));
+}
+
+/** The files of an index value by path, or undefined when the text is none (missing, or not an index). */
+export function decodeIndex(text: string | undefined): Map<string, FileRevision> | undefined {
+  const parsed = SpaceIndex.safeParse(text === undefined ? undefined : storedJson(text));
+  return parsed.success ? new Map(parsed.data.files.map((file) => [file.path, file])) : undefined;
 }
 
 export function indexKey(space: FileSpaceRef): string {

@@ -1,6 +1,7 @@
 import { AppError, type FileAuthor, type FileSpaceRef, type FilesImportReply, type SkippedEntry } from "@agent-orchestrator/shared";
 import { detectArchiveFormat, readArchive, type ArchiveLimits } from "../archive/index.js";
-import type { FileChange, FileStore } from "../store/file-store.js";
+import type { FileChange } from "../store/file-change.js";
+import type { FileStore } from "../store/file-store.js";
 import type { StagedUploads } from "../store/staged-uploads.js";
 import { skippedList } from "./skipped-list.js";
 

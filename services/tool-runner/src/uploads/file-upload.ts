@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import type { FileRevision, FilesUploadReply, FileAuthor, FileSpaceRef } from "@agent-orchestrator/shared";
 import { claimedFormat, type DocumentConverter } from "../convert/index.js";
-import type { FileChange, FileStore } from "../store/file-store.js";
+import type { FileChange } from "../store/file-change.js";
+import type { FileStore } from "../store/file-store.js";
 import type { StagedUploads } from "../store/staged-uploads.js";
 
 /** What an upload's checks and conversion need. */
