@@ -33,7 +33,7 @@ import { InstallFiles } from "./install-files.js";
 import { ProjectFiles } from "./project-files.js";
 import { auditAgentWrites } from "./agent-write-audit.js";
 import { FileStore } from "./store/file-store.js";
-import { moveLegacySessions } from "./store/legacy-sessions.js";
+import { moveLegacySessions } from "./migrations/output-root-migration.js";
 import { StagedUploads } from "./store/staged-uploads.js";
 import { DocumentConverter } from "./convert/index.js";
 import { importArchive } from "./uploads/archive-import.js";

@@ -5,8 +5,8 @@ import path from "node:path";
 import { createLogger, type FileSpaceRef } from "@agent-orchestrator/shared";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openTestFileStore, type TestFileStore } from "../testing/file-store-fixture.js";
-import { moveLegacySessions } from "./legacy-sessions.js";
-import { liveFiles } from "./space-index.js";
+import { moveLegacySessions } from "./output-root-migration.js";
+import { liveFiles } from "../store/space-index.js";
 
 const logger = createLogger("tool-runner-test", "silent");
 let base: string;

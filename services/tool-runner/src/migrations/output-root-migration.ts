@@ -4,7 +4,8 @@ import path from "node:path";
 import { parseJson, subjectTokenPattern, type Logger } from "@agent-orchestrator/shared";
 import { findProtectedSegment } from "../paths/protected-names.js";
 import { isServablePath } from "../paths/servable-name.js";
-import type { FileChange, FileStore } from "./file-store.js";
+import type { FileChange } from "../store/file-change.js";
+import type { FileStore } from "../store/file-store.js";
 
 // what the system kept in a session folder before projects: not the chat's files. The manifest came with its
 // lock and the lock's drafts and set-asides (`manifest.json.lock`, `manifest.json.lock.<token>.draft`), which
@@ -19,6 +20,8 @@ const maxDepth = 32;
  * already exists is left as it is, so a second start, or a second replica, moves nothing again. Output
  * variables pointed into the session folder then, so these files keep their `{session-folder}/…` paths.
  * Links, special files, protected and system names are not moved. The folder itself is left for the operator.
+ * It reads OUTPUT_ROOT at every start, so it can go (with the OUTPUT_ROOT setting) in the release after every
+ * deployment from before projects has started a version with projects once.
  */
 export async function moveLegacySessions(files: FileStore, outputRoot: string, logger: Logger): Promise<{ chats: number; files: number }> {
   const entries = await readdir(outputRoot, { withFileTypes: true }).catch((): Dirent[] => []);
