@@ -1,6 +1,6 @@
 /**
  * Measure 17: prompts a provider can cache, and what an agent costs at activation, on BMAD 6.12 as its installer
- * lays it out (the install the tests use, scripts/lib/bmad-install.ts). Through the whole system and a scripted
+ * lays it out (the install the tests use, test/support/bmad-install.ts). Through the whole system and a scripted
  * model of its own, tokens counted with o200k_base (support/prompt-tokens.ts):
  *
  * - a 10-turn chat with the analyst (greeting, two workflows started with load_skill, a file read, answers): for
@@ -11,9 +11,9 @@
  * - per member (prompt-cache-members.ts): whether one member's first call is the same bytes in two chats, and how
  *   much of two members' first calls (different settings) is the same from the start.
  */
-import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
-import { startScriptedModel, type ChatRequestBody, type ScriptedTurn } from "../test/support/scripted-model.js";
-import { withoutSystemNote } from "../test/support/system-note.js";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { startScriptedModel, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import type { BenchContext } from "./support/bench-context.js";
 import { chatJson } from "./support/gateway-client.js";
 import type { MeasureReport, MeasureRow } from "./support/measure-report.js";

@@ -10,7 +10,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { sandboxPrograms } from "../services/tool-runner/src/scripts/bwrap-arguments.js";
-import { corpusInstall, corpusPackage, corpusV4Package } from "../test/support/corpus.js";
+import { corpusInstall, corpusPackage, corpusV4Package } from "@agent-orchestrator/test-support/corpus";
 
 const needed: ReadonlyArray<{ path: string; debianPackage: string }> = [
   { path: sandboxPrograms.bwrap, debianPackage: "bubblewrap" },

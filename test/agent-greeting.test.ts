@@ -1,6 +1,6 @@
 /**
  * An agent's greeting when it is chosen, on real installs made by BMAD's own installer (user name `Ada`,
- * scripts/lib/bmad-install.ts): `POST /api/sessions` answers with Mary's greeting (the configured user's name, her
+ * test/support/bmad-install.ts): `POST /api/sessions` answers with Mary's greeting (the configured user's name, her
  * persona, the menu items her install ships, in her release's own form) built without a model call, stores it as the
  * chat's first message, and the first turn of `POST /api/chat` shows it to the model as its own earlier answer,
  * before the user's message. `GET /api/agents/:id/greeting` gives the same greeting and starts nothing.
@@ -8,9 +8,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultInstallUserName, ensureBmadInstall } from "../scripts/lib/bmad-install.js";
-import { dateNoteAlone } from "./support/system-note.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import { defaultInstallUserName, ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { dateNoteAlone } from "@agent-orchestrator/test-support/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 interface Release {
   version: string;

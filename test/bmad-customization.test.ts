@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 const teamOverride = `[agent]
 icon = "🔎"

@@ -1,16 +1,16 @@
 /**
  * The whole system against real BMAD installs made by the official installer (`npx bmad-method@<v> install`,
- * cached by scripts/lib/bmad-install.ts), one system per release and tool target: every agent the install
+ * cached by test/support/bmad-install.ts), one system per release and tool target: every agent the install
  * ships is listed with a stable id, every one starts, the analyst starts with the install's user name and
  * config, a workflow starts the way that release runs workflows (a skill, a workflow file, a 4.x task), and
  * no tool result or answer shows a host path. Nothing of BMAD is kept in this repository.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultInstallUserName, ensureBmadInstall } from "../scripts/lib/bmad-install.js";
-import { releaseMatrix, shippedAgentIds } from "./support/bmad-release.js";
-import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
-import { withoutSystemNote } from "./support/system-note.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import { defaultInstallUserName, ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { releaseMatrix, shippedAgentIds } from "@agent-orchestrator/test-support/bmad-release";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 interface MenuItem {
   trigger: string;

@@ -5,10 +5,10 @@
  * returns inside run_script, and the same bytes for one member in every chat.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
-import type { ChatRequestBody, RecordedRequest, ScriptedTurn } from "./support/scripted-model.js";
-import { withoutSystemNote } from "./support/system-note.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import type { ChatRequestBody, RecordedRequest, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 const tokens = { alice: "alice-token-1111", bob: "bob-token-22222", carol: "carol-token-3333" } as const;
 type Member = keyof typeof tokens;

@@ -11,10 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
-import { repoRoot } from "./support/service-processes.js";
-import { withoutSystemNote } from "./support/system-note.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 const tokens = { alice: "alice-token", bob: "bob-token", carol: "carol-token", dave: "dave-token", erin: "erin-token" } as const;
 type User = keyof typeof tokens;

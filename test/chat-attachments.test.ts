@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPdf } from "../services/tool-runner/src/testing/pdf-fixture.js";
-import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
-import { endsWithDateNote, withoutSystemNote } from "./support/system-note.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { endsWithDateNote, withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 let system: TestSystem;
 const notes = "# Launch notes\n\nThe lighthouse launches on the 4th of May.\n";

@@ -6,10 +6,10 @@
  * (`{project-root}/docs`), not a chat's own folder (docs/projects.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
-import { withoutSystemNote } from "./support/system-note.js";
-import { corpusAgentIds, corpusInstall, corpusUserName } from "./support/corpus.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { corpusAgentIds, corpusInstall, corpusUserName } from "@agent-orchestrator/test-support/corpus";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 const productBrief = "{project-root}/bmad/bmm/workflows/1-analysis/product-brief/workflow.yaml";
 let system: TestSystem;

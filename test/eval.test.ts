@@ -15,9 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EvalOptions, type EvalOptionsInput } from "../scripts/eval/eval-options.js";
 import type { EvalReport } from "../scripts/eval/eval-report.js";
 import { runEval } from "../scripts/eval/run-eval.js";
-import { bmadResponder, type Misbehaviour } from "./support/eval-responder.js";
-import { startScriptedModel, type Responder } from "./support/scripted-model.js";
-import { repoRoot } from "./support/service-processes.js";
+import { bmadResponder, type Misbehaviour } from "@agent-orchestrator/test-support/eval-responder";
+import { startScriptedModel, type Responder } from "@agent-orchestrator/test-support/scripted-model";
+import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
 
 const evalTimeoutMs = 180_000;
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { GatewayMetrics } from "../services/gateway/src/metrics.js";
 import { orchestratorMetrics } from "../services/orchestrator/src/orchestrator-metrics.js";
 import { toolRunnerMetrics } from "../services/tool-runner/src/tool-runner-metrics.js";
-import { repoRoot } from "./support/service-processes.js";
+import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
 
 describe("the Grafana dashboard", () => {
   it("queries only metrics the gateway, orchestrator and tool-runner register", async () => {

@@ -4,9 +4,9 @@
  * whole conversation and `GET /api/sessions/:id` reads it back whole.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
-import { withoutSystemNote } from "./support/system-note.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 const answerBytes = 900_000;
 let system: TestSystem;

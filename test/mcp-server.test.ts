@@ -8,9 +8,9 @@ import { request as httpRequest } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
-import { endsWithDateNote, withoutSystemNote } from "./support/system-note.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { endsWithDateNote, withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 const token = "alice-token-1111";
 let system: TestSystem;

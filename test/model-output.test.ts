@@ -9,10 +9,10 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
-import { withoutSystemNote } from "./support/system-note.js";
-import { readSse } from "./support/sse.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { readSse } from "@agent-orchestrator/test-support/sse";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 const piece = "x".repeat(64 * 1024);
 /** 100 MiB in 64 KiB chunks, made while they are sent */

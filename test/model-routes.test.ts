@@ -6,12 +6,12 @@
  */
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
-import { readSse } from "./support/sse.js";
-import { lastMessage, startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "./support/scripted-model.js";
-import { withoutSystemNote } from "./support/system-note.js";
-import { startServiceProcess, type ServiceProcess } from "./support/service-processes.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { readSse } from "@agent-orchestrator/test-support/sse";
+import { lastMessage, startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { startServiceProcess, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 let system: TestSystem;
 let critic: ScriptedModel;

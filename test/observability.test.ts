@@ -6,11 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { setTimeout as sleep } from "node:timers/promises";
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./support/otlp-receiver.js";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
-import { withoutSystemNote } from "./support/system-note.js";
-import type { ServiceProcess } from "./support/service-processes.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "@agent-orchestrator/test-support/otlp-receiver";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import type { ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 /** A line of bmad/custom/bundles/idea-studio/config.yaml: the file the model reads through the tool. */
 const fileContent = "project_name: Idea Studio";

@@ -11,12 +11,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { CookieJar, signInOverHttp, startOidcProvider, type TestOidcProvider } from "./support/oidc-provider.js";
-import type { RecordedRequest } from "./support/scripted-model.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
-import { launchTestBrowser, openRecordedPage, type TestBrowser } from "./support/web-browser.js";
-import { screenshot, wide } from "./support/web-page-steps.js";
-import { freePort } from "./support/free-port.js";
+import { CookieJar, signInOverHttp, startOidcProvider, type TestOidcProvider } from "@agent-orchestrator/test-support/oidc-provider";
+import type { RecordedRequest } from "@agent-orchestrator/test-support/scripted-model";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/test-support/web-browser";
+import { screenshot, wide } from "@agent-orchestrator/test-support/web-page-steps";
+import { freePort } from "@agent-orchestrator/test-support/free-port";
 
 const audience = "https://agents.example.test";
 let provider: TestOidcProvider;

@@ -10,9 +10,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import WebSocket from "ws";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
-import { readSse } from "./support/sse.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { readSse } from "@agent-orchestrator/test-support/sse";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 const token = "alice-token-1111";
 let system: TestSystem;

@@ -7,9 +7,9 @@
 import { Agent, run, setDefaultOpenAIClient, setTracingDisabled } from "@openai/agents";
 import OpenAI, { APIError, BadRequestError, NotFoundError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "./support/scripted-model.js";
-import { withoutSystemNote } from "./support/system-note.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 const aliceToken = "alice-token-1111";
 const bobToken = "bob-token-2222";

@@ -6,9 +6,9 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ScriptedModel, ScriptedTurn } from "./support/scripted-model.js";
-import { startServiceProcess, type ServiceProcess } from "./support/service-processes.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import type { ScriptedModel, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { startServiceProcess, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 let system: TestSystem;
 let model: ScriptedModel;

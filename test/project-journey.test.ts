@@ -6,9 +6,9 @@
  * writing one file at once leave two revisions and lose nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
-import { fileToolsResponder } from "./support/file-tools-responder.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { fileToolsResponder } from "@agent-orchestrator/test-support/file-tools-responder";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 const tokens = { alice: "alice-token", bob: "bob-token", carol: "carol-token", dave: "dave-token" } as const;
 type User = keyof typeof tokens;

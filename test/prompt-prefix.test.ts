@@ -3,7 +3,7 @@
  * system message and the tool list of a model call are the same bytes in two chats (different sessions) and in
  * every call of a chat's turns, and today's date is not in them but in a note of its own after the system prompt.
  * Kinds: a 4.x agent, a 6.2 XML agent and a 6.12 skill agent from their installers' real installs
- * (scripts/lib/bmad-install.ts), a 6.0 alpha XML agent (the sample bundle of bmad/) and a 6.x source agent
+ * (test/support/bmad-install.ts), a 6.0 alpha XML agent (the sample bundle of bmad/) and a 6.x source agent
  * (`*.agent.yaml`, written here in BMAD's source form) from a BMAD_ROOT made for this test. The prompt builders hold no date at all, whatever the day
  * (services/orchestrator/src/prompt/*.test.ts, with a skill loaded on two different days).
  */
@@ -11,11 +11,11 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
-import type { ChatRequestBody, RecordedRequest, ScriptedTurn } from "./support/scripted-model.js";
-import { endsWithDateNote, withoutSystemNote } from "./support/system-note.js";
-import { repoRoot } from "./support/service-processes.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import type { ChatRequestBody, RecordedRequest, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { endsWithDateNote, withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 /** A 6.x agent in BMAD's source form, in a bundle of its own beside the repository's sample bundle. */
 const sourceAgent = `agent:

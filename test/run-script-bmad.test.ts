@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
 import { scratchTextForModel } from "../services/tool-runner/src/scripts/scratch-text.js";
 import { createScriptFixture, type ScriptFixture } from "../services/tool-runner/src/testing/script-fixture.js";
 import { runScriptTool } from "../services/tool-runner/src/tools/run-script-tool.js";

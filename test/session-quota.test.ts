@@ -4,9 +4,9 @@
  * rewriting one of the five still works.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readSse } from "./support/sse.js";
-import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import { readSse } from "@agent-orchestrator/test-support/sse";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 let system: TestSystem;
 

@@ -9,12 +9,12 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "./support/free-port.js";
-import { testNatsCredentials } from "./support/nats-harness.js";
-import { CookieJar, signInOverHttp, startOidcProvider, type TestOidcProvider } from "./support/oidc-provider.js";
-import { healthyGatewayUrl, repoRoot, startServiceProcess, type ServiceProcess } from "./support/service-processes.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
-import { doorStatuses, upgradeStatus } from "./support/token-doors.js";
+import { freePort } from "@agent-orchestrator/test-support/free-port";
+import { testNatsCredentials } from "@agent-orchestrator/test-support/nats-harness";
+import { CookieJar, signInOverHttp, startOidcProvider, type TestOidcProvider } from "@agent-orchestrator/test-support/oidc-provider";
+import { healthyGatewayUrl, repoRoot, startServiceProcess, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { doorStatuses, upgradeStatus } from "@agent-orchestrator/test-support/token-doors";
 
 const audience = "https://agents.example.test";
 const aliceToken = "alice-token-1111";

@@ -11,12 +11,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import yauzl from "yauzl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
 import { buildDocx, docxParagraph, docxTable } from "../services/tool-runner/src/testing/docx-fixture.js";
 import { buildPdf } from "../services/tool-runner/src/testing/pdf-fixture.js";
 import * as archives from "../services/tool-runner/src/testing/hostile-archives.js";
-import { toolCallResponder } from "./support/tool-call-responder.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import { toolCallResponder } from "@agent-orchestrator/test-support/tool-call-responder";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 const token = "alice-token";
 let system: TestSystem;

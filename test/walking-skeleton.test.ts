@@ -4,11 +4,11 @@
  */
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { readSse } from "./support/sse.js";
-import { lastMessage, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "./support/scripted-model.js";
-import { endsWithDateNote, withoutSystemNote } from "./support/system-note.js";
-import { repoRoot, startSystem } from "./support/service-processes.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
+import { readSse } from "@agent-orchestrator/test-support/sse";
+import { lastMessage, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { endsWithDateNote, withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { repoRoot, startSystem } from "@agent-orchestrator/test-support/service-processes";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 let system: TestSystem;
 let model: ScriptedModel;

@@ -8,11 +8,11 @@
  */
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultInstallUserName, ensureBmadInstall } from "../scripts/lib/bmad-install.js";
-import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
-import { launchTestBrowser, openRecordedPage, type TestBrowser } from "./support/web-browser.js";
-import { phone, screenshot, screenshotBoth, wide } from "./support/web-page-steps.js";
+import { defaultInstallUserName, ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/test-support/web-browser";
+import { phone, screenshot, screenshotBoth, wide } from "@agent-orchestrator/test-support/web-page-steps";
 
 const notesPath = "notes/harbour-ideas.md";
 

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPdf } from "../services/tool-runner/src/testing/pdf-fixture.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
-import { artifacts, launchTestBrowser, openRecordedPage, poll, type TestBrowser } from "./support/web-browser.js";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { artifacts, launchTestBrowser, openRecordedPage, poll, type TestBrowser } from "@agent-orchestrator/test-support/web-browser";
 
 let system: TestSystem;
 let browser: TestBrowser;

@@ -10,13 +10,13 @@
 import { readFile } from "node:fs/promises";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
 import { buildPdf } from "../services/tool-runner/src/testing/pdf-fixture.js";
-import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
-import { withoutSystemNote } from "./support/system-note.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
-import { enterToken, phone, screenshot, screenshotBoth, wide } from "./support/web-page-steps.js";
-import { launchTestBrowser, openRecordedPage, type TestBrowser } from "./support/web-browser.js";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { enterToken, phone, screenshot, screenshotBoth, wide } from "@agent-orchestrator/test-support/web-page-steps";
+import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/test-support/web-browser";
 
 const tokens = { alice: "alice-token", bob: "bob-token" } as const;
 const briefPath = "_bmad-output/planning-artifacts/product-brief.md";

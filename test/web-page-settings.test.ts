@@ -5,10 +5,10 @@
  * Screenshots at 1400×900 and 390×844 (test-artifacts/web-page-settings-*.png); the page fits a phone's width.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
-import { enterToken, phone, screenshotBoth, wide } from "./support/web-page-steps.js";
-import { launchTestBrowser, openRecordedPage, type TestBrowser } from "./support/web-browser.js";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { enterToken, phone, screenshotBoth, wide } from "@agent-orchestrator/test-support/web-page-steps";
+import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/test-support/web-browser";
 
 const tokens = { alice: "alice-token-1111", bob: "bob-token-22222" } as const;
 

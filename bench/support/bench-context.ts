@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { startScriptedModel, type ScriptedModel } from "../../test/support/scripted-model.js";
+import { startScriptedModel, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
 import { createBenchBmadTree, type BenchBmadTree } from "./bench-bmad-tree.js";
 import { settleMs } from "./bench-settings.js";
 import { startBenchNats, type BenchNats } from "./bench-nats.js";

@@ -1,5 +1,5 @@
-import type { ChatRequestBody, ScriptedTurn } from "../../test/support/scripted-model.js";
-import { withoutSystemNote } from "../../test/support/system-note.js";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import type { BenchBmadTree } from "./bench-bmad-tree.js";
 
 /**

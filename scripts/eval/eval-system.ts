@@ -8,8 +8,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startTestNats } from "../../test/support/nats-harness.js";
-import { healthyGatewayUrl, startServiceProcess, type ServiceProcess } from "../../test/support/service-processes.js";
+import { startTestNats } from "@agent-orchestrator/test-support/nats-harness";
+import { healthyGatewayUrl, startServiceProcess, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
 import { serviceEnvironment } from "../lib/service-env.js";
 
 export interface EvalSystemSettings {

@@ -7,10 +7,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { streamChat } from "./support/chat-client.js";
-import { startFaultSystem, type FaultSystem } from "./support/fault-system.js";
-import { loadMessage, loadResponder } from "./support/load-responder.js";
-import { checkTurn } from "./support/run-load.js";
+import { streamChat } from "@agent-orchestrator/test-support/faults/chat-client";
+import { startFaultSystem, type FaultSystem } from "@agent-orchestrator/test-support/faults/fault-system";
+import { loadMessage, loadResponder } from "@agent-orchestrator/test-support/faults/load-responder";
+import { checkTurn } from "@agent-orchestrator/test-support/faults/run-load";
 
 const turns = 40;
 

@@ -8,13 +8,13 @@ import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testNatsCredentials } from "../support/nats-harness.js";
-import type { ServiceProcess, ServiceProcessName } from "../support/service-processes.js";
-import { streamChat } from "./support/chat-client.js";
-import { startContinuousLoad, type ContinuousLoad } from "./support/continuous-load.js";
-import { loadMessage, loadResponder } from "./support/load-responder.js";
-import { checkTurn } from "./support/run-load.js";
-import { permissionViolations, startFaultSystem, waitForReplicas, type FaultSystem } from "./support/fault-system.js";
+import { testNatsCredentials } from "@agent-orchestrator/test-support/nats-harness";
+import type { ServiceProcess, ServiceProcessName } from "@agent-orchestrator/test-support/service-processes";
+import { streamChat } from "@agent-orchestrator/test-support/faults/chat-client";
+import { startContinuousLoad, type ContinuousLoad } from "@agent-orchestrator/test-support/faults/continuous-load";
+import { loadMessage, loadResponder } from "@agent-orchestrator/test-support/faults/load-responder";
+import { checkTurn } from "@agent-orchestrator/test-support/faults/run-load";
+import { permissionViolations, startFaultSystem, waitForReplicas, type FaultSystem } from "@agent-orchestrator/test-support/faults/fault-system";
 
 const turnTimeoutMs = 20_000;
 /** the deadlines the services' mains give themselves (service-lifecycle.ts; the orchestrator's: its turn timeout + 5 s) */

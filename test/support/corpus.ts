@@ -1,6 +1,6 @@
 /**
  * The BMAD Method corpus the corpus tests read: official releases from npm, fetched at test time into the install
- * cache (scripts/lib/bmad-install.ts) and read in place there, never copied into the repository.
+ * cache (bmad-install.ts) and read in place there, never copied into the repository.
  *
  * - `corpusInstall()`: 6.0.0-alpha.7 installed by its own installer with core, bmb, bmm and cis, a project root
  *   with the `bmad/` tree of the 6.0 alphas (compiled XML-in-markdown agents, `workflow.yaml` workflows, module
@@ -13,7 +13,7 @@
  *
  * `scripts/test-prerequisites.ts` fetches them before the suite, so a test file finds them cached.
  */
-import { defaultInstallUserName, ensureBmadInstall, ensureBmadPackage } from "../../scripts/lib/bmad-install.js";
+import { defaultInstallUserName, ensureBmadInstall, ensureBmadPackage } from "./bmad-install.js";
 
 export const corpusRelease = "6.0.0-alpha.7";
 export const corpusV4Release = "4.44.1";

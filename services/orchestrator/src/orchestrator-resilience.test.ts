@@ -4,7 +4,7 @@
  */
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startScriptedModel, type ScriptedModel } from "../../../test/support/scripted-model.js";
+import { startScriptedModel, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
 import type { Orchestrator } from "./orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, type FakeToolRunner } from "./testing/orchestrator-fixture.js";
 

@@ -5,8 +5,8 @@
  */
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startScriptedModel, type ChatRequestBody, type ScriptedModel } from "../../../../test/support/scripted-model.js";
-import { withoutSystemNote } from "../../../../test/support/system-note.js";
+import { startScriptedModel, type ChatRequestBody, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator } from "../testing/orchestrator-fixture.js";
 

@@ -2,12 +2,12 @@ import { cp, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "../../../../scripts/lib/bmad-install.js";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
 import type { DiscoveryLimits } from "../config.js";
 import { createDiscoveryContext } from "../discovery/discovery-context.js";
 import { buildSkillActivation } from "./skill-activation.js";
 
-// A copy of a real 6.12.0 install made by BMAD's own installer (scripts/lib/bmad-install.ts), so the test may
+// A copy of a real 6.12.0 install made by BMAD's own installer (test/support/bmad-install.ts), so the test may
 // write a team override into it (docs/bmad-releases.md "Customization layers").
 const limits: DiscoveryLimits = { maxFileBytes: 1024 * 1024, maxSources: 5000, maxAgentsPerSource: 200 };
 let project: string;

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { NatsConnection } from "nats";
-import type { ClusterMember, TestNatsCluster } from "../../support/nats-cluster.js";
+import type { ClusterMember, TestNatsCluster } from "../nats-cluster.js";
 
 /**
  * Moves the leadership of every stream of `streams` to the server leading the first, by asking the other

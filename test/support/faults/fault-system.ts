@@ -7,10 +7,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { startTestNats, type TestNats } from "../../support/nats-harness.js";
-import { startScriptedModel, type Responder, type ScriptedModel } from "../../support/scripted-model.js";
-import { testServiceEnv } from "../../support/test-system.js";
-import { startServiceProcess, type ServiceProcess, type ServiceProcessName } from "../../support/service-processes.js";
+import { startTestNats, type TestNats } from "../nats-harness.js";
+import { startScriptedModel, type Responder, type ScriptedModel } from "../scripted-model.js";
+import { testServiceEnv } from "../test-system.js";
+import { startServiceProcess, type ServiceProcess, type ServiceProcessName } from "../service-processes.js";
 
 export const serviceOrder: readonly ServiceProcessName[] = ["registry", "tool-runner", "orchestrator", "gateway"];
 
