@@ -1,10 +1,13 @@
 import express, { type NextFunction, type Request, type Response } from "express";
-import { AppError, type Logger } from "@agent-orchestrator/shared";
+import { AppError, type AuditPublisher, type Logger } from "@agent-orchestrator/shared/runtime";
+import type { AgentList } from "./agents/agent-list.js";
 import { agentsRoutes } from "./agents/agents-routes.js";
 import { auditRoutes } from "./audit/audit-routes.js";
 import { authenticate } from "./auth/auth.js";
 import { oidcRoutes } from "./auth/oidc-routes.js";
+import type { SignInServices } from "./auth/sign-in-services.js";
 import { chatRoute } from "./chat/chat-route.js";
+import type { StartChat } from "./chat/start-chat.js";
 import { allowedHosts, authenticationRequired } from "./config.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { healthRoute } from "./health-route.js";
@@ -19,6 +22,12 @@ import { projectsRoutes } from "./projects/projects-routes.js";
 import { usageRoutes } from "./usage/usage-routes.js";
 import { settingsRoutes } from "./settings/settings-routes.js";
 import { rateLimit } from "./limits/rate-limit.js";
+import type { UserRateLimit } from "./limits/user-rate-limit.js";
+import type { WebSocketCaps } from "./limits/websocket-caps.js";
+import type { ResponseStore } from "./openai/response-store.js";
+import type { PersonalTokens } from "./tokens/personal-tokens.js";
+import type { ContentReader } from "./uploads/content-reader.js";
+import type { UploadStaging } from "./uploads/upload-staging.js";
 import { requestContext, securityHeaders } from "./http/request-context.js";
 import { sendError } from "./http/send-error.js";
 import { sessionFilesRoutes } from "./files/session-files-routes.js";
@@ -29,8 +38,36 @@ import { traceRequests } from "./http/trace-requests.js";
 import { uploadRoutes } from "./uploads/upload-routes.js";
 import { webPage } from "./web-page.js";
 
+/**
+ * The gateway's feature services, built once at start (gateway-service.ts). Each route factory below is handed
+ * the ones it uses; the core every route shares is the GatewayContext.
+ */
+export interface GatewayServices {
+  /** who a caller is: the limit on wrong tokens, OpenID Connect (undefined without OIDC_ISSUER), the personal tokens */
+  auth: SignInServices;
+  /** personal API tokens (docs/tokens.md): made, listed and revoked by their owners */
+  personalTokens: PersonalTokens;
+  /** each user's request budget, shared by every door (HTTP, SSE, /v1, /mcp per message, WebSocket messages) */
+  requestRate: UserRateLimit;
+  /** WebSockets and watches held open, per address, per user and in all */
+  webSockets: WebSocketCaps;
+  /** every agent the registry lists, kept until the registry announces a change */
+  agents: AgentList;
+  /** where request bodies are streamed on their way to the tool-runner (docs/uploads.md) */
+  uploads: UploadStaging;
+  /** file contents read chunk by chunk for downloads and exports */
+  contents: ContentReader;
+  /** the audit log (docs/audit.md): `audit.record({...})` records one act; it never throws nor fails the act */
+  audit: AuditPublisher;
+  /** `/v1/responses` by id: each response's chat and turn (docs/openai-api.md "Responses"), in KV */
+  responses: ResponseStore;
+  /** the chat use case every door starts its turns with (chat/start-chat.ts) */
+  startChat: StartChat;
+}
+
 /** The express application: routes, limits and the error shape of docs/design.md "Clients" everywhere. */
-export function createApp(context: GatewayContext): express.Express {
+export function createApp(context: GatewayContext, services: GatewayServices): express.Express {
+  const { auth, requestRate, agents, uploads, contents, audit, responses, startChat } = services;
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
@@ -43,15 +80,27 @@ export function createApp(context: GatewayContext): express.Express {
     context.metrics.registry.metrics().then((text) => response.type(context.metrics.registry.contentType).send(text), next);
   });
   // each API authenticates before it reads a body, takes from the caller's request budget, and answers in its own error shape
-  app.use("/v1", openAiRoutes(context));
-  app.use("/mcp", mcpRoute(context));
+  app.use("/v1", openAiRoutes(context, { auth, requestRate, agents, startChat, responses }));
+  app.use("/mcp", mcpRoute(context, { auth, requestRate, agents, startChat }));
   // sign-in and sign-out, and who the caller is (auth/oidc-routes.ts)
-  app.use(oidcRoutes(context));
-  app.use("/api", authenticate(context, { cookie: true }), rateLimit(context.requestRate));
+  app.use(oidcRoutes(context, { auth, audit }));
+  app.use("/api", authenticate(context, auth, { cookie: true }), rateLimit(requestRate));
   // a file upload's body is the file itself, whatever its type: these routes come before the JSON parser
-  app.use(uploadRoutes(context), projectFilesRoutes(context));
+  app.use(uploadRoutes(context, { uploads, contents, audit }), projectFilesRoutes(context, { contents, audit }));
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
-  app.use(greetingRoutes(context), agentsRoutes(context), chatRoute(context), sessionsRoutes(context), sessionFilesRoutes(context), projectsRoutes(context), settingsRoutes(context), usageRoutes(context), projectOverviewRoute(context), tokensRoutes(context), auditRoutes(context));
+  app.use(
+    greetingRoutes(context, { audit }),
+    agentsRoutes(context, { agents }),
+    chatRoute(context, { startChat }),
+    sessionsRoutes(context, { audit }),
+    sessionFilesRoutes(context),
+    projectsRoutes(context, { audit }),
+    settingsRoutes(context, { audit }),
+    usageRoutes(context),
+    projectOverviewRoute(context),
+    tokensRoutes(context, { tokens: services.personalTokens, audit }),
+    auditRoutes(context),
+  );
   app.use(webPage());
   app.use((_request, response) => sendError(response, new AppError("NOT_FOUND", "No such route")));
   app.use(errorHandler);

@@ -2,11 +2,13 @@ import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { NatsConnection } from "nats";
-import { AuditPublisher, jetStreamNames, serviceNames, type Logger } from "@agent-orchestrator/shared";
+import { AuditPublisher, type Logger } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames, serviceNames } from "@agent-orchestrator/shared/wire";
 import { AgentList } from "./agents/agent-list.js";
-import { createApp } from "./app.js";
+import { createApp, type GatewayServices } from "./app.js";
 import { AuthThrottle } from "./auth/auth-throttle.js";
 import { startOidcSignIn } from "./auth/oidc-sign-in.js";
+import { chatStarter } from "./chat/start-chat.js";
 import { PersonalTokens } from "./tokens/personal-tokens.js";
 import { ResponseStore } from "./openai/response-store.js";
 import { ensureAuditStream } from "./audit/audit-stream.js";
@@ -47,7 +49,6 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const metrics = new GatewayMetrics();
   const names = jetStreamNames(subjectPrefix);
   await ensureAuditStream(await connection.jetstreamManager(), names.auditStream, config, subjectPrefix);
-  const personalTokens = await PersonalTokens.open(connection, names.personalTokensBucket, { maxPerUser: config.PERSONAL_TOKENS_PER_USER, replicas: config.JS_REPLICAS, rules: config });
   const context: GatewayContext = {
     connection,
     config,
@@ -55,18 +56,27 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     subjectPrefix,
     metrics,
     clientAddress: (request) => clientAddress(request, config.TRUSTED_PROXIES),
-    authFailures: new AuthThrottle(config.AUTH_FAILURES_PER_MINUTE),
-    oidc: await startOidcSignIn({ connection, config, subjectPrefix, ...(options.jwksCooldownMs === undefined ? {} : { jwksCooldownMs: options.jwksCooldownMs }) }),
+  };
+  const personalTokens = await PersonalTokens.open(connection, names.personalTokensBucket, { maxPerUser: config.PERSONAL_TOKENS_PER_USER, replicas: config.JS_REPLICAS, rules: config });
+  const uploads = new UploadStaging({ connection, subjectPrefix });
+  const audit = new AuditPublisher({ connection, subjectPrefix, logger, onLost: () => metrics.auditLost.inc() });
+  const services: GatewayServices = {
+    auth: {
+      authFailures: new AuthThrottle(config.AUTH_FAILURES_PER_MINUTE),
+      oidc: await startOidcSignIn({ connection, config, subjectPrefix, ...(options.jwksCooldownMs === undefined ? {} : { jwksCooldownMs: options.jwksCooldownMs }) }),
+      personalTokens,
+    },
+    personalTokens,
     requestRate: new UserRateLimit(config.RATE_LIMIT_PER_MINUTE, { onRefused: () => metrics.refusals.inc({ limit: "rate" }) }),
     webSockets: new WebSocketCaps(config),
     agents: new AgentList({ connection, config, subjectPrefix }, logger),
-    uploads: new UploadStaging({ connection, subjectPrefix }),
+    uploads,
     contents: new ContentReader({ connection, subjectPrefix }),
-    audit: new AuditPublisher({ connection, subjectPrefix, logger, onLost: () => metrics.auditLost.inc() }),
-    personalTokens,
+    audit,
     responses: await ResponseStore.open(connection, names.responsesBucket, { maxAgeMs: config.RESPONSES_MAX_AGE_DAYS * 24 * 60 * 60 * 1000, replicas: config.JS_REPLICAS }),
+    startChat: chatStarter(context, { uploads, audit }),
   };
-  const app = createApp(context);
+  const app = createApp(context, services);
   const service = await connection.services.add({
     name: serviceNames.gateway,
     version: "0.1.0",
@@ -77,7 +87,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   applyHttpServerTimeouts(server, config);
   server.listen(config.PORT, host);
   await once(server, "listening");
-  const sockets = attachWebSocket(server, context);
+  const { auth, webSockets, requestRate, startChat } = services;
+  const sockets = attachWebSocket(server, context, { auth, webSockets, requestRate, audit, startChat });
   const { port } = server.address() as AddressInfo;
   const shownHost = host === "0.0.0.0" ? "localhost" : host;
   return {
@@ -85,7 +96,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     server,
     stop: async () => {
       await service.stop();
-      context.agents.close();
+      services.agents.close();
       for (const socket of sockets.clients) socket.close(1001, "gateway stopping");
       sockets.close();
       await new Promise<void>((resolve) => {

@@ -1,19 +1,20 @@
 import { Router, type Response } from "express";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import {
   ActivationBody,
   ActivationQuery,
   ActivationReply,
-  AppError,
   GetAgentReply,
   ListAgentsReply,
   ListBundlesReply,
   subjects,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { parseInput } from "../http/parse-input.js";
 import { currentUser } from "../auth/auth.js";
 import { defaultProjectAlias } from "../projects/project-access.js";
+import type { AgentList } from "./agent-list.js";
 import { modelRoutes, withModels } from "./agent-models.js";
 
 /**
@@ -22,7 +23,7 @@ import { modelRoutes, withModels } from "./agent-models.js";
  * document instead, with the user's request (`user_context`) in it when given. Each agent shows the model that
  * answers it (`model: {name, route}`); with `?project_id=` as in that project, whose own routes only its members see.
  */
-export function agentsRoutes(context: GatewayContext): Router {
+export function agentsRoutes(context: GatewayContext, { agents: agentList }: { agents: AgentList }): Router {
   const router = Router();
 
   router.get(
@@ -31,14 +32,14 @@ export function agentsRoutes(context: GatewayContext): Router {
       const bundle = typeof request.query["bundle"] === "string" ? request.query["bundle"] : undefined;
       const projectId = typeof request.query["project_id"] === "string" && request.query["project_id"] !== defaultProjectAlias ? request.query["project_id"] : undefined;
       if (bundle || projectId) {
-        const agents = bundle ? (await callService(context, subjects.registryAgentsList, { bundle }, ListAgentsReply)).agents : await context.agents.list();
+        const agents = bundle ? (await callService(context, subjects.registryAgentsList, { bundle }, ListAgentsReply)).agents : await agentList.list();
         // the routes a member of the project sees (the orchestrator answers PROJECT_NOT_FOUND to anyone else)
-        const routes = projectId ? await modelRoutes(context, { user: currentUser(response), project_id: projectId }) : (await context.agents.current()).routes;
+        const routes = projectId ? await modelRoutes(context, { user: currentUser(response), project_id: projectId }) : (await agentList.current()).routes;
         response.json({ success: true, agents: withModels(agents, routes, projectId) });
         return;
       }
       // the body is made once per registry change; with its ETag set, Express answers a matching If-None-Match with 304
-      const { body, etag } = await context.agents.current();
+      const { body, etag } = await agentList.current();
       response.set({ ETag: etag, "Content-Type": "application/json; charset=utf-8" }).send(body);
     },
   );
@@ -53,7 +54,7 @@ export function agentsRoutes(context: GatewayContext): Router {
         return;
       }
       const reply = await callService(context, subjects.registryAgentsGet, { agent_id: segments.join("/") }, GetAgentReply);
-      const [model] = withModels([reply.agent], (await context.agents.current()).routes);
+      const [model] = withModels([reply.agent], (await agentList.current()).routes);
       response.json({ success: true, agent: model?.model ? { ...reply.agent, model: model.model } : reply.agent });
     },
   );

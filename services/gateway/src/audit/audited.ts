@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
-import { subjectTokenPattern, type AuditAction, type AuditEntry, type AuditOutcome } from "@agent-orchestrator/shared";
+import { type AuditEntry, type AuditPublisher } from "@agent-orchestrator/shared/runtime";
+import { subjectTokenPattern, type AuditAction, type AuditOutcome } from "@agent-orchestrator/shared/wire";
 import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { defaultProjectAlias } from "../projects/project-access.js";
@@ -25,7 +26,8 @@ export function outcomeOf(status: number, finished: boolean): AuditOutcome {
  * stood for; `describe` adds what the path says (a file, a member). Recording never delays nor fails the answer.
  */
 export function audited(
-  context: Pick<GatewayContext, "audit" | "clientAddress">,
+  context: Pick<GatewayContext, "clientAddress">,
+  audit: AuditPublisher,
   action: AuditAction,
   describe: (request: Request) => AuditNote = () => ({}),
 ) {
@@ -40,7 +42,7 @@ export function audited(
       const note = response.locals["audit"] as AuditNote | undefined;
       const outcome = outcomeOf(response.statusCode, response.writableFinished);
       const errorCode = response.locals["errorCode"] as string | undefined;
-      void context.audit.record({
+      void audit.record({
         actor: currentUser(response),
         action,
         project_id: fromPath,

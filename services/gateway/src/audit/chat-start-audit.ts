@@ -1,5 +1,4 @@
-import { AppError, type AuditEntry } from "@agent-orchestrator/shared";
-import type { GatewayContext } from "../gateway-context.js";
+import { AppError, type AuditEntry, type AuditPublisher } from "@agent-orchestrator/shared/runtime";
 import { httpStatusByCode } from "../http/http-status.js";
 import type { StartedRun } from "../chat/run-client.js";
 
@@ -9,18 +8,18 @@ import type { StartedRun } from "../chat/run-client.js";
  * chat in (its `session` event), so a chat started in the default project is found under that project's id.
  */
 export async function auditChatStart(
-  context: Pick<GatewayContext, "audit">,
+  { audit }: { audit: AuditPublisher },
   started: Promise<StartedRun>,
   entry: Pick<AuditEntry, "actor" | "target" | "project_id" | "client_address">,
 ): Promise<StartedRun> {
   try {
     const run = await started;
     const projectId = run.first.type === "session" ? run.first.project_id : undefined;
-    void context.audit.record({ ...entry, action: "chat_started", outcome: "ok", project_id: projectId ?? entry.project_id });
+    void audit.record({ ...entry, action: "chat_started", outcome: "ok", project_id: projectId ?? entry.project_id });
     return run;
   } catch (error) {
     const refused = error instanceof AppError && httpStatusByCode[error.code] < 500;
-    void context.audit.record({ ...entry, action: "chat_started", outcome: refused ? "refused" : "failed", detail: error instanceof AppError ? error.code : "INTERNAL_ERROR" });
+    void audit.record({ ...entry, action: "chat_started", outcome: refused ? "refused" : "failed", detail: error instanceof AppError ? error.code : "INTERNAL_ERROR" });
     throw error;
   }
 }

@@ -1,12 +1,13 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import type { GatewayContext } from "../gateway-context.js";
 import type { SignIn } from "./auth-throttle.js";
 import { looksLikeJwt } from "./provider-jwt.js";
+import type { SignInServices } from "./sign-in-services.js";
 
 /** One kind of bearer token: the sign-in it comes to, or undefined when `token` is not of this kind (the next kind is asked). */
 export type BearerResolver = (token: string) => Promise<SignIn | undefined>;
 
-type BearerContext = Pick<GatewayContext, "config" | "authFailures" | "oidc" | "personalTokens">;
+type BearerContext = Pick<GatewayContext, "config">;
 
 /**
  * The kinds of bearer token the gateway accepts, asked in this order; each tells its own tokens apart by
@@ -16,12 +17,12 @@ type BearerContext = Pick<GatewayContext, "config" | "authFailures" | "oidc" | "
  *    no longer let in by the rules in force (auth/admission.ts);
  * 3. an AUTH_TOKENS token.
  */
-export function bearerResolvers(context: BearerContext): BearerResolver[] {
+export function bearerResolvers(context: BearerContext, auth: SignInServices): BearerResolver[] {
   const resolvers: BearerResolver[] = [];
-  const { oidc } = context;
+  const { oidc } = auth;
   if (oidc) resolvers.push(async (token) => (looksLikeJwt(token) ? oidc.jwt.check(token) : undefined));
   resolvers.push(async (token) => {
-    const found = await context.personalTokens.userOf(token);
+    const found = await auth.personalTokens.userOf(token);
     if (!found) return undefined;
     if (!found.admitted) return { ok: false, error: new AppError("UNAUTHORIZED", "This token's user may no longer sign in here (docs/tokens.md)") };
     return { ok: true, user: found.user, via: found.via };
@@ -37,8 +38,8 @@ export function bearerResolvers(context: BearerContext): BearerResolver[] {
 }
 
 /** Checks a bearer token against every kind in turn: a token no kind knows is refused like a refused JWT. */
-export function bearerCheck(context: BearerContext): (token: string) => Promise<SignIn> {
-  const resolvers = bearerResolvers(context);
+export function bearerCheck(context: BearerContext, auth: SignInServices): (token: string) => Promise<SignIn> {
+  const resolvers = bearerResolvers(context, auth);
   return async (token) => {
     for (const resolve of resolvers) {
       const signedIn = await resolve(token);
@@ -52,7 +53,7 @@ export function bearerCheck(context: BearerContext): (token: string) => Promise<
  * `bearerCheck` for a token presented from `address`, under the limit on wrong tokens per address
  * (auth/auth-throttle.ts).
  */
-export function bearerSignIn(context: BearerContext) {
-  const check = bearerCheck(context);
-  return (address: string, token: string): Promise<SignIn> => context.authFailures.signIn(address, token, check);
+export function bearerSignIn(context: BearerContext, auth: SignInServices) {
+  const check = bearerCheck(context, auth);
+  return (address: string, token: string): Promise<SignIn> => auth.authFailures.signIn(address, token, check);
 }

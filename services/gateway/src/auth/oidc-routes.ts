@@ -1,7 +1,8 @@
 import { Router, type Request, type Response } from "express";
 import * as client from "openid-client";
 import { z } from "zod";
-import { AppError, parseJson, SignInStatus, type Logger } from "@agent-orchestrator/shared";
+import { AppError, parseJson, type AuditPublisher, type Logger } from "@agent-orchestrator/shared/runtime";
+import { SignInStatus } from "@agent-orchestrator/shared/wire";
 import { authenticationRequired } from "../config.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { sendError } from "../http/send-error.js";
@@ -10,6 +11,7 @@ import { AuthThrottle } from "./auth-throttle.js";
 import { bearerSignIn } from "./bearer-sign-in.js";
 import { cookieValue } from "./sign-in-cookie.js";
 import { localReturnPath } from "./return-path.js";
+import type { SignInServices } from "./sign-in-services.js";
 import { userOfClaims } from "./user-claims.js";
 
 /** How long a browser may take at the provider between `/auth/login` and the callback. */
@@ -30,14 +32,15 @@ type SignInFlow = z.infer<typeof SignInFlow>;
  * a callback gets 429 and leaves no audit record, so nobody can flood the audit log, whose oldest records
  * its size limit drops, without signing in (docs/sign-in.md "Audit").
  */
-export function oidcRoutes(context: GatewayContext): Router {
+export function oidcRoutes(context: GatewayContext, services: { auth: SignInServices; audit: AuditPublisher }): Router {
   const router = Router();
-  const signInBearer = bearerSignIn(context);
+  const { auth, audit } = services;
+  const signInBearer = bearerSignIn(context, auth);
 
   router.get("/auth/me", (request, response, next) => {
     response.set("cache-control", "no-store");
     const status = (user: string | null, via: SignInStatus["via"], csrfToken?: string): void => {
-      const body: SignInStatus = { success: true, oidc: context.oidc !== undefined, tokens: context.config.AUTH_TOKENS !== undefined, user, via, ...(csrfToken ? { csrf_token: csrfToken } : {}) };
+      const body: SignInStatus = { success: true, oidc: auth.oidc !== undefined, tokens: context.config.AUTH_TOKENS !== undefined, user, via, ...(csrfToken ? { csrf_token: csrfToken } : {}) };
       response.json(body);
     };
     if (!authenticationRequired(context.config)) return status(localUser, "local");
@@ -52,10 +55,10 @@ export function oidcRoutes(context: GatewayContext): Router {
       }, next);
       return;
     }
-    cookieSession(context, request).then((session) => (session ? status(session.user, "cookie", session.csrf_token) : status(null, null)), next);
+    cookieSession(context, auth, request).then((session) => (session ? status(session.user, "cookie", session.csrf_token) : status(null, null)), next);
   });
 
-  const { oidc } = context;
+  const { oidc } = auth;
   if (!oidc) return router;
   const scope = context.config.OIDC_SCOPES;
 
@@ -102,7 +105,7 @@ export function oidcRoutes(context: GatewayContext): Router {
       // a repeat of the same callback (a reload) counts once
       refusedCallbacks.refused(address, request.originalUrl);
       (response.locals["logger"] as Logger).warn({ code: error.code }, `sign-in refused: ${error.message}`);
-      void context.audit.record({ actor: "_", action: "sign_in_failed", client_address: address, outcome: "refused", detail: `${error.code}: ${error.message}` });
+      void audit.record({ actor: "_", action: "sign_in_failed", client_address: address, outcome: "refused", detail: `${error.code}: ${error.message}` });
       sendError(response, error);
     };
     if (!flow) return refuse(new AppError("BAD_REQUEST", "No sign-in is under way in this browser (or it took over 10 minutes): start again at /auth/login"));
@@ -122,7 +125,7 @@ export function oidcRoutes(context: GatewayContext): Router {
     if (!signedIn.ok) return refuse(signedIn.error);
     const { cookieId } = await oidc.sessions.create(signedIn.user, signedIn.via);
     oidc.cookies.set(response, oidc.cookies.session, cookieId, context.config.OIDC_SESSION_HOURS * 3_600_000);
-    void context.audit.record({ actor: signedIn.user, action: "sign_in", client_address: address, outcome: "ok", detail: "oidc" });
+    void audit.record({ actor: signedIn.user, action: "sign_in", client_address: address, outcome: "ok", detail: "oidc" });
     response.redirect(303, flow.return_to);
   };
 
@@ -137,11 +140,11 @@ export function oidcRoutes(context: GatewayContext): Router {
       const session = cookieId ? await oidc.sessions.find(cookieId) : undefined;
       if (session && cookieId) {
         // signing out is a state change too: another site must not sign the user out
-        if (!fromThePage(context, request, session)) {
+        if (!fromThePage(context, auth, request, session)) {
           return sendError(response, new AppError("CSRF_REFUSED", "Signing out needs the page's x-csrf-token, from its origin"));
         }
         await oidc.sessions.end(cookieId);
-        void context.audit.record({ actor: session.user, action: "sign_out", client_address: context.clientAddress(request), outcome: "ok" });
+        void audit.record({ actor: session.user, action: "sign_out", client_address: context.clientAddress(request), outcome: "ok" });
       }
       oidc.cookies.clear(response, oidc.cookies.session);
       response.json({ success: true });

@@ -1,14 +1,7 @@
 import { Router } from "express";
 import { z } from "zod";
-import {
-  AppError,
-  FilesChangeReply,
-  FilesListReply,
-  FilesReadReply,
-  FilesRevisionsReply,
-  subjects,
-  type FileAuthor,
-} from "@agent-orchestrator/shared";
+import { AppError, type AuditPublisher } from "@agent-orchestrator/shared/runtime";
+import { FilesChangeReply, FilesListReply, FilesReadReply, FilesRevisionsReply, subjects, type FileAuthor } from "@agent-orchestrator/shared/wire";
 import { audited, noteAudit } from "../audit/audited.js";
 import { filePathTarget } from "../audit/file-path-target.js";
 import { currentUser } from "../auth/auth.js";
@@ -18,6 +11,7 @@ import { parseInput } from "../http/parse-input.js";
 import { projectSpace } from "../projects/project-access.js";
 import { spacePath } from "./project-file-path.js";
 import { sendRawFile } from "./raw-file-response.js";
+import type { ContentReader } from "../uploads/content-reader.js";
 import { sendFileDownload } from "../uploads/file-download.js";
 
 const revisionNumber = z.string().regex(/^[1-9][0-9]{0,9}$/, "a revision number (1, 2, …)").transform(Number);
@@ -37,7 +31,7 @@ const RestoreQuery = z.object({ restore: revisionNumber });
  * first asks the orchestrator for the caller's role (a non-member gets 404 like a missing project; a viewer
  * reads only), then the tool-runner, which keeps every change as a new revision.
  */
-export function projectFilesRoutes(context: GatewayContext): Router {
+export function projectFilesRoutes(context: GatewayContext, { contents, audit }: { contents: ContentReader; audit: AuditPublisher }): Router {
   const router = Router();
 
   router.get(
@@ -58,7 +52,7 @@ export function projectFilesRoutes(context: GatewayContext): Router {
       if (query.revisions !== undefined && query.revision !== undefined) throw new AppError("VALIDATION_ERROR", "query: give either revisions or revision");
       const space = await projectSpace(context, currentUser(response), request.params["id"], "read");
       if (query.download !== undefined) {
-        await sendFileDownload(context, response, space, path);
+        await sendFileDownload(context, contents, response, space, path);
         return;
       }
       if (query.revisions !== undefined) {
@@ -78,7 +72,7 @@ export function projectFilesRoutes(context: GatewayContext): Router {
 
   router.delete(
     "/api/projects/:id/files/*path",
-    audited(context, "file_deleted", filePathTarget),
+    audited(context, audit, "file_deleted", filePathTarget),
     async (request, response) => {
       const path = spacePath(request.params["path"]);
       const user = currentUser(response);
@@ -92,7 +86,7 @@ export function projectFilesRoutes(context: GatewayContext): Router {
 
   router.post(
     "/api/projects/:id/files/*path",
-    audited(context, "file_restored", filePathTarget),
+    audited(context, audit, "file_restored", filePathTarget),
     async (request, response) => {
       const path = spacePath(request.params["path"]);
       const { restore } = parseInput(RestoreQuery, request.query, "query");

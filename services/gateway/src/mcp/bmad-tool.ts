@@ -1,9 +1,8 @@
+import { AppError, mapWithConcurrency } from "@agent-orchestrator/shared/runtime";
 import {
   ActivationReply,
-  AppError,
   GetAgentReply,
   SkillReply,
-  mapWithConcurrency,
   menuItemSkill,
   skillNamePattern,
   subjects,
@@ -11,7 +10,8 @@ import {
   type AgentSummary,
   type BmadToolInput,
   type MenuItem,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
+import type { AgentList } from "../agents/agent-list.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { menuTarget, workflowActivation, type MenuTarget } from "./workflow-activation.js";
@@ -31,12 +31,12 @@ export interface BmadResult {
  * (`registry.skills.get`) for `read` and `execute` alike: its resolved instructions, for the outside model to
  * follow in the project (docs/design.md "Activation documents").
  */
-export async function runBmadTool(context: GatewayContext, input: BmadToolInput): Promise<BmadResult> {
-  if (input.operation === "list") return listAll(context, input.agent);
+export async function runBmadTool(context: GatewayContext, agentList: AgentList, input: BmadToolInput): Promise<BmadResult> {
+  if (input.operation === "list") return listAll(context, agentList, input.agent);
   if (input.workflow) {
     const skill = input.agent === undefined ? await installedSkill(context, input.workflow, input.user_context) : undefined;
     if (skill) return skill;
-    const { agent, item, target } = await findWorkflow(context, input.workflow, input.agent);
+    const { agent, item, target } = await findWorkflow(context, agentList, input.workflow, input.agent);
     const skillName = menuItemSkill(item);
     if (skillName !== undefined) return getSkill(context, skillName, input.user_context);
     if (input.operation === "read") {
@@ -55,10 +55,10 @@ export async function runBmadTool(context: GatewayContext, input: BmadToolInput)
   return { data, text };
 }
 
-async function listAll(context: GatewayContext, only: string | undefined): Promise<BmadResult> {
+async function listAll(context: GatewayContext, agentList: AgentList, only: string | undefined): Promise<BmadResult> {
   const found: Array<AgentDefinition | AgentSummary> = only
     ? [await getAgent(context, only)]
-    : await mapWithConcurrency(await context.agents.list(), listConcurrency, (summary) =>
+    : await mapWithConcurrency(await agentList.list(), listConcurrency, (summary) =>
         // an agent whose definition cannot be read is still listed, without workflows
         getAgent(context, summary.id).catch(() => summary),
       );
@@ -101,10 +101,10 @@ const workflowLine = (item: Pick<MenuItem, "trigger" | "description">, target: M
  * or skill name. Looked for in `agentId`'s menu, or in every agent's; a name several agents offer must be
  * narrowed with `agent`.
  */
-async function findWorkflow(context: GatewayContext, name: string, agentId: string | undefined) {
+async function findWorkflow(context: GatewayContext, agentList: AgentList, name: string, agentId: string | undefined) {
   const agents = agentId
     ? [await getAgent(context, agentId)]
-    : await mapWithConcurrency(await context.agents.list(), listConcurrency, (summary) =>
+    : await mapWithConcurrency(await agentList.list(), listConcurrency, (summary) =>
         getAgent(context, summary.id).catch(() => undefined),
       );
   const wanted = name.replace(/^\*/, "").toLowerCase();

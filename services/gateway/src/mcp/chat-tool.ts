@@ -1,8 +1,9 @@
-import { AppError, FilesListReply, subjects, type ChatToolInput, type FileListing, type FileSpaceRef, type SignInVia, type Usage } from "@agent-orchestrator/shared";
-import { projectOfRun, startChatRun } from "../chat/chat-route.js";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { FilesListReply, subjects, type ChatToolInput, type FileListing, type FileSpaceRef, type SignInVia, type Usage } from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { publishCancel } from "../chat/run-cancel.js";
+import { projectOfRun, type StartChat } from "../chat/start-chat.js";
 import { turnAnswer, type TurnAnswer } from "../chat/turn-answer.js";
 
 export interface ChatToolResult extends TurnAnswer {
@@ -24,13 +25,14 @@ export interface ChatToolResult extends TurnAnswer {
  */
 export async function runChatTool(
   context: GatewayContext,
+  startChat: StartChat,
   owner: string,
   signIn: SignInVia | undefined,
   input: ChatToolInput,
   signal: AbortSignal,
   onTool: (name: string) => void,
 ): Promise<ChatToolResult> {
-  const run = await startChatRun(context, input, owner, signIn);
+  const run = await startChat({ body: input, owner, signIn });
   const sessionId = run.first.session_id;
   const cancel = () => {
     run.close();
@@ -38,7 +40,7 @@ export async function runChatTool(
   };
   signal.addEventListener("abort", cancel, { once: true });
   try {
-    for await (const event of context.metrics.observe(run.events)) {
+    for await (const event of run.events) {
       if (event.type === "tool_call") onTool(event.name);
       if (event.type === "error") throw new AppError(event.error.code, event.error.message);
       if (event.type === "done") {

@@ -1,6 +1,8 @@
 import { ErrorCode, McpError, type GetPromptResult, type ListPromptsResult, type Prompt } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { AppError, ChatToolInput, mapWithConcurrency, type AgentDefinition, type AgentSummary, type MenuItem } from "@agent-orchestrator/shared";
+import { AppError, mapWithConcurrency } from "@agent-orchestrator/shared/runtime";
+import { ChatToolInput, type AgentDefinition, type AgentSummary, type MenuItem } from "@agent-orchestrator/shared/wire";
+import type { AgentList } from "../agents/agent-list.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { getAgent } from "./bmad-tool.js";
 import { decodeCursor, encodeCursor } from "./mcp-cursor.js";
@@ -26,9 +28,9 @@ const projectArgument = { name: "project_id", description: "the project the agen
  * menu item of it that runs a workflow (`<agent id>:<menu code>`), from the registry's agent list as the
  * gateway keeps it, so a change the registry announces shows on the next call. Paged by `promptPageSize`.
  */
-export async function listPrompts(context: GatewayContext, cursor: string | undefined): Promise<ListPromptsResult> {
+export async function listPrompts(context: GatewayContext, agentList: AgentList, cursor: string | undefined): Promise<ListPromptsResult> {
   const start = decodeCursor(cursor, PromptCursor)?.offset ?? 0;
-  const agents = await mapWithConcurrency(await context.agents.list(), listConcurrency, (summary) =>
+  const agents = await mapWithConcurrency(await agentList.list(), listConcurrency, (summary) =>
     // an agent whose definition cannot be read is still offered, without its workflows
     getAgent(context, summary.id).catch((): AgentSummary => summary),
   );
@@ -41,11 +43,11 @@ export async function listPrompts(context: GatewayContext, cursor: string | unde
  * `prompts/get`: a user message asking the client's model to call this server's `chat` tool with the agent
  * and the message the prompt names, so picking the prompt runs the agent (or its workflow) on this server.
  */
-export async function getPrompt(context: GatewayContext, name: string, input: Record<string, string> | undefined): Promise<GetPromptResult> {
+export async function getPrompt(context: GatewayContext, agentList: AgentList, name: string, input: Record<string, string> | undefined): Promise<GetPromptResult> {
   const parsed = PromptArguments.safeParse(input ?? {});
   if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${name}: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
   const { message, project_id: projectId } = parsed.data;
-  const summaries = await context.agents.list();
+  const summaries = await agentList.list();
   const summary = summaries.find((agent) => agent.id === name);
   if (summary) {
     const chat = { agent_id: summary.id, message: message ?? "Hello", ...(projectId ? { project_id: projectId } : {}) };

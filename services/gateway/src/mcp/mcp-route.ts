@@ -1,13 +1,15 @@
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { AppError, type Logger } from "@agent-orchestrator/shared";
+import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
 import { authenticate, currentSignIn, currentUser } from "../auth/auth.js";
 import { allowedHosts } from "../config.js";
 import type { GatewayContext } from "../gateway-context.js";
-import { createMcpServer } from "./mcp-server.js";
+import { createMcpServer, type McpServices } from "./mcp-server.js";
 import { originAllowed } from "../http/origin-check.js";
 import { rateLimit } from "../limits/rate-limit.js";
+import type { UserRateLimit } from "../limits/user-rate-limit.js";
+import type { SignInServices } from "../auth/sign-in-services.js";
 import { sendError } from "../http/send-error.js";
 import { toAppError } from "../http/to-app-error.js";
 
@@ -18,18 +20,18 @@ import { toAppError } from "../http/to-app-error.js";
  * one this gateway answers to and a browser's `Origin` its own or allowed (DNS-rebinding protection), and
  * the bearer token must be valid, as on `/api`.
  */
-export function mcpRoute(context: GatewayContext): Router {
+export function mcpRoute(context: GatewayContext, services: McpServices & { auth: SignInServices; requestRate: UserRateLimit }): Router {
   const router = Router();
   router.use(hostHeaderValidation(allowedHosts(context.config)), (request, _response, next) => {
     next(originAllowed(request, context.config.ALLOWED_ORIGINS) ? undefined : new AppError("FORBIDDEN", "This origin may not use /mcp"));
   });
   // a JSON-RPC batch is as many requests as it has messages: 60 `tools/call` in one POST start 60 turns
-  router.use(authenticate(context), express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }), rateLimit(context.requestRate, jsonRpcMessages));
+  router.use(authenticate(context, services.auth), express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }), rateLimit(services.requestRate, jsonRpcMessages));
 
   router.post(
     "/",
     async (request, response) => {
-      const server = createMcpServer(context, currentUser(response), currentSignIn(response));
+      const server = createMcpServer(context, services, currentUser(response), currentSignIn(response));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       response.on("close", () => {
         void transport.close();

@@ -9,12 +9,21 @@ import {
   ReadResourceRequestSchema,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import { BmadToolInput, ChatToolInput, toErrorBody, type SignInVia } from "@agent-orchestrator/shared";
+import { toErrorBody } from "@agent-orchestrator/shared/runtime";
+import { BmadToolInput, ChatToolInput, type SignInVia } from "@agent-orchestrator/shared/wire";
 import { runBmadTool } from "./bmad-tool.js";
 import { runChatTool } from "./chat-tool.js";
 import { getPrompt, listPrompts } from "./mcp-prompts.js";
 import { listResources, listResourceTemplates, readResource } from "./mcp-resources.js";
+import type { AgentList } from "../agents/agent-list.js";
+import type { StartChat } from "../chat/start-chat.js";
 import type { GatewayContext } from "../gateway-context.js";
+
+/** What the MCP server uses besides the core: the agent list (tools, prompts) and the chat use case (the `chat` tool). */
+export interface McpServices {
+  agents: AgentList;
+  startChat: StartChat;
+}
 
 /**
  * The MCP server for one request of `owner`, signed in `signIn` (the route is stateless, so each request gets its own):
@@ -25,7 +34,8 @@ import type { GatewayContext } from "../gateway-context.js";
  * both are read from the services on every call, so they have no list to go stale, and a stateless server has
  * no stream to announce a change on (no `listChanged`, no `subscribe`).
  */
-export function createMcpServer(context: GatewayContext, owner: string, signIn: SignInVia | undefined): McpServer {
+export function createMcpServer(context: GatewayContext, services: McpServices, owner: string, signIn: SignInVia | undefined): McpServer {
+  const { agents, startChat } = services;
   const server = new McpServer({ name: "agent-orchestrator", version: "0.1.0" });
 
   server.registerTool(
@@ -38,7 +48,7 @@ export function createMcpServer(context: GatewayContext, owner: string, signIn: 
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async (input) => safely(async () => {
-      const result = await runBmadTool(context, input);
+      const result = await runBmadTool(context, agents, input);
       return { content: [{ type: "text", text: result.text }], structuredContent: { success: true, ...result } };
     }),
   );
@@ -61,7 +71,7 @@ export function createMcpServer(context: GatewayContext, owner: string, signIn: 
         progress++;
         void extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress, message: `tool: ${name}` } }).catch(() => undefined);
       };
-      const result = await runChatTool(context, owner, signIn, input, extra.signal, onTool);
+      const result = await runChatTool(context, startChat, owner, signIn, input, extra.signal, onTool);
       const files = result.files.map((file) => `- ${file.path} (${file.size} bytes)`).join("\n");
       // a cut answer says so where the calling model reads it, not only in structuredContent
       const cut = result.response_truncated ? "\nresponse_truncated: true (the whole answer is in the session)" : "";
@@ -70,8 +80,8 @@ export function createMcpServer(context: GatewayContext, owner: string, signIn: 
     }),
   );
   server.server.registerCapabilities({ prompts: {}, resources: {} });
-  server.server.setRequestHandler(ListPromptsRequestSchema, (request) => asMcpError(() => listPrompts(context, request.params?.cursor)));
-  server.server.setRequestHandler(GetPromptRequestSchema, (request) => asMcpError(() => getPrompt(context, request.params.name, request.params.arguments)));
+  server.server.setRequestHandler(ListPromptsRequestSchema, (request) => asMcpError(() => listPrompts(context, agents, request.params?.cursor)));
+  server.server.setRequestHandler(GetPromptRequestSchema, (request) => asMcpError(() => getPrompt(context, agents, request.params.name, request.params.arguments)));
   server.server.setRequestHandler(ListResourcesRequestSchema, (request) => asMcpError(() => listResources(context, owner, request.params?.cursor)));
   server.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => listResourceTemplates());
   server.server.setRequestHandler(ReadResourceRequestSchema, (request) => asMcpError(() => readResource(context, owner, request.params.uri)));

@@ -1,5 +1,6 @@
 import express, { Router, type Response } from "express";
-import { AppError, ChatCompletionRequest, GetAgentReply, subjects, subjectTokenPattern, type Attachment, type Logger, type RunEvent } from "@agent-orchestrator/shared";
+import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
+import { ChatCompletionRequest, GetAgentReply, subjects, subjectTokenPattern, type Attachment, type RunEvent } from "@agent-orchestrator/shared/wire";
 import { AnswerAssembler } from "./answer-assembler.js";
 import { authenticate, currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
@@ -16,21 +17,36 @@ import { planStatelessTurn } from "./stateless-turn.js";
 import { openSseResponse, writeOrDrop } from "../chat/sse-stream.js";
 import { toAppError } from "../http/to-app-error.js";
 import { turnAnswer } from "../chat/turn-answer.js";
+import type { AgentList } from "../agents/agent-list.js";
 import { withModels, type AgentWithModel } from "../agents/agent-models.js";
+import type { SignInServices } from "../auth/sign-in-services.js";
+import type { StartChat } from "../chat/start-chat.js";
+import type { UserRateLimit } from "../limits/user-rate-limit.js";
+import type { ResponseStore } from "./response-store.js";
 
 /**
  * The OpenAI-compatible API (docs/openai-api.md): agents as models, and chat completions and responses that run
  * the agent's whole loop on this server. Same tokens as `/api` (the API key is the bearer token); every error
  * in OpenAI's shape.
  */
-export function openAiRoutes(context: GatewayContext): Router {
+/** What `/v1` uses besides the core: sign-in, the request budget, the agent list, the chat use case and the stored responses. */
+export interface OpenAiServices {
+  auth: SignInServices;
+  requestRate: UserRateLimit;
+  agents: AgentList;
+  startChat: StartChat;
+  responses: ResponseStore;
+}
+
+export function openAiRoutes(context: GatewayContext, services: OpenAiServices): Router {
   const router = Router();
-  router.use(authenticate(context), rateLimit(context.requestRate), express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
+  const agentList = services.agents;
+  router.use(authenticate(context, services.auth), rateLimit(services.requestRate), express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
 
   router.get(
     "/models",
     async (_request, response) => {
-      const { agents, routes } = await context.agents.current();
+      const { agents, routes } = await agentList.current();
       response.json({ object: "list", data: withModels(agents, routes).map(toModel) });
     },
   );
@@ -41,7 +57,7 @@ export function openAiRoutes(context: GatewayContext): Router {
     async (request, response) => {
       const agentId = (request.params["id"] as unknown as string[]).join("/");
       const reply = await callService(context, subjects.registryAgentsGet, { agent_id: agentId }, GetAgentReply);
-      const [agent] = withModels([reply.agent], (await context.agents.current()).routes);
+      const [agent] = withModels([reply.agent], (await agentList.current()).routes);
       response.json(toModel(agent ?? reply.agent));
     },
   );
@@ -53,7 +69,7 @@ export function openAiRoutes(context: GatewayContext): Router {
       const owner = currentUser(response);
       const projectId = namedProject(request.headers[projectHeader], body.project_id);
       const plan = await planTurn(context, owner, body, request.headers[sessionHeader], projectId);
-      const turn = await startOpenAiTurn(context, request, response, { agent_id: body.model, project_id: projectId, ...plan }, owner);
+      const turn = await startOpenAiTurn(context, services.startChat, request, response, { agent_id: body.model, project_id: projectId, ...plan }, owner);
       const meta: CompletionMeta = { id: `chatcmpl-${turn.run.first.run_id}`, created: Math.floor(Date.now() / 1000), model: body.model };
       if (body.stream) await streamCompletion(response, turn.events, meta, body.stream_options?.include_usage === true);
       else await answerCompletion(response, turn.events, meta, turn.sessionId);
@@ -61,7 +77,7 @@ export function openAiRoutes(context: GatewayContext): Router {
     },
   );
 
-  router.use(responsesRoutes(context));
+  router.use(responsesRoutes(context, services));
 
   router.use((_request, _response, next) => next(new AppError("NOT_FOUND", "No such route")));
   router.use(openAiErrorHandler);

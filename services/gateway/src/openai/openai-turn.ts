@@ -1,9 +1,10 @@
 import type { Request, Response } from "express";
-import { AppError, subjectTokenPattern, type Attachment, type RunEvent } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { subjectTokenPattern, type Attachment, type RunEvent } from "@agent-orchestrator/shared/wire";
 import { currentSignIn } from "../auth/auth.js";
-import { projectOfRun, startChatRun } from "../chat/chat-route.js";
 import { publishCancel } from "../chat/run-cancel.js";
 import type { StartedRun } from "../chat/run-client.js";
+import { projectOfRun, type StartChat } from "../chat/start-chat.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { defaultProjectAlias } from "../projects/project-access.js";
 
@@ -35,8 +36,8 @@ export interface OpenAiTurn {
  * they are plain errors with their status. The session and project go out in the `x-session-id` and
  * `x-project-id` headers; a client that disconnects before `finished()` cancels its turn.
  */
-export async function startOpenAiTurn(context: GatewayContext, request: Request, response: Response, plan: OpenAiTurnPlan, owner: string): Promise<OpenAiTurn> {
-  const run = await startChatRun(context, plan, owner, currentSignIn(response), context.clientAddress(request));
+export async function startOpenAiTurn(context: GatewayContext, startChat: StartChat, request: Request, response: Response, plan: OpenAiTurnPlan, owner: string): Promise<OpenAiTurn> {
+  const run = await startChat({ body: plan, owner, signIn: currentSignIn(response), clientAddress: context.clientAddress(request) });
   const sessionId = run.first.session_id;
   let done = false;
   response.on("close", () => {
@@ -46,7 +47,7 @@ export async function startOpenAiTurn(context: GatewayContext, request: Request,
   const projectId = await projectOfRun(context, run, owner);
   response.set(sessionHeader, sessionId);
   response.set(projectHeader, projectId);
-  return { run, sessionId, projectId, events: context.metrics.observe(run.events), finished: () => (done = true) };
+  return { run, sessionId, projectId, events: run.events, finished: () => (done = true) };
 }
 
 /** The project the client names by header or body field; `default` (or neither) is the caller's default project. */

@@ -1,6 +1,8 @@
-import { AppError, type SessionSummary, type StoredResponse } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { type SessionSummary, type StoredResponse } from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "../gateway-context.js";
 import { sessionAccess } from "../sessions/session-access.js";
+import type { ResponseStore } from "./response-store.js";
 
 /** A stored response and its chat, for a caller the chat lets read it. */
 export interface ReadableResponse {
@@ -13,9 +15,15 @@ export interface ReadableResponse {
  * chat on every read. A missing response, a deleted chat and someone else's chat answer alike, 404, so an id
  * tells a stranger nothing (docs/security.md).
  */
-export async function readableResponse(context: GatewayContext, id: string, user: string, label = "Response"): Promise<ReadableResponse> {
+export async function readableResponse(
+  context: GatewayContext,
+  responses: ResponseStore,
+  id: string,
+  user: string,
+  label = "Response",
+): Promise<ReadableResponse> {
   const notFound = new AppError("NOT_FOUND", `${label} with id ${JSON.stringify(id)} not found`);
-  const record = await context.responses.get(id);
+  const record = await responses.get(id);
   if (!record) throw notFound;
   try {
     return { record, session: await sessionAccess(context, record.session_id, user) };

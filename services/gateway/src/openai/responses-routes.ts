@@ -1,14 +1,17 @@
 import { createHash } from "node:crypto";
 import { Router, type Response } from "express";
-import { AppError, ResponseCreateRequest, type Logger, type RunEvent, type StoredResponse } from "@agent-orchestrator/shared";
+import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
+import { ResponseCreateRequest, type RunEvent, type StoredResponse } from "@agent-orchestrator/shared/wire";
 import { currentUser } from "../auth/auth.js";
 import { turnAnswer } from "../chat/turn-answer.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { parseInput } from "../http/parse-input.js";
 import { conversationEnvelope } from "./conversation-envelope.js";
 import type { ClientConversation } from "./openai-conversation.js";
+import type { StartChat } from "../chat/start-chat.js";
 import { namedProject, projectHeader, startOpenAiTurn, type OpenAiTurnPlan } from "./openai-turn.js";
 import { readableResponse } from "./response-access.js";
+import type { ResponseStore } from "./response-store.js";
 import { readResponseInput } from "./response-input.js";
 import { responseObject } from "./response-object.js";
 import { streamResponse } from "./response-stream.js";
@@ -23,7 +26,7 @@ const sha256 = (text: string): string => createHash("sha256").update(text).diges
  * state: a response is a turn of a chat, found again by its id in the gateway's `responses` bucket, and
  * `previous_response_id` continues that chat. Mounted inside `/v1`, behind its sign-in and error handler.
  */
-export function responsesRoutes(context: GatewayContext): Router {
+export function responsesRoutes(context: GatewayContext, { startChat, responses }: { startChat: StartChat; responses: ResponseStore }): Router {
   const router = Router();
 
   router.post(
@@ -33,11 +36,11 @@ export function responsesRoutes(context: GatewayContext): Router {
       const owner = currentUser(response);
       const projectId = namedProject(request.headers[projectHeader], body.project_id);
       const conversation = readResponseInput(body);
-      const previous = body.previous_response_id ? await previousResponse(context, body.previous_response_id, owner, body.model, projectId) : undefined;
+      const previous = body.previous_response_id ? await previousResponse(context, responses, body.previous_response_id, owner, body.model, projectId) : undefined;
       const plan: OpenAiTurnPlan = previous
         ? { agent_id: body.model, ...followUp(previous, conversation) }
         : { agent_id: body.model, project_id: projectId, ...(await planStatelessTurn(context, owner, body.model, conversation, projectId, { field: "input", continueWith: "previous_response_id" })) };
-      const turn = await startOpenAiTurn(context, request, response, plan, owner);
+      const turn = await startOpenAiTurn(context, startChat, request, response, plan, owner);
       const record: StoredResponse = {
         id: `resp_${turn.run.first.run_id}`,
         session_id: turn.sessionId,
@@ -56,7 +59,7 @@ export function responsesRoutes(context: GatewayContext): Router {
       const store = body.store !== false;
       const end: ResponseEnd = {
         store,
-        persist: (kept) => (store ? context.responses.put(kept) : Promise.resolve()),
+        persist: (kept) => (store ? responses.put(kept) : Promise.resolve()),
         clientGone: () => response.destroyed,
         logger: response.locals["logger"] as Logger,
       };
@@ -71,7 +74,7 @@ export function responsesRoutes(context: GatewayContext): Router {
   router.get(
     "/responses/:id",
     async (request, response) => {
-      const { record, session } = await readableResponse(context, request.params["id"] ?? "", currentUser(response));
+      const { record, session } = await readableResponse(context, responses, request.params["id"] ?? "", currentUser(response));
       // a record still in progress whose turn no longer runs lost its end with the gateway that served it
       const shown: StoredResponse = record.status === "in_progress" && session.run_id !== record.run_id ? { ...record, status: "incomplete" } : record;
       response.json(responseObject(shown, true));
@@ -85,8 +88,8 @@ export function responsesRoutes(context: GatewayContext): Router {
  * The response a follow-up continues, if the caller may continue its chat: only the chat's owner runs its turns
  * (other members of its project may read it), with the same agent, in the chat's own project.
  */
-async function previousResponse(context: GatewayContext, id: string, owner: string, model: string, projectId: string | undefined): Promise<StoredResponse> {
-  const { record, session } = await readableResponse(context, id, owner, "Previous response");
+async function previousResponse(context: GatewayContext, responses: ResponseStore, id: string, owner: string, model: string, projectId: string | undefined): Promise<StoredResponse> {
+  const { record, session } = await readableResponse(context, responses, id, owner, "Previous response");
   if (session.owner !== owner) throw new AppError("PROJECT_FORBIDDEN", "Only the member whose chat this is can continue it");
   if (session.agent_id !== model) throw new AppError("VALIDATION_ERROR", `model: the chat of previous_response_id is with ${session.agent_id}`);
   if (projectId !== undefined && projectId !== session.project_id) {

@@ -1,5 +1,6 @@
 import { Router, type Request } from "express";
 import type { z } from "zod";
+import { type AuditPublisher } from "@agent-orchestrator/shared/runtime";
 import {
   ProjectDeleteReply,
   ProjectListReply,
@@ -12,7 +13,7 @@ import {
   subjects,
   userNameSchema,
   type ProjectOperation,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import { audited, noteAudit } from "../audit/audited.js";
 import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
@@ -25,13 +26,13 @@ import { getProject, resolveProjectId } from "./project-access.js";
  * is a member, what each role may do); the gateway validates the input and names the caller. `default`
  * as `:id` is the caller's personal default project.
  */
-export function projectsRoutes(context: GatewayContext): Router {
+export function projectsRoutes(context: GatewayContext, { audit }: { audit: AuditPublisher }): Router {
   const router = Router();
   const ask = <S extends z.ZodType>(operation: ProjectOperation, body: object, schema: S) => callService(context, subjects.projectRequest(operation), body, schema);
 
   router.post(
     "/api/projects",
-    audited(context, "project_created"),
+    audited(context, audit, "project_created"),
     async (request, response) => {
       const { name } = parseInput(ProjectNameBody, request.body, "body");
       const reply = await ask("create", { user: currentUser(response), name }, ProjectReply);
@@ -57,7 +58,7 @@ export function projectsRoutes(context: GatewayContext): Router {
 
   router.patch(
     "/api/projects/:id",
-    audited(context, "project_renamed"),
+    audited(context, audit, "project_renamed"),
     async (request, response) => {
       const user = currentUser(response);
       const { name } = parseInput(ProjectNameBody, request.body, "body");
@@ -70,7 +71,7 @@ export function projectsRoutes(context: GatewayContext): Router {
 
   router.delete(
     "/api/projects/:id",
-    audited(context, "project_deleted"),
+    audited(context, audit, "project_deleted"),
     async (request, response) => {
       const user = currentUser(response);
       const projectId = await resolveProjectId(context, user, request.params["id"]);
@@ -92,7 +93,7 @@ export function projectsRoutes(context: GatewayContext): Router {
 
   router.put(
     "/api/projects/:id/members/:user",
-    audited(context, "member_put", memberTarget),
+    audited(context, audit, "member_put", memberTarget),
     async (request, response) => {
       const user = currentUser(response);
       const member = parseInput(userNameSchema, request.params["user"], "user");
@@ -106,7 +107,7 @@ export function projectsRoutes(context: GatewayContext): Router {
 
   router.delete(
     "/api/projects/:id/members/:user",
-    audited(context, "member_removed", memberTarget),
+    audited(context, audit, "member_removed", memberTarget),
     async (request, response) => {
       const user = currentUser(response);
       const member = parseInput(userNameSchema, request.params["user"], "user");

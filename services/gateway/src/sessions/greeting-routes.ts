@@ -1,5 +1,6 @@
 import { Router } from "express";
-import { GreetingQuery, GreetingReply, SessionStartBody, SessionStartReply, subjects } from "@agent-orchestrator/shared";
+import { type AuditPublisher } from "@agent-orchestrator/shared/runtime";
+import { GreetingQuery, GreetingReply, SessionStartBody, SessionStartReply, subjects } from "@agent-orchestrator/shared/wire";
 import { audited, noteAudit } from "../audit/audited.js";
 import { currentSignIn, currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
@@ -15,13 +16,13 @@ import { callerName } from "../settings/caller-name.js";
  * new chat's: absent or `default` is the caller's default project, and the orchestrator checks the caller's role.
  * Mounted before the agent routes, whose `/api/agents/*id` would take `…/greeting` for part of an id.
  */
-export function greetingRoutes(context: GatewayContext): Router {
+export function greetingRoutes(context: GatewayContext, { audit }: { audit: AuditPublisher }): Router {
   const router = Router();
   const projectOf = (projectId: string | undefined) => (projectId === defaultProjectAlias ? undefined : projectId);
 
   router.post(
     "/api/sessions",
-    audited(context, "chat_started"),
+    audited(context, audit, "chat_started"),
     async (request, response) => {
       const body = parseInput(SessionStartBody, request.body ?? {}, "body");
       const reply = await callService(

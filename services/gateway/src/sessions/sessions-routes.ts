@@ -1,6 +1,6 @@
 import { Router, type Request } from "express";
+import { AppError, type AuditPublisher } from "@agent-orchestrator/shared/runtime";
 import {
-  AppError,
   SessionDeleteReply,
   SessionListQuery,
   SessionListReply,
@@ -8,7 +8,7 @@ import {
   SessionSearchReply,
   SessionTitleBody,
   subjects,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import { audited, noteAudit } from "../audit/audited.js";
 import { currentUser } from "../auth/auth.js";
 import { replayRun } from "../chat/event-replay.js";
@@ -27,7 +27,7 @@ import { sessionExport } from "./session-export.js";
  * one chat, export it, rename, delete, cancel, re-attach to its events. A chat the caller may not see is answered
  * exactly like a missing one (404), so ids cannot be probed. A chat's scratch files are in files/session-files-routes.ts.
  */
-export function sessionsRoutes(context: GatewayContext): Router {
+export function sessionsRoutes(context: GatewayContext, { audit }: { audit: AuditPublisher }): Router {
   const router = Router();
 
   router.get(
@@ -56,7 +56,7 @@ export function sessionsRoutes(context: GatewayContext): Router {
     response.json({ success: true, session: reply.session });
   });
 
-  router.delete("/api/sessions/:id", audited(context, "chat_deleted", sessionTarget), async (request, response) => {
+  router.delete("/api/sessions/:id", audited(context, audit, "chat_deleted", sessionTarget), async (request, response) => {
     const body = { session_id: checkedSessionId(request.params["id"]), user: currentUser(response) };
     // the chat's project, for the audit record: read before the chat is gone (a chat the caller cannot see has none)
     const projectId = await sessionAccess(context, body.session_id, body.user).then((session) => session.project_id, () => undefined);
@@ -81,7 +81,7 @@ export function sessionsRoutes(context: GatewayContext): Router {
 
   router.post(
     "/api/sessions/:id/cancel",
-    audited(context, "chat_cancelled", sessionTarget),
+    audited(context, audit, "chat_cancelled", sessionTarget),
     async (request, response) => {
       const user = currentUser(response);
       const session = await sessionAccess(context, request.params["id"], user);

@@ -1,6 +1,7 @@
 import { Router } from "express";
 import type { z } from "zod";
-import { MemberSettings, MemberSettingsReply, ProjectSettings, ProjectSettingsReply, subjects, type ProjectOperation } from "@agent-orchestrator/shared";
+import { type AuditPublisher } from "@agent-orchestrator/shared/runtime";
+import { MemberSettings, MemberSettingsReply, ProjectSettings, ProjectSettingsReply, subjects, type ProjectOperation } from "@agent-orchestrator/shared/wire";
 import { audited, noteAudit } from "../audit/audited.js";
 import { currentSignIn, currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
@@ -14,7 +15,7 @@ import { callerName } from "./caller-name.js";
  * and the caller's own (`/api/me/settings`). A `PUT` replaces the top-level keys its body names; the orchestrator
  * keeps the documents and every rule of who may write them.
  */
-export function settingsRoutes(context: GatewayContext): Router {
+export function settingsRoutes(context: GatewayContext, { audit }: { audit: AuditPublisher }): Router {
   const router = Router();
   const ask = <S extends z.ZodType>(operation: ProjectOperation, body: object, schema: S) => callService(context, subjects.projectRequest(operation), body, schema);
 
@@ -25,7 +26,7 @@ export function settingsRoutes(context: GatewayContext): Router {
     response.json({ success: true, project_id: reply.project_id, settings: reply.settings, defaults: reply.defaults });
   });
 
-  router.put("/api/projects/:id/settings", audited(context, "project_settings_changed"), async (request, response) => {
+  router.put("/api/projects/:id/settings", audited(context, audit, "project_settings_changed"), async (request, response) => {
     const user = currentUser(response);
     const settings = parseInput(ProjectSettings, request.body, "body");
     const projectId = await resolveProjectId(context, user, request.params["id"]);

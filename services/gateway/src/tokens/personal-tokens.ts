@@ -1,16 +1,9 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { KV, NatsConnection } from "nats";
-import {
-  AppError,
-  decodeJson,
-  encodeJson,
-  personalTokenPrefix,
-  PersonalTokenRecord,
-  retryWhileLeaderless,
-  type PersonalTokenView,
-  type SignInVia,
-} from "@agent-orchestrator/shared";
+import { AppError, decodeJson, encodeJson, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { personalTokenPrefix, PersonalTokenRecord, type PersonalTokenView, type SignInVia } from "@agent-orchestrator/shared/wire";
 import { stillAdmitted, type AdmissionRules } from "../auth/admission.js";
+import type { PersonalTokenLookup, PersonalTokenUse } from "../auth/sign-in-services.js";
 
 /** Random bytes in a token: 256 bits, so a token cannot be guessed and its unsalted sha256 cannot be reversed. */
 const tokenBytes = 32;
@@ -26,9 +19,6 @@ export const tokenHash = (token: string): string => createHash("sha256").update(
 const newToken = (): string => personalTokenPrefix + randomBytes(tokenBytes).toString("base64url");
 
 const view = (record: PersonalTokenRecord): PersonalTokenView => ({ id: record.id, name: record.name, created_at: record.created_at, expires_at: record.expires_at });
-
-/** What a token that is ours and unexpired comes to: its user, and whether the rules in force still let that user in. */
-export type PersonalTokenUse = { user: string; id: string } & ({ admitted: true; via: SignInVia } | { admitted: false });
 
 /** A token as the operator's listing shows it (`npm run tokens:list`): its owner, how they signed in to make it, and whether they still may. */
 export interface PersonalTokenEntry extends PersonalTokenView {
@@ -52,7 +42,7 @@ export interface PersonalTokenEntry extends PersonalTokenView {
  * A token keeps how its user signed in to make it, and works only while the rules in force (`rules`: AUTH_TOKENS,
  * the OpenID Connect groups and domains) still let that user in (auth/admission.ts).
  */
-export class PersonalTokens {
+export class PersonalTokens implements PersonalTokenLookup {
   private constructor(
     private readonly kv: KV,
     private readonly maxPerUser: number,

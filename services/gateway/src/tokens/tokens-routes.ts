@@ -1,11 +1,12 @@
 import { Router, type Request } from "express";
-import { AppError, PersonalTokenCreateBody, personalTokenPrefix } from "@agent-orchestrator/shared";
+import { AppError, type AuditPublisher } from "@agent-orchestrator/shared/runtime";
+import { PersonalTokenCreateBody, personalTokenPrefix } from "@agent-orchestrator/shared/wire";
 import { audited, noteAudit } from "../audit/audited.js";
 import { bearerToken, currentSignIn, currentUser } from "../auth/auth.js";
 import { authenticationRequired } from "../config.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { parseInput } from "../http/parse-input.js";
-import { personalTokenIdPattern } from "./personal-tokens.js";
+import { personalTokenIdPattern, type PersonalTokens } from "./personal-tokens.js";
 
 /**
  * Personal API tokens (docs/tokens.md): the caller's own, made, listed and revoked. Whoever signed in makes
@@ -13,11 +14,10 @@ import { personalTokenIdPattern } from "./personal-tokens.js";
  * cannot mint successors that outlive its revocation. Without sign-in (the local single-user mode) there are
  * none: every caller is `local` already and a token would protect nothing.
  */
-export function tokensRoutes(context: GatewayContext): Router {
+export function tokensRoutes(context: GatewayContext, { tokens, audit }: { tokens: PersonalTokens; audit: AuditPublisher }): Router {
   const router = Router();
-  const tokens = context.personalTokens;
 
-  router.post("/api/tokens", audited(context, "token_created"), async (request, response) => {
+  router.post("/api/tokens", audited(context, audit, "token_created"), async (request, response) => {
     requireSignedIn(context);
     if (signedInByPersonalToken(request)) throw new AppError("FORBIDDEN", "A personal token cannot make tokens; sign in another way");
     const { name, expires_at } = parseInput(PersonalTokenCreateBody, request.body, "body");
@@ -33,7 +33,7 @@ export function tokensRoutes(context: GatewayContext): Router {
     response.json({ success: true, tokens: await tokens.list(currentUser(response)) });
   });
 
-  router.delete("/api/tokens/:tokenId", audited(context, "token_revoked", (request) => ({ target: String(request.params["tokenId"]).slice(0, 64) })), async (request, response) => {
+  router.delete("/api/tokens/:tokenId", audited(context, audit, "token_revoked", (request) => ({ target: String(request.params["tokenId"]).slice(0, 64) })), async (request, response) => {
     requireSignedIn(context);
     const id = request.params["tokenId"];
     // another user's token answers like a missing one, so ids cannot be probed

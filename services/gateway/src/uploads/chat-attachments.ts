@@ -1,5 +1,5 @@
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import {
-  AppError,
   FilesStatReply,
   FilesUploadReply,
   subjects,
@@ -9,9 +9,10 @@ import {
   type FileConversion,
   type FileSpaceRef,
   type ProjectView,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
+import type { UploadStaging } from "./upload-staging.js";
 import { defaultProjectAlias, getProject, requireWriter } from "../projects/project-access.js";
 import { spacePath } from "../files/project-file-path.js";
 import { sessionAccess } from "../sessions/session-access.js";
@@ -31,6 +32,7 @@ const projectRootPrefix = "{project-root}/";
  */
 export async function resolveAttachments(
   context: GatewayContext,
+  staging: UploadStaging,
   owner: string,
   body: Pick<ChatRequestBody, "session_id" | "project_id" | "attachments">,
 ): Promise<AttachedFile[] | undefined> {
@@ -54,7 +56,7 @@ export async function resolveAttachments(
   if (inline.length > 0) {
     // every name's verdict before any upload: a refused one leaves the project as it was
     await callService(context, subjects.files("stat"), { space, paths: inline.map((file) => file.path), for_write: true }, FilesStatReply);
-    for (const file of inline) found.set(file.path, await upload(context, space, owner, file.path, file.content));
+    for (const file of inline) found.set(file.path, await upload(context, staging, space, owner, file.path, file.content));
   }
   return paths.map((path) => found.get(path) as AttachedFile);
 }
@@ -92,8 +94,7 @@ function attachmentPath(attachment: Attachment, index: number): string {
   }
 }
 
-async function upload(context: GatewayContext, space: FileSpaceRef, user: string, path: string, contentBase64: string): Promise<AttachedFile> {
-  const staging = context.uploads;
+async function upload(context: GatewayContext, staging: UploadStaging, space: FileSpaceRef, user: string, path: string, contentBase64: string): Promise<AttachedFile> {
   const bytes = Buffer.from(contentBase64, "base64");
   const staged = await staging.stage(
     (async function* () {

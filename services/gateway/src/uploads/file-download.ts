@@ -1,9 +1,11 @@
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Response } from "express";
-import { AppError, FilesStatReply, subjects, type FileSpaceRef, type Logger } from "@agent-orchestrator/shared";
+import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
+import { FilesStatReply, subjects, type FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
+import type { ContentReader } from "./content-reader.js";
 
 /**
  * Sends one file of a project (its own or the code snapshot's), any bytes, as a download: the latest
@@ -11,7 +13,7 @@ import { callService } from "../nats-call.js";
  * `application/octet-stream` whatever its name, so a browser saves it and never renders it (an uploaded HTML
  * page or SVG runs nothing here). The file's name travels in `content-disposition`.
  */
-export async function sendFileDownload(context: GatewayContext, response: Response, space: FileSpaceRef, path: string): Promise<void> {
+export async function sendFileDownload(context: GatewayContext, contents: ContentReader, response: Response, space: FileSpaceRef, path: string): Promise<void> {
   const [file] = (await callService(context, subjects.files("stat"), { space, paths: [path] }, FilesStatReply)).files;
   if (!file) throw new AppError("FILE_NOT_FOUND", `File not found: ${path}`);
   const name = path.split("/").at(-1) ?? "download";
@@ -24,7 +26,7 @@ export async function sendFileDownload(context: GatewayContext, response: Respon
     "cache-control": "no-store",
   });
   try {
-    await pipeline(Readable.from(context.contents.chunks(file.sha256)), response);
+    await pipeline(Readable.from(contents.chunks(file.sha256)), response);
   } catch (error) {
     // after the first byte the status cannot change: the download is cut, and the client sees it short
     (response.locals["logger"] as Logger).error({ err: error, path }, "download cut short");

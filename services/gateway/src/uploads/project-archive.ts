@@ -1,9 +1,11 @@
 import { Readable } from "node:stream";
 import type { Response } from "express";
 import { ZipFile } from "yazl";
-import { FilesListReply, parseJson, SourceInfoReply, SourceManifest, subjects, type Logger, type ProjectView } from "@agent-orchestrator/shared";
+import { parseJson, type Logger } from "@agent-orchestrator/shared/runtime";
+import { FilesListReply, SourceInfoReply, SourceManifest, subjects, type ProjectView } from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
+import type { ContentReader } from "./content-reader.js";
 
 /** One file the archive holds: where it goes and which content it is. */
 interface ArchivedFile {
@@ -20,13 +22,12 @@ interface ArchivedFile {
  * is read chunk by chunk while the zip is written, so memory stays flat whatever the project's size. A failure
  * after the first byte cannot change the status any more: the response is cut, and the client sees a broken zip.
  */
-export async function projectArchive(context: GatewayContext, response: Response, options: { project: ProjectView; source: boolean }): Promise<void> {
-  const { contents } = context;
+export async function projectArchive(context: GatewayContext, contents: ContentReader, response: Response, options: { project: ProjectView; source: boolean }): Promise<void> {
   const { project } = options;
   const space = { kind: "project" as const, id: project.id };
   const listing = await callService(context, subjects.files("list"), { space }, FilesListReply);
   const files: ArchivedFile[] = listing.files.map((file) => ({ path: file.path, sha256: file.sha256, size: file.size, mtime: new Date(file.updated_at) }));
-  if (options.source) files.push(...(await snapshotFiles(context, project.id, new Set(files.map((file) => file.path)))));
+  if (options.source) files.push(...(await snapshotFiles(context, contents, project.id, new Set(files.map((file) => file.path)))));
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
   const zip = new ZipFile();
@@ -45,11 +46,11 @@ export async function projectArchive(context: GatewayContext, response: Response
 }
 
 /** The code snapshot's files, but none where the project has its own file (which cannot happen, but a zip must not hold a path twice). */
-async function snapshotFiles(context: GatewayContext, projectId: string, own: ReadonlySet<string>): Promise<ArchivedFile[]> {
+async function snapshotFiles(context: GatewayContext, contents: ContentReader, projectId: string, own: ReadonlySet<string>): Promise<ArchivedFile[]> {
   const { source } = await callService(context, subjects.files("source_info"), { project_id: projectId }, SourceInfoReply);
   if (!source) return [];
   const parts: Uint8Array[] = [];
-  for await (const chunk of context.contents.chunks(source.manifest)) parts.push(chunk);
+  for await (const chunk of contents.chunks(source.manifest)) parts.push(chunk);
   const parsed = parseJson(Buffer.concat(parts).toString("utf8"));
   const manifest = SourceManifest.parse(parsed.ok ? parsed.value : undefined);
   const mtime = new Date(source.uploaded_at);

@@ -1,16 +1,7 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import {
-  AppError,
-  FilesImportReply,
-  FilesStatReply,
-  FilesUploadReply,
-  SourceInfoReply,
-  SourcePutReply,
-  subjects,
-  toErrorBody,
-  type Logger,
-} from "@agent-orchestrator/shared";
+import { AppError, toErrorBody, type AuditPublisher, type Logger } from "@agent-orchestrator/shared/runtime";
+import { FilesImportReply, FilesStatReply, FilesUploadReply, SourceInfoReply, SourcePutReply, subjects } from "@agent-orchestrator/shared/wire";
 import { audited, noteAudit } from "../audit/audited.js";
 import { filePathTarget } from "../audit/file-path-target.js";
 import { currentUser } from "../auth/auth.js";
@@ -21,6 +12,7 @@ import { httpStatusByCode } from "../http/http-status.js";
 import { getProject, projectSpace, requireWriter } from "../projects/project-access.js";
 import { spacePath } from "../files/project-file-path.js";
 import { toAppError } from "../http/to-app-error.js";
+import type { ContentReader } from "./content-reader.js";
 import { projectArchive } from "./project-archive.js";
 import { multipartUpload } from "./multipart-upload.js";
 import { tooLarge, type UploadStaging } from "./upload-staging.js";
@@ -38,13 +30,12 @@ const archiveTypes = ["application/zip", "application/x-zip-compressed", "applic
  * work from elsewhere, and the project as a zip. Bodies stream into the uploads store, never whole into memory;
  * the tool-runner takes them from there. Mounted before the JSON body parser: these bodies are files.
  */
-export function uploadRoutes(context: GatewayContext): Router {
+export function uploadRoutes(context: GatewayContext, { uploads: staging, contents, audit }: { uploads: UploadStaging; contents: ContentReader; audit: AuditPublisher }): Router {
   const router = Router();
-  const staging = context.uploads;
   const maxBytes = context.config.UPLOAD_MAX_BYTES;
   const long = { timeoutMs: context.config.UPLOAD_TIMEOUT_MS };
 
-  router.put("/api/projects/:id/files/*path", audited(context, "file_uploaded", filePathTarget), async (request, response) => {
+  router.put("/api/projects/:id/files/*path", audited(context, audit, "file_uploaded", filePathTarget), async (request, response) => {
     const path = spacePath(request.params["path"]);
     const user = currentUser(response);
     const space = await projectSpace(context, user, request.params["id"], "write");
@@ -56,7 +47,7 @@ export function uploadRoutes(context: GatewayContext): Router {
     response.status(reply.file.revision === 1 ? 201 : 200).json({ success: true, file: reply.file, ...(reply.markdown ? { markdown: reply.markdown } : {}) });
   });
 
-  router.post("/api/projects/:id/files", audited(context, "file_uploaded"), async (request, response) => {
+  router.post("/api/projects/:id/files", audited(context, audit, "file_uploaded"), async (request, response) => {
     const { folder } = parseInput(MultipartQuery, request.query, "query");
     const user = currentUser(response);
     const space = await projectSpace(context, user, request.params["id"], "write");
@@ -80,7 +71,7 @@ export function uploadRoutes(context: GatewayContext): Router {
     response.status(201).json({ success: true, files: outcome.stored });
   });
 
-  router.post("/api/projects/:id/source", audited(context, "snapshot_put"), async (request, response) => {
+  router.post("/api/projects/:id/source", audited(context, audit, "snapshot_put"), async (request, response) => {
     const { strip } = parseInput(SourceQuery, request.query, "query");
     requireArchiveType(request);
     const user = currentUser(response);
@@ -98,7 +89,7 @@ export function uploadRoutes(context: GatewayContext): Router {
     response.json({ success: true, source: reply.source });
   });
 
-  router.delete("/api/projects/:id/source", audited(context, "snapshot_deleted"), async (request, response) => {
+  router.delete("/api/projects/:id/source", audited(context, audit, "snapshot_deleted"), async (request, response) => {
     const project = await getProject(context, currentUser(response), request.params["id"]);
     noteAudit(response, { project_id: project.id });
     requireWriter(project);
@@ -106,7 +97,7 @@ export function uploadRoutes(context: GatewayContext): Router {
     response.json({ success: true, source: null });
   });
 
-  router.post("/api/projects/:id/import", audited(context, "archive_imported"), async (request, response) => {
+  router.post("/api/projects/:id/import", audited(context, audit, "archive_imported"), async (request, response) => {
     requireArchiveType(request);
     const user = currentUser(response);
     const space = await projectSpace(context, user, request.params["id"], "write");
@@ -116,11 +107,11 @@ export function uploadRoutes(context: GatewayContext): Router {
     response.json({ success: true, files: reply.files, bytes: reply.bytes, skipped: reply.skipped });
   });
 
-  router.get("/api/projects/:id/archive", audited(context, "archive_exported"), async (request, response) => {
+  router.get("/api/projects/:id/archive", audited(context, audit, "archive_exported"), async (request, response) => {
     const { source } = parseInput(ArchiveQuery, request.query, "query");
     const project = await getProject(context, currentUser(response), request.params["id"]);
     noteAudit(response, { project_id: project.id, ...(source === "1" ? { detail: "with the code snapshot" } : {}) });
-    await projectArchive(context, response, { project, source: source === "1" });
+    await projectArchive(context, contents, response, { project, source: source === "1" });
   });
   return router;
 }

@@ -1,14 +1,17 @@
 import type { WebSocket } from "ws";
-import { AppError, parseJson, toErrorBody, WsClientMessage, type RunEvent, type SignInVia } from "@agent-orchestrator/shared";
+import { AppError, parseJson, toErrorBody, type AuditPublisher } from "@agent-orchestrator/shared/runtime";
+import { WsClientMessage, type RunEvent, type SignInVia } from "@agent-orchestrator/shared/wire";
 import { bearerCheck, bearerSignIn } from "../auth/bearer-sign-in.js";
-import { startChatRun } from "../chat/chat-route.js";
+import type { SignInServices } from "../auth/sign-in-services.js";
+import type { StartChat } from "../chat/start-chat.js";
 import { authenticationRequired } from "../config.js";
 import { watchSession } from "../chat/event-replay.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { MessageRate } from "../limits/message-rate.js";
 import { publishCancel } from "../chat/run-cancel.js";
 import { requireChatOwner, sessionAccess } from "../sessions/session-access.js";
-import type { SocketSlots } from "../limits/websocket-caps.js";
+import type { UserRateLimit } from "../limits/user-rate-limit.js";
+import type { SocketSlots, WebSocketCaps } from "../limits/websocket-caps.js";
 import { WatchAccess } from "./watch-access.js";
 
 /** A client that lets this much pile up unread is disconnected before memory grows without bound. */
@@ -30,6 +33,16 @@ export interface OpenedSocket {
   slots: SocketSlots;
   /** whether the upgrade's credential still signs its user in (undefined: the local user, nothing to end) */
   stillSignedIn?: (() => Promise<boolean>) | undefined;
+}
+
+/** What `/ws` uses besides the core: sign-in, the caps on sockets, the request budget, the audit log and the chat use case. */
+export interface WebSocketServices {
+  auth: SignInServices;
+  /** WebSockets and watches held open, per address, per user and in all */
+  webSockets: WebSocketCaps;
+  requestRate: UserRateLimit;
+  audit: AuditPublisher;
+  startChat: StartChat;
 }
 
 type Watch = { controller: AbortController; release: () => void };
@@ -59,11 +72,12 @@ export class WebSocketConnection {
   constructor(
     private readonly ws: WebSocket,
     private readonly context: GatewayContext,
+    private readonly services: WebSocketServices,
     private readonly opened: OpenedSocket,
   ) {
     this.rate = new MessageRate(context.config.WS_MESSAGES_PER_SECOND);
-    this.signInBearer = bearerSignIn(context);
-    this.checkBearer = bearerCheck(context);
+    this.signInBearer = bearerSignIn(context, services.auth);
+    this.checkBearer = bearerCheck(context, services.auth);
     this.user = opened.user;
     this.signedInVia = opened.signedInVia;
     this.stillSignedIn = opened.stillSignedIn;
@@ -116,14 +130,14 @@ export class WebSocketConnection {
       return;
     }
     if (body.type === "unwatch") return this.unwatch(body.session_id);
-    const refused = this.context.requestRate.take(user);
+    const refused = this.services.requestRate.take(user);
     if (refused) throw new AppError("RATE_LIMITED", `${refused.error.message} (try again in ${refused.retryAfterSeconds} s)`);
     if (body.type === "chat") return this.chat(user, body);
     if (body.type === "watch") return this.watch(user, body.session_id);
     const session = await sessionAccess(this.context, body.session_id, user);
     requireChatOwner(session, user);
     if (session.status === "running") publishCancel(this.context, session.id, session.run_id ?? undefined);
-    void this.context.audit.record({ actor: user, action: "chat_cancelled", project_id: session.project_id, target: session.id, client_address: this.opened.address, outcome: "ok", ...(session.status === "running" ? {} : { detail: "not running" }) });
+    void this.services.audit.record({ actor: user, action: "chat_cancelled", project_id: session.project_id, target: session.id, client_address: this.opened.address, outcome: "ok", ...(session.status === "running" ? {} : { detail: "not running" }) });
     this.send({ type: "cancelled", session_id: session.id, cancelled: session.status === "running" });
   }
 
@@ -164,11 +178,11 @@ export class WebSocketConnection {
   }
 
   private async chat(owner: string, body: Extract<WsClientMessage, { type: "chat" }>): Promise<void> {
-    const run = await startChatRun(this.context, body, owner, this.signedInVia, this.opened.address);
+    const run = await this.services.startChat({ body, owner, signIn: this.signedInVia, clientAddress: this.opened.address });
     const key = run.first.session_id;
     this.runs.set(key, { runId: run.first.run_id, detach: body.detach === true, close: run.close });
     try {
-      await this.relay(this.context.metrics.observe(run.events));
+      await this.relay(run.events);
     } finally {
       if (this.runs.get(key)?.runId === run.first.run_id) this.runs.delete(key);
     }

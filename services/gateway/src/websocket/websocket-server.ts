@@ -1,7 +1,8 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
-import { AppError, toErrorBody, type SignInVia } from "@agent-orchestrator/shared";
+import { AppError, toErrorBody } from "@agent-orchestrator/shared/runtime";
+import { type SignInVia } from "@agent-orchestrator/shared/wire";
 import { allowedOrigins, bearerToken, cookieSession, localUser } from "../auth/auth.js";
 import type { SignIn } from "../auth/auth-throttle.js";
 import { bearerCheck, bearerSignIn } from "../auth/bearer-sign-in.js";
@@ -10,7 +11,7 @@ import type { GatewayContext } from "../gateway-context.js";
 import { hostAllowed } from "../http/host-check.js";
 import { httpStatusByCode } from "../http/http-status.js";
 import { originAllowed } from "../http/origin-check.js";
-import { WebSocketConnection } from "./websocket-connection.js";
+import { WebSocketConnection, type WebSocketServices } from "./websocket-connection.js";
 
 /** Largest message a client may send; chats are small, and ws would otherwise accept 100 MiB. */
 export const wsMaxPayloadBytes = 64 * 1024;
@@ -28,17 +29,18 @@ const fullRetryAfterSeconds = 5;
  * many), and a socket past the caps (limits/websocket-caps.ts: 503 past the total, 429 past the address's or
  * the user's).
  */
-export function attachWebSocket(server: Server, context: GatewayContext): WebSocketServer {
+export function attachWebSocket(server: Server, context: GatewayContext, services: WebSocketServices): WebSocketServer {
+  const { auth } = services;
   const sockets = new WebSocketServer({ noServer: true, maxPayload: wsMaxPayloadBytes });
   const hosts = allowedHosts(context.config);
   const required = authenticationRequired(context.config);
-  const signInBearer = bearerSignIn(context);
-  const checkBearer = bearerCheck(context);
-  const origins = allowedOrigins(context);
+  const signInBearer = bearerSignIn(context, auth);
+  const checkBearer = bearerCheck(context, auth);
+  const origins = allowedOrigins(context, auth);
   /** The upgrade's user: its bearer token's, else its sign-in cookie's; undefined until `{type:"auth"}`. */
   const signInOf = async (request: IncomingMessage, address: string): Promise<SignIn | undefined> => {
     if (request.headers.authorization !== undefined) return signInBearer(address, bearerToken(request.headers.authorization));
-    const session = await cookieSession(context, request);
+    const session = await cookieSession(context, auth, request);
     if (!session) return undefined;
     if (request.headers.origin === undefined) return { ok: false, error: new AppError("CSRF_REFUSED", "A WebSocket signed in by the sign-in cookie must come from the page's origin") };
     return { ok: true, user: session.user, via: session.sign_in };
@@ -67,7 +69,7 @@ export function attachWebSocket(server: Server, context: GatewayContext): WebSoc
         const header = request.headers.authorization;
         const stillSignedIn =
           header === undefined
-            ? async () => (await cookieSession(context, request)) !== undefined
+            ? async () => (await cookieSession(context, auth, request)) !== undefined
             : async () => (await checkBearer(bearerToken(header))).ok;
         open(request, socket, head, address, signedIn.user, stillSignedIn, signedIn.via);
       },
@@ -79,7 +81,7 @@ export function attachWebSocket(server: Server, context: GatewayContext): WebSoc
   });
 
   function open(request: IncomingMessage, socket: Duplex, head: Buffer, address: string, user: string | undefined, stillSignedIn?: () => Promise<boolean>, signedInVia?: SignInVia): void {
-    const admitted = context.webSockets.admit(address, user);
+    const admitted = services.webSockets.admit(address, user);
     if (!admitted.ok) {
       context.metrics.refusals.inc({ limit: admitted.limit });
       return refuse(socket, admitted.status, admitted.error, admitted.status === 503 ? fullRetryAfterSeconds : 1);
@@ -96,7 +98,7 @@ export function attachWebSocket(server: Server, context: GatewayContext): WebSoc
       socket.off("close", release);
       return release();
     }
-    sockets.handleUpgrade(request, socket, head, (ws) => new WebSocketConnection(ws, context, { user, signedInVia, address, slots: admitted.socket, stillSignedIn }).start());
+    sockets.handleUpgrade(request, socket, head, (ws) => new WebSocketConnection(ws, context, services, { user, signedInVia, address, slots: admitted.socket, stillSignedIn }).start());
   }
   return sockets;
 }
