@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { connect, type JetStreamManager, type NatsConnection } from "nats";
-import { startLocalNats, type LocalNats } from "../../scripts/lib/local-nats.js";
-import { natsAdminUser, serverPasswordEnv } from "../../scripts/lib/nats-users.js";
+import { startLocalNats, type LocalNats } from "./local-nats.js";
+import { natsAdminUser, serverPasswordEnv } from "./nats-users.js";
 import { testNatsPasswords, type TestNats } from "./nats-harness.js";
 import { freePort } from "./free-port.js";
 

@@ -10,8 +10,8 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findNatsServerBinary, natsServerMissingHelp, startLocalNats, type LocalNats } from "../../scripts/lib/local-nats.js";
-import { natsAdminUser, natsConfigFile, natsUsers, serverPasswordEnv, serviceCredentialsEnv, type NatsPasswords, type NatsUser } from "../../scripts/lib/nats-users.js";
+import { findNatsServerBinary, natsServerMissingHelp, startLocalNats, type LocalNats } from "./local-nats.js";
+import { natsAdminUser, natsConfigFile, natsUsers, serverPasswordEnv, serviceCredentialsEnv, type NatsPasswords, type NatsUser } from "./nats-users.js";
 
 export interface TestNats {
   /** the server's URL, without credentials */
