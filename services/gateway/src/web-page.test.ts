@@ -31,9 +31,9 @@ describe("the web page's routes", () => {
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
   });
 
-  it("serves the style sheet, the icon and the compiled modules with their content types", async () => {
+  it("serves the style sheet, the icon and the compiled modules, those in folders too, with their content types", async () => {
     const types = await Promise.all(
-      ["/assets/styles.css", "/assets/icon.svg", "/assets/js/main.js", "/assets/js/markdown.js"].map(async (path) => {
+      ["/assets/styles.css", "/assets/icon.svg", "/assets/js/main.js", "/assets/js/lib/markdown.js"].map(async (path) => {
         const response = await fetch(`${base}${path}`);
         return [path, response.status, response.headers.get("content-type"), response.headers.get("cache-control"), Boolean(response.headers.get("etag"))];
       }),
@@ -42,7 +42,7 @@ describe("the web page's routes", () => {
       ["/assets/styles.css", 200, "text/css; charset=utf-8", "no-cache", true],
       ["/assets/icon.svg", 200, "image/svg+xml", "no-cache", true],
       ["/assets/js/main.js", 200, "text/javascript; charset=utf-8", "no-cache", true],
-      ["/assets/js/markdown.js", 200, "text/javascript; charset=utf-8", "no-cache", true],
+      ["/assets/js/lib/markdown.js", 200, "text/javascript; charset=utf-8", "no-cache", true],
     ]);
   });
 

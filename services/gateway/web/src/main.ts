@@ -1,5 +1,5 @@
-import { App } from "./app.js";
-import { pageSignIn } from "./page-api.js";
+import { App } from "./shell/app.js";
+import { pageSignIn } from "./api/page-api.js";
 
 // a module script runs after the document is parsed, so every element the page's HTML holds exists now
 // who is signed in decides whether a refused request shows the sign-in or the token prompt; a visitor who

@@ -1,0 +1,49 @@
+import type { RunEvent } from "@agent-orchestrator/shared/wire";
+import { ApiError, toApiError } from "../api/api-error.js";
+import type { AssistantMessage } from "./assistant-message.js";
+import { writesFile } from "./tool-call-target.js";
+
+/** What the page does besides drawing, as a turn's events arrive. */
+export interface TurnObserver {
+  /** the turn's session is known (a new chat learns its id here) */
+  session(sessionId: string): void;
+  /** a tool wrote a file into the session folder */
+  fileSaved(): void;
+}
+
+/**
+ * Plays one turn's events into an assistant message until its final event. A stream that ends without
+ * `done` or `error` is reported as such rather than left looking unfinished.
+ */
+export async function playTurn(events: AsyncIterable<RunEvent>, message: AssistantMessage, observer: TurnObserver, signal: AbortSignal): Promise<void> {
+  try {
+    for await (const event of events) {
+      switch (event.type) {
+        case "session":
+          observer.session(event.session_id);
+          break;
+        case "delta":
+          // a subagent's text reaches its parent as the tool result; its tool calls show under the call
+          if (event.parent_call_id === undefined) message.appendText(event.text);
+          break;
+        case "tool_call":
+          message.addToolCall(event);
+          break;
+        case "tool_result":
+          message.completeToolCall(event);
+          if (event.success && writesFile(event.name)) observer.fileSaved();
+          break;
+        case "done":
+          message.finish(event.response, event.iterations, event.usage);
+          return;
+        case "error":
+          message.fail(event.error);
+          return;
+      }
+    }
+    message.fail(new ApiError("STREAM_ENDED", "The answer stopped before it was complete"));
+  } catch (error) {
+    if (signal.aborted) message.fail(new ApiError("CANCELLED", "Stopped"));
+    else message.fail(ApiError.is(error) ? error : new ApiError("STREAM_ENDED", toApiError(error).message));
+  }
+}
