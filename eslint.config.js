@@ -27,6 +27,20 @@ export default tseslint.config(
     },
   },
   {
+    // the browser runs the web page's modules as tsc writes them (no bundler, no import map), so a package import
+    // there must be erased: type-only (`import type`, never `import { type … }`, which leaves an import behind); the
+    // libraries the page runs come from index.html's script tags
+    files: ["services/gateway/web/src/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^[^.]", allowTypeImports: true, message: "The browser cannot load a package by name: import its types only (import type)" }] },
+      ],
+      "@typescript-eslint/no-import-type-side-effects": "error",
+    },
+  },
+  {
     // folders are layers in each package that declares its order ("folderLayers" in its package.json)
     files: ["**/*.ts"],
     plugins: { local: { rules: { "folder-layers": folderLayers } } },
