@@ -1,5 +1,6 @@
 import type { NatsConnection } from "nats";
-import { decodeJson, jetStreamNames, RunCancel, serviceNames, subjects, type Logger } from "@agent-orchestrator/shared";
+import { AuditPublisher, decodeJson, type Logger } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames, RunCancel, serviceNames, subjects } from "@agent-orchestrator/shared/wire";
 import { ActiveTurns } from "./turn/active-turns.js";
 import type { OrchestratorConfig } from "./config.js";
 import { ensureRunStreams } from "./nats/jetstream-setup.js";
@@ -9,7 +10,9 @@ import { startRunQueue } from "./queue/run-queue.js";
 import { StartCache } from "./agent/start-cache.js";
 import { addSessionEndpoints } from "./endpoints/session-endpoints.js";
 import { addGreetingEndpoints } from "./endpoints/greeting-endpoints.js";
+import { addCompactionEndpoint } from "./endpoints/compaction-endpoint.js";
 import { SessionStore } from "./sessions/session-store.js";
+import { openSessionsBucket } from "./sessions/sessions-bucket.js";
 import { InstrumentedToolClient } from "./tools/instrumented-tool-client.js";
 import { ModelRouter } from "./model/model-router.js";
 import { modelRoutesOf, type ModelRouteSpec } from "./model/model-routes.js";
@@ -21,12 +24,15 @@ import { UserTurnSlots } from "./fair-share/user-turn-slots.js";
 import { addProjectEndpoints } from "./endpoints/project-endpoints.js";
 import { ProjectStore } from "./projects/project-store.js";
 import { addSettingsEndpoints } from "./endpoints/settings-endpoints.js";
+import { addApprovalEndpoints } from "./endpoints/approval-endpoints.js";
+import { ApprovalStore } from "./approvals/approval-store.js";
 import { SettingsStore } from "./settings/settings-store.js";
 import { SpendingStore } from "./spending/spending-store.js";
 import { Budgets } from "./spending/budgets.js";
 import { addUsageEndpoints } from "./endpoints/usage-endpoints.js";
 import { moveSessionsIntoProjects } from "./migrations/session-project-migration.js";
 import { indexStoredProjects } from "./migrations/project-index-migration.js";
+import { moveOneValueSessions, oneValueSessions } from "./migrations/one-value-session-migration.js";
 
 export interface OrchestratorOptions {
   connection: NatsConnection;
@@ -64,7 +70,8 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   checkReplicasPossible(connection, config.JS_REPLICAS);
   const manager = await connection.jetstreamManager();
   await ensureRunStreams(manager, names, config, prefix);
-  const store = tracedSessionStore(await SessionStore.open(connection, names.sessionsBucket, { maxBytes: config.SESSIONS_BUCKET_MAX_BYTES }));
+  const sessionsBucket = await openSessionsBucket(connection, names.sessionsBucket, { maxBytes: config.SESSIONS_BUCKET_MAX_BYTES });
+  const store = tracedSessionStore(SessionStore.over(sessionsBucket, { olderShapes: oneValueSessions }));
   // a replica that dies gives its users' slots back once it has missed a renewal for as long as the work queue
   // waits before it hands the replica's turns to another (RUN_ACK_WAIT_MS)
   const userTurns = await UserTurnSlots.open(connection, names.turnSlotsBucket, {
@@ -74,13 +81,14 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   });
   const projects = await ProjectStore.open(connection, names.projectsBucket);
   const settings = await SettingsStore.open(connection, names.projectsBucket);
+  const approvals = await ApprovalStore.open(connection, names.approvalsBucket);
   const spending = await SpendingStore.open(connection, names.spendingBucket);
   const budgets = new Budgets(spending, projects, { projectMonthly: config.BUDGET_PROJECT_MONTHLY, userDaily: config.BUDGET_USER_DAILY }, logger);
   // a bucket is the stream KV_<bucket>; the stores create it with one replica
-  for (const stream of [names.runRequests, names.runEvents, `KV_${names.sessionsBucket}`, `KV_${names.turnSlotsBucket}`, `KV_${names.projectsBucket}`, `KV_${names.spendingBucket}`]) {
+  for (const stream of [names.runRequests, names.runEvents, `KV_${names.sessionsBucket}`, `KV_${names.turnSlotsBucket}`, `KV_${names.projectsBucket}`, `KV_${names.spendingBucket}`, `KV_${names.approvalsBucket}`]) {
     await raiseReplicas(manager, stream, config.JS_REPLICAS, logger);
   }
-  const migrated = await store.migrateLegacySessions();
+  const migrated = await moveOneValueSessions(sessionsBucket, store);
   if (migrated > 0) logger.info({ migrated }, "sessions moved to the per-turn storage");
   await indexStoredProjects(projects);
   const placed = await moveSessionsIntoProjects(store, projects);
@@ -97,6 +105,8 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   addProjectEndpoints(service, { connection, config, projects, sessions: store, subjectPrefix: prefix, forgetProject: (id) => settings.deleteProject(id) }, logger);
   addUsageEndpoints(service, { spending, budgets, projects, subjectPrefix: prefix }, logger);
   addSettingsEndpoints(service, { projects, settings, subjectPrefix: prefix }, logger);
+  const audit = new AuditPublisher({ connection, subjectPrefix: prefix, logger });
+  addApprovalEndpoints(service, { approvals, sessions: store, projects, subjectPrefix: prefix, audit: (entry) => void audit.record(entry) }, logger);
   addModelRoutesEndpoint(service, { router: models, projects, subjectPrefix: prefix }, logger);
 
   const cancels = connection.subscribe(prefix + subjects.runCancelAll, {
@@ -139,6 +149,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     settings,
   };
   addGreetingEndpoints(service, deps);
+  addCompactionEndpoint(service, deps);
   const queue = startRunQueue({
     consumer,
     concurrency: config.RUN_CONCURRENCY,

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { ErrorCode, NatsError, type KV } from "nats";
 import { describe, expect, it } from "vitest";
-import { AppError, encodeJson, zeroUsage, type ConversationMessage, type SessionRecord } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import type { ConversationMessage } from "@agent-orchestrator/shared/wire";
 import { headKey, SessionStore } from "./session-store.js";
 import { scratchStreams } from "../testing/scratch-streams.js";
 
@@ -94,45 +95,6 @@ describe("SessionStore", () => {
     expect(failure).toBeInstanceOf(Error);
     expect(AppError.is(failure)).toBe(false);
     expect((failure as Error).message).toBe("stream offline");
-  });
-
-  it("reads a session stored in the old one-value shape and moves it on its next save", async () => {
-    const kv = await openBucket();
-    const store = SessionStore.over(kv);
-    const legacy: SessionRecord = {
-      id: "old1",
-      agent_id: "analyst",
-      owner: "alice",
-      status: "completed",
-      run_id: null,
-      run_started_at: null,
-      last_run_id: "r0",
-      messages: [text("user", 3, "h"), text("assistant", 4)],
-      usage: zeroUsage(),
-      turns: 1,
-      created_at: "2025-01-01T00:00:00.000Z",
-      updated_at: "2025-01-01T00:00:00.000Z",
-    };
-    await kv.put("old1", encodeJson(legacy));
-    const read = await store.get("old1", "alice");
-    expect(read?.version.legacy).toBe(true);
-    expect(await store.get("old1", "bob")).toBeUndefined();
-    const grown = { ...legacy, messages: [...legacy.messages, text("user", 2)] };
-    await store.update(grown, read!.version);
-    expect(await kv.get("old1").then((entry) => entry?.operation)).not.toBe("PUT");
-    const moved = await store.get("old1", "alice");
-    expect(moved?.version.legacy).toBe(false);
-    expect(moved?.record.messages).toEqual(grown.messages);
-  });
-
-  it("moves old one-value sessions at start, so their owner's listing shows them", async () => {
-    const kv = await openBucket();
-    const store = SessionStore.over(kv);
-    const old = { id: "old2", agent_id: "a", owner: "carol", status: "idle", run_id: null, run_started_at: null, last_run_id: null };
-    await kv.put("old2", encodeJson({ ...old, messages: [text("user", 3, "m")], usage: zeroUsage(), turns: 1, created_at: "2025-01-01", updated_at: "2025-01-02" }));
-    expect(await store.migrateLegacySessions()).toBe(1);
-    expect(await store.listByOwner("carol")).toMatchObject([{ id: "old2", title: "mmm", updated_at: "2025-01-02" }]);
-    expect(await store.migrateLegacySessions()).toBe(0);
   });
 });
 

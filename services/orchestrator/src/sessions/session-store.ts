@@ -1,31 +1,25 @@
-import { randomUUID } from "node:crypto";
 import type { KV, KvEntry, NatsConnection } from "nats";
-import {
-  AppError,
-  ConversationMessage,
-  decodeJson,
-  encodeJson,
-  natsFailureKind,
-  SessionHead,
-  SessionRecord,
-  zeroUsage,
-  type ConversationBatch,
-  isCasConflict,
-} from "@agent-orchestrator/shared";
+import { AppError, decodeJson, encodeJson, isCasConflict, natsFailureKind } from "@agent-orchestrator/shared/runtime";
+import { ConversationMessage, SessionHead, SessionRecord, zeroUsage, type ConversationBatch } from "@agent-orchestrator/shared/wire";
 import { z } from "zod";
 import { readThroughFailover, writeThroughFailover } from "../nats/kv-failover.js";
+import { ConversationChunks } from "./conversation-chunks.js";
+import { chatKey, everyHeadFilter, headKey, projectChatKey } from "./session-keys.js";
+import { openSessionsBucket, storeFull, whileRoom } from "./sessions-bucket.js";
 
-/** Bytes of one conversation chunk: well under any NATS server's max_payload (1 MiB by default). */
-export const conversationChunkBytes = 256 * 1024;
+// the facade's callers (tests that write a head as an older version did) name a head's key through it
+export { headKey } from "./session-keys.js";
+
 const titleChars = 80;
 
 /** What a save needs to know about the stored session it read: the head's revision and where its conversation lies. */
 export interface SessionVersion {
+  /** the head's KV revision; 0 when the session has no head yet (read in an older shape), so its save creates one */
   revision: number;
   batches: readonly ConversationBatch[];
   title: string;
-  /** read from the old one-value shape: the next save migrates it */
-  legacy: boolean;
+  /** the key of the session in an older shape, removed once the save has written its head (migrations/) */
+  replaces?: string;
 }
 
 export interface StoredSession {
@@ -33,57 +27,43 @@ export interface StoredSession {
   version: SessionVersion;
 }
 
-/** The key of a session's head: under its owner, so listing one owner's sessions reads only theirs. */
-export const headKey = (owner: string, sessionId: string): string => `${ownerPrefix(owner)}.${sessionId}`;
-const ownerPrefix = (owner: string): string => `owner.${Buffer.from(owner, "utf8").toString("base64url")}`;
-const chunkKey = (sessionId: string, batchId: string, index: number): string => `conversation.${sessionId}.${batchId}.${index}`;
-/** Where a session is, by its id alone: its owner (so its head's key) and its project. Written once, before its head. */
-const chatKey = (sessionId: string): string => `chat.${sessionId}`;
 /**
- * One key per chat of a project, so a project's chats are listed without reading anyone else's. It also keeps the
- * title a person gave the chat: outside the head, which every turn writes by compare-and-set, so a rename never
- * makes a running turn's save fail, and the listing of a project reads it anyway.
+ * Where a session with no head may still be, in a shape from before heads and batches: asked by `get` and
+ * `getState` when they find no head, it gives the session as a version whose save writes its head (`replaces`).
+ * The reader lives in migrations/ (one-value-session-migration.ts), so the store names no old shape itself.
  */
-const projectChatKey = (projectId: string, sessionId: string): string => `project.${projectId}.${sessionId}`;
+export interface OlderSessionShapes {
+  find(bucket: KV, id: string, owner: string): Promise<StoredSession | undefined>;
+}
+
 const ChatPointer = z.object({ owner: z.string(), project_id: z.string() });
 export type ChatPointer = z.infer<typeof ChatPointer>;
 const ProjectChat = z.object({ owner: z.string(), title: z.string().optional() });
 type ProjectChat = z.infer<typeof ProjectChat>;
-const ConversationBatchMessages = z.array(ConversationMessage);
 
 const firstUserText = (messages: readonly ConversationMessage[]): string => {
   const content = messages.find((message) => message.role === "user")?.["content"];
   return typeof content === "string" ? content.slice(0, titleChars) : "";
 };
 
-/** A write the full bucket (or the server's full store) refused, as a clear error: only more room helps, so it is not retried. */
-const storeFull = (error: unknown): AppError =>
-  new AppError(
-    "QUOTA_EXCEEDED",
-    "The session store is full (SESSIONS_BUCKET_MAX_BYTES), so this turn could not be saved; an operator must raise the limit or remove old sessions",
-    { detail: { jetstream: String(error) } },
-  );
-
-/** Runs a KV write, turning a refusal by the full bucket into QUOTA_EXCEEDED. */
-async function whileRoom<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    throw natsFailureKind(error) === "storage-full" ? storeFull(error) : error;
-  }
-}
-
 /**
  * Sessions in the JetStream KV bucket `sessions`: they survive any orchestrator process and any replica
  * can serve the next turn. A session is a small head (`owner.<owner>.<session>`, written with
- * compare-and-set) plus its conversation in batches of chunk keys (`conversation.<session>.<batch>.<n>`),
- * one batch per save, so no value grows with the conversation. A batch is written before the head that
- * names it, under an id no other writer uses, so a save that loses the compare-and-set leaves the stored
- * session as it was. Sessions in the old one-value shape (key = session id) are read as they are and
- * moved to the new shape by their next save, or by `migrateLegacySessions` at start.
+ * compare-and-set) plus its conversation in batches of chunk keys (conversation-chunks.ts), one batch per
+ * save, so no value grows with the conversation. A batch is written before the head that names it, so a save
+ * that loses the compare-and-set leaves the stored session as it was. Each key's place: session-keys.ts.
  */
 export class SessionStore {
-  private constructor(private readonly kv: KV) {}
+  private readonly conversation: ConversationChunks;
+  private readonly olderShapes: OlderSessionShapes | undefined;
+
+  private constructor(
+    private readonly kv: KV,
+    options: { olderShapes?: OlderSessionShapes },
+  ) {
+    this.conversation = new ConversationChunks(kv);
+    this.olderShapes = options.olderShapes;
+  }
 
   /**
    * Reads and a turn's writes are tried again through a server's loss (kv-failover.ts): a request sent through a
@@ -97,24 +77,15 @@ export class SessionStore {
     return writeThroughFailover(this.kv, key, value, () => this.kv.create(key, value));
   }
 
-  /**
-   * Opens (or creates) the bucket, bounded to `maxBytes` when given: a bucket made earlier gets the bound by a
-   * stream update. A KV bucket discards new writes at its bound, never old values (that would lose parts of
-   * conversations), so a full bucket refuses new sessions and new messages with QUOTA_EXCEEDED, while a
-   * head's same-sized rewrite (a turn's status) still succeeds (docs/nats.md "JetStream").
-   */
-  static async open(connection: NatsConnection, bucket: string, options: { maxBytes?: number } = {}): Promise<SessionStore> {
-    const { maxBytes } = options;
-    const kv = await connection.jetstream().views.kv(bucket, { history: 1, ...(maxBytes ? { max_bytes: maxBytes } : {}) });
-    if (maxBytes && (await kv.status()).max_bytes !== maxBytes) {
-      await (await connection.jetstreamManager()).streams.update(`KV_${bucket}`, { max_bytes: maxBytes });
-    }
-    return new SessionStore(kv);
+  /** Opens (or creates) the bucket, bounded to `maxBytes` when given (sessions-bucket.ts). */
+  static async open(connection: NatsConnection, bucket: string, options: { maxBytes?: number; olderShapes?: OlderSessionShapes } = {}): Promise<SessionStore> {
+    const { olderShapes, ...bounds } = options;
+    return new SessionStore(await openSessionsBucket(connection, bucket, bounds), olderShapes ? { olderShapes } : {});
   }
 
-  /** A store over an open bucket (tests wrap the bucket to see which keys are read). */
-  static over(kv: KV): SessionStore {
-    return new SessionStore(kv);
+  /** A store over an open bucket (openSessionsBucket; tests wrap the bucket to see which keys are read). */
+  static over(kv: KV, options: { olderShapes?: OlderSessionShapes } = {}): SessionStore {
+    return new SessionStore(kv, options);
   }
 
   /**
@@ -129,7 +100,7 @@ export class SessionStore {
     const head: SessionHead = { ...withoutMessages(record), title: "", batches: [] };
     try {
       const revision = await whileRoom(() => this.create(headKey(input.owner, input.id), encodeJson(head)));
-      return { record, version: { revision, batches: [], title: "", legacy: false } };
+      return { record, version: { revision, batches: [], title: "" } };
     } catch (error) {
       if (isCasConflict(error)) return undefined;
       throw error;
@@ -146,13 +117,13 @@ export class SessionStore {
     const record = newSession(input, new Date().toISOString(), { status: "idle", run_id: null, run_started_at: null, last_run_id: null, messages: input.messages });
     const written: string[] = [];
     try {
-      const batch = await whileRoom(() => this.writeBatch(input.id, input.messages, written));
+      const batch = await whileRoom(() => this.conversation.write(input.id, input.messages, written));
       const head: SessionHead = { ...withoutMessages(record), title: "", batches: [batch] };
       const revision = await whileRoom(() => this.create(headKey(input.owner, input.id), encodeJson(head)));
-      return { record, version: { revision, batches: [batch], title: "", legacy: false } };
+      return { record, version: { revision, batches: [batch], title: "" } };
     } catch (error) {
       // the batch is named by no head: remove it
-      await Promise.allSettled(written.map((chunk) => this.kv.purge(chunk)));
+      await this.conversation.discard(written);
       if (isCasConflict(error)) return undefined;
       throw error;
     }
@@ -163,11 +134,11 @@ export class SessionStore {
     const entry = await this.read(headKey(owner, id));
     if (entry && entry.operation === "PUT") {
       const head = decodeJson(entry.value, SessionHead);
-      const messages = await this.readConversation(id, head.batches);
+      const messages = await this.conversation.read(id, head.batches);
       const { title, batches, ...state } = head;
-      return { record: { ...state, messages }, version: { revision: entry.revision, batches, title, legacy: false } };
+      return { record: { ...state, messages }, version: { revision: entry.revision, batches, title } };
     }
-    return this.getLegacy(id, owner);
+    return this.olderShapes?.find(this.kv, id, owner);
   }
 
   /** One owner's session's state without its conversation (one KV read); undefined as for `get`. */
@@ -177,7 +148,7 @@ export class SessionStore {
       const { title: _title, batches: _batches, ...state } = decodeJson(entry.value, SessionHead);
       return state;
     }
-    return (await this.getLegacy(id, owner))?.record;
+    return (await this.olderShapes?.find(this.kv, id, owner))?.record;
   }
 
   /** Where the chat `id` is (its owner and project), whoever asks; undefined for an unknown id. */
@@ -252,7 +223,7 @@ export class SessionStore {
    */
   async remove(head: SessionHead, revision: number): Promise<void> {
     await this.kv.purge(headKey(head.owner, head.id), { previousSeq: revision });
-    const keys = head.batches.flatMap((batch) => Array.from({ length: batch.chunks }, (_unused, index) => chunkKey(head.id, batch.id, index)));
+    const keys = this.conversation.keysOf(head.id, head.batches);
     if (head.project_id) keys.push(projectChatKey(head.project_id, head.id));
     keys.push(chatKey(head.id));
     for (const key of keys) await this.kv.purge(key);
@@ -261,7 +232,7 @@ export class SessionStore {
   /** Every head still without a project (written before projects), with its revision. */
   async headsWithoutProject(): Promise<Array<{ head: SessionHead; revision: number }>> {
     const keys: string[] = [];
-    for await (const key of await this.kv.keys("owner.*.*")) keys.push(key);
+    for await (const key of await this.kv.keys(everyHeadFilter)) keys.push(key);
     const found: Array<{ head: SessionHead; revision: number }> = [];
     for (const key of keys) {
       const entry = await this.read(key);
@@ -285,7 +256,7 @@ export class SessionStore {
   async listByOwner(owner: string, limit = 200): Promise<SessionHead[]> {
     // collect the keys first: awaiting other KV calls while iterating cuts the key listing short
     const keys: string[] = [];
-    for await (const key of await this.kv.keys(`${ownerPrefix(owner)}.*`)) keys.push(key);
+    for await (const key of await this.kv.keys(headKey(owner, "*"))) keys.push(key);
     const heads: SessionHead[] = [];
     for (const key of keys) {
       const entry = await this.read(key);
@@ -306,8 +277,8 @@ export class SessionStore {
     const batches = [...version.batches];
     const written: string[] = [];
     if (appended.length > 0) {
-      const batch = await whileRoom(() => this.writeBatch(record.id, appended, written)).catch(async (error: unknown) => {
-        await Promise.allSettled(written.map((chunk) => this.kv.purge(chunk)));
+      const batch = await whileRoom(() => this.conversation.write(record.id, appended, written)).catch(async (error: unknown) => {
+        await this.conversation.discard(written);
         throw error;
       });
       batches.push(batch);
@@ -318,74 +289,16 @@ export class SessionStore {
     let revision: number;
     try {
       const value = encodeJson(head);
-      revision = version.legacy ? await this.create(key, value) : await writeThroughFailover(this.kv, key, value, () => this.kv.update(key, value, version.revision));
+      revision = version.revision === 0 ? await this.create(key, value) : await writeThroughFailover(this.kv, key, value, () => this.kv.update(key, value, version.revision));
     } catch (error) {
       // the batch is named by no head: remove it (a failure here leaves only unreachable keys), unless the head's
       // write timed out to the end, which may have landed naming it
-      if (natsFailureKind(error) !== "timeout") await Promise.allSettled(written.map((chunk) => this.kv.purge(chunk)));
+      if (natsFailureKind(error) !== "timeout") await this.conversation.discard(written);
       if (isCasConflict(error)) throw new AppError("SESSION_BUSY", "The session was changed by another turn", { cause: error });
       throw natsFailureKind(error) === "storage-full" ? storeFull(error) : error;
     }
-    if (version.legacy) await this.kv.delete(record.id);
-    return { revision, batches, title, legacy: false };
-  }
-
-  /**
-   * Moves every session still in the old one-value shape to heads and batches (run at start; the old
-   * keys are the only keys with a single token). One another orchestrator moved first is left to it.
-   */
-  async migrateLegacySessions(): Promise<number> {
-    const keys: string[] = [];
-    for await (const key of await this.kv.keys("*")) keys.push(key);
-    let moved = 0;
-    for (const key of keys) {
-      const entry = await this.read(key);
-      if (!entry || entry.operation !== "PUT") continue;
-      const record = decodeJson(entry.value, SessionRecord);
-      try {
-        await this.update(record, { revision: entry.revision, batches: [], title: "", legacy: true }, record.updated_at);
-        moved++;
-      } catch (error) {
-        if (!AppError.is(error) || error.code !== "SESSION_BUSY") throw error;
-        await this.kv.delete(key);
-      }
-    }
-    return moved;
-  }
-
-  private async getLegacy(id: string, owner: string): Promise<StoredSession | undefined> {
-    const entry = await this.read(id);
-    if (!entry || entry.operation !== "PUT") return undefined;
-    const record = decodeJson(entry.value, SessionRecord);
-    if (record.owner !== owner) return undefined;
-    return { record, version: { revision: entry.revision, batches: [], title: "", legacy: true } };
-  }
-
-  private async writeBatch(sessionId: string, messages: readonly ConversationMessage[], written: string[]): Promise<ConversationBatch> {
-    const id = randomUUID();
-    const bytes = encodeJson(messages);
-    const chunks = Math.max(1, Math.ceil(bytes.byteLength / conversationChunkBytes));
-    for (let index = 0; index < chunks; index++) {
-      const key = chunkKey(sessionId, id, index);
-      written.push(key);
-      const chunk = bytes.subarray(index * conversationChunkBytes, (index + 1) * conversationChunkBytes);
-      await writeThroughFailover(this.kv, key, chunk, () => this.kv.put(key, chunk));
-    }
-    return { id, chunks, messages: messages.length };
-  }
-
-  private async readConversation(sessionId: string, batches: readonly ConversationBatch[]): Promise<ConversationMessage[]> {
-    const messages: ConversationMessage[] = [];
-    for (const batch of batches) {
-      const parts: Uint8Array[] = [];
-      for (let index = 0; index < batch.chunks; index++) {
-        const entry = await this.read(chunkKey(sessionId, batch.id, index));
-        if (!entry || entry.operation !== "PUT") throw new AppError("INTERNAL", `Part of session ${sessionId}'s conversation is missing`);
-        parts.push(entry.value);
-      }
-      messages.push(...decodeJson(Buffer.concat(parts), ConversationBatchMessages));
-    }
-    return messages;
+    if (version.replaces !== undefined) await this.kv.delete(version.replaces);
+    return { revision, batches, title };
   }
 }
 
