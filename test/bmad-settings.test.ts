@@ -151,9 +151,9 @@ describe("BMAD's settings per project and per member", () => {
     expect(await call("alice", "GET", `/api/projects/${projects.search}/settings`)).toMatchObject({
       body: { settings: { bmad: { user_skill_level: "expert" }, customize: { "bmad-agent-analyst": { agent: { icon: "🔍" } } } } },
     });
-    const unknown = await call("alice", "PUT", `/api/projects/${projects.search}/settings`, { approvals: {} });
+    const unknown = await call("alice", "PUT", `/api/projects/${projects.search}/settings`, { schedules: {} });
     expect(unknown).toMatchObject({ status: 400, body: { error: { code: "VALIDATION_ERROR" } } });
-    expect(JSON.stringify(unknown.body)).toContain("approvals");
+    expect(JSON.stringify(unknown.body)).toContain("schedules");
 
     const prompt = systemPrompt((await chatWithMary("bob", projects.search)).first);
     expect(prompt).toContain('"French"');

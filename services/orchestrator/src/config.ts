@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { baseEnvSchema, envInt, parseModelPrice, toolTimeoutDefaultMs, type ModelPrice } from "@agent-orchestrator/shared";
+import { baseEnvSchema, envInt, firstIssue, parseJson, toolTimeoutDefaultMs } from "@agent-orchestrator/shared/runtime";
+import { ApprovalsSettings, builtInApprovals, effectiveApprovals, parseModelPrice, type ModelPrice } from "@agent-orchestrator/shared/wire";
 
 const optionalText = z
   .string()
@@ -10,6 +11,16 @@ const optionalText = z
 const optionalAmount = optionalText
   .transform((value) => (value === undefined ? undefined : Number(value)))
   .pipe(z.number().nonnegative().max(1_000_000_000).optional());
+
+/** APPROVALS_DEFAULTS: JSON in the shape of a project's `approvals`, its keys over the built-in ones. */
+const approvalDefaults = optionalText.transform((text, context) => {
+  if (text === undefined) return builtInApprovals;
+  const json = parseJson(text);
+  const parsed = json.ok ? ApprovalsSettings.safeParse(json.value) : undefined;
+  if (parsed?.success) return effectiveApprovals(builtInApprovals, parsed.data);
+  context.addIssue({ code: "custom", message: parsed ? `not an approvals document: ${firstIssue(parsed.error, "approvals")}` : "not JSON" });
+  return z.NEVER;
+});
 
 export const orchestratorEnvSchema = baseEnvSchema.extend({
   OPENAI_API_KEY: optionalText.describe("key for the model API (OpenAI); a compatible server may need none"),
@@ -63,9 +74,22 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   MAX_TOOL_CALLS_PER_ANSWER: envInt(16, 1, 256).describe(
     "tool calls one model answer may make; the calls beyond get an error result instead of running",
   ),
-  CONTEXT_BUDGET_TOKENS: envInt(100_000, 1_000, 2_000_000).describe(
-    "the most tokens (estimated at 4 bytes a token) a prompt may take; no prompt is sent past it: old tool results become notes first, then older messages are shortened, then the oldest turns dropped (the stored conversation stays whole). Set it below the model's window",
+  MODEL_CONTEXT_WINDOW: envInt(128_000, 1_024, 10_000_000).describe(
+    "tokens the default route's model reads at most (its context window), and every route's that names none (`context_window` in MODEL_ROUTES). Past COMPACTION_THRESHOLD_PERCENT of it a chat is compacted, and no prompt is sent past it less the output reserve (docs/models.md \"Context windows\"). 128000 is the window of OpenAI's mini models; set 32768 for a 32k model, and Ollama's `num_ctx` for Ollama",
   ),
+  MODEL_OUTPUT_RESERVE: envInt(8_192, 0, 1_000_000).describe(
+    "tokens of the window kept free for the model's answer: a prompt is never longer than the window less this. A route's `output_reserve`, else its `max_output_tokens`, else this. Must be below the window",
+  ),
+  COMPACTION_THRESHOLD_PERCENT: envInt(80, 10, 95).describe(
+    "a chat whose next prompt passes this share of its route's window is compacted before the call: old tool results first become stubs, then, if that is not enough, the older conversation a hand-off summary (docs/models.md \"Compaction\")",
+  ),
+  CONTEXT_BUDGET_TOKENS: z
+    .string()
+    .optional()
+    .refine((value) => value === undefined || value.trim() === "", {
+      message: "removed: a prompt is now kept within its route's context window; set MODEL_CONTEXT_WINDOW and MODEL_OUTPUT_RESERVE (or `context_window` per route in MODEL_ROUTES) instead (docs/models.md \"Context windows\")",
+    })
+    .describe("removed (one prompt budget for every model); set, the orchestrator refuses to start: use MODEL_CONTEXT_WINDOW and MODEL_OUTPUT_RESERVE"),
   MODEL_ANSWER_MAX_BYTES: envInt(2 * 1024 * 1024, 16 * 1024, 64 * 1024 * 1024).describe(
     "bytes of one model answer (text plus tool-call ids, names and arguments): past it the stream is stopped, the answer kept up to it with a note, and the turn ends with MODEL_OUTPUT_TOO_LARGE. One streamed event larger than 6× this plus 64 KiB is refused before it is buffered. 2 MiB holds a save_output of a whole WRITE_MAX_BYTES (1 MiB) file as JSON-escaped arguments and keeps a text answer within one `done` event of the shipped 4 MiB max_payload",
   ),
@@ -110,6 +134,9 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   ),
   BUDGET_PROJECT_MONTHLY: optionalAmount.describe(
     "what one project may spend per UTC month, in the prices' currency (MODEL_PRICE, the routes' `price`); a project's owner may set its own (`PUT /api/projects/:id/budget`). Once spent, a new turn is refused with BUDGET_EXCEEDED (402) and a running one stops at its next model call (docs/models.md \"Budgets\"); unset: no limit",
+  ),
+  APPROVALS_DEFAULTS: approvalDefaults.describe(
+    "the approval policies of a project that sets none, as JSON in the shape of the settings document's `approvals` (`{\"tools\":{\"save_output\":\"ask\"},\"commands\":[{\"pattern\":\"npm test\",\"policy\":\"allow\"}],\"deciders\":\"editors\",\"expire_minutes\":60}`); each key given replaces the built-in one (`tools` tool by tool). Built in: save_output, edit_file and run_script allow, run_command ask but for `git status*`, `git diff*`, `git log*`, `git show*`; the requester and the owner decide; a call waits 1440 minutes (docs/approvals.md)",
   ),
   BUDGET_USER_DAILY: optionalAmount.describe(
     "what one user may spend per UTC day across every project, in the prices' currency; enforced as BUDGET_PROJECT_MONTHLY is, and not overridable; unset: no limit",

@@ -28,12 +28,32 @@ export const AuditAction = z.enum([
   "chat_started",
   "chat_cancelled",
   "chat_deleted",
+  /** a member approved or rejected a pending tool call (docs/approvals.md); `call` holds its arguments */
+  "approval_decided",
 ]);
 export type AuditAction = z.infer<typeof AuditAction>;
 
 /** ok: done; refused: the caller may not (401, 403, 404 of a project they cannot see, a limit); failed: it went wrong. */
 export const AuditOutcome = z.enum(["ok", "refused", "failed"]);
 export type AuditOutcome = z.infer<typeof AuditOutcome>;
+
+/**
+ * The tool call a decision was about: its arguments as the model sent them and, when a member edited them, as they ran,
+ * each previewed (long strings cut, naming their length) with the SHA-256 of the whole JSON, so the record stays small
+ * and still names exactly what ran.
+ */
+export const AuditToolCall = z.object({
+  tool: z.string(),
+  call_id: z.string(),
+  approval_id: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  arguments_sha256: z.string(),
+  edited_arguments: z.record(z.string(), z.unknown()).optional(),
+  edited_arguments_sha256: z.string().optional(),
+  /** set when a preview was cut */
+  truncated: z.boolean().optional(),
+});
+export type AuditToolCall = z.infer<typeof AuditToolCall>;
 
 /** Longest `detail` kept: a code or a short note, never content. */
 export const maxAuditDetailChars = 200;
@@ -52,6 +72,8 @@ export const AuditRecord = z.object({
   outcome: AuditOutcome,
   /** a small note (an error code, a role, a file count); never file contents, secrets or tokens */
   detail: z.string().max(maxAuditDetailChars).optional(),
+  /** on `approval_decided`: the call and its arguments, original and edited */
+  call: AuditToolCall.optional(),
 });
 export type AuditRecord = z.infer<typeof AuditRecord>;
 

@@ -35,6 +35,16 @@ export const ErrorCode = z.enum([
   "BUDGET_EXCEEDED",
   /** the user already holds PERSONAL_TOKENS_PER_USER personal tokens: revoke one to make another */
   "TOKEN_LIMIT",
+  /** a pending tool call that does not exist, or is another chat's (docs/approvals.md) */
+  "APPROVAL_NOT_FOUND",
+  /** a decision on a call that is no longer pending: decided already, expired or cancelled */
+  "APPROVAL_DECIDED",
+  /** a turn that waited for a decision past `approvals.expire_minutes` ended with this (what it wrote is kept) */
+  "APPROVAL_EXPIRED",
+  /** a tool call its project's policy refuses (`deny`), or one that needs a decision where nobody can give one (`/v1`, a subagent) */
+  "TOOL_CALL_DENIED",
+  /** a tool call a member rejected; the message is theirs */
+  "TOOL_CALL_REJECTED",
   // sandbox verdicts (tool-runner)
   "ACCESS_DENIED",
   "INVALID_PATH",

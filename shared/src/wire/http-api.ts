@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { Attachments } from "./chat-attachment.js";
+import { ApprovalDecisionBody } from "./approvals/approval-messages.js";
+import { approvalIdSchema } from "./approvals/approval-record.js";
 import { MemberRole, newProjectName } from "./projects/project-record.js";
 import { ActivationRequest } from "./registry-messages.js";
 import { maxUserMessageChars } from "./run-messages.js";
@@ -43,6 +45,8 @@ export const WsClientMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("watch"), session_id: z.string().regex(subjectTokenPattern) }),
   /** stop this socket's watches of the session (their slots count against WS_MAX_WATCHES_PER_SOCKET and _PER_USER) */
   z.object({ type: z.literal("unwatch"), session_id: z.string().regex(subjectTokenPattern) }),
+  /** a decision on a pending tool call of the session (docs/approvals.md), answered and broadcast as `approval_decided` */
+  z.object({ type: z.literal("approve"), session_id: z.string().regex(subjectTokenPattern), approval_id: approvalIdSchema, ...ApprovalDecisionBody.shape }),
 ]);
 export type WsClientMessage = z.infer<typeof WsClientMessage>;
 

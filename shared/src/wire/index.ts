@@ -10,7 +10,11 @@
  */
 export { AgentDefinition, AgentFormat, AgentSource, AgentSummary, MenuItem, Persona } from "./agent.js";
 export { withAttachedFiles } from "./attached-files-note.js";
-export { AuditAction, AuditOutcome, AuditPage, AuditQuery, AuditRecord, maxAuditDetailChars } from "./audit-record.js";
+export { ApprovalDecideReply, ApprovalDecideRequest, ApprovalDecisionBody, ApprovalListReply, ApprovalListRequest, ApprovalView } from "./approvals/approval-messages.js";
+export { ApprovalDecided, ApprovalDecision, ApprovalOutcome, ApprovalRecord, ApprovalStatus, ToolArguments, approvalIdSchema, maxDecisionMessageChars } from "./approvals/approval-record.js";
+export { commandLineParts, normaliseSpace, scanCommandLine } from "./approvals/command-line-parts.js";
+export type { CommandLineScan } from "./approvals/command-line-parts.js";
+export { AuditAction, AuditOutcome, AuditPage, AuditQuery, AuditRecord, AuditToolCall, maxAuditDetailChars } from "./audit-record.js";
 export { givenName, hasBidiFormat, withoutBidiFormat } from "./bidi-format.js";
 export { AttachedFile, AttachedFiles, Attachment, AttachmentName, Attachments, maxAttachments } from "./chat-attachment.js";
 export { ErrorBody, ErrorCode, ErrorReply } from "./error-code.js";
@@ -132,6 +136,19 @@ export {
   maxMemberSettingsBytes,
   maxProjectSettingsBytes,
 } from "./settings/bmad-settings.js";
+export {
+  ApprovalDeciders,
+  ApprovalPolicy,
+  ApprovalToolName,
+  ApprovalsSettings,
+  CommandPattern,
+  CommandRule,
+  EffectiveApprovals,
+  builtInApprovals,
+  effectiveApprovals,
+  maxCommandRules,
+  maxExpireMinutes,
+} from "./settings/approvals-settings.js";
 export { CallerName, MemberSettingsPutRequest, MemberSettingsReply, MemberSettingsRequest, ProjectSettingsPutRequest, ProjectSettingsReply, ProjectSettingsRequest } from "./settings/settings-messages.js";
 export { SignInSession, SignInStatus, SignInVia } from "./sign-in.js";
 export { skillNamePattern } from "./skill-name-pattern.js";

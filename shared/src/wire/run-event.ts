@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ErrorBody } from "./error-code.js";
 import { Usage } from "./usage.js";
 import { AgentModel } from "./model-routes.js";
+import { ApprovalOutcome } from "./approvals/approval-record.js";
 
 /**
  * On a subagent's delta, tool_call and tool_result events relayed on its parent's run: the parent's
@@ -56,6 +57,38 @@ export const RunEvent = z.discriminatedUnion("type", [
     duration_ms: z.number().nonnegative(),
     ...nested,
   }),
+  z.object({
+    ...base,
+    type: z.literal("approval_required"),
+    /** the pending call's id: a member decides it (docs/approvals.md) */
+    approval_id: z.string(),
+    call_id: z.string(),
+    /** the tool's name, as on tool_call */
+    tool: z.string(),
+    /** the model's arguments, previewed as on tool_call (the decision's `arguments` must be whole) */
+    arguments: z.record(z.string(), z.unknown()),
+    arguments_truncated: z.boolean().optional(),
+    /** why it waits, in words a member reads */
+    reason: z.string(),
+    /** ISO time after which the call can no longer be decided and the turn ends */
+    expires_at: z.string(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("approval_decided"),
+    approval_id: z.string(),
+    /** approve or reject (a member), expire (nobody decided in time) or cancel (the chat was cancelled) */
+    decision: ApprovalOutcome,
+    /** the member who decided or cancelled; absent for an expiry */
+    by: z.string().optional(),
+    /** set when the member approved changed arguments */
+    arguments_edited: z.boolean().optional(),
+  }),
+  /**
+   * the chat was compacted before the model call that follows (docs/models.md "Compaction"): the prompt's tokens
+   * before and after, its stage and why
+   */
+  z.object({ ...base, type: z.literal("compaction"), ...compactionEventFields, ...nested }),
   z.object({
     ...base,
     type: z.literal("done"),

@@ -75,6 +75,13 @@ export const subjects = {
    * gateway checks again the access of whoever watches its chats (ProjectChanged; docs/projects.md "What a project is")
    */
   projectChanged: (projectId: string) => `project.changed.${projectId}`,
+  /**
+   * orchestrator: pending tool calls (docs/approvals.md): a chat's or every one the caller may decide (list), and a
+   * member's decision on one (decide); request/reply
+   */
+  approvalList: "agent.approval.list",
+  approvalDecide: "agent.approval.decide",
+  approvalRequestAll: "agent.approval.*",
   /** orchestrator: the caller's own spending, today and this month (request/reply; docs/models.md "Cost totals") */
   usageUser: "agent.usage.user",
   /**
@@ -137,6 +144,11 @@ export function jetStreamNames(subjectPrefix = "") {
      * compare-and-set and counting a turn's delivery once
      */
     spendingBucket: `${lead}spending`,
+    /**
+     * tool calls waiting for a member's decision (docs/approvals.md): `approval.<session>.<approval>` records, moved by
+     * compare-and-set, and `pending.<project>.<session>.<approval>` index keys while they wait
+     */
+    approvalsBucket: `${lead}approvals`,
     /** the audit log (docs/audit.md), made by the gateway at its start */
     auditStream: `${lead}AUDIT`,
     /** personal API tokens by sha256 and by owner (docs/tokens.md), made and read by the gateway only */

@@ -21,6 +21,11 @@ export const httpStatusByCode: Readonly<Record<ErrorCode, number>> = {
   // not 429: no retry succeeds before the budget resets or is raised, and OpenAI's clients retry a 429 on their own
   BUDGET_EXCEEDED: 402,
   TOKEN_LIMIT: 409,
+  APPROVAL_NOT_FOUND: 404,
+  APPROVAL_DECIDED: 409,
+  APPROVAL_EXPIRED: 410,
+  TOOL_CALL_DENIED: 403,
+  TOOL_CALL_REJECTED: 403,
   ACCESS_DENIED: 403,
   INVALID_PATH: 400,
   PATH_OUTSIDE_ROOT: 403,

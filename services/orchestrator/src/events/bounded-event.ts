@@ -37,12 +37,13 @@ function previewValue(value: unknown, depth: number): { value: unknown; cut: boo
 
 /**
  * What a `tool_call` event shows of the model's arguments: long strings cut to a preview that names their
- * full length, and the whole under a byte budget. The tool itself always gets the full arguments.
+ * full length, and the whole under a byte budget (64 KiB; a listing of many pending approvals gives less). The
+ * tool itself always gets the full arguments.
  */
-export function previewArguments(args: Record<string, unknown>): { arguments: Record<string, unknown>; truncated: boolean } {
+export function previewArguments(args: Record<string, unknown>, budgetBytes = argumentsBudgetBytes): { arguments: Record<string, unknown>; truncated: boolean } {
   const shown = previewValue(args, 0);
   const value = shown.value as Record<string, unknown>;
-  if (byteLength(value) <= argumentsBudgetBytes) return { arguments: value, truncated: shown.cut };
+  if (byteLength(value) <= budgetBytes) return { arguments: value, truncated: shown.cut };
   const json = JSON.stringify(value);
   return { arguments: { preview: `${headOf(json, argumentPreviewChars)}\n[... cut for display: ${byteLength(args)} bytes in all]` }, truncated: true };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "nats";
 import type { Logger } from "pino";
-import { AuditRecord, maxAuditDetailChars, type AuditAction, type AuditOutcome } from "../../wire/audit-record.js";
+import { AuditRecord, maxAuditDetailChars, type AuditAction, type AuditOutcome, type AuditToolCall } from "../../wire/audit-record.js";
 import { subjects, subjectTokenPattern } from "../../wire/subjects.js";
 import { encodeJson } from "../nats-request.js";
 import { retryNats } from "../nats/nats-retry.js";
@@ -15,6 +15,7 @@ export interface AuditEntry {
   client_address?: string | undefined;
   outcome: AuditOutcome;
   detail?: string | undefined;
+  call?: AuditToolCall | undefined;
 }
 
 /** Each publish waits this long for the stream's acknowledgement. */

@@ -18,9 +18,9 @@ describe("BMAD's settings documents", () => {
   });
 
   it("refuses a top-level key it does not know, naming it, and a member's answer that is not theirs to give", () => {
-    const unknown = ProjectSettings.safeParse({ bmad: {}, approvals: { tools: {} } });
+    const unknown = ProjectSettings.safeParse({ bmad: {}, schedules: { nightly: true } });
     expect(unknown.success).toBe(false);
-    expect(JSON.stringify(unknown.error?.issues)).toContain("approvals");
+    expect(JSON.stringify(unknown.error?.issues)).toContain("schedules");
     expect(MemberSettings.safeParse({ bmad: { project_name: "Mine" } }).success).toBe(false);
   });
 
