@@ -84,11 +84,6 @@ export const RunEvent = z.discriminatedUnion("type", [
     /** set when the member approved changed arguments */
     arguments_edited: z.boolean().optional(),
   }),
-  /**
-   * the chat was compacted before the model call that follows (docs/models.md "Compaction"): the prompt's tokens
-   * before and after, its stage and why
-   */
-  z.object({ ...base, type: z.literal("compaction"), ...compactionEventFields, ...nested }),
   z.object({
     ...base,
     type: z.literal("done"),
