@@ -1,4 +1,4 @@
-import { baseEnvSchema, envInt } from "@agent-orchestrator/shared";
+import { baseEnvSchema, envInt } from "@agent-orchestrator/shared/runtime";
 import { z } from "zod";
 
 /** The registry's settings, from the environment (validated at start; a bad value names the variable). */

@@ -1,16 +1,14 @@
 import { resolve } from "node:path";
 import type { NatsConnection } from "nats";
+import { AppError, addJsonEndpoint, encodeJson, type Logger } from "@agent-orchestrator/shared/runtime";
 import {
   ActivationRequest,
-  AppError,
   GetAgentRequest,
   ListAgentsRequest,
   ListBundlesRequest,
   SkillRequest,
-  addJsonEndpoint,
   HelpCatalogueRequest,
   type HelpCatalogueReply,
-  encodeJson,
   serviceNames,
   subjects,
   type ActivationReply,
@@ -18,10 +16,9 @@ import {
   type GetAgentReply,
   type ListAgentsReply,
   type ListBundlesReply,
-  type Logger,
   type RegistryChanged,
   type SkillReply,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import { buildActivation } from "./activation/activation-document.js";
 import { AgentRegistry, type RegistryChange } from "./discovery/agent-registry.js";
 import { discoveryLimits, type RegistryConfig } from "./config.js";

@@ -1,4 +1,5 @@
-import { getOwn, type ActivationData, type MenuItem, type SkillAgentExtras } from "@agent-orchestrator/shared";
+import { type SkillAgentExtras } from "@agent-orchestrator/shared/bmad";
+import { getOwn, type ActivationData, type MenuItem } from "@agent-orchestrator/shared/wire";
 import { renderActivationText } from "./activation-text.js";
 import type { AgentRecord } from "../discovery/discovery-context.js";
 

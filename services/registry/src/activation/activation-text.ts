@@ -1,4 +1,4 @@
-import type { ActivationData, MenuItem } from "@agent-orchestrator/shared";
+import type { ActivationData, MenuItem } from "@agent-orchestrator/shared/wire";
 
 const separator = "\n---\n";
 

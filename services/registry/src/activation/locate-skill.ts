@@ -1,6 +1,7 @@
 import { realpath } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import { findTreeSkills, isInside, skillNotFound } from "@agent-orchestrator/shared";
+import { findTreeSkills, skillNotFound } from "@agent-orchestrator/shared/bmad";
+import { isInside } from "@agent-orchestrator/shared/runtime";
 import type { DiscoveryContext } from "../discovery/discovery-context.js";
 import { listInstalledSkills } from "../discovery/skill-folders.js";
 

@@ -1,4 +1,4 @@
-import type { SkillActivationData } from "@agent-orchestrator/shared";
+import type { SkillActivationData } from "@agent-orchestrator/shared/wire";
 import { section, userRequestSection } from "./activation-text.js";
 
 /** File paths shown in the text at most; `data.files` has them all. */

@@ -1,6 +1,7 @@
 import { symlink } from "node:fs/promises";
 import { join } from "node:path";
-import { AppError, SkillActivationData } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { SkillActivationData } from "@agent-orchestrator/shared/wire";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBmadTree, type BmadTree } from "../testing/bmad-tree.js";
 import type { DiscoveryLimits } from "../config.js";

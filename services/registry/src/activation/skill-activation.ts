@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import {
-  AppError,
   customizationKind,
   isTable,
   listSkillFolder,
@@ -8,10 +7,10 @@ import {
   resolveSkillText,
   skillFileName,
   skillOverrideLayers,
-  type RegistryWarning,
-  type SkillActivationData,
   type TomlTable,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/bmad";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { type RegistryWarning, type SkillActivationData } from "@agent-orchestrator/shared/wire";
 import { variablesIn } from "./activation-document.js";
 import type { DiscoveryContext } from "../discovery/discovery-context.js";
 import { readInstallIndex } from "../discovery/install-index.js";

@@ -2,7 +2,7 @@ import { rename, symlink, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBmadTree, type BmadTree } from "../testing/bmad-tree.js";
-import type { ParseOutcome } from "@agent-orchestrator/shared";
+import type { ParseOutcome } from "@agent-orchestrator/shared/bmad";
 import { FileParseCache } from "./file-parse-cache.js";
 
 /** A parser that counts its calls: "ok:<value>" parses, anything else fails. */

@@ -1,7 +1,8 @@
 import type { Stats } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
-import { isInside } from "@agent-orchestrator/shared";
-import type { ParseOutcome, RegistryWarningCode } from "@agent-orchestrator/shared";
+import { isInside } from "@agent-orchestrator/shared/runtime";
+import type { ParseOutcome } from "@agent-orchestrator/shared/bmad";
+import type { RegistryWarningCode } from "@agent-orchestrator/shared/wire";
 import { readTextFile } from "./read-text-file.js";
 
 /** Why a file gave no value: gone, outside its folder, too large, unreadable, or not parseable. */

@@ -1,4 +1,4 @@
-import type { AgentSummary, BundleInfo, RegistryChanged, RegistryWarning } from "@agent-orchestrator/shared";
+import type { AgentSummary, BundleInfo, RegistryChanged, RegistryWarning } from "@agent-orchestrator/shared/wire";
 import type { DiscoveryLimits } from "../config.js";
 import { discoverSources } from "./discover-sources.js";
 import { createDiscoveryContext, type AgentRecord, type DiscoveryContext } from "./discovery-context.js";

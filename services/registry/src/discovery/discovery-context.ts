@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
-import { parseAgentForCache, parseBundleManifest, parseCsvTable, parseModuleConfig, parseSkillMd, parseTomlLayer, parseYamlMapping, type AgentDefinition, type BundleInfo, type CsvRow, type ParsedAgent, type ReadManifest, type SkillDocument, type TomlTable } from "@agent-orchestrator/shared";
+import { parseAgentForCache, parseBundleManifest, parseCsvTable, parseModuleConfig, parseSkillMd, parseTomlLayer, parseYamlMapping, type CsvRow, type ParsedAgent, type ReadManifest, type SkillDocument, type TomlTable } from "@agent-orchestrator/shared/bmad";
+import { type AgentDefinition, type BundleInfo } from "@agent-orchestrator/shared/wire";
 import type { DiscoveryLimits } from "../config.js";
 import { FileParseCache } from "../cache/file-parse-cache.js";
 

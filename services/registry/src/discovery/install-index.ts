@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { asMapping, cell, centralConfigLayers, field, isTable, mergeLayers, scalarText, type CsvRow, type RegistryWarning, type TomlTable } from "@agent-orchestrator/shared";
+import { asMapping, cell, centralConfigLayers, field, isTable, mergeLayers, scalarText, type CsvRow, type TomlTable } from "@agent-orchestrator/shared/bmad";
+import { type RegistryWarning } from "@agent-orchestrator/shared/wire";
 import type { DiscoveryContext } from "./discovery-context.js";
 import type { FileParseCache } from "../cache/file-parse-cache.js";
 import { loadOptional } from "./load-agent.js";

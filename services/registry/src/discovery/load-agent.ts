@@ -1,4 +1,5 @@
-import type { ParsedAgent, RegistryWarning, RegistryWarningCode } from "@agent-orchestrator/shared";
+import type { ParsedAgent } from "@agent-orchestrator/shared/bmad";
+import type { RegistryWarning, RegistryWarningCode } from "@agent-orchestrator/shared/wire";
 import type { DiscoveryContext } from "./discovery-context.js";
 import type { FileParseCache, LoadOutcome } from "../cache/file-parse-cache.js";
 

@@ -1,4 +1,4 @@
-import type { ParsedAgent } from "@agent-orchestrator/shared";
+import type { ParsedAgent } from "@agent-orchestrator/shared/bmad";
 import { defaultIcon, type AgentRecord } from "./discovery-context.js";
 
 /** Where an installed module's agent sits and what it is called. */

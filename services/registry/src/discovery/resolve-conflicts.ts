@@ -1,4 +1,4 @@
-import type { BundleInfo, RegistryWarning } from "@agent-orchestrator/shared";
+import type { BundleInfo, RegistryWarning } from "@agent-orchestrator/shared/wire";
 import type { AgentRecord, SourceScan } from "./discovery-context.js";
 
 /** What the registry serves after one scan. */

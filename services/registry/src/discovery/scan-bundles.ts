@@ -1,8 +1,9 @@
 import type { Dirent } from "node:fs";
 import { readdir, realpath } from "node:fs/promises";
 import { join } from "node:path";
-import type { AgentDefinition, BundleInfo, RegistryWarning } from "@agent-orchestrator/shared";
-import { mapWithConcurrency, type BundleManifest, type ManifestAgent, type ParsedAgent } from "@agent-orchestrator/shared";
+import type { AgentDefinition, BundleInfo, RegistryWarning } from "@agent-orchestrator/shared/wire";
+import { type BundleManifest, type ManifestAgent, type ParsedAgent } from "@agent-orchestrator/shared/bmad";
+import { mapWithConcurrency } from "@agent-orchestrator/shared/runtime";
 import { byName, defaultIcon, scanConcurrency, type AgentRecord, type DiscoveryContext, type SourceScan } from "./discovery-context.js";
 import { loadAgent, reportOutcome } from "./load-agent.js";
 

@@ -1,7 +1,7 @@
 import { realpath } from "node:fs/promises";
 import { join } from "node:path";
-import type { BundleInfo, RegistryWarning } from "@agent-orchestrator/shared";
-import { cell } from "@agent-orchestrator/shared";
+import type { BundleInfo, RegistryWarning } from "@agent-orchestrator/shared/wire";
+import { cell } from "@agent-orchestrator/shared/bmad";
 import type { DiscoveryContext, SourceScan } from "./discovery-context.js";
 import { manifestRelease, readInstallIndex, type InstallIndex } from "./install-index.js";
 import { loadOptional } from "./load-agent.js";

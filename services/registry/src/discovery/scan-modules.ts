@@ -1,7 +1,8 @@
 import type { Dirent } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { mapWithConcurrency, type BundleInfo, type RegistryWarning } from "@agent-orchestrator/shared";
+import { mapWithConcurrency } from "@agent-orchestrator/shared/runtime";
+import { type BundleInfo, type RegistryWarning } from "@agent-orchestrator/shared/wire";
 import { byName, scanConcurrency, type AgentRecord, type DiscoveryContext, type SourceScan } from "./discovery-context.js";
 import { moduleAgent } from "./module-agent.js";
 import { loadAgent, reportOutcome } from "./load-agent.js";

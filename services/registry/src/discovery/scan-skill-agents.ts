@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { asMapping, buildSkillAgent, cell, isTable, mergeLayers, scalarText, skillFileName, skillOverrideLayers, type CsvRow, type RegistryWarning, type TomlTable } from "@agent-orchestrator/shared";
+import { asMapping, buildSkillAgent, cell, isTable, mergeLayers, scalarText, skillFileName, skillOverrideLayers, type CsvRow, type TomlTable } from "@agent-orchestrator/shared/bmad";
+import { type RegistryWarning } from "@agent-orchestrator/shared/wire";
 import type { AgentRecord, DiscoveryContext } from "./discovery-context.js";
 import type { InstallIndex } from "./install-index.js";
 import { loadOptional, reportOutcome } from "./load-agent.js";

@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdir, realpath } from "node:fs/promises";
 import { basename, join } from "node:path";
-import type { BundleInfo, RegistryWarning } from "@agent-orchestrator/shared";
+import type { BundleInfo, RegistryWarning } from "@agent-orchestrator/shared/wire";
 import { byName, type AgentRecord, type DiscoveryContext, type SourceScan } from "./discovery-context.js";
 import { manifestRelease } from "./install-index.js";
 import { moduleAgent } from "./module-agent.js";

@@ -1,7 +1,9 @@
 import type { Dirent } from "node:fs";
 import { readdir, realpath } from "node:fs/promises";
 import { join } from "node:path";
-import { findToolSkills, isInside, isSkillHostName, skillsFolderName, type RegistryWarning } from "@agent-orchestrator/shared";
+import { findToolSkills, isSkillHostName, skillsFolderName } from "@agent-orchestrator/shared/bmad";
+import { isInside } from "@agent-orchestrator/shared/runtime";
+import { type RegistryWarning } from "@agent-orchestrator/shared/wire";
 import { byName, type DiscoveryContext } from "./discovery-context.js";
 
 /** One installed copy of a skill: `.<tool>/skills/<name>/`. */

@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { checkManifestPath, coreModuleFolder, criticalFiles, isInside, isInstallTreeName, mapWithConcurrency, type AgentDefinition } from "@agent-orchestrator/shared";
+import { checkManifestPath, coreModuleFolder, criticalFiles, isInstallTreeName } from "@agent-orchestrator/shared/bmad";
+import { isInside, mapWithConcurrency } from "@agent-orchestrator/shared/runtime";
+import { type AgentDefinition } from "@agent-orchestrator/shared/wire";
 import { scanConcurrency } from "./discovery-context.js";
 import { statKey } from "../cache/file-parse-cache.js";
 import type { Catalog } from "./resolve-conflicts.js";

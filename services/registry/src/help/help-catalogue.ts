@@ -1,7 +1,8 @@
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { parseHelpCatalogue, type AgentDefinition, type HelpCatalogueEntry, type HelpEntry } from "@agent-orchestrator/shared";
+import { parseHelpCatalogue, type HelpEntry } from "@agent-orchestrator/shared/bmad";
+import { type AgentDefinition, type HelpCatalogueEntry } from "@agent-orchestrator/shared/wire";
 import { readTextFile } from "../cache/read-text-file.js";
 
 // a catalogue is a few dozen rows; one far larger is not one

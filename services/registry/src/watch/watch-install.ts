@@ -1,7 +1,8 @@
 import type { Dirent } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { isInstallTreeName, isSkillHostName, skillsFolderName, type Logger } from "@agent-orchestrator/shared";
+import { isInstallTreeName, isSkillHostName, skillsFolderName } from "@agent-orchestrator/shared/bmad";
+import { type Logger } from "@agent-orchestrator/shared/runtime";
 import { watchTree, type TreeWatcher } from "./watch-tree.js";
 
 /** Where to watch and how to report; the same settings as one tree's watch. */

@@ -9,7 +9,7 @@
 //   which also re-arms the watch when the folder is deleted and created again.
 import { watch, type FSWatcher } from "node:fs";
 import { stat } from "node:fs/promises";
-import type { Logger } from "@agent-orchestrator/shared";
+import type { Logger } from "@agent-orchestrator/shared/runtime";
 
 /** Where to watch and how to report. */
 export interface TreeWatchOptions {
