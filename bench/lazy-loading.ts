@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import { toolDefinitionsForModel } from "@agent-orchestrator/shared";
+import { toolDefinitionsForModel } from "@agent-orchestrator/shared/wire";
 import type { BenchContext } from "./support/bench-context.js";
 import { bmadMedianBytes, plannerWorkflowCount } from "./support/bench-bmad-tree.js";
 import { chatJson } from "./support/gateway-client.js";

@@ -5,7 +5,7 @@
  * first content chunk. A new session each time; the model answers at once with text.
  */
 import OpenAI from "openai";
-import { toolDefinitionsForModel } from "@agent-orchestrator/shared";
+import { toolDefinitionsForModel } from "@agent-orchestrator/shared/wire";
 import type { BenchContext } from "./support/bench-context.js";
 import { latencySamples, pick, warmupRounds } from "./support/bench-settings.js";
 import { startDistributionFloor } from "./support/distribution-floor.js";

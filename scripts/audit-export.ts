@@ -7,7 +7,7 @@
 import { once } from "node:events";
 import { parseArgs } from "node:util";
 import { connect } from "nats";
-import { AuditQuery } from "@agent-orchestrator/shared";
+import { AuditQuery } from "@agent-orchestrator/shared/wire";
 import { exportAudit } from "./lib/audit-export.js";
 
 const { values } = parseArgs({

@@ -1,6 +1,6 @@
 import { Agent, OpenAIChatCompletionsModel, Runner, tool } from "@openai/agents";
 import type OpenAI from "openai";
-import { toolCatalog, type ToolName } from "@agent-orchestrator/shared";
+import { toolCatalog, type ToolName } from "@agent-orchestrator/shared/wire";
 import type { ExecuteTool } from "./raw-openai-loop.js";
 
 /** One session through the OpenAI Agents SDK. */

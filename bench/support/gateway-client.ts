@@ -1,4 +1,4 @@
-import type { Usage } from "@agent-orchestrator/shared";
+import type { Usage } from "@agent-orchestrator/shared/wire";
 
 /** The JSON answer of `POST /api/chat`. */
 export interface ChatAnswer {

@@ -1,6 +1,6 @@
 import type OpenAI from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import { toolDefinitionsForModel } from "@agent-orchestrator/shared";
+import { toolDefinitionsForModel } from "@agent-orchestrator/shared/wire";
 
 /** Runs one tool call of the model; the result is sent back as JSON. */
 export type ExecuteTool = (name: string, args: unknown) => Promise<unknown>;

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { parseEnv } from "@agent-orchestrator/shared";
+import { parseEnv } from "@agent-orchestrator/shared/runtime";
 
 /** A service's configuration from bench settings, checked by the service's own schema (as its main would). */
 export function settings<S extends z.ZodObject>(schema: S, env: Record<string, string>): z.infer<S> {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { NodeTracerProvider, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-node";
-import { setTracingActive } from "@agent-orchestrator/shared";
+import { setTracingActive } from "@agent-orchestrator/shared/runtime";
 import { settleMs } from "./bench-settings.js";
 import { summarize } from "./stats.js";
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { once } from "node:events";
 import http from "node:http";
-import { parseJson } from "@agent-orchestrator/shared";
+import { parseJson } from "@agent-orchestrator/shared/runtime";
 
 /** What a streamed upload was answered, and what was sent. */
 export interface StreamedUpload {

@@ -1,4 +1,4 @@
-import type { RunEvent } from "@agent-orchestrator/shared";
+import type { RunEvent } from "@agent-orchestrator/shared/wire";
 import { describe, expect, it } from "vitest";
 import type { AgentDetail, TurnRecord } from "./eval-client.js";
 import { gradeStep, showsItem, type StepRecord } from "./eval-checks.js";

@@ -3,7 +3,7 @@
  * arguments and results, the answer), the project's files afterwards, and the config the eval wrote. Each
  * rule is a pure function of that record; docs/eval.md "Checks" says what each one means.
  */
-import type { RunEvent } from "@agent-orchestrator/shared";
+import type { RunEvent } from "@agent-orchestrator/shared/wire";
 import { detectLanguage, isDetectableLanguage } from "./language.js";
 import type { AgentDetail, Greeting, MenuItem, ProjectFile, TurnRecord } from "./eval-client.js";
 import type { CheckName, Journey, JourneyStep } from "./eval-journeys.js";

@@ -3,7 +3,7 @@
  * only to each other. A turn is read as SSE from `POST /api/chat`, every event kept for grading.
  */
 import { request } from "node:http";
-import type { RunEvent } from "@agent-orchestrator/shared";
+import type { RunEvent } from "@agent-orchestrator/shared/wire";
 
 export interface MenuItem {
   trigger: string;

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { isSkillHostName } from "@agent-orchestrator/shared";
+import { isSkillHostName } from "@agent-orchestrator/shared/bmad";
 import type { AgentDetail, MenuItem } from "./eval-client.js";
 
 /** The three ways BMAD releases run agents, as the registry reports them (`format`). */

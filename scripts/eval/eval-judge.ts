@@ -4,7 +4,7 @@
  * results, marked as judged, and never count in the rule-based summary. Plain fetch: one non-streamed
  * chat-completions call per step, the wire format every OpenAI-compatible server takes.
  */
-import type { RunEvent } from "@agent-orchestrator/shared";
+import type { RunEvent } from "@agent-orchestrator/shared/wire";
 import type { AgentDetail, TurnRecord } from "./eval-client.js";
 import type { JourneyStep } from "./eval-journeys.js";
 

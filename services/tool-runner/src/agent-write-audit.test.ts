@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AuditEntry, FileRevision } from "@agent-orchestrator/shared";
+import type { AuditEntry } from "@agent-orchestrator/shared/runtime";
+import type { FileRevision } from "@agent-orchestrator/shared/wire";
 import { auditAgentWrites } from "./agent-write-audit.js";
 
 const revision = (path: string, extra: Partial<FileRevision> = {}): FileRevision => ({

@@ -1,4 +1,5 @@
-import type { AuditPublisher, FileAuthor, FileRevision, FileSpaceRef } from "@agent-orchestrator/shared";
+import type { AuditPublisher } from "@agent-orchestrator/shared/runtime";
+import type { FileAuthor, FileRevision, FileSpaceRef } from "@agent-orchestrator/shared/wire";
 
 /**
  * The audit log's `file_written` (docs/audit.md): one record per file an agent's tool call wrote or removed in a

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { createLogger, jetStreamNames } from "@agent-orchestrator/shared";
+import { createLogger } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames } from "@agent-orchestrator/shared/wire";
 import { connect, type KV, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
 import { CallRecords } from "./call-records.js";

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { parseJson, ToolResult, type Logger, type RunnerToolName } from "@agent-orchestrator/shared";
+import { parseJson, type Logger } from "@agent-orchestrator/shared/runtime";
+import { ToolResult, type RunnerToolName } from "@agent-orchestrator/shared/wire";
 import type { KV } from "nats";
 import { z } from "zod";
 

@@ -1,4 +1,4 @@
-import { parseEnv } from "@agent-orchestrator/shared";
+import { parseEnv } from "@agent-orchestrator/shared/runtime";
 import { describe, expect, it } from "vitest";
 import { toolRunnerEnvSchema } from "./config.js";
 

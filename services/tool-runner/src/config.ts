@@ -1,4 +1,4 @@
-import { baseEnvSchema, envInt, scriptTimeoutDefaultMs } from "@agent-orchestrator/shared";
+import { baseEnvSchema, envInt, scriptTimeoutDefaultMs } from "@agent-orchestrator/shared/runtime";
 import { z } from "zod";
 import { conversionQueueDefaults } from "./convert/index.js";
 

@@ -1,4 +1,4 @@
-import type { ToolResult } from "@agent-orchestrator/shared";
+import type { ToolResult } from "@agent-orchestrator/shared/wire";
 import { describe, expect, it } from "vitest";
 import { IdempotencyCache } from "./idempotency-cache.js";
 

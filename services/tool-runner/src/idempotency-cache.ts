@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import type { ToolResult } from "@agent-orchestrator/shared";
+import type { ToolResult } from "@agent-orchestrator/shared/wire";
 
 interface Entry {
   fingerprint: string;

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { InstalledFileListing, InstalledFileReadReply, InstalledFilesListReply } from "@agent-orchestrator/shared";
+import type { InstalledFileListing, InstalledFileReadReply, InstalledFilesListReply } from "@agent-orchestrator/shared/wire";
 import type { Sandbox, SandboxContext } from "./sandbox/index.js";
 import { catalogueOf } from "./view/file-catalogue.js";
 import { checkedSpacePath } from "./store/space-path.js";

@@ -1,4 +1,5 @@
-import { connectNats, createLogger, loadEnv, serviceNames, startMetricsServer, startTracing, stopOnSignals, telemetryEnvSchema } from "@agent-orchestrator/shared";
+import { connectNats, createLogger, loadEnv, startMetricsServer, startTracing, stopOnSignals, telemetryEnvSchema } from "@agent-orchestrator/shared/runtime";
+import { serviceNames } from "@agent-orchestrator/shared/wire";
 import { toolRunnerEnvSchema } from "./config.js";
 import { toolRunnerMetrics } from "./tool-runner-metrics.js";
 import { startToolRunner } from "./tool-runner-service.js";

@@ -1,5 +1,5 @@
 import { SpanStatusCode, trace } from "@opentelemetry/api";
-import type { ErrorCode, RunnerToolName, ToolResult } from "@agent-orchestrator/shared";
+import type { ErrorCode, RunnerToolName, ToolResult } from "@agent-orchestrator/shared/wire";
 import { toolRunnerMetrics } from "./tool-runner-metrics.js";
 
 /** The verdicts that mean a call tried to reach what it may not: counted as security denials. */

@@ -1,4 +1,4 @@
-import type { FileSpaceRef } from "@agent-orchestrator/shared";
+import type { FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ProjectFiles } from "./project-files.js";
 import { appErrorOf } from "./testing/app-error-of.js";

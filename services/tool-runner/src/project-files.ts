@@ -1,5 +1,5 @@
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import {
-  AppError,
   type FileSpaceRef,
   type FileListing,
   type FileRevision,
@@ -10,7 +10,7 @@ import {
   type FilesReadReply,
   type FilesRevisionsReply,
   type FileAuthor,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import { isServablePath } from "./sandbox/index.js";
 import { decodeText } from "./sandbox/text-content.js";
 import type { FileStore } from "./store/file-store.js";

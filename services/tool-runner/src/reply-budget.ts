@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 
 /** Room kept inside NATS `max_payload` for the reply's headers and framing. */
 export const replyOverheadBytes = 4096;

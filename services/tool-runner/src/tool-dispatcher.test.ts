@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { createLogger, type ToolResult } from "@agent-orchestrator/shared";
+import { createLogger } from "@agent-orchestrator/shared/runtime";
+import { type ToolResult } from "@agent-orchestrator/shared/wire";
 import type { KV } from "nats";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandbox } from "./sandbox/index.js";

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { KV } from "nats";
-import { AppError, firstIssue, toErrorBody, toolCatalog, type ErrorCode, type Logger, type ToolCallRequest, type RunnerToolName, type ToolResult } from "@agent-orchestrator/shared";
+import { AppError, firstIssue, toErrorBody, type Logger } from "@agent-orchestrator/shared/runtime";
+import { toolCatalog, type ErrorCode, type ToolCallRequest, type RunnerToolName, type ToolResult } from "@agent-orchestrator/shared/wire";
 import { CallRecords, recordedTools } from "./call-records.js";
 import { IdempotencyCache, type IdempotencyCacheOptions } from "./idempotency-cache.js";
 import { InFlightTracker } from "./in-flight-tracker.js";

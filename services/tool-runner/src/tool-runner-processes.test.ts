@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { jetStreamNames, subjects } from "@agent-orchestrator/shared";
+import { jetStreamNames, subjects } from "@agent-orchestrator/shared/wire";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createSandboxFixture, type SandboxFixture } from "./testing/sandbox-fixture.js";

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { writeFile, mkdir } from "node:fs/promises";
 import path from "node:path";
-import { createLogger, jetStreamNames, subjects, type ToolName } from "@agent-orchestrator/shared";
+import { createLogger } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames, subjects, type ToolName } from "@agent-orchestrator/shared/wire";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { toolRunnerEnvSchema, type ToolRunnerConfig } from "./config.js";

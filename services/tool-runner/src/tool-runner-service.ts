@@ -1,6 +1,5 @@
+import { addJsonEndpoint, AuditPublisher, type Logger } from "@agent-orchestrator/shared/runtime";
 import {
-  addJsonEndpoint,
-  AuditPublisher,
   FilesDeleteRequest,
   FilesListRequest,
   FilesPurgeRequest,
@@ -21,8 +20,7 @@ import {
   subjects,
   ToolCallRequest,
   RunnerToolName,
-  type Logger,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import type { NatsConnection } from "nats";
 import type { ToolRunnerConfig } from "./config.js";
 import { InFlightTracker } from "./in-flight-tracker.js";

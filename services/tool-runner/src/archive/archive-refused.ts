@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 
 // characters JSON.stringify leaves as they are but that make a name read as another: C1 controls, bidi marks
 const misleadingCharacters = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;

@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import yauzl, { type Entry, type ZipFile } from "yauzl";
 import type { ArchiveSummary, OnArchiveFile } from "./archive-file.js";
 import { passesRatio, type ArchiveLimits } from "./archive-limits.js";

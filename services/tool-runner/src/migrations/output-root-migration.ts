@@ -1,7 +1,8 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { parseJson, subjectTokenPattern, type Logger } from "@agent-orchestrator/shared";
+import { parseJson, type Logger } from "@agent-orchestrator/shared/runtime";
+import { subjectTokenPattern } from "@agent-orchestrator/shared/wire";
 import { findProtectedSegment } from "../paths/protected-names.js";
 import { isServablePath } from "../paths/servable-name.js";
 import type { FileChange } from "../store/file-change.js";

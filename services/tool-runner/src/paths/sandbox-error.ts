@@ -1,4 +1,5 @@
-import { AppError, type ErrorCode } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { type ErrorCode } from "@agent-orchestrator/shared/wire";
 
 /** Verdicts the model only ever sees as "Access denied" (docs/security.md "What the model may touch"): which rule fired is for the log. */
 export type DeniedCode = Extract<

@@ -1,6 +1,6 @@
 import { constants, type Stats } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
-import { utf8PrefixEnd } from "@agent-orchestrator/shared";
+import { utf8PrefixEnd } from "@agent-orchestrator/shared/runtime";
 import { assertDescriptorPath } from "./descriptor-path.js";
 import { accessDenied, errnoCode } from "../paths/sandbox-error.js";
 

@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { accessDenied, errnoCode, sandboxError } from "../paths/sandbox-error.js";
 
 /**

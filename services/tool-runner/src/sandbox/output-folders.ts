@@ -1,5 +1,6 @@
 import path from "node:path";
-import { isOutputVariable, mapOutputVariables, relativeInside } from "@agent-orchestrator/shared";
+import { isOutputVariable, mapOutputVariables } from "@agent-orchestrator/shared/bmad";
+import { relativeInside } from "@agent-orchestrator/shared/runtime";
 import type { ProjectLayout } from "./project-layout.js";
 
 /**

@@ -1,7 +1,8 @@
 import type { Dirent } from "node:fs";
 import { readdir, readFile, realpath } from "node:fs/promises";
 import path from "node:path";
-import { isInstallTreeName, isOutputVariable, isSkillHostName, parseYamlMapping, relativeInside, skillsFolderName } from "@agent-orchestrator/shared";
+import { isInstallTreeName, isOutputVariable, isSkillHostName, parseYamlMapping, skillsFolderName } from "@agent-orchestrator/shared/bmad";
+import { relativeInside } from "@agent-orchestrator/shared/runtime";
 import { isProtectedSegment } from "../paths/protected-names.js";
 
 /** One folder of the layout: where the model names it (`<project>/_bmad`) and where it really is. */

@@ -1,5 +1,5 @@
 import { rename, symlink } from "node:fs/promises";
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandboxFixture, type SandboxFixture } from "../testing/sandbox-fixture.js";
 

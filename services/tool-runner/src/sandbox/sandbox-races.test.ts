@@ -1,6 +1,6 @@
 import { mkdir, rename, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandboxFixture, fixtureLimits, type SandboxFixture } from "../testing/sandbox-fixture.js";
 import { createSandbox } from "./index.js";

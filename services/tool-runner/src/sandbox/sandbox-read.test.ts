@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { link, mkdir, rename, symlink, truncate, writeFile, appendFile } from "node:fs/promises";
 import path from "node:path";
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandboxFixture, fixtureLimits, type SandboxFixture } from "../testing/sandbox-fixture.js";
 import type { SandboxHooks } from "./sandbox-hooks.js";

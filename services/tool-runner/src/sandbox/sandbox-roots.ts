@@ -1,6 +1,8 @@
 import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
-import { coreModuleFolder, relativeInside, subjectTokenPattern } from "@agent-orchestrator/shared";
+import { coreModuleFolder } from "@agent-orchestrator/shared/bmad";
+import { relativeInside } from "@agent-orchestrator/shared/runtime";
+import { subjectTokenPattern } from "@agent-orchestrator/shared/wire";
 import { assertPathShape } from "../paths/path-shape.js";
 import type { LayoutCache } from "./layout-cache.js";
 import type { RootRealPaths } from "./root-real-paths.js";

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, readdir, symlink } from "node:fs/promises";
 import path from "node:path";
-import { AppError, jetStreamNames, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames, type FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ContentCache } from "../store/content-cache.js";
 import { FileStore } from "../store/file-store.js";

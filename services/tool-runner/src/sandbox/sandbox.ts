@@ -1,7 +1,9 @@
 import type { Stats } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
-import { AppError, isInstallPlace, relativeInside, type FileAuthor, type FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { isInstallPlace } from "@agent-orchestrator/shared/bmad";
+import { AppError, relativeInside } from "@agent-orchestrator/shared/runtime";
+import { type FileAuthor, type FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import type { FileStore } from "../store/file-store.js";
 import { liveFiles } from "../store/space-index.js";
 import { sourceWriteVerdict, type LoadedSource } from "../store/source-snapshots.js";

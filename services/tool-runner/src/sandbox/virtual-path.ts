@@ -1,5 +1,7 @@
 import path from "node:path";
-import { getOwn, isOutputVariable, relativeInside } from "@agent-orchestrator/shared";
+import { isOutputVariable } from "@agent-orchestrator/shared/bmad";
+import { relativeInside } from "@agent-orchestrator/shared/runtime";
+import { getOwn } from "@agent-orchestrator/shared/wire";
 import { assertPathShape } from "../paths/path-shape.js";
 import { sandboxError } from "../paths/sandbox-error.js";
 

@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { parse, type ParseEntry } from "shell-quote";
 
 /** Longest command line accepted; BMAD's longest script lines are a few hundred characters. */

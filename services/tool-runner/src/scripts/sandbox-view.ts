@@ -1,6 +1,6 @@
 import { lstat } from "node:fs/promises";
 import path from "node:path";
-import { AppError, relativeInside } from "@agent-orchestrator/shared";
+import { AppError, relativeInside } from "@agent-orchestrator/shared/runtime";
 import { knownPathVariables, resolveVirtualPath, type LexicalRoots } from "../sandbox/index.js";
 import type { ProjectLayout } from "../sandbox/project-layout.js";
 

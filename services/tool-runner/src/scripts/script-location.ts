@@ -1,5 +1,5 @@
 import { lstat, realpath } from "node:fs/promises";
-import { relativeInside } from "@agent-orchestrator/shared";
+import { relativeInside } from "@agent-orchestrator/shared/runtime";
 import { findProtectedSegment, resolveVirtualPath, type LexicalRoots } from "../sandbox/index.js";
 import { rejected } from "./command-line.js";
 import { hostToInside, type SandboxView } from "./sandbox-view.js";

@@ -1,7 +1,8 @@
 import { mkdtemp, rm, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { AppError, type FileSpaceRef, type ToolContext } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { type FileSpaceRef, type ToolContext } from "@agent-orchestrator/shared/wire";
 import type { Sandbox } from "../sandbox/index.js";
 import { openDirectory } from "../sandbox/descriptor-path.js";
 import { detectProjectLayout } from "../sandbox/project-layout.js";

@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 
 /**
  * Admission of script runs in one process: at most `concurrency` at once, a few more waiting (parallel

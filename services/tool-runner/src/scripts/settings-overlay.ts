@@ -9,9 +9,9 @@ import {
   skillUserOverlay,
   tomlLayerText,
   withSettingsAnswers,
-  type SettingsLayers,
   type TomlTable,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/bmad";
+import { type SettingsLayers } from "@agent-orchestrator/shared/wire";
 import type { LauncherPlace } from "./sandbox-launcher.js";
 import { insideProject, type SandboxView } from "./sandbox-view.js";
 import type { WorkspaceInput } from "./workspace-channel.js";

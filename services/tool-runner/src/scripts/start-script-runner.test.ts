@@ -1,5 +1,5 @@
 import { chmod } from "node:fs/promises";
-import { createLogger } from "@agent-orchestrator/shared";
+import { createLogger } from "@agent-orchestrator/shared/runtime";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandboxFixture, type SandboxFixture } from "../testing/sandbox-fixture.js";
 import { testSpawnAs } from "../testing/script-fixture.js";

@@ -1,4 +1,4 @@
-import type { Logger } from "@agent-orchestrator/shared";
+import type { Logger } from "@agent-orchestrator/shared/runtime";
 import type { ToolRunnerConfig } from "../config.js";
 import type { Sandbox } from "../sandbox/index.js";
 import type { FileStore } from "../store/file-store.js";

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { open } from "node:fs/promises";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
-import { parseJson } from "@agent-orchestrator/shared";
+import { parseJson } from "@agent-orchestrator/shared/runtime";
 import { z } from "zod";
 
 /** A file handed to the sandbox: its channel path (`project/…`, `session/…`), its size, and where its bytes come from. */

@@ -1,5 +1,7 @@
 import { readFile } from "node:fs/promises";
-import { AppError, isInstallPlace, type ErrorCode, type FileAuthor, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { isInstallPlace } from "@agent-orchestrator/shared/bmad";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { type ErrorCode, type FileAuthor, type FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import { assertPathShape, findProtectedSegment, isServablePath } from "../sandbox/index.js";
 import type { FileChange } from "../store/file-change.js";
 import type { FileStore } from "../store/file-store.js";

@@ -1,4 +1,5 @@
-import { isInstallPlace, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { isInstallPlace } from "@agent-orchestrator/shared/bmad";
+import { type FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import { findProtectedSegment } from "../sandbox/index.js";
 import type { FileStore } from "../store/file-store.js";
 import { liveFiles } from "../store/space-index.js";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { FileSpaceRef } from "@agent-orchestrator/shared";
+import type { FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import type { LauncherPlace } from "./sandbox-launcher.js";
 import { insideProject, insideSession, type SandboxView } from "./sandbox-view.js";
 

@@ -1,6 +1,6 @@
 import { opendir } from "node:fs/promises";
 import path from "node:path";
-import { relativeInside } from "@agent-orchestrator/shared";
+import { relativeInside } from "@agent-orchestrator/shared/runtime";
 import { isProtectedSegment, isServableName } from "../sandbox/index.js";
 
 /** Limits of one `file:` glob. */

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { LoadedSkill } from "@agent-orchestrator/shared";
+import { LoadedSkill } from "@agent-orchestrator/shared/wire";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appErrorOf } from "../testing/app-error-of.js";
 import { createInstalledProjectFixture, type InstalledProjectFixture } from "../testing/installed-project-fixture.js";

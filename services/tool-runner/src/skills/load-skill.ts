@@ -1,19 +1,17 @@
 import { realpath } from "node:fs/promises";
 import path from "node:path";
 import {
-  AppError,
   assertSkillName,
   listSkillFolder,
   readSkillMd,
-  relativeInside,
   resolveSkillText,
   skillFileName,
   skillNotFound,
   withoutLateAnswers,
-  type LoadedSkill,
-  type SettingsLayers,
   type SkillTextScope,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/bmad";
+import { AppError, relativeInside } from "@agent-orchestrator/shared/runtime";
+import { type LoadedSkill, type SettingsLayers } from "@agent-orchestrator/shared/wire";
 import { isProtectedSegment, isServableName, type RootEntry, type Sandbox, type SandboxContext } from "../sandbox/index.js";
 import type { LayoutRoot } from "../sandbox/project-layout.js";
 import { OptionalFiles } from "./optional-file.js";

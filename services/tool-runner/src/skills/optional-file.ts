@@ -1,4 +1,5 @@
-import { AppError, parseTomlLayer, type TomlTable } from "@agent-orchestrator/shared";
+import { parseTomlLayer, type TomlTable } from "@agent-orchestrator/shared/bmad";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import type { Sandbox, SandboxContext } from "../sandbox/index.js";
 
 /** Reads optional files of a skill through the sandbox, collecting what went wrong as notes. */

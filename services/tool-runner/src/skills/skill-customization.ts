@@ -1,4 +1,5 @@
-import { customizationKind, mergeLayers, settingsCustomizationLayers, skillOverrideLayers, type SettingsLayers, type TomlTable } from "@agent-orchestrator/shared";
+import { customizationKind, mergeLayers, settingsCustomizationLayers, skillOverrideLayers, type TomlTable } from "@agent-orchestrator/shared/bmad";
+import { type SettingsLayers } from "@agent-orchestrator/shared/wire";
 import type { OptionalFiles } from "./optional-file.js";
 
 /** A skill's merged customization and what it makes the skill. */

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { AppError, relativeInside } from "@agent-orchestrator/shared";
+import { AppError, relativeInside } from "@agent-orchestrator/shared/runtime";
 import { resolveVirtualPath, toVirtualPath, type ContextRoots, type Sandbox, type SandboxContext } from "../sandbox/index.js";
 import { liveFiles } from "../store/space-index.js";
 import { expandGlob, factGlobLimits, hasGlob, matchesGlob } from "./fact-glob.js";

@@ -1,5 +1,6 @@
 import path from "node:path";
-import { findToolSkills, findTreeSkills, hasSkillFile, skillNamePattern } from "@agent-orchestrator/shared";
+import { findToolSkills, findTreeSkills, hasSkillFile } from "@agent-orchestrator/shared/bmad";
+import { skillNamePattern } from "@agent-orchestrator/shared/wire";
 import { isProtectedSegment, type Sandbox } from "../sandbox/index.js";
 import type { LayoutRoot, ProjectLayout } from "../sandbox/project-layout.js";
 

@@ -1,4 +1,5 @@
-import { centralConfigLayers, getOwn, isForbiddenKey, isTable, mapOutputVariables, mergeLayers, parseBmadYaml, withSettingsAnswers, type SettingsLayers, type TomlTable } from "@agent-orchestrator/shared";
+import { centralConfigLayers, isTable, mapOutputVariables, mergeLayers, parseBmadYaml, withSettingsAnswers, type TomlTable } from "@agent-orchestrator/shared/bmad";
+import { getOwn, isForbiddenKey, type SettingsLayers } from "@agent-orchestrator/shared/wire";
 import type { OptionalFiles } from "./optional-file.js";
 
 /** Values BMAD's skills fall back to when the config lacks them ("missing keys → neutral defaults"). */

@@ -1,4 +1,4 @@
-import type { FileRevision, FileSpaceRef } from "@agent-orchestrator/shared";
+import type { FileRevision, FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import type { JetStreamClient, KV } from "nats";
 import { decodeIndex, encodeIndex, indexKey, type LoadedIndex } from "./space-index.js";
 

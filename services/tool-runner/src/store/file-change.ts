@@ -1,4 +1,4 @@
-import type { FileRevision } from "@agent-orchestrator/shared";
+import type { FileRevision } from "@agent-orchestrator/shared/wire";
 
 /** Content already in the contents store (an upload stored by `storeFile`), named by its sha256. */
 export interface StoredContent {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { AppError, putObjectPaced, retryNats } from "@agent-orchestrator/shared";
+import { AppError, putObjectPaced, retryNats } from "@agent-orchestrator/shared/runtime";
 import type { ObjectInfo, ObjectStore } from "nats";
 import type { ContentCache } from "./content-cache.js";
 import type { StoredContent } from "./file-change.js";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
-import type { FileSpaceRef } from "@agent-orchestrator/shared";
+import type { FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import { appErrorOf } from "../testing/app-error-of.js";
 import { FileStore } from "./file-store.js";
 

@@ -1,4 +1,5 @@
-import { AppError, jetStreamNames, retryNats, type FileAuthor, type FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { AppError, retryNats } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames, type FileAuthor, type FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import { LRUCache } from "lru-cache";
 import type { JetStreamClient, KV, NatsConnection, ObjectStore } from "nats";
 import type { ToolRunnerConfig } from "../config.js";

@@ -1,4 +1,5 @@
-import { AppError, isCasConflict, KeyedQueue, retryNats, type FileAuthor, type FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { AppError, isCasConflict, KeyedQueue, retryNats } from "@agent-orchestrator/shared/runtime";
+import { type FileAuthor, type FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import type { KV } from "nats";
 import type { ClusterCasGuard } from "./cluster-cas-guard.js";
 import type { FileChange } from "./file-change.js";

@@ -1,4 +1,5 @@
-import { AppError, type FileRevision } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { type FileRevision } from "@agent-orchestrator/shared/wire";
 
 /**
  * A written file whose name is a folder of the space (`dir` while `dir/x.md` lives), or that lies under a

@@ -1,4 +1,5 @@
-import { AppError, isCasConflict, parseJson, retryNats, SourceManifest, SourceSnapshotInfo, type FileRevision } from "@agent-orchestrator/shared";
+import { AppError, isCasConflict, parseJson, retryNats } from "@agent-orchestrator/shared/runtime";
+import { SourceManifest, SourceSnapshotInfo, type FileRevision } from "@agent-orchestrator/shared/wire";
 import { LRUCache } from "lru-cache";
 import type { KV } from "nats";
 import { z } from "zod";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import { z } from "zod";
 import type { SpaceUsage } from "./space-quota.js";
 import { storedJson } from "./stored-json.js";

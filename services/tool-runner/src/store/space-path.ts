@@ -1,4 +1,6 @@
-import { AppError, isInstallPlace, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { isInstallPlace } from "@agent-orchestrator/shared/bmad";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { type FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import { assertPathShape } from "../paths/path-shape.js";
 import { findProtectedSegment } from "../paths/protected-names.js";
 import { isServableName } from "../paths/servable-name.js";

@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 
 /** A space's limits: PROJECT_MAX_BYTES / PROJECT_MAX_FILES for a project, SESSION_MAX_* for a chat's scratch space. */
 export interface SpaceQuota {

@@ -4,7 +4,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
-import { AppError, jetStreamNames, readObjectChunks, retryNats, fileStoreElectionWaitMs } from "@agent-orchestrator/shared";
+import { AppError, readObjectChunks, retryNats, fileStoreElectionWaitMs } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames } from "@agent-orchestrator/shared/wire";
 import { nanos, type JetStreamClient, type JetStreamManager, type ObjectStore } from "nats";
 
 /** How long a staged upload the tool-runner never took is kept (a client gone mid-way, a tool-runner that stopped). */

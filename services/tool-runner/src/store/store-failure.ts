@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 
 /**
  * A JetStream failure while storing (a full stream, no leader during an election, a timeout) as the tool's

@@ -1,4 +1,4 @@
-import { fileStoreElectionWaitMs, type NatsRetryPolicy } from "@agent-orchestrator/shared";
+import { fileStoreElectionWaitMs, type NatsRetryPolicy } from "@agent-orchestrator/shared/runtime";
 
 /**
  * A read, a content-addressed put (the name is the content's sha256) or a revision record: a repeat of one

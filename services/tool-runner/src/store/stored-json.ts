@@ -1,4 +1,4 @@
-import { parseJson } from "@agent-orchestrator/shared";
+import { parseJson } from "@agent-orchestrator/shared/runtime";
 
 /** A value this store wrote; text that is not JSON any more becomes `undefined`, which its schema refuses. */
 export function storedJson(text: string): unknown {

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createSandbox, type Sandbox } from "../sandbox/index.js";
-import type { FileAuthor, ToolContext } from "@agent-orchestrator/shared";
+import type { FileAuthor, ToolContext } from "@agent-orchestrator/shared/wire";
 import type { FileStore } from "../store/file-store.js";
 import { openTestFileStore, type TestFileStore } from "./file-store-fixture.js";
 import { fixtureLimits } from "./sandbox-fixture.js";

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createSandbox, type Sandbox, type SandboxHooks, type SandboxOptions } from "../sandbox/index.js";
-import type { FileAuthor, ToolContext } from "@agent-orchestrator/shared";
+import type { FileAuthor, ToolContext } from "@agent-orchestrator/shared/wire";
 import type { FileStore } from "../store/file-store.js";
 import type { SpaceQuota } from "../store/space-quota.js";
 import { openTestFileStore, type TestFileStore } from "./file-store-fixture.js";

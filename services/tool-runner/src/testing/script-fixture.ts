@@ -1,7 +1,8 @@
 import { chmod, cp, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createLogger, type FileSpaceRef, type ToolContext } from "@agent-orchestrator/shared";
+import { createLogger } from "@agent-orchestrator/shared/runtime";
+import { type FileSpaceRef, type ToolContext } from "@agent-orchestrator/shared/wire";
 import { createSandbox, type Sandbox } from "../sandbox/index.js";
 import { ScriptRunner, type ScriptRunnerOptions } from "../scripts/index.js";
 import { detectSandboxCgroups } from "../scripts/sandbox-cgroups.js";

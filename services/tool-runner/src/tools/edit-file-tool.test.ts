@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { createLogger, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { createLogger } from "@agent-orchestrator/shared/runtime";
+import { type FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandbox, type Sandbox } from "../sandbox/index.js";
 import { createSandboxFixture, fixtureLimits, type SandboxFixture } from "../testing/sandbox-fixture.js";

@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { applyExactEdit, type EditOutcome } from "./exact-edit.js";
 import { authorOf, type ToolHandler } from "./tool-handler.js";
 

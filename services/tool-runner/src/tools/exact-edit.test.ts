@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { describe, expect, it } from "vitest";
 import { applyExactEdit, type ExactEdit } from "./exact-edit.js";
 

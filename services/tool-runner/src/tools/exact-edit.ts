@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 
 /** An `edit_file` change: replace `old_string` (once, or every one with `replace_all`) by `new_string`. */
 export interface ExactEdit {

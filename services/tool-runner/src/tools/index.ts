@@ -1,4 +1,4 @@
-import type { RunnerToolName } from "@agent-orchestrator/shared";
+import type { RunnerToolName } from "@agent-orchestrator/shared/wire";
 import { editFileTool } from "./edit-file-tool.js";
 import { findFilesTool } from "./find-files-tool.js";
 import { listFilesTool } from "./list-files-tool.js";

@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 
 /** Lines `start_line`…`end_line` (1-based, inclusive) of a text, with their line breaks, and how many it has. */
 export interface LineRange {

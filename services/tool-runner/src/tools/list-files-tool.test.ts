@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { createLogger } from "@agent-orchestrator/shared";
+import { createLogger } from "@agent-orchestrator/shared/runtime";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandboxFixture, type SandboxFixture } from "../testing/sandbox-fixture.js";
 import { listFilesTool } from "./list-files-tool.js";

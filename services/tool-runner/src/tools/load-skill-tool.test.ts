@@ -1,4 +1,5 @@
-import { createLogger, LoadedSkill } from "@agent-orchestrator/shared";
+import { createLogger } from "@agent-orchestrator/shared/runtime";
+import { LoadedSkill } from "@agent-orchestrator/shared/wire";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createInstalledProjectFixture, type InstalledProjectFixture } from "../testing/installed-project-fixture.js";
 import { fitSkillToBudget, loadSkillTool, truncationMarker } from "./load-skill-tool.js";

@@ -1,4 +1,6 @@
-import { AppError, lateAnswerNames, type LoadedSkill } from "@agent-orchestrator/shared";
+import { lateAnswerNames } from "@agent-orchestrator/shared/bmad";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { type LoadedSkill } from "@agent-orchestrator/shared/wire";
 import { loadSkill } from "../skills/load-skill.js";
 import { jsonBytes, truncateToJsonBytes } from "../reply-budget.js";
 import type { ToolHandler } from "./tool-handler.js";

@@ -1,4 +1,4 @@
-import { createLogger } from "@agent-orchestrator/shared";
+import { createLogger } from "@agent-orchestrator/shared/runtime";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandboxFixture, type SandboxFixture } from "../testing/sandbox-fixture.js";
 import { appErrorOf } from "../testing/app-error-of.js";

@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { limitMessage } from "../scripts/sandbox-bounds.js";
 import { jsonBytes, truncateToJsonBytes } from "../reply-budget.js";
 import type { ToolHandler } from "./tool-handler.js";

@@ -1,6 +1,7 @@
 import { rm, symlink } from "node:fs/promises";
 import path from "node:path";
-import { createLogger, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { createLogger } from "@agent-orchestrator/shared/runtime";
+import { type FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appErrorOf } from "../testing/app-error-of.js";
 import { createInstalledProjectFixture, type InstalledProjectFixture } from "../testing/installed-project-fixture.js";

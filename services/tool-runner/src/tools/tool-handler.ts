@@ -1,4 +1,5 @@
-import type { ErrorBody, FileAuthor, Logger, ToolArgs, ToolContext, RunnerToolName } from "@agent-orchestrator/shared";
+import type { Logger } from "@agent-orchestrator/shared/runtime";
+import type { ErrorBody, FileAuthor, ToolArgs, ToolContext, RunnerToolName } from "@agent-orchestrator/shared/wire";
 import type { Sandbox } from "../sandbox/index.js";
 import type { ScriptRunner } from "../scripts/index.js";
 

@@ -1,4 +1,5 @@
-import { AppError, type FileAuthor, type FileSpaceRef, type FilesImportReply, type SkippedEntry } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { type FileAuthor, type FileSpaceRef, type FilesImportReply, type SkippedEntry } from "@agent-orchestrator/shared/wire";
 import { detectArchiveFormat, readArchive, type ArchiveLimits } from "../archive/index.js";
 import type { FileChange } from "../store/file-change.js";
 import type { FileStore } from "../store/file-store.js";

@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { jetStreamNames, putObjectPaced } from "@agent-orchestrator/shared";
+import { putObjectPaced } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames } from "@agent-orchestrator/shared/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ArchiveLimits } from "../archive/index.js";
 import { StagedUploads } from "../store/staged-uploads.js";

@@ -1,4 +1,5 @@
-import { jetStreamNames, putObjectPaced, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { putObjectPaced } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames, type FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DocumentConverter } from "../convert/index.js";
 import { StagedUploads } from "../store/staged-uploads.js";

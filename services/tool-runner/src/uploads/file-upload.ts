@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import type { FileRevision, FilesUploadReply, FileAuthor, FileSpaceRef } from "@agent-orchestrator/shared";
+import type { FileRevision, FilesUploadReply, FileAuthor, FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import { claimedFormat, type DocumentConverter } from "../convert/index.js";
 import type { FileChange } from "../store/file-change.js";
 import type { FileStore } from "../store/file-store.js";

@@ -1,4 +1,4 @@
-import type { SkippedEntry } from "@agent-orchestrator/shared";
+import type { SkippedEntry } from "@agent-orchestrator/shared/wire";
 
 /** Skipped entries a reply names one by one; the rest are counted in one line, so a reply stays small. */
 const maxNamed = 100;

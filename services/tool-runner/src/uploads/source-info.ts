@@ -1,4 +1,4 @@
-import type { SourceInfoReply } from "@agent-orchestrator/shared";
+import type { SourceInfoReply } from "@agent-orchestrator/shared/wire";
 import type { FileStore } from "../store/file-store.js";
 
 /** The project's code snapshot summary, or null when it has none. */

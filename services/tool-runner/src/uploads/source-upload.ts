@@ -1,4 +1,6 @@
-import { AppError, isInstallPlace, type FileAuthor, type SkippedEntry, type SourceManifest, type SourcePutReply } from "@agent-orchestrator/shared";
+import { isInstallPlace } from "@agent-orchestrator/shared/bmad";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { type FileAuthor, type SkippedEntry, type SourceManifest, type SourcePutReply } from "@agent-orchestrator/shared/wire";
 import { detectArchiveFormat, readArchive, type ArchiveLimits } from "../archive/index.js";
 import { findProtectedSegment } from "../paths/protected-names.js";
 import type { FileStore } from "../store/file-store.js";

@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { catalogueOf } from "./file-catalogue.js";
 import type { SandboxContext } from "../sandbox/sandbox-roots.js";

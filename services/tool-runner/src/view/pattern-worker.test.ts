@@ -4,7 +4,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { PatternWorker } from "./pattern-worker.js";
 import { PatternWorkers } from "./pattern-workers.js";

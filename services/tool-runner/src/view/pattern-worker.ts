@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { patternWorkerCode } from "./pattern-worker-code.js";
 
 /** A regular expression as it crosses to the worker. */

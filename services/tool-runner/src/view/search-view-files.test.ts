@@ -1,4 +1,4 @@
-import type { FileSpaceRef } from "@agent-orchestrator/shared";
+import type { FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createInstalledProjectFixture, type InstalledProjectFixture } from "../testing/installed-project-fixture.js";
 import { searchLimits, searchViewFiles } from "./search-view-files.js";

@@ -1,5 +1,5 @@
-import type { FileRevision, FileSpaceRef } from "@agent-orchestrator/shared";
-import { isInstallPlace } from "@agent-orchestrator/shared";
+import type { FileRevision, FileSpaceRef } from "@agent-orchestrator/shared/wire";
+import { isInstallPlace } from "@agent-orchestrator/shared/bmad";
 import { LRUCache } from "lru-cache";
 import { isProtectedSegment } from "../paths/protected-names.js";
 import { isServablePath } from "../paths/servable-name.js";

@@ -1,6 +1,6 @@
 import path from "node:path";
-import { relativeInside } from "@agent-orchestrator/shared";
-import type { FileRevision, FileSpaceRef } from "@agent-orchestrator/shared";
+import { relativeInside } from "@agent-orchestrator/shared/runtime";
+import type { FileRevision, FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import type { Location, Sandbox } from "../sandbox/sandbox.js";
 import { catalogueOf } from "./file-catalogue.js";
 import type { ContextRoots, SandboxContext } from "../sandbox/sandbox-roots.js";

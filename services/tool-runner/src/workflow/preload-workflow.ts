@@ -1,4 +1,6 @@
-import { AppError, parseYamlMapping, withSettingsAnswers, type Logger, type SettingsLayers } from "@agent-orchestrator/shared";
+import { parseYamlMapping, withSettingsAnswers } from "@agent-orchestrator/shared/bmad";
+import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
+import { type SettingsLayers } from "@agent-orchestrator/shared/wire";
 import { canonicalVirtualPath, type Sandbox, type SandboxContext } from "../sandbox/index.js";
 import { findWorkflowReferences } from "./workflow-references.js";
 import { createVariableResolver, resolveDeep } from "./workflow-variables.js";

@@ -1,4 +1,5 @@
-import { getOwn, isOutputVariable, mapOutputVariables } from "@agent-orchestrator/shared";
+import { isOutputVariable, mapOutputVariables } from "@agent-orchestrator/shared/bmad";
+import { getOwn } from "@agent-orchestrator/shared/wire";
 
 /** Root variables stay as they are: the model sees virtual paths (docs/design.md "Virtual paths"). */
 const fixedValues: Readonly<Record<string, string>> = {
