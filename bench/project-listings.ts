@@ -10,8 +10,9 @@
 import { randomUUID } from "node:crypto";
 import { pathToFileURL } from "node:url";
 import { connect } from "nats";
-import { encodeJson, jetStreamNames, mapWithConcurrency, type ProjectRecord } from "@agent-orchestrator/shared";
-import { ProjectStore } from "../services/orchestrator/src/projects/project-store.js";
+import { encodeJson, mapWithConcurrency } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames, type ProjectRecord } from "@agent-orchestrator/shared/wire";
+import { ProjectStore } from "@agent-orchestrator/orchestrator";
 import { startBenchContext, type BenchContext } from "./support/bench-context.js";
 import { pick, quick } from "./support/bench-settings.js";
 import { interleave, timed } from "./support/interleave.js";

@@ -6,9 +6,9 @@
  * timeout when it exists (the turn waits in the durable queue for an orchestrator to come back).
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { connectNats, createLogger, jetStreamNames, requestJson, serviceNames, ToolResult } from "@agent-orchestrator/shared";
-import { orchestratorEnvSchema } from "../services/orchestrator/src/config.js";
-import { ensureRunStreams } from "../services/orchestrator/src/nats/jetstream-setup.js";
+import { connectNats, createLogger, requestJson } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames, serviceNames, ToolResult } from "@agent-orchestrator/shared/wire";
+import { orchestratorEnvSchema, ensureRunStreams } from "@agent-orchestrator/orchestrator";
 import type { BenchContext } from "./support/bench-context.js";
 import { latencySamples, pick, warmupRounds } from "./support/bench-settings.js";
 import { chatJson, postChat } from "./support/gateway-client.js";

@@ -4,9 +4,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { connect } from "nats";
-import { connectNats, createLogger, encodeJson, serviceNames } from "@agent-orchestrator/shared";
-import { orchestratorEnvSchema } from "../services/orchestrator/src/config.js";
-import { ToolClient } from "../services/orchestrator/src/tools/tool-client.js";
+import { connectNats, createLogger, encodeJson } from "@agent-orchestrator/shared/runtime";
+import { serviceNames } from "@agent-orchestrator/shared/wire";
+import { orchestratorEnvSchema, ToolClient } from "@agent-orchestrator/orchestrator";
 import type { BenchContext } from "./support/bench-context.js";
 import { latencySamples, warmupRounds } from "./support/bench-settings.js";
 import { createDirectReadFile } from "./support/direct-tools.js";

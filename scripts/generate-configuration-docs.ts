@@ -7,11 +7,11 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { baseEnvSchema, telemetryEnvSchema } from "@agent-orchestrator/shared";
-import { gatewayEnvSchema } from "../services/gateway/src/config.js";
-import { orchestratorEnvSchema } from "../services/orchestrator/src/config.js";
-import { registryEnvSchema } from "../services/registry/src/config.js";
-import { toolRunnerEnvSchema } from "../services/tool-runner/src/config.js";
+import { baseEnvSchema, telemetryEnvSchema } from "@agent-orchestrator/shared/runtime";
+import { gatewayEnvSchema } from "@agent-orchestrator/gateway";
+import { orchestratorEnvSchema } from "@agent-orchestrator/orchestrator";
+import { registryEnvSchema } from "@agent-orchestrator/registry";
+import { toolRunnerEnvSchema } from "@agent-orchestrator/tool-runner";
 
 /** Where the document is written, relative to the repository root. */
 export const configurationDocPath = fileURLToPath(new URL("../docs/configuration.md", import.meta.url));

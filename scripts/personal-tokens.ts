@@ -12,9 +12,8 @@
  */
 import { parseArgs } from "node:util";
 import { connect } from "nats";
-import { jetStreamNames } from "@agent-orchestrator/shared";
-import { gatewayEnvSchema } from "../services/gateway/src/config.js";
-import { PersonalTokens } from "../services/gateway/src/tokens/personal-tokens.js";
+import { jetStreamNames } from "@agent-orchestrator/shared/wire";
+import { gatewayEnvSchema, PersonalTokens } from "@agent-orchestrator/gateway";
 
 const { values } = parseArgs({
   options: { user: { type: "string" }, "not-admitted": { type: "boolean", default: false }, revoke: { type: "boolean", default: false } },

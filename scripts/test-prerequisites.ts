@@ -9,7 +9,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { sandboxPrograms } from "../services/tool-runner/src/scripts/bwrap-arguments.js";
+import { sandboxPrograms } from "@agent-orchestrator/tool-runner";
 import { corpusInstall, corpusPackage, corpusV4Package } from "@agent-orchestrator/test-support/corpus";
 
 const needed: ReadonlyArray<{ path: string; debianPackage: string }> = [

@@ -1,5 +1,5 @@
 /**
- * The system's agent start against real installs made by BMAD's own installer (scripts/lib/bmad-install.ts):
+ * The system's agent start against real installs made by BMAD's own installer (test/support/bmad-install.ts):
  * every agent of a 4.x, 6.0.x and 6.2 install is parsed by the registry's parser and started by the
  * orchestrator's start, reading the install's files; its config is loaded by the system, its output variables
  * name the project's folders as BMAD does (`{project-root}/_bmad-output/…`, docs/projects.md) and no config
@@ -8,11 +8,10 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { parseAgentFile, type AgentDefinition, type ToolResult } from "@agent-orchestrator/shared";
-import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
-import { startAgent } from "../services/orchestrator/src/agent/agent-start.js";
-import { toolsForAgent } from "../services/orchestrator/src/agent/agent-tools.js";
-import { buildSystemPrompt } from "../services/orchestrator/src/prompt/system-prompt.js";
+import { parseAgentFile } from "@agent-orchestrator/shared/bmad";
+import { type AgentDefinition, type ToolResult } from "@agent-orchestrator/shared/wire";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { startAgent, toolsForAgent, buildSystemPrompt } from "@agent-orchestrator/orchestrator";
 
 interface Release {
   version: string;

@@ -5,7 +5,7 @@
  * message as typed with its attachments beside it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildPdf } from "../services/tool-runner/src/testing/pdf-fixture.js";
+import { buildPdf } from "@agent-orchestrator/tool-runner/testing";
 import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
 import { endsWithDateNote, withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";

@@ -5,13 +5,14 @@
  */
 import { connect } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FilesListReply, requestJson, subjects } from "@agent-orchestrator/shared";
-import { natsAdminUser } from "../scripts/lib/nats-users.js";
-import { testNatsPasswords } from "./support/nats-harness.js";
-import type { ChatRequestBody, ScriptedTurn } from "./support/scripted-model.js";
-import { withoutSystemNote } from "./support/system-note.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
-import { toolCallResponder } from "./support/tool-call-responder.js";
+import { requestJson } from "@agent-orchestrator/shared/runtime";
+import { FilesListReply, subjects } from "@agent-orchestrator/shared/wire";
+import { natsAdminUser } from "@agent-orchestrator/test-support/nats-users";
+import { testNatsPasswords } from "@agent-orchestrator/test-support/nats-harness";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { toolCallResponder } from "@agent-orchestrator/test-support/tool-call-responder";
 
 let system: TestSystem;
 /** The model holds its answer to "hold" until the test lets it go. */

@@ -10,14 +10,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { z } from "zod";
-import { parseEnv } from "@agent-orchestrator/shared";
-import { gatewayEnvSchema } from "../services/gateway/src/config.js";
-import { orchestratorEnvSchema } from "../services/orchestrator/src/config.js";
-import { registryEnvSchema } from "../services/registry/src/config.js";
-import { toolRunnerEnvSchema } from "../services/tool-runner/src/config.js";
-import { findNatsServerBinary } from "../scripts/lib/local-nats.js";
-import { generatePasswords, natsConfigFile, natsServiceUsers, natsUsers, passwordVariable, serverPasswordEnv, type NatsServiceUser } from "../scripts/lib/nats-users.js";
-import { repoRoot } from "./support/service-processes.js";
+import { parseEnv } from "@agent-orchestrator/shared/runtime";
+import { gatewayEnvSchema } from "@agent-orchestrator/gateway";
+import { orchestratorEnvSchema } from "@agent-orchestrator/orchestrator";
+import { registryEnvSchema } from "@agent-orchestrator/registry";
+import { toolRunnerEnvSchema } from "@agent-orchestrator/tool-runner";
+import { findNatsServerBinary } from "@agent-orchestrator/test-support/local-nats";
+import { generatePasswords, natsConfigFile, natsServiceUsers, natsUsers, passwordVariable, serverPasswordEnv, type NatsServiceUser } from "@agent-orchestrator/test-support/nats-users";
+import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
 
 const ComposeService = z.object({
   image: z.string().optional(),

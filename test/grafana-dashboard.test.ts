@@ -5,9 +5,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { GatewayMetrics } from "../services/gateway/src/metrics.js";
-import { orchestratorMetrics } from "../services/orchestrator/src/orchestrator-metrics.js";
-import { toolRunnerMetrics } from "../services/tool-runner/src/tool-runner-metrics.js";
+import { GatewayMetrics } from "@agent-orchestrator/gateway";
+import { orchestratorMetrics } from "@agent-orchestrator/orchestrator";
+import { toolRunnerMetrics } from "@agent-orchestrator/tool-runner";
 import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
 
 describe("the Grafana dashboard", () => {

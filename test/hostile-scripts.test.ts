@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
-import type { FileSpaceRef, ToolContext } from "@agent-orchestrator/shared";
+import type { FileSpaceRef, ToolContext } from "@agent-orchestrator/shared/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
-import { createScriptFixture, type ScriptFixture } from "../services/tool-runner/src/testing/script-fixture.js";
-import { runScriptTool } from "../services/tool-runner/src/tools/run-script-tool.js";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { createScriptFixture, type ScriptFixture } from "@agent-orchestrator/tool-runner/testing";
+import { runScriptTool } from "@agent-orchestrator/tool-runner";
 
 // docs/security.md "Scripts", cases 92–104: BMAD's own scripts run code from paths the model names, so any
 // Python the model saves can run in the sandbox. Each hostile program below is saved into the chat's scratch

@@ -8,12 +8,12 @@ import { createHash } from "node:crypto";
 import { connect } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { jetStreamNames } from "@agent-orchestrator/shared";
-import { testNatsCredentials } from "./support/nats-harness.js";
-import { startServiceProcess, type ServiceProcess } from "./support/service-processes.js";
-import { startTestSystem, type TestSystem } from "./support/test-system.js";
-import { doorStatuses as statuses, upgradeStatus } from "./support/token-doors.js";
-import { waitUntil } from "./support/wait-until.js";
+import { jetStreamNames } from "@agent-orchestrator/shared/wire";
+import { testNatsCredentials } from "@agent-orchestrator/test-support/nats-harness";
+import { startServiceProcess, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { doorStatuses as statuses, upgradeStatus } from "@agent-orchestrator/test-support/token-doors";
+import { waitUntil } from "@agent-orchestrator/test-support/wait-until";
 
 const aliceToken = "alice-token-1111";
 let system: TestSystem;

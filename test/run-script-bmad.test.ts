@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import { scratchTextForModel } from "../services/tool-runner/src/scripts/scratch-text.js";
-import { createScriptFixture, type ScriptFixture } from "../services/tool-runner/src/testing/script-fixture.js";
-import { runScriptTool } from "../services/tool-runner/src/tools/run-script-tool.js";
+import { scratchTextForModel, runScriptTool } from "@agent-orchestrator/tool-runner";
+import { createScriptFixture, type ScriptFixture } from "@agent-orchestrator/tool-runner/testing";
 
 // BMAD 6.12's own scripts (docs/scripts.md), run through run_script on a copy of a real install (the cache is never written).
 let fixture: ScriptFixture;

@@ -1,10 +1,9 @@
 import { stat } from "node:fs/promises";
-import { createLogger } from "@agent-orchestrator/shared";
+import { createLogger } from "@agent-orchestrator/shared/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "../scripts/lib/bmad-install.js";
-import { startScriptRunner, type ScriptSettings } from "../services/tool-runner/src/scripts/start-script-runner.js";
-import { createScriptFixture, type ScriptFixture } from "../services/tool-runner/src/testing/script-fixture.js";
-import { runScriptTool } from "../services/tool-runner/src/tools/run-script-tool.js";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { startScriptRunner, type ScriptSettings, runScriptTool } from "@agent-orchestrator/tool-runner";
+import { createScriptFixture, type ScriptFixture } from "@agent-orchestrator/tool-runner/testing";
 
 // The README's `BMAD_ROOT=~/my-project` under a private home (0700, Debian's and Ubuntu's default): a root
 // tool-runner's sandbox users cannot walk to it, and run_script still runs BMAD's scripts (docs/scripts.md).

@@ -12,9 +12,7 @@ import path from "node:path";
 import yauzl from "yauzl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import { buildDocx, docxParagraph, docxTable } from "../services/tool-runner/src/testing/docx-fixture.js";
-import { buildPdf } from "../services/tool-runner/src/testing/pdf-fixture.js";
-import * as archives from "../services/tool-runner/src/testing/hostile-archives.js";
+import { buildDocx, docxParagraph, docxTable, buildPdf, hostileArchives as archives } from "@agent-orchestrator/tool-runner/testing";
 import { toolCallResponder } from "@agent-orchestrator/test-support/tool-call-responder";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 

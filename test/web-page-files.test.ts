@@ -8,7 +8,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildPdf } from "../services/tool-runner/src/testing/pdf-fixture.js";
+import { buildPdf } from "@agent-orchestrator/tool-runner/testing";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 import { artifacts, launchTestBrowser, openRecordedPage, poll, type TestBrowser } from "@agent-orchestrator/test-support/web-browser";
 

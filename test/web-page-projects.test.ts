@@ -11,7 +11,7 @@ import { readFile } from "node:fs/promises";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import { buildPdf } from "../services/tool-runner/src/testing/pdf-fixture.js";
+import { buildPdf } from "@agent-orchestrator/tool-runner/testing";
 import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";

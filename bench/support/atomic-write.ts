@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { assertDescriptorPath, openDirectory } from "../../services/tool-runner/src/sandbox/descriptor-path.js";
-import { accessDenied } from "../../services/tool-runner/src/paths/sandbox-error.js";
+import { assertDescriptorPath, openDirectory, accessDenied } from "@agent-orchestrator/tool-runner";
 
 /**
  * How the volume-backed tool-runner wrote a file before projects (docs/projects.md; the sandbox algorithm's old step 7), kept for

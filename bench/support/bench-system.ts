@@ -1,14 +1,10 @@
 import type { NatsConnection } from "nats";
-import { connectNats, createLogger, serviceNames, type ServiceName } from "@agent-orchestrator/shared";
-import { gatewayEnvSchema } from "../../services/gateway/src/config.js";
-import { startGateway } from "../../services/gateway/src/gateway-service.js";
-import { orchestratorEnvSchema } from "../../services/orchestrator/src/config.js";
-import { startOrchestrator } from "../../services/orchestrator/src/orchestrator-service.js";
-import { registryEnvSchema } from "../../services/registry/src/config.js";
-import { startRegistry } from "../../services/registry/src/registry-service.js";
-import { toolRunnerEnvSchema } from "../../services/tool-runner/src/config.js";
-import { startToolRunner } from "../../services/tool-runner/src/tool-runner-service.js";
-import { FileStore } from "../../services/tool-runner/src/store/file-store.js";
+import { connectNats, createLogger } from "@agent-orchestrator/shared/runtime";
+import { serviceNames, type ServiceName } from "@agent-orchestrator/shared/wire";
+import { gatewayEnvSchema, startGateway } from "@agent-orchestrator/gateway";
+import { orchestratorEnvSchema, startOrchestrator } from "@agent-orchestrator/orchestrator";
+import { registryEnvSchema, startRegistry } from "@agent-orchestrator/registry";
+import { FileStore, startToolRunner, toolRunnerEnvSchema } from "@agent-orchestrator/tool-runner";
 import { settings } from "./service-settings.js";
 
 export interface BenchSystemOptions {

@@ -1,9 +1,7 @@
-import { createLogger, ReadFileArgs, toErrorBody, type ToolContext, type ToolName, type ToolResult } from "@agent-orchestrator/shared";
-import type { ToolCaller } from "../../services/orchestrator/src/loop/tool-caller.js";
-import { createSandbox } from "../../services/tool-runner/src/sandbox/index.js";
-import type { FileStore } from "../../services/tool-runner/src/store/file-store.js";
-import { readFileTool } from "../../services/tool-runner/src/tools/read-file-tool.js";
-import type { ToolDependencies } from "../../services/tool-runner/src/tools/tool-handler.js";
+import { createLogger, toErrorBody } from "@agent-orchestrator/shared/runtime";
+import { ReadFileArgs, type ToolContext, type ToolName, type ToolResult } from "@agent-orchestrator/shared/wire";
+import type { ToolCaller } from "@agent-orchestrator/orchestrator";
+import { createSandbox, type FileStore, readFileTool, type ToolDependencies } from "@agent-orchestrator/tool-runner";
 
 /** read_file as a plain function call: the tool-runner's own handler and sandbox, in this process, no NATS hop. */
 export interface DirectReadFile {

@@ -4,9 +4,9 @@
  * the real service, plus BENCH_PREFIX. Answers "memory" messages over IPC with process.memoryUsage()
  * taken after full garbage collections, so the figures are live memory, not garbage not yet collected.
  */
-import { connectNats, createLogger, serviceNames } from "@agent-orchestrator/shared";
-import { orchestratorEnvSchema } from "../../services/orchestrator/src/config.js";
-import { startOrchestrator } from "../../services/orchestrator/src/orchestrator-service.js";
+import { connectNats, createLogger } from "@agent-orchestrator/shared/runtime";
+import { serviceNames } from "@agent-orchestrator/shared/wire";
+import { orchestratorEnvSchema, startOrchestrator } from "@agent-orchestrator/orchestrator";
 import { settings } from "./service-settings.js";
 
 const env = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { FileStore } from "../../services/tool-runner/src/store/file-store.js";
+import type { FileStore } from "@agent-orchestrator/tool-runner";
 import type { ProjectDocument } from "./bmad-project-documents.js";
 
 const author = { user: "bench", session_id: "bench-seed", agent_id: "bench-agent" };

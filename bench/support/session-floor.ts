@@ -1,6 +1,6 @@
-import { createLogger, connectNats, serviceNames } from "@agent-orchestrator/shared";
-import { orchestratorEnvSchema } from "../../services/orchestrator/src/config.js";
-import { ToolClient } from "../../services/orchestrator/src/tools/tool-client.js";
+import { createLogger, connectNats } from "@agent-orchestrator/shared/runtime";
+import { serviceNames } from "@agent-orchestrator/shared/wire";
+import { orchestratorEnvSchema, ToolClient } from "@agent-orchestrator/orchestrator";
 import type { BenchContext } from "./bench-context.js";
 import { startDistributionFloor, type DistributionFloor } from "./distribution-floor.js";
 import { createInProcessAgent } from "./in-process-agent.js";

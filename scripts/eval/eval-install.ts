@@ -1,6 +1,6 @@
 /**
  * The BMAD install an eval runs against: a release from npm (installed once into the install cache,
- * scripts/lib/bmad-install.ts) or a folder the user names, copied into a private folder whose config says
+ * test/support/bmad-install.ts) or a folder the user names, copied into a private folder whose config says
  * the eval's `user_name` and `communication_language`, so the greeting can be checked against known values and
  * the user's own install is never written.
  */
@@ -8,8 +8,8 @@ import { existsSync } from "node:fs";
 import { chmod, cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { isInstallTreeName, isSkillHostName } from "@agent-orchestrator/shared";
-import { ensureBmadInstall } from "../lib/bmad-install.js";
+import { isInstallTreeName, isSkillHostName } from "@agent-orchestrator/shared/bmad";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
 
 export interface EvalInstall {
   /** the private copy the services read (their BMAD_ROOT) */

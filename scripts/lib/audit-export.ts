@@ -1,6 +1,7 @@
 import type { NatsConnection } from "nats";
-import { auditActorToken, createLogger, jetStreamNames, subjects, type AuditQuery } from "@agent-orchestrator/shared";
-import { readAuditPage } from "../../services/gateway/src/audit/audit-reader.js";
+import { auditActorToken, createLogger } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames, subjects, type AuditQuery } from "@agent-orchestrator/shared/wire";
+import { readAuditPage } from "@agent-orchestrator/gateway";
 
 export interface AuditExportOptions {
   since?: string | undefined;

@@ -4,7 +4,7 @@
  * files, so neither may hold the model key, the gateway's tokens, or any other credential the operator's
  * shell happens to have.
  */
-import { routeKeyVariables } from "../../services/orchestrator/src/model/model-routes.js";
+import { routeKeyVariables } from "@agent-orchestrator/orchestrator";
 import { isMetricsService, type MetricsService } from "./metrics-ports.js";
 
 /**

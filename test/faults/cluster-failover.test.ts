@@ -8,13 +8,13 @@
  * leader to the first answered chat is printed (docs/operations.md "What the cluster test shows").
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { jetStreamNames } from "@agent-orchestrator/shared";
-import { findNatsServerBinary } from "../../scripts/lib/local-nats.js";
-import { natsIsExternal } from "../support/nats-harness.js";
-import { startTestNatsCluster, type StreamState, type TestNatsCluster } from "../support/nats-cluster.js";
-import { startServiceProcess } from "../support/service-processes.js";
-import { clusterResponder, failedToolCalls, firstAnsweredChat, startTurns, turnProblems, type TurnOutcome } from "./support/cluster-turns.js";
-import { permissionViolations, startFaultSystem, waitForReplicas, type FaultSystem } from "./support/fault-system.js";
+import { jetStreamNames } from "@agent-orchestrator/shared/wire";
+import { findNatsServerBinary } from "@agent-orchestrator/test-support/local-nats";
+import { natsIsExternal } from "@agent-orchestrator/test-support/nats-harness";
+import { startTestNatsCluster, type StreamState, type TestNatsCluster } from "@agent-orchestrator/test-support/nats-cluster";
+import { startServiceProcess } from "@agent-orchestrator/test-support/service-processes";
+import { clusterResponder, failedToolCalls, firstAnsweredChat, startTurns, turnProblems, type TurnOutcome } from "@agent-orchestrator/test-support/faults/cluster-turns";
+import { permissionViolations, startFaultSystem, waitForReplicas, type FaultSystem } from "@agent-orchestrator/test-support/faults/fault-system";
 
 /** per model call; a load turn makes four, so 30 turns started together overlap the fault */
 const modelLatencyMs = 250;

@@ -12,9 +12,10 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { natsFailureKind, type FileSpaceRef } from "@agent-orchestrator/shared";
-import { findNatsServerBinary, startLocalNats, type LocalNats } from "../../scripts/lib/local-nats.js";
-import { FileStore } from "../../services/tool-runner/src/store/file-store.js";
+import { natsFailureKind } from "@agent-orchestrator/shared/runtime";
+import { type FileSpaceRef } from "@agent-orchestrator/shared/wire";
+import { findNatsServerBinary, startLocalNats, type LocalNats } from "@agent-orchestrator/test-support/local-nats";
+import { FileStore } from "@agent-orchestrator/tool-runner";
 
 const space: FileSpaceRef = { kind: "project", id: "outage-project" };
 const author = { user: "ada", session_id: "outage-chat", agent_id: "analyst" };

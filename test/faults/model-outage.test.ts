@@ -5,11 +5,11 @@
  * next turn works and sees the earlier conversation.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SessionGetReply } from "@agent-orchestrator/shared";
-import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "../support/scripted-model.js";
-import { endsWithDateNote, withoutSystemNote } from "../support/system-note.js";
-import { finalEvent, postChat, streamChat } from "./support/chat-client.js";
-import { startFaultSystem, type FaultSystem } from "./support/fault-system.js";
+import { SessionGetReply } from "@agent-orchestrator/shared/wire";
+import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { endsWithDateNote, withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { finalEvent, postChat, streamChat } from "@agent-orchestrator/test-support/faults/chat-client";
+import { startFaultSystem, type FaultSystem } from "@agent-orchestrator/test-support/faults/fault-system";
 
 function respond(request: ChatRequestBody): ScriptedTurn {
   const said = withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));

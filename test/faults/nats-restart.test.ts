@@ -6,13 +6,13 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SessionGetReply, type RunEvent, type VisibleMessage } from "@agent-orchestrator/shared";
-import { findNatsServerBinary } from "../../scripts/lib/local-nats.js";
-import { natsIsExternal } from "../support/nats-harness.js";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "../support/scripted-model.js";
-import { withoutSystemNote } from "../support/system-note.js";
-import { finalEvent, postChat, streamChat } from "./support/chat-client.js";
-import { permissionViolations, serviceOrder, startFaultSystem, waitForReplicas, type FaultSystem } from "./support/fault-system.js";
+import { SessionGetReply, type RunEvent, type VisibleMessage } from "@agent-orchestrator/shared/wire";
+import { findNatsServerBinary } from "@agent-orchestrator/test-support/local-nats";
+import { natsIsExternal } from "@agent-orchestrator/test-support/nats-harness";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { finalEvent, postChat, streamChat } from "@agent-orchestrator/test-support/faults/chat-client";
+import { permissionViolations, serviceOrder, startFaultSystem, waitForReplicas, type FaultSystem } from "@agent-orchestrator/test-support/faults/fault-system";
 
 const modelWaitMs = 4_000;
 const downtimeMs = 1_500;

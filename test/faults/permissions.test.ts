@@ -11,12 +11,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, RequestStrategy, type Msg, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeJson, inboxPrefixFor, jetStreamNames, serviceNames, type ServiceName } from "@agent-orchestrator/shared";
-import { natsIsExternal, testNatsCredentials } from "../support/nats-harness.js";
-import type { ChatRequestBody, ScriptedTurn } from "../support/scripted-model.js";
-import { withoutSystemNote } from "../support/system-note.js";
-import { repoRoot, startServiceProcess } from "../support/service-processes.js";
-import { permissionViolations, startFaultSystem, type FaultSystem } from "./support/fault-system.js";
+import { encodeJson } from "@agent-orchestrator/shared/runtime";
+import { inboxPrefixFor, jetStreamNames, serviceNames, type ServiceName } from "@agent-orchestrator/shared/wire";
+import { natsIsExternal, testNatsCredentials } from "@agent-orchestrator/test-support/nats-harness";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { repoRoot, startServiceProcess } from "@agent-orchestrator/test-support/service-processes";
+import { permissionViolations, startFaultSystem, type FaultSystem } from "@agent-orchestrator/test-support/faults/fault-system";
 
 interface Identity {
   connection: NatsConnection;

@@ -13,10 +13,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectNats, createLogger, encodeJson, FilesListReply, FilesReadReply, mapWithConcurrency, type FileListing, type ToolResult } from "@agent-orchestrator/shared";
-import { ToolClient } from "../../services/orchestrator/src/tools/tool-client.js";
-import { startTestNats, testNatsCredentials, type TestNats } from "../support/nats-harness.js";
-import { repoRoot, startServiceProcess, type ServiceProcess } from "../support/service-processes.js";
+import { connectNats, createLogger, encodeJson, mapWithConcurrency } from "@agent-orchestrator/shared/runtime";
+import { FilesListReply, FilesReadReply, type FileListing, type ToolResult } from "@agent-orchestrator/shared/wire";
+import { ToolClient } from "@agent-orchestrator/orchestrator";
+import { startTestNats, testNatsCredentials, type TestNats } from "@agent-orchestrator/test-support/nats-harness";
+import { repoRoot, startServiceProcess, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
 
 const calls = 200;
 const inFlight = 48;

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { encodeJson, jetStreamNames, requestJson, SessionGetReply, SessionListReply, subjects } from "@agent-orchestrator/shared";
-import { startScriptedModel, type ScriptedModel } from "../../../test/support/scripted-model.js";
-import { endsWithDateNote } from "../../../test/support/system-note.js";
+import { encodeJson, requestJson } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames, SessionGetReply, SessionListReply, subjects } from "@agent-orchestrator/shared/wire";
+import { startScriptedModel, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
+import { endsWithDateNote } from "@agent-orchestrator/test-support/system-note";
 import type { Orchestrator } from "./orchestrator-service.js";
 import {
   runTestTurn,

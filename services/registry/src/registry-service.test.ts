@@ -2,20 +2,18 @@ import { randomUUID } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { connect, type NatsConnection } from "nats";
+import { createLogger, decodeJson, requestJson } from "@agent-orchestrator/shared/runtime";
 import {
   ActivationReply,
-  createLogger,
   GetAgentReply,
   ListAgentsReply,
   ListBundlesReply,
   RegistryChanged,
   SkillReply,
-  decodeJson,
-  requestJson,
   subjects,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from "vitest";
-import { capturingLogger } from "../../../shared/src/testing/capturing-logger.js";
+import { capturingLogger } from "@agent-orchestrator/shared/testing";
 import { agentFile, createBmadTree, multiAgentBundle, standaloneBundle, type BmadTree } from "./testing/bmad-tree.js";
 import { agentCustomization, customizedSkill } from "./testing/install-files.js";
 import { registryEnvSchema } from "./config.js";

@@ -8,12 +8,13 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { inject } from "vitest";
-import { createLogger, decodeJson, encodeJson, jetStreamNames, ListAgentsReply, MemberSettingsReply, MemberSettingsRequest, ProjectCreateRequest, ProjectListRequest, subjects } from "@agent-orchestrator/shared";
-import { CookieJar, signInOverHttp, startOidcProvider, type TestOidcProvider } from "../../../../test/support/oidc-provider.js";
+import { createLogger, decodeJson, encodeJson } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames, ListAgentsReply, MemberSettingsReply, MemberSettingsRequest, ProjectCreateRequest, ProjectListRequest, subjects } from "@agent-orchestrator/shared/wire";
+import { CookieJar, signInOverHttp, startOidcProvider, type TestOidcProvider } from "@agent-orchestrator/test-support/oidc-provider";
 import { gatewayEnvSchema } from "../config.js";
 import { startGateway, type Gateway } from "../gateway-service.js";
-import { freePort } from "../../../../test/support/free-port.js";
-import { waitUntil } from "../../../../test/support/wait-until.js";
+import { freePort } from "@agent-orchestrator/test-support/free-port";
+import { waitUntil } from "@agent-orchestrator/test-support/wait-until";
 
 const prefix = `oidc${randomUUID().slice(0, 8)}.`;
 const audience = "https://agents.example.test";

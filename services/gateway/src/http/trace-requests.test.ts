@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { trace } from "@opentelemetry/api";
 import express from "express";
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
-import { startInMemoryTracing } from "../../../../shared/src/testing/in-memory-tracing.js";
+import { startInMemoryTracing } from "@agent-orchestrator/shared/testing";
 import { traceRequests } from "./trace-requests.js";
 
 const clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736";

@@ -1,8 +1,9 @@
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ProjectReply, requestJson, subjects, type AgentDefinition } from "@agent-orchestrator/shared";
-import { startScriptedModel, type ScriptedModel } from "../../../../test/support/scripted-model.js";
-import { endsWithDateNote } from "../../../../test/support/system-note.js";
+import { requestJson } from "@agent-orchestrator/shared/runtime";
+import { ProjectReply, subjects, type AgentDefinition } from "@agent-orchestrator/shared/wire";
+import { startScriptedModel, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
+import { endsWithDateNote } from "@agent-orchestrator/test-support/system-note";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent, type FakeToolRunner } from "../testing/orchestrator-fixture.js";
 import { loadedAgentSkill, skillAgent } from "../testing/skill-agent-fixture.js";

@@ -1,18 +1,18 @@
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { requestJson } from "@agent-orchestrator/shared/runtime";
 import {
   GreetingReply,
   ProjectMembersReply,
   ProjectReply,
-  requestJson,
   SessionGetReply,
   SessionListReply,
   SessionStartReply,
   subjects,
   type AgentDefinition,
-} from "@agent-orchestrator/shared";
-import { startScriptedModel, type ScriptedModel } from "../../../../test/support/scripted-model.js";
-import { dateNoteAlone } from "../../../../test/support/system-note.js";
+} from "@agent-orchestrator/shared/wire";
+import { startScriptedModel, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
+import { dateNoteAlone } from "@agent-orchestrator/test-support/system-note";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent } from "../testing/orchestrator-fixture.js";
 

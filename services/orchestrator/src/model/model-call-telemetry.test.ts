@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AppError } from "@agent-orchestrator/shared";
-import { startInMemoryTracing } from "../../../../shared/src/testing/in-memory-tracing.js";
-import { metricValue } from "../../../../shared/src/testing/metric-value.js";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { startInMemoryTracing, metricValue } from "@agent-orchestrator/shared/testing";
 import { ModelCallTelemetry } from "./model-call-telemetry.js";
 import { orchestratorMetrics } from "../orchestrator-metrics.js";
 

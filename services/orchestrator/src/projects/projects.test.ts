@@ -1,21 +1,20 @@
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { decodeJson, requestJson } from "@agent-orchestrator/shared/runtime";
 import {
-  decodeJson,
   ProjectChanged,
   ProjectDeleteReply,
   ProjectListReply,
   ProjectMembersReply,
   ProjectReply,
-  requestJson,
   SessionGetReply,
   SessionListReply,
   subjects,
   type ProjectOperation,
   type ProjectView,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import type { z } from "zod";
-import { startScriptedModel, type Responder, type ScriptedModel } from "../../../../test/support/scripted-model.js";
+import { startScriptedModel, type Responder, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, type FakeToolRunner, type TurnOptions } from "../testing/orchestrator-fixture.js";
 

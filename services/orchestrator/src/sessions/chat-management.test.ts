@@ -1,19 +1,19 @@
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { requestJson } from "@agent-orchestrator/shared/runtime";
 import {
   ProjectMembersReply,
   ProjectReply,
-  requestJson,
   SessionDeleteReply,
   SessionGetReply,
   SessionListReply,
   SessionRenameReply,
   SessionSearchReply,
   subjects,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import type { z } from "zod";
-import { startScriptedModel, type Responder, type ScriptedModel } from "../../../../test/support/scripted-model.js";
-import { withoutSystemNote } from "../../../../test/support/system-note.js";
+import { startScriptedModel, type Responder, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent, type FakeToolRunner, type TurnOptions } from "../testing/orchestrator-fixture.js";
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { AppError } from "@agent-orchestrator/shared";
-import { startInMemoryTracing } from "../../../../shared/src/testing/in-memory-tracing.js";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { startInMemoryTracing } from "@agent-orchestrator/shared/testing";
 import type { SessionStore } from "./session-store.js";
 import { tracedSessionStore } from "./traced-session-store.js";
 

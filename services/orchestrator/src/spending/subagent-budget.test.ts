@@ -6,8 +6,9 @@
  */
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { requestJson, subjects, UserUsageReply } from "@agent-orchestrator/shared";
-import { startScriptedModel, type ChatRequestBody, type ScriptedModel } from "../../../../test/support/scripted-model.js";
+import { requestJson } from "@agent-orchestrator/shared/runtime";
+import { subjects, UserUsageReply } from "@agent-orchestrator/shared/wire";
+import { startScriptedModel, type ChatRequestBody, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent } from "../testing/orchestrator-fixture.js";
 

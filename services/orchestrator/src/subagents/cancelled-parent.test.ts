@@ -7,9 +7,10 @@
  */
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { decodeJson, encodeJson, jetStreamNames, RunEvent, subjects } from "@agent-orchestrator/shared";
-import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "../../../../test/support/scripted-model.js";
-import { withoutSystemNote } from "../../../../test/support/system-note.js";
+import { decodeJson, encodeJson } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames, RunEvent, subjects } from "@agent-orchestrator/shared/wire";
+import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent } from "../testing/orchestrator-fixture.js";
 

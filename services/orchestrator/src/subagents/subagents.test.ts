@@ -5,9 +5,10 @@
  */
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { decodeJson, encodeJson, requestJson, RunCancel, RunEvent, SessionGetReply, subjects, type ToolContext, type ToolResult } from "@agent-orchestrator/shared";
-import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "../../../../test/support/scripted-model.js";
-import { withoutSystemNote } from "../../../../test/support/system-note.js";
+import { decodeJson, encodeJson, requestJson } from "@agent-orchestrator/shared/runtime";
+import { RunCancel, RunEvent, SessionGetReply, subjects, type ToolContext, type ToolResult } from "@agent-orchestrator/shared/wire";
+import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent } from "../testing/orchestrator-fixture.js";
 

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ActivationData, buildSkillAgent, parseAgentFile, parseSkillMd, parseTomlLayer, type TomlTable } from "@agent-orchestrator/shared";
+import { buildSkillAgent, parseAgentFile, parseSkillMd, parseTomlLayer, type TomlTable } from "@agent-orchestrator/shared/bmad";
+import { ActivationData } from "@agent-orchestrator/shared/wire";
 import { describe, expect, it } from "vitest";
-import { agentFilesFolder as fixturesFolder } from "../../../../shared/src/testing/agent-files.js";
+import { agentFilesFolder as fixturesFolder } from "@agent-orchestrator/shared/testing";
 import { agentCustomization, customizedSkill } from "../testing/install-files.js";
 import { buildActivation } from "./activation-document.js";
 import type { AgentRecord } from "../discovery/discovery-context.js";

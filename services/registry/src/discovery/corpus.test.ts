@@ -9,9 +9,9 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse as parseYamlDirectly } from "yaml";
-import { parseAgentFile } from "@agent-orchestrator/shared";
+import { parseAgentFile } from "@agent-orchestrator/shared/bmad";
 import { AgentRegistry } from "./agent-registry.js";
-import { corpusAgentIds, corpusInstall, corpusPackage, corpusV4Package } from "../../../../test/support/corpus.js";
+import { corpusAgentIds, corpusInstall, corpusPackage, corpusV4Package } from "@agent-orchestrator/test-support/corpus";
 
 const repositoryRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 const limits = { maxFileBytes: 1024 * 1024, maxSources: 5000, maxAgentsPerSource: 200 };

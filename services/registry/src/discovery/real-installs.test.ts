@@ -2,16 +2,17 @@ import { readdirSync, readFileSync } from "node:fs";
 import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { ActivationData, isTable, parseTomlLayer } from "@agent-orchestrator/shared";
+import { isTable, parseTomlLayer } from "@agent-orchestrator/shared/bmad";
+import { ActivationData } from "@agent-orchestrator/shared/wire";
 import { parse as parseCsv } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "../../../../scripts/lib/bmad-install.js";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
 import { buildActivation } from "../activation/activation-document.js";
 import { AgentRegistry } from "./agent-registry.js";
 import type { DiscoveryLimits } from "../config.js";
 
 /**
- * The registry against installs made by BMAD's own installer (scripts/lib/bmad-install.ts, cached between
+ * The registry against installs made by BMAD's own installer (test/support/bmad-install.ts, cached between
  * runs): every agent an install ships is listed under a stable id, with its name and icon, and nothing in
  * it is reported invalid. The expected list is read from the install itself, never from the registry.
  */

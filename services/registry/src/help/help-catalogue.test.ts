@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { methodOverview, type FileListing } from "@agent-orchestrator/shared";
+import { methodOverview } from "@agent-orchestrator/shared/bmad";
+import { type FileListing } from "@agent-orchestrator/shared/wire";
 import { parse as parseCsv } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "../../../../scripts/lib/bmad-install.js";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
 import { AgentRegistry } from "../discovery/agent-registry.js";
 import { loadHelpCatalogue } from "./help-catalogue.js";
 

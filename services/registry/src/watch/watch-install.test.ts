@@ -1,13 +1,13 @@
 import { watch } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createLogger } from "@agent-orchestrator/shared";
+import { createLogger } from "@agent-orchestrator/shared/runtime";
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { createBmadTree, type BmadTree } from "../testing/bmad-tree.js";
 import { changeCounter } from "../testing/change-counter.js";
 import type { TreeWatcher } from "./watch-tree.js";
 import { watchInstall } from "./watch-install.js";
-import { waitUntil } from "../../../../test/support/wait-until.js";
+import { waitUntil } from "@agent-orchestrator/test-support/wait-until";
 
 const logger = createLogger("registry-test", "silent");
 

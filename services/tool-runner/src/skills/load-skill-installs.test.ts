@@ -1,16 +1,17 @@
 import { cp, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createLogger, LoadedSkill } from "@agent-orchestrator/shared";
+import { createLogger } from "@agent-orchestrator/shared/runtime";
+import { LoadedSkill } from "@agent-orchestrator/shared/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "../../../../scripts/lib/bmad-install.js";
+import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
 import { createSandbox } from "../sandbox/index.js";
 import { openTestFileStore, type TestFileStore } from "../testing/file-store-fixture.js";
 import { loadSkillTool } from "../tools/load-skill-tool.js";
 import { readFileTool } from "../tools/read-file-tool.js";
 import type { ToolDependencies } from "../tools/tool-handler.js";
 
-// Against installs made by BMAD's own installer (scripts/lib/bmad-install.ts), copied to a temp dir so a
+// Against installs made by BMAD's own installer (test/support/bmad-install.ts), copied to a temp dir so a
 // test may add override files. docs/bmad-releases.md describes each layout.
 const logger = createLogger("tool-runner-test", "silent");
 const base = await realpath(await mkdtemp(path.join(tmpdir(), "ao-skill-installs-")));

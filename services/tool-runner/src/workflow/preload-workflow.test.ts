@@ -1,12 +1,12 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createLogger } from "@agent-orchestrator/shared";
+import { createLogger } from "@agent-orchestrator/shared/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox, type Sandbox } from "../sandbox/index.js";
 import { openTestFileStore, type TestFileStore } from "../testing/file-store-fixture.js";
 import { createSandboxFixture, type SandboxFixture } from "../testing/sandbox-fixture.js";
-import { corpusInstall, corpusUserName } from "../../../../test/support/corpus.js";
+import { corpusInstall, corpusUserName } from "@agent-orchestrator/test-support/corpus";
 import { preloadWorkflow, type PreloadedWorkflow } from "./preload-workflow.js";
 
 const logger = createLogger("tool-runner-test", "silent");

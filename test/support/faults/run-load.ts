@@ -5,7 +5,7 @@
  * answer quoting its own token. Reports each turn's time over the ideal (the model's latency alone).
  */
 import { randomUUID } from "node:crypto";
-import type { RunEvent } from "@agent-orchestrator/shared";
+import type { RunEvent } from "@agent-orchestrator/shared/wire";
 import { streamChat } from "./chat-client.js";
 import { loadAnswer, loadMessage, modelCallsPerLoadTurn } from "./load-responder.js";
 

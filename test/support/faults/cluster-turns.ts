@@ -5,10 +5,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { RunEvent, SessionGetReply } from "@agent-orchestrator/shared";
-import type { Responder } from "../../support/scripted-model.js";
-import { withoutSystemNote } from "../../support/system-note.js";
-import { readSse } from "../../support/sse.js";
+import { RunEvent, SessionGetReply } from "@agent-orchestrator/shared/wire";
+import type { Responder } from "../scripted-model.js";
+import { withoutSystemNote } from "../system-note.js";
+import { readSse } from "../sse.js";
 import { postChat, streamChat } from "./chat-client.js";
 import { loadMessage, loadResponder } from "./load-responder.js";
 

@@ -2,7 +2,7 @@
  * The fault tests' HTTP client: a chat turn streamed as SSE and read event by event as it arrives (so a
  * test can act in the middle of a turn), every event checked with the shared `RunEvent` schema.
  */
-import { RunEvent } from "@agent-orchestrator/shared";
+import { RunEvent } from "@agent-orchestrator/shared/wire";
 
 export interface ChatBody {
   agent_id: string;
