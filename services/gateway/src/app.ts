@@ -32,6 +32,7 @@ import { requestContext, securityHeaders } from "./http/request-context.js";
 import { sendError } from "./http/send-error.js";
 import { sessionFilesRoutes } from "./files/session-files-routes.js";
 import { sessionsRoutes } from "./sessions/sessions-routes.js";
+import { approvalRoutes } from "./sessions/approval-routes.js";
 import { tokensRoutes } from "./tokens/tokens-routes.js";
 import { toAppError } from "./http/to-app-error.js";
 import { traceRequests } from "./http/trace-requests.js";
@@ -93,6 +94,7 @@ export function createApp(context: GatewayContext, services: GatewayServices): e
     agentsRoutes(context, { agents }),
     chatRoute(context, { startChat }),
     sessionsRoutes(context, { audit }),
+    approvalRoutes(context),
     sessionFilesRoutes(context),
     projectsRoutes(context, { audit }),
     settingsRoutes(context, { audit }),

@@ -10,6 +10,7 @@ import type { GatewayContext } from "../gateway-context.js";
 import { MessageRate } from "../limits/message-rate.js";
 import { publishCancel } from "../chat/run-cancel.js";
 import { requireChatOwner, sessionAccess } from "../sessions/session-access.js";
+import { decideApproval } from "../chat/approval-decision.js";
 import type { UserRateLimit } from "../limits/user-rate-limit.js";
 import type { SocketSlots, WebSocketCaps } from "../limits/websocket-caps.js";
 import { WatchAccess } from "./watch-access.js";
@@ -109,7 +110,7 @@ export class WebSocketConnection {
   private async handle(text: string): Promise<void> {
     const parsed = parseJson(text);
     const message = parsed.ok ? WsClientMessage.safeParse(parsed.value) : undefined;
-    if (!message?.success) throw new AppError("BAD_REQUEST", "Not a valid message: expected {type: auth|chat|cancel|watch|unwatch, …}");
+    if (!message?.success) throw new AppError("BAD_REQUEST", "Not a valid message: expected {type: auth|chat|cancel|watch|unwatch|approve, …}");
     const body = message.data;
     if (body.type === "auth") {
       // a client may send its chat right behind its auth: that message waits for the sign-in to be checked
@@ -134,11 +135,36 @@ export class WebSocketConnection {
     if (refused) throw new AppError("RATE_LIMITED", `${refused.error.message} (try again in ${refused.retryAfterSeconds} s)`);
     if (body.type === "chat") return this.chat(user, body);
     if (body.type === "watch") return this.watch(user, body.session_id);
+    if (body.type === "approve") return this.approve(user, body);
     const session = await sessionAccess(this.context, body.session_id, user);
     requireChatOwner(session, user);
     if (session.status === "running") publishCancel(this.context, session.id, session.run_id ?? undefined);
     void this.services.audit.record({ actor: user, action: "chat_cancelled", project_id: session.project_id, target: session.id, client_address: this.opened.address, outcome: "ok", ...(session.status === "running" ? {} : { detail: "not running" }) });
     this.send({ type: "cancelled", session_id: session.id, cancelled: session.status === "running" });
+  }
+
+  /**
+   * `{type:"approve"}`: a decision on a pending tool call (docs/approvals.md), answered on this socket with
+   * `approval_decided`; the resumed turn's events bring the same to every watcher of the chat.
+   */
+  private async approve(user: string, body: Extract<WsClientMessage, { type: "approve" }>): Promise<void> {
+    const { session_id: sessionId, approval_id: approvalId } = body;
+    const decision = { decision: body.decision, arguments: body.arguments, message: body.message };
+    try {
+      const approval = await decideApproval(this.context, { user, sessionId, approvalId, clientAddress: this.opened.address }, decision);
+      const decided = approval.decided;
+      this.send({
+        type: "approval_decided",
+        session_id: sessionId,
+        approval_id: approvalId,
+        decision: decided?.outcome ?? body.decision,
+        ...(decided?.by === undefined ? {} : { by: decided.by }),
+        ...(decided?.arguments_edited ? { arguments_edited: true } : {}),
+      });
+    } catch (error) {
+      // said with the chat's and the call's ids, so a client deciding several calls knows which one failed
+      this.send({ type: "error", session_id: sessionId, approval_id: approvalId, error: toErrorBody(error) });
+    }
   }
 
   /** `{type:"auth"}`: the token is checked as on HTTP (auth/bearer-sign-in.ts), then the user's socket cap. */

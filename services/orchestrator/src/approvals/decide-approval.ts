@@ -13,6 +13,8 @@ export interface DecisionInput {
   decision: ApprovalDecision;
   arguments?: ToolArguments | undefined;
   message?: string | undefined;
+  /** where the decision came from, for the audit record */
+  clientAddress?: string | undefined;
 }
 
 export interface DecisionDeps {
@@ -35,7 +37,7 @@ export async function decideApproval(deps: DecisionDeps, project: ProjectRecord,
   if (!stored || stored.record.project_id !== project.id) throw new AppError("APPROVAL_NOT_FOUND", "No such pending tool call in this chat");
   const { record } = stored;
   if (approvalAccess(record, project, input.user) !== "decide") {
-    deps.audit(decisionAudit(record, input.user, "refused", `${input.decision} refused: may not decide`));
+    deps.audit({ ...decisionAudit(record, input.user, "refused", `${input.decision} refused: may not decide`), client_address: input.clientAddress });
     throw new AppError(
       "PROJECT_FORBIDDEN",
       record.deciders === "editors"
@@ -62,7 +64,7 @@ export async function decideApproval(deps: DecisionDeps, project: ProjectRecord,
   }));
   if (!result.changed) throw new AppError("APPROVAL_DECIDED", alreadyEnded(result.record));
   const edited = result.record.decided?.arguments !== undefined;
-  deps.audit(decisionAudit(result.record, input.user, "ok", `${outcome} ${record.tool}, call ${record.call_id}${edited ? ", arguments edited" : ""}`));
+  deps.audit({ ...decisionAudit(result.record, input.user, "ok", `${outcome} ${record.tool}, call ${record.call_id}${edited ? ", arguments edited" : ""}`), client_address: input.clientAddress });
   return result.record;
 }
 

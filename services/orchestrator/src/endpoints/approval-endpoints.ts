@@ -54,6 +54,7 @@ export function addApprovalEndpoints(service: Service, deps: ApprovalEndpointDep
       decision: request.decision,
       arguments: request.arguments,
       message: request.message,
+      clientAddress: request.client_address,
     });
     await deps.decided?.(record);
     return { success: true, approval: approvalView(record, true, chatViewBytes) };

@@ -56,8 +56,16 @@ export const ApprovalDecisionBody = z.strictObject({
 });
 export type ApprovalDecisionBody = z.infer<typeof ApprovalDecisionBody>;
 
-/** gateway → orchestrator on `agent.approval.decide`: a member's decision on one pending call of one chat. */
-export const ApprovalDecideRequest = ApprovalDecisionBody.extend({ user, session_id: sessionId, approval_id: approvalIdSchema });
+/**
+ * gateway → orchestrator on `agent.approval.decide`: a member's decision on one pending call of one chat, and the
+ * address it came from for the audit record.
+ */
+export const ApprovalDecideRequest = ApprovalDecisionBody.extend({
+  user,
+  session_id: sessionId,
+  approval_id: approvalIdSchema,
+  client_address: z.string().max(256).optional(),
+});
 export type ApprovalDecideRequest = z.infer<typeof ApprovalDecideRequest>;
 
 export const ApprovalDecideReply = z.union([z.object({ success: z.literal(true), approval: ApprovalView }), ErrorReply]);
