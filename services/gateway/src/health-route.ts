@@ -1,5 +1,5 @@
 import { Router } from "express";
-import { serviceNames } from "@agent-orchestrator/shared";
+import { serviceNames } from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "./gateway-context.js";
 import { countServiceReplicas } from "./service-replicas.js";
 

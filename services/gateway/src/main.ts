@@ -1,4 +1,5 @@
-import { connectNats, createLogger, loadEnv, serviceNames, startTracing, stopOnSignals, telemetryEnvSchema } from "@agent-orchestrator/shared";
+import { connectNats, createLogger, loadEnv, startTracing, stopOnSignals, telemetryEnvSchema } from "@agent-orchestrator/shared/runtime";
+import { serviceNames } from "@agent-orchestrator/shared/wire";
 import { gatewayConfigProblem, gatewayEnvSchema } from "./config.js";
 import { startGateway } from "./gateway-service.js";
 

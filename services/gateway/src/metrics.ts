@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { RunEvent } from "@agent-orchestrator/shared";
+import type { RunEvent } from "@agent-orchestrator/shared/wire";
 
 /** The gateway's Prometheus metrics, fed by the requests it serves and the turn events it relays. */
 export class GatewayMetrics {

@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import { AppError, ErrorReply, requestJson } from "@agent-orchestrator/shared";
+import { AppError, requestJson } from "@agent-orchestrator/shared/runtime";
+import { ErrorReply } from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "./gateway-context.js";
 
 /**

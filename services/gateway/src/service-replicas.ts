@@ -1,5 +1,6 @@
 import { RequestStrategy, type NatsConnection } from "nats";
-import { natsFailureKind, serviceNames, type ServiceName } from "@agent-orchestrator/shared";
+import { natsFailureKind } from "@agent-orchestrator/shared/runtime";
+import { serviceNames, type ServiceName } from "@agent-orchestrator/shared/wire";
 
 /**
  * How many replicas of one service answer a `$SRV` ping within `maxWaitMs`. The service is pinged by

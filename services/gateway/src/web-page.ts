@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import express, { Router, type Response } from "express";
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { sendError } from "./http/send-error.js";
 
 // the same from src/ (tests) and dist/ (the service): both sit one level below the package

@@ -1,4 +1,5 @@
-import { connectNats, createLogger, loadEnv, serviceNames, startMetricsServer, startTracing, stopOnSignals, telemetryEnvSchema } from "@agent-orchestrator/shared";
+import { connectNats, createLogger, loadEnv, startMetricsServer, startTracing, stopOnSignals, telemetryEnvSchema } from "@agent-orchestrator/shared/runtime";
+import { serviceNames } from "@agent-orchestrator/shared/wire";
 import { isModelConfigured, modelNotConfiguredMessage, orchestratorEnvSchema } from "./config.js";
 import { orchestratorMetrics } from "./orchestrator-metrics.js";
 import { startOrchestrator } from "./orchestrator-service.js";

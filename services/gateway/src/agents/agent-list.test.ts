@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createLogger, encodeJson, subjects, type AgentSummary } from "@agent-orchestrator/shared";
+import { createLogger, encodeJson } from "@agent-orchestrator/shared/runtime";
+import { subjects, type AgentSummary } from "@agent-orchestrator/shared/wire";
 import { AgentList, agentListMaxAgeMs } from "./agent-list.js";
 import { gatewayEnvSchema } from "../config.js";
 

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import type { Subscription } from "nats";
-import { ListAgentsReply, subjects, watchRegistryChanges, type AgentSummary, type Logger, type ModelRouteView } from "@agent-orchestrator/shared";
+import { watchRegistryChanges, type Logger } from "@agent-orchestrator/shared/runtime";
+import { ListAgentsReply, subjects, type AgentSummary, type ModelRouteView } from "@agent-orchestrator/shared/wire";
 import { callService } from "../nats-call.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { modelRoutes, withModels } from "./agent-models.js";

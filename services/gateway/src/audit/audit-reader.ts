@@ -1,5 +1,6 @@
 import { AckPolicy, DeliverPolicy, nanos, type ConsumerConfig, type NatsConnection } from "nats";
-import { AuditRecord, decodeJson, type AuditPage, type AuditQuery, type Logger } from "@agent-orchestrator/shared";
+import { decodeJson, type Logger } from "@agent-orchestrator/shared/runtime";
+import { AuditRecord, type AuditPage, type AuditQuery } from "@agent-orchestrator/shared/wire";
 
 /** How long the page's consumer lives unused, if the gateway dies before deleting it. */
 const consumerIdleMs = 30_000;

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { AuditPage, createLogger, jetStreamNames, subjects, type AuditRecord } from "@agent-orchestrator/shared";
+import { createLogger } from "@agent-orchestrator/shared/runtime";
+import { AuditPage, jetStreamNames, subjects, type AuditRecord } from "@agent-orchestrator/shared/wire";
 import { FakeOrchestrator } from "../testing/fake-orchestrator.js";
 import { gatewayFixture, type FixtureUser } from "../testing/gateway-fixture.js";
 import { readAuditPage } from "./audit-reader.js";

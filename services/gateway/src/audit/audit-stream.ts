@@ -1,5 +1,6 @@
 import { DiscardPolicy, nanos, RetentionPolicy, StorageType, type JetStreamManager } from "nats";
-import { AppError, natsFailureKind, retryWhileLeaderless, subjects } from "@agent-orchestrator/shared";
+import { AppError, natsFailureKind, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { subjects } from "@agent-orchestrator/shared/wire";
 import type { GatewayConfig } from "../config.js";
 
 const dayMs = 24 * 3_600_000;

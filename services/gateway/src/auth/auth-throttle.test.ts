@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { AuthThrottle, type CredentialCheck } from "./auth-throttle.js";
 
 const tokens = new Map([

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { AppError, type SignInVia } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { type SignInVia } from "@agent-orchestrator/shared/wire";
 import { addressKey } from "../http/client-address.js";
 
 /** Addresses (and address-and-token pairs) remembered at once; the oldest is forgotten first, so a flood cannot grow memory. */

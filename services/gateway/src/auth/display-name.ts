@@ -1,4 +1,4 @@
-import { asAnswer, getOwn, type SignInVia } from "@agent-orchestrator/shared";
+import { asAnswer, getOwn, type SignInVia } from "@agent-orchestrator/shared/wire";
 
 /** OpenID Connect's standard claims that name a person (Core §5.1), kept with a sign-in for `user_name`'s default. */
 export const displayNameClaims = ["name", "given_name", "family_name", "preferred_username"] as const;

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { KV, NatsConnection } from "nats";
-import { AppError, decodeJson, encodeJson, jetStreamNames, retryWhileLeaderless, SignInSession, type SignInVia } from "@agent-orchestrator/shared";
+import { AppError, decodeJson, encodeJson, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames, SignInSession, type SignInVia } from "@agent-orchestrator/shared/wire";
 
 /** A new browser sign-in: what goes into its cookie, and the session as stored. */
 export interface NewSignIn {

@@ -1,4 +1,5 @@
-import { AppError, asAnswer, getOwn, type SignInVia } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { asAnswer, getOwn, type SignInVia } from "@agent-orchestrator/shared/wire";
 import type { GatewayConfig } from "../config.js";
 import type { SignIn } from "./auth-throttle.js";
 import { displayNameClaims } from "./display-name.js";

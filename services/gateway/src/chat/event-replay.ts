@@ -1,5 +1,6 @@
 import { DeliverPolicy, type NatsConnection } from "nats";
-import { decodeJson, jetStreamNames, RunEvent, runEventWatchHoldMs, subjects, type Logger } from "@agent-orchestrator/shared";
+import { decodeJson, runEventWatchHoldMs, type Logger } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames, RunEvent, subjects } from "@agent-orchestrator/shared/wire";
 import { inSeqOrder, inSeqOrderBySession } from "./seq-order.js";
 
 export interface ReplayOptions {

@@ -1,4 +1,5 @@
-import { encodeJson, subjects, traceHeadersOption } from "@agent-orchestrator/shared";
+import { encodeJson, traceHeadersOption } from "@agent-orchestrator/shared/runtime";
+import { subjects } from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "../gateway-context.js";
 
 /** Broadcasts a cancel for the session's turn (`runId` narrows it to that turn); idempotent. */

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createLogger, encodeJson, jetStreamNames, RunEvent, subjects, zeroUsage } from "@agent-orchestrator/shared";
+import { createLogger, encodeJson } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames, RunEvent, subjects, zeroUsage } from "@agent-orchestrator/shared/wire";
 import { startRun, type NewRun, type RunClientOptions } from "./run-client.js";
 
 let connection: NatsConnection;

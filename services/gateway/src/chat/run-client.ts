@@ -5,17 +5,13 @@ import {
   decodeJson,
   encodeJson,
   inSpan,
-  isFinalEvent,
-  jetStreamNames,
   natsAttributes,
   queueRunRequest,
-  RunEvent,
   runEventWatchHoldMs,
   traceHeadersOption,
-  subjects,
   type Logger,
-  type RunStartRequest,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/runtime";
+import { isFinalEvent, jetStreamNames, RunEvent, subjects, type RunStartRequest } from "@agent-orchestrator/shared/wire";
 import { inSeqOrderBySession } from "./seq-order.js";
 import { onReconnect } from "./connection-reconnects.js";
 import { StoredRunEvents } from "./stored-run-events.js";

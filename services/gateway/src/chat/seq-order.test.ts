@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RunEvent } from "@agent-orchestrator/shared";
+import type { RunEvent } from "@agent-orchestrator/shared/wire";
 import { inSeqOrder, inSeqOrderBySession } from "./seq-order.js";
 
 const ids = (run_id = "r1") => ({ session_id: "s1", run_id });

@@ -1,4 +1,4 @@
-import { isFinalEvent, type RunEvent } from "@agent-orchestrator/shared";
+import { isFinalEvent, type RunEvent } from "@agent-orchestrator/shared/wire";
 
 /**
  * One turn's events put back in `seq` order, once each, up to its `done` or `error`. The orchestrator sends

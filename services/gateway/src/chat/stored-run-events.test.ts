@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createLogger, encodeJson, RunEvent, subjects } from "@agent-orchestrator/shared";
+import { createLogger, encodeJson } from "@agent-orchestrator/shared/runtime";
+import { RunEvent, subjects } from "@agent-orchestrator/shared/wire";
 import { StoredRunEvents } from "./stored-run-events.js";
 
 let connection: NatsConnection;

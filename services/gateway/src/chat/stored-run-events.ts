@@ -1,5 +1,6 @@
 import type { MsgRequest, NatsConnection } from "nats";
-import { decodeJson, leaderElectionWaitMs, retryNats, RunEvent, type Logger } from "@agent-orchestrator/shared";
+import { decodeJson, leaderElectionWaitMs, retryNats, type Logger } from "@agent-orchestrator/shared/runtime";
+import { RunEvent } from "@agent-orchestrator/shared/wire";
 
 /** JetStream's answer to a message get past the last one on the subject: "no message found". */
 const noMessageFound = 10037;

@@ -1,4 +1,4 @@
-import type { RunEvent } from "@agent-orchestrator/shared";
+import type { RunEvent } from "@agent-orchestrator/shared/wire";
 
 /** What `/api/chat`, the MCP `chat` tool and `/v1` answer with: the text and flag of the turn's `done` event. */
 export interface TurnAnswer {

@@ -1,5 +1,5 @@
 import { extname } from "node:path";
-import { getOwn } from "@agent-orchestrator/shared";
+import { getOwn } from "@agent-orchestrator/shared/wire";
 
 const contentTypes: Readonly<Record<string, string>> = {
   ".md": "text/markdown; charset=utf-8",

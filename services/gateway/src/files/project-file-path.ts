@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 
 /** Longest path the file messages carry (shared/src/wire/projects/file-messages.ts). */
 const maxPathLength = 1024;

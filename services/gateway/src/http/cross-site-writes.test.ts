@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
 import { describe, expect, it } from "vitest";
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { browserOrigin, refuseCrossSiteWrites } from "./cross-site-writes.js";
 
 const request = (method: string, headers: Record<string, string>) => ({ method, headers: { host: "127.0.0.1:3000", ...headers } }) as unknown as Request;

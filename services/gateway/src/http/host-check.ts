@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { NextFunction, Request, Response } from "express";
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 
 /** The host name of a `Host` header, lower-cased, without its port (`[::1]` keeps its brackets). */
 export function hostNameOf(header: string | undefined): string | undefined {

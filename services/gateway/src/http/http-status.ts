@@ -1,4 +1,4 @@
-import type { ErrorCode } from "@agent-orchestrator/shared";
+import type { ErrorCode } from "@agent-orchestrator/shared/wire";
 
 /** The one table from error codes to HTTP statuses; the compiler insists every code is mapped. */
 export const httpStatusByCode: Readonly<Record<ErrorCode, number>> = {

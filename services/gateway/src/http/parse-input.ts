@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { AppError, firstIssue } from "@agent-orchestrator/shared";
+import { AppError, firstIssue } from "@agent-orchestrator/shared/runtime";
 
 /** Parses a request's body or query with its schema; the first problem becomes a VALIDATION_ERROR naming the field. */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string): z.infer<S> {

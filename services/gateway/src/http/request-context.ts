@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
-import type { Logger } from "@agent-orchestrator/shared";
+import type { Logger } from "@agent-orchestrator/shared/runtime";
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 

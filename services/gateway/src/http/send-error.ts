@@ -1,5 +1,5 @@
 import type { Response } from "express";
-import { toErrorBody } from "@agent-orchestrator/shared";
+import { toErrorBody } from "@agent-orchestrator/shared/runtime";
 import { httpStatusByCode, retryAfterSecondsByCode } from "./http-status.js";
 
 /** Sends the error body of docs/design.md "Clients" with the status from the one table. */

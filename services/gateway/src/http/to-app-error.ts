@@ -1,4 +1,4 @@
-import { AppError, type Logger } from "@agent-orchestrator/shared";
+import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
 
 /**
  * Express' own errors (body too large, malformed JSON) and ours as one AppError; anything else is

@@ -1,6 +1,6 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { NextFunction, Request, Response } from "express";
-import { tracer, tracingActive } from "@agent-orchestrator/shared";
+import { tracer, tracingActive } from "@agent-orchestrator/shared/runtime";
 
 const untraced = new Set(["/healthz", "/metrics"]);
 

@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { TokenBucket } from "./token-bucket.js";
 
 /** Refused: the error to answer, and the whole seconds after which the same request would pass. */

@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { addressKey } from "../http/client-address.js";
 import type { GatewayConfig } from "../config.js";
 import { KeyedSlots } from "./keyed-slots.js";

@@ -1,5 +1,5 @@
 import type { ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/types.js";
-import { InstalledFileReadReply, InstalledFilesListReply, subjects } from "@agent-orchestrator/shared";
+import { InstalledFileReadReply, InstalledFilesListReply, subjects } from "@agent-orchestrator/shared/wire";
 import { spacePath } from "../files/project-file-path.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";

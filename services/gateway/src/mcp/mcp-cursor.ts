@@ -1,6 +1,6 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
-import { parseJson } from "@agent-orchestrator/shared";
+import { parseJson } from "@agent-orchestrator/shared/runtime";
 
 /** Longer than any cursor this server makes; a longer one is refused before it is decoded. */
 const maxCursorChars = 2048;

@@ -2,7 +2,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeJson, GetAgentRequest, ListAgentsRequest, subjects, type AgentDefinition } from "@agent-orchestrator/shared";
+import { encodeJson } from "@agent-orchestrator/shared/runtime";
+import { GetAgentRequest, ListAgentsRequest, subjects, type AgentDefinition } from "@agent-orchestrator/shared/wire";
 import { gatewayFixture, tokens } from "../testing/gateway-fixture.js";
 
 const fixture = gatewayFixture();

@@ -1,4 +1,4 @@
-import type { ActivationData, MenuItem } from "@agent-orchestrator/shared";
+import type { ActivationData, MenuItem } from "@agent-orchestrator/shared/wire";
 
 /** What a menu item runs, and which of the agent's menu handlers says how. */
 export interface MenuTarget {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { joinAnswerTexts } from "@agent-orchestrator/shared";
+import { joinAnswerTexts } from "@agent-orchestrator/shared/wire";
 import { AnswerAssembler } from "./answer-assembler.js";
 
 describe("AnswerAssembler", () => {

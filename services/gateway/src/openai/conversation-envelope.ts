@@ -1,4 +1,4 @@
-import type { VisibleMessage } from "@agent-orchestrator/shared";
+import type { VisibleMessage } from "@agent-orchestrator/shared/wire";
 
 /**
  * The first message of a session started from `/v1` when the client brings instructions or an earlier

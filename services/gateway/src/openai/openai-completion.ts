@@ -1,4 +1,4 @@
-import type { Usage } from "@agent-orchestrator/shared";
+import type { Usage } from "@agent-orchestrator/shared/wire";
 import type { TurnAnswer } from "../chat/turn-answer.js";
 
 /** What every object of one completion shares. */

@@ -1,4 +1,5 @@
-import { AppError, maxAttachments, type Attachment, type OpenAiMessage, type VisibleMessage } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { maxAttachments, type Attachment, type OpenAiMessage, type VisibleMessage } from "@agent-orchestrator/shared/wire";
 import { fileAttachment } from "./openai-file-part.js";
 
 /**

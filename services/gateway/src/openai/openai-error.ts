@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
-import { toErrorBody, type ErrorCode, type Logger, type OpenAiErrorBody } from "@agent-orchestrator/shared";
+import { toErrorBody, type Logger } from "@agent-orchestrator/shared/runtime";
+import { type ErrorCode, type OpenAiErrorBody } from "@agent-orchestrator/shared/wire";
 import { httpStatusByCode, retryAfterSecondsByCode } from "../http/http-status.js";
 import { toAppError } from "../http/to-app-error.js";
 

@@ -1,4 +1,5 @@
-import { AppError, Attachment, AttachmentName, type OpenAiFilePart } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { Attachment, AttachmentName, type OpenAiFilePart } from "@agent-orchestrator/shared/wire";
 
 /** `data:<type>[;params];base64,<payload>`: the only data URL a file's bytes may come as. */
 const base64DataUrl = /^data:[^,]*;base64,/i;

@@ -1,4 +1,4 @@
-import type { RunEvent } from "@agent-orchestrator/shared";
+import type { RunEvent } from "@agent-orchestrator/shared/wire";
 import type { AnswerAssembler } from "./answer-assembler.js";
 
 /** What one run event adds to a `/v1` stream: answer text, an SSE comment, or nothing. */

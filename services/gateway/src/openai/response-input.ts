@@ -1,4 +1,4 @@
-import type { OpenAiMessage, ResponseContentPart, ResponseCreateRequest } from "@agent-orchestrator/shared";
+import type { OpenAiMessage, ResponseContentPart, ResponseCreateRequest } from "@agent-orchestrator/shared/wire";
 import { readClientConversation, type ClientConversation } from "./openai-conversation.js";
 
 /**

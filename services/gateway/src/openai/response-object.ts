@@ -1,4 +1,4 @@
-import type { StoredResponse, Usage } from "@agent-orchestrator/shared";
+import type { StoredResponse, Usage } from "@agent-orchestrator/shared/wire";
 
 /** The id of a response's one output message. */
 export const outputMessageId = (record: Pick<StoredResponse, "run_id">): string => `msg_${record.run_id.replaceAll("-", "")}`;

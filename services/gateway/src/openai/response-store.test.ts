@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { encodeJson, type StoredResponse } from "@agent-orchestrator/shared";
+import { encodeJson } from "@agent-orchestrator/shared/runtime";
+import { type StoredResponse } from "@agent-orchestrator/shared/wire";
 import { boundRecord } from "./response-store.js";
 
 const record = (output_text: string, instructions: string | null): StoredResponse => ({

@@ -1,5 +1,6 @@
 import type { KV, NatsConnection } from "nats";
-import { AppError, decodeJson, encodeJson, responseIdPattern, retryWhileLeaderless, StoredResponse, utf8PrefixEnd } from "@agent-orchestrator/shared";
+import { AppError, decodeJson, encodeJson, retryWhileLeaderless, utf8PrefixEnd } from "@agent-orchestrator/shared/runtime";
+import { responseIdPattern, StoredResponse } from "@agent-orchestrator/shared/wire";
 
 /** Room left in a KV value for the message's headers and the record's other fields. */
 const headroomBytes = 64 * 1024;

@@ -1,4 +1,5 @@
-import type { AppError, Logger, StoredResponse } from "@agent-orchestrator/shared";
+import type { AppError, Logger } from "@agent-orchestrator/shared/runtime";
+import type { StoredResponse } from "@agent-orchestrator/shared/wire";
 import { toOpenAiError } from "./openai-error.js";
 
 /** How a response's end is kept: `persist` stores the record (a no-op with `store: false`). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { VisibleMessage } from "@agent-orchestrator/shared";
+import type { VisibleMessage } from "@agent-orchestrator/shared/wire";
 import { conversationEnvelope } from "./conversation-envelope.js";
 import { holdsConversation } from "./session-matcher.js";
 

@@ -1,4 +1,4 @@
-import { joinAnswerTexts, SessionListReply, subjects, type VisibleMessage } from "@agent-orchestrator/shared";
+import { joinAnswerTexts, SessionListReply, subjects, type VisibleMessage } from "@agent-orchestrator/shared/wire";
 import { conversationEnvelope } from "./conversation-envelope.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";

@@ -1,4 +1,5 @@
-import { AppError, maxUserMessageChars, type Attachment } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { maxUserMessageChars, type Attachment } from "@agent-orchestrator/shared/wire";
 import { conversationEnvelope } from "./conversation-envelope.js";
 import type { GatewayContext } from "../gateway-context.js";
 import type { ClientConversation } from "./openai-conversation.js";

@@ -1,7 +1,8 @@
 import { once } from "node:events";
 import { afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import WebSocket from "ws";
-import { encodeJson, subjects, zeroUsage, type RunEventBody, type RunStartRequest } from "@agent-orchestrator/shared";
+import { encodeJson } from "@agent-orchestrator/shared/runtime";
+import { subjects, zeroUsage, type RunEventBody, type RunStartRequest } from "@agent-orchestrator/shared/wire";
 import { FakeFileStore } from "../testing/fake-file-store.js";
 import { FakeOrchestrator } from "../testing/fake-orchestrator.js";
 import { gatewayFixture, tokens, type FixtureUser } from "../testing/gateway-fixture.js";

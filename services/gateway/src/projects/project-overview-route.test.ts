@@ -1,4 +1,4 @@
-import { HelpCatalogueRequest, subjects } from "@agent-orchestrator/shared";
+import { HelpCatalogueRequest, subjects } from "@agent-orchestrator/shared/wire";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FakeFileStore } from "../testing/fake-file-store.js";
 import { FakeOrchestrator } from "../testing/fake-orchestrator.js";

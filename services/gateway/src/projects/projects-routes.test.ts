@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { subjects } from "@agent-orchestrator/shared";
+import { subjects } from "@agent-orchestrator/shared/wire";
 import { FakeOrchestrator } from "../testing/fake-orchestrator.js";
 import { gatewayFixture, type FixtureUser } from "../testing/gateway-fixture.js";
 

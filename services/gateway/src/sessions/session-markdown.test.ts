@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { zeroUsage, type SessionView } from "@agent-orchestrator/shared";
+import { zeroUsage, type SessionView } from "@agent-orchestrator/shared/wire";
 import { exportFileName, sessionMarkdown } from "./session-markdown.js";
 
 const session: SessionView = {

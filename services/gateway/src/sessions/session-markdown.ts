@@ -1,4 +1,4 @@
-import { withoutBidiFormat, type SessionView } from "@agent-orchestrator/shared";
+import { withoutBidiFormat, type SessionView } from "@agent-orchestrator/shared/wire";
 
 /** What an export names besides the chat itself: looked up by the route, each with its id as fallback. */
 export interface ExportNames {

@@ -1,4 +1,4 @@
-import { SessionGetReply, subjects, type SessionView } from "@agent-orchestrator/shared";
+import { SessionGetReply, subjects, type SessionView } from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 

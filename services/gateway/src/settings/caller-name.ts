@@ -1,4 +1,4 @@
-import { asAnswer, type SignInVia } from "@agent-orchestrator/shared";
+import { asAnswer, type SignInVia } from "@agent-orchestrator/shared/wire";
 import { displayNameOf } from "../auth/display-name.js";
 import { authenticationRequired, type GatewayConfig } from "../config.js";
 

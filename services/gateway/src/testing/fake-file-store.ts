@@ -14,7 +14,7 @@ import {
   type FileAuthor,
   type FileRevision,
   type FileSpaceRef,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import type { GatewayFixture } from "./gateway-fixture.js";
 
 type Stored = FileRevision & { content: string };

@@ -1,6 +1,5 @@
+import { encodeJson, decodeJson } from "@agent-orchestrator/shared/runtime";
 import {
-  encodeJson,
-  decodeJson,
   GreetingRequest,
   ProjectCreateRequest,
   ProjectDeleteRequest,
@@ -27,7 +26,7 @@ import {
   type RunEventBody,
   type SessionSummary,
   type SessionView,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import type { GatewayFixture } from "./gateway-fixture.js";
 
 const refuse = (code: ErrorCode, message: string) => ({ success: false, error: { code, message } });

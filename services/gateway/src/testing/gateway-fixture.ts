@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, inject } from "vitest";
 import type { z } from "zod";
-import { createLogger, decodeJson, encodeJson, jetStreamNames, subjects } from "@agent-orchestrator/shared";
+import { createLogger, decodeJson, encodeJson } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames, subjects } from "@agent-orchestrator/shared/wire";
 import { gatewayEnvSchema } from "../config.js";
 import { startGateway, type Gateway } from "../gateway-service.js";
 

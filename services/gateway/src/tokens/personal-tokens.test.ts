@@ -5,7 +5,8 @@
 import { randomUUID } from "node:crypto";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { encodeJson, type PersonalTokenRecord, type SignInVia } from "@agent-orchestrator/shared";
+import { encodeJson } from "@agent-orchestrator/shared/runtime";
+import { type PersonalTokenRecord, type SignInVia } from "@agent-orchestrator/shared/wire";
 import type { AdmissionRules } from "../auth/admission.js";
 import { admissionRules as rules } from "../testing/admission-rules.js";
 import { PersonalTokens, tokenHash } from "./personal-tokens.js";

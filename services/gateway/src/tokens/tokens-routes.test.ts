@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
-import { jetStreamNames } from "@agent-orchestrator/shared";
+import { jetStreamNames } from "@agent-orchestrator/shared/wire";
 import { gatewayFixture, type FixtureUser } from "../testing/gateway-fixture.js";
 
 const fixture = gatewayFixture({ PERSONAL_TOKENS_PER_USER: "3", AUTH_FAILURES_PER_MINUTE: "3" });

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import WebSocket from "ws";
-import { subjects, withAttachedFiles, type RunStartRequest } from "@agent-orchestrator/shared";
+import { subjects, withAttachedFiles, type RunStartRequest } from "@agent-orchestrator/shared/wire";
 import { FakeFileStore } from "../testing/fake-file-store.js";
 import { FakeOrchestrator } from "../testing/fake-orchestrator.js";
 import { gatewayFixture, tokens, type FixtureUser } from "../testing/gateway-fixture.js";

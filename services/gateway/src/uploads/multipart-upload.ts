@@ -1,6 +1,7 @@
 import type { Request } from "express";
 import busboy from "busboy";
-import { AppError, type FileRevision } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { type FileRevision } from "@agent-orchestrator/shared/wire";
 
 /** One file of a multipart upload as stored: its revision and, for a converted document, its Markdown form's. */
 export interface StoredUpload {

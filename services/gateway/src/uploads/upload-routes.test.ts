@@ -1,5 +1,5 @@
 import { request } from "node:http";
-import { jetStreamNames } from "@agent-orchestrator/shared";
+import { jetStreamNames } from "@agent-orchestrator/shared/wire";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FakeFileStore } from "../testing/fake-file-store.js";
 import { FakeOrchestrator } from "../testing/fake-orchestrator.js";

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { AppError, jetStreamNames, putObjectPaced } from "@agent-orchestrator/shared";
+import { AppError, putObjectPaced } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames } from "@agent-orchestrator/shared/wire";
 import type { ObjectStore } from "nats";
 import type { GatewayContext } from "../gateway-context.js";
 

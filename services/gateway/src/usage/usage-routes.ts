@@ -1,5 +1,5 @@
 import { Router } from "express";
-import { subjects, UserUsageReply } from "@agent-orchestrator/shared";
+import { subjects, UserUsageReply } from "@agent-orchestrator/shared/wire";
 import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";

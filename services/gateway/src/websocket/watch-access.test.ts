@@ -1,7 +1,8 @@
 import { once } from "node:events";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { encodeJson, subjects, zeroUsage, type RunEventBody } from "@agent-orchestrator/shared";
+import { encodeJson } from "@agent-orchestrator/shared/runtime";
+import { subjects, zeroUsage, type RunEventBody } from "@agent-orchestrator/shared/wire";
 import { FakeOrchestrator } from "../testing/fake-orchestrator.js";
 import { gatewayFixture, tokens, type FixtureUser } from "../testing/gateway-fixture.js";
 

@@ -1,4 +1,4 @@
-import type { AgentDefinition } from "@agent-orchestrator/shared";
+import type { AgentDefinition } from "@agent-orchestrator/shared/wire";
 import { runCriticalActions, type ActionsStart, type ReadFile } from "./critical-actions.js";
 import { startSkillAgent, type LoadSkill, type SkillStart } from "./skill-start.js";
 

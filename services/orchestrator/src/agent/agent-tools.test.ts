@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AgentDefinition } from "@agent-orchestrator/shared";
+import type { AgentDefinition } from "@agent-orchestrator/shared/wire";
 import { toolsForAgent } from "./agent-tools.js";
 import { skillAgent } from "../testing/skill-agent-fixture.js";
 

@@ -1,4 +1,4 @@
-import { menuItemSkill, type AgentDefinition, type ToolName } from "@agent-orchestrator/shared";
+import { menuItemSkill, type AgentDefinition, type ToolName } from "@agent-orchestrator/shared/wire";
 
 export interface AgentToolOptions {
   /** offer `run_subagent`: only when this orchestrator can run subagents */

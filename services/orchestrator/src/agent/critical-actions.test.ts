@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AppError, type ToolResult } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { type ToolResult } from "@agent-orchestrator/shared/wire";
 import { runCriticalActions, substituteVariables } from "./critical-actions.js";
 
 describe("runCriticalActions", () => {

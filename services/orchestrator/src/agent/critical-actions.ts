@@ -1,4 +1,6 @@
-import { AppError, asMapping, fileToLoad, getOwn, parseBmadYaml, type ToolResult } from "@agent-orchestrator/shared";
+import { asMapping, fileToLoad, parseBmadYaml } from "@agent-orchestrator/shared/bmad";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { getOwn, type ToolResult } from "@agent-orchestrator/shared/wire";
 import { startVariables } from "./start-variables.js";
 
 /** A file loaded at agent start, with its virtual path. */

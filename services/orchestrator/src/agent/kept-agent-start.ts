@@ -1,4 +1,4 @@
-import type { AgentDefinition, ToolContext } from "@agent-orchestrator/shared";
+import type { AgentDefinition, ToolContext } from "@agent-orchestrator/shared/wire";
 import type { ToolCaller } from "../loop/tool-caller.js";
 import { startAgent, type AgentStart } from "./agent-start.js";
 import type { StartCache } from "./start-cache.js";

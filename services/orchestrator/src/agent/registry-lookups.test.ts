@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createLogger, encodeJson, subjects, type ActivationReply, type GetAgentReply, type RegistryChanged } from "@agent-orchestrator/shared";
+import { createLogger, encodeJson } from "@agent-orchestrator/shared/runtime";
+import { subjects, type ActivationReply, type GetAgentReply, type RegistryChanged } from "@agent-orchestrator/shared/wire";
 import { RegistryLookups } from "./registry-lookups.js";
 import { testAgent } from "../testing/orchestrator-fixture.js";
 

@@ -1,16 +1,8 @@
 import { LRUCache } from "lru-cache";
 import type { NatsConnection, Subscription } from "nats";
 import type { z } from "zod";
-import {
-  AppError,
-  ActivationReply,
-  GetAgentReply,
-  requestJson,
-  subjects,
-  type AgentDefinition,
-  watchRegistryChanges,
-  type Logger,
-} from "@agent-orchestrator/shared";
+import { AppError, requestJson, watchRegistryChanges, type Logger } from "@agent-orchestrator/shared/runtime";
+import { ActivationReply, GetAgentReply, subjects, type AgentDefinition } from "@agent-orchestrator/shared/wire";
 import type { AgentRules } from "./agent-rules.js";
 
 export interface RegistryLookupsOptions {

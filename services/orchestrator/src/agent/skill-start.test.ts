@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ToolResult } from "@agent-orchestrator/shared";
+import type { ToolResult } from "@agent-orchestrator/shared/wire";
 import { startSkillAgent } from "./skill-start.js";
 import { loadedAgentSkill, skillAgent } from "../testing/skill-agent-fixture.js";
 

@@ -1,4 +1,5 @@
-import { AppError, LoadedSkill, type AgentDefinition, type ToolResult } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { LoadedSkill, type AgentDefinition, type ToolResult } from "@agent-orchestrator/shared/wire";
 import { withStartDefaults } from "./start-variables.js";
 
 /** What the system did for a skills-era agent (BMAD 6.3+): its skill loaded, customization and config resolved. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AppError, type AgentDefinition } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { type AgentDefinition } from "@agent-orchestrator/shared/wire";
 import type { AgentStart } from "./agent-start.js";
 import { StartCache } from "./start-cache.js";
 import { testAgent } from "../testing/orchestrator-fixture.js";

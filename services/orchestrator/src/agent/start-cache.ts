@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import type { AgentDefinition } from "@agent-orchestrator/shared";
+import type { AgentDefinition } from "@agent-orchestrator/shared/wire";
 import type { AgentStart } from "./agent-start.js";
 
 interface Kept {

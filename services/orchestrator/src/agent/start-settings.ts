@@ -1,4 +1,5 @@
-import { lateAnswerNames, withoutLateAnswers, withSettingsAnswers, type SettingsLayers } from "@agent-orchestrator/shared";
+import { lateAnswerNames, withoutLateAnswers, withSettingsAnswers } from "@agent-orchestrator/shared/bmad";
+import { type SettingsLayers } from "@agent-orchestrator/shared/wire";
 import type { AgentStart } from "./agent-start.js";
 import { substituteVariables } from "./critical-actions.js";
 import { startVariables } from "./start-variables.js";

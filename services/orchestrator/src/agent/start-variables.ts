@@ -1,4 +1,4 @@
-import { mapOutputVariables } from "@agent-orchestrator/shared";
+import { mapOutputVariables } from "@agent-orchestrator/shared/bmad";
 
 /** The name BMAD's neutral defaults give a user the config does not name: a greeting treats it as no name. */
 export const neutralUserName = "User";

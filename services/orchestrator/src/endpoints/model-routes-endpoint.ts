@@ -1,5 +1,6 @@
 import type { Service } from "nats";
-import { addJsonEndpoint, ModelRoutesRequest, subjects, type Logger, type ModelRoutesReply } from "@agent-orchestrator/shared";
+import { addJsonEndpoint, type Logger } from "@agent-orchestrator/shared/runtime";
+import { ModelRoutesRequest, subjects, type ModelRoutesReply } from "@agent-orchestrator/shared/wire";
 import { projectOfMember } from "../projects/project-access.js";
 import type { ProjectStore } from "../projects/project-store.js";
 import type { ModelRouter } from "../model/model-router.js";

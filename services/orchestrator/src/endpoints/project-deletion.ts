@@ -1,5 +1,6 @@
 import type { NatsConnection } from "nats";
-import { AppError, isCasConflict, retryWhileLeaderless, type SessionHead } from "@agent-orchestrator/shared";
+import { AppError, isCasConflict, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { type SessionHead } from "@agent-orchestrator/shared/wire";
 import { retryOnConflict } from "../nats/compare-and-set.js";
 import type { OrchestratorConfig } from "../config.js";
 import type { SessionStore } from "../sessions/session-store.js";

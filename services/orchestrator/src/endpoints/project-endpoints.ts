@@ -1,7 +1,6 @@
 import type { Service } from "nats";
+import { addJsonEndpoint, AppError, type Logger } from "@agent-orchestrator/shared/runtime";
 import {
-  addJsonEndpoint,
-  AppError,
   ProjectCreateRequest,
   ProjectDeleteRequest,
   ProjectGetRequest,
@@ -13,12 +12,11 @@ import {
   roleOf,
   subjects,
   toProjectView,
-  type Logger,
   type ProjectMember,
   type ProjectOperation,
   type ProjectRecord,
   type ProjectView,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import type { z } from "zod";
 import type { OrchestratorConfig } from "../config.js";
 import { projectOfMember, requireOwner } from "../projects/project-access.js";

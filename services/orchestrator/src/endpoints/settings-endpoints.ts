@@ -1,15 +1,14 @@
 import type { Service } from "nats";
+import { addJsonEndpoint, type Logger } from "@agent-orchestrator/shared/runtime";
 import {
-  addJsonEndpoint,
   asAnswer,
   MemberSettingsPutRequest,
   MemberSettingsRequest,
   ProjectSettingsPutRequest,
   ProjectSettingsRequest,
   subjects,
-  type Logger,
   type ProjectRecord,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import { projectOfMember, requireOwner } from "../projects/project-access.js";
 import type { ProjectStore } from "../projects/project-store.js";
 import type { SettingsStore } from "../settings/settings-store.js";

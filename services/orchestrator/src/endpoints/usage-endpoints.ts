@@ -1,16 +1,15 @@
 import type { Service } from "nats";
+import { addJsonEndpoint, type Logger } from "@agent-orchestrator/shared/runtime";
 import {
-  addJsonEndpoint,
   addSpending,
   ProjectBudgetRequest,
   ProjectUsageRequest,
   subjects,
   UserUsageRequest,
   zeroSpending,
-  type Logger,
   type ProjectUsage,
   type UserUsage,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import { projectOfMember, requireOwner } from "../projects/project-access.js";
 import type { ProjectStore } from "../projects/project-store.js";
 import type { Budgets } from "../spending/budgets.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RunEvent } from "@agent-orchestrator/shared";
+import type { RunEvent } from "@agent-orchestrator/shared/wire";
 import { argumentPreviewChars, boundEvent as boundEncoded, prefixWithinBytes, previewArguments } from "./bounded-event.js";
 
 const boundEvent = (event: RunEvent, maxBytes: number) => boundEncoded(event, maxBytes).map((bounded) => bounded.event);

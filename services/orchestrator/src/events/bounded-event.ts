@@ -1,4 +1,5 @@
-import { encodeJson, utf8PrefixEnd, type RunEvent } from "@agent-orchestrator/shared";
+import { encodeJson, utf8PrefixEnd } from "@agent-orchestrator/shared/runtime";
+import { type RunEvent } from "@agent-orchestrator/shared/wire";
 
 /** Strings in tool-call arguments longer than this (characters) are shown as a preview in events. */
 export const argumentPreviewChars = 4_096;

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { JsMsg } from "nats";
 import { describe, expect, it } from "vitest";
-import { decodeJson, RunEvent, subjects } from "@agent-orchestrator/shared";
+import { decodeJson } from "@agent-orchestrator/shared/runtime";
+import { RunEvent, subjects } from "@agent-orchestrator/shared/wire";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { scratchStreams } from "../testing/scratch-streams.js";
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { MsgHdrs, NatsConnection } from "nats";
-import { retryNats, runEventStoreBudgetMs, subjects, traceHeadersOption, type NatsFailureKind, type RunEvent, type RunEventBody } from "@agent-orchestrator/shared";
+import { retryNats, runEventStoreBudgetMs, traceHeadersOption, type NatsFailureKind } from "@agent-orchestrator/shared/runtime";
+import { subjects, type RunEvent, type RunEventBody } from "@agent-orchestrator/shared/wire";
 import { boundEvent } from "./bounded-event.js";
 import { natsMessageBudget } from "../nats/nats-message-budget.js";
 

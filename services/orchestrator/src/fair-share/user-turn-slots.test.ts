@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createLogger, encodeJson } from "@agent-orchestrator/shared";
+import { createLogger, encodeJson } from "@agent-orchestrator/shared/runtime";
 import { scratchStreams } from "../testing/scratch-streams.js";
 import { UserTurnSlots, type UserTurnSlotsOptions } from "./user-turn-slots.js";
 

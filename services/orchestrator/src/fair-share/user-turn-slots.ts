@@ -1,5 +1,5 @@
 import type { KV, NatsConnection } from "nats";
-import { decodeJson, encodeJson, KeyedQueue, retryWhileLeaderless, type Logger } from "@agent-orchestrator/shared";
+import { decodeJson, encodeJson, KeyedQueue, retryWhileLeaderless, type Logger } from "@agent-orchestrator/shared/runtime";
 import { z } from "zod";
 import { retryOnConflict } from "../nats/compare-and-set.js";
 

@@ -1,5 +1,5 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import { parseJson } from "@agent-orchestrator/shared";
+import { parseJson } from "@agent-orchestrator/shared/runtime";
 import { orchestratorMetrics } from "../orchestrator-metrics.js";
 import { truncateMiddle } from "./truncate-middle.js";
 

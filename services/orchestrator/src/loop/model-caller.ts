@@ -1,5 +1,5 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import type { toolDefinitionsForModel, Usage } from "@agent-orchestrator/shared";
+import type { toolDefinitionsForModel, Usage } from "@agent-orchestrator/shared/wire";
 import type { ToolCallDelta } from "./tool-call-accumulator.js";
 
 /** One piece of a streamed model answer, in the order the model sends them. */

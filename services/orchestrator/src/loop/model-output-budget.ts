@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 
 /**
  * What a new streamed tool call costs besides its text: the accumulator keeps an object per call, so a model

@@ -1,4 +1,4 @@
-import type { ToolContext, ToolName, ToolResult } from "@agent-orchestrator/shared";
+import type { ToolContext, ToolName, ToolResult } from "@agent-orchestrator/shared/wire";
 
 /**
  * "Call a tool", the loop's seam to the tools: the orchestrator passes the NATS `ToolClient`; tests and the

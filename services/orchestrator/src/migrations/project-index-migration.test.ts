@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { encodeJson, type ProjectRecord } from "@agent-orchestrator/shared";
+import { encodeJson } from "@agent-orchestrator/shared/runtime";
+import { type ProjectRecord } from "@agent-orchestrator/shared/wire";
 import { scratchStreams } from "../testing/scratch-streams.js";
 import { indexStoredProjects } from "./project-index-migration.js";
 import { ProjectStore } from "../projects/project-store.js";

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { encodeJson, zeroUsage, type SessionHead } from "@agent-orchestrator/shared";
+import { encodeJson } from "@agent-orchestrator/shared/runtime";
+import { zeroUsage, type SessionHead } from "@agent-orchestrator/shared/wire";
 import { headKey, SessionStore } from "../sessions/session-store.js";
 import { scratchStreams } from "../testing/scratch-streams.js";
 import { ProjectStore } from "../projects/project-store.js";

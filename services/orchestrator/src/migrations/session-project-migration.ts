@@ -1,4 +1,4 @@
-import { isCasConflict, retryWhileLeaderless } from "@agent-orchestrator/shared";
+import { isCasConflict, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
 import type { SessionStore } from "../sessions/session-store.js";
 import type { ProjectStore } from "../projects/project-store.js";
 

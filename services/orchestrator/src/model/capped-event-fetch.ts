@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 
 const lineFeed = 0x0a;
 const carriageReturn = 0x0d;

@@ -1,5 +1,6 @@
 import { SpanKind } from "@opentelemetry/api";
-import { errorType, markFailed, startSpan, type Usage } from "@agent-orchestrator/shared";
+import { errorType, markFailed, startSpan } from "@agent-orchestrator/shared/runtime";
+import { type Usage } from "@agent-orchestrator/shared/wire";
 import { orchestratorMetrics } from "../orchestrator-metrics.js";
 
 /** What a streamed chunk shows of itself: enough to tell when the first token came. */

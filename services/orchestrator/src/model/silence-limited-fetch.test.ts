@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { AppError } from "@agent-orchestrator/shared";
+import type { AppError } from "@agent-orchestrator/shared/runtime";
 import { silenceLimitedFetch } from "./silence-limited-fetch.js";
 
 const limits = { firstByteMs: 10_000, idleMs: 1_000 };

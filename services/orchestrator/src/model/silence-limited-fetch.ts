@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 
 /** How long a model call may be silent: before the first byte of its answer, and between bytes after it. */
 export interface SilenceLimits {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { isCasConflict } from "@agent-orchestrator/shared";
+import { isCasConflict } from "@agent-orchestrator/shared/runtime";
 
 /** Compare-and-set rounds one change may lose before it gives up; each loss means another writer got through. */
 const maxRounds = 50;

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { DiscardPolicy, RetentionPolicy, StorageType } from "nats";
 import { describe, expect, it } from "vitest";
-import { jetStreamNames, parseEnv, subjects } from "@agent-orchestrator/shared";
+import { parseEnv } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames, subjects } from "@agent-orchestrator/shared/wire";
 import { orchestratorEnvSchema } from "../config.js";
 import { ensureRunStreams } from "./jetstream-setup.js";
 import { scratchStreams } from "../testing/scratch-streams.js";

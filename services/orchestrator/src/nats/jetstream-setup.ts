@@ -1,5 +1,6 @@
 import { AckPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, type JetStreamManager } from "nats";
-import { AppError, maxUserMessageChars, natsFailureKind, subjects } from "@agent-orchestrator/shared";
+import { AppError, natsFailureKind } from "@agent-orchestrator/shared/runtime";
+import { maxUserMessageChars, subjects } from "@agent-orchestrator/shared/wire";
 import type { OrchestratorConfig } from "../config.js";
 
 export interface RunStreamNames {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ErrorCode, NatsError, type KV } from "nats";
 import { describe, expect, it } from "vitest";
-import { encodeJson, isCasConflict } from "@agent-orchestrator/shared";
+import { encodeJson, isCasConflict } from "@agent-orchestrator/shared/runtime";
 import { readThroughFailover, writeThroughFailover } from "./kv-failover.js";
 import { scratchStreams } from "../testing/scratch-streams.js";
 

@@ -1,5 +1,5 @@
 import type { KV } from "nats";
-import { isCasConflict, leaderElectionWaitMs, natsFailureKind, retryNats } from "@agent-orchestrator/shared";
+import { isCasConflict, leaderElectionWaitMs, natsFailureKind, retryNats } from "@agent-orchestrator/shared/runtime";
 
 /**
  * A KV read tried again while its stream has no leader, and when no answer came in time: a request sent through a

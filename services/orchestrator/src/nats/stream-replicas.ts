@@ -1,5 +1,5 @@
 import type { JetStreamManager, NatsConnection } from "nats";
-import { AppError, type Logger } from "@agent-orchestrator/shared";
+import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
 
 /** How long a raised stream may take to answer again with its new peers (a leader election on 2.9). */
 const settleTimeoutMs = 30_000;

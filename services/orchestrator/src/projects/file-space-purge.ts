@@ -1,5 +1,6 @@
 import type { NatsConnection } from "nats";
-import { AppError, FilesPurgeReply, requestJson, subjects, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { AppError, requestJson } from "@agent-orchestrator/shared/runtime";
+import { FilesPurgeReply, subjects, type FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import type { OrchestratorConfig } from "../config.js";
 
 export interface FileSpacePurgeDeps {

@@ -1,4 +1,5 @@
-import { AppError, mayWrite, roleOf, type ProjectRecord, type ProjectRole } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { mayWrite, roleOf, type ProjectRecord, type ProjectRole } from "@agent-orchestrator/shared/wire";
 import { projectNotFound, type ProjectStore, type StoredProject } from "./project-store.js";
 
 export interface MemberProject extends StoredProject {

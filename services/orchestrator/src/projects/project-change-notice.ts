@@ -1,5 +1,6 @@
 import type { NatsConnection } from "nats";
-import { encodeJson, subjects, type ProjectChanged } from "@agent-orchestrator/shared";
+import { encodeJson } from "@agent-orchestrator/shared/runtime";
+import { subjects, type ProjectChanged } from "@agent-orchestrator/shared/wire";
 
 /**
  * Tells every gateway that a project's members changed or that it is gone (`project.changed.<project>`), so a

@@ -1,17 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { KV } from "nats";
 import { afterAll, describe, expect, it } from "vitest";
+import { createLogger, mapWithConcurrency, requestJson } from "@agent-orchestrator/shared/runtime";
 import {
-  createLogger,
-  mapWithConcurrency,
   ProjectListReply,
   ProjectMembersReply,
   ProjectReply,
-  requestJson,
   SessionListReply,
   subjects,
   type ProjectOperation,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import { z } from "zod";
 import { SessionStore } from "../sessions/session-store.js";
 import { addSessionEndpoints } from "../endpoints/session-endpoints.js";

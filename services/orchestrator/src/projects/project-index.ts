@@ -1,5 +1,5 @@
 import type { KV } from "nats";
-import { isCasConflict, retryWhileLeaderless } from "@agent-orchestrator/shared";
+import { isCasConflict, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
 
 /** How a user is tied to a project in the index: they made it, or its owner added them. */
 export type IndexedTie = "owner" | "member";

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { KV, NatsConnection } from "nats";
-import { AppError, decodeJson, encodeJson, isCasConflict, ProjectRecord, retryWhileLeaderless, roleOf } from "@agent-orchestrator/shared";
+import { AppError, decodeJson, encodeJson, isCasConflict, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { ProjectRecord, roleOf } from "@agent-orchestrator/shared/wire";
 import { z } from "zod";
 import { retryOnConflict } from "../nats/compare-and-set.js";
 import { readThroughFailover, writeThroughFailover } from "../nats/kv-failover.js";

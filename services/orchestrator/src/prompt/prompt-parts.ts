@@ -1,4 +1,4 @@
-import { getOwn, type ToolName } from "@agent-orchestrator/shared";
+import { getOwn, type ToolName } from "@agent-orchestrator/shared/wire";
 import { pathRules, toolRules } from "./system-prompt-template.js";
 
 /** Fills a prompt template's `{{slot}}`s in one pass; a slot's value is never searched for more slots. */

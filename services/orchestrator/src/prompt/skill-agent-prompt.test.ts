@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LoadedSkill } from "@agent-orchestrator/shared";
+import type { LoadedSkill } from "@agent-orchestrator/shared/wire";
 import { buildSkillAgentPrompt, withoutResolverSteps } from "./skill-agent-prompt.js";
 import { startVariables } from "../agent/start-variables.js";
 import { loadedAgentSkill, skillAgent } from "../testing/skill-agent-fixture.js";

@@ -1,4 +1,4 @@
-import { menuItemSkill, type AgentDefinition, type LoadedSkill, type ToolName } from "@agent-orchestrator/shared";
+import { menuItemSkill, type AgentDefinition, type LoadedSkill, type ToolName } from "@agent-orchestrator/shared/wire";
 import { AgentCustomization } from "./agent-customization.js";
 import { substituteVariables } from "../agent/critical-actions.js";
 import { bulletList, describeToolRules, fillTemplate, variableList } from "./prompt-parts.js";

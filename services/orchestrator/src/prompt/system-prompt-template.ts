@@ -1,4 +1,4 @@
-import type { ToolName } from "@agent-orchestrator/shared";
+import type { ToolName } from "@agent-orchestrator/shared/wire";
 
 /** The persona: role, identity, style and principles (a skills-era agent's from its merged `[agent]` customization). */
 export const personaTemplate = `{{role}}

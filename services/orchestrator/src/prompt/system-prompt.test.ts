@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AgentDefinition } from "@agent-orchestrator/shared";
+import type { AgentDefinition } from "@agent-orchestrator/shared/wire";
 import { toolsForAgent } from "../agent/agent-tools.js";
 import type { ActionsStart } from "../agent/critical-actions.js";
 import { buildSystemPrompt } from "./system-prompt.js";

@@ -1,4 +1,5 @@
-import { lateAnswers, menuItemSkill, withoutLateAnswers, type AgentDefinition, type MenuItem, type ToolName } from "@agent-orchestrator/shared";
+import { lateAnswers, withoutLateAnswers } from "@agent-orchestrator/shared/bmad";
+import { menuItemSkill, type AgentDefinition, type MenuItem, type ToolName } from "@agent-orchestrator/shared/wire";
 import type { AgentStart } from "../agent/agent-start.js";
 import { substituteVariables, type ActionsStart } from "../agent/critical-actions.js";
 import type { AgentRules } from "../agent/agent-rules.js";

@@ -1,6 +1,7 @@
 import { SpanKind } from "@opentelemetry/api";
 import type { JsMsg } from "nats";
-import { inSpan, natsAttributes, startSpan, traceContextOf, type RunStartRequest } from "@agent-orchestrator/shared";
+import { inSpan, natsAttributes, startSpan, traceContextOf } from "@agent-orchestrator/shared/runtime";
+import { type RunStartRequest } from "@agent-orchestrator/shared/wire";
 import { orchestratorMetrics } from "../orchestrator-metrics.js";
 
 /**

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { AckPolicy, nanos, RetentionPolicy } from "nats";
 import { describe, expect, it } from "vitest";
-import { createLogger, encodeJson, type RunStartRequest } from "@agent-orchestrator/shared";
+import { createLogger, encodeJson } from "@agent-orchestrator/shared/runtime";
+import { type RunStartRequest } from "@agent-orchestrator/shared/wire";
 import { startRunQueue, type RunQueue } from "./run-queue.js";
 import { scratchStreams } from "../testing/scratch-streams.js";
 

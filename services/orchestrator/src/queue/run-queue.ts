@@ -1,5 +1,6 @@
 import type { Consumer, JsMsg } from "nats";
-import { decodeJson, natsRetryDelay, RunStartRequest, type Logger } from "@agent-orchestrator/shared";
+import { decodeJson, natsRetryDelay, type Logger } from "@agent-orchestrator/shared/runtime";
+import { RunStartRequest } from "@agent-orchestrator/shared/wire";
 import { inQueuedTurnSpan } from "./queued-turn-span.js";
 
 export interface RunQueueOptions {

@@ -1,4 +1,4 @@
-import type { SessionRecord } from "@agent-orchestrator/shared";
+import type { SessionRecord } from "@agent-orchestrator/shared/wire";
 import type { OrchestratorConfig } from "../config.js";
 
 /** The limits that bound how long a turn can live, counting every redelivery of its request. */

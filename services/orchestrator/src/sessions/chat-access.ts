@@ -1,4 +1,5 @@
-import { AppError, retryWhileLeaderless, roleOf, type ProjectRecord } from "@agent-orchestrator/shared";
+import { AppError, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { roleOf, type ProjectRecord } from "@agent-orchestrator/shared/wire";
 import type { ProjectStore } from "../projects/project-store.js";
 import type { SessionStore } from "./session-store.js";
 

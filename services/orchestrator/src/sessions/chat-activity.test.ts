@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ConversationMessage } from "@agent-orchestrator/shared";
+import type { ConversationMessage } from "@agent-orchestrator/shared/wire";
 import { chatActivity, maxActivityEntries } from "./chat-activity.js";
 
 const call = (id: string, name: string, args: Record<string, unknown> | string) => ({

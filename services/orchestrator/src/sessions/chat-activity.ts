@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { parseJson, type ConversationMessage } from "@agent-orchestrator/shared";
+import { parseJson } from "@agent-orchestrator/shared/runtime";
+import { type ConversationMessage } from "@agent-orchestrator/shared/wire";
 
 /** What a chat did, as SessionView shows it (shared/src/wire/session-messages.ts). */
 export interface ChatActivity {

@@ -1,4 +1,4 @@
-import { AppError, isCasConflict, retryWhileLeaderless } from "@agent-orchestrator/shared";
+import { AppError, isCasConflict, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
 import type { OrchestratorConfig } from "../config.js";
 import { purgeFileSpace, type FileSpacePurgeDeps } from "../projects/file-space-purge.js";
 import type { ProjectStore } from "../projects/project-store.js";

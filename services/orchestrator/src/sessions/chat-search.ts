@@ -1,4 +1,5 @@
-import { mapWithConcurrency, retryWhileLeaderless, type SessionHead, type SessionMatch } from "@agent-orchestrator/shared";
+import { mapWithConcurrency, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { type SessionHead, type SessionMatch } from "@agent-orchestrator/shared/wire";
 import { projectOfMember } from "../projects/project-access.js";
 import type { ProjectStore } from "../projects/project-store.js";
 import { matchSnippet, plainTextPattern } from "./match-snippet.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AgentDefinition } from "@agent-orchestrator/shared";
+import type { AgentDefinition } from "@agent-orchestrator/shared/wire";
 import type { ActionsStart } from "../agent/critical-actions.js";
 import { startVariables, withStartDefaults } from "../agent/start-variables.js";
 import { loadedAgentSkill, skillAgent } from "../testing/skill-agent-fixture.js";

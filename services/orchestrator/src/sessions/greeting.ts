@@ -1,4 +1,4 @@
-import type { AgentDefinition, Greeting, GreetingMenuItem, MenuItem } from "@agent-orchestrator/shared";
+import type { AgentDefinition, Greeting, GreetingMenuItem, MenuItem } from "@agent-orchestrator/shared/wire";
 import type { AgentStart } from "../agent/agent-start.js";
 import { neutralUserName } from "../agent/start-variables.js";
 import { AgentCustomization } from "../prompt/agent-customization.js";

@@ -1,4 +1,4 @@
-import type { SessionHead, SessionSummary } from "@agent-orchestrator/shared";
+import type { SessionHead, SessionSummary } from "@agent-orchestrator/shared/wire";
 
 /** A chat as listed: its head's state and title, without where its conversation lies. */
 export function toSummary(head: Omit<SessionHead, "batches">): SessionSummary {

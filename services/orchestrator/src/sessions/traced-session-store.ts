@@ -1,5 +1,5 @@
 import { context, SpanKind, trace } from "@opentelemetry/api";
-import { markFailed, startSpan, tracingActive } from "@agent-orchestrator/shared";
+import { markFailed, startSpan, tracingActive } from "@agent-orchestrator/shared/runtime";
 import type { SessionStore } from "./session-store.js";
 
 /**

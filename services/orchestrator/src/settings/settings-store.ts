@@ -1,5 +1,6 @@
 import type { KV, NatsConnection } from "nats";
-import { AppError, decodeJson, encodeJson, firstIssue, MemberSettings, ProjectSettings, retryWhileLeaderless } from "@agent-orchestrator/shared";
+import { AppError, decodeJson, encodeJson, firstIssue, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { MemberSettings, ProjectSettings } from "@agent-orchestrator/shared/wire";
 import type { z } from "zod";
 import { retryOnConflict } from "../nats/compare-and-set.js";
 

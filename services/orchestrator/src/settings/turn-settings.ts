@@ -1,4 +1,4 @@
-import { asAnswer, type SettingsLayers } from "@agent-orchestrator/shared";
+import { asAnswer, type SettingsLayers } from "@agent-orchestrator/shared/wire";
 import type { SettingsStore } from "./settings-store.js";
 
 /** Whose turn, in which project: what the settings layers of a turn are read for. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { budgetExceeded, spentBudget, type BudgetStanding } from "./budget-decision.js";
 
 const resetsAt = new Date("2026-12-01T00:00:00Z");

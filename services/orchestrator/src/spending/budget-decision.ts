@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 
 /** One budget as it stands when a turn or a model call asks to go on. */
 export interface BudgetStanding {

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { AppError, createLogger } from "@agent-orchestrator/shared";
+import { AppError, createLogger } from "@agent-orchestrator/shared/runtime";
 import { scratchStreams } from "../testing/scratch-streams.js";
 import { ProjectStore } from "../projects/project-store.js";
 import { Budgets, type BudgetLimits } from "./budgets.js";

@@ -1,4 +1,5 @@
-import type { BudgetView, Logger } from "@agent-orchestrator/shared";
+import type { Logger } from "@agent-orchestrator/shared/runtime";
+import type { BudgetView } from "@agent-orchestrator/shared/wire";
 import type { ProjectStore } from "../projects/project-store.js";
 import { budgetExceeded, spentBudget, type BudgetStanding } from "./budget-decision.js";
 import { dayOf, monthOf, nextDayStart, nextMonthStart } from "./spending-periods.js";

@@ -6,7 +6,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createLogger, type Usage } from "@agent-orchestrator/shared";
+import { createLogger } from "@agent-orchestrator/shared/runtime";
+import { type Usage } from "@agent-orchestrator/shared/wire";
 import { scratchStreams } from "../testing/scratch-streams.js";
 import { DeliverySpending } from "./delivery-spending.js";
 import { SpendingStore, type SpentTurn } from "./spending-store.js";

@@ -1,4 +1,5 @@
-import { addUsage, zeroUsage, type Logger, type Usage } from "@agent-orchestrator/shared";
+import { type Logger } from "@agent-orchestrator/shared/runtime";
+import { addUsage, zeroUsage, type Usage } from "@agent-orchestrator/shared/wire";
 import { countCost } from "./cost-metric.js";
 import type { SpendingStore } from "./spending-store.js";
 

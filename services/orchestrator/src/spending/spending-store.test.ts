@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { Usage } from "@agent-orchestrator/shared";
+import type { Usage } from "@agent-orchestrator/shared/wire";
 import { scratchStreams } from "../testing/scratch-streams.js";
 import { SpendingStore, type SpentTurn } from "./spending-store.js";
 

@@ -1,5 +1,6 @@
 import type { KV, NatsConnection } from "nats";
-import { addSpending, decodeJson, encodeJson, KeyedQueue, retryWhileLeaderless, SpendingTotals, zeroSpending, type Usage } from "@agent-orchestrator/shared";
+import { decodeJson, encodeJson, KeyedQueue, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { addSpending, SpendingTotals, zeroSpending, type Usage } from "@agent-orchestrator/shared/wire";
 import { z } from "zod";
 import { retryOnConflict } from "../nats/compare-and-set.js";
 import { dayOf, monthOf } from "./spending-periods.js";

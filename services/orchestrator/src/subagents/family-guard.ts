@@ -1,4 +1,5 @@
-import { AppError, retryWhileLeaderless, type Logger, type RunParent } from "@agent-orchestrator/shared";
+import { AppError, retryWhileLeaderless, type Logger } from "@agent-orchestrator/shared/runtime";
+import { type RunParent } from "@agent-orchestrator/shared/wire";
 import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-caller.js";
 import type { SessionStore } from "../sessions/session-store.js";
 

@@ -1,4 +1,4 @@
-import type { AgentDefinition } from "@agent-orchestrator/shared";
+import type { AgentDefinition } from "@agent-orchestrator/shared/wire";
 import { fileTools } from "../agent/agent-tools.js";
 import { toolRules } from "../prompt/system-prompt-template.js";
 

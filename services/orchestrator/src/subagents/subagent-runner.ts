@@ -1,24 +1,20 @@
 import { randomUUID } from "node:crypto";
 import type { NatsConnection, Subscription } from "nats";
+import { decodeJson, encodeJson, queueRunRequest, traceHeadersOption, type Logger } from "@agent-orchestrator/shared/runtime";
 import {
   addUsage,
-  decodeJson,
-  encodeJson,
   isFinalEvent,
   maxUserMessageChars,
-  queueRunRequest,
   RunEvent,
   subjects,
-  traceHeadersOption,
   zeroUsage,
-  type Logger,
   type RunCancel,
   type RunEventBody,
   type RunStartRequest,
   type ToolArgs,
   type ToolResult,
   type Usage,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import type { SubagentCaller } from "../loop/agent-loop.js";
 import type { OrchestratorConfig } from "../config.js";
 import { ConcurrencyGate } from "./concurrency-gate.js";

@@ -4,7 +4,7 @@
  * the openai adapter yields it (text deltas, tool-call fragments, usage, finish reason), so a loop rule can
  * be tested without HTTP, NATS or timers.
  */
-import type { Usage } from "@agent-orchestrator/shared";
+import type { Usage } from "@agent-orchestrator/shared/wire";
 import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-caller.js";
 
 /** A tool call the fake model makes; object arguments are sent as JSON, strings as they are. */

@@ -4,20 +4,17 @@
  */
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "nats";
+import { createLogger, decodeJson, encodeJson, parseEnv } from "@agent-orchestrator/shared/runtime";
 import {
-  createLogger,
-  decodeJson,
-  encodeJson,
   FilesPurgeRequest,
   isFinalEvent,
-  parseEnv,
   RunEvent,
   subjects,
   type AgentDefinition,
   type FileSpaceRef,
   type ToolContext,
   type ToolResult,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import { orchestratorEnvSchema } from "../config.js";
 import { startOrchestrator, type Orchestrator } from "../orchestrator-service.js";
 

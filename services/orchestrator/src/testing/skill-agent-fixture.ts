@@ -2,7 +2,7 @@
  * Test support: a skills-era agent as the registry serves it and the `load_skill` result the tool-runner gives
  * for it. Written for these tests in our own words, shaped like a BMAD 6.12 agent skill (docs/bmad-releases.md).
  */
-import type { AgentDefinition, LoadedSkill } from "@agent-orchestrator/shared";
+import type { AgentDefinition, LoadedSkill } from "@agent-orchestrator/shared/wire";
 
 export const skillAgent: AgentDefinition = {
   id: "bmm/analyst",

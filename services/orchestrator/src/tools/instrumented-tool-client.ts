@@ -1,5 +1,6 @@
 import { SpanStatusCode } from "@opentelemetry/api";
-import { errorType, inSpan, type ToolContext, type ToolName, type ToolResult } from "@agent-orchestrator/shared";
+import { errorType, inSpan } from "@agent-orchestrator/shared/runtime";
+import { type ToolContext, type ToolName, type ToolResult } from "@agent-orchestrator/shared/wire";
 import { orchestratorMetrics } from "../orchestrator-metrics.js";
 import { ToolClient } from "./tool-client.js";
 

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { connect, type Msg, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { encodeJson, subjects, type ToolResult } from "@agent-orchestrator/shared";
+import { encodeJson } from "@agent-orchestrator/shared/runtime";
+import { subjects, type ToolResult } from "@agent-orchestrator/shared/wire";
 import { ToolClient } from "./tool-client.js";
 
 let connection: NatsConnection;

@@ -1,17 +1,7 @@
 import type { NatsConnection } from "nats";
 import { natsMessageBudget } from "../nats/nats-message-budget.js";
-import {
-  AppError,
-  encodeJson,
-  natsFailureKind,
-  requestJson,
-  retryNats,
-  subjects,
-  ToolResult,
-  type ErrorCode,
-  type ToolContext,
-  type ToolName,
-} from "@agent-orchestrator/shared";
+import { AppError, encodeJson, natsFailureKind, requestJson, retryNats } from "@agent-orchestrator/shared/runtime";
+import { subjects, ToolResult, type ErrorCode, type ToolContext, type ToolName } from "@agent-orchestrator/shared/wire";
 
 /**
  * Which failed tool calls are sent again (docs/security.md cases 68, 69, 145). Only "no responders" is: NATS

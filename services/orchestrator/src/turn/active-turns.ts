@@ -1,4 +1,4 @@
-import { AppError } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 
 /**
  * The turns this process is running, by session, so a cancel broadcast can reach the one that runs it.

@@ -1,5 +1,5 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import { AttachedFiles, withAttachedFiles, type ConversationMessage, type RunStartRequest } from "@agent-orchestrator/shared";
+import { AttachedFiles, withAttachedFiles, type ConversationMessage, type RunStartRequest } from "@agent-orchestrator/shared/wire";
 
 /**
  * A turn's user message as the session keeps it: the text as the user typed it, and the files attached to it

@@ -1,4 +1,4 @@
-import type { AgentModel, RunEventBody, Usage } from "@agent-orchestrator/shared";
+import type { AgentModel, RunEventBody, Usage } from "@agent-orchestrator/shared/wire";
 import type { TurnOutput } from "../loop/agent-loop.js";
 import type { SubagentRunner } from "../subagents/subagent-runner.js";
 

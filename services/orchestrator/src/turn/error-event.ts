@@ -1,4 +1,5 @@
-import { toErrorBody, type RunEventBody, type Usage } from "@agent-orchestrator/shared";
+import { toErrorBody } from "@agent-orchestrator/shared/runtime";
+import { type RunEventBody, type Usage } from "@agent-orchestrator/shared/wire";
 import type { TurnSpending } from "./turn-spending.js";
 
 /**

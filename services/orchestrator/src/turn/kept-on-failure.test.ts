@@ -1,6 +1,7 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
-import { AppError, zeroUsage, type SessionRecord } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { zeroUsage, type SessionRecord } from "@agent-orchestrator/shared/wire";
 import { keptOnFailure } from "./kept-on-failure.js";
 
 const session: SessionRecord = {

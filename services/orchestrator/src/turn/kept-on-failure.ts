@@ -1,5 +1,6 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import { AppError, type ConversationMessage, type SessionRecord } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { type ConversationMessage, type SessionRecord } from "@agent-orchestrator/shared/wire";
 
 /**
  * The session a failed turn saves. Most failures leave the conversation as it was (the client is told to

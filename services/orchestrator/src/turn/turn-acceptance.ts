@@ -1,4 +1,4 @@
-import type { SessionRecord } from "@agent-orchestrator/shared";
+import type { SessionRecord } from "@agent-orchestrator/shared/wire";
 import { isAbandoned, type TurnLifetime } from "../sessions/abandoned-turn.js";
 
 /**

@@ -1,4 +1,5 @@
-import { AppError, retryWhileLeaderless, roleOf, type ProjectRecord, type RunStartRequest } from "@agent-orchestrator/shared";
+import { AppError, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { roleOf, type ProjectRecord, type RunStartRequest } from "@agent-orchestrator/shared/wire";
 import type { SessionStore, StoredSession } from "../sessions/session-store.js";
 import { projectOfWriter } from "../projects/project-access.js";
 import type { ProjectStore } from "../projects/project-store.js";

@@ -1,4 +1,4 @@
-import { addUsage, zeroUsage, type Usage } from "@agent-orchestrator/shared";
+import { addUsage, zeroUsage, type Usage } from "@agent-orchestrator/shared/wire";
 import type { SubagentRunner } from "../subagents/subagent-runner.js";
 import type { UsageMeter } from "../model/usage-meter.js";
 

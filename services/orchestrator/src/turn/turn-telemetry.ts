@@ -1,6 +1,6 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { trace } from "@opentelemetry/api";
-import type { Usage } from "@agent-orchestrator/shared";
+import type { Usage } from "@agent-orchestrator/shared/wire";
 import { orchestratorMetrics } from "../orchestrator-metrics.js";
 
 export interface TurnEnd {
