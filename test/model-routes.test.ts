@@ -56,6 +56,7 @@ const routes = (extra: object[] = []) =>
         temperature: 0.2,
         max_output_tokens: 512,
         price: { input: 1, cached_input: 0.5, output: 2 },
+        context_window: 32_000,
       },
       ...extra,
     ],
@@ -123,14 +124,15 @@ describe("a model per agent", () => {
     expect(system.model.requests.slice(defaultBefore)).toEqual([]);
   });
 
-  it("shows in the agent list which model answers each agent, and never a URL or a key", async () => {
+  it("shows in the agent list which model answers each agent and its context window, and never a URL or a key", async () => {
     const agents = await agentList();
-    expect(agents.find((agent) => agent.id === analyst)?.model).toEqual({ name: "scripted", route: "default" });
-    expect(agents.find((agent) => agent.id === pm)?.model).toEqual({ name: "critic-model", route: "critic-local" });
+    // the default route's window is MODEL_CONTEXT_WINDOW's default; the critic's route names its own
+    expect(agents.find((agent) => agent.id === analyst)?.model).toEqual({ name: "scripted", route: "default", context_window: 128_000 });
+    expect(agents.find((agent) => agent.id === pm)?.model).toEqual({ name: "critic-model", route: "critic-local", context_window: 32_000 });
     const one = (await (await fetch(`${system.url}/api/agents/${pm}`)).json()) as { agent: { model?: unknown } };
-    expect(one.agent.model).toEqual({ name: "critic-model", route: "critic-local" });
+    expect(one.agent.model).toEqual({ name: "critic-model", route: "critic-local", context_window: 32_000 });
     const models = (await (await fetch(`${system.url}/v1/models`)).json()) as { data: Array<{ id: string; model?: unknown }> };
-    expect(models.data.find((entry) => entry.id === pm)?.model).toEqual({ name: "critic-model", route: "critic-local" });
+    expect(models.data.find((entry) => entry.id === pm)?.model).toEqual({ name: "critic-model", route: "critic-local", context_window: 32_000 });
     const text = JSON.stringify(agents);
     expect(text).not.toContain(critic.url);
     expect(text).not.toContain("critic-secret");
@@ -212,8 +214,8 @@ describe("a project's own model", () => {
     const outside = await chat({ agent_id: analyst, message: "outside" });
     expect(outside.done).toMatchObject({ model: { route: "default" } });
 
-    expect((await agentList(`?project_id=${projectId}`)).find((agent) => agent.id === analyst)?.model).toEqual({ name: "project-model", route: "priced-project" });
-    expect((await agentList()).find((agent) => agent.id === analyst)?.model).toEqual({ name: "scripted", route: "default" });
+    expect((await agentList(`?project_id=${projectId}`)).find((agent) => agent.id === analyst)?.model).toEqual({ name: "project-model", route: "priced-project", context_window: 128_000 });
+    expect((await agentList()).find((agent) => agent.id === analyst)?.model).toEqual({ name: "scripted", route: "default", context_window: 128_000 });
     const stranger = await fetch(`${system.url}/api/agents?project_id=00000000-0000-4000-8000-000000000000`);
     expect(stranger.status).toBe(404);
   }, 60_000);

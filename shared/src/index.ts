@@ -46,6 +46,17 @@ export type { ToolArgs, ToolDefinition } from "./wire/tool-catalog.js";
 export { Usage, addUsage, zeroUsage } from "./wire/usage.js";
 export { BudgetView, PeriodSpending, ProjectBudgetBody, ProjectBudgetRequest, ProjectUsage, ProjectUsageReply, ProjectUsageRequest, SpendingTotals, UserUsage, UserUsageReply, UserUsageRequest, addSpending, zeroSpending } from "./wire/spending.js";
 export { ModelPrice, costOf, parseModelPrice } from "./wire/model-price.js";
+export {
+  CompactionFigures,
+  CompactionMarker,
+  CompactionPoint,
+  CompactionReason,
+  CompactionStage,
+  compactionEventFields,
+  isCompactionMarker,
+  SessionCompactReply,
+  SessionCompactRequest,
+} from "./wire/compaction.js";
 export { AgentModel, ModelRouteMatch, ModelRoutesReply, ModelRoutesRequest, ModelRouteView, pickModelRoute, routeMatches } from "./wire/model-routes.js";
 export type { ModelRouteSubject } from "./wire/model-routes.js";
 export { menuItemSkill } from "./wire/menu-item-skill.js";

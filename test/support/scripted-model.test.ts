@@ -100,4 +100,32 @@ describe("the scripted model through the real openai client", () => {
       })(),
     ).rejects.toThrow();
   });
+
+  it("answers with the usage figures a test chooses", async () => {
+    model.enqueue({ text: "counted", usage: { prompt_tokens: 15_500, completion_tokens: 20, cached_tokens: 12_000 } });
+    const completion = await client.chat.completions.create({ model: "scripted", messages: [{ role: "user", content: "x" }] });
+    expect(completion.usage).toMatchObject({ prompt_tokens: 15_500, completion_tokens: 20, total_tokens: 15_520, prompt_tokens_details: { cached_tokens: 12_000 } });
+  });
+
+  it("refuses a request longer than its window as OpenAI does, and answers one within it", async () => {
+    model.setContextWindow(100);
+    try {
+      const refusal = client.chat.completions.create({ model: "scripted", messages: [{ role: "user", content: "x".repeat(500) }] });
+      await expect(refusal).rejects.toMatchObject({ status: 400, code: "context_length_exceeded", message: expect.stringContaining("maximum context length is 100 tokens") });
+      expect(model.requests.at(-1)).toMatchObject({ refused: "context_length_exceeded", promptTokens: 134 });
+      // the answer's room counts too
+      const withAnswer = client.chat.completions.create({ model: "scripted", messages: [{ role: "user", content: "short" }], max_tokens: 200 });
+      await expect(withAnswer).rejects.toMatchObject({ code: "context_length_exceeded", message: expect.stringContaining("in the completion") });
+      model.enqueue({ text: "fits" });
+      const fits = await client.chat.completions.create({ model: "scripted", messages: [{ role: "user", content: "short" }] });
+      expect(fits.choices[0]?.message.content).toBe("fits");
+    } finally {
+      model.setContextWindow(undefined);
+    }
+  });
+
+  it("sends a chosen error code, so a test can script a provider's overflow", async () => {
+    model.enqueue({ status: 400, errorCode: "context_length_exceeded" });
+    await expect(client.chat.completions.create({ model: "scripted", messages: [{ role: "user", content: "x" }] })).rejects.toMatchObject({ status: 400, code: "context_length_exceeded" });
+  });
 });

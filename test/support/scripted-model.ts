@@ -3,7 +3,9 @@
  * format (as a real streamed OpenAI response has it): streamed text deltas, tool-call deltas split across chunks (id, type and name
  * only in the first fragment, arguments concatenated), `finish_reason`, the usage chunk when
  * `stream_options.include_usage` is set, and `data: [DONE]`. Turns come from a FIFO script or a responder
- * function; every request is recorded; errors and delays can be injected. Never the system's default model.
+ * function; every request is recorded; errors and delays can be injected. With a context window it refuses a
+ * request larger than the window as OpenAI does (400, `code: "context_length_exceeded"`), counting four characters
+ * a token. Never the system's default model.
  */
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -24,6 +26,8 @@ export interface ScriptedTurn {
   toolCalls?: ScriptedToolCall[];
   /** send a non-2xx status with this JSON error body instead of a completion */
   status?: number;
+  /** the error body's `code` with `status` (e.g. `context_length_exceeded`, as OpenAI names a prompt past the window) */
+  errorCode?: string;
   headers?: Record<string, string>;
   /** wait before answering (the model's "thinking" time) */
   delayMs?: number;
@@ -52,6 +56,10 @@ export interface RecordedRequest {
   ended: Promise<"answered" | "abandoned">;
   /** bytes of the streamed answer handed to the operating system so far: what the client could have read */
   sentBytes: number;
+  /** the prompt's tokens as the server counts them against its window: messages and tools, four characters a token */
+  promptTokens: number;
+  /** set when the server refused the request as longer than its window */
+  refused?: "context_length_exceeded";
 }
 
 export interface ChatRequestBody {
@@ -72,15 +80,18 @@ export interface ScriptedModel {
   /** queue turns answered in order, before the responder is asked */
   enqueue(...turns: ScriptedTurn[]): void;
   setResponder(responder: Responder): void;
+  /** the window in tokens the server refuses requests past (prompt and requested answer); undefined: none */
+  setContextWindow(tokens: number | undefined): void;
   close(): Promise<void>;
 }
 
 const fallbackResponder: Responder = () => ({ text: "The scripted model has no turn scripted for this request." });
 
-export async function startScriptedModel(options: { port?: number; host?: string; responder?: Responder } = {}): Promise<ScriptedModel> {
+export async function startScriptedModel(options: { port?: number; host?: string; responder?: Responder; contextWindow?: number } = {}): Promise<ScriptedModel> {
   const queue: ScriptedTurn[] = [];
   const requests: RecordedRequest[] = [];
   let responder = options.responder ?? fallbackResponder;
+  let contextWindow = options.contextWindow;
   let callCounter = 0;
   const sockets = new Set<import("node:net").Socket>();
 
@@ -110,14 +121,26 @@ export async function startScriptedModel(options: { port?: number; host?: string
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatRequestBody;
     const ended = new Promise<"answered" | "abandoned">((resolve) => response.once("close", () => resolve(response.writableFinished ? "answered" : "abandoned")));
-    const recorded: RecordedRequest = { body, headers: request.headers, ended, sentBytes: 0 };
+    const promptTokens = countPromptTokens(body);
+    const recorded: RecordedRequest = { body, headers: request.headers, ended, sentBytes: 0, promptTokens };
     requests.push(recorded);
+    const requested = promptTokens + requestedAnswerTokens(body);
+    if (contextWindow !== undefined && requested > contextWindow) {
+      recorded.refused = "context_length_exceeded";
+      response.writeHead(400, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: contextLengthError(contextWindow, promptTokens, requested - promptTokens) }));
+      return;
+    }
     const turn = queue.shift() ?? (await responder(body));
     if (turn.delayMs) await sleep(turn.delayMs);
 
     if (turn.status && turn.status >= 300) {
       response.writeHead(turn.status, { "content-type": "application/json", ...turn.headers });
-      response.end(JSON.stringify({ error: { message: `scripted ${turn.status}`, type: "scripted_error", code: null } }));
+      const error =
+        turn.errorCode === "context_length_exceeded"
+          ? contextLengthError(contextWindow ?? promptTokens, promptTokens, 0)
+          : { message: `scripted ${turn.status}`, type: "scripted_error", code: turn.errorCode ?? null };
+      response.end(JSON.stringify({ error }));
       return;
     }
     const id = `chatcmpl-${++callCounter}`;
@@ -200,6 +223,9 @@ export async function startScriptedModel(options: { port?: number; host?: string
     enqueue: (...turns) => queue.push(...turns),
     setResponder: (next) => {
       responder = next;
+    },
+    setContextWindow: (tokens) => {
+      contextWindow = tokens;
     },
     close: async () => {
       for (const socket of sockets) socket.destroy();
@@ -287,6 +313,28 @@ function estimateUsage(body: ChatRequestBody, text: string, toolCalls: WireToolC
   const prompt_tokens = Math.ceil(JSON.stringify(body.messages).length / 4);
   const completion_tokens = Math.ceil((text.length + toolCalls.reduce((sum, call) => sum + call.arguments.length + call.name.length, 0)) / 4);
   return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+}
+
+/** A request's prompt as a server counts it against its window: its messages and tool definitions, four characters a token. */
+export function countPromptTokens(body: ChatRequestBody): number {
+  return Math.ceil(JSON.stringify(body.messages).length / 4) + Math.ceil(JSON.stringify(body.tools ?? []).length / 4);
+}
+
+/** The answer's tokens a request asks room for (`max_tokens` or `max_completion_tokens`), which a window must hold too. */
+const requestedAnswerTokens = (body: ChatRequestBody): number => {
+  const asked = body["max_completion_tokens"] ?? body["max_tokens"];
+  return typeof asked === "number" ? asked : 0;
+};
+
+/** OpenAI's error for a request longer than the window, word for word as its API sends it. */
+function contextLengthError(window: number, promptTokens: number, answerTokens: number) {
+  const asked = answerTokens > 0 ? `you requested ${promptTokens + answerTokens} tokens (${promptTokens} in the messages, ${answerTokens} in the completion)` : `your messages resulted in ${promptTokens} tokens`;
+  return {
+    message: `This model's maximum context length is ${window} tokens. However, ${asked}. Please reduce the length of the messages.`,
+    type: "invalid_request_error",
+    param: "messages",
+    code: "context_length_exceeded",
+  };
 }
 
 /** The last message of a request, and the tool results since the last assistant message. */

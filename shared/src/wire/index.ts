@@ -17,6 +17,17 @@ export type { CommandLineScan } from "./approvals/command-line-parts.js";
 export { AuditAction, AuditOutcome, AuditPage, AuditQuery, AuditRecord, AuditToolCall, maxAuditDetailChars } from "./audit-record.js";
 export { givenName, hasBidiFormat, withoutBidiFormat } from "./bidi-format.js";
 export { AttachedFile, AttachedFiles, Attachment, AttachmentName, Attachments, maxAttachments } from "./chat-attachment.js";
+export {
+  CompactionFigures,
+  CompactionMarker,
+  CompactionPoint,
+  CompactionReason,
+  CompactionStage,
+  compactionEventFields,
+  isCompactionMarker,
+  SessionCompactReply,
+  SessionCompactRequest,
+} from "./compaction.js";
 export { ErrorBody, ErrorCode, ErrorReply } from "./error-code.js";
 export { forbiddenKeys, isForbiddenKey } from "./forbidden-keys.js";
 export { getOwn } from "./get-own.js";

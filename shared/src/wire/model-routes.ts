@@ -26,11 +26,16 @@ export const ModelRouteView = z.object({
   name: z.string().min(1),
   model: z.string().min(1),
   match: ModelRouteMatch.optional(),
+  /** tokens the route's model reads at most (docs/models.md "Context windows"; absent from older orchestrators) */
+  context_window: z.number().int().positive().optional(),
 });
 export type ModelRouteView = z.infer<typeof ModelRouteView>;
 
-/** Which model answers an agent: the model's name and the route that chose it (`GET /api/agents`). */
-export const AgentModel = z.object({ name: z.string(), route: z.string() });
+/**
+ * Which model answers an agent: the model's name and the route that chose it, and on `GET /api/agents` the route's
+ * context window in tokens.
+ */
+export const AgentModel = z.object({ name: z.string(), route: z.string(), context_window: z.number().int().positive().optional() });
 export type AgentModel = z.infer<typeof AgentModel>;
 
 /**

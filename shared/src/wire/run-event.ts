@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ErrorBody } from "./error-code.js";
 import { Usage } from "./usage.js";
 import { AgentModel } from "./model-routes.js";
+import { compactionEventFields } from "./compaction.js";
 import { ApprovalOutcome } from "./approvals/approval-record.js";
 
 /**
@@ -84,6 +85,11 @@ export const RunEvent = z.discriminatedUnion("type", [
     /** set when the member approved changed arguments */
     arguments_edited: z.boolean().optional(),
   }),
+  /**
+   * the chat was compacted before the model call that follows (docs/models.md "Compaction"): the prompt's tokens
+   * before and after, its stage and why
+   */
+  z.object({ ...base, type: z.literal("compaction"), ...compactionEventFields, ...nested }),
   z.object({
     ...base,
     type: z.literal("done"),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AttachedFiles } from "./chat-attachment.js";
+import { CompactionPoint } from "./compaction.js";
 import { ErrorReply } from "./error-code.js";
 import { SessionStatus } from "./session-record.js";
 import { subjectTokenPattern } from "./subjects.js";
@@ -49,6 +50,11 @@ export const SessionView = SessionSummary.extend({
   workflows: z.array(z.string()),
   /** the files its `save_output`, `edit_file` and `run_script` calls wrote, once each, by the virtual paths the model saw */
   files_written: z.array(z.string()),
+  /**
+   * where the chat was compacted for its model (docs/models.md "Compaction"), in order: each before the visible
+   * message of its `message_index` (one past the last: after them all). The messages themselves are all kept
+   */
+  compactions: z.array(CompactionPoint).optional(),
 });
 export type SessionView = z.infer<typeof SessionView>;
 

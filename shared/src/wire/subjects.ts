@@ -62,6 +62,8 @@ export const subjects = {
   /** orchestrator: a new chat that opens with its agent's greeting, and the greeting alone (shared/src/wire/greeting-messages.ts) */
   sessionStart: "agent.session.start",
   sessionGreeting: "agent.session.greeting",
+  /** orchestrator: compact a chat now (request/reply; shared/src/wire/compaction.ts, docs/models.md "Compaction") */
+  sessionCompact: "agent.session.compact",
   /** tool-runner: one subject per tool */
   tool: (toolName: string) => `tool.${toolName}`,
   /**

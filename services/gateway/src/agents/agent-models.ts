@@ -6,7 +6,7 @@ import {
   type AgentSummary,
   type ModelRoutesRequest,
   type ModelRouteView,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import { callService } from "../nats-call.js";
 import type { GatewayContext } from "../gateway-context.js";
 
@@ -26,6 +26,6 @@ export function withModels(agents: readonly AgentSummary[], routes: readonly Mod
   if (!routes) return [...agents];
   return agents.map((agent) => {
     const route = pickModelRoute(routes, { agent: agent.id, module: agent.bundleName, ...(projectId !== undefined ? { project: projectId } : {}) });
-    return route ? { ...agent, model: { name: route.model, route: route.name } } : agent;
+    return route ? { ...agent, model: { name: route.model, route: route.name, ...(route.context_window ? { context_window: route.context_window } : {}) } } : agent;
   });
 }

@@ -1,24 +1,23 @@
 import type { Service } from "nats";
+import { addJsonEndpoint, AppError, type Logger } from "@agent-orchestrator/shared/runtime";
 import {
-  addJsonEndpoint,
-  AppError,
   SessionDeleteRequest,
   SessionGetRequest,
   SessionListRequest,
   SessionRenameRequest,
   SessionSearchRequest,
   subjects,
-  type Logger,
   type SessionHead,
   type SessionRecord,
   type VisibleMessage,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import { prefixWithinBytes } from "../events/bounded-event.js";
 import { retryOnConflict } from "../nats/compare-and-set.js";
 import { projectOfMember } from "../projects/project-access.js";
 import type { ProjectStore } from "../projects/project-store.js";
 import { managedChat, visibleChat } from "../sessions/chat-access.js";
 import { chatActivity } from "../sessions/chat-activity.js";
+import { compactionPoints } from "../sessions/compaction-points.js";
 import { deleteChat, type ChatDeletionDeps } from "../sessions/chat-deletion.js";
 import { searchChats } from "../sessions/chat-search.js";
 import { toSummary } from "../sessions/session-summary.js";
@@ -50,7 +49,7 @@ export function addSessionEndpoints(service: Service, deps: ChatDeletionDeps, lo
       const stored = await sessions.get(session_id, chat.owner);
       if (!stored) throw new AppError("SESSION_NOT_FOUND", "Session not found");
       const title = (await sessions.explicitTitle(chat.project.id, session_id)) ?? (stored.version.title || titleOf(stored.record));
-      const activity = chatActivity(stored.record.messages);
+      const activity = { ...chatActivity(stored.record.messages), compactions: compactionPoints(stored.record.messages) };
       // the activity travels in every page: the messages get what is left
       const page = viewPage(visibleMessages(stored.record), message_offset ?? 0, pageBytes() - Buffer.byteLength(JSON.stringify(activity)));
       return { success: true, session: { ...toSummary({ ...stored.record, title }), ...activity, messages: page.messages }, next_message_offset: page.next };

@@ -5,8 +5,10 @@
  */
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
-import { AppError, type RunEventBody, type ToolName, type ToolResult } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { type CompactionMarker, type RunEventBody, type ToolName, type ToolResult } from "@agent-orchestrator/shared/wire";
 import { runAgentLoop, type SubagentCaller, type TurnInput } from "./agent-loop.js";
+import type { ContextGuard } from "./context-guard.js";
 import type { LoopLimits } from "./loop-limits.js";
 import type { ModelCaller, ModelStreamPart } from "./model-caller.js";
 import type { ToolCaller } from "./tool-caller.js";
@@ -16,7 +18,6 @@ const limits: LoopLimits = {
   maxIterations: 10,
   toolConcurrency: 4,
   maxToolCallsPerAnswer: 16,
-  contextBudgetTokens: 100_000,
   toolResultMaxChars: 65_536,
   maxInvalidToolCalls: 3,
   answerMaxBytes: 1024 * 1024,
@@ -156,22 +157,6 @@ describe("runAgentLoop: limits", () => {
     expect(content).toContain("END");
     expect(content).toMatch(/\[\.\.\. \d+ bytes omitted \.\.\.\]/);
     expect(content).not.toContain("\uFFFD");
-  });
-
-  it("replaces earlier turns' large tool results with a note once past the context budget, never the current turn's", async () => {
-    const { tools } = fakeTools(() => ({ success: true, content: "x".repeat(8_000) }));
-    const model = new FakeModel([readConfig, { text: "ok" }]);
-    const messages = [
-      { role: "system" as const, content: "You are a test agent." },
-      { role: "user" as const, content: "an earlier question" },
-      { role: "assistant" as const, content: null, tool_calls: [{ id: "old", type: "function" as const, function: { name: "read_file", arguments: "{}" } }] },
-      { role: "tool" as const, tool_call_id: "old", content: "y".repeat(20_000) },
-      { role: "user" as const, content: "go" },
-    ];
-    await loop(model, { tools, messages, limits: { contextBudgetTokens: 2_500 } }).run();
-    const [old, current] = model.lastToolMessages();
-    expect(old?.content).toContain("was removed to save context");
-    expect(current?.content.length).toBeGreaterThan(8_000);
   });
 });
 
@@ -409,5 +394,63 @@ describe("runAgentLoop: bounded model output (docs/security.md cases 126, 128)",
     const sent = events.map((event) => (event.type === "delta" ? event.text : "")).join("");
     expect(added).toEqual([{ role: "assistant", content: sent }]);
     expect(sent).toMatch(/^so far\n\n\[The answer was cut here/);
+  });
+});
+
+/** A guard that compacts only when forced, into a marker that stands for a hand-off, and records what it was asked. */
+function recordingGuard() {
+  const asked: Array<{ force: boolean; length: number }> = [];
+  const observed: number[] = [];
+  const guard: ContextGuard = {
+    prepare(conversation, _tools, _signal, force = false) {
+      asked.push({ force, length: conversation.length });
+      if (!force) return Promise.resolve({ messages: [...conversation] });
+      const marker: CompactionMarker = {
+        role: "system",
+        content: "HAND-OFF",
+        compaction: { stage: "summary", before_tokens: 900, after_tokens: 300, kept_from: conversation.length - 1, reason: "overflow", at: "2026-11-28T00:00:00.000Z" },
+      };
+      const usage = { prompt_tokens: 50, completion_tokens: 5, total_tokens: 55 };
+      return Promise.resolve({ messages: [conversation[0] as ChatCompletionMessageParam, { role: "user", content: "HAND-OFF" }], compaction: { marker, usage } });
+    },
+    observe(usage) {
+      observed.push(usage.prompt_tokens);
+    },
+  };
+  return { guard, asked, observed };
+}
+
+const overflow = () => new AppError("MODEL_UNAVAILABLE", "The conversation is longer than the model's context window", { detail: { status: 400, reason: "context_length_exceeded" } });
+
+describe("runAgentLoop: the context window (docs/models.md \"Compaction\")", () => {
+  it("answers a provider's context-length refusal with one compaction and one retry, and keeps the compaction's marker", async () => {
+    const model = new FakeModel([{ fail: overflow() }, { text: "resumed at step 2", usage: { prompt_tokens: 300, completion_tokens: 4, total_tokens: 304 } }]);
+    const { guard, asked, observed } = recordingGuard();
+    const { run, events } = loop(model, { contextGuard: guard });
+    const output = await run();
+    expect(output.response).toBe("resumed at step 2");
+    expect(asked.map((question) => question.force)).toEqual([false, true]);
+    expect(model.requests.map((request) => request.messages.length)).toEqual([2, 2]);
+    expect(model.requests[1]?.messages[1]?.content).toContain("HAND-OFF");
+    expect(events.filter((event) => event.type === "compaction")).toEqual([{ type: "compaction", before_tokens: 900, after_tokens: 300, stage: "summary", reason: "overflow" }]);
+    expect(output.added.map((message) => message.role)).toEqual(["system", "assistant"]);
+    // the summary's tokens are the turn's
+    expect(output.usageByCall.map((usage) => usage.total_tokens)).toEqual([55, 304]);
+    expect(observed).toEqual([300]);
+  });
+
+  it("never loops: a second refusal after the compaction ends the turn", async () => {
+    const model = new FakeModel([{ fail: overflow() }, { fail: overflow() }, { text: "never" }]);
+    const { guard, asked } = recordingGuard();
+    await expect(loop(model, { contextGuard: guard }).run()).rejects.toMatchObject({ code: "MODEL_UNAVAILABLE", message: expect.stringContaining("context window") });
+    expect(asked.map((question) => question.force)).toEqual([false, true]);
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it("does not compact for any other refusal", async () => {
+    const model = new FakeModel([{ fail: new AppError("MODEL_UNAVAILABLE", "The model refused the request (HTTP 400)", { detail: { status: 400 } }) }]);
+    const { guard, asked } = recordingGuard();
+    await expect(loop(model, { contextGuard: guard }).run()).rejects.toMatchObject({ code: "MODEL_UNAVAILABLE" });
+    expect(asked).toHaveLength(1);
   });
 });

@@ -1,12 +1,9 @@
 import type { ChatCompletionMessageParam, ChatCompletionMessageToolCall } from "openai/resources/chat/completions";
+import { AppError, firstIssue, mapWithConcurrency, parseJson } from "@agent-orchestrator/shared/runtime";
 import {
-  AppError,
   addUsage,
-  firstIssue,
   getOwn,
   joinAnswerTexts,
-  mapWithConcurrency,
-  parseJson,
   toolCatalog,
   toolDefinitionsForModel,
   ToolName,
@@ -16,12 +13,12 @@ import {
   type ToolContext,
   type ToolResult,
   type Usage,
-} from "@agent-orchestrator/shared";
+} from "@agent-orchestrator/shared/wire";
 import { prefixWithinBytes } from "../events/bounded-event.js";
-import { fitContext } from "./context-budget.js";
+import type { ContextGuard } from "./context-guard.js";
 import { withConversationNote } from "./conversation-note.js";
 import type { ModelCaller } from "./model-caller.js";
-import { toModelError } from "./model-error.js";
+import { isContextOverflow, toModelError } from "./model-error.js";
 import type { LoopLimits } from "./loop-limits.js";
 import { ModelOutputBudget, toolCallOverheadBytes } from "./model-output-budget.js";
 import type { ToolCaller } from "./tool-caller.js";
@@ -56,6 +53,11 @@ export interface TurnInput {
    * that passes its own keeps what a failed turn added, e.g. an answer cut at its size limit
    */
   added?: ChatCompletionMessageParam[];
+  /**
+   * keeps every call within the route's context window (compaction/): asked for each call's prompt; without it the
+   * model is sent the whole conversation
+   */
+  contextGuard?: ContextGuard;
 }
 
 /** The orchestrator's own run_subagent tool: `callId` is the model's call id, which nests the child's events. */
@@ -68,9 +70,9 @@ export interface TurnOutput {
   response: string;
   iterations: number;
   usage: Usage;
-  /** the usage of each model call, in order */
+  /** the usage of each model call, in order (a hand-off summary's included) */
   usageByCall: Usage[];
-  /** what the turn added to the conversation: assistant and tool messages */
+  /** what the turn added to the conversation: assistant and tool messages, and the markers of its compactions */
   added: ChatCompletionMessageParam[];
 }
 
@@ -95,7 +97,23 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
   const definitions = toolDefinitionsForModel(offered);
 
   for (let iteration = 1; iteration <= input.limits.maxIterations; iteration++) {
-    const step = await streamModelTurn(input, definitions, withConversationNote(fitContext(messages, input.limits.contextBudgetTokens), input.conversationNote), budget);
+    const prompt = async (force: boolean): Promise<ChatCompletionMessageParam[]> => {
+      const guarded = await guardedPrompt(input, messages, added, definitions, force);
+      if (guarded.usage) {
+        usage = addUsage(usage, guarded.usage);
+        usageByCall.push(guarded.usage);
+      }
+      return guarded.messages;
+    };
+    let step: ModelStep;
+    try {
+      step = await streamModelTurn(input, definitions, await prompt(false), budget);
+    } catch (error) {
+      // the provider counted more than the guard did: one compaction and one retry, never a loop (a second refusal ends the turn)
+      if (!input.contextGuard || !isContextOverflow(error)) throw error;
+      step = await streamModelTurn(input, definitions, await prompt(true), budget);
+    }
+    input.contextGuard?.observe(step.usage);
     usage = addUsage(usage, step.usage);
     usageByCall.push(step.usage);
     if (step.cut) {
@@ -144,6 +162,31 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
     }
   }
   throw new AppError("MAX_ITERATIONS", `The agent did not finish within ${input.limits.maxIterations} model calls; the turn was stopped`);
+}
+
+/**
+ * The prompt of the next call: the conversation as the guard shapes it (its compaction's marker added to the
+ * conversation and to what the turn stores, and announced), then the note of the day; the usage of a hand-off
+ * summary written for it.
+ */
+async function guardedPrompt(
+  input: TurnInput,
+  messages: ChatCompletionMessageParam[],
+  added: ChatCompletionMessageParam[],
+  definitions: ReturnType<typeof toolDefinitionsForModel>,
+  force: boolean,
+): Promise<{ messages: ChatCompletionMessageParam[]; usage?: Usage }> {
+  if (!input.contextGuard) return { messages: withConversationNote(messages, input.conversationNote) };
+  const guarded = await input.contextGuard.prepare(messages, definitions, input.signal, force);
+  const compaction = guarded.compaction;
+  if (compaction) {
+    const marker = compaction.marker as unknown as ChatCompletionMessageParam;
+    messages.push(marker);
+    added.push(marker);
+    const { before_tokens, after_tokens, stage, reason } = compaction.marker.compaction;
+    input.emit({ type: "compaction", before_tokens, after_tokens, stage, reason });
+  }
+  return { messages: withConversationNote(guarded.messages, input.conversationNote), ...(compaction?.usage ? { usage: compaction.usage } : {}) };
 }
 
 interface ModelStep {

@@ -4,7 +4,6 @@ export interface LoopLimits {
   maxIterations: number;
   toolConcurrency: number;
   maxToolCallsPerAnswer: number;
-  contextBudgetTokens: number;
   toolResultMaxChars: number;
   maxInvalidToolCalls: number;
   /** bytes of one model answer (text and tool calls); past it the answer is cut and the turn stopped */
@@ -19,7 +18,6 @@ export function loopLimits(config: OrchestratorConfig): LoopLimits {
     maxIterations: config.MAX_ITERATIONS,
     toolConcurrency: config.TOOL_CONCURRENCY,
     maxToolCallsPerAnswer: config.MAX_TOOL_CALLS_PER_ANSWER,
-    contextBudgetTokens: config.CONTEXT_BUDGET_TOKENS,
     toolResultMaxChars: config.TOOL_RESULT_MAX_CHARS,
     maxInvalidToolCalls: config.MAX_INVALID_TOOL_CALLS,
     answerMaxBytes: config.MODEL_ANSWER_MAX_BYTES,

@@ -1,5 +1,5 @@
 import OpenAI from "openai";
-import { routeMatches, type AgentModel, type ModelPrice, type ModelRouteSubject, type ModelRouteView } from "@agent-orchestrator/shared";
+import { routeMatches, type AgentModel, type ModelPrice, type ModelRouteSubject, type ModelRouteView } from "@agent-orchestrator/shared/wire";
 import type { OrchestratorConfig } from "../config.js";
 import type { ModelCaller } from "../loop/model-caller.js";
 import { cappedEventFetch } from "./capped-event-fetch.js";
@@ -15,6 +15,8 @@ export interface RoutedModel {
   /** `{name, route}`: the model's name and the route that chose it */
   model: AgentModel;
   price?: ModelPrice;
+  /** the route's context window and the part of it kept for the answer (docs/models.md "Context windows") */
+  window: { tokens: number; outputReserve: number };
 }
 
 interface Route {
@@ -48,18 +50,26 @@ export class ModelRouter {
         fetch: http,
       });
       const caller = openAiModel({ client, model: spec.model, parameters: parametersOf(spec), transport, ...(spec.price ? { price: spec.price } : {}) });
-      return { spec, routed: { caller, model: { name: spec.model, route: spec.name }, ...(spec.price ? { price: spec.price } : {}) } };
+      const window = { tokens: spec.contextWindow, outputReserve: spec.outputReserve };
+      return { spec, routed: { caller, model: { name: spec.model, route: spec.name }, ...(spec.price ? { price: spec.price } : {}), window } };
     });
   }
 
   /** The model for a turn, or undefined when no route matches and no default is configured (MODEL_NOT_CONFIGURED). */
   pick(subject: ModelRouteSubject): RoutedModel | undefined {
-    return this.routes.find(({ spec }) => routeMatches(spec.match, subject))?.routed;
+    return this.routes.find(({ spec }) => spec.purpose === undefined && routeMatches(spec.match, subject))?.routed;
+  }
+
+  /** The route that writes hand-off summaries when one is configured (`purpose: compaction`); else each turn's own writes them. */
+  compaction(): RoutedModel | undefined {
+    return this.routes.find(({ spec }) => spec.purpose === "compaction")?.routed;
   }
 
   /** The table without URLs or keys, in order, the default last; a route matching a project only when `showProject` allows it. */
   view(showProject: (projectId: string) => boolean): ModelRouteView[] {
-    return this.routes.filter(({ spec }) => spec.match?.project === undefined || showProject(spec.match.project)).map(({ spec }) => routeView(spec));
+    return this.routes
+      .filter(({ spec }) => spec.purpose === undefined && (spec.match?.project === undefined || showProject(spec.match.project)))
+      .map(({ spec }) => routeView(spec));
   }
 }
 

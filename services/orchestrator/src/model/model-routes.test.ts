@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseEnv } from "@agent-orchestrator/shared";
+import { parseEnv } from "@agent-orchestrator/shared/runtime";
 import { orchestratorEnvSchema } from "../config.js";
 import { modelRoutesOf } from "./model-routes.js";
 
@@ -32,8 +32,10 @@ describe("MODEL_ROUTES", () => {
           apiKey: "local",
           temperature: 0.2,
           price: { input: 0.15, cached_input: 0.075, output: 0.6 },
+          contextWindow: 128_000,
+          outputReserve: 8_192,
         },
-        { name: "default", model: "gpt-default", baseUrl: undefined, apiKey: "sk-default" },
+        { name: "default", model: "gpt-default", baseUrl: undefined, apiKey: "sk-default", contextWindow: 128_000, outputReserve: 8_192 },
       ],
     });
     expect(routesOf("/etc/routes.json", {}, { "/etc/routes.json": json })).toEqual(routesOf(json));
@@ -67,6 +69,11 @@ describe("MODEL_ROUTES", () => {
     ["the default's name", JSON.stringify({ routes: [{ name: "default", match: { module: "a" }, model: "m" }] }), {}, "route 1 (default): name: already used"],
     ["a key variable that is not set", JSON.stringify({ routes: [{ match: { module: "a" }, model: "m", api_key_env: "LOCAL_KEY" }] }), {}, "route 1 (route-1): api_key_env: LOCAL_KEY is not set"],
     ["no routes list", JSON.stringify({ route: [] }), {}, 'routes: '],
+    ["no match", JSON.stringify({ routes: [{ model: "m" }] }), {}, "route 1 (route-1): match: required"],
+    ["a window below 1,024 tokens", JSON.stringify({ routes: [{ match: { module: "a" }, model: "m", context_window: 512 }] }), {}, "route 1: context_window:"],
+    ["a reserve as large as the window", JSON.stringify({ routes: [{ match: { module: "a" }, model: "m", context_window: 4_096, output_reserve: 4_096 }] }), {}, "route 1 (route-1): output_reserve: 4096 must be below context_window (4096)"],
+    ["a compaction route that matches turns", JSON.stringify({ routes: [{ purpose: "compaction", match: { module: "a" }, model: "m" }] }), {}, "route 1 (route-1): match: the compaction route serves no turn"],
+    ["two compaction routes", JSON.stringify({ routes: [{ name: "s1", purpose: "compaction", model: "m" }, { name: "s2", purpose: "compaction", model: "m" }] }), {}, "route 2 (s2): purpose: only one"],
   ])("refuses %s with one line naming the route and the field", (_case, setting, files, message) => {
     const result = routesOf(setting, {}, files);
     expect(result.ok).toBe(false);
@@ -74,6 +81,34 @@ describe("MODEL_ROUTES", () => {
     expect(result.error).toContain(message);
     expect(result.error.startsWith("Invalid configuration: MODEL_ROUTES: ")).toBe(true);
     expect(result.error).not.toContain("\n");
+  });
+
+  it("gives every route a context window: its own, else MODEL_CONTEXT_WINDOW; and a reserve: its own, else its max_output_tokens, else MODEL_OUTPUT_RESERVE", () => {
+    const routes = JSON.stringify({
+      routes: [
+        { name: "local", match: { agent: "bmm/pm" }, model: "qwen3:8b", context_window: 16_000, output_reserve: 2_000 },
+        { name: "capped", match: { module: "bmm" }, model: "m", max_output_tokens: 4_000 },
+        { name: "summaries", purpose: "compaction", model: "gpt-mini", context_window: 400_000 },
+      ],
+    });
+    const result = modelRoutesOf(configOf({ MODEL_ROUTES: routes, MODEL_CONTEXT_WINDOW: "32768", MODEL_OUTPUT_RESERVE: "3000" }));
+    expect(result).toMatchObject({
+      ok: true,
+      routes: [
+        { name: "local", contextWindow: 16_000, outputReserve: 2_000 },
+        { name: "capped", contextWindow: 32_768, outputReserve: 4_000 },
+        { name: "summaries", purpose: "compaction", contextWindow: 400_000, outputReserve: 3_000 },
+        { name: "default", contextWindow: 32_768, outputReserve: 3_000 },
+      ],
+    });
+    expect(result.ok && result.routes[2]?.match).toBeUndefined();
+  });
+
+  it("refuses an output reserve as large as the default window", () => {
+    expect(modelRoutesOf(configOf({ MODEL_CONTEXT_WINDOW: "4096", MODEL_OUTPUT_RESERVE: "8192" }))).toEqual({
+      ok: false,
+      error: "Invalid configuration: MODEL_OUTPUT_RESERVE (8192) must be below MODEL_CONTEXT_WINDOW (4096)",
+    });
   });
 
   it("refuses a route to OpenAI's own API with no key at all", () => {
@@ -86,6 +121,11 @@ describe("the orchestrator's model settings", () => {
   it("refuses the removed MODEL_TIMEOUT_MS with what to set instead", () => {
     const parsed = parseEnv(orchestratorEnvSchema, { MODEL_TIMEOUT_MS: "60000" });
     expect(parsed).toMatchObject({ ok: false, message: expect.stringContaining("MODEL_IDLE_TIMEOUT_MS") });
+  });
+
+  it("refuses the removed CONTEXT_BUDGET_TOKENS with what to set instead", () => {
+    const parsed = parseEnv(orchestratorEnvSchema, { CONTEXT_BUDGET_TOKENS: "24000" });
+    expect(parsed).toMatchObject({ ok: false, message: expect.stringContaining("MODEL_CONTEXT_WINDOW") });
   });
 
   it("refuses a MODEL_PRICE that is not three prices", () => {

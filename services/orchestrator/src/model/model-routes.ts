@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { ModelPrice, ModelRouteMatch, parseBmadYaml, parseJson, type ModelRouteView } from "@agent-orchestrator/shared";
+import { parseBmadYaml } from "@agent-orchestrator/shared/bmad";
+import { parseJson } from "@agent-orchestrator/shared/runtime";
+import { ModelPrice, ModelRouteMatch, type ModelRouteView } from "@agent-orchestrator/shared/wire";
 import { isModelConfigured, type OrchestratorConfig } from "../config.js";
 
 /** One route of MODEL_ROUTES as written (docs/models.md "Routes"); unknown fields are refused, so a typo is not a silent default. */
@@ -8,7 +10,10 @@ export const ModelRouteEntry = z
   .object({
     /** how the route is shown (agent list, logs, the `done` event); `route-<n>` when absent */
     name: z.string().regex(/^[\w.:/-]{1,64}$/, "1-64 letters, digits or _ . : / -").optional(),
-    match: ModelRouteMatch,
+    /** which turns it serves; absent only on the compaction route, which serves none */
+    match: ModelRouteMatch.optional(),
+    /** `compaction`: the route that writes every chat's hand-off summaries (docs/models.md "Compaction"), never a turn */
+    purpose: z.literal("compaction").optional(),
     base_url: z.url({ protocol: /^https?$/, error: "an http(s) URL, e.g. http://localhost:11434/v1" }).optional(),
     model: z.string().min(1),
     api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "the name of an environment variable").optional(),
@@ -16,6 +21,10 @@ export const ModelRouteEntry = z
     max_output_tokens: z.number().int().min(1).max(10_000_000).optional(),
     reasoning_effort: z.enum(["none", "minimal", "low", "medium", "high", "xhigh"]).optional(),
     price: ModelPrice.optional(),
+    /** tokens the model reads at most; MODEL_CONTEXT_WINDOW when absent */
+    context_window: z.number().int().min(1_024).max(10_000_000).optional(),
+    /** tokens of the window kept for the answer; `max_output_tokens`, else MODEL_OUTPUT_RESERVE, when absent */
+    output_reserve: z.number().int().min(0).max(1_000_000).optional(),
   })
   .strict();
 export type ModelRouteEntry = z.infer<typeof ModelRouteEntry>;
@@ -35,6 +44,12 @@ export interface ModelRouteSpec {
   maxOutputTokens?: number;
   reasoningEffort?: NonNullable<ModelRouteEntry["reasoning_effort"]>;
   price?: ModelPrice;
+  /** tokens the model reads at most (docs/models.md "Context windows") */
+  contextWindow: number;
+  /** tokens of the window kept free for the answer: below `contextWindow` */
+  outputReserve: number;
+  /** set on the one route that writes hand-off summaries; it serves no turn */
+  purpose?: "compaction";
 }
 
 export type ModelRoutesResult = { ok: true; routes: ModelRouteSpec[] } | { ok: false; error: string };
@@ -59,8 +74,13 @@ export function modelRoutesOf(
         baseUrl: config.OPENAI_BASE_URL,
         apiKey: config.OPENAI_API_KEY,
         ...(config.MODEL_PRICE ? { price: config.MODEL_PRICE } : {}),
+        contextWindow: config.MODEL_CONTEXT_WINDOW,
+        outputReserve: config.MODEL_OUTPUT_RESERVE,
       }
     : undefined;
+  if (config.MODEL_OUTPUT_RESERVE >= config.MODEL_CONTEXT_WINDOW) {
+    return { ok: false, error: `Invalid configuration: MODEL_OUTPUT_RESERVE (${config.MODEL_OUTPUT_RESERVE}) must be below MODEL_CONTEXT_WINDOW (${config.MODEL_CONTEXT_WINDOW})` };
+  }
   if (config.MODEL_ROUTES === undefined) return { ok: true, routes: fallback ? [fallback] : [] };
   const read = readRoutes(config.MODEL_ROUTES, readFile);
   if (!read.ok) return invalid(read.error);
@@ -76,6 +96,13 @@ export function modelRoutesOf(
     const name = entry.name ?? `route-${index + 1}`;
     const label = `route ${index + 1} (${name})`;
     if (name === defaultRouteName || routes.some((route) => route.name === name)) return invalid(`${label}: name: already used`);
+    if (entry.purpose === "compaction") {
+      if (entry.match !== undefined) return invalid(`${label}: match: the compaction route serves no turn; leave match out`);
+      if (routes.some((route) => route.purpose === "compaction")) return invalid(`${label}: purpose: only one route may be the compaction route`);
+    } else if (entry.match === undefined) return invalid(`${label}: match: required (name at least one of agent, module, project)`);
+    const contextWindow = entry.context_window ?? config.MODEL_CONTEXT_WINDOW;
+    const outputReserve = entry.output_reserve ?? entry.max_output_tokens ?? config.MODEL_OUTPUT_RESERVE;
+    if (outputReserve >= contextWindow) return invalid(`${label}: output_reserve: ${outputReserve} must be below context_window (${contextWindow})`);
     let apiKey: string | undefined;
     if (entry.api_key_env !== undefined) {
       apiKey = env[entry.api_key_env]?.trim() || undefined;
@@ -87,7 +114,8 @@ export function modelRoutesOf(
     if (baseUrl === undefined && apiKey === undefined) return invalid(`${label}: api_key_env: OpenAI's API needs a key (set OPENAI_API_KEY or api_key_env)`);
     routes.push({
       name,
-      match: entry.match,
+      ...(entry.match ? { match: entry.match } : {}),
+      ...(entry.purpose ? { purpose: entry.purpose } : {}),
       model: entry.model,
       baseUrl,
       apiKey,
@@ -95,6 +123,8 @@ export function modelRoutesOf(
       ...(entry.max_output_tokens !== undefined ? { maxOutputTokens: entry.max_output_tokens } : {}),
       ...(entry.reasoning_effort !== undefined ? { reasoningEffort: entry.reasoning_effort } : {}),
       ...(entry.price ? { price: entry.price } : {}),
+      contextWindow,
+      outputReserve,
     });
   }
   return { ok: true, routes: fallback ? [...routes, fallback] : routes };
@@ -114,7 +144,12 @@ export function routeKeyVariables(setting: string | undefined, readFile: (path: 
 }
 
 /** The table as others may see it: names, models and matches, never a URL or a key. */
-export const routeView = (route: ModelRouteSpec): ModelRouteView => ({ name: route.name, model: route.model, ...(route.match ? { match: route.match } : {}) });
+export const routeView = (route: ModelRouteSpec): ModelRouteView => ({
+  name: route.name,
+  model: route.model,
+  ...(route.match ? { match: route.match } : {}),
+  context_window: route.contextWindow,
+});
 
 /** MODEL_ROUTES is the JSON itself when it starts with `{`, else a path to a YAML or JSON file (YAML reads JSON too). */
 function readRoutes(setting: string, readFile: (path: string) => string): { ok: true; value: unknown } | { ok: false; error: string } {

@@ -1,5 +1,6 @@
 import type OpenAI from "openai";
-import { costOf, type AppError, type ModelPrice, type Usage } from "@agent-orchestrator/shared";
+import { type AppError } from "@agent-orchestrator/shared/runtime";
+import { costOf, type ModelPrice, type Usage } from "@agent-orchestrator/shared/wire";
 import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-caller.js";
 import { ModelCallTelemetry } from "./model-call-telemetry.js";
 import { toModelError } from "../loop/model-error.js";
@@ -50,7 +51,8 @@ export function openAiModel(route: OpenAiRoute): ModelCaller {
           {
             model,
             messages: request.messages,
-            tools: request.tools,
+            // a call without tools (a hand-off summary) sends none: OpenAI's API refuses an empty list
+            ...(request.tools.length > 0 ? { tools: request.tools } : {}),
             stream: true,
             stream_options: { include_usage: true },
             ...(parameters.temperature !== undefined ? { temperature: parameters.temperature } : {}),

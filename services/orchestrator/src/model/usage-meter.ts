@@ -1,4 +1,4 @@
-import { addUsage, costOf, zeroUsage, type ModelPrice, type Usage } from "@agent-orchestrator/shared";
+import { addUsage, costOf, zeroUsage, type ModelPrice, type Usage } from "@agent-orchestrator/shared/wire";
 import { estimateTokens } from "../loop/context-budget.js";
 import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-caller.js";
 
@@ -14,14 +14,21 @@ import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-c
  * happen: spending/delivery-spending.ts).
  */
 export class UsageMeter implements ModelCaller {
-  /** each call's tokens, in order */
-  readonly byCall: Usage[] = [];
-
   constructor(
     private readonly model: ModelCaller,
     private readonly price?: ModelPrice,
     private readonly onCallEnded?: (usage: Usage) => Promise<void>,
+    /** each call's tokens, in order */
+    readonly byCall: Usage[] = [],
   ) {}
+
+  /**
+   * Another model's calls in the same tally, at that model's price, handed to the same `onCallEnded`: the
+   * compaction route's hand-off summaries are a turn's calls too (docs/models.md "Compaction").
+   */
+  alongside(model: ModelCaller, price?: ModelPrice): UsageMeter {
+    return new UsageMeter(model, price, this.onCallEnded, this.byCall);
+  }
 
   /** the tokens of every call so far */
   get usage(): Usage {
