@@ -9,24 +9,30 @@
 // same or a higher layer, or to or from a unit the list does not name, is an error. Only packages that declare
 // `folderLayers` are checked: a package whose folders still form a cycle declares none until the cycle is gone.
 // Tests (`*.test.ts`) are exempt, as in the folder-cycle count: they may use their package's `testing/` at any layer.
+// A package with a second source folder (the gateway's web page, `web/src/`) declares its layers apart, by folder:
+// `"folderLayersOf": { "web/src": [["lib"], …] }`; its units are the folders and files directly under that folder.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
 /**
- * The declared layers of the root package's workspaces: `{ "<absolute src dir>": { name, layers } }` for each
- * workspace whose package.json has `folderLayers`. Throws when a unit is listed twice.
+ * The declared layers of the root package's workspaces: `{ "<absolute source dir>": { name, layers } }` for each
+ * workspace whose package.json has `folderLayers` (its `src/`) or `folderLayersOf` (the folders it names, as
+ * `<package> <folder>`). Throws when a unit is listed twice.
  */
 export function declaredLayers(rootDir) {
   const manifest = (dir) => JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
   const packages = {};
   for (const workspace of manifest(rootDir).workspaces ?? []) {
     const dir = path.join(rootDir, workspace);
-    const { name, folderLayers } = manifest(dir);
-    if (folderLayers === undefined) continue;
-    const units = folderLayers.flat();
-    const twice = units.find((unit, index) => units.indexOf(unit) !== index);
-    if (twice !== undefined) throw new Error(`${name}: "${twice}" appears twice in folderLayers`);
-    packages[path.join(dir, "src")] = { name, layers: folderLayers };
+    const { name, folderLayers, folderLayersOf = {} } = manifest(dir);
+    const sources = Object.entries(folderLayersOf).map(([folder, layers]) => [folder, `${name} ${folder}`, layers]);
+    if (folderLayers !== undefined) sources.unshift(["src", name, folderLayers]);
+    for (const [folder, label, layers] of sources) {
+      const units = layers.flat();
+      const twice = units.find((unit, index) => units.indexOf(unit) !== index);
+      if (twice !== undefined) throw new Error(`${label}: "${twice}" appears twice in its folder layers`);
+      packages[path.join(dir, folder)] = { name: label, layers };
+    }
   }
   return packages;
 }

@@ -100,6 +100,15 @@ describe("declaredLayers", () => {
     expect(declaredLayers(root)).toEqual({ [path.join(root, "layered", "src")]: { name: "layered", layers: [["wire"], ["runtime"]] } });
   });
 
+  it("checks a second source folder a workspace declares apart (folderLayersOf)", () => {
+    write(".", { workspaces: ["gateway"] });
+    write("gateway", { name: "gateway", folderLayers: [["http"], ["app.ts"]], folderLayersOf: { "web/src": [["lib"], ["main.ts"]] } });
+    expect(declaredLayers(root)).toEqual({
+      [path.join(root, "gateway", "src")]: { name: "gateway", layers: [["http"], ["app.ts"]] },
+      [path.join(root, "gateway", "web", "src")]: { name: "gateway web/src", layers: [["lib"], ["main.ts"]] },
+    });
+  });
+
   it("refuses a unit listed on two layers", () => {
     write(".", { workspaces: ["twice"] });
     write("twice", { name: "twice", folderLayers: [["wire"], ["runtime", "wire"]] });
