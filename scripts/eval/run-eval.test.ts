@@ -12,9 +12,9 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EvalOptions, type EvalOptionsInput } from "../scripts/eval/eval-options.js";
-import type { EvalReport } from "../scripts/eval/eval-report.js";
-import { runEval } from "../scripts/eval/run-eval.js";
+import { EvalOptions, parseEvalArguments, type EvalOptionsInput } from "./eval-options.js";
+import type { EvalReport } from "./eval-report.js";
+import { runEval } from "./run-eval.js";
 import { bmadResponder, type Misbehaviour } from "@agent-orchestrator/test-support/eval-responder";
 import { startScriptedModel, type Responder } from "@agent-orchestrator/test-support/scripted-model";
 import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
@@ -155,7 +155,6 @@ describe.each([
 });
 
 it("refuses a command line it cannot run, in one line, with exit code 2", async () => {
-  const { parseEvalArguments } = await import("../scripts/eval/eval-options.js");
   expect(parseEvalArguments(["--model", "m"])).toMatchObject({ ok: false, error: expect.stringContaining("--base-url") as unknown });
   expect(parseEvalArguments(["--base-url", "http://x/v1", "--model", "m", "--bmad-root", "a", "--release", "6.12.0"])).toMatchObject({ ok: false, error: "give --bmad-root or --release, not both" });
   expect(parseEvalArguments(["--base-url", "http://x/v1", "--model", "m", "--repeat", "3", "--agents", "analyst, pm"])).toMatchObject({ ok: true, options: { repeat: 3, agents: ["analyst", "pm"] } });
