@@ -7,7 +7,7 @@ import { readThroughFailover, writeThroughFailover } from "../nats/kv-failover.j
 import { chunkKey } from "./session-keys.js";
 
 /** Bytes of one conversation chunk: well under any NATS server's max_payload (1 MiB by default). */
-export const conversationChunkBytes = 256 * 1024;
+const conversationChunkBytes = 256 * 1024;
 
 const ConversationBatchMessages = z.array(ConversationMessage);
 
