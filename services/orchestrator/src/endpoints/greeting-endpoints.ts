@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { Service } from "nats";
-import { addJsonEndpoint, AppError, GreetingRequest, retryWhileLeaderless, subjects, type AgentDefinition, type Greeting, type ProjectRecord, type ToolContext } from "@agent-orchestrator/shared";
+import { addJsonEndpoint, AppError, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { GreetingRequest, subjects, type AgentDefinition, type Greeting, type ProjectRecord, type ToolContext } from "@agent-orchestrator/shared/wire";
 import { keptAgentStart } from "../agent/kept-agent-start.js";
 import { projectOfMember, projectOfWriter } from "../projects/project-access.js";
-import type { TurnRunnerDeps } from "../turn/turn-runner.js";
+import type { TurnDeps } from "../turn/turn-deps.js";
 import { buildGreeting } from "../sessions/greeting.js";
 import { turnSettings } from "../settings/turn-settings.js";
 
-type GreetingDeps = Pick<TurnRunnerDeps, "config" | "logger" | "store" | "projects" | "registry" | "starts" | "tools" | "subjectPrefix" | "settings">;
+type GreetingDeps = Pick<TurnDeps, "config" | "logger" | "store" | "projects" | "registry" | "starts" | "tools" | "subjectPrefix" | "settings">;
 
 /**
  * `agent.session.start`: a new chat whose first message is its agent's greeting, built by the system from the

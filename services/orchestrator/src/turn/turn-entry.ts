@@ -1,12 +1,14 @@
-import { AppError, type RunStartRequest } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { type RunStartRequest } from "@agent-orchestrator/shared/wire";
 import { errorEvent } from "./error-event.js";
 import type { SlotRequest, UserTurnSlots } from "../fair-share/user-turn-slots.js";
 import { RunEventPublisher } from "../events/run-event-publisher.js";
-import { runTurn, type TurnRunnerDeps } from "./turn-runner.js";
+import type { TurnDeps } from "./turn-deps.js";
+import { runTurn } from "./turn-runner.js";
 import { recordTurnEnd } from "./turn-telemetry.js";
 import { isChildRequestSubject, runChildTurn } from "./child-turn.js";
 
-export interface QueuedTurnDeps extends TurnRunnerDeps {
+export interface QueuedTurnDeps extends TurnDeps {
   /** each user's running turns across the replicas; without it a user's turns are not capped */
   userTurns?: UserTurnSlots;
 }
@@ -57,7 +59,7 @@ async function runUserTurn(deps: QueuedTurnDeps, request: RunStartRequest, attem
   }
   const { slot } = granted;
   try {
-    await runTurn({ ...deps, releaseUserSlot: () => slot.release() }, request, attempt);
+    await runTurn(deps, request, attempt, () => slot.release());
   } finally {
     // given back before the final event, or here when the turn had none: a second delivery of a turn that still
     // runs elsewhere gives it back too, and the turn running it puts it back at its next renewal

@@ -1,0 +1,96 @@
+import { AppError, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { type AgentDefinition, type RunParent, type ToolContext } from "@agent-orchestrator/shared/wire";
+import { modelNotConfiguredMessage } from "../config.js";
+import type { ModelCaller } from "../loop/model-caller.js";
+import { UsageMeter } from "../model/usage-meter.js";
+import { turnSettings } from "../settings/turn-settings.js";
+import { withinBudget } from "../spending/within-budget.js";
+import { familyEnded, familyStillRuns, whileFamilyRuns } from "../subagents/family-guard.js";
+import type { TurnDeps } from "./turn-deps.js";
+import { placeTurn, type TurnPlace } from "./turn-place.js";
+import type { AdmittedTurn, TurnState } from "./turn-state.js";
+
+type AdmissionDeps = Pick<TurnDeps, "registry" | "store" | "projects" | "models" | "budgets" | "settings">;
+
+/**
+ * Admits a user's turn, reading only: the agent from the registry, the chat's project and the owner's role in it
+ * (turn-place.ts), then the route, the budgets and the settings. A refusal here (an unknown agent, another user's
+ * chat, a viewer, no model configured) is the turn's one `error` event; its session is not touched.
+ */
+export async function admitTurn(deps: AdmissionDeps, turn: TurnState): Promise<AdmittedTurn> {
+  const agent = await deps.registry.agent(turn.request.agent_id);
+  const place = await placeTurn({ sessions: deps.store, projects: deps.projects }, turn.request);
+  return admitted(deps, turn, agent, place, (model) => model);
+}
+
+/**
+ * Admits a subagent's turn: only while the user's turn it works for still runs (family-guard.ts), asked once it
+ * can be cancelled, so a cancel that comes during the question still reaches it, and again before each model call.
+ * It runs as its own agent with that agent's route, in its chat's project, whose project and user pay for it and
+ * whose budgets are asked before each of its calls (docs/models.md "Budgets").
+ */
+export async function admitChildTurn(deps: AdmissionDeps, turn: TurnState, parent: RunParent): Promise<AdmittedTurn> {
+  const { request, log } = turn;
+  const stillRuns = () => familyStillRuns(deps.store, request.session_id, request.owner, parent, log);
+  if (!(await stillRuns())) {
+    log.info("the subagent's parent turn has ended before it started; dropped");
+    throw familyEnded();
+  }
+  const agent = await deps.registry.agent(request.agent_id);
+  const child = await admitted(deps, turn, agent, await childPlace(deps, turn), (model) => whileFamilyRuns(model, stillRuns));
+  announceTurn(child);
+  return child;
+}
+
+/** The turn is admitted: from now on it spends in its project, and its client hears where it runs and on which model. */
+export function announceTurn(turn: AdmittedTurn): void {
+  turn.spending.placed(turn.place.projectId, turn.agent.id);
+  turn.events.emit({ type: "session", agent_id: turn.agent.id, project_id: turn.place.projectId, attempt: turn.attempt, model: turn.route.model });
+}
+
+/** Asks the turn's budgets, counting what it spent that the totals do not have yet; BUDGET_EXCEEDED when one is spent. */
+export const checkBudget = (turn: TurnState): Promise<void> => turn.budget?.check(turn.spending.unstoredCost) ?? Promise.resolve();
+
+async function admitted(
+  deps: AdmissionDeps,
+  turn: TurnState,
+  agent: AgentDefinition,
+  place: TurnPlace,
+  guard: (model: ModelCaller) => ModelCaller,
+): Promise<AdmittedTurn> {
+  const { request } = turn;
+  // the agent's route: by its id, its module and the chat's project (docs/models.md "Routes")
+  const route = deps.models.pick({ agent: agent.id, module: agent.bundleName, project: place.projectId });
+  if (!route) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
+  const [budget, settings] = await Promise.all([
+    deps.budgets?.forTurn(place.projectId, request.owner),
+    deps.settings && turnSettings(deps.settings, { projectId: place.projectId, projectName: place.projectName, user: request.owner, callerName: request.caller_name }),
+  ]);
+  const meter = new UsageMeter(withinBudget(guard(route.caller), () => checkBudget(turn)), route.price, (usage) => turn.spending.call(usage));
+  // what the tools write is the project's, authored by the chat's owner and its agent
+  const context: ToolContext = {
+    session_id: request.session_id,
+    bundle_path: agent.bundlePath,
+    project_id: place.projectId,
+    user: request.owner,
+    agent_id: agent.id,
+    ...(settings ? { settings } : {}),
+  };
+  return Object.assign(turn, { agent, place, route, budget, meter, context });
+}
+
+/**
+ * The chat a subagent works in: its project as its parent names it (a child queued by an orchestrator from before
+ * projects reads it from the session's head), and the project's name, its settings' default `project_name`.
+ */
+async function childPlace(deps: Pick<TurnDeps, "store" | "projects">, turn: TurnState): Promise<TurnPlace> {
+  const { request } = turn;
+  let projectId = request.project_id;
+  if (projectId === undefined) {
+    const state = await retryWhileLeaderless(() => deps.store.getState(request.session_id, request.owner));
+    if (state?.project_id === undefined) throw new AppError("SESSION_NOT_FOUND", "The subagent's chat has no project");
+    projectId = state.project_id;
+  }
+  const project = await deps.projects.get(projectId);
+  return { projectId, projectName: project && !project.record.personal ? project.record.name : undefined };
+}

@@ -1,0 +1,87 @@
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { addUsage, zeroUsage, type SessionRecord, type SessionStatus, type Usage } from "@agent-orchestrator/shared/wire";
+import type { TurnOutput } from "../loop/agent-loop.js";
+import { storedUserMessage } from "./attached-user-message.js";
+import { doneEvent } from "./done-event.js";
+import { errorEvent } from "./error-event.js";
+import { keptOnFailure } from "./kept-on-failure.js";
+import type { TurnDeps } from "./turn-deps.js";
+import type { TurnEnding } from "./turn-execution.js";
+import { saveSession } from "./turn-session.js";
+import { spentBeforeFailure } from "./turn-spending.js";
+import type { PreparedTurn, TurnState } from "./turn-state.js";
+import { recordTurnEnd } from "./turn-telemetry.js";
+
+/**
+ * Finishes a turn whose execution ended: its tokens with its subagents', counted in the totals; a user's turn
+ * saves its session with what the turn added, gives its slot back, and only then publishes `done`, so a client
+ * that hears `done` reads the final state; a subagent's `done` goes to its parent, which makes it the tool result.
+ */
+export async function finishTurn(deps: Pick<TurnDeps, "store">, turn: PreparedTurn, ending: TurnEnding): Promise<void> {
+  const { output } = ending;
+  const { model } = turn.route;
+  // the subagents' tokens are this turn's too, a timed-out one's once it has reported
+  await turn.subagents?.settled();
+  const usage = addUsage(output.usage, turn.subagents?.usage ?? zeroUsage());
+  if (!turn.session) {
+    await turn.spending.endSubagent();
+    turn.events.finish(doneEvent(output, usage, turn.subagents, usage, model));
+    turn.log.info({ iterations: output.iterations, usage, model }, "subagent completed");
+    return;
+  }
+  const session = completed(turn.session.record, turn, output, usage);
+  // counted before the session is saved: a crash between the two runs the turn again, and both deliveries were paid for
+  await turn.spending.endTurn(usage);
+  await saveSession(deps.store, turn.session, session, "completed");
+  await turn.releaseSlot?.();
+  turn.events.finish(doneEvent(output, usage, turn.subagents, session.usage, model));
+  turn.log.info({ ...recordTurnEnd({ agentId: turn.agent.id, outcome: "completed", startedAt: turn.startedAt, output, usage }), model }, "turn completed");
+}
+
+/**
+ * Ends a turn that failed, was refused, cancelled or timed out, at whatever phase: its one `error` event carries
+ * what it spent before (the stopped subagents' included), as a success's `done` does. A user's turn that held its
+ * session saves it as it was (or with what the turn did: kept-on-failure.ts) and marked failed or cancelled.
+ */
+export async function failTurn(deps: Pick<TurnDeps, "store">, turn: TurnState, error: unknown): Promise<void> {
+  const spent = await spentBeforeFailure(turn.meter, turn.subagents);
+  if (turn.parent) {
+    if (AppError.is(error)) turn.log.warn({ code: error.code, usage: spent?.usage }, error.message);
+    else turn.log.error({ err: error, usage: spent?.usage }, "subagent failed");
+    await turn.spending.endSubagent();
+    // what it spent goes to its parent on the error event, which sums it into the turn's usage
+    turn.events.finish(errorEvent(error, spent));
+    return;
+  }
+  const { session } = turn;
+  const sessionUsage = session ? addUsage(session.record.usage, spent?.usage ?? zeroUsage()) : undefined;
+  const ended = recordTurnEnd({
+    // an agent id the registry did not confirm is the client's text: never a metric label
+    agentId: turn.agent?.id ?? "unknown",
+    outcome: AppError.is(error) ? error.code : "INTERNAL",
+    startedAt: turn.startedAt,
+    ...(spent ? { usage: spent.usage } : {}),
+  });
+  if (AppError.is(error)) turn.log.warn({ ...ended, code: error.code, cause: describeCause(error.cause) }, error.message);
+  else turn.log.error({ ...ended, err: error }, "turn failed");
+  if (session && sessionUsage) {
+    await turn.spending.endTurn(spent?.usage);
+    const status: SessionStatus = AppError.is(error) && error.code === "CANCELLED" ? "cancelled" : "failed";
+    const kept = keptOnFailure(error, session.record, storedUserMessage(turn.request), turn.added);
+    await saveSession(deps.store, session, { ...kept, usage: sessionUsage }, status).catch((saveError: unknown) => turn.log.error({ err: saveError }, "session status not saved"));
+  }
+  await turn.releaseSlot?.();
+  turn.events.finish(errorEvent(error, spent, sessionUsage));
+}
+
+/** The session of a completed turn: the user's message and what the turn added, its tokens, one turn more. */
+function completed(record: SessionRecord, turn: PreparedTurn, output: TurnOutput, usage: Usage): SessionRecord {
+  return {
+    ...record,
+    messages: [...record.messages, storedUserMessage(turn.request), ...output.added] as SessionRecord["messages"],
+    usage: addUsage(record.usage, usage),
+    turns: record.turns + 1,
+  };
+}
+
+const describeCause = (cause: unknown): string | undefined => (cause instanceof Error ? `${cause.name}: ${cause.message}` : undefined);

@@ -1,0 +1,86 @@
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { lateAnswerNames } from "@agent-orchestrator/shared/bmad";
+import { type AgentDefinition, type ToolName } from "@agent-orchestrator/shared/wire";
+import { toolsForAgent } from "../agent/agent-tools.js";
+import type { AgentRules } from "../agent/agent-rules.js";
+import { keptAgentStart } from "../agent/kept-agent-start.js";
+import { buildSystemPrompt } from "../prompt/system-prompt.js";
+import { buildSubagentPrompt } from "../subagents/subagent-prompt.js";
+import { subagentsForTurn, type SubagentRunner } from "../subagents/subagent-runner.js";
+import { modelConversation, storedUserMessage } from "./attached-user-message.js";
+import { preloadedSkill } from "./preloaded-skill.js";
+import type { TurnDeps } from "./turn-deps.js";
+import type { AdmittedTurn, HeldTurn, PreparedTurn } from "./turn-state.js";
+
+type PreparationDeps = Pick<TurnDeps, "connection" | "config" | "logger" | "subjectPrefix" | "lendSlot" | "tools">;
+
+/**
+ * The system prompt of a user's turn: the agent's start (agent/agent-start.ts, kept in start-cache.ts; a
+ * markdown agent's critical actions, a skills-era agent's own skill), its activation rules and its tools. It
+ * only reads the agent's own files and records nothing, so it is made while the session is being held
+ * (turn-runner.ts); the turn stops it as it closes if it was not admitted, and it is never seen.
+ */
+export async function systemPromptOf(deps: Pick<TurnDeps, "registry" | "starts" | "tools">, turn: AdmittedTurn): Promise<string> {
+  const { agent, context } = turn;
+  const [start, rules] = await Promise.all([keptAgentStart(deps, agent, context, `${turn.delivery}:start`, turn.controller.signal), agentRules(deps, turn)]);
+  return buildSystemPrompt(agent, start, { rules, tools: toolsOf(agent), lateAnswers: lateAnswerNames(context.settings) });
+}
+
+/**
+ * Prepares a user's turn once its session is held: the loop starts from the system prompt, the chat so far and
+ * the user's message, each user message's attachments composed as the model reads them (attached-user-message.ts).
+ */
+export function prepareTurn(deps: PreparationDeps, turn: HeldTurn, systemPrompt: string): PreparedTurn {
+  const conversation: ChatCompletionMessageParam[] = [
+    { role: "system", content: systemPrompt },
+    ...modelConversation([...turn.session.record.messages, storedUserMessage(turn.request)]),
+  ];
+  return Object.assign(turn, { toolNames: toolsOf(turn.agent), conversation, subagents: subagentsOf(deps, turn) });
+}
+
+/**
+ * Prepares a subagent's turn: its prompt (the persona of the agent it runs as: subagent-prompt.ts), the task as the
+ * user message, and the skill its parent named, already loaded (preloaded-skill.ts). A child has no conversation
+ * of its own: only its answer is its chat's, as its parent's tool result.
+ */
+export async function prepareChildTurn(deps: PreparationDeps, turn: AdmittedTurn): Promise<PreparedTurn> {
+  const { request } = turn;
+  const conversation: ChatCompletionMessageParam[] = [
+    { role: "system", content: buildSubagentPrompt(turn.agent, request.skill ? { skill: request.skill } : {}) },
+    { role: "user", content: request.message },
+    ...(request.skill ? await preloadedSkill(deps, turn, request.skill) : []),
+  ];
+  return Object.assign(turn, { toolNames: toolsOf(turn.agent), conversation, subagents: subagentsOf(deps, turn) });
+}
+
+const toolsOf = (agent: AgentDefinition): readonly ToolName[] => toolsForAgent(agent, { subagents: true });
+
+/** The turn's run_subagent calls: its children run in its chat and project, and never outlive it. */
+function subagentsOf(deps: PreparationDeps, turn: AdmittedTurn): SubagentRunner | undefined {
+  const { request, parent } = turn;
+  return subagentsForTurn(deps, {
+    sessionId: request.session_id,
+    runId: request.run_id,
+    owner: request.owner,
+    callerName: request.caller_name,
+    projectId: turn.place.projectId,
+    agentId: turn.agent.id,
+    depth: parent?.depth ?? 0,
+    deadline: turn.endsAt,
+    ...(parent ? { rootRunId: parent.root_run_id ?? parent.run_id } : {}),
+    emit: (event) => turn.events.emit(event),
+  });
+}
+
+/**
+ * The agent file's menu handlers and rules (docs/design.md "Activation documents"). They enrich the prompt; a
+ * registry that cannot give them does not stop the turn.
+ */
+async function agentRules(deps: Pick<TurnDeps, "registry">, turn: AdmittedTurn): Promise<AgentRules> {
+  try {
+    return await deps.registry.rules(turn.agent.id);
+  } catch (error) {
+    turn.log.warn({ err: error }, "activation document unavailable; prompt built without the agent file's rules");
+    return { handlers: {}, rules: [] };
+  }
+}

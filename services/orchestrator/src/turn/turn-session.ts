@@ -1,0 +1,78 @@
+import { AppError, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { type SessionRecord, type SessionStatus } from "@agent-orchestrator/shared/wire";
+import type { SessionStore, SessionVersion } from "../sessions/session-store.js";
+import { announceTurn, checkBudget } from "./turn-admission.js";
+import { decideTurnAcceptance, type TurnAcceptance } from "./turn-acceptance.js";
+import type { TurnDeps } from "./turn-deps.js";
+import type { AdmittedTurn, HeldSession, HeldTurn } from "./turn-state.js";
+
+/** A delivery that ends without a word: the delivery that runs or ran its turn answers its client. */
+interface Dropped {
+  dropped: Exclude<TurnAcceptance, "accept" | "busy">;
+}
+
+/**
+ * Holds the chat's session for a user's turn: marks it running (turn-acceptance.ts decides whether this delivery
+ * may), or refuses the turn. A new chat is created running in one KV create; a turn of an existing chat is written
+ * with compare-and-set on the head it was decided from, so of two turns that read the same idle head one is marked
+ * and the other is SESSION_BUSY. Undefined when this delivery is dropped: it ends without a final event.
+ */
+export async function holdSession(deps: Pick<TurnDeps, "store" | "config">, turn: AdmittedTurn): Promise<HeldTurn | undefined> {
+  const held = await markRunning(deps, turn);
+  if ("dropped" in held) {
+    turn.log.info({ decision: held.dropped }, "the turn is already running or has ended; this delivery is dropped");
+    return undefined;
+  }
+  const holding = Object.assign(turn, { session: held });
+  announceTurn(holding);
+  return holding;
+}
+
+/** Saves the session a turn held, as `record` says, with the turn's end: its status, and no turn running. */
+export function saveSession(store: SessionStore, held: HeldSession, record: SessionRecord, status: SessionStatus): Promise<SessionVersion> {
+  return retryWhileLeaderless(() => store.update({ ...record, status, run_id: null, run_started_at: null }, held.version));
+}
+
+async function markRunning(deps: Pick<TurnDeps, "store" | "config">, turn: AdmittedTurn): Promise<HeldSession | Dropped> {
+  const { request, attempt, agent, place } = turn;
+  const admit = () => checkBudget(turn);
+  if (request.new_session) {
+    // past a budget, a new chat is not made; unless it exists already (a redelivery), which the checks below decide
+    const refused = await admit().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    // the chat's pointers, then its head in one KV create; if the id exists, this is a redelivery and the checks below apply
+    const created = refused
+      ? undefined
+      : await retryWhileLeaderless(() =>
+          deps.store.createRunning({ id: request.session_id, agentId: agent.id, owner: request.owner, projectId: place.projectId, runId: request.run_id }),
+        );
+    if (created) return created;
+    if (refused && !(await retryWhileLeaderless(() => deps.store.get(request.session_id, request.owner)))) throw refused;
+  }
+  const stored = place.stored ?? (await retryWhileLeaderless(() => deps.store.get(request.session_id, request.owner)));
+  if (!stored) throw new AppError("SESSION_NOT_FOUND", "Session not found");
+  const { record } = stored;
+  if (record.agent_id !== agent.id) throw new AppError("BAD_REQUEST", `This session belongs to agent ${record.agent_id}`);
+  const decision = decideTurnAcceptance({ runId: request.run_id, attempt, session: record, lifetime: deps.config, now: Date.now() });
+  if (decision === "busy") throw new AppError("SESSION_BUSY", "A turn is already running in this session");
+  if (decision !== "accept") return { dropped: decision };
+  // refused unstarted past a budget (BUDGET_EXCEEDED), the session left as it was; a takeover of a turn already marked
+  // running was admitted when it started, and its next model call asks the budgets again
+  if (!(record.status === "running" && record.run_id === request.run_id)) await admit();
+  // a chat an orchestrator from before projects wrote is placed in the project found for it
+  if (record.project_id === undefined && !(await retryWhileLeaderless(() => deps.store.point(record.id, record.owner, place.projectId)))) {
+    throw new AppError("SESSION_NOT_FOUND", "Session not found");
+  }
+  const running: SessionRecord = {
+    ...record,
+    project_id: place.projectId,
+    status: "running",
+    run_id: request.run_id,
+    last_run_id: request.run_id,
+    run_started_at: record.run_id === request.run_id && record.run_started_at ? record.run_started_at : new Date().toISOString(),
+  };
+  const version = await retryWhileLeaderless(() => deps.store.update(running, stored.version));
+  return { record: running, version };
+}

@@ -1,0 +1,148 @@
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
+import {
+  subjects,
+  type AgentDefinition,
+  type RunParent,
+  type RunStartRequest,
+  type SessionRecord,
+  type ToolContext,
+  type ToolName,
+} from "@agent-orchestrator/shared/wire";
+import { RunEventPublisher } from "../events/run-event-publisher.js";
+import type { LoopLimits } from "../loop/loop-limits.js";
+import type { RoutedModel } from "../model/model-router.js";
+import type { UsageMeter } from "../model/usage-meter.js";
+import type { SessionVersion } from "../sessions/session-store.js";
+import type { TurnBudget } from "../spending/budgets.js";
+import { DeliverySpending } from "../spending/delivery-spending.js";
+import type { SubagentRunner } from "../subagents/subagent-runner.js";
+import type { TurnDeps } from "./turn-deps.js";
+import type { TurnPlace } from "./turn-place.js";
+
+/** What differs between a user's turn and a subagent's when it opens. */
+export interface TurnTerms {
+  timeoutMs: number;
+  /** the error that stops the turn at its deadline */
+  timeoutError: () => AppError;
+  limits: LoopLimits;
+  /** gives the user's turn slot back (turn-entry.ts) */
+  releaseSlot?: () => Promise<void>;
+}
+
+/** The session a user's turn holds while it runs: its head as marked running, and the version its end is saved over. */
+export interface HeldSession {
+  record: SessionRecord;
+  version: SessionVersion;
+}
+
+/**
+ * One turn, a user's or a subagent's, from its request to its final event: opened by `openTurn`, filled in by
+ * each phase in turn (admission, the session's hold, preparation, execution: the files of turn/), read by the
+ * finish, which ends it however far it got. One object, so what a phase needs is where every phase put it.
+ *
+ * A turn paused for an approval (issue 39) is this state at the end of its execution: the request, the agent
+ * and place admission found, the conversation the loop started from and what it added so far, and the tool call
+ * that waits. Another replica resumes it by opening a turn for the same request, admitting it again (the route,
+ * budgets and settings may have changed meanwhile), holding the session again, and executing from the stored
+ * conversation instead of preparing a new one.
+ */
+export interface TurnState {
+  readonly request: RunStartRequest;
+  /** the work queue's count of this request's deliveries: more than 1 when this one takes over a dead orchestrator's */
+  readonly attempt: number;
+  /** a subagent's turn: the turn it works for. A subagent holds no session of its own (child-turn.ts) */
+  readonly parent: RunParent | undefined;
+  /** `<run id>:<attempt>`: names this delivery's model and tool calls and its spending, so a takeover's are its own */
+  readonly delivery: string;
+  readonly log: Logger;
+  readonly startedAt: number;
+  /** epoch ms when the turn is stopped: no subagent of it outlives it */
+  readonly endsAt: number;
+  readonly limits: LoopLimits;
+  readonly events: RunEventPublisher;
+  /** aborted by a cancel (active-turns.ts), by the deadline, or as the turn closes */
+  readonly controller: AbortController;
+  readonly deadline: NodeJS.Timeout;
+  /**
+   * each model call's cost goes into the totals as the call ends, its subagents' calls by themselves
+   * (delivery-spending.ts), so the budgets, asked before each model call, see what every running turn has spent
+   */
+  readonly spending: DeliverySpending;
+  /** gives the user's turn slot back before the final event, so a message sent as soon as `done` is heard finds it free */
+  readonly releaseSlot: (() => Promise<void>) | undefined;
+  /** what the loop added, kept here as it comes, so that a turn that fails can keep it (kept-on-failure.ts) */
+  readonly added: ChatCompletionMessageParam[];
+
+  // admission (turn-admission.ts)
+  agent?: AgentDefinition;
+  place?: TurnPlace;
+  route?: RoutedModel;
+  budget?: TurnBudget | undefined;
+  /** the route's model, the budgets asked before each call, every call's tokens kept whatever becomes of the turn */
+  meter?: UsageMeter;
+  /** what every tool call of the turn names: the chat, its project, its owner, its agent, the settings */
+  context?: ToolContext;
+
+  // a user's turn (turn-session.ts)
+  session?: HeldSession;
+
+  // preparation (turn-preparation.ts)
+  toolNames?: readonly ToolName[];
+  /** what the loop starts from: the system prompt, the conversation so far and the new message (or a subagent's task) */
+  conversation?: ChatCompletionMessageParam[];
+  /** its run_subagent calls; none at the depth limit */
+  subagents?: SubagentRunner | undefined;
+}
+
+export type AdmittedTurn = TurnState & Required<Pick<TurnState, "agent" | "place" | "route" | "meter" | "context">>;
+export type HeldTurn = AdmittedTurn & Required<Pick<TurnState, "session">>;
+export type PreparedTurn = AdmittedTurn & Required<Pick<TurnState, "toolNames" | "conversation">>;
+
+/** Opens a turn: its log, its events, its deadline, and its place among the turns a cancel can reach. */
+export function openTurn(
+  deps: Pick<TurnDeps, "connection" | "logger" | "active" | "spending" | "subjectPrefix">,
+  request: RunStartRequest,
+  attempt: number,
+  terms: TurnTerms,
+): TurnState {
+  const { session_id: sessionId, run_id: runId, parent } = request;
+  const log = deps.logger.child({ sessionId, runId, ...(parent ? { parentRunId: parent.run_id } : {}), attempt });
+  // a subagent's events are its parent's to relay: on their own subject, and not kept in RUN_EVENTS
+  const events = parent
+    ? new RunEventPublisher(deps.connection, sessionId, runId, deps.subjectPrefix, subjects.runChildEvents(sessionId, runId), false)
+    : new RunEventPublisher(deps.connection, sessionId, runId, deps.subjectPrefix);
+  const controller = new AbortController();
+  const deadline = setTimeout(() => controller.abort(terms.timeoutError()), terms.timeoutMs);
+  deps.active.add(sessionId, runId, controller);
+  const delivery = `${runId}:${attempt}`;
+  return {
+    request,
+    attempt,
+    parent,
+    delivery,
+    log,
+    startedAt: performance.now(),
+    endsAt: Date.now() + terms.timeoutMs,
+    limits: terms.limits,
+    events,
+    controller,
+    deadline,
+    spending: new DeliverySpending(deps.spending, { runKey: delivery, user: request.owner }, log),
+    releaseSlot: terms.releaseSlot,
+    added: [],
+  };
+}
+
+/**
+ * Closes a turn, however it ended: stops what of it still runs (the agent's start of a turn that was not
+ * admitted), its deadline and its place among the turns a cancel reaches, then waits until its events are
+ * kept: the work-queue message is acknowledged after this returns.
+ */
+export async function closeTurn(deps: Pick<TurnDeps, "active">, turn: TurnState): Promise<void> {
+  turn.controller.abort(new AppError("CANCELLED", "The turn has ended"));
+  clearTimeout(turn.deadline);
+  deps.active.remove(turn.request.session_id, turn.request.run_id);
+  const lost = await turn.events.settled();
+  if (lost) turn.log.error({ err: lost }, "the turn's events could not all be stored in RUN_EVENTS");
+}
