@@ -26,7 +26,7 @@ import type { UserRateLimit } from "./limits/user-rate-limit.js";
 import type { WebSocketCaps } from "./limits/websocket-caps.js";
 import type { ResponseStore } from "./openai/response-store.js";
 import type { PersonalTokens } from "./tokens/personal-tokens.js";
-import type { ContentReader } from "./uploads/content-reader.js";
+import type { ContentReader } from "./files/content-reader.js";
 import type { UploadStaging } from "./uploads/upload-staging.js";
 import { requestContext, securityHeaders } from "./http/request-context.js";
 import { sendError } from "./http/send-error.js";

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { baseEnvSchema, envInt } from "@agent-orchestrator/shared";
-import { parseAuthTokens } from "./auth/auth-tokens.js";
-import { oidcConfigProblem, oidcEnvShape } from "./auth/oidc-config.js";
-import { TrustedProxies } from "./http/trusted-proxies.js";
+import { baseEnvSchema, envInt } from "@agent-orchestrator/shared/runtime";
+import { parseAuthTokens } from "./env/auth-tokens.js";
+import { oidcConfigProblem, oidcEnvShape } from "./env/oidc-config.js";
+import { TrustedProxies } from "./env/trusted-proxies.js";
 
 export const gatewayEnvSchema = baseEnvSchema.extend({
   PORT: envInt(3000, 0, 65535).describe("HTTP port (also serves `GET /metrics`)"),

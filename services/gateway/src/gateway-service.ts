@@ -20,7 +20,7 @@ import { GatewayMetrics } from "./metrics.js";
 import { UserRateLimit } from "./limits/user-rate-limit.js";
 import { WebSocketCaps } from "./limits/websocket-caps.js";
 import { attachWebSocket } from "./websocket/websocket-server.js";
-import { ContentReader } from "./uploads/content-reader.js";
+import { ContentReader } from "./files/content-reader.js";
 import { UploadStaging } from "./uploads/upload-staging.js";
 
 export interface GatewayOptions {

@@ -13,7 +13,7 @@ import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { parseInput } from "../http/parse-input.js";
 import { currentUser } from "../auth/auth.js";
-import { defaultProjectAlias } from "../projects/project-access.js";
+import { defaultProjectAlias } from "../access/project-access.js";
 import type { AgentList } from "./agent-list.js";
 import { modelRoutes, withModels } from "./agent-models.js";
 

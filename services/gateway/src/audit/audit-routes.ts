@@ -1,9 +1,10 @@
 import { Router } from "express";
-import { AppError, AuditQuery, auditActorToken, jetStreamNames, subjects } from "@agent-orchestrator/shared";
+import { AppError, auditActorToken } from "@agent-orchestrator/shared/runtime";
+import { AuditQuery, jetStreamNames, subjects } from "@agent-orchestrator/shared/wire";
 import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { parseInput } from "../http/parse-input.js";
-import { getProject } from "../projects/project-access.js";
+import { getProject } from "../access/project-access.js";
 import { readAuditPage } from "./audit-reader.js";
 
 /**

@@ -3,7 +3,7 @@ import { type AuditEntry, type AuditPublisher } from "@agent-orchestrator/shared
 import { subjectTokenPattern, type AuditAction, type AuditOutcome } from "@agent-orchestrator/shared/wire";
 import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
-import { defaultProjectAlias } from "../projects/project-access.js";
+import { defaultProjectAlias } from "../access/project-access.js";
 
 /** What a route learns while it acts and the record should name: the project `default` stood for, a new id, a path. */
 export type AuditNote = Partial<Pick<AuditEntry, "project_id" | "target" | "detail">>;

@@ -1,4 +1,4 @@
-import type { SignInSession, SignInVia } from "@agent-orchestrator/shared";
+import type { SignInSession, SignInVia } from "@agent-orchestrator/shared/wire";
 import type { GatewayConfig } from "../config.js";
 import { userOfClaims } from "./user-claims.js";
 
@@ -11,12 +11,11 @@ export type AdmissionRules = Pick<GatewayConfig, "AUTH_TOKENS" | "OIDC_ISSUER" |
  * sign-in would succeed now.
  * - `auth_tokens`: AUTH_TOKENS still names the user;
  * - `oidc`: OpenID Connect is on and the claims kept from the sign-in still name the user and pass
- *   OIDC_ALLOWED_GROUPS and OIDC_ALLOWED_DOMAINS;
- * - unknown (a personal token stored before the way was kept): as `auth_tokens`, since those are the only ones
- *   that can be checked without claims; a provider's user re-creates their tokens.
+ *   OIDC_ALLOWED_GROUPS and OIDC_ALLOWED_DOMAINS.
+ * A personal token stored before the way was kept is read as `auth_tokens` (migrations/token-sign-in-migration.ts).
  */
-export function stillAdmitted(user: string, via: SignInVia | undefined, rules: AdmissionRules): boolean {
-  if (via === undefined || via.via === "auth_tokens") return rules.AUTH_TOKENS !== undefined && [...rules.AUTH_TOKENS.values()].includes(user);
+export function stillAdmitted(user: string, via: SignInVia, rules: AdmissionRules): boolean {
+  if (via.via === "auth_tokens") return rules.AUTH_TOKENS !== undefined && [...rules.AUTH_TOKENS.values()].includes(user);
   if (rules.OIDC_ISSUER === undefined) return false;
   const checked = userOfClaims(via.claims, rules);
   return checked.ok && checked.user === user;

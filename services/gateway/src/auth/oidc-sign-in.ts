@@ -1,7 +1,7 @@
 import type { NatsConnection } from "nats";
 import * as client from "openid-client";
 import type { GatewayConfig } from "../config.js";
-import { isLoopbackUrl } from "./oidc-config.js";
+import { isLoopbackUrl } from "../env/oidc-config.js";
 import { ProviderJwt } from "./provider-jwt.js";
 import { SignInCookies } from "./sign-in-cookie.js";
 import { SignInSessions } from "./sign-in-sessions.js";

@@ -1,6 +1,6 @@
 import { AppError } from "@agent-orchestrator/shared/runtime";
 import { ApprovalDecideReply, approvalIdSchema, subjects, type ApprovalDecisionBody, type ApprovalView } from "@agent-orchestrator/shared/wire";
-import { checkedSessionId } from "../sessions/session-access.js";
+import { checkedSessionId } from "../access/session-access.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 

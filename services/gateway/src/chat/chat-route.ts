@@ -6,7 +6,7 @@ import type { GatewayContext } from "../gateway-context.js";
 import { parseInput } from "../http/parse-input.js";
 import { publishCancel } from "./run-cancel.js";
 import { sendError } from "../http/send-error.js";
-import { writeSseStream } from "./sse-stream.js";
+import { writeSseStream } from "../http/sse-stream.js";
 import { projectOfRun, type StartChat } from "./start-chat.js";
 import { turnAnswer } from "./turn-answer.js";
 

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { type AuditPublisher } from "@agent-orchestrator/shared/runtime";
-import { SessionGetReply, serviceNames, subjects, type ChatRequestBody, type SignInVia } from "@agent-orchestrator/shared/wire";
-import { auditChatStart } from "../audit/chat-start-audit.js";
+import { serviceNames, type ChatRequestBody, type SignInVia } from "@agent-orchestrator/shared/wire";
+import { auditChatStart } from "./chat-start-audit.js";
 import type { GatewayContext } from "../gateway-context.js";
-import { callService } from "../nats-call.js";
-import { defaultProjectAlias } from "../projects/project-access.js";
+import { defaultProjectAlias } from "../access/project-access.js";
+import { projectOfChatRecord } from "../migrations/session-event-project-migration.js";
 import { countReplicas } from "../service-replicas.js";
 import { callerName } from "../settings/caller-name.js";
 import { resolveAttachments } from "../uploads/chat-attachments.js";
@@ -71,11 +71,8 @@ export function chatStarter(context: GatewayContext, services: ChatStartServices
   };
 }
 
-/**
- * The project a started chat belongs to: its `session` event names it; an orchestrator that does not
- * (one started before projects, during a rolling upgrade) leaves the chat's record to say.
- */
+/** The project a started chat belongs to, as its `session` event names it (an older orchestrator's does not: the migration asks the chat's record). */
 export async function projectOfRun(context: GatewayContext, run: StartedRun, user: string): Promise<string> {
   if (run.first.type === "session" && run.first.project_id !== undefined) return run.first.project_id;
-  return (await callService(context, subjects.sessionGet, { session_id: run.first.session_id, user }, SessionGetReply)).session.project_id;
+  return projectOfChatRecord(context, run.first.session_id, user);
 }

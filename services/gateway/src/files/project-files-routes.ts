@@ -8,11 +8,11 @@ import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { parseInput } from "../http/parse-input.js";
-import { projectSpace } from "../projects/project-access.js";
+import { projectSpace } from "../access/project-access.js";
 import { spacePath } from "./project-file-path.js";
 import { sendRawFile } from "./raw-file-response.js";
-import type { ContentReader } from "../uploads/content-reader.js";
-import { sendFileDownload } from "../uploads/file-download.js";
+import type { ContentReader } from "./content-reader.js";
+import { sendFileDownload } from "./file-download.js";
 
 const revisionNumber = z.string().regex(/^[1-9][0-9]{0,9}$/, "a revision number (1, 2, …)").transform(Number);
 

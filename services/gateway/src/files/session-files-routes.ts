@@ -1,11 +1,11 @@
 import { Router } from "express";
-import { FilesListReply, FilesReadReply, subjects, type FileSpaceRef } from "@agent-orchestrator/shared";
+import { FilesListReply, FilesReadReply, subjects, type FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { spacePath } from "./project-file-path.js";
 import { sendRawFile } from "./raw-file-response.js";
-import { sessionAccess } from "../sessions/session-access.js";
+import { sessionAccess } from "../access/session-access.js";
 
 /**
  * A chat's own scratch files (`{session-folder}`: memlog workspaces, script renders), for anyone who may

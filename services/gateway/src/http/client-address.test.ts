@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { describe, expect, it } from "vitest";
 import { addressKey, clientAddress, normalizeAddress } from "./client-address.js";
-import { TrustedProxies } from "./trusted-proxies.js";
+import { TrustedProxies } from "../env/trusted-proxies.js";
 
 const request = (peer: string, forwardedFor?: string | string[]) =>
   ({ socket: { remoteAddress: peer }, headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor } }) as unknown as IncomingMessage;

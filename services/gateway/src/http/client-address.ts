@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { isIPv4, isIPv6 } from "node:net";
-import type { TrustedProxies } from "./trusted-proxies.js";
+import type { TrustedProxies } from "../env/trusted-proxies.js";
 
 /**
  * The client's address, the one every per-address limit of the gateway counts (failed sign-ins, WebSocket

@@ -1,10 +1,11 @@
 import { ErrorCode, McpError, type ListResourcesResult, type ListResourceTemplatesResult, type ReadResourceResult, type Resource } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { AppError, FilesListReply, FilesReadReply, ProjectListReply, subjects, subjectTokenPattern, type FileListing, type ProjectView } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { FilesListReply, FilesReadReply, ProjectListReply, subjects, subjectTokenPattern, type FileListing, type ProjectView } from "@agent-orchestrator/shared/wire";
 import { spacePath } from "../files/project-file-path.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
-import { projectSpace } from "../projects/project-access.js";
+import { projectSpace } from "../access/project-access.js";
 import { listInstallResources, readInstallResource } from "./install-resources.js";
 import { decodeCursor, encodeCursor } from "./mcp-cursor.js";
 import { resourceMimeType } from "./resource-mime-type.js";

@@ -14,7 +14,7 @@ import { rateLimit } from "../limits/rate-limit.js";
 import { relayedPiece } from "./relayed-piece.js";
 import { responsesRoutes } from "./responses-routes.js";
 import { planStatelessTurn } from "./stateless-turn.js";
-import { openSseResponse, writeOrDrop } from "../chat/sse-stream.js";
+import { openSseResponse, writeOrDrop } from "../http/sse-stream.js";
 import { toAppError } from "../http/to-app-error.js";
 import { turnAnswer } from "../chat/turn-answer.js";
 import type { AgentList } from "../agents/agent-list.js";

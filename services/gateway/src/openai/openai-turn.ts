@@ -6,7 +6,7 @@ import { publishCancel } from "../chat/run-cancel.js";
 import type { StartedRun } from "../chat/run-client.js";
 import { projectOfRun, type StartChat } from "../chat/start-chat.js";
 import type { GatewayContext } from "../gateway-context.js";
-import { defaultProjectAlias } from "../projects/project-access.js";
+import { defaultProjectAlias } from "../access/project-access.js";
 
 /** The header (and body field `session_id`) that names the session of a `/v1` chat, in and out. */
 export const sessionHeader = "x-session-id";

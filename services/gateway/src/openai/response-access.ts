@@ -1,7 +1,7 @@
 import { AppError } from "@agent-orchestrator/shared/runtime";
 import { type SessionSummary, type StoredResponse } from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "../gateway-context.js";
-import { sessionAccess } from "../sessions/session-access.js";
+import { sessionAccess } from "../access/session-access.js";
 import type { ResponseStore } from "./response-store.js";
 
 /** A stored response and its chat, for a caller the chat lets read it. */

@@ -1,11 +1,12 @@
 import type { Response } from "express";
-import { AppError, type Logger, type RunEvent, type StoredResponse } from "@agent-orchestrator/shared";
+import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
+import { type RunEvent, type StoredResponse } from "@agent-orchestrator/shared/wire";
 import { AnswerAssembler } from "./answer-assembler.js";
 import { toOpenAiError } from "./openai-error.js";
 import { outputMessage, outputMessageId, outputTextPart, responseObject } from "./response-object.js";
 import { relayedPiece } from "./relayed-piece.js";
 import { failedResponse, type ResponseEnd } from "./response-turn-end.js";
-import { openSseResponse, writeOrDrop } from "../chat/sse-stream.js";
+import { openSseResponse, writeOrDrop } from "../http/sse-stream.js";
 import { toAppError } from "../http/to-app-error.js";
 
 /** Typed SSE events, each numbered in order (`sequence_number`) as the Responses API streams them. */

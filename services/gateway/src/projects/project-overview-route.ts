@@ -1,9 +1,10 @@
 import { Router } from "express";
-import { FilesListReply, HelpCatalogueReply, methodOverview, subjects } from "@agent-orchestrator/shared";
+import { methodOverview } from "@agent-orchestrator/shared/bmad";
+import { FilesListReply, HelpCatalogueReply, subjects } from "@agent-orchestrator/shared/wire";
 import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
-import { getProject } from "./project-access.js";
+import { getProject } from "../access/project-access.js";
 
 /**
  * `GET /api/projects/:id/overview`: the method at a glance for any member (docs/projects.md "The method at a

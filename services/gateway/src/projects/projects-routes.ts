@@ -19,7 +19,7 @@ import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { parseInput } from "../http/parse-input.js";
-import { getProject, resolveProjectId } from "./project-access.js";
+import { getProject, resolveProjectId } from "../access/project-access.js";
 
 /**
  * Projects and their members (docs/projects.md). The orchestrator owns the records and every rule (who

@@ -1,6 +1,6 @@
 import { Router } from "express";
 import { ApprovalDecisionBody, ApprovalListReply, subjects } from "@agent-orchestrator/shared/wire";
-import { checkedSessionId } from "../sessions/session-access.js";
+import { checkedSessionId } from "../access/session-access.js";
 import { currentUser } from "../auth/auth.js";
 import { decideApproval } from "../chat/approval-decision.js";
 import type { GatewayContext } from "../gateway-context.js";

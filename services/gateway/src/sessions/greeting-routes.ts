@@ -6,7 +6,7 @@ import { currentSignIn, currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { parseInput } from "../http/parse-input.js";
-import { defaultProjectAlias } from "../projects/project-access.js";
+import { defaultProjectAlias } from "../access/project-access.js";
 import { callerName } from "../settings/caller-name.js";
 
 /**

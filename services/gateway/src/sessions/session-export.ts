@@ -1,7 +1,8 @@
-import { AppError, GetAgentReply, subjects } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { GetAgentReply, subjects } from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
-import { getProject } from "../projects/project-access.js";
+import { getProject } from "../access/project-access.js";
 import { exportFileName, sessionMarkdown } from "./session-markdown.js";
 import { getSessionView } from "./session-view.js";
 

@@ -1,6 +1,7 @@
 import { Router, type Request } from "express";
 import { AppError, type AuditPublisher } from "@agent-orchestrator/shared/runtime";
 import {
+  SessionCompactReply,
   SessionDeleteReply,
   SessionListQuery,
   SessionListReply,
@@ -15,16 +16,16 @@ import { replayRun } from "../chat/event-replay.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { parseInput } from "../http/parse-input.js";
-import { resolveProjectId } from "../projects/project-access.js";
+import { resolveProjectId } from "../access/project-access.js";
 import { publishCancel } from "../chat/run-cancel.js";
-import { checkedSessionId, requireChatOwner, sessionAccess } from "./session-access.js";
+import { checkedSessionId, requireChatOwner, sessionAccess } from "../access/session-access.js";
 import { getSessionView } from "./session-view.js";
-import { writeSseStream } from "../chat/sse-stream.js";
+import { writeSseStream } from "../http/sse-stream.js";
 import { sessionExport } from "./session-export.js";
 
 /**
  * The chats the caller may see (their own, and those of projects they are a member of): list, search one project's,
- * one chat, export it, rename, delete, cancel, re-attach to its events. A chat the caller may not see is answered
+ * one chat, export it, rename, delete, cancel, compact, re-attach to its events. A chat the caller may not see is answered
  * exactly like a missing one (404), so ids cannot be probed. A chat's scratch files are in files/session-files-routes.ts.
  */
 export function sessionsRoutes(context: GatewayContext, { audit }: { audit: AuditPublisher }): Router {
@@ -92,6 +93,14 @@ export function sessionsRoutes(context: GatewayContext, { audit }: { audit: Audi
       response.json({ success: true, cancelled: running });
     },
   );
+
+  // the chat's owner, who runs its turns (the orchestrator decides); one model call writes the hand-off, so the
+  // gateway waits as it waits for a turn's silence (docs/models.md "Compaction")
+  router.post("/api/sessions/:id/compact", async (request, response) => {
+    const body = { session_id: checkedSessionId(request.params["id"]), user: currentUser(response) };
+    const reply = await callService(context, subjects.sessionCompact, body, SessionCompactReply, { timeoutMs: context.config.CHAT_IDLE_TIMEOUT_MS });
+    response.json({ success: true, compaction: reply.compaction });
+  });
 
   // any member of the chat's project may re-attach, as a WebSocket `watch`
   router.get(

@@ -7,7 +7,7 @@ import { currentSignIn, currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { parseInput } from "../http/parse-input.js";
 import { callService } from "../nats-call.js";
-import { resolveProjectId } from "../projects/project-access.js";
+import { resolveProjectId } from "../access/project-access.js";
 import { callerName } from "./caller-name.js";
 
 /**

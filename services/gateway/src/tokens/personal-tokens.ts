@@ -4,6 +4,7 @@ import { AppError, decodeJson, encodeJson, retryWhileLeaderless } from "@agent-o
 import { personalTokenPrefix, PersonalTokenRecord, type PersonalTokenView, type SignInVia } from "@agent-orchestrator/shared/wire";
 import { stillAdmitted, type AdmissionRules } from "../auth/admission.js";
 import type { PersonalTokenLookup, PersonalTokenUse } from "../auth/sign-in-services.js";
+import { tokenSignIn } from "../migrations/token-sign-in-migration.js";
 
 /** Random bytes in a token: 256 bits, so a token cannot be guessed and its unsalted sha256 cannot be reversed. */
 const tokenBytes = 32;
@@ -105,8 +106,9 @@ export class PersonalTokens implements PersonalTokenLookup {
     const record = await this.read(hashKey(tokenHash(token)));
     if (!record) return undefined;
     if (record.expires_at !== null && Date.parse(record.expires_at) <= this.now()) return undefined;
-    if (!stillAdmitted(record.user, record.sign_in, this.rules)) return { user: record.user, id: record.id, admitted: false };
-    return { user: record.user, id: record.id, admitted: true, via: record.sign_in ?? { via: "auth_tokens" } };
+    const via = tokenSignIn(record);
+    if (!stillAdmitted(record.user, via, this.rules)) return { user: record.user, id: record.id, admitted: false };
+    return { user: record.user, id: record.id, admitted: true, via };
   }
 
   /** Every stored token of every user, oldest first, each with whether its owner is still let in: the operator's listing. */
@@ -120,7 +122,7 @@ export class PersonalTokens implements PersonalTokenLookup {
       if (record) records.push(record);
     }
     return records
-      .map((record) => ({ ...view(record), user: record.user, via: record.sign_in?.via ?? null, admitted: stillAdmitted(record.user, record.sign_in, this.rules) }))
+      .map((record) => ({ ...view(record), user: record.user, via: record.sign_in?.via ?? null, admitted: stillAdmitted(record.user, tokenSignIn(record), this.rules) }))
       .sort((a, b) => a.created_at.localeCompare(b.created_at));
   }
 

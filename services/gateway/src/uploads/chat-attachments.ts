@@ -13,9 +13,9 @@ import {
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import type { UploadStaging } from "./upload-staging.js";
-import { defaultProjectAlias, getProject, requireWriter } from "../projects/project-access.js";
+import { defaultProjectAlias, getProject, requireWriter } from "../access/project-access.js";
 import { spacePath } from "../files/project-file-path.js";
-import { sessionAccess } from "../sessions/session-access.js";
+import { sessionAccess } from "../access/session-access.js";
 
 /** Where an inline attachment is stored in the chat's project. */
 const inputsFolder = "inputs";

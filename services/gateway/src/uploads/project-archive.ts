@@ -5,7 +5,7 @@ import { parseJson, type Logger } from "@agent-orchestrator/shared/runtime";
 import { FilesListReply, SourceInfoReply, SourceManifest, subjects, type ProjectView } from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
-import type { ContentReader } from "./content-reader.js";
+import type { ContentReader } from "../files/content-reader.js";
 
 /** One file the archive holds: where it goes and which content it is. */
 interface ArchivedFile {

@@ -1,7 +1,8 @@
 import type { Subscription } from "nats";
-import { AppError, decodeJson, ProjectChanged, subjects, type RunEvent, type SessionSummary } from "@agent-orchestrator/shared";
+import { AppError, decodeJson } from "@agent-orchestrator/shared/runtime";
+import { ProjectChanged, subjects, type RunEvent, type SessionSummary } from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "../gateway-context.js";
-import { sessionAccess } from "../sessions/session-access.js";
+import { sessionAccess } from "../access/session-access.js";
 
 /** Answers that mean the user may no longer read the chat; any other is a check that could not be made (a timeout). */
 const refusals = new Set(["SESSION_NOT_FOUND", "PROJECT_NOT_FOUND", "PROJECT_FORBIDDEN"]);

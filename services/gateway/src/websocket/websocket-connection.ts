@@ -9,7 +9,7 @@ import { watchSession } from "../chat/event-replay.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { MessageRate } from "../limits/message-rate.js";
 import { publishCancel } from "../chat/run-cancel.js";
-import { requireChatOwner, sessionAccess } from "../sessions/session-access.js";
+import { requireChatOwner, sessionAccess } from "../access/session-access.js";
 import { decideApproval } from "../chat/approval-decision.js";
 import type { UserRateLimit } from "../limits/user-rate-limit.js";
 import type { SocketSlots, WebSocketCaps } from "../limits/websocket-caps.js";

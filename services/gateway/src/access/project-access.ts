@@ -1,4 +1,5 @@
-import { AppError, mayWrite, ProjectReply, subjects, subjectTokenPattern, type FileSpaceRef, type ProjectView } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { mayWrite, ProjectReply, subjects, subjectTokenPattern, type FileSpaceRef, type ProjectView } from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 

@@ -1,4 +1,5 @@
-import { AppError, SessionGetReply, subjects, subjectTokenPattern, type SessionSummary } from "@agent-orchestrator/shared";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { SessionGetReply, subjects, subjectTokenPattern, type SessionSummary } from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { envInt } from "@agent-orchestrator/shared";
+import { envInt } from "@agent-orchestrator/shared/runtime";
 
 const list = (value: string | undefined): string[] =>
   (value ?? "")

@@ -3,7 +3,7 @@ import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunEvent } from "@agent-orchestrator/shared";
+import type { RunEvent } from "@agent-orchestrator/shared/wire";
 import { writeSseStream } from "./sse-stream.js";
 
 const closers: Array<() => void> = [];

@@ -1,5 +1,6 @@
 import type { Response } from "express";
-import { toErrorBody, type Logger, type RunEvent } from "@agent-orchestrator/shared";
+import { toErrorBody, type Logger } from "@agent-orchestrator/shared/runtime";
+import { type RunEvent } from "@agent-orchestrator/shared/wire";
 
 /** One SSE message: the event name is the event's type, the data its JSON. */
 export const formatSse = (event: RunEvent): string =>

@@ -1,4 +1,5 @@
-import { AppError, jetStreamNames, readObjectChunks } from "@agent-orchestrator/shared";
+import { AppError, readObjectChunks } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames } from "@agent-orchestrator/shared/wire";
 import type { JetStreamManager, ObjectStore } from "nats";
 import type { GatewayContext } from "../gateway-context.js";
 

@@ -1,6 +1,6 @@
 import { AppError, type AuditEntry, type AuditPublisher } from "@agent-orchestrator/shared/runtime";
 import { httpStatusByCode } from "../http/http-status.js";
-import type { StartedRun } from "../chat/run-client.js";
+import type { StartedRun } from "./run-client.js";
 
 /**
  * Records a new chat's start (`chat_started`, docs/audit.md) once its turn is accepted or refused, whichever door
