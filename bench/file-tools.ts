@@ -20,7 +20,7 @@ import type { NatsConnection } from "nats";
 import { connectNats, createLogger } from "@agent-orchestrator/shared/runtime";
 import { jetStreamNames, serviceNames, type ToolContext, type ToolName } from "@agent-orchestrator/shared/wire";
 import { orchestratorEnvSchema, ToolClient } from "@agent-orchestrator/orchestrator";
-import { startScriptedModel, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
+import { startHttpModel, type HttpModel } from "@agent-orchestrator/test-support/http-model";
 import type { BenchContext } from "./support/bench-context.js";
 import { pick } from "./support/bench-settings.js";
 import { startBenchSystem, type BenchSystem } from "./support/bench-system.js";
@@ -92,7 +92,7 @@ function projectTool(connection: NatsConnection, system: BenchSystem, prefix: st
 }
 
 /** The workflow in both modes: once unpaced (the system's own time, and a warm-up), then paced. */
-async function workflowRuns(system: BenchSystem, agentId: string, model: ScriptedModel, responder: WorkflowResponder): Promise<WorkflowRun[]> {
+async function workflowRuns(system: BenchSystem, agentId: string, model: HttpModel, responder: WorkflowResponder): Promise<WorkflowRun[]> {
   const runs: WorkflowRun[] = [];
   for (const pace of [0, outputTokensPerSecond]) {
     responder.outputTokensPerSecond = pace;
@@ -144,7 +144,7 @@ async function searchFigures(warmTool: ProjectTool, coldTool: ProjectTool, folde
 
 export async function measureFileTools(context: BenchContext): Promise<MeasureReport> {
   const responder = createWorkflowResponder();
-  const model = await startScriptedModel({ responder: (request) => responder.respond(request) });
+  const model = await startHttpModel({ responder: (request) => responder.respond(request) });
   const root = await mkdtemp(path.join(tmpdir(), "bench-file-tools-"));
   const connection = await connectNats({ url: context.nats.url, service: serviceNames.orchestrator, logger: createLogger("bench", "silent"), credentials: null });
   const systems: BenchSystem[] = [];

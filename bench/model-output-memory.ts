@@ -16,7 +16,7 @@ import type { MeasureReport, MeasureRow } from "./support/measure-report.js";
 import { percentile } from "./support/percentile.js";
 import { rssKiB, startRssSampler, waitForRestingRss } from "./support/rss-sampler.js";
 import { startSystem as startServiceProcesses } from "@agent-orchestrator/test-support/service-processes";
-import { startScriptedModel, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { startHttpModel, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 
 const repetitions = pick(5, 2);
@@ -38,7 +38,7 @@ function respond(request: ChatRequestBody): ScriptedTurn {
 }
 
 export async function measureModelOutputMemory(context: BenchContext): Promise<MeasureReport> {
-  const model = await startScriptedModel({ responder: respond });
+  const model = await startHttpModel({ responder: respond });
   const env = benchEnv({ natsUrl: context.nats.url, modelUrl: model.url, bmadRoot: context.tree.root, outputRoot: context.outputRoot });
   const system = await startServiceProcesses({ ...env, LOG_LEVEL: "warn", MODEL_ANSWER_MAX_BYTES: String(answerMaxBytes) });
   const pid = system.processes.find((service) => service.name === "orchestrator")?.child.pid ?? -1;

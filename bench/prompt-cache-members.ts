@@ -4,7 +4,7 @@
  * that is the same for everyone must come first. Two members with different settings (a name each, one of them
  * German) chat with the same agent in the same project, two new chats each; their first calls are compared.
  */
-import type { ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
+import type { HttpModel } from "@agent-orchestrator/test-support/http-model";
 import type { BenchContext } from "./support/bench-context.js";
 import { commonPrefixTokens, serializedPrompt } from "./support/prompt-tokens.js";
 
@@ -25,7 +25,7 @@ export interface MemberPromptFigures {
   divergesAt: string;
 }
 
-export async function measureMemberPrompts(context: BenchContext, bmadRoot: string, model: ScriptedModel, agentId: string): Promise<MemberPromptFigures> {
+export async function measureMemberPrompts(context: BenchContext, bmadRoot: string, model: HttpModel, agentId: string): Promise<MemberPromptFigures> {
   const system = await context.startSystem("bench17m.", "in-process", {
     BMAD_ROOT: bmadRoot,
     OPENAI_BASE_URL: model.url,

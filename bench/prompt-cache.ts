@@ -12,7 +12,7 @@
  *   much of two members' first calls (different settings) is the same from the start.
  */
 import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import { startScriptedModel, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { startHttpModel, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import type { BenchContext } from "./support/bench-context.js";
 import { chatJson } from "./support/gateway-client.js";
@@ -58,7 +58,7 @@ interface AgentFigures {
 
 export async function measurePromptCache(context: BenchContext): Promise<MeasureReport> {
   const root = await ensureBmadInstall(release);
-  const model = await startScriptedModel({ responder: respond });
+  const model = await startHttpModel({ responder: respond });
   try {
     const system = await context.startSystem("bench17.", "in-process", { BMAD_ROOT: root, OPENAI_BASE_URL: model.url });
     const chat = (agent_id: string, message: string, session_id?: string) =>

@@ -13,7 +13,7 @@ import { decodeJson } from "@agent-orchestrator/shared/runtime";
 import { RegistryChanged, subjects } from "@agent-orchestrator/shared/wire";
 import { natsAdminUser } from "@agent-orchestrator/test-support/nats-users";
 import { testNatsPasswords } from "@agent-orchestrator/test-support/nats-harness";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 

@@ -15,7 +15,7 @@ import { AuditRecord, jetStreamNames, subjects, type AuditPage } from "@agent-or
 import { hostileArchives as archives } from "@agent-orchestrator/tool-runner/testing";
 import { testNatsCredentials } from "@agent-orchestrator/test-support/nats-harness";
 import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 import { waitUntil } from "@agent-orchestrator/test-support/wait-until";
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import type { ChatRequestBody, RecordedRequest, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import type { ChatRequestBody, RecordedRequest, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 

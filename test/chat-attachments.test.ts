@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPdf } from "@agent-orchestrator/tool-runner/testing";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { endsWithDateNote, withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 

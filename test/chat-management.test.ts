@@ -9,7 +9,7 @@ import { requestJson } from "@agent-orchestrator/shared/runtime";
 import { FilesListReply, subjects } from "@agent-orchestrator/shared/wire";
 import { natsAdminUser } from "@agent-orchestrator/test-support/nats-users";
 import { testNatsPasswords } from "@agent-orchestrator/test-support/nats-harness";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 import { toolCallResponder } from "@agent-orchestrator/test-support/tool-call-responder";

@@ -6,7 +6,7 @@
  * (`{project-root}/docs`), not a chat's own folder (docs/projects.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { corpusAgentIds, corpusInstall, corpusUserName } from "@agent-orchestrator/test-support/corpus";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";

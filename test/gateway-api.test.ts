@@ -10,7 +10,7 @@ import WebSocket from "ws";
 import { jetStreamNames, subjects } from "@agent-orchestrator/shared/wire";
 import { gatewayEnvSchema } from "@agent-orchestrator/gateway";
 import { testNatsCredentials } from "@agent-orchestrator/test-support/nats-harness";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { repoRoot, startServiceProcess } from "@agent-orchestrator/test-support/service-processes";
 import { readSse } from "@agent-orchestrator/test-support/sse";

@@ -10,7 +10,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import WebSocket from "ws";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { startServiceProcess } from "@agent-orchestrator/test-support/service-processes";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";

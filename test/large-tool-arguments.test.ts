@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSse } from "@agent-orchestrator/test-support/sse";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 const mebibyte = 1024 * 1024;

@@ -4,7 +4,7 @@
  * whole conversation and `GET /api/sessions/:id` reads it back whole.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { readSse } from "@agent-orchestrator/test-support/sse";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";

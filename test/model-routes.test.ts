@@ -8,13 +8,13 @@ import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
 import { readSse } from "@agent-orchestrator/test-support/sse";
-import { lastMessage, startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { lastMessage, startHttpModel, type ChatRequestBody, type HttpModel, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { startServiceProcess, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 let system: TestSystem;
-let critic: ScriptedModel;
+let critic: HttpModel;
 
 /** BMAD 6.12's skills-era agents: Mary the analyst answers on the default route, John the PM on his own. */
 const analyst = "bmm/analyst";
@@ -63,7 +63,7 @@ const routes = (extra: object[] = []) =>
   });
 
 beforeAll(async () => {
-  critic = await startScriptedModel({ responder: criticModel });
+  critic = await startHttpModel({ responder: criticModel });
   const bmadRoot = await ensureBmadInstall({ version: "6.12.0", tool: "claude-code" });
   system = await startTestSystem({
     responder: defaultModel,

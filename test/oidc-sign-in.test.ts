@@ -12,7 +12,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { CookieJar, signInOverHttp, startOidcProvider, type TestOidcProvider } from "@agent-orchestrator/test-support/oidc-provider";
-import type { RecordedRequest } from "@agent-orchestrator/test-support/scripted-model";
+import type { RecordedRequest } from "@agent-orchestrator/test-support/http-model";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/test-support/web-browser";
 import { screenshot, wide } from "@agent-orchestrator/test-support/web-page-steps";

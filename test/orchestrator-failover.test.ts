@@ -6,12 +6,12 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ScriptedModel, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import type { HttpModel, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { startServiceProcess, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 let system: TestSystem;
-let model: ScriptedModel;
+let model: HttpModel;
 let second: ServiceProcess | undefined;
 
 beforeAll(async () => {

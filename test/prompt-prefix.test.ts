@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import type { ChatRequestBody, RecordedRequest, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import type { ChatRequestBody, RecordedRequest, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { endsWithDateNote, withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSse } from "@agent-orchestrator/test-support/sse";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 let system: TestSystem;

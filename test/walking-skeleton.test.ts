@@ -5,13 +5,13 @@
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { readSse } from "@agent-orchestrator/test-support/sse";
-import { lastMessage, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { lastMessage, type ChatRequestBody, type HttpModel, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { endsWithDateNote, withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { repoRoot, startSystem } from "@agent-orchestrator/test-support/service-processes";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 let system: TestSystem;
-let model: ScriptedModel;
+let model: HttpModel;
 
 /** The model's behaviour, chosen by the first word of the user's latest message. */
 function respond(request: ChatRequestBody): ScriptedTurn {

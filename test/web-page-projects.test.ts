@@ -12,7 +12,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
 import { buildPdf } from "@agent-orchestrator/tool-runner/testing";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 import { enterToken, phone, screenshot, screenshotBoth, wide } from "@agent-orchestrator/test-support/web-page-steps";

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { startScriptedModel, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
+import { startHttpModel, type HttpModel } from "@agent-orchestrator/test-support/http-model";
 import { createBenchBmadTree, type BenchBmadTree } from "./bench-bmad-tree.js";
 import { settleMs } from "./bench-settings.js";
 import { startBenchNats, type BenchNats } from "./bench-nats.js";
@@ -12,7 +12,7 @@ import { startBenchSystem, type BenchSystem } from "./bench-system.js";
 /** Everything the measures share: one server, one model, one BMAD tree, one running system. */
 export interface BenchContext {
   nats: BenchNats;
-  model: ScriptedModel;
+  model: HttpModel;
   responder: BenchResponder;
   tree: BenchBmadTree;
   /** OUTPUT_ROOT of every system: where sessions were written before projects (empty; every file is in JetStream) */
@@ -38,7 +38,7 @@ export async function startBenchContext(): Promise<BenchContext> {
   const nats = await startBenchNats();
   const tree = await createBenchBmadTree();
   const responder = createBenchResponder(tree);
-  const model = await startScriptedModel({ responder: (request) => responder.respond(request) });
+  const model = await startHttpModel({ responder: (request) => responder.respond(request) });
   const outputRoot = await mkdtemp(join(tmpdir(), "bench-outputs-"));
   const systems: BenchSystem[] = [];
   const startSystem = async (prefix: string, orchestrator: "in-process" | "external", overrides: Record<string, string> = {}) => {

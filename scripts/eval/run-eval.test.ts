@@ -16,14 +16,14 @@ import { EvalOptions, parseEvalArguments, type EvalOptionsInput } from "./eval-o
 import type { EvalReport } from "./eval-report.js";
 import { runEval } from "./run-eval.js";
 import { bmadResponder, type Misbehaviour } from "@agent-orchestrator/test-support/eval-responder";
-import { startScriptedModel, type Responder } from "@agent-orchestrator/test-support/scripted-model";
+import { startHttpModel, type Responder } from "@agent-orchestrator/test-support/http-model";
 import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
 
 const evalTimeoutMs = 180_000;
 
 async function evaluate(responder: Responder, options: Omit<EvalOptionsInput, "baseUrl" | "model">, judge?: Responder): Promise<{ report: EvalReport; table: string }> {
-  const model = await startScriptedModel({ responder });
-  const judgeModel = judge ? await startScriptedModel({ responder: judge }) : undefined;
+  const model = await startHttpModel({ responder });
+  const judgeModel = judge ? await startHttpModel({ responder: judge }) : undefined;
   try {
     let table = "";
     const report = await runEval(

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SessionGetReply } from "@agent-orchestrator/shared/wire";
-import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { startHttpModel, type ChatRequestBody, type HttpModel, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { endsWithDateNote, withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { finalEvent, postChat, streamChat } from "@agent-orchestrator/test-support/faults/chat-client";
 import { startFaultSystem, type FaultSystem } from "@agent-orchestrator/test-support/faults/fault-system";
@@ -20,7 +20,7 @@ function respond(request: ChatRequestBody): ScriptedTurn {
 
 let system: FaultSystem;
 /** the scripted model while it is up: the cases take it down and bring it back on its port, each as it needs */
-let model: ScriptedModel | undefined;
+let model: HttpModel | undefined;
 let sessionId: string;
 
 async function modelDown(): Promise<void> {
@@ -28,8 +28,8 @@ async function modelDown(): Promise<void> {
   model = undefined;
 }
 
-async function modelUp(): Promise<ScriptedModel> {
-  model ??= await startScriptedModel({ port: Number(new URL(system.model.url).port), responder: respond });
+async function modelUp(): Promise<HttpModel> {
+  model ??= await startHttpModel({ port: Number(new URL(system.model.url).port), responder: respond });
   return model;
 }
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SessionGetReply, type RunEvent, type VisibleMessage } from "@agent-orchestrator/shared/wire";
 import { findNatsServerBinary } from "@agent-orchestrator/test-support/local-nats";
 import { natsIsExternal } from "@agent-orchestrator/test-support/nats-harness";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { finalEvent, postChat, streamChat } from "@agent-orchestrator/test-support/faults/chat-client";
 import { permissionViolations, serviceOrder, startFaultSystem, waitForReplicas, type FaultSystem } from "@agent-orchestrator/test-support/faults/fault-system";

@@ -3,7 +3,7 @@
  * without a real model: it reads, lists and saves files through the real tools, and otherwise answers
  * with what it was asked. Deterministic, so the README's first chat always gives the same answer.
  */
-import type { ChatRequestBody, Responder, ScriptedTurn } from "./scripted-model.js";
+import type { ChatRequestBody, Responder, ScriptedTurn } from "./http-model.js";
 import { withoutSystemNote } from "./system-note.js";
 
 export const demoResponder: Responder = (request: ChatRequestBody): ScriptedTurn => {

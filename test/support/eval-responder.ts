@@ -4,7 +4,7 @@
  * the system prompt, the phase from the user's last message and the tool calls made since. With a misbehaviour
  * it breaks one rule, so a test can show that the eval fails exactly the checks that rule is graded by.
  */
-import type { ChatRequestBody, Responder, ScriptedToolCall, ScriptedTurn } from "./scripted-model.js";
+import type { ChatRequestBody, Responder, ScriptedToolCall, ScriptedTurn } from "./http-model.js";
 import { withoutSystemNote } from "./system-note.js";
 
 export const misbehaviours = ["skip-config", "skip-workflow", "wrong-folder", "invent-tool", "skip-question", "read-outside", "no-tools"] as const;

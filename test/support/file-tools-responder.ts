@@ -1,4 +1,4 @@
-import type { ChatRequestBody, ScriptedTurn } from "./scripted-model.js";
+import type { ChatRequestBody, ScriptedTurn } from "./http-model.js";
 import { withoutSystemNote } from "./system-note.js";
 
 /**

@@ -8,14 +8,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestNats } from "./nats-harness.js";
-import { startScriptedModel, type Responder, type ScriptedModel } from "./scripted-model.js";
+import { startHttpModel, type Responder, type HttpModel } from "./http-model.js";
 import { repoRoot, startSystem, type ServiceProcess } from "./service-processes.js";
 
 export interface TestSystem {
   /** the gateway's base URL */
   url: string;
   processes: ServiceProcess[];
-  model: ScriptedModel;
+  model: HttpModel;
   /** the environment the services were started with (to start more replicas alike) */
   env: Record<string, string>;
   stop(): Promise<void>;
@@ -45,7 +45,7 @@ export function testServiceEnv(natsUrl: string, modelUrl: string, legacyOutputRo
 export async function startTestSystem(options: { responder: Responder; env?: Record<string, string> }): Promise<TestSystem> {
   // a server of its own: these services use the real subjects, which other test files must not share
   const nats = await startTestNats();
-  const model = await startScriptedModel({ responder: options.responder });
+  const model = await startHttpModel({ responder: options.responder });
   const legacyOutputRoot = await mkdtemp(join(tmpdir(), "ao-legacy-outputs-"));
   const cleanUp = async () => {
     await model.close();

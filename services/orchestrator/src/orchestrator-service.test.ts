@@ -3,7 +3,7 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { encodeJson, requestJson } from "@agent-orchestrator/shared/runtime";
 import { jetStreamNames, SessionGetReply, SessionListReply, subjects } from "@agent-orchestrator/shared/wire";
-import { startScriptedModel, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
+import { startHttpModel, type HttpModel } from "@agent-orchestrator/test-support/http-model";
 import { endsWithDateNote } from "@agent-orchestrator/test-support/system-note";
 import type { Orchestrator } from "./orchestrator-service.js";
 import {
@@ -16,7 +16,7 @@ import {
 } from "./testing/orchestrator-fixture.js";
 
 let connection: NatsConnection;
-let model: ScriptedModel;
+let model: HttpModel;
 let runner: FakeToolRunner;
 const runTurn = (prefix: string, message: string, options?: TurnOptions) => runTestTurn(connection, prefix, message, options);
 
@@ -25,7 +25,7 @@ const started: Orchestrator[] = [];
 
 beforeAll(async () => {
   connection = await connect({ servers: inject("natsUrl") });
-  model = await startScriptedModel();
+  model = await startHttpModel();
   runner = startFakeServices(connection, prefixes.main, { toolRunner: true });
   startFakeServices(connection, prefixes.noModel, { toolRunner: true });
   startFakeServices(connection, prefixes.noTools, { toolRunner: false });

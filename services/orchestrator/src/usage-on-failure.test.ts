@@ -7,7 +7,7 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { encodeJson, requestJson } from "@agent-orchestrator/shared/runtime";
 import { SessionGetReply, subjects, type RunEvent, type Usage } from "@agent-orchestrator/shared/wire";
-import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { startHttpModel, type ChatRequestBody, type HttpModel, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { orchestratorMetrics } from "./orchestrator-metrics.js";
 import type { Orchestrator } from "./orchestrator-service.js";
@@ -17,7 +17,7 @@ const prefix = "use1.";
 /** an orchestrator whose turns may run 3 s */
 const shortPrefix = "use2.";
 let connection: NatsConnection;
-let model: ScriptedModel;
+let model: HttpModel;
 const orchestrators: Orchestrator[] = [];
 
 // the latest user message, without the system's note of the day that ends the first
@@ -33,7 +33,7 @@ const thirdCall: Record<string, ScriptedTurn> = {
 
 beforeAll(async () => {
   connection = await connect({ servers: inject("natsUrl") });
-  model = await startScriptedModel({
+  model = await startHttpModel({
     responder: (body) => {
       const text = userText(body);
       return callsFor(text) <= 2 ? readConfig : (thirdCall[text] ?? { text: "done" });

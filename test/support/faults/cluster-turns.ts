@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { RunEvent, SessionGetReply } from "@agent-orchestrator/shared/wire";
-import type { Responder } from "../scripted-model.js";
+import type { Responder } from "../http-model.js";
 import { withoutSystemNote } from "../system-note.js";
 import { readSse } from "../sse.js";
 import { postChat, streamChat } from "./chat-client.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startTestNats, type TestNats } from "../nats-harness.js";
-import { startScriptedModel, type Responder, type ScriptedModel } from "../scripted-model.js";
+import { startHttpModel, type Responder, type HttpModel } from "../http-model.js";
 import { testServiceEnv } from "../test-system.js";
 import { startServiceProcess, type ServiceProcess, type ServiceProcessName } from "../service-processes.js";
 
@@ -35,7 +35,7 @@ export interface ReplicaOptions {
 
 export interface FaultSystem {
   nats: TestNats;
-  model: ScriptedModel;
+  model: HttpModel;
   /** every process started, by service, in start order */
   processes: Record<ServiceProcessName, ServiceProcess[]>;
   /** the base URL of each gateway, in start order */
@@ -49,7 +49,7 @@ export interface FaultSystem {
 
 export async function startFaultSystem(options: FaultSystemOptions): Promise<FaultSystem> {
   const nats = options.nats ?? (await startTestNats());
-  const model = await startScriptedModel({ responder: options.responder });
+  const model = await startHttpModel({ responder: options.responder });
   // the folder of sessions from before projects that the tool-runner would move at start: empty here
   const legacyOutputRoot = await mkdtemp(join(tmpdir(), "ao-faults-"));
   const processes: Record<ServiceProcessName, ServiceProcess[]> = { registry: [], "tool-runner": [], orchestrator: [], gateway: [] };

@@ -4,7 +4,7 @@
  * Every call takes `latencyMs`. What a turn's answer and events must contain follows from its token, so
  * a turn that got another session's tool result or event shows it.
  */
-import type { Responder } from "../scripted-model.js";
+import type { Responder } from "../http-model.js";
 import { withoutSystemNote } from "../system-note.js";
 
 /** Model calls of one load turn: three with a tool call, one with the answer. */

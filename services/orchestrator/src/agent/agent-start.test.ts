@@ -2,7 +2,7 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { requestJson } from "@agent-orchestrator/shared/runtime";
 import { ProjectReply, subjects, type AgentDefinition } from "@agent-orchestrator/shared/wire";
-import { startScriptedModel, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
+import { startHttpModel, type HttpModel } from "@agent-orchestrator/test-support/http-model";
 import { endsWithDateNote } from "@agent-orchestrator/test-support/system-note";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent, type FakeToolRunner } from "../testing/orchestrator-fixture.js";
@@ -48,13 +48,13 @@ const xmlAgent: AgentDefinition = {
 
 const prefix = "agent-start.";
 let connection: NatsConnection;
-let model: ScriptedModel;
+let model: HttpModel;
 let runner: FakeToolRunner;
 let orchestrator: Orchestrator;
 
 beforeAll(async () => {
   connection = await connect({ servers: inject("natsUrl") });
-  model = await startScriptedModel();
+  model = await startHttpModel();
   runner = startFakeServices(connection, prefix, { toolRunner: true, agents: [v4Agent, xmlAgent, { ...skillAgent, id: "bmm/skill-analyst" }] });
   runner.files["{project-root}/.bmad-core/core-config.yaml"] = "devStoryLocation: docs/stories\nprd:\n  prdFile: docs/prd.md\n";
   runner.files["{project-root}/_bmad/bmm/config.yaml"] = 'planning_artifacts: "{project-root}/{output_folder}/planning-artifacts"\nuser_name: Ada\n';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { decodeJson, requestJson } from "@agent-orchestrator/shared/runtime";
 import { ApprovalDecideReply, ApprovalListReply, AuditRecord, jetStreamNames, ProjectMembersReply, ProjectReply, subjects, type ApprovalRecord } from "@agent-orchestrator/shared/wire";
 import type { z } from "zod";
-import { startScriptedModel, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
+import { startHttpModel, type HttpModel } from "@agent-orchestrator/test-support/http-model";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { ApprovalStore } from "../approvals/approval-store.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator } from "../testing/orchestrator-fixture.js";
@@ -12,7 +12,7 @@ import { pendingRecord } from "../testing/pending-approval.js";
 
 const prefix = "approvals1.";
 let connection: NatsConnection;
-let model: ScriptedModel;
+let model: HttpModel;
 let orchestrator: Orchestrator;
 let store: ApprovalStore;
 let audit: Subscription;
@@ -36,7 +36,7 @@ async function pending(change: Partial<ApprovalRecord> = {}): Promise<ApprovalRe
 
 beforeAll(async () => {
   connection = await connect({ servers: inject("natsUrl") });
-  model = await startScriptedModel({ responder: () => ({ text: "Hello." }) });
+  model = await startHttpModel({ responder: () => ({ text: "Hello." }) });
   startFakeServices(connection, prefix, { toolRunner: true });
   orchestrator = await startTestOrchestrator(connection, prefix, { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "k", LLM_MODEL: "scripted" });
   store = await ApprovalStore.open(connection, jetStreamNames(prefix).approvalsBucket);

@@ -11,14 +11,14 @@ import {
   subjects,
   type AgentDefinition,
 } from "@agent-orchestrator/shared/wire";
-import { startScriptedModel, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
+import { startHttpModel, type HttpModel } from "@agent-orchestrator/test-support/http-model";
 import { dateNoteAlone } from "@agent-orchestrator/test-support/system-note";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent } from "../testing/orchestrator-fixture.js";
 
 const prefix = "greet1.";
 let connection: NatsConnection;
-let model: ScriptedModel;
+let model: HttpModel;
 let orchestrator: Orchestrator;
 
 /** the fixture's agent (its critical action loads `user_name: Ada`) with a menu */
@@ -33,7 +33,7 @@ const menuAgent: AgentDefinition = {
 
 beforeAll(async () => {
   connection = await connect({ servers: inject("natsUrl") });
-  model = await startScriptedModel({ responder: () => ({ text: "Let us write a brief." }) });
+  model = await startHttpModel({ responder: () => ({ text: "Let us write a brief." }) });
   startFakeServices(connection, prefix, { toolRunner: true, agents: [menuAgent] });
   orchestrator = await startTestOrchestrator(connection, prefix, { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "k", LLM_MODEL: "scripted" });
 });

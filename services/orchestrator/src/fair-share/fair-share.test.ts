@@ -5,14 +5,14 @@
  */
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startScriptedModel, type ChatRequestBody, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
+import { startHttpModel, type ChatRequestBody, type HttpModel } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator } from "../testing/orchestrator-fixture.js";
 
 const prefix = "fair1.";
 let connection: NatsConnection;
-let model: ScriptedModel;
+let model: HttpModel;
 const orchestrators: Orchestrator[] = [];
 let releaseSlowTurns!: () => void;
 const slowTurnsReleased = new Promise<void>((resolve) => (releaseSlowTurns = resolve));
@@ -22,7 +22,7 @@ const userText = (body: ChatRequestBody) => withoutSystemNote(String(body.messag
 
 beforeAll(async () => {
   connection = await connect({ servers: inject("natsUrl") });
-  model = await startScriptedModel({
+  model = await startHttpModel({
     responder: async (body) => {
       // alice's turns think until the test lets them answer; bob's answer at once
       if (userText(body).startsWith("slow")) await slowTurnsReleased;

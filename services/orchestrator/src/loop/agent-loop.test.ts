@@ -12,7 +12,7 @@ import type { ContextGuard } from "./context-guard.js";
 import type { LoopLimits } from "./loop-limits.js";
 import type { ModelCaller, ModelStreamPart } from "./model-caller.js";
 import type { ToolCaller } from "./tool-caller.js";
-import { FakeModel, type FakeAnswer } from "../testing/fake-model.js";
+import { InMemoryModel, type InMemoryAnswer } from "../testing/in-memory-model.js";
 
 const limits: LoopLimits = {
   maxIterations: 10,
@@ -43,7 +43,7 @@ function fakeTools(answer: (call: RecordedCall) => ToolResult | Promise<ToolResu
   return { tools, calls };
 }
 
-function loop(model: FakeModel, overrides: Omit<Partial<TurnInput>, "limits"> & { limits?: Partial<LoopLimits> } = {}) {
+function loop(model: InMemoryModel, overrides: Omit<Partial<TurnInput>, "limits"> & { limits?: Partial<LoopLimits> } = {}) {
   const events: RunEventBody[] = [];
   const { limits: limitOverrides, ...rest } = overrides;
   const input: TurnInput = {
@@ -64,12 +64,12 @@ function loop(model: FakeModel, overrides: Omit<Partial<TurnInput>, "limits"> & 
   return { run: () => runAgentLoop(input), events };
 }
 
-const readConfig: FakeAnswer = { toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } }] };
+const readConfig: InMemoryAnswer = { toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } }] };
 const toolResults = (events: RunEventBody[]) => events.flatMap((event) => (event.type === "tool_result" ? [event] : []));
 
 describe("runAgentLoop: answers", () => {
   it("returns the answer of a model that calls no tool, streaming its text as deltas", async () => {
-    const model = new FakeModel([{ text: "Hello there", usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } }]);
+    const model = new InMemoryModel([{ text: "Hello there", usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } }]);
     const { run, events } = loop(model);
     const output = await run();
     expect(output).toMatchObject({ response: "Hello there", iterations: 1, usage: { total_tokens: 10 }, added: [{ role: "assistant", content: "Hello there" }] });
@@ -77,7 +77,7 @@ describe("runAgentLoop: answers", () => {
   });
 
   it("runs a tool call, shows the model its result, and sums the usage of every call", async () => {
-    const model = new FakeModel([readConfig, { text: "read it" }]);
+    const model = new InMemoryModel([readConfig, { text: "read it" }]);
     const { tools, calls } = fakeTools(() => ({ success: true, path: "{bundle-root}/config.yaml", content: "user_name: Ada" }));
     const { run, events } = loop(model, { tools });
     const output = await run();
@@ -90,13 +90,13 @@ describe("runAgentLoop: answers", () => {
   });
 
   it("answers with the text of every model call, not only the last, one paragraph break between calls that said something", async () => {
-    const model = new FakeModel([{ text: "Let me look.", ...readConfig }, readConfig, { text: "It says Ada." }]);
+    const model = new InMemoryModel([{ text: "Let me look.", ...readConfig }, readConfig, { text: "It says Ada." }]);
     expect(await loop(model).run()).toMatchObject({ response: "Let me look.\n\nIt says Ada.", iterations: 3 });
   });
 
   it("turns an empty answer into MODEL_UNAVAILABLE, and says when the content filter refused (docs/security.md case 53)", async () => {
-    await expect(loop(new FakeModel([{ text: "  " }])).run()).rejects.toMatchObject({ code: "MODEL_UNAVAILABLE", message: expect.stringContaining("empty") });
-    await expect(loop(new FakeModel([{ finishReason: "content_filter" }])).run()).rejects.toMatchObject({
+    await expect(loop(new InMemoryModel([{ text: "  " }])).run()).rejects.toMatchObject({ code: "MODEL_UNAVAILABLE", message: expect.stringContaining("empty") });
+    await expect(loop(new InMemoryModel([{ finishReason: "content_filter" }])).run()).rejects.toMatchObject({
       code: "MODEL_UNAVAILABLE",
       message: expect.stringContaining("content filter"),
     });
@@ -104,7 +104,7 @@ describe("runAgentLoop: answers", () => {
 
   it("never runs tool calls cut off by the length limit (docs/security.md case 53)", async () => {
     const { tools, calls } = fakeTools();
-    const model = new FakeModel([{ toolCalls: [{ name: "read_file", arguments: '{"file_path": "{bundle-ro' }], finishReason: "length" }]);
+    const model = new InMemoryModel([{ toolCalls: [{ name: "read_file", arguments: '{"file_path": "{bundle-ro' }], finishReason: "length" }]);
     await expect(loop(model, { tools }).run()).rejects.toMatchObject({ code: "MODEL_UNAVAILABLE", message: expect.stringContaining("length") });
     expect(calls).toEqual([]);
   });
@@ -112,7 +112,7 @@ describe("runAgentLoop: answers", () => {
 
 describe("runAgentLoop: limits", () => {
   it("stops a model that never stops calling tools after maxIterations model calls (docs/security.md case 46)", async () => {
-    const model = new FakeModel(() => readConfig);
+    const model = new InMemoryModel(() => readConfig);
     await expect(loop(model, { limits: { maxIterations: 3 } }).run()).rejects.toMatchObject({ code: "MAX_ITERATIONS" });
     expect(model.requests).toHaveLength(3);
   });
@@ -129,7 +129,7 @@ describe("runAgentLoop: limits", () => {
       return { success: true, content: "ok" };
     });
     const many = Array.from({ length: 10 }, (_unused, index) => ({ name: "read_file", arguments: { file_path: `{bundle-root}/f${index}.md` } }));
-    const model = new FakeModel([{ toolCalls: many }, { text: "done" }]);
+    const model = new InMemoryModel([{ toolCalls: many }, { text: "done" }]);
     const { run, events } = loop(model, { tools, limits: { maxToolCallsPerAnswer: 6, toolConcurrency: 2 } });
     expect(await run()).toMatchObject({ response: "done" });
     expect(calls).toHaveLength(6);
@@ -141,15 +141,15 @@ describe("runAgentLoop: limits", () => {
   });
 
   it("ends the turn after maxInvalidToolCalls invalid calls in a row; a valid call resets the count (docs/security.md case 39)", async () => {
-    const invalid: FakeAnswer = { toolCalls: [{ name: "read_file", arguments: "{not json" }] };
-    const model = new FakeModel([invalid, invalid, readConfig, invalid, invalid, invalid]);
+    const invalid: InMemoryAnswer = { toolCalls: [{ name: "read_file", arguments: "{not json" }] };
+    const model = new InMemoryModel([invalid, invalid, readConfig, invalid, invalid, invalid]);
     await expect(loop(model, { limits: { maxInvalidToolCalls: 3 } }).run()).rejects.toMatchObject({ code: "INVALID_TOOL_CALL", message: expect.stringContaining("3 invalid") });
     expect(model.requests).toHaveLength(6);
   });
 
   it("cuts a huge tool result to its budget, head and tail, on a character boundary (docs/security.md case 56)", async () => {
     const { tools } = fakeTools(() => ({ success: true, content: "START" + "é".repeat(50_000) + "END" }));
-    const model = new FakeModel([readConfig, { text: "ok" }]);
+    const model = new InMemoryModel([readConfig, { text: "ok" }]);
     await loop(model, { tools, limits: { toolResultMaxChars: 4_096 } }).run();
     const content = model.lastToolMessages()[0]?.content ?? "";
     expect(content.length).toBeLessThanOrEqual(4_096);
@@ -163,7 +163,7 @@ describe("runAgentLoop: limits", () => {
 describe("runAgentLoop: invalid calls become results the model reads", () => {
   it("answers invalid JSON with a tool error and goes on, without calling the tool (docs/security.md case 39)", async () => {
     const { tools, calls } = fakeTools();
-    const model = new FakeModel([{ toolCalls: [{ name: "read_file", arguments: '{"file_path": "a.txt"' }] }, { text: "recovered" }]);
+    const model = new InMemoryModel([{ toolCalls: [{ name: "read_file", arguments: '{"file_path": "a.txt"' }] }, { text: "recovered" }]);
     const { run, events } = loop(model, { tools });
     expect(await run()).toMatchObject({ response: "recovered", iterations: 2 });
     expect(calls).toEqual([]);
@@ -173,7 +173,7 @@ describe("runAgentLoop: invalid calls become results the model reads", () => {
 
   it("answers arguments that fail the schema with a short error naming the tool (docs/security.md case 40)", async () => {
     const { tools, calls } = fakeTools();
-    const model = new FakeModel([{ toolCalls: [{ name: "read_file", arguments: { paths: "a", extra: 1 } }] }, { text: "fine" }]);
+    const model = new InMemoryModel([{ toolCalls: [{ name: "read_file", arguments: { paths: "a", extra: 1 } }] }, { text: "fine" }]);
     expect(await loop(model, { tools }).run()).toMatchObject({ response: "fine" });
     expect(calls).toEqual([]);
     expect(model.lastToolMessages()[0]?.content).toContain("Invalid arguments for read_file");
@@ -182,7 +182,7 @@ describe("runAgentLoop: invalid calls become results the model reads", () => {
   it("treats unknown, prototype and not-offered tool names as UNKNOWN_TOOL, naming the available tools (docs/security.md cases 42, 43)", async () => {
     const { tools, calls } = fakeTools();
     const names = ["delete_everything", "constructor", "__proto__", "toString", "run_script"];
-    const model = new FakeModel([{ toolCalls: names.map((name) => ({ name, arguments: {} })) }, { text: "ok" }]);
+    const model = new InMemoryModel([{ toolCalls: names.map((name) => ({ name, arguments: {} })) }, { text: "ok" }]);
     const { run, events } = loop(model, { tools, limits: { maxInvalidToolCalls: 10 } });
     await run();
     expect(calls).toEqual([]);
@@ -192,7 +192,7 @@ describe("runAgentLoop: invalid calls become results the model reads", () => {
 
   it("case 44: runs both calls of an id used twice in one answer, the second under a fresh id the model then sees", async () => {
     const { tools, calls } = fakeTools();
-    const model = new FakeModel([
+    const model = new InMemoryModel([
       {
         toolCalls: [
           { id: "same", name: "read_file", arguments: { file_path: "{bundle-root}/a.md" } },
@@ -213,7 +213,7 @@ describe("runAgentLoop: invalid calls become results the model reads", () => {
   });
 
   it("offers run_subagent only when there is a subagent caller, and routes its calls there", async () => {
-    const withoutCaller = new FakeModel([{ text: "ok" }]);
+    const withoutCaller = new InMemoryModel([{ text: "ok" }]);
     await loop(withoutCaller, { toolNames: ["read_file", "run_subagent"] }).run();
     expect(withoutCaller.requests[0]?.tools.map((tool) => tool.function.name)).toEqual(["read_file"]);
 
@@ -225,7 +225,7 @@ describe("runAgentLoop: invalid calls become results the model reads", () => {
       },
     };
     const { tools, calls } = fakeTools();
-    const model = new FakeModel([{ toolCalls: [{ name: "run_subagent", arguments: { prompt: "review it" } }] }, { text: "ok" }]);
+    const model = new InMemoryModel([{ toolCalls: [{ name: "run_subagent", arguments: { prompt: "review it" } }] }, { text: "ok" }]);
     await loop(model, { tools, toolNames: ["read_file", "run_subagent"], subagents }).run();
     expect(prompts).toEqual(["review it"]);
     expect(calls).toEqual([]);
@@ -234,20 +234,20 @@ describe("runAgentLoop: invalid calls become results the model reads", () => {
 
 describe("runAgentLoop: failures and cancel", () => {
   it("gives UPSTREAM_INTERRUPTED when the stream breaks after text reached the client, MODEL_UNAVAILABLE before (docs/security.md case 50)", async () => {
-    await expect(loop(new FakeModel([{ text: "half an answer", failAfterText: new Error("socket hang up") }])).run()).rejects.toMatchObject({
+    await expect(loop(new InMemoryModel([{ text: "half an answer", failAfterText: new Error("socket hang up") }])).run()).rejects.toMatchObject({
       code: "UPSTREAM_INTERRUPTED",
     });
-    await expect(loop(new FakeModel([{ fail: new Error("connect ECONNREFUSED") }])).run()).rejects.toMatchObject({ code: "MODEL_UNAVAILABLE" });
+    await expect(loop(new InMemoryModel([{ fail: new Error("connect ECONNREFUSED") }])).run()).rejects.toMatchObject({ code: "MODEL_UNAVAILABLE" });
   });
 
   it("keeps a classified model error as it is", async () => {
     const rateLimited = new AppError("MODEL_RATE_LIMITED", "slow down");
-    await expect(loop(new FakeModel([{ fail: rateLimited }])).run()).rejects.toBe(rateLimited);
+    await expect(loop(new InMemoryModel([{ fail: rateLimited }])).run()).rejects.toBe(rateLimited);
   });
 
   it("stops a waiting model call on cancel with the abort's reason (docs/security.md case 52)", async () => {
     const controller = new AbortController();
-    const model = new FakeModel([{ hang: true }]);
+    const model = new InMemoryModel([{ hang: true }]);
     const turn = loop(model, { signal: controller.signal }).run();
     const reason = new AppError("CANCELLED", "The turn was cancelled by the user");
     controller.abort(reason);
@@ -263,14 +263,14 @@ describe("runAgentLoop: failures and cancel", () => {
           controller.abort(new AppError("CANCELLED", "The turn was cancelled"));
         }),
     };
-    const model = new FakeModel([readConfig, { text: "never" }]);
+    const model = new InMemoryModel([readConfig, { text: "never" }]);
     await expect(loop(model, { tools, signal: controller.signal }).run()).rejects.toMatchObject({ code: "CANCELLED" });
     expect(model.requests).toHaveLength(1);
   });
 
   it("gives the model the turn's signal on every call", async () => {
     const controller = new AbortController();
-    const model = new FakeModel([readConfig, { text: "ok" }]);
+    const model = new InMemoryModel([readConfig, { text: "ok" }]);
     await loop(model, { signal: controller.signal }).run();
     expect(model.requests.map((request) => request.signal)).toEqual([controller.signal, controller.signal]);
   });
@@ -289,7 +289,7 @@ describe("runAgentLoop: ids the model misuses (docs/security.md case 131)", () =
   it("case 131: gives a reused, empty or overlong call id a fresh one, runs every call once under a unique key, and goes on", async () => {
     const { tools, calls } = fakeTools();
     const read = (id: string, file: string) => ({ id, name: "read_file", arguments: { file_path: `{bundle-root}/${file}` } });
-    const model = new FakeModel([
+    const model = new InMemoryModel([
       { toolCalls: [read("call_0", "a.md"), read("call_0", "b.md")] },
       { toolCalls: [read("call_0", "c.md")] },
       { toolCalls: [read("", "d.md"), read("x".repeat(300), "e.md")] },
@@ -313,7 +313,7 @@ describe("runAgentLoop: ids the model misuses (docs/security.md case 131)", () =
 
   it("case 131: gives a fresh id to a call reusing an id from earlier in the conversation", async () => {
     const { tools, calls } = fakeTools();
-    const model = new FakeModel([{ toolCalls: [{ id: "old", name: "read_file", arguments: { file_path: "{bundle-root}/a.md" } }] }, { text: "ok" }]);
+    const model = new InMemoryModel([{ toolCalls: [{ id: "old", name: "read_file", arguments: { file_path: "{bundle-root}/a.md" } }] }, { text: "ok" }]);
     const messages: ChatCompletionMessageParam[] = [
       { role: "system", content: "You are a test agent." },
       { role: "user", content: "before" },
@@ -349,7 +349,7 @@ describe("runAgentLoop: bounded model output (docs/security.md cases 126, 128)",
     const piece = "é".repeat(32 * 1024); // 64 KiB, two bytes a character, so the cut falls inside a piece
     const { model, state } = endlessModel({ type: "text", text: piece });
     const added: ChatCompletionMessageParam[] = [];
-    const { run, events } = loop(new FakeModel([]), { model, added, limits: { answerMaxBytes: 1_000_001 } });
+    const { run, events } = loop(new InMemoryModel([]), { model, added, limits: { answerMaxBytes: 1_000_001 } });
     await expect(run()).rejects.toMatchObject({ code: "MODEL_OUTPUT_TOO_LARGE", message: expect.stringContaining("1000001 bytes") });
     expect(state.stopped).toBe(true);
     expect(state.sent).toBeLessThan(20);
@@ -364,7 +364,7 @@ describe("runAgentLoop: bounded model output (docs/security.md cases 126, 128)",
     const { tools, calls } = fakeTools();
     const { model, state } = endlessModel({ type: "tool-call-deltas", deltas: [{ index: 0, id: "c1", function: { name: "save_output", arguments: "x".repeat(64 * 1024) } }] });
     const added: ChatCompletionMessageParam[] = [];
-    await expect(loop(new FakeModel([]), { model, tools, added, limits: { answerMaxBytes: 256 * 1024 } }).run()).rejects.toMatchObject({ code: "MODEL_OUTPUT_TOO_LARGE" });
+    await expect(loop(new InMemoryModel([]), { model, tools, added, limits: { answerMaxBytes: 256 * 1024 } }).run()).rejects.toMatchObject({ code: "MODEL_OUTPUT_TOO_LARGE" });
     expect(state.stopped).toBe(true);
     expect(calls).toEqual([]);
     expect(added).toEqual([{ role: "assistant", content: expect.stringMatching(/^\n\n\[The answer was cut here/) }]);
@@ -372,11 +372,11 @@ describe("runAgentLoop: bounded model output (docs/security.md cases 126, 128)",
 
   it("case 128: ends a turn whose answers together pass turnOutputMaxBytes, keeping the rounds before it whole", async () => {
     const { tools, calls } = fakeTools();
-    const save = (index: number): FakeAnswer => ({
+    const save = (index: number): InMemoryAnswer => ({
       text: `part ${index}`,
       toolCalls: [{ name: "save_output", arguments: { file_path: `{session-folder}/part-${index}.md`, content: "y".repeat(300_000) } }],
     });
-    const model = new FakeModel(() => save(calls.length + 1));
+    const model = new InMemoryModel(() => save(calls.length + 1));
     const added: ChatCompletionMessageParam[] = [];
     const { run, events } = loop(model, { tools, added, limits: { answerMaxBytes: 1024 * 1024, turnOutputMaxBytes: 1024 * 1024 } });
     await expect(run()).rejects.toMatchObject({ code: "MODEL_OUTPUT_TOO_LARGE", message: expect.stringContaining("in one turn") });
@@ -389,7 +389,7 @@ describe("runAgentLoop: bounded model output (docs/security.md cases 126, 128)",
   it("case 126: treats a stream the transport stopped for size (capped-event-fetch) as an answer cut there", async () => {
     const tooBig = new AppError("MODEL_OUTPUT_TOO_LARGE", "The model sent one piece of its answer larger than 100 bytes; it was cut there and the turn was stopped");
     const added: ChatCompletionMessageParam[] = [];
-    const { run, events } = loop(new FakeModel([{ text: "so far", failAfterText: tooBig }]), { added });
+    const { run, events } = loop(new InMemoryModel([{ text: "so far", failAfterText: tooBig }]), { added });
     await expect(run()).rejects.toBe(tooBig);
     const sent = events.map((event) => (event.type === "delta" ? event.text : "")).join("");
     expect(added).toEqual([{ role: "assistant", content: sent }]);
@@ -424,7 +424,7 @@ const overflow = () => new AppError("MODEL_UNAVAILABLE", "The conversation is lo
 
 describe("runAgentLoop: the context window (docs/models.md \"Compaction\")", () => {
   it("answers a provider's context-length refusal with one compaction and one retry, and keeps the compaction's marker", async () => {
-    const model = new FakeModel([{ fail: overflow() }, { text: "resumed at step 2", usage: { prompt_tokens: 300, completion_tokens: 4, total_tokens: 304 } }]);
+    const model = new InMemoryModel([{ fail: overflow() }, { text: "resumed at step 2", usage: { prompt_tokens: 300, completion_tokens: 4, total_tokens: 304 } }]);
     const { guard, asked, observed } = recordingGuard();
     const { run, events } = loop(model, { contextGuard: guard });
     const output = await run();
@@ -440,7 +440,7 @@ describe("runAgentLoop: the context window (docs/models.md \"Compaction\")", () 
   });
 
   it("never loops: a second refusal after the compaction ends the turn", async () => {
-    const model = new FakeModel([{ fail: overflow() }, { fail: overflow() }, { text: "never" }]);
+    const model = new InMemoryModel([{ fail: overflow() }, { fail: overflow() }, { text: "never" }]);
     const { guard, asked } = recordingGuard();
     await expect(loop(model, { contextGuard: guard }).run()).rejects.toMatchObject({ code: "MODEL_UNAVAILABLE", message: expect.stringContaining("context window") });
     expect(asked.map((question) => question.force)).toEqual([false, true]);
@@ -448,7 +448,7 @@ describe("runAgentLoop: the context window (docs/models.md \"Compaction\")", () 
   });
 
   it("does not compact for any other refusal", async () => {
-    const model = new FakeModel([{ fail: new AppError("MODEL_UNAVAILABLE", "The model refused the request (HTTP 400)", { detail: { status: 400 } }) }]);
+    const model = new InMemoryModel([{ fail: new AppError("MODEL_UNAVAILABLE", "The model refused the request (HTTP 400)", { detail: { status: 400 } }) }]);
     const { guard, asked } = recordingGuard();
     await expect(loop(model, { contextGuard: guard }).run()).rejects.toMatchObject({ code: "MODEL_UNAVAILABLE" });
     expect(asked).toHaveLength(1);

@@ -18,8 +18,8 @@ export interface ModelRequest {
 
 /**
  * "Call the model", the loop's seam to the model: a stream of text deltas, tool-call fragments, usage and
- * the finish reason. The orchestrator passes the openai client (`openAiModel`); tests pass a scripted fake
- * (`testing/fake-model.ts`), so every rule of the loop is tested without HTTP or NATS. A failure is thrown
+ * the finish reason. The orchestrator passes the openai client (`openAiModel`); tests pass the scripted model in
+ * memory (`testing/in-memory-model.ts`), so every rule of the loop is tested without HTTP or NATS. A failure is thrown
  * from the iteration; the loop classifies it (`toModelError`).
  */
 export interface ModelCaller {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ModelRequest } from "../loop/model-caller.js";
-import { FakeModel } from "../testing/fake-model.js";
+import { InMemoryModel } from "../testing/in-memory-model.js";
 import { UsageMeter } from "./usage-meter.js";
 
 const request = (signal = new AbortController().signal): ModelRequest => ({ messages: [{ role: "user", content: "x".repeat(400) }], tools: [], signal });
@@ -19,7 +19,7 @@ async function drain(meter: UsageMeter, call: ModelRequest): Promise<void> {
 describe("UsageMeter", () => {
   it("counts what the model reported for every call that ended, and keeps them after a later call fails", async () => {
     const meter = new UsageMeter(
-      new FakeModel([
+      new InMemoryModel([
         { text: "one", usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } },
         { text: "two", usage: { prompt_tokens: 20, completion_tokens: 2, total_tokens: 22 } },
         { fail: new Error("HTTP 500") },
@@ -36,7 +36,7 @@ describe("UsageMeter", () => {
   });
 
   it("estimates a call cut off before the model reported its usage: its prompt and what it streamed, four characters a token", async () => {
-    const meter = new UsageMeter(new FakeModel([{ text: "12345678", failAfterText: new Error("connection reset") }, { hang: true }]));
+    const meter = new UsageMeter(new InMemoryModel([{ text: "12345678", failAfterText: new Error("connection reset") }, { hang: true }]));
     await drain(meter, request());
     const controller = new AbortController();
     const cancelled = drain(meter, request(controller.signal));
@@ -50,7 +50,7 @@ describe("UsageMeter", () => {
   });
 
   it("estimates a call its reader stopped early (an answer cut at its size cap)", async () => {
-    const meter = new UsageMeter(new FakeModel([{ text: "abcdefgh" }]));
+    const meter = new UsageMeter(new InMemoryModel([{ text: "abcdefgh" }]));
     for await (const part of meter.stream(request())) if (part.type === "text") break;
     expect(meter.byCall[0]?.completion_tokens).toBe(1);
     expect(meter.byCall[0]?.prompt_tokens).toBeGreaterThan(0);

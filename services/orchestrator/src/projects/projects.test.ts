@@ -14,19 +14,19 @@ import {
   type ProjectView,
 } from "@agent-orchestrator/shared/wire";
 import type { z } from "zod";
-import { startScriptedModel, type Responder, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
+import { startHttpModel, type Responder, type HttpModel } from "@agent-orchestrator/test-support/http-model";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, type FakeToolRunner, type TurnOptions } from "../testing/orchestrator-fixture.js";
 
 const prefix = "proj1.";
 let connection: NatsConnection;
-let model: ScriptedModel;
+let model: HttpModel;
 let runner: FakeToolRunner;
 let orchestrator: Orchestrator;
 
 beforeAll(async () => {
   connection = await connect({ servers: inject("natsUrl") });
-  model = await startScriptedModel({ responder: () => ({ text: "ok" }) });
+  model = await startHttpModel({ responder: () => ({ text: "ok" }) });
   runner = startFakeServices(connection, prefix, { toolRunner: true });
   orchestrator = await startTestOrchestrator(connection, prefix, { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "k", LLM_MODEL: "scripted" });
 });

@@ -12,14 +12,14 @@ import {
   subjects,
 } from "@agent-orchestrator/shared/wire";
 import type { z } from "zod";
-import { startScriptedModel, type Responder, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
+import { startHttpModel, type Responder, type HttpModel } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent, type FakeToolRunner, type TurnOptions } from "../testing/orchestrator-fixture.js";
 
 const prefix = "chats1.";
 let connection: NatsConnection;
-let model: ScriptedModel;
+let model: HttpModel;
 let runner: FakeToolRunner;
 let orchestrator: Orchestrator;
 
@@ -52,7 +52,7 @@ const skillUser = { ...testAgent, id: "prd-coach", menu: [{ trigger: "PRD", desc
 
 beforeAll(async () => {
   connection = await connect({ servers: inject("natsUrl") });
-  model = await startScriptedModel({ responder: respond });
+  model = await startHttpModel({ responder: respond });
   runner = startFakeServices(connection, prefix, { toolRunner: true, agents: [skillUser] });
   runner.skills["bmad-prd"] = { success: true, instructions: "Write the PRD" };
   // the fake tool-runner answers a call naming one of its files with that file

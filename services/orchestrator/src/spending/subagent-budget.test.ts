@@ -8,13 +8,13 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { requestJson } from "@agent-orchestrator/shared/runtime";
 import { subjects, UserUsageReply } from "@agent-orchestrator/shared/wire";
-import { startScriptedModel, type ChatRequestBody, type ScriptedModel } from "@agent-orchestrator/test-support/scripted-model";
+import { startHttpModel, type ChatRequestBody, type HttpModel } from "@agent-orchestrator/test-support/http-model";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent } from "../testing/orchestrator-fixture.js";
 
 const prefix = "budget1.";
 let connection: NatsConnection;
-let model: ScriptedModel;
+let model: HttpModel;
 let orchestrator: Orchestrator;
 
 /** An agent that uses a skill, so run_subagent is offered to it. */
@@ -28,7 +28,7 @@ const isChild = (body: ChatRequestBody) => String(body.messages[0]?.content).inc
 beforeAll(async () => {
   connection = await connect({ servers: inject("natsUrl") });
   // the parent delegates; the child reads a file again and again until its budget stops it
-  model = await startScriptedModel({
+  model = await startHttpModel({
     responder: (body) =>
       isChild(body)
         ? { toolCalls: [{ name: "read_file", arguments: { file_path: "{bundle-root}/config.yaml" } }], usage }

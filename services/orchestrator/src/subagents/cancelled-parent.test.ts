@@ -9,14 +9,14 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { decodeJson, encodeJson } from "@agent-orchestrator/shared/runtime";
 import { jetStreamNames, RunEvent, subjects } from "@agent-orchestrator/shared/wire";
-import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { startHttpModel, type ChatRequestBody, type HttpModel, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent } from "../testing/orchestrator-fixture.js";
 
 const prefix = "kid1.";
 let connection: NatsConnection;
-let model: ScriptedModel;
+let model: HttpModel;
 let orchestrator: Orchestrator;
 
 /** run_subagent is offered to agents that use skills */
@@ -43,7 +43,7 @@ async function respond(body: ChatRequestBody): Promise<ScriptedTurn> {
 
 beforeAll(async () => {
   connection = await connect({ servers: inject("natsUrl") });
-  model = await startScriptedModel({ responder: respond });
+  model = await startHttpModel({ responder: respond });
   startFakeServices(connection, prefix, { toolRunner: true, agents: [skillUser] });
   orchestrator = await startTestOrchestrator(connection, prefix, {
     OPENAI_BASE_URL: model.url,

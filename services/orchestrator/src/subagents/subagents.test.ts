@@ -7,7 +7,7 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { decodeJson, encodeJson, requestJson } from "@agent-orchestrator/shared/runtime";
 import { RunCancel, RunEvent, SessionGetReply, subjects, type ToolContext, type ToolResult } from "@agent-orchestrator/shared/wire";
-import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from "@agent-orchestrator/test-support/scripted-model";
+import { startHttpModel, type ChatRequestBody, type HttpModel, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent } from "../testing/orchestrator-fixture.js";
@@ -16,7 +16,7 @@ const prefix = "sub1.";
 /** an orchestrator whose subagents may run one second */
 const shortPrefix = "sub2.";
 let connection: NatsConnection;
-let model: ScriptedModel;
+let model: HttpModel;
 const orchestrators: Orchestrator[] = [];
 /** the tool calls the fake tool-runner received: tool, arguments, the session folder they ran in and their context */
 const toolCalls: Array<{ tool: string; arguments: Record<string, unknown>; sessionId: string; context: ToolContext }> = [];
@@ -61,7 +61,7 @@ let respond: (body: ChatRequestBody) => ScriptedTurn | Promise<ScriptedTurn> = (
 
 beforeAll(async () => {
   connection = await connect({ servers: inject("natsUrl") });
-  model = await startScriptedModel({ responder: (body) => respond(body) });
+  model = await startHttpModel({ responder: (body) => respond(body) });
   const env = { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "k", LLM_MODEL: "scripted", RUN_CONCURRENCY: "1" };
   for (const name of [prefix, shortPrefix]) {
     startFakeServices(connection, name, { toolRunner: false, agents: [skillUser] });

@@ -6,7 +6,7 @@
  */
 import { demoResponder } from "./demo-responder.js";
 import { bmadResponder, misbehaviours, type Misbehaviour } from "./eval-responder.js";
-import { startScriptedModel } from "./scripted-model.js";
+import { startHttpModel } from "./http-model.js";
 
 const port = Number(process.env["SCRIPTED_MODEL_PORT"] ?? 4010);
 const [kind, misbehaviour] = (process.env["SCRIPTED_MODEL_RESPONDER"] ?? "demo").split(":");
@@ -14,7 +14,7 @@ if (misbehaviour !== undefined && !misbehaviours.includes(misbehaviour as Misbeh
   process.stderr.write(`SCRIPTED_MODEL_RESPONDER: bmad:<misbehaviour> takes one of ${misbehaviours.join(", ")}\n`);
   process.exit(2);
 }
-const model = await startScriptedModel({ port, responder: kind === "bmad" ? bmadResponder(misbehaviour as Misbehaviour | undefined) : demoResponder });
+const model = await startHttpModel({ port, responder: kind === "bmad" ? bmadResponder(misbehaviour as Misbehaviour | undefined) : demoResponder });
 process.stdout.write(`Scripted model (not a real LLM) listening: OPENAI_BASE_URL=${model.url}\n`);
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {

@@ -1,5 +1,7 @@
 /**
- * A scripted OpenAI-compatible chat-completions server for tests and demos. It speaks the real wire
+ * The scripted model over HTTP: an OpenAI-compatible chat-completions server for tests, benches and demos, which the
+ * services reach through the real `openai` client. (Its sibling in memory, the orchestrator's `InMemoryModel`,
+ * stands behind the loop's model seam with no HTTP at all.) It speaks the real wire
  * format (as a real streamed OpenAI response has it): streamed text deltas, tool-call deltas split across chunks (id, type and name
  * only in the first fragment, arguments concatenated), `finish_reason`, the usage chunk when
  * `stream_options.include_usage` is set, and `data: [DONE]`. Turns come from a FIFO script or a responder
@@ -73,7 +75,8 @@ export interface ChatRequestBody {
 
 export type Responder = (request: ChatRequestBody) => ScriptedTurn | Promise<ScriptedTurn>;
 
-export interface ScriptedModel {
+/** A running scripted model over HTTP: its URL, what it was asked, and the script it answers from. */
+export interface HttpModel {
   /** base URL for the openai client, ending in /v1 */
   url: string;
   requests: RecordedRequest[];
@@ -87,7 +90,7 @@ export interface ScriptedModel {
 
 const fallbackResponder: Responder = () => ({ text: "The scripted model has no turn scripted for this request." });
 
-export async function startScriptedModel(options: { port?: number; host?: string; responder?: Responder; contextWindow?: number } = {}): Promise<ScriptedModel> {
+export async function startHttpModel(options: { port?: number; host?: string; responder?: Responder; contextWindow?: number } = {}): Promise<HttpModel> {
   const queue: ScriptedTurn[] = [];
   const requests: RecordedRequest[] = [];
   let responder = options.responder ?? fallbackResponder;

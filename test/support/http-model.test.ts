@@ -1,12 +1,12 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedModel, type ScriptedModel } from "./scripted-model.js";
+import { startHttpModel, type HttpModel } from "./http-model.js";
 
-let model: ScriptedModel;
+let model: HttpModel;
 let client: OpenAI;
 
 beforeAll(async () => {
-  model = await startScriptedModel();
+  model = await startHttpModel();
   client = new OpenAI({ baseURL: model.url, apiKey: "test", maxRetries: 0 });
 });
 afterAll(() => model.close());

@@ -1,5 +1,7 @@
 /**
- * Test support: a scripted model behind the loop's model seam (`ModelCaller`), in memory. Each call takes
+ * Test support: the scripted model in memory, behind the loop's model seam (`ModelCaller`): no HTTP, no NATS.
+ * (Its sibling over HTTP, test-support's `startHttpModel`, is an OpenAI-compatible server the services reach
+ * through the real `openai` client.) Each call takes
  * the next scripted answer, or asks a function; every request is recorded. It plays the stream exactly as
  * the openai adapter yields it (text deltas, tool-call fragments, usage, finish reason), so a loop rule can
  * be tested without HTTP, NATS or timers.
@@ -7,18 +9,18 @@
 import type { Usage } from "@agent-orchestrator/shared/wire";
 import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-caller.js";
 
-/** A tool call the fake model makes; object arguments are sent as JSON, strings as they are. */
-export interface FakeToolCall {
+/** A tool call the in-memory model makes; object arguments are sent as JSON, strings as they are. */
+export interface InMemoryToolCall {
   id?: string;
   name: string;
   arguments: string | Record<string, unknown>;
 }
 
 /** One scripted answer. */
-export interface FakeAnswer {
+export interface InMemoryAnswer {
   /** sent as two text deltas, so streaming is exercised */
   text?: string;
-  toolCalls?: FakeToolCall[];
+  toolCalls?: InMemoryToolCall[];
   /** default: `tool_calls` when there are calls, else `stop` */
   finishReason?: string;
   usage?: Usage;
@@ -30,13 +32,14 @@ export interface FakeAnswer {
   hang?: boolean;
 }
 
-export type FakeScript = FakeAnswer[] | ((request: ModelRequest, callIndex: number) => FakeAnswer);
+export type InMemoryScript = InMemoryAnswer[] | ((request: ModelRequest, callIndex: number) => InMemoryAnswer);
 
-export class FakeModel implements ModelCaller {
+/** The scripted model in memory: answers each call from its script and records every request. */
+export class InMemoryModel implements ModelCaller {
   readonly requests: ModelRequest[] = [];
-  private readonly script: FakeScript;
+  private readonly script: InMemoryScript;
 
-  constructor(script: FakeScript) {
+  constructor(script: InMemoryScript) {
     this.script = typeof script === "function" ? script : [...script];
   }
 
@@ -75,10 +78,10 @@ export class FakeModel implements ModelCaller {
     yield { type: "usage", usage: answer.usage ?? { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 } };
   }
 
-  private nextAnswer(request: ModelRequest): FakeAnswer {
+  private nextAnswer(request: ModelRequest): InMemoryAnswer {
     if (typeof this.script === "function") return this.script(request, this.requests.length - 1);
     const answer = this.script.shift();
-    if (!answer) throw new Error(`the fake model has no answer scripted for call ${this.requests.length}`);
+    if (!answer) throw new Error(`the in-memory model has no answer scripted for call ${this.requests.length}`);
     return answer;
   }
 }
