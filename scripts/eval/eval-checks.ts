@@ -29,6 +29,11 @@ export interface StepRecord {
   outputFolder: string;
   /** the project's files after the step */
   files: ProjectFile[];
+  /**
+   * the compaction journey's step after the compaction: whether the journey compacted the chat by hand (its window
+   * had not), and each document written before it, as it was before the step and after it
+   */
+  compaction?: { byHand: boolean; documents: Array<{ path: string; before: string; after: string | undefined }> };
 }
 
 /** Tools the system offers some agent (shared/src/wire/tool-catalog.ts); a call to another is invented. */
@@ -174,6 +179,16 @@ function gradeCheck(check: CheckName, record: StepRecord): CheckResult | undefin
       const elsewhere = record.files.filter((file) => !inFolder(file.path, record.outputFolder)).map((file) => file.path);
       return elsewhere.length === 0 ? pass(check, `every project file is in ${record.outputFolder}/`) : fail(check, `files outside ${record.outputFolder}/: ${elsewhere.join(", ")}`);
     }
+    case "compaction.done": {
+      const events = [...record.earlier, turn].flatMap((made) => made.events).filter((event) => event.type === "compaction");
+      const first = events[0];
+      if (first?.type === "compaction") return pass(check, `the window compacted the chat (${first.stage}: ${first.before_tokens} → ${first.after_tokens} tokens)`);
+      return record.compaction?.byHand ? pass(check, "compacted by hand before this step: the window was not reached") : fail(check, "the chat was not compacted");
+    }
+    case "resume.no_restart":
+      return restartCheck(check, record);
+    case "resume.same_document":
+      return sameDocumentCheck(check, record);
     case "script.ran": {
       const script = record.journey.script ?? "";
       const runs = [...record.earlier, turn].flatMap(callsWithResults).filter(({ call }) => call.name === "run_script" && String(call.arguments["command"] ?? "").includes(script));
@@ -208,6 +223,43 @@ function loadedCheck(check: CheckName, record: StepRecord): CheckResult {
       return missing.length === 0 ? pass(check, `read ${target.files.join(", ")}`) : fail(check, `did not load ${missing.join(", ")}`);
     }
   }
+}
+
+/** A step file of a step-file workflow (`steps/step-02-….md`, `steps-c/…`). */
+const stepFile = /(^|\/)(steps(-[a-z]+)?\/[^/]+\.md|step-[^/]*\.md)$/i;
+
+/**
+ * After a compaction the workflow goes on where it was: the step's turn neither loads the workflow again nor reads
+ * again a step file it had finished (the step file it was at may be read again).
+ */
+function restartCheck(check: CheckName, record: StepRecord): CheckResult {
+  const reloaded = loadedCheck("workflow.loaded", { ...record, earlier: [] });
+  if (record.journey.target && reloaded.outcome === "pass") return fail(check, `loaded the workflow again: ${reloaded.reason}`);
+  const reads = (made: TurnRecord) => callsWithResults(made).filter(({ call, result }) => call.name === "read_file" && result?.success === true).map(({ call }) => tail(String(call.arguments["file_path"] ?? "")));
+  const earlierSteps = record.earlier.flatMap(reads).filter((path) => stepFile.test(path));
+  const finished = new Set(earlierSteps.slice(0, -1).filter((path) => path !== earlierSteps.at(-1)));
+  const again = reads(record.turn).filter((path) => finished.has(path));
+  return again.length === 0 ? pass(check, `went on without restarting${earlierSteps.length ? ` (it had reached ${earlierSteps.at(-1) ?? ""})` : ""}`) : fail(check, `read again step files it had finished: ${again.join(", ")}`);
+}
+
+/** After a compaction the workflow writes into the document it was writing, whose earlier sections are still there. */
+function sameDocumentCheck(check: CheckName, record: StepRecord): CheckResult {
+  const documents = record.compaction?.documents ?? [];
+  if (documents.length === 0) return fail(check, "no document was written before the compaction");
+  for (const document of documents) {
+    const headings = document.before.split("\n").filter((line) => /^#{1,6} /.test(line));
+    const lost = document.after === undefined ? headings : headings.filter((heading) => !document.after?.includes(heading));
+    if (document.after === undefined) return fail(check, `${document.path} is gone`);
+    if (lost.length > 0) return fail(check, `${document.path} lost its sections ${lost.join(", ")}`);
+  }
+  const known = new Set(documents.map((document) => document.path));
+  const written = callsWithResults(record.turn)
+    .filter(({ call, result }) => writeTools.has(call.name) && result?.success === true)
+    .map(({ call, result }) => projectPath(result?.path ?? String(call.arguments["file_path"] ?? "")));
+  const elsewhere = written.filter((path) => !known.has(path) && inFolder(path, record.outputFolder));
+  return elsewhere.length === 0
+    ? pass(check, `${written.length ? `wrote ${[...new Set(written)].join(", ")}` : "wrote nothing new"}; ${documents.map((document) => document.path).join(", ")} kept its sections`)
+    : fail(check, `started another document instead: ${elsewhere.join(", ")}`);
 }
 
 /** Two paths that name one file from different roots (`{bundle-root}/tasks/x.md`, `.bmad-core/tasks/x.md`). */

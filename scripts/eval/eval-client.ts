@@ -83,6 +83,22 @@ export class EvalClient {
     return (await this.json<{ files: ProjectFile[] }>(`/api/projects/${encodeURIComponent(projectId)}/files`)).files;
   }
 
+  /** The latest content of a project file, undefined when it does not exist. */
+  async fileContent(projectId: string, path: string): Promise<string | undefined> {
+    const response = await fetch(`${this.url}/api/projects/${encodeURIComponent(projectId)}/files/${path.split("/").map(encodeURIComponent).join("/")}`);
+    if (response.status === 404) return undefined;
+    const text = await response.text();
+    if (!response.ok) throw new Error(`GET the file ${path}: ${response.status} ${text.slice(0, 500)}`);
+    return String((JSON.parse(text) as { content?: unknown }).content ?? "");
+  }
+
+  /** Compacts a chat now (one model call writes its hand-off, so it is read as a turn is, however long it takes). */
+  async compact(sessionId: string): Promise<{ before_tokens: number; after_tokens: number; stage: string }> {
+    const response = await postForStream(`${this.url}/api/sessions/${encodeURIComponent(sessionId)}/compact`, {});
+    if (response.status !== 200) throw new Error(`POST /api/sessions/${sessionId}/compact: ${response.status} ${response.text.slice(0, 500)}`);
+    return (JSON.parse(response.text) as { compaction: { before_tokens: number; after_tokens: number; stage: string } }).compaction;
+  }
+
   /** One turn, streamed: every event until `done` or `error`. */
   async chat(body: { agent_id: string; message: string; project_id: string; session_id?: string }): Promise<TurnRecord> {
     const response = await postForStream(`${this.url}/api/chat`, body);

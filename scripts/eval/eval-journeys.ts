@@ -31,7 +31,10 @@ export type CheckName =
   | "step.no_early_write"
   | "output.saved"
   | "output.in_folder"
-  | "script.ran";
+  | "script.ran"
+  | "compaction.done"
+  | "resume.no_restart"
+  | "resume.same_document";
 
 /** Checks every step is graded by. */
 export const genericChecks: readonly CheckName[] = ["turn.done", "tools.known", "tools.in_view"];
@@ -59,7 +62,7 @@ export type WorkflowTarget =
 
 export interface Journey {
   agentId: string;
-  name: "activation" | "workflow" | "script";
+  name: "activation" | "workflow" | "script" | "compaction";
   /** open the chat with the system's greeting (POST /api/sessions) before the first step */
   startWithGreeting: boolean;
   steps: JourneyStep[];
@@ -67,12 +70,20 @@ export interface Journey {
   target?: WorkflowTarget;
   /** the BMAD script the skill's instructions run (`memlog.py`), for the script journey */
   script?: string;
+  /**
+   * the step before which the chat must have been compacted (the compaction journey): when its small window has not
+   * compacted it by then, the journey compacts it by hand (`POST /api/sessions/:id/compact`)
+   */
+  compactBefore?: string;
 }
 
 /** What a user says when a workflow's first step asks them something: a whole answer, and the wish to see it saved. */
 export const evalAnswer =
   "My idea: a small app that lets neighbours lend each other garden tools. That is my answer for this step; " +
   "record it in the document now, in the output folder, as the workflow says, then ask me your next question.";
+
+/** What a user says after the chat was compacted: go on, without saying where. */
+export const evalResume = "Yes, that is right. Go on with the workflow from where we are.";
 
 /** The code a user types to pick an item: `BP` (6.x, skills), `*idea-brief` (commands), `*create-project-brief` (4.x). */
 export function itemCode(item: MenuItem, kind: ReleaseKind): string {
@@ -138,28 +149,55 @@ export function workflowTarget(agent: AgentDetail, kind: ReleaseKind, avoidSkill
 function workflowJourney(agent: AgentDetail, kind: ReleaseKind, avoidSkill: string | undefined): Journey | undefined {
   const picked = workflowTarget(agent, kind, avoidSkill);
   if (!picked) return undefined;
-  const loaded: CheckName = picked.target.kind === "dependency" ? "dependency.loaded" : "workflow.loaded";
+  return { agentId: agent.id, name: "workflow", startWithGreeting: true, item: picked.item, target: picked.target, steps: workflowSteps(picked, kind) };
+}
+
+/**
+ * The compaction journey (docs/eval.md "Journeys"): the workflow journey's first two steps, run where the model's
+ * window is small, then the chat compacted mid-workflow, then "go on": graded on whether the workflow resumed where
+ * it was (not restarted) and kept writing its document with what it already held. It runs on a system of its own
+ * (run-eval.ts), so `--compaction-window` changes no other journey.
+ */
+export function compactionJourney(agent: AgentDetail): Journey | undefined {
+  const kind = releaseKindOf(agent.format);
+  const picked = workflowTarget(agent, kind);
+  if (!picked) return undefined;
   return {
     agentId: agent.id,
-    name: "workflow",
+    name: "compaction",
     startWithGreeting: true,
     item: picked.item,
     target: picked.target,
+    compactBefore: "resume",
     steps: [
+      ...workflowSteps(picked, kind),
       {
-        name: "pick",
-        message: itemCode(picked.item, kind),
-        intent: `Run the menu item "${picked.item.description}": load its workflow and carry out its first step, which asks the user something, before writing anything.`,
-        checks: [...genericChecks, loaded, "step.question", "step.no_early_write"],
-      },
-      {
-        name: "answer",
-        message: evalAnswer,
-        intent: "Take the user's answer to the step's question, save the step's output into the project's output folder, and go on with the workflow.",
-        checks: [...genericChecks, "output.saved", "output.in_folder"],
+        name: "resume",
+        message: evalResume,
+        intent: "Go on with the same workflow after the conversation was compacted: at the step it had reached, without loading the workflow again or asking again what the user answered, writing into the same document.",
+        checks: [...genericChecks, "compaction.done", "resume.no_restart", "resume.same_document"],
       },
     ],
   };
+}
+
+/** A workflow journey's steps: pick the item, then answer the first question. */
+function workflowSteps(picked: { item: MenuItem; target: WorkflowTarget }, kind: ReleaseKind): JourneyStep[] {
+  const loaded: CheckName = picked.target.kind === "dependency" ? "dependency.loaded" : "workflow.loaded";
+  return [
+    {
+      name: "pick",
+      message: itemCode(picked.item, kind),
+      intent: `Run the menu item "${picked.item.description}": load its workflow and carry out its first step, which asks the user something, before writing anything.`,
+      checks: [...genericChecks, loaded, "step.question", "step.no_early_write"],
+    },
+    {
+      name: "answer",
+      message: evalAnswer,
+      intent: "Take the user's answer to the step's question, save the step's output into the project's output folder, and go on with the workflow.",
+      checks: [...genericChecks, "output.saved", "output.in_folder"],
+    },
+  ];
 }
 
 /** Scripts BMAD's skills run whose work the system does not do itself (it resolves config and customization). */

@@ -22,6 +22,13 @@ export const EvalOptions = z
     judgeModel: z.string().min(1).optional().describe("also score each step with this judge model (never part of the summary)"),
     judgeBaseUrl: z.string().url().optional().describe("the judge's endpoint; --base-url when absent"),
     judgeApiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe("the judge's key variable; --api-key-env when absent"),
+    compactionWindow: z
+      .number()
+      .int()
+      .min(4_096)
+      .max(10_000_000)
+      .optional()
+      .describe("also run the compaction journey, on a system whose model's window is this many tokens (e.g. 16000): the chat is compacted mid-workflow and graded on resuming"),
   })
   .refine((options) => options.bmadRoot === undefined || options.release === undefined, { message: "give --bmad-root or --release, not both" });
 export type EvalOptions = z.infer<typeof EvalOptions>;
@@ -33,7 +40,7 @@ export const defaultRelease = "6.12.0";
 export const evalUsage =
   "usage: npm run eval -- --base-url URL --model NAME [--api-key-env VAR] [--bmad-root DIR | --release 6.12.0] [--tool claude-code]\n" +
   "       [--agents a,b] [--repeat N] [--out DIR] [--user-name Ada] [--language French]\n" +
-  "       [--judge-model NAME [--judge-base-url URL] [--judge-api-key-env VAR]]";
+  "       [--judge-model NAME [--judge-base-url URL] [--judge-api-key-env VAR]] [--compaction-window 16000]";
 
 /** `--help`: the usage, then each option's flag and meaning from the schema, then where to read on. */
 export function evalHelp(): string {
@@ -67,6 +74,7 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
         "judge-model": { type: "string" },
         "judge-base-url": { type: "string" },
         "judge-api-key-env": { type: "string" },
+        "compaction-window": { type: "string" },
       },
     }).values;
   } catch (error) {
@@ -89,6 +97,7 @@ export function parseEvalArguments(argv: readonly string[]): EvalArguments {
     judgeModel: text("judge-model"),
     judgeBaseUrl: text("judge-base-url"),
     judgeApiKeyEnv: text("judge-api-key-env"),
+    compactionWindow: text("compaction-window") === undefined ? undefined : Number(text("compaction-window")),
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -18,6 +18,8 @@ export interface EvalSystemSettings {
   model: string;
   /** the endpoint's key; none for a server that needs none */
   apiKey: string | undefined;
+  /** the orchestrator's own settings besides (the compaction journey's small window: MODEL_CONTEXT_WINDOW) */
+  orchestratorEnv?: Record<string, string>;
 }
 
 export interface EvalSystem {
@@ -60,6 +62,7 @@ export async function startEvalSystem(settings: EvalSystemSettings): Promise<Eva
         SESSIONS_BUCKET_MAX_BYTES: String(512 * 1024 ** 2),
         ...(name === "gateway" ? { PORT: "0" } : {}),
         ...(name === "orchestrator" && settings.apiKey ? { OPENAI_API_KEY: settings.apiKey } : {}),
+        ...(name === "orchestrator" ? settings.orchestratorEnv : {}),
       });
       processes.push(startServiceProcess(name, env));
     }

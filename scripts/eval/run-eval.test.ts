@@ -154,6 +154,23 @@ describe.each([
   }, evalTimeoutMs);
 });
 
+describe("the eval's compaction journey (docs/eval.md \"Journeys\")", () => {
+  const options = { release: "6.12.0", agents: ["analyst"], compactionWindow: 16_000 };
+
+  it("passes a model that goes on where it was after the chat was compacted mid-workflow", async () => {
+    const { report } = await evaluate(bmadResponder(), options);
+    expect(report.results.filter((result) => result.outcome !== "pass")).toEqual([]);
+    expect(report.agents).toEqual([{ id: "bmm/analyst", kind: "skills", journeys: ["activation", "workflow", "script", "compaction"] }]);
+    const resumed = report.results.filter((result) => result.journey === "compaction" && result.step === "resume").map((result) => result.check);
+    expect(resumed).toEqual(expect.arrayContaining(["compaction.done", "resume.no_restart", "resume.same_document"]));
+  }, 2 * evalTimeoutMs);
+
+  it("fails exactly the resume checks for a model that starts the workflow again after the compaction", async () => {
+    const { report } = await evaluate(bmadResponder("restart-after-compaction"), options);
+    expect(failedChecks(report)).toEqual(["resume.no_restart", "resume.same_document"]);
+  }, 2 * evalTimeoutMs);
+});
+
 it("refuses a command line it cannot run, in one line, with exit code 2", async () => {
   expect(parseEvalArguments(["--model", "m"])).toMatchObject({ ok: false, error: expect.stringContaining("--base-url") as unknown });
   expect(parseEvalArguments(["--base-url", "http://x/v1", "--model", "m", "--bmad-root", "a", "--release", "6.12.0"])).toMatchObject({ ok: false, error: "give --bmad-root or --release, not both" });

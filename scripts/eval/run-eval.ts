@@ -6,9 +6,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { EvalClient, type AgentDetail, type Greeting, type TurnRecord } from "./eval-client.js";
-import { gradeStep, type CheckResult } from "./eval-checks.js";
+import { gradeStep, projectPath, type CheckResult, type StepRecord } from "./eval-checks.js";
 import { prepareEvalInstall } from "./eval-install.js";
-import { planJourneys, releaseKindOf, type Journey } from "./eval-journeys.js";
+import { compactionJourney, planJourneys, releaseKindOf, type Journey } from "./eval-journeys.js";
 import { judgeStep, type JudgeSettings } from "./eval-judge.js";
 import { defaultRelease, type EvalOptions } from "./eval-options.js";
 import { buildReport, reportMarkdown, reportTable, type EvalReport, type GradedStep } from "./eval-report.js";
@@ -48,16 +48,30 @@ export async function runEval(options: EvalOptions, output: EvalOutput = silent)
       const agents = await chosenAgents(client, options.agents);
       const plans = await Promise.all(agents.map(async (agent) => ({ agent, journeys: await planJourneys(agent, install.root) })));
       const steps: GradedStep[] = [];
-      for (let run = 1; run <= options.repeat; run++) {
-        for (const { agent, journeys } of plans) {
-          for (const journey of journeys) {
-            const graded = await runJourney({ client, agent, journey, run, config, outputFolder: install.outputFolder, judge, out: options.out });
-            for (const step of graded) {
-              const passed = step.results.filter((result) => result.outcome === "pass").length;
-              output.progress(`run ${run}/${options.repeat} ${agent.id} ${journey.name}/${step.step}: ${passed}/${step.results.length} checks passed`);
+      const runPlans = async (on: EvalClient, planned: ReadonlyArray<{ agent: AgentDetail; journeys: Journey[] }>) => {
+        for (let run = 1; run <= options.repeat; run++) {
+          for (const { agent, journeys } of planned) {
+            for (const journey of journeys) {
+              const graded = await runJourney({ client: on, agent, journey, run, config, outputFolder: install.outputFolder, judge, out: options.out });
+              for (const step of graded) {
+                const passed = step.results.filter((result) => result.outcome === "pass").length;
+                output.progress(`run ${run}/${options.repeat} ${agent.id} ${journey.name}/${step.step}: ${passed}/${step.results.length} checks passed`);
+              }
+              steps.push(...graded);
             }
-            steps.push(...graded);
           }
+        }
+      };
+      await runPlans(client, plans);
+      // the compaction journey runs where the model's window is small, so no other journey is compacted
+      const compactions = options.compactionWindow === undefined ? [] : plans.flatMap(({ agent }) => compactionPlan(agent));
+      if (options.compactionWindow !== undefined && compactions.length > 0) {
+        output.progress(`starting a second system whose model's window is ${options.compactionWindow} tokens, for the compaction journey`);
+        const small = await startEvalSystem({ bmadRoot: install.root, baseUrl: options.baseUrl, model: options.model, apiKey, orchestratorEnv: smallWindow(options.compactionWindow) });
+        try {
+          await runPlans(new EvalClient(small.url), compactions);
+        } finally {
+          await small.stop();
         }
       }
       const report = buildReport(
@@ -68,7 +82,11 @@ export async function runEval(options: EvalOptions, output: EvalOutput = silent)
           date: new Date().toISOString(),
           config: { user_name: config.userName, communication_language: config.language, output_folder: install.outputFolder },
           repeat: options.repeat,
-          agents: plans.map(({ agent, journeys }) => ({ id: agent.id, kind: releaseKindOf(agent.format), journeys: journeys.map((journey) => journey.name) })),
+          agents: plans.map(({ agent, journeys }) => ({
+            id: agent.id,
+            kind: releaseKindOf(agent.format),
+            journeys: [...journeys, ...compactions.filter((plan) => plan.agent === agent).flatMap((plan) => plan.journeys)].map((journey) => journey.name),
+          })),
           ...(judge ? { judgeModel: judge.model } : {}),
         },
         steps,
@@ -87,6 +105,15 @@ export async function runEval(options: EvalOptions, output: EvalOutput = silent)
     await install.remove();
   }
 }
+
+/** An agent's compaction journey, when it has a workflow to run. */
+function compactionPlan(agent: AgentDetail): Array<{ agent: AgentDetail; journeys: Journey[] }> {
+  const journey = compactionJourney(agent);
+  return journey ? [{ agent, journeys: [journey] }] : [];
+}
+
+/** The orchestrator's settings for a small window: the window, and a quarter of it (at most 4,096 tokens) for the answer. */
+const smallWindow = (tokens: number): Record<string, string> => ({ MODEL_CONTEXT_WINDOW: String(tokens), MODEL_OUTPUT_RESERVE: String(Math.min(4_096, Math.floor(tokens / 4))) });
 
 /** The agents asked for (by id, `bmm/analyst`, or by name, `analyst`), or every agent the install ships. */
 async function chosenAgents(client: EvalClient, wanted: readonly string[]): Promise<AgentDetail[]> {
@@ -121,10 +148,12 @@ async function runJourney(context: JourneyRun): Promise<GradedStep[]> {
     const systemGreeting: Greeting | undefined = journey.name === "activation" ? await client.greeting(agent.id, projectId) : undefined;
     let sessionId = journey.startWithGreeting ? await client.startSession(agent.id, projectId) : undefined;
     for (const step of journey.steps) {
+      const compacting = step.name === journey.compactBefore ? await beforeResume(client, projectId, sessionId, turns) : undefined;
       const turn = await client.chat({ agent_id: agent.id, message: step.message, project_id: projectId, ...(sessionId ? { session_id: sessionId } : {}) });
       sessionId = turn.sessionId ?? sessionId;
       const files = await client.files(projectId);
-      const results = gradeStep({ journey, step, agent, turn, earlier: [...turns], config: context.config, systemGreeting, outputFolder: context.outputFolder, files });
+      const compaction = compacting ? await compacting(turn) : undefined;
+      const results = gradeStep({ journey, step, agent, turn, earlier: [...turns], config: context.config, systemGreeting, outputFolder: context.outputFolder, files, ...(compaction ? { compaction } : {}) });
       const judged = context.judge ? await judgeStep(context.judge, agent, step, turn) : [];
       turns.push(turn);
       const done = turn.events.find((event) => event.type === "done");
@@ -156,4 +185,28 @@ async function runJourney(context: JourneyRun): Promise<GradedStep[]> {
     await writeFile(file, `${JSON.stringify({ run, agent: agent.id, journey: journey.name, ...(failure ? { failure } : {}), steps }, null, 2)}\n`);
   }
   return graded;
+}
+
+/**
+ * Before the compaction journey's resume: the chat compacted by hand when its window has not compacted it yet, and
+ * the documents the journey wrote read as they are; after the step, read again (eval-checks.ts "resume.same_document").
+ */
+async function beforeResume(
+  client: EvalClient,
+  projectId: string,
+  sessionId: string | undefined,
+  turns: readonly TurnRecord[],
+): Promise<(turn: TurnRecord) => Promise<NonNullable<StepRecord["compaction"]>>> {
+  const compacted = turns.some((turn) => turn.events.some((event) => event.type === "compaction"));
+  if (!compacted && sessionId) await client.compact(sessionId);
+  const written = new Set(
+    turns.flatMap((turn) =>
+      turn.events.flatMap((event) => (event.type === "tool_result" && event.success && (event.name === "save_output" || event.name === "edit_file") && event.path ? [projectPath(event.path)] : [])),
+    ),
+  );
+  const before = await Promise.all([...written].map(async (path) => ({ path, before: (await client.fileContent(projectId, path)) ?? "" })));
+  return async () => ({
+    byHand: !compacted,
+    documents: await Promise.all(before.map(async (document) => ({ ...document, after: await client.fileContent(projectId, document.path) }))),
+  });
 }

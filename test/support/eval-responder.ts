@@ -7,7 +7,7 @@
 import type { ChatRequestBody, Responder, ScriptedToolCall, ScriptedTurn } from "./http-model.js";
 import { withoutSystemNote } from "./system-note.js";
 
-export const misbehaviours = ["skip-config", "skip-workflow", "wrong-folder", "invent-tool", "skip-question", "read-outside", "no-tools"] as const;
+export const misbehaviours = ["skip-config", "skip-workflow", "wrong-folder", "invent-tool", "skip-question", "read-outside", "no-tools", "restart-after-compaction"] as const;
 export type Misbehaviour = (typeof misbehaviours)[number];
 
 interface PromptMenuItem {
@@ -96,6 +96,7 @@ export function bmadResponder(misbehaviour?: Misbehaviour): Responder {
     const item = facts.menu.find((candidate) => candidate.code.toLowerCase() === code);
     if (/menu/i.test(said) || code === "help" || code === "mh") return say(`Voici le menu :\n${menuText}\nQue voulez-vous faire ?`, `Here is the menu:\n${menuText}\nWhat would you like to do?`);
     if (item) return pickTurn(item, called, facts, misbehaviour, say);
+    if (said.startsWith("Yes, that is right. Go on")) return resumeTurn(request, called, facts, misbehaviour, say);
     if (said.startsWith("My idea:")) {
       if (misbehaviour === "no-tools") return say("C'est noté dans le document. Qui a ce problème le plus souvent ?", "That is in the document now. Who has this problem most often?");
       const loadedScript = request.messages.some((message) => message.role === "tool" && text(message.content).includes("memlog.py"));
@@ -109,6 +110,33 @@ export function bmadResponder(misbehaviour?: Misbehaviour): Responder {
     }
     return say("Pouvez-vous préciser ce que vous voulez faire ?", "Could you say what you would like to do?");
   };
+}
+
+/**
+ * "Go on" after the chat was compacted: the document to go on writing is the one the hand-off names last
+ * (docs/models.md "Compaction"); one more section goes into it. `restart-after-compaction` loads the workflow
+ * again and starts a new document instead.
+ */
+function resumeTurn(
+  request: ChatRequestBody,
+  called: readonly string[],
+  facts: PromptFacts,
+  misbehaviour: Misbehaviour | undefined,
+  say: (french: string, english: string) => ScriptedTurn,
+): ScriptedTurn {
+  const handoff = request.messages.map((message) => text(message.content)).find((content) => content.startsWith("[From the system: this conversation was compacted")) ?? "";
+  if (misbehaviour === "restart-after-compaction") {
+    const item = facts.menu.find((candidate) => candidate.skill !== undefined && handoff.includes(candidate.skill)) ?? facts.menu.find((candidate) => loadCalls(candidate).length > 0);
+    const loads = item ? loadCalls(item) : [];
+    if (loads.length > 0 && !loads.every((call) => called.includes(call.name))) return { toolCalls: loads };
+    if (!called.includes("save_output")) return { toolCalls: [{ name: "save_output", arguments: { file_path: `${facts.outputFolder}/idea-brief-new.md`, content: "# Idea brief\n" } }] };
+    return say("Recommençons. Quelle est votre idée ?", "Let us start again. What is your idea?");
+  }
+  const document = /## Files this chat changed, the latest last\n\n((?:- .+\n?)+)/.exec(handoff)?.[1]?.trim().split("\n").at(-1)?.slice(2);
+  if (document && !called.includes("save_output")) {
+    return { toolCalls: [{ name: "save_output", arguments: { file_path: document, mode: "append", content: "\n## Who has the problem\n\nNeighbours with small gardens.\n" } }] };
+  }
+  return say("C'est ajouté au document. Quel est le plus grand risque ?", "That is in the document now. What is the biggest risk?");
 }
 
 /** The `content` of a tool result (read_file's file text), or nothing. */

@@ -1,5 +1,7 @@
+import { turnContextGuard } from "../compaction/turn-context-guard.js";
 import { runAgentLoop, type TurnOutput } from "../loop/agent-loop.js";
 import { dateNote } from "../loop/conversation-note.js";
+import { checkBudget } from "./turn-admission.js";
 import type { TurnDeps } from "./turn-deps.js";
 import type { PreparedTurn } from "./turn-state.js";
 
@@ -19,7 +21,7 @@ export interface TurnEnding {
  * goes into the turn's state as it comes. It reads nothing else of the turn, so a turn restored from a stored
  * state (its conversation and what it added so far) executes the same way.
  */
-export async function executeTurn(deps: Pick<TurnDeps, "tools">, turn: PreparedTurn): Promise<TurnEnding> {
+export async function executeTurn(deps: Pick<TurnDeps, "tools" | "config" | "models">, turn: PreparedTurn): Promise<TurnEnding> {
   const output = await runAgentLoop({
     model: turn.meter,
     messages: turn.conversation,
@@ -33,6 +35,18 @@ export async function executeTurn(deps: Pick<TurnDeps, "tools">, turn: PreparedT
     limits: turn.limits,
     ...(turn.subagents ? { subagents: turn.subagents } : {}),
     added: turn.added,
+    // every call within its route's window, compacted before it fills (docs/models.md "Compaction")
+    contextGuard: turnContextGuard({
+      thresholdPercent: deps.config.COMPACTION_THRESHOLD_PERCENT,
+      routed: turn.route,
+      summaries: deps.models.compaction(),
+      meter: turn.meter,
+      admit: () => checkBudget(turn),
+      tools: deps.tools,
+      context: turn.context,
+      callPrefix: `${turn.delivery}:compaction`,
+      logger: turn.log,
+    }),
   });
   return { outcome: "completed", output };
 }
