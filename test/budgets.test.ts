@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
+import { recordMessages } from "@agent-orchestrator/test-support/socket-messages";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
@@ -204,15 +205,10 @@ describe("a project's monthly budget", { sequential: true, shuffle: false }, () 
     expect(openAi.body["error"]).toMatchObject({ code: "budget_exceeded", message: expect.stringContaining("monthly budget of 0.01") });
     // and on the WebSocket: the same refusal, from the orchestrator that accepts every door's turns
     const socket = new WebSocket(`${system.url.replace("http", "ws")}/ws`, { headers: { origin: system.url, authorization: `Bearer ${tokens.alice}` } });
+    const messages = recordMessages(socket);
     await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
-    const final = new Promise<Record<string, any>>((resolve) =>
-      socket.on("message", (data) => {
-        const message = JSON.parse(String(data)) as Record<string, any>;
-        if (message["type"] === "error" || message["type"] === "done") resolve(message);
-      }),
-    );
     socket.send(JSON.stringify({ type: "chat", agent_id: "idea-coach", project_id: projectId, message: "hi" }));
-    expect(await final).toMatchObject({ type: "error", error: { code: "BUDGET_EXCEEDED" } });
+    expect(await messages.next((message) => message["type"] === "error" || message["type"] === "done")).toMatchObject({ type: "error", error: { code: "BUDGET_EXCEEDED" } });
     socket.close();
     // refused unstarted: the chat has its two turns and is not running
     expect((await call("alice", "GET", `/api/sessions/${sessionId}`)).body["session"]).toMatchObject({ turns: 2, status: "completed" });

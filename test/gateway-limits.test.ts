@@ -11,6 +11,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import WebSocket from "ws";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
+import { recordMessages, type SocketMessages } from "@agent-orchestrator/test-support/socket-messages";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { startServiceProcess } from "@agent-orchestrator/test-support/service-processes";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
@@ -113,12 +114,8 @@ async function chatSucceeds(user: string, message: string, from = "127.0.0.1"): 
 }
 
 /** A socket that records every message it receives and how it closed. */
-interface Client {
+interface Client extends SocketMessages {
   socket: WebSocket;
-  received: Array<Record<string, any>>;
-  closed: Promise<{ code: number; reason: string }>;
-  /** resolves with the first received message that `match` accepts (also one received before the call) */
-  next(match: (message: Record<string, any>) => boolean): Promise<Record<string, any>>;
 }
 
 type Upgrade = { ok: true; client: Client } | { ok: false; status: number; retryAfter: string | undefined; body: string };
@@ -130,26 +127,9 @@ function openSocket(options: { from: string; token?: string; headers?: Record<st
     localAddress: options.from,
     headers: { origin: base, ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...options.headers },
   });
-  const received: Array<Record<string, any>> = [];
-  const waiters = new Set<() => void>();
-  socket.on("message", (data) => {
-    received.push(JSON.parse(String(data)) as Record<string, any>);
-    for (const wake of waiters) wake();
-  });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once("close", (code, reason) => resolve({ code, reason: String(reason) })));
-  const next = (match: (message: Record<string, any>) => boolean) =>
-    new Promise<Record<string, any>>((resolve) => {
-      const check = () => {
-        const found = received.find(match);
-        if (!found) return;
-        waiters.delete(check);
-        resolve(found);
-      };
-      waiters.add(check);
-      check();
-    });
+  const messages = recordMessages(socket);
   return new Promise((resolve, reject) => {
-    socket.once("open", () => resolve({ ok: true, client: { socket, received, closed, next } }));
+    socket.once("open", () => resolve({ ok: true, client: { socket, ...messages } }));
     socket.once("unexpected-response", (_request, response) => {
       let body = "";
       response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));

@@ -14,6 +14,7 @@ import WebSocket from "ws";
 import { CookieJar, signInOverHttp, startOidcProvider, type TestOidcProvider } from "@agent-orchestrator/test-support/oidc-provider";
 import type { RecordedRequest } from "@agent-orchestrator/test-support/http-model";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { recordMessages } from "@agent-orchestrator/test-support/socket-messages";
 import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/test-support/web-browser";
 import { screenshot, wide } from "@agent-orchestrator/test-support/web-page-steps";
 import { freePort } from "@agent-orchestrator/test-support/free-port";
@@ -177,15 +178,10 @@ describe("the name the provider gives", () => {
       }),
       await promptOf(async () => {
         const socket = new WebSocket(`${system.url.replace("http", "ws")}/ws`, { headers: { origin: system.url, authorization: headers.authorization } });
+        const messages = recordMessages(socket);
         await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
-        const done = new Promise<Record<string, unknown>>((resolve) =>
-          socket.on("message", (data) => {
-            const message = JSON.parse(String(data)) as Record<string, unknown>;
-            if (message["type"] === "error" || message["type"] === "done") resolve(message);
-          }),
-        );
         socket.send(JSON.stringify({ type: "chat", ...chat }));
-        expect(await done).toMatchObject({ type: "done" });
+        expect(await messages.next((message) => message["type"] === "error" || message["type"] === "done")).toMatchObject({ type: "done" });
         socket.close();
       }),
     ];

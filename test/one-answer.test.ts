@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vites
 import WebSocket from "ws";
 import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { readSse } from "@agent-orchestrator/test-support/sse";
+import { recordMessages } from "@agent-orchestrator/test-support/socket-messages";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 const token = "alice-token-1111";
@@ -50,15 +51,10 @@ describe("a turn of two model calls with text in both", () => {
   it("the WebSocket ends with a done event that carries it", async () => {
     const socket = new WebSocket(`${system.url.replace("http", "ws")}/ws`, { headers: { origin: system.url, authorization: `Bearer ${token}` } });
     onTestFinished(() => socket.close());
+    const events = recordMessages(socket);
     await once(socket, "open");
-    const done = new Promise<Record<string, unknown>>((resolve) =>
-      socket.on("message", (data) => {
-        const event = JSON.parse(String(data)) as Record<string, unknown>;
-        if (event["type"] === "done" || event["type"] === "error") resolve(event);
-      }),
-    );
     socket.send(JSON.stringify({ type: "chat", ...message }));
-    expect(await done).toMatchObject({ type: "done", response: answer });
+    expect(await events.next((event) => event["type"] === "done" || event["type"] === "error")).toMatchObject({ type: "done", response: answer });
   });
 
   it("/v1 answers it as the completion's content, and streams the same text", async () => {

@@ -11,6 +11,7 @@ import WebSocket from "ws";
 import { jetStreamNames } from "@agent-orchestrator/shared/wire";
 import { testNatsCredentials } from "@agent-orchestrator/test-support/nats-harness";
 import { startServiceProcess, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
+import { recordMessages, type SocketMessages } from "@agent-orchestrator/test-support/socket-messages";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 import { doorStatuses as statuses, upgradeStatus } from "@agent-orchestrator/test-support/token-doors";
 import { waitUntil } from "@agent-orchestrator/test-support/wait-until";
@@ -35,13 +36,11 @@ afterAll(async () => {
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** Messages a socket receives, and how it closed, collected as they come. */
-function openSocket(base: string, headers: Record<string, string>): Promise<{ socket: WebSocket; received: Array<Record<string, unknown>>; closed: Promise<number> }> {
+function openSocket(base: string, headers: Record<string, string>): Promise<{ socket: WebSocket } & SocketMessages> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(`${base.replace("http", "ws")}/ws`, { headers: { origin: base, ...headers } });
-    const received: Array<Record<string, unknown>> = [];
-    const closed = new Promise<number>((done) => socket.once("close", (code) => done(code)));
-    socket.on("message", (data) => received.push(JSON.parse(String(data)) as Record<string, unknown>));
-    socket.once("open", () => resolve({ socket, received, closed }));
+    const messages = recordMessages(socket);
+    socket.once("open", () => resolve({ socket, ...messages }));
     socket.once("error", reject);
   });
 }
@@ -79,12 +78,12 @@ describe("personal API tokens on two gateway replicas", () => {
     const byUpgrade = await openSocket(secondUrl, bearer(token));
     const byMessage = await openSocket(secondUrl, {});
     byMessage.socket.send(JSON.stringify({ type: "auth", token }));
-    await waitUntil(() => byMessage.received.some((message) => message["type"] === "ready"), { intervalMs: 20, message: "the auth message to be accepted" });
+    await byMessage.next((message) => message["type"] === "ready");
     const revoked = await fetch(`${system.url}/api/tokens/${id}`, { method: "DELETE", headers: bearer(aliceToken) });
     expect(revoked.status).toBe(200);
     for (const opened of [byUpgrade, byMessage]) {
       opened.socket.send(JSON.stringify({ type: "watch", session_id: "s-none" }));
-      expect(await opened.closed).toBe(1008);
+      expect((await opened.closed).code).toBe(1008);
       expect(opened.received.at(-1)).toMatchObject({ type: "error", error: { code: "UNAUTHORIZED", message: expect.stringContaining("revoked") } });
     }
   });

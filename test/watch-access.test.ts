@@ -8,6 +8,7 @@ import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
+import { recordMessages } from "@agent-orchestrator/test-support/socket-messages";
 import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
@@ -44,29 +45,12 @@ async function call(token: string, method: string, path: string, body?: unknown)
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
 
-type Message = Record<string, any>;
-
 /** A socket signed in as `token`, what it received, and a wait for the first message that matches. */
 async function openSocket(token: string) {
   const socket = new WebSocket(`${system.url.replace("http", "ws")}/ws`, { headers: { authorization: `Bearer ${token}` } });
-  const received: Message[] = [];
-  const waiting: { match: (message: Message) => boolean; resolve: (message: Message) => void }[] = [];
-  socket.on("message", (data) => {
-    const message = JSON.parse(String(data)) as Message;
-    received.push(message);
-    for (const waiter of waiting.filter((entry) => entry.match(message))) {
-      waiting.splice(waiting.indexOf(waiter), 1);
-      waiter.resolve(message);
-    }
-  });
+  const messages = recordMessages(socket);
   await once(socket, "open");
-  const next = (match: (message: Message) => boolean) =>
-    new Promise<Message>((resolve) => {
-      const seen = received.find(match);
-      if (seen) resolve(seen);
-      else waiting.push({ match, resolve });
-    });
-  return { socket, received, next };
+  return { socket, ...messages };
 }
 
 describe("a watch of a chat (docs/security.md case 267)", () => {
