@@ -2,7 +2,7 @@
  * `npm run bench`: every measure in one run (what distribution costs per tool call, before the first token, per
  * session, against the OpenAI Agents SDK and in throughput and CPU; registry discovery; lazy loading; starting a
  * workflow; idle-session memory; recovery after a nats-server restart; load; project files in the store; the file
- * tools at BMAD's grain; uploads; a huge model answer; listings beside a user with many projects: bench/README.md lists them), against one private nats-server and the scripted model, so
+ * tools at BMAD's grain; uploads; a huge model answer; listings beside a user with many projects; compaction over a long workflow: bench/README.md lists them), against one private nats-server and the scripted model, so
  * that ratios compare figures taken minutes apart on the same machine. Prints the table and
  * writes a dated JSON file to bench/results/ (git-ignored); a full run of every measure also writes
  * bench/results/latest.json, the one that is committed.
@@ -19,6 +19,7 @@ import { formatResultsTable } from "./support/results-table.js";
 import { collectVersions, describeMachine } from "./support/run-environment.js";
 import { profiling } from "./support/service-profiles.js";
 import { measureAgentsSdkComparison } from "./agents-sdk-comparison.js";
+import { measureCompaction } from "./compaction.js";
 import { measureConcurrentLoad } from "./concurrent-load.js";
 import { measureFileTools } from "./file-tools.js";
 import { measureIdleSessionMemory } from "./idle-session-memory.js";
@@ -53,6 +54,7 @@ const measures: Array<{ id: number; run: (context: BenchContext) => Promise<Meas
   { id: 16, run: measureModelOutputMemory },
   { id: 17, run: measurePromptCache },
   { id: 18, run: measureProjectListings },
+  { id: 19, run: measureCompaction },
   // last: it restarts the server under everything
   { id: 10, run: measureRecovery },
 ];
