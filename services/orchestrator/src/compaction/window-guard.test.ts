@@ -8,7 +8,7 @@ import { AppError } from "@agent-orchestrator/shared/runtime";
 import { isCompactionMarker, toolDefinitionsForModel, type LoadedSkill, type ToolResult } from "@agent-orchestrator/shared/wire";
 import { estimateTokens } from "../loop/context-budget.js";
 import type { ToolCaller } from "../loop/tool-caller.js";
-import { FakeModel, type FakeAnswer } from "../testing/fake-model.js";
+import { InMemoryModel, type InMemoryAnswer } from "../testing/in-memory-model.js";
 import { compactedView } from "./compacted-view.js";
 import { WindowGuard } from "./window-guard.js";
 
@@ -41,6 +41,8 @@ function diskTools() {
       calls.push({ name, args, callId });
       if (name === "load_skill") return Promise.resolve(skill);
       const path = (args as { file_path: string }).file_path;
+      // the tool-runner's verdict on a protected name, whoever asks (docs/security.md case 271)
+      if (path.endsWith("/.env")) return Promise.resolve({ success: false, error: { code: "PROTECTED_PATH", message: "Access denied" } });
       const content = disk[path];
       const result: ToolResult = content === undefined ? { success: false, error: { code: "FILE_NOT_FOUND", message: "File not found" } } : { success: true, content };
       return Promise.resolve(result);
@@ -77,7 +79,7 @@ function workflowConversation(wordsChars: number, resultChars: number): ChatComp
   ];
 }
 
-function guard(summarizer: FakeModel, tools = diskTools().tools) {
+function guard(summarizer: InMemoryModel, tools = diskTools().tools) {
   return new WindowGuard({
     window: { tokens: 4_000, outputReserve: 500 },
     thresholdPercent: 80,
@@ -89,18 +91,18 @@ function guard(summarizer: FakeModel, tools = diskTools().tools) {
 }
 
 const signal = new AbortController().signal;
-const summaryAnswer: FakeAnswer = { text: "Goal: epics for the shop. Step 2 of bmad-create-epics-and-stories. Users: shop owners, then customers.", usage: { prompt_tokens: 900, completion_tokens: 40, total_tokens: 940 } };
+const summaryAnswer: InMemoryAnswer = { text: "Goal: epics for the shop. Step 2 of bmad-create-epics-and-stories. Users: shop owners, then customers.", usage: { prompt_tokens: 900, completion_tokens: 40, total_tokens: 940 } };
 
 describe("WindowGuard", () => {
   it("sends the conversation as it is while it is below the threshold", async () => {
     const conversation = workflowConversation(100, 100);
-    const prepared = await guard(new FakeModel([])).prepare(conversation, toolDefinitions, signal);
+    const prepared = await guard(new InMemoryModel([])).prepare(conversation, toolDefinitions, signal);
     expect(prepared.compaction).toBeUndefined();
     expect(prepared.messages).toEqual(conversation);
   });
 
   it("first turns old tool results into stubs when that is enough, and writes no summary", async () => {
-    const summarizer = new FakeModel([]);
+    const summarizer = new InMemoryModel([]);
     const conversation = workflowConversation(100, 6_000);
     const prepared = await guard(summarizer).prepare(conversation, toolDefinitions, signal);
     const marker = prepared.compaction?.marker;
@@ -113,7 +115,7 @@ describe("WindowGuard", () => {
   });
 
   it("writes a hand-off when stubs are not enough: the activation once, the summary, the latest user message, the step and skill files and the changed file read again", async () => {
-    const summarizer = new FakeModel([summaryAnswer]);
+    const summarizer = new InMemoryModel([summaryAnswer]);
     const { tools, calls } = diskTools();
     const conversation = workflowConversation(6_000, 200);
     const prepared = await guard(summarizer, tools).prepare(conversation, toolDefinitions, signal);
@@ -145,26 +147,37 @@ describe("WindowGuard", () => {
     expect(isCompactionMarker(compaction?.marker)).toBe(true);
   });
 
+  it("leaves out a file the chat may not read, named by a path the model wrote (docs/security.md case 271)", async () => {
+    const { tools, calls } = diskTools();
+    const conversation = [...workflowConversation(6_000, 200), call("c9", "save_output", { file_path: "{project-root}/.env", content: "OPENAI_API_KEY=x" }), result("c9", '{"success":false}')];
+    conversation.push({ role: "user", content: "go on" });
+    const prepared = await guard(new InMemoryModel([summaryAnswer]), tools).prepare(conversation, toolDefinitions, signal);
+    const handoff = String(prepared.messages[1]?.content);
+    expect(calls.find((made) => made.name === "read_file" && (made.args as { file_path: string }).file_path === "{project-root}/.env")).toBeDefined();
+    expect(handoff).not.toContain("## A file this chat changed: {project-root}/.env");
+    expect(handoff).toContain("stepsCompleted: [1]");
+  });
+
   it("compacts with a hand-off when the provider refused the prompt, whatever the count", async () => {
-    const summarizer = new FakeModel([summaryAnswer]);
+    const summarizer = new InMemoryModel([summaryAnswer]);
     const prepared = await guard(summarizer).prepare(workflowConversation(100, 100), toolDefinitions, signal, true);
     expect(prepared.compaction?.marker.compaction).toMatchObject({ stage: "summary", reason: "overflow" });
   });
 
   it("compacts without a summary when its writer fails, but a cancel stops the compaction", async () => {
-    const failing = new FakeModel([{ fail: new AppError("MODEL_UNAVAILABLE", "down") }]);
+    const failing = new InMemoryModel([{ fail: new AppError("MODEL_UNAVAILABLE", "down") }]);
     const prepared = await guard(failing).prepare(workflowConversation(6_000, 200), toolDefinitions, signal);
     expect(String(prepared.messages[1]?.content)).toContain("no summary could be written");
     expect(String(prepared.messages[1]?.content)).toContain("STEP-TWO-TEXT");
 
-    const cancelled = new FakeModel([{ fail: new AppError("CANCELLED", "The turn was cancelled") }]);
+    const cancelled = new InMemoryModel([{ fail: new AppError("CANCELLED", "The turn was cancelled") }]);
     await expect(guard(cancelled).prepare(workflowConversation(6_000, 200), toolDefinitions, signal)).rejects.toMatchObject({ code: "CANCELLED" });
   });
 
   it("does not compact again in the same turn until the prompt has grown, and keeps every prompt within the window", async () => {
     // an activation so large that no compaction brings the prompt below the threshold
     const large: ChatCompletionMessageParam = { role: "system", content: "A".repeat(10_400) };
-    const summarizer = new FakeModel([summaryAnswer, summaryAnswer]);
+    const summarizer = new InMemoryModel([summaryAnswer, summaryAnswer]);
     const windowGuard = guard(summarizer);
     const fixed = Math.ceil(JSON.stringify(toolDefinitions).length / 4) + 64;
     const conversation: ChatCompletionMessageParam[] = [large, { role: "user", content: "go" }, { role: "assistant", content: "a".repeat(2_400) }, { role: "user", content: "more" }];
