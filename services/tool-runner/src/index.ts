@@ -6,7 +6,7 @@ export { startToolRunner, type StartToolRunnerOptions, type ToolRunner } from ".
 export { toolRunnerEnvSchema } from "./config.js";
 export { toolRunnerMetrics } from "./tool-runner-metrics.js";
 // the programs run_script's sandbox needs: `npm test` checks for them first (scripts/test-prerequisites.ts)
-export { sandboxPrograms } from "./scripts/bwrap-arguments.js";
+export { sandboxPrograms } from "./os-sandbox/sandbox-programs.js";
 // the parts benches and tests drive alone: the file store, a sandbox, the tools and the script runner
 export { FileStore } from "./store/file-store.js";
 export { liveFiles } from "./store/space-index.js";

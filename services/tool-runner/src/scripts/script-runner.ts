@@ -7,15 +7,18 @@ import type { Sandbox } from "../sandbox/index.js";
 import { openDirectory } from "../sandbox/descriptor-path.js";
 import { detectProjectLayout } from "../sandbox/project-layout.js";
 import type { FileStore } from "../store/file-store.js";
-import { bwrapArguments, limitedCommand, sandboxPrograms, type ScriptLimits } from "./bwrap-arguments.js";
-import type { RunCgroup, SandboxCgroups } from "./sandbox-cgroups.js";
+import { limitedCommand, type ProcessLimits } from "../os-sandbox/process-limits.js";
+import type { RunCgroup, SandboxCgroups } from "../os-sandbox/sandbox-cgroups.js";
+import { sandboxPrograms } from "../os-sandbox/sandbox-programs.js";
+import { SandboxSlots } from "../os-sandbox/sandbox-slots.js";
+import { seccompChildFd } from "../os-sandbox/sandbox-spawn.js";
+import { bwrapArguments } from "./bwrap-arguments.js";
 import { launcherSource, type LauncherConfig, type LauncherPlace } from "./sandbox-launcher.js";
-import { installBinderPrefix, readOnlyEntry, type ReadOnlyEntry } from "./install-binder.js";
-import { runSandboxProcess, seccompChildFd } from "./sandbox-process.js";
+import { binderPrefix, sandboxEntry, type SandboxEntry } from "../os-sandbox/folder-binder.js";
+import { runSandboxProcess } from "./sandbox-process.js";
 import { argumentInside, insideSession, planSandboxView, virtualizeText } from "./sandbox-view.js";
 import { parseScriptCommand } from "./script-command.js";
 import { locateScript } from "./script-location.js";
-import { ScriptSlots } from "./script-slots.js";
 import { commitWorkspace, type SpaceRefusal } from "./workspace-commit.js";
 import { workspaceInputs } from "./workspace-inputs.js";
 import { settingsOverlay } from "./settings-overlay.js";
@@ -88,12 +91,12 @@ export type ScriptCaller = Pick<ToolContext, "session_id" | "project_id" | "user
  * the run answers (docs/security.md "Scripts"). What it prints comes back with virtual paths.
  */
 export class ScriptRunner {
-  private readonly slots: ScriptSlots;
-  private readonly limits: ScriptLimits;
+  private readonly slots: SandboxSlots;
+  private readonly limits: ProcessLimits & { memoryBytes: number };
   private readonly diskBytes: number;
 
   constructor(private readonly options: ScriptRunnerOptions) {
-    this.slots = new ScriptSlots(options.concurrency, options.perUser ?? options.concurrency);
+    this.slots = new SandboxSlots("script", options.concurrency, options.perUser ?? options.concurrency);
     this.diskBytes = options.diskBytes ?? 64 * mebibyte;
     this.limits = {
       memoryBytes: options.memoryMb * mebibyte,
@@ -151,15 +154,15 @@ export class ScriptRunner {
       const staging = await mkdtemp(path.join(tmpdir(), "ao-script-report-"));
       const folders: FileHandle[] = [];
       let cgroup: RunCgroup | undefined;
-      let entry: ReadOnlyEntry | undefined;
+      let entry: SandboxEntry | undefined;
       try {
         for (const folder of view.readOnly) folders.push(await openDirectory(folder.host));
-        entry = await readOnlyEntry(view.readOnly, this.options.spawnAs?.(slot), this.options.bindInstallFirst === true);
+        entry = await sandboxEntry(view.readOnly, this.options.spawnAs?.(slot), this.options.bindInstallFirst === true);
         cgroup = await this.options.cgroups?.create({ memoryBytes: this.limits.memoryBytes, processes: this.limits.processes, cpus: 1 });
         const exit = await runSandboxProcess({
           args: bwrapArguments({
             projectPlace: { inside: places.project.inside, sizeBytes: placeSize(places.project) },
-            readOnly: entry.readOnly,
+            readOnly: entry.binds,
             places: places.overTrees.map((place) => ({ inside: place.inside, sizeBytes: placeSize(place) })),
             tmpBytes: fixedLimits.tmpBytes,
             cwd: insideSession,
@@ -180,7 +183,7 @@ export class ScriptRunner {
           bwrapPath: sandboxPrograms.bwrap,
         });
         const { report } = exit;
-        if (!report.end && (exit.stderr.startsWith("bwrap: ") || exit.stderr.startsWith(installBinderPrefix))) {
+        if (!report.end && (exit.stderr.startsWith("bwrap: ") || exit.stderr.startsWith(binderPrefix))) {
           throw new AppError("SERVICE_UNAVAILABLE", "The script sandbox could not start; do this step by hand as the skill's fallback says", {
             detail: { stderr: exit.stderr.slice(0, 1000) },
           });

@@ -2,13 +2,15 @@ import { constants } from "node:fs";
 import { access, mkdtemp, rm, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { bwrapArguments, sandboxPrograms } from "./bwrap-arguments.js";
-import type { SandboxCgroups } from "./sandbox-cgroups.js";
+import { bwrapArguments } from "./bwrap-arguments.js";
+import type { SandboxCgroups } from "../os-sandbox/sandbox-cgroups.js";
+import { sandboxPrograms } from "../os-sandbox/sandbox-programs.js";
+import { seccompChildFd } from "../os-sandbox/sandbox-spawn.js";
 import { launcherSource, type LauncherConfig } from "./sandbox-launcher.js";
 import { openDirectory } from "../sandbox/descriptor-path.js";
 import { errnoCode } from "../paths/sandbox-error.js";
-import { readOnlyEntry, type ReadOnlyEntry } from "./install-binder.js";
-import { runSandboxProcess, seccompChildFd } from "./sandbox-process.js";
+import { sandboxEntry, type SandboxEntry } from "../os-sandbox/folder-binder.js";
+import { runSandboxProcess } from "./sandbox-process.js";
 import { insideProject, insideSession } from "./sandbox-view.js";
 
 /**
@@ -84,9 +86,9 @@ type ProbeResult = { ok: true; seccomp: boolean } | { ok: false; reason: string;
 async function probeRun(options: ScriptSandboxCheckOptions, project: FileHandle | undefined, bindFirst: boolean): Promise<ProbeResult> {
   const staging = await mkdtemp(path.join(tmpdir(), "ao-script-check-"));
   const cgroup = await options.cgroups?.create({ memoryBytes: 256 * 1024 * 1024, processes: 16, cpus: 1 }).catch(() => undefined);
-  let entry: ReadOnlyEntry | undefined;
+  let entry: SandboxEntry | undefined;
   try {
-    entry = await readOnlyEntry(project && options.projectRoot !== undefined ? [{ host: options.projectRoot, inside: insideProject }] : [], options.spawnAs, bindFirst);
+    entry = await sandboxEntry(project && options.projectRoot !== undefined ? [{ host: options.projectRoot, inside: insideProject }] : [], options.spawnAs, bindFirst);
     const launcher: LauncherConfig = {
       places: [{ inside: insideSession, prefix: "session" }],
       command: [sandboxPrograms.python, "-B", "-s", "-c", probe],
@@ -96,7 +98,7 @@ async function probeRun(options: ScriptSandboxCheckOptions, project: FileHandle 
     };
     const exit = await runSandboxProcess({
       args: bwrapArguments({
-        readOnly: entry.readOnly,
+        readOnly: entry.binds,
         places: [{ inside: insideSession, sizeBytes: 1024 * 1024 }],
         tmpBytes: 1024 * 1024,
         cwd: insideSession,

@@ -2,10 +2,10 @@ import type { Logger } from "@agent-orchestrator/shared/runtime";
 import type { ToolRunnerConfig } from "../config.js";
 import type { Sandbox } from "../sandbox/index.js";
 import type { FileStore } from "../store/file-store.js";
-import { detectSandboxCgroups, type SandboxCgroups } from "./sandbox-cgroups.js";
+import { detectSandboxCgroups, type SandboxCgroups } from "../os-sandbox/sandbox-cgroups.js";
 import { checkScriptSandbox, type ScriptSandboxCheck } from "./script-sandbox-check.js";
 import { ScriptRunner } from "./script-runner.js";
-import { refusedSyscalls, seccompArchitecture, seccompFilter } from "./seccomp-filter.js";
+import { refusedSyscalls, seccompArchitecture, seccompFilter } from "../os-sandbox/seccomp-filter.js";
 
 /** The SCRIPT_* settings a runner is made from. */
 export type ScriptSettings = Pick<

@@ -1,13 +1,13 @@
 import { AppError } from "@agent-orchestrator/shared/runtime";
 
 /**
- * Admission of script runs in one process: at most `concurrency` at once, a few more waiting (parallel
- * subagents may each run a short script), the rest answered BUSY at once. One user may have at most
+ * Admission of sandboxed runs (scripts, commands) in one process: at most `concurrency` at once, a few more waiting
+ * (parallel subagents may each run a short script), the rest answered BUSY at once. One user may have at most
  * `perUser` runs admitted, so one user's load waits on their own runs and never fills the slots others need.
  * Runs of one session go one after the other. Each running run holds a numbered slot (0 … concurrency - 1):
  * a root tool-runner gives each slot its own host user, so kernel limits per user are limits per sandbox.
  */
-export class ScriptSlots {
+export class SandboxSlots {
   /** runs accepted and not yet ended: running, waiting for a slot, or waiting for their session's turn */
   private admitted = 0;
   private readonly free: number[];
@@ -16,6 +16,8 @@ export class ScriptSlots {
   private readonly users = new Map<string, number>();
 
   constructor(
+    /** what runs, for messages: `script`, `command` */
+    private readonly noun: string,
     private readonly concurrency: number,
     private readonly perUser = concurrency,
     private readonly maxWaiting = concurrency * 4,
@@ -29,11 +31,11 @@ export class ScriptSlots {
     if (ofUser >= this.perUser) {
       throw new AppError(
         "BUSY",
-        `You already have ${ofUser} script(s) running or waiting on this server (at most ${this.perUser} per user); wait for them to finish, then try again`,
+        `You already have ${ofUser} ${this.noun}(s) running or waiting on this server (at most ${this.perUser} per user); wait for them to finish, then try again`,
       );
     }
     if (this.admitted >= this.concurrency + this.maxWaiting) {
-      throw new AppError("BUSY", "Too many scripts are running; try again shortly");
+      throw new AppError("BUSY", `Too many ${this.noun}s are running; try again shortly`);
     }
     this.admitted++;
     this.users.set(user, ofUser + 1);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ScriptSlots } from "./script-slots.js";
+import { SandboxSlots } from "./sandbox-slots.js";
 
 function deferred() {
   let resolve: () => void = () => undefined;
@@ -7,9 +7,9 @@ function deferred() {
   return { promise, resolve };
 }
 
-describe("ScriptSlots", () => {
+describe("SandboxSlots", () => {
   it("runs one session's scripts one after the other", async () => {
-    const slots = new ScriptSlots(4);
+    const slots = new SandboxSlots("script", 4);
     const order: string[] = [];
     const gate = deferred();
     const first = slots.run("s1", "alice", async () => {
@@ -26,7 +26,7 @@ describe("ScriptSlots", () => {
   });
 
   it("runs other sessions alongside, up to the limit, then queues, then answers BUSY", async () => {
-    const slots = new ScriptSlots(1, 4, 1);
+    const slots = new SandboxSlots("script", 1, 4, 1);
     const gate = deferred();
     let running = 0;
     let most = 0;
@@ -43,7 +43,7 @@ describe("ScriptSlots", () => {
   });
 
   it("case 102: one user's runs past their share are refused and say so, while another user's run still gets a slot", async () => {
-    const slots = new ScriptSlots(4, 2);
+    const slots = new SandboxSlots("script", 4, 2);
     const gate = deferred();
     const held = [slots.run("a1", "alice", () => gate.promise), slots.run("a2", "alice", () => gate.promise)];
     await expect(slots.run("a3", "alice", () => Promise.resolve())).rejects.toMatchObject({
@@ -57,7 +57,7 @@ describe("ScriptSlots", () => {
   });
 
   it("gives each running run its own slot number, and a freed number to the next", async () => {
-    const slots = new ScriptSlots(2);
+    const slots = new SandboxSlots("script", 2);
     const gate = deferred();
     const seen: number[] = [];
     const hold = (slot: number) => {
@@ -75,7 +75,7 @@ describe("ScriptSlots", () => {
   });
 
   it("frees the slot when a run fails", async () => {
-    const slots = new ScriptSlots(1, 1, 0);
+    const slots = new SandboxSlots("script", 1, 1, 0);
     await expect(slots.run("a", "alice", () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
     await expect(slots.run("a", "alice", () => Promise.resolve("ok"))).resolves.toBe("ok");
   });

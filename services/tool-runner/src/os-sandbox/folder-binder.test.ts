@@ -4,9 +4,10 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDirectory } from "../sandbox/descriptor-path.js";
 import { testSpawnAs } from "../testing/script-fixture.js";
-import { bwrapArguments, sandboxPrograms } from "./bwrap-arguments.js";
-import { readOnlyEntry } from "./install-binder.js";
-import { runSandboxProcess, type SandboxExit } from "./sandbox-process.js";
+import { bwrapArguments } from "../scripts/bwrap-arguments.js";
+import { runSandboxProcess, type SandboxExit } from "../scripts/sandbox-process.js";
+import { sandboxEntry } from "./folder-binder.js";
+import { sandboxPrograms } from "./sandbox-programs.js";
 
 // A root tool-runner binds the install for sandbox users who cannot walk to it (docs/scripts.md "A private
 // `BMAD_ROOT`"): only ever the folder it opened and checked.
@@ -24,11 +25,11 @@ afterAll(() => rm(base, { recursive: true, force: true }));
 /** Runs `cat /sandbox/project/_bmad/which.txt` as the first slot's user with `host` bound, `opened` handed over. */
 async function catThrough(opened: string, host: string): Promise<SandboxExit> {
   const folder = await openDirectory(opened);
-  const entry = await readOnlyEntry([{ host, inside: "/sandbox/project" }], testSpawnAs?.(0), true);
+  const entry = await sandboxEntry([{ host, inside: "/sandbox/project" }], testSpawnAs?.(0), true);
   const staging = await mkdtemp(path.join(tmpdir(), "ao-binder-report-"));
   try {
     return await runSandboxProcess({
-      args: bwrapArguments({ readOnly: entry.readOnly, places: [], tmpBytes: 1024 * 1024, cwd: "/", command: ["/usr/bin/cat", "/sandbox/project/_bmad/which.txt"] }),
+      args: bwrapArguments({ readOnly: entry.binds, places: [], tmpBytes: 1024 * 1024, cwd: "/", command: ["/usr/bin/cat", "/sandbox/project/_bmad/which.txt"] }),
       inputs: [],
       descriptors: [folder.fd],
       staging,
@@ -47,7 +48,7 @@ async function catThrough(opened: string, host: string): Promise<SandboxExit> {
   }
 }
 
-describe("readOnlyEntry binding the install first", () => {
+describe("sandboxEntry binding the install first", () => {
   it.runIf(testSpawnAs !== undefined)("gives the sandbox's user the folder it could not walk to", async () => {
     const exit = await catThrough(path.join(base, "checked"), path.join(base, "checked"));
     expect({ exitCode: exit.exitCode, stdout: exit.stdout, stderr: exit.stderr }).toEqual({ exitCode: 0, stdout: "checked\n", stderr: "" });
@@ -58,7 +59,7 @@ describe("readOnlyEntry binding the install first", () => {
     expect({ exitCode: exit.exitCode, stdout: exit.stdout, stderr: exit.stderr }).toEqual({
       exitCode: 125,
       stdout: "",
-      stderr: "install binder: a BMAD folder changed after it was checked\n",
+      stderr: "folder binder: a folder changed after it was checked\n",
     });
   });
 });
