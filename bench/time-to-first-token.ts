@@ -5,7 +5,7 @@
  * first content chunk. A new session each time; the model answers at once with text.
  */
 import OpenAI from "openai";
-import { toolDefinitionsForModel } from "@agent-orchestrator/shared/wire";
+import { serviceNames, toolDefinitionsForModel } from "@agent-orchestrator/shared/wire";
 import type { BenchContext } from "./support/bench-context.js";
 import { latencySamples, pick, warmupRounds } from "./support/bench-settings.js";
 import { startDistributionFloor } from "./support/distribution-floor.js";
@@ -14,6 +14,7 @@ import { createInProcessAgent } from "./support/in-process-agent.js";
 import { interleave } from "./support/interleave.js";
 import { formatAddedMs, formatMs, type MeasureReport } from "./support/measure-report.js";
 import { summarize } from "./support/stats.js";
+import { countRoundTrips, describeRoundTrips } from "./support/round-trips.js";
 import { describeTrace, traceOperation } from "./support/span-timeline.js";
 
 const message = "answer with text";
@@ -60,12 +61,15 @@ export async function measureTimeToFirstToken(context: BenchContext): Promise<Me
     },
     { warmup: warmupRounds, samples: latencySamples, betweenRounds: context.settle },
   ).finally(() => floorPath.stop());
+  const roundTrips = await countRoundTrips(context.nats.url, serviceNames.orchestrator);
   const trace = await traceOperation(tracedRuns, async (mark) => {
+    roundTrips.nextRun();
     const started = performance.now();
     const firstDelta = await chatFirstDeltaMs(system.gatewayUrl, body);
     mark("model received the request", responder.lastRequestAt);
     mark("client received the first delta", started + firstDelta);
-  });
+  }).finally(() => roundTrips.stop());
+  const turnRoundTrips = roundTrips.counts();
   context.forgetRequests();
 
   const direct = summarize(samples.direct);
@@ -107,8 +111,14 @@ export async function measureTimeToFirstToken(context: BenchContext): Promise<Me
         system: `${formatMs(floor.p50)} / ${formatMs(floor.p99)}`,
         result: `${formatAddedMs(floor.p50 - direct.p50)} / ${formatAddedMs(floor.p99 - direct.p99)}`,
       },
+      {
+        label: "NATS round trips of one turn in the orchestrator, by phase (median of the traced turns)",
+        baseline: "",
+        system: describeRoundTrips(turnRoundTrips),
+        result: `${[...turnRoundTrips.values()].reduce((sum, count) => sum + count, 0)} round trips`,
+      },
     ],
-    details: { direct, floor, system: distributed, trace, tracedRuns },
+    details: { direct, floor, system: distributed, trace, tracedRuns, roundTrips: Object.fromEntries(turnRoundTrips) },
     notes: [
       ...describeTrace(trace, tracedRuns, "turns"),
       `Everything before the model is called takes ${formatMs(modelAt)} (median, from the client's POST).`,

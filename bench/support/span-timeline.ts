@@ -30,7 +30,11 @@ interface Seen {
  */
 class TimelineProcessor implements SpanProcessor {
   ended: Seen[] = [];
-  onStart(): void {}
+  /** each span started in this run, by id: its name and its parent's id (enclosingSpan) */
+  started = new Map<string, { name: string; parentId: string | undefined }>();
+  onStart(span: ReadableSpan): void {
+    this.started.set(span.spanContext().spanId, { name: span.name, parentId: span.parentSpanContext?.spanId });
+  }
   onEnd(span: ReadableSpan): void {
     const duration = span.duration[0] * 1e3 + span.duration[1] / 1e6;
     this.ended.push({ step: foldIds(span.name), at: performance.now() - duration, duration });
@@ -68,6 +72,7 @@ export async function traceOperation(
   for (let run = 0; run < runs; run++) {
     const seen: Seen[] = [];
     spans.ended = [];
+    spans.started.clear();
     setTracingActive(true);
     const started = performance.now();
     try {
@@ -123,3 +128,12 @@ const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 /** Folds the ids in span names (sessions, runs in subjects), so the same step has the same name. */
 const foldIds = (name: string): string => name.replace(uuid, "<id>");
+
+/** The name of the span `spanId` or of its nearest ancestor started in this process whose name `matches`. */
+export function enclosingSpan(spanId: string, matches: (name: string) => boolean): string | undefined {
+  const { started } = timelineProcessor();
+  for (let span = started.get(spanId); span; span = span.parentId === undefined ? undefined : started.get(span.parentId)) {
+    if (matches(span.name)) return span.name;
+  }
+  return undefined;
+}

@@ -6,6 +6,7 @@ import type { TurnDeps } from "./turn-deps.js";
 import { executeTurn } from "./turn-execution.js";
 import { failTurn, finishTurn } from "./turn-finish.js";
 import { prepareChildTurn } from "./turn-preparation.js";
+import { inPhase } from "./turn-phase.js";
 import { closeTurn, openTurn } from "./turn-state.js";
 
 export type ChildRunRequest = RunStartRequest & { parent: RunParent };
@@ -37,11 +38,12 @@ export async function runChildTurn(deps: TurnDeps, request: ChildRunRequest, att
     limits: { ...loopLimits(config), maxIterations: config.SUBAGENT_MAX_ITERATIONS },
   });
   try {
-    const admitted = await admitChildTurn(deps, turn, request.parent);
-    const prepared = await prepareChildTurn(deps, admitted);
-    await finishTurn(deps, prepared, await executeTurn(deps, prepared));
+    const admitted = await inPhase("admission", () => admitChildTurn(deps, turn, request.parent));
+    const prepared = await inPhase("preparation", () => prepareChildTurn(deps, admitted));
+    const ending = await inPhase("execution", () => executeTurn(deps, prepared));
+    await inPhase("finish", () => finishTurn(deps, prepared, ending));
   } catch (error) {
-    await failTurn(deps, turn, error);
+    await inPhase("finish", () => failTurn(deps, turn, error));
   } finally {
     await closeTurn(deps, turn);
   }

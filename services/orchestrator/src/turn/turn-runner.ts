@@ -6,6 +6,7 @@ import type { TurnDeps } from "./turn-deps.js";
 import { executeTurn } from "./turn-execution.js";
 import { failTurn, finishTurn } from "./turn-finish.js";
 import { prepareTurn, systemPromptOf } from "./turn-preparation.js";
+import { inPhase } from "./turn-phase.js";
 import { holdSession } from "./turn-session.js";
 import { closeTurn, openTurn } from "./turn-state.js";
 
@@ -25,16 +26,17 @@ export async function runTurn(deps: TurnDeps, request: RunStartRequest, attempt:
     ...(releaseSlot ? { releaseSlot } : {}),
   });
   try {
-    const admitted = await admitTurn(deps, turn);
+    const admitted = await inPhase("admission", () => admitTurn(deps, turn));
     // made while the session is held: it only reads, and a turn that is not admitted never sees it
-    const prompting = systemPromptOf(deps, admitted);
+    const prompting = inPhase("preparation", () => systemPromptOf(deps, admitted));
     prompting.catch(() => undefined);
-    const held = await holdSession(deps, admitted);
+    const held = await inPhase("hold", () => holdSession(deps, admitted));
     if (!held) return;
     const prepared = prepareTurn(deps, held, await prompting);
-    await finishTurn(deps, prepared, await executeTurn(deps, prepared));
+    const ending = await inPhase("execution", () => executeTurn(deps, prepared));
+    await inPhase("finish", () => finishTurn(deps, prepared, ending));
   } catch (error) {
-    await failTurn(deps, turn, error);
+    await inPhase("finish", () => failTurn(deps, turn, error));
   } finally {
     await closeTurn(deps, turn);
   }
