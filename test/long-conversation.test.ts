@@ -17,8 +17,8 @@ function respond(request: ChatRequestBody): ScriptedTurn {
 }
 
 beforeAll(async () => {
-  // answers of 1.8 MB (two bytes a character) and a model that sees them all: above the default answer cap and context budget
-  system = await startTestSystem({ responder: respond, env: { MODEL_ANSWER_MAX_BYTES: String(2 * 1024 * 1024), CONTEXT_BUDGET_TOKENS: "2000000" } });
+  // answers of 1.8 MB (two bytes a character) and a model that sees them all: above the default answer cap and context window
+  system = await startTestSystem({ responder: respond, env: { MODEL_ANSWER_MAX_BYTES: String(2 * 1024 * 1024), MODEL_CONTEXT_WINDOW: "10000000" } });
 }, 60_000);
 
 afterAll(() => system?.stop());

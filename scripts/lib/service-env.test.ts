@@ -12,14 +12,14 @@ const shell = {
   GITHUB_TOKEN: "ghp_x",
   AWS_SECRET_ACCESS_KEY: "aws",
   NATS_GATEWAY_PASSWORD: "n1",
-  CONTEXT_BUDGET_TOKENS: "100000",
+  MODEL_CONTEXT_WINDOW: "32768",
   LLM_MODEL: "gpt-4o-mini",
 };
 
 describe("each service started with only the environment it needs", () => {
   it("gives the tool-runner and the registry no model key, no auth tokens and no other credential", () => {
     for (const service of ["tool-runner", "registry"]) {
-      expect(Object.keys(serviceEnvironment(service, shell)).sort()).toEqual(["CONTEXT_BUDGET_TOKENS", "LLM_MODEL", "PATH"]);
+      expect(Object.keys(serviceEnvironment(service, shell)).sort()).toEqual(["LLM_MODEL", "MODEL_CONTEXT_WINDOW", "PATH"]);
     }
   });
 

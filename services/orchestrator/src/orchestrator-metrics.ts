@@ -52,6 +52,6 @@ export const orchestratorMetrics = (() => {
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
       registers,
     }),
-    contextTrims: new Counter({ name: "ao_context_trims_total", help: "Messages shortened or dropped to keep the prompt sent to the model within CONTEXT_BUDGET_TOKENS (counted per model call)", registers }),
+    contextTrims: new Counter({ name: "ao_context_trims_total", help: "Messages shortened or dropped, as a last resort after compaction, to keep the prompt sent to the model within its route's context window less its output reserve (counted per model call)", registers }),
   };
 })();
