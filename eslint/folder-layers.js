@@ -4,7 +4,7 @@
 //
 // Folders are layers (ARCHITECTURE.md, "Folders are layers"). A unit is a folder directly under `<package>/src/`
 // (its subfolders belong to it) or a file directly in `src/`. A package opts in by declaring its layers, bottom
-// first, in its own package.json: `"folderLayers": [["wire"], ["runtime"], ["bmad", "testing"], ["index.ts"]]`.
+// first, in its own package.json: `"folderLayers": [["wire"], ["runtime"], ["bmad", "testing"]]`.
 // A source file may import (type imports included) only from a unit on a lower layer; an import from a unit on the
 // same or a higher layer, or to or from a unit the list does not name, is an error. Only packages that declare
 // `folderLayers` are checked: a package whose folders still form a cycle declares none until the cycle is gone.

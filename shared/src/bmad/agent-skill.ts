@@ -5,7 +5,7 @@ import type { SkillDocument } from "./skill-md.js";
 import type { ParsedAgent, ParseNote } from "./parsed-agent.js";
 
 /** Everything known about one skills-era agent, from the most to the least specific source. */
-export interface SkillAgentInputs {
+interface SkillAgentInputs {
   /** the skill folder relative to BMAD_ROOT (`.claude/skills/bmad-agent-analyst`) */
   skillPath: string;
   document: SkillDocument;

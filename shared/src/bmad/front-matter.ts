@@ -2,14 +2,14 @@ import { parseBmadYaml } from "./yaml.js";
 import { asMapping, field, scalarText } from "./yaml-values.js";
 
 /** A Markdown file split at its front matter: the YAML mapping (empty when none), the text after it, and why a block was ignored. */
-export interface SplitFrontMatter {
+interface SplitFrontMatter {
   fields: Record<string, unknown>;
   body: string;
   note?: string;
 }
 
 /** The front-matter fields BMAD's agent files and SKILL.md carry. */
-export interface FrontMatter {
+interface FrontMatter {
   /** what the front matter says, or empty strings */
   name: string;
   description: string;

@@ -4,7 +4,7 @@ import { posix } from "node:path";
 const maxManifestPathLength = 1024;
 
 /** A manifest path checked by shape: the normalised path, or why it was refused. */
-export type ManifestPathCheck = { ok: true; path: string } | { ok: false; reason: string };
+type ManifestPathCheck = { ok: true; path: string } | { ok: false; reason: string };
 
 /**
  * Checks a path written in a bundle manifest (bundle.yaml) or an agent's start-file reference (any release) by its shape, before any filesystem call (docs/security.md case 85):

@@ -49,7 +49,7 @@ export interface SkillAgentExtras {
 export type ParseAgentResult = { ok: true; agent: ParsedAgent } | { ok: false; reason: string };
 
 /** The menu attributes BMAD agents use, mapped to MenuItem fields. `run-workflow` is the v6-early spelling of `workflow`. */
-export const menuTargetFields: ReadonlyArray<readonly [attribute: string, field: MenuTargetField]> = [
+const menuTargetFields: ReadonlyArray<readonly [attribute: string, field: MenuTargetField]> = [
   ["workflow", "workflow"],
   ["run-workflow", "workflow"],
   ["validate-workflow", "validateWorkflow"],
@@ -60,7 +60,7 @@ export const menuTargetFields: ReadonlyArray<readonly [attribute: string, field:
 ];
 
 /** MenuItem fields that hold a target path or instruction. */
-export type MenuTargetField = "workflow" | "validateWorkflow" | "exec" | "tmpl" | "data" | "action";
+type MenuTargetField = "workflow" | "validateWorkflow" | "exec" | "tmpl" | "data" | "action";
 
 /**
  * Builds a menu item from a trigger, a description and target values looked up by attribute name. The
@@ -93,7 +93,7 @@ export function emptyPersona(): Persona {
 }
 
 /** The naming fields of a YAML agent: a v4 block's `agent` mapping, a v6 source's `agent.metadata`. */
-export type AgentNaming = Pick<ParsedAgent, "id" | "name" | "title" | "icon">;
+type AgentNaming = Pick<ParsedAgent, "id" | "name" | "title" | "icon">;
 
 /** Reads `id`, `name`, `title` and `icon` from a YAML agent's naming mapping; undefined when it has neither a name nor an id. */
 export function readAgentNaming(mapping: Record<string, unknown>): AgentNaming | undefined {

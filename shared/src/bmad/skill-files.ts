@@ -3,7 +3,7 @@ import path from "node:path";
 import { skillFileName } from "./install-layout.js";
 
 /** Bounds of a skill's file list. */
-export const skillFileLimits = { maxFiles: 200, maxDepth: 4, maxEntries: 2000 };
+const skillFileLimits = { maxFiles: 200, maxDepth: 4, maxEntries: 2000 };
 const skippedFolders = new Set(["node_modules", ".git", "__pycache__"]);
 
 /**

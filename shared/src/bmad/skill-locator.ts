@@ -18,7 +18,7 @@ export interface SkillCandidate {
  * tool-runner offers only names `load_skill` could load and leaves link checks to its sandbox, which reads
  * every file of a skill.
  */
-export interface ToolSkillSearch<T> {
+interface ToolSkillSearch<T> {
   /**
    * the tool folders' skills folders (`.<tool>/skills`), absolute, in serving order: the registry orders them by
    * tool folder name, the tool-runner by path, which differ only when one tool folder's name starts another's

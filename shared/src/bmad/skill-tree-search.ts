@@ -3,9 +3,9 @@ import path from "node:path";
 import { skillFileName } from "./install-layout.js";
 
 /** How deep below a BMAD tree a skill folder may be (`_bmad/bmm/workflows/1-analysis/research/<skill>`). */
-export const treeSearchDepth = 5;
+const treeSearchDepth = 5;
 /** Folders a tree search opens at most, so a huge tree costs a bounded time. */
-export const treeSearchMaxFolders = 5000;
+const treeSearchMaxFolders = 5000;
 const skippedFolders = new Set(["node_modules", ".git"]);
 
 /**

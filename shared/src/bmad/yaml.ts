@@ -9,7 +9,7 @@ import { asMapping } from "./yaml-values.js";
 export const yamlAliasLimit = 100;
 
 /** Parsed YAML, or the first line of the parser's error. */
-export type YamlResult = { ok: true; value: unknown } | { ok: false; error: string };
+type YamlResult = { ok: true; value: unknown } | { ok: false; error: string };
 
 /**
  * The one YAML entry point for BMAD's files (agent `.yaml`/`.md` blocks, configs, manifests, workflows, SKILL.md

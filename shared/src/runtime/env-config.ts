@@ -24,7 +24,7 @@ export const baseEnvSchema = z.object({
   ),
 });
 
-export type EnvParseResult<T> = { ok: true; value: T } | { ok: false; message: string };
+type EnvParseResult<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /** Variables whose value never appears in an error message. */
 const secretVariable = /PASSWORD|KEY|TOKEN|SECRET/;

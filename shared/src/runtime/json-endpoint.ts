@@ -6,7 +6,7 @@ import { decodeJson, encodeJson } from "./nats-request.js";
 import { inEndpointSpan } from "./telemetry/nats-spans.js";
 import { markCurrentSpanFailed } from "./telemetry/spans.js";
 
-export type JsonHandler<S extends z.ZodType> = (body: z.infer<S>, message: ServiceMsg) => Promise<unknown>;
+type JsonHandler<S extends z.ZodType> = (body: z.infer<S>, message: ServiceMsg) => Promise<unknown>;
 
 /**
  * Adds a Services-framework endpoint that speaks JSON: the request is decoded and validated with `schema`,

@@ -4,12 +4,12 @@ import type { Logger } from "./logger.js";
 import { inboxPrefixFor, type ServiceName } from "../wire/subjects.js";
 
 /** A NATS user and its password (deploy/nats/nats-server.conf has one user per service). */
-export interface NatsCredentials {
+interface NatsCredentials {
   user: string;
   password: string;
 }
 
-export interface ConnectOptions {
+interface ConnectOptions {
   url: string;
   service: ServiceName;
   logger: Logger;

@@ -24,7 +24,7 @@ export function decodeJson<S extends z.ZodType>(data: Uint8Array, schema: S): z.
   return result.data;
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   /** always explicit: nats.js would otherwise wait 1 s */
   timeoutMs: number;
   headers?: Record<string, string>;

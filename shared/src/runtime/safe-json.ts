@@ -6,7 +6,7 @@ import { forbiddenKeys, isForbiddenKey } from "../wire/forbidden-keys.js";
  */
 const keyMarkers = [...forbiddenKeys, "\\u"];
 
-export type JsonParseResult = { ok: true; value: unknown } | { ok: false; error: string };
+type JsonParseResult = { ok: true; value: unknown } | { ok: false; error: string };
 
 /**
  * The one JSON parse entry point for untrusted text: keys that could reach an object's prototype are

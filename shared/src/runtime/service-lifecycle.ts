@@ -1,7 +1,7 @@
 import type { Logger } from "./logger.js";
 
 /** Why a service stops: a signal, or the launcher that started it is gone. */
-export type StopCause = NodeJS.Signals | "parent-gone";
+type StopCause = NodeJS.Signals | "parent-gone";
 
 // Read when the module loads, before the event loop runs: a launcher that died in the first instants closes
 // the channel unseen, and `process.channel` is gone by the time a service has started.

@@ -7,4 +7,3 @@ export { agentFilesFolder } from "./agent-files.js";
 export { capturingLogger } from "./capturing-logger.js";
 export { startInMemoryTracing } from "./in-memory-tracing.js";
 export { metricValue } from "./metric-value.js";
-export { settleOnFakeClock, useRetryTestClock } from "./retry-test-clock.js";

@@ -8,15 +8,15 @@
  * web page imports its types from here too. The pure look-ups schemas need (`getOwn`, the forbidden keys, the
  * skill name pattern) live here for the same reason.
  */
-export { AgentDefinition, AgentFormat, AgentSource, AgentSummary, MenuItem, Persona } from "./agent.js";
+export { AgentDefinition, AgentSummary, MenuItem } from "./agent.js";
 export { withAttachedFiles } from "./attached-files-note.js";
 export { ApprovalDecideReply, ApprovalDecideRequest, ApprovalDecisionBody, ApprovalListReply, ApprovalListRequest, ApprovalView } from "./approvals/approval-messages.js";
 export { ApprovalDecided, ApprovalDecision, ApprovalOutcome, ApprovalRecord, ApprovalStatus, ToolArguments, approvalIdSchema, maxDecisionMessageChars } from "./approvals/approval-record.js";
 export { commandLineParts, normaliseSpace, scanCommandLine } from "./approvals/command-line-parts.js";
 export type { CommandLineScan } from "./approvals/command-line-parts.js";
-export { AuditAction, AuditOutcome, AuditPage, AuditQuery, AuditRecord, AuditToolCall, maxAuditDetailChars } from "./audit-record.js";
-export { givenName, hasBidiFormat, withoutBidiFormat } from "./bidi-format.js";
-export { AttachedFile, AttachedFiles, Attachment, AttachmentName, Attachments, maxAttachments } from "./chat-attachment.js";
+export { AuditAction, AuditOutcome, AuditPage, AuditQuery, AuditRecord, AuditToolCall } from "./audit-record.js";
+export { withoutBidiFormat } from "./bidi-format.js";
+export { AttachedFile, AttachedFiles, Attachment, AttachmentName, maxAttachments } from "./chat-attachment.js";
 export {
   CompactionFigures,
   CompactionMarker,
@@ -29,7 +29,7 @@ export {
   SessionCompactRequest,
 } from "./compaction.js";
 export { ErrorBody, ErrorCode, ErrorReply } from "./error-code.js";
-export { forbiddenKeys, isForbiddenKey } from "./forbidden-keys.js";
+export { isForbiddenKey } from "./forbidden-keys.js";
 export { getOwn } from "./get-own.js";
 export { Greeting, GreetingMenuItem, GreetingQuery, GreetingReply, GreetingRequest, SessionStartBody, SessionStartReply } from "./greeting-messages.js";
 export { HelpCatalogueEntry, HelpCatalogueReply, HelpCatalogueRequest } from "./help-messages.js";
@@ -40,9 +40,9 @@ export { menuItemSkill } from "./menu-item-skill.js";
 export { ModelPrice, costOf, parseModelPrice } from "./model-price.js";
 export { AgentModel, ModelRouteMatch, ModelRouteView, ModelRoutesReply, ModelRoutesRequest, pickModelRoute, routeMatches } from "./model-routes.js";
 export type { ModelRouteSubject } from "./model-routes.js";
-export { ChatCompletionRequest, OpenAiErrorBody, OpenAiFilePart, OpenAiMessage, maxOpenAiMessages } from "./openai-api.js";
-export { ResponseContentPart, ResponseCreateRequest, ResponseId, ResponseInputFile, ResponseInputItem, ResponseStatus, StoredResponse, responseIdPattern } from "./openai-responses.js";
-export { PersonalTokenCreateBody, PersonalTokenCreateReply, PersonalTokenListReply, PersonalTokenRecord, PersonalTokenView, personalTokenPrefix } from "./personal-token.js";
+export { ChatCompletionRequest, OpenAiErrorBody, OpenAiFilePart, OpenAiMessage } from "./openai-api.js";
+export { ResponseContentPart, ResponseCreateRequest, StoredResponse, responseIdPattern } from "./openai-responses.js";
+export { PersonalTokenCreateBody, PersonalTokenRecord, PersonalTokenView, personalTokenPrefix } from "./personal-token.js";
 export { FileAuthor, FileConversion, FileListing, FileRevision } from "./projects/file-entry.js";
 export {
   FileSpaceRef,
@@ -59,7 +59,7 @@ export {
   FilesRevisionsRequest,
   FilesWriteRequest,
 } from "./projects/file-messages.js";
-export { InstalledFileListing, InstalledFileReadReply, InstalledFileReadRequest, InstalledFilesListReply, InstalledFilesListRequest, maxInstalledFilesPerPage } from "./projects/installed-file-messages.js";
+export { InstalledFileListing, InstalledFileReadReply, InstalledFileReadRequest, InstalledFilesListReply, InstalledFilesListRequest } from "./projects/installed-file-messages.js";
 export {
   ProjectChanged,
   ProjectCreateRequest,
@@ -74,11 +74,10 @@ export {
   ProjectMembersRequest,
   ProjectRenameRequest,
   ProjectReply,
-  projectOperations,
 } from "./projects/project-messages.js";
 export type { ProjectOperation } from "./projects/project-messages.js";
-export { MethodPhase, NextStep, ProjectArtifact, ProjectOverview } from "./projects/project-overview.js";
-export { MemberRole, ProjectMember, ProjectRecord, ProjectRole, ProjectView, mayWrite, newProjectName, projectIdSchema, projectNameSchema, roleOf, toProjectView, userNameSchema } from "./projects/project-record.js";
+export { NextStep, ProjectArtifact, ProjectOverview } from "./projects/project-overview.js";
+export { MemberRole, ProjectMember, ProjectRecord, ProjectRole, ProjectView, mayWrite, roleOf, toProjectView, userNameSchema } from "./projects/project-record.js";
 export {
   FilesImportReply,
   FilesImportRequest,
@@ -93,7 +92,6 @@ export {
   SourcePutRequest,
   SourceRequest,
   SourceSnapshotInfo,
-  StagedName,
 } from "./projects/upload-messages.js";
 export {
   ActivationData,
@@ -114,7 +112,7 @@ export {
   SkillRequest,
 } from "./registry-messages.js";
 export { RunEvent, isFinalEvent, joinAnswerTexts } from "./run-event.js";
-export type { RunEventBody, RunEventType } from "./run-event.js";
+export type { RunEventBody } from "./run-event.js";
 export { RunParent, RunStartRequest, maxUserMessageChars } from "./run-messages.js";
 export {
   SessionDeleteReply,
@@ -125,28 +123,11 @@ export {
   SessionRenameRequest,
   SessionSearchReply,
   SessionSearchRequest,
-  SessionSearchText,
-  SessionTitle,
   SessionTitleBody,
 } from "./session-management-messages.js";
 export { RunCancel, SessionGetReply, SessionGetRequest, SessionListReply, SessionListRequest, SessionSummary, SessionView, VisibleMessage } from "./session-messages.js";
 export { ConversationBatch, ConversationMessage, SessionHead, SessionRecord, SessionStatus } from "./session-record.js";
-export {
-  AnswerKey,
-  AnswerValue,
-  BmadAnswers,
-  MemberAnswers,
-  MemberSettings,
-  ProjectSettings,
-  SettingsLayer,
-  SettingsLayers,
-  SkillCustomization,
-  SkillCustomizations,
-  asAnswer,
-  maxAnswerChars,
-  maxMemberSettingsBytes,
-  maxProjectSettingsBytes,
-} from "./settings/bmad-settings.js";
+export { MemberSettings, ProjectSettings, SettingsLayers, asAnswer } from "./settings/bmad-settings.js";
 export {
   ApprovalDeciders,
   ApprovalPolicy,
@@ -160,12 +141,11 @@ export {
   maxCommandRules,
   maxExpireMinutes,
 } from "./settings/approvals-settings.js";
-export { CallerName, MemberSettingsPutRequest, MemberSettingsReply, MemberSettingsRequest, ProjectSettingsPutRequest, ProjectSettingsReply, ProjectSettingsRequest } from "./settings/settings-messages.js";
+export { MemberSettingsPutRequest, MemberSettingsReply, MemberSettingsRequest, ProjectSettingsPutRequest, ProjectSettingsReply, ProjectSettingsRequest } from "./settings/settings-messages.js";
 export { SignInSession, SignInStatus, SignInVia } from "./sign-in.js";
 export { skillNamePattern } from "./skill-name-pattern.js";
 export {
   BudgetView,
-  PeriodSpending,
   ProjectBudgetBody,
   ProjectBudgetRequest,
   ProjectUsage,
@@ -181,22 +161,6 @@ export {
 export { inboxPrefixFor, jetStreamNames, serviceNames, subjectTokenPattern, subjects } from "./subjects.js";
 export type { ServiceName } from "./subjects.js";
 export { ToolCallRequest, ToolContext, ToolResult } from "./tool-call.js";
-export {
-  EditFileArgs,
-  FindFilesArgs,
-  ListFilesArgs,
-  LoadSkillArgs,
-  PreloadWorkflowArgs,
-  ReadFileArgs,
-  RunScriptArgs,
-  RunSubagentArgs,
-  RunnerToolName,
-  SaveOutputArgs,
-  SearchFilesArgs,
-  ToolName,
-  orchestratorToolNames,
-  toolCatalog,
-  toolDefinitionsForModel,
-} from "./tool-catalog.js";
-export type { ToolArgs, ToolDefinition } from "./tool-catalog.js";
+export { ReadFileArgs, RunnerToolName, ToolName, toolCatalog, toolDefinitionsForModel } from "./tool-catalog.js";
+export type { ToolArgs } from "./tool-catalog.js";
 export { Usage, addUsage, zeroUsage } from "./usage.js";

@@ -6,7 +6,7 @@ import { Usage } from "./usage.js";
 
 /** A response id: `resp_` and the id of the turn that answered it (a KV key, so no dots). */
 export const responseIdPattern = /^resp_[A-Za-z0-9_-]{1,128}$/;
-export const ResponseId = z.string().regex(responseIdPattern, "not a response id");
+const ResponseId = z.string().regex(responseIdPattern, "not a response id");
 
 const InputText = z.object({ type: z.literal("input_text"), text: z.string().max(maxUserMessageChars) });
 /** What an assistant message the client sends back holds: the text of one of our earlier responses. */
@@ -17,7 +17,7 @@ const OutputText = z.looseObject({ type: z.literal("output_text"), text: z.strin
  * `filename`), or `file_id`, which on this server is the path of a file of the chat's project. The same as a
  * chat-completions file part (openai-api.ts); `file_url` is not fetched, so it is refused.
  */
-export const ResponseInputFile = z
+const ResponseInputFile = z
   .object({
     type: z.literal("input_file"),
     filename: z.string().min(1).max(255).optional(),
@@ -26,7 +26,6 @@ export const ResponseInputFile = z
   })
   .refine((file) => (file.file_data === undefined) !== (file.file_id === undefined), "give file_data or file_id, not both")
   .refine((file) => file.file_data === undefined || file.filename !== undefined, "file_data needs a filename");
-export type ResponseInputFile = z.infer<typeof ResponseInputFile>;
 
 const supportedPartTypes = ["input_text", "output_text", "input_file"];
 
@@ -51,7 +50,7 @@ const ResponseMessage = z.looseObject({
  * One input item. Only messages are run: function calls and their outputs, reasoning and the other item types
  * belong to a client that runs tools itself, and the agent's tools run on this server.
  */
-export const ResponseInputItem = z
+const ResponseInputItem = z
   .looseObject({ type: z.string().optional() })
   .superRefine((item, context) => {
     if (item.type !== undefined && item.type !== "message") {
@@ -63,7 +62,6 @@ export const ResponseInputItem = z
     }
   })
   .pipe(ResponseMessage);
-export type ResponseInputItem = z.infer<typeof ResponseInputItem>;
 
 /**
  * The body of `POST /v1/responses` (docs/openai-api.md "Responses"). `model` is an agent. Sampling parameters
@@ -93,8 +91,7 @@ export type ResponseCreateRequest = z.infer<typeof ResponseCreateRequest>;
  * `incomplete` is never stored: it is how a read shows a response left in progress by a turn that is no longer
  * running (its gateway stopped before the end was stored).
  */
-export const ResponseStatus = z.enum(["in_progress", "completed", "failed", "cancelled", "incomplete"]);
-export type ResponseStatus = z.infer<typeof ResponseStatus>;
+const ResponseStatus = z.enum(["in_progress", "completed", "failed", "cancelled", "incomplete"]);
 
 /**
  * A response as the gateway keeps it in its KV bucket `responses`, under its id: the chat and the turn it

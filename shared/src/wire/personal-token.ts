@@ -27,13 +27,6 @@ export const PersonalTokenView = z.object({
 });
 export type PersonalTokenView = z.infer<typeof PersonalTokenView>;
 
-/** `201` reply of `POST /api/tokens`: the only time `token` is shown. */
-export const PersonalTokenCreateReply = PersonalTokenView.extend({ success: z.literal(true), token: z.string() });
-export type PersonalTokenCreateReply = z.infer<typeof PersonalTokenCreateReply>;
-
-export const PersonalTokenListReply = z.object({ success: z.literal(true), tokens: z.array(PersonalTokenView) });
-export type PersonalTokenListReply = z.infer<typeof PersonalTokenListReply>;
-
 /**
  * A token as stored in the gateway's `personal_tokens` bucket, under both `hash.<sha256>` (the per-request
  * look-up) and `user.<owner, base64url>.<id>` (the owner's list and revocation); `hash` is the sha256 of the

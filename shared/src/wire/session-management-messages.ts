@@ -9,10 +9,10 @@ const projectId = z.string().regex(subjectTokenPattern);
 const user = z.string().min(1).max(128);
 
 /** A title a person gives a chat: trimmed, 1–200 characters, no bidi format character. */
-export const SessionTitle = givenName(200);
+const SessionTitle = givenName(200);
 
 /** What a search looks for (`q`): 1–200 characters, matched as plain text, ignoring case. */
-export const SessionSearchText = z.string().min(1).max(200);
+const SessionSearchText = z.string().min(1).max(200);
 
 /** `PATCH /api/sessions/:id`'s body. */
 export const SessionTitleBody = z.object({ title: SessionTitle }).strict();

@@ -29,8 +29,7 @@ export function addSpending(a: SpendingTotals, b: SpendingTotals): SpendingTotal
 }
 
 /** The totals of one UTC period: `2026-11` (a month) or `2026-11-25` (a day). */
-export const PeriodSpending = SpendingTotals.extend({ period: z.string() });
-export type PeriodSpending = z.infer<typeof PeriodSpending>;
+const PeriodSpending = SpendingTotals.extend({ period: z.string() });
 
 /**
  * A budget as it applies now: its limit (null: none), what was spent against it, and when it starts again (the

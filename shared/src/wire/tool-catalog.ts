@@ -14,7 +14,7 @@ export const ReadFileArgs = z
   })
   .strict();
 
-export const SaveOutputArgs = z
+const SaveOutputArgs = z
   .object({
     file_path: z
       .string()
@@ -27,7 +27,7 @@ export const SaveOutputArgs = z
   })
   .strict();
 
-export const EditFileArgs = z
+const EditFileArgs = z
   .object({
     file_path: z.string().describe("The file to change, e.g. {planning_artifacts}/prd.md"),
     old_string: z.string().min(1).describe("The exact text to replace, copied from the file as it is now (whitespace and line breaks included); it must occur once unless replace_all"),
@@ -36,13 +36,13 @@ export const EditFileArgs = z
   })
   .strict();
 
-export const ListFilesArgs = z
+const ListFilesArgs = z
   .object({
     path: z.string().describe("Folder to list, e.g. {bundle-root}/workflows or {session-folder}"),
   })
   .strict();
 
-export const FindFilesArgs = z
+const FindFilesArgs = z
   .object({
     pattern: z
       .string()
@@ -53,7 +53,7 @@ export const FindFilesArgs = z
   })
   .strict();
 
-export const SearchFilesArgs = z
+const SearchFilesArgs = z
   .object({
     pattern: z
       .string()
@@ -66,7 +66,7 @@ export const SearchFilesArgs = z
   })
   .strict();
 
-export const PreloadWorkflowArgs = z
+const PreloadWorkflowArgs = z
   .object({
     workflow_path: z
       .string()
@@ -74,7 +74,7 @@ export const PreloadWorkflowArgs = z
   })
   .strict();
 
-export const LoadSkillArgs = z
+const LoadSkillArgs = z
   .object({
     name: z
       .string()
@@ -82,7 +82,7 @@ export const LoadSkillArgs = z
   })
   .strict();
 
-export const RunScriptArgs = z
+const RunScriptArgs = z
   .object({
     command: z
       .string()
@@ -92,7 +92,7 @@ export const RunScriptArgs = z
   })
   .strict();
 
-export const RunSubagentArgs = z
+const RunSubagentArgs = z
   .object({
     prompt: z.string().describe("The complete task for the subagent: what to do, which files to read, what to return"),
     skill: z.string().optional().describe("A skill the subagent runs (loaded for it with load_skill), e.g. bmad-review"),
@@ -156,7 +156,7 @@ export type ToolName = keyof typeof toolCatalog;
 export const ToolName = z.enum(Object.keys(toolCatalog) as [ToolName, ...ToolName[]]);
 
 /** Tools the orchestrator runs itself (a subagent is a turn, not a file operation); the rest go to the tool-runner. */
-export const orchestratorToolNames = ["run_subagent"] as const satisfies readonly ToolName[];
+const orchestratorToolNames = ["run_subagent"] as const satisfies readonly ToolName[];
 export type RunnerToolName = Exclude<ToolName, (typeof orchestratorToolNames)[number]>;
 /** The tools served on `tool.<name>` by the tool-runner. */
 export const RunnerToolName = z.enum(
@@ -182,7 +182,7 @@ function withoutSafeIntegerBound(schema: Record<string, unknown>): void {
   if (schema["minimum"] === Number.MIN_SAFE_INTEGER) delete schema["minimum"];
 }
 
-export type ToolDefinition = ReturnType<typeof toolDefinition>;
+type ToolDefinition = ReturnType<typeof toolDefinition>;
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null) {

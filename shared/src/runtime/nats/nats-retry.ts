@@ -18,7 +18,7 @@ export interface NatsRetryPolicy {
   maxDelayMs?: number;
 }
 
-export interface NatsRetryOptions extends NatsRetryPolicy {
+interface NatsRetryOptions extends NatsRetryPolicy {
   /** stops the waiting: a pause ends at once and the signal's reason is thrown */
   signal?: AbortSignal;
   /** told of each failure that is about to be tried again, before its pause */

@@ -9,7 +9,7 @@ const publishAttemptTimeoutMs = 1_500;
 /** Tries of a publish that timed out on a single server: after a reconnect the first acknowledgement can be lost. */
 const singleServerAttempts = 4;
 
-export interface QueueRunRequestOptions {
+interface QueueRunRequestOptions {
   /** the run id: the stream stores a repeated publish once */
   msgID: string;
   headers?: MsgHdrs;

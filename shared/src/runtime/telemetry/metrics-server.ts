@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import type { Logger } from "../logger.js";
 
-export interface MetricsServer {
+interface MetricsServer {
   url: string;
   close(): Promise<void>;
 }

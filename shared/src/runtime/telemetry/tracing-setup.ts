@@ -10,7 +10,7 @@ import { setTracingActive } from "./tracer.js";
  */
 const shutdownBudgetMs = 2_000;
 
-export interface Tracing {
+interface Tracing {
   enabled: boolean;
   /**
    * exports the spans still buffered and stops the provider; part of every service's SIGTERM drain. Never

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ErrorReply } from "../error-code.js";
 
 /** Most installed files one `project.files.installed_list` reply names: far below any max_payload at 1 KiB a path. */
-export const maxInstalledFilesPerPage = 200;
+const maxInstalledFilesPerPage = 200;
 
 /**
  * One installed BMAD file (BMAD_ROOT's BMAD trees and skill folders, shared by every project): its path from

@@ -36,5 +36,5 @@ export const ProjectChanged = z.object({ project_id: projectIdSchema, change: z.
 export type ProjectChanged = z.infer<typeof ProjectChanged>;
 
 /** The operations on `agent.project.<operation>`. */
-export const projectOperations = ["create", "list", "get", "rename", "delete", "members", "member_put", "member_delete", "usage", "budget", "settings", "settings_put", "my_settings", "my_settings_put"] as const;
+const projectOperations = ["create", "list", "get", "rename", "delete", "members", "member_put", "member_delete", "usage", "budget", "settings", "settings_put", "my_settings", "my_settings_put"] as const;
 export type ProjectOperation = (typeof projectOperations)[number];

@@ -16,7 +16,7 @@ export type MemberRole = z.infer<typeof MemberRole>;
 
 export const projectIdSchema = z.string().regex(subjectTokenPattern);
 export const userNameSchema = z.string().min(1).max(128);
-export const projectNameSchema = z.string().trim().min(1).max(200);
+const projectNameSchema = z.string().trim().min(1).max(200);
 /** A name given to a project (created or renamed): no bidi format character. A name stored before is read as it is. */
 export const newProjectName = givenName(200);
 

@@ -12,7 +12,7 @@ import { FileSpaceRef } from "./file-messages.js";
  */
 const filePath = z.string().min(1).max(1024);
 /** the name of a staged upload: a token the gateway made, never a client's */
-export const StagedName = z.string().regex(subjectTokenPattern);
+const StagedName = z.string().regex(subjectTokenPattern);
 
 /** gateway → tool-runner on `project.files.upload`: the staged bytes become the next revision of `path`. */
 export const FilesUploadRequest = z.object({ space: FileSpaceRef, path: filePath, staged: StagedName, author: FileAuthor });

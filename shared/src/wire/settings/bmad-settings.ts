@@ -12,12 +12,12 @@ import { ApprovalsSettings } from "./approvals-settings.js";
  */
 
 /** The longest answer: a project's name is at most 200 characters, and so is any other answer. */
-export const maxAnswerChars = 200;
+const maxAnswerChars = 200;
 /** How many answers one layer may set. */
 export const maxAnswers = 32;
 /** The JSON bytes of a project's settings document, and of a member's. */
-export const maxProjectSettingsBytes = 32 * 1024;
-export const maxMemberSettingsBytes = 16 * 1024;
+const maxProjectSettingsBytes = 32 * 1024;
+const maxMemberSettingsBytes = 16 * 1024;
 /** How deep a customization table may nest (BMAD's own go two levels: `[agent]`, `[[agent.menu]]`). */
 const maxCustomizeDepth = 8;
 
@@ -38,7 +38,7 @@ export function asAnswer(text: string): string | undefined {
 }
 
 /** An answer as BMAD's config holds it: a key of the config (`project_name`, `user_skill_level`, …). */
-export const AnswerKey = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "an answer's key is a config key: lower-case letters, digits and _, at most 64");
+const AnswerKey = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "an answer's key is a config key: lower-case letters, digits and _, at most 64");
 
 /** One answer: one line of plain text, 1 to 200 characters, no control or bidi format character. */
 export const AnswerValue = z
@@ -50,10 +50,9 @@ export const AnswerValue = z
   .refine((text) => !hasBidiFormat(text), { message: "may not hold bidi format characters" });
 
 /** A layer's answers: config key → value. */
-export const BmadAnswers = z
+const BmadAnswers = z
   .record(AnswerKey, AnswerValue)
   .refine((answers) => Object.keys(answers).length <= maxAnswers, { message: `at most ${maxAnswers} answers` });
-export type BmadAnswers = z.infer<typeof BmadAnswers>;
 
 /** A value a TOML file can hold (no null), nested at most `maxCustomizeDepth` deep. */
 function tomlValue(depth: number): z.ZodType<unknown> {
@@ -74,14 +73,12 @@ function tomlTable(depth: number) {
 }
 
 /** A skill's customization layer: its customize.toml tables as JSON (`{"agent": {"menu": [{"code": …}]}}`). */
-export const SkillCustomization = tomlTable(1);
-export type SkillCustomization = z.infer<typeof SkillCustomization>;
+const SkillCustomization = tomlTable(1);
 
 /** The customization layers of one settings document, by skill name. */
-export const SkillCustomizations = z
+const SkillCustomizations = z
   .record(z.string().regex(skillNamePattern, "a skill's name as BMAD gives it, e.g. bmad-agent-analyst"), SkillCustomization)
   .refine((skills) => Object.keys(skills).length <= 64, { message: "at most 64 skills" });
-export type SkillCustomizations = z.infer<typeof SkillCustomizations>;
 
 /** A settings document stays within `max` bytes of JSON, said in the error. */
 // TextEncoder, not Buffer: wire schemas are also compiled for the web page, which has no Node globals
@@ -104,11 +101,10 @@ export const ProjectSettings = z
 export type ProjectSettings = z.infer<typeof ProjectSettings>;
 
 /** A member's own answers: the name BMAD greets them by and the language it speaks to them in. */
-export const MemberAnswers = z.strictObject({
+const MemberAnswers = z.strictObject({
   user_name: AnswerValue.optional(),
   communication_language: AnswerValue.optional(),
 });
-export type MemberAnswers = z.infer<typeof MemberAnswers>;
 
 /** A member's settings document (`GET/PUT /api/me/settings`): their answers and their personal customization. */
 export const MemberSettings = z
@@ -120,8 +116,7 @@ export const MemberSettings = z
 export type MemberSettings = z.infer<typeof MemberSettings>;
 
 /** One layer as a turn carries it: answers (defaults filled in) and customization. */
-export const SettingsLayer = z.object({ bmad: BmadAnswers, customize: SkillCustomizations });
-export type SettingsLayer = z.infer<typeof SettingsLayer>;
+const SettingsLayer = z.object({ bmad: BmadAnswers, customize: SkillCustomizations });
 
 /**
  * What a turn carries to the tools that read BMAD's config (`load_skill`, `preload_workflow`, `run_script`): the
