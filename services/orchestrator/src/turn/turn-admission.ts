@@ -4,13 +4,14 @@ import { modelNotConfiguredMessage } from "../config.js";
 import type { ModelCaller } from "../loop/model-caller.js";
 import { UsageMeter } from "../model/usage-meter.js";
 import { turnSettings } from "../settings/turn-settings.js";
+import { projectApprovals } from "../approvals/project-approvals.js";
 import { withinBudget } from "../spending/within-budget.js";
 import { familyEnded, familyStillRuns, whileFamilyRuns } from "../subagents/family-guard.js";
 import type { TurnDeps } from "./turn-deps.js";
 import { placeTurn, type TurnPlace } from "./turn-place.js";
 import type { AdmittedTurn, TurnState } from "./turn-state.js";
 
-type AdmissionDeps = Pick<TurnDeps, "registry" | "store" | "projects" | "models" | "budgets" | "settings">;
+type AdmissionDeps = Pick<TurnDeps, "registry" | "store" | "projects" | "models" | "budgets" | "settings" | "config">;
 
 /**
  * Admits a user's turn, reading only: the agent from the registry, the chat's project and the owner's role in it
@@ -62,9 +63,10 @@ async function admitted(
   // the agent's route: by its id, its module and the chat's project (docs/models.md "Routes")
   const route = deps.models.pick({ agent: agent.id, module: agent.bundleName, project: place.projectId });
   if (!route) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
-  const [budget, settings] = await Promise.all([
+  const [budget, settings, approvals] = await Promise.all([
     deps.budgets?.forTurn(place.projectId, request.owner),
     deps.settings && turnSettings(deps.settings, { projectId: place.projectId, projectName: place.projectName, user: request.owner, callerName: request.caller_name }),
+    projectApprovals(deps.settings, place.projectId, deps.config.APPROVALS_DEFAULTS),
   ]);
   const meter = new UsageMeter(withinBudget(guard(route.caller), () => checkBudget(turn)), route.price, (usage) => turn.spending.call(usage));
   // what the tools write is the project's, authored by the chat's owner and its agent
@@ -76,7 +78,7 @@ async function admitted(
     agent_id: agent.id,
     ...(settings ? { settings } : {}),
   };
-  return Object.assign(turn, { agent, place, route, budget, meter, context });
+  return Object.assign(turn, { agent, place, route, budget, meter, context, approvals });
 }
 
 /**
