@@ -138,6 +138,9 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   APPROVALS_DEFAULTS: approvalDefaults.describe(
     "the approval policies of a project that sets none, as JSON in the shape of the settings document's `approvals` (`{\"tools\":{\"save_output\":\"ask\"},\"commands\":[{\"pattern\":\"npm test\",\"policy\":\"allow\"}],\"deciders\":\"editors\",\"expire_minutes\":60}`); each key given replaces the built-in one (`tools` tool by tool). Built in: save_output, edit_file and run_script allow, run_command ask but for `git status*`, `git diff*`, `git log*`, `git show*`; the requester and the owner decide; a call waits 1440 minutes (docs/approvals.md)",
   ),
+  APPROVALS_SWEEP_MS: envInt(30_000, 100, 3_600_000).describe(
+    "how often each orchestrator looks for tool calls whose approval expired (their turns end with APPROVAL_EXPIRED) and for decided calls whose turn has not resumed (docs/approvals.md \"Expiry\")",
+  ),
   BUDGET_USER_DAILY: optionalAmount.describe(
     "what one user may spend per UTC day across every project, in the prices' currency; enforced as BUDGET_PROJECT_MONTHLY is, and not overridable; unset: no limit",
   ),

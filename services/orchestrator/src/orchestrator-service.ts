@@ -26,6 +26,9 @@ import { ProjectStore } from "./projects/project-store.js";
 import { addSettingsEndpoints } from "./endpoints/settings-endpoints.js";
 import { addApprovalEndpoints } from "./endpoints/approval-endpoints.js";
 import { ApprovalStore } from "./approvals/approval-store.js";
+import { startApprovalSweeper } from "./approvals/approval-sweeper.js";
+import { cancelApprovals } from "./approvals/cancel-approvals.js";
+import { queueResume } from "./approvals/resume-queue.js";
 import { SettingsStore } from "./settings/settings-store.js";
 import { SpendingStore } from "./spending/spending-store.js";
 import { Budgets } from "./spending/budgets.js";
@@ -33,6 +36,12 @@ import { addUsageEndpoints } from "./endpoints/usage-endpoints.js";
 import { moveSessionsIntoProjects } from "./migrations/session-project-migration.js";
 import { indexStoredProjects } from "./migrations/project-index-migration.js";
 import { moveOneValueSessions, oneValueSessions } from "./migrations/one-value-session-migration.js";
+
+/**
+ * A decided call whose turn has not resumed after this long is queued again: longer than RUN_REQUESTS' duplicate
+ * window (2 min), so the repeat is not taken for the first and dropped.
+ */
+const approvalRequeueAfterMs = 180_000;
 
 export interface OrchestratorOptions {
   connection: NatsConnection;
@@ -106,7 +115,10 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   addUsageEndpoints(service, { spending, budgets, projects, subjectPrefix: prefix }, logger);
   addSettingsEndpoints(service, { projects, settings, subjectPrefix: prefix }, logger);
   const audit = new AuditPublisher({ connection, subjectPrefix: prefix, logger });
-  addApprovalEndpoints(service, { approvals, sessions: store, projects, subjectPrefix: prefix, audit: (entry) => void audit.record(entry) }, logger);
+  // a decision, an expiry or a cancel queues the paused turn's resume: any replica takes it (docs/approvals.md)
+  const resume = (record: Parameters<typeof queueResume>[2]) => queueResume(connection, prefix, record);
+  addApprovalEndpoints(service, { approvals, sessions: store, projects, subjectPrefix: prefix, audit: (entry) => void audit.record(entry), decided: resume }, logger);
+  const sweeper = startApprovalSweeper({ approvals, resume, logger, requeueAfterMs: approvalRequeueAfterMs }, config.APPROVALS_SWEEP_MS);
   addModelRoutesEndpoint(service, { router: models, projects, subjectPrefix: prefix }, logger);
 
   const cancels = connection.subscribe(prefix + subjects.runCancelAll, {
@@ -115,6 +127,11 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
       try {
         const cancel = decodeJson(message.data, RunCancel);
         if (active.cancel(cancel.session_id, cancel.run_id)) logger.info({ sessionId: cancel.session_id }, "turn cancelled");
+        // a chat paused for a decision holds no turn anywhere: every replica tries to cancel its calls, one wins each
+        else void cancelApprovals(approvals, cancel.session_id, cancel.by, resume).then(
+          (cancelled) => cancelled.length > 0 && logger.info({ sessionId: cancel.session_id, approvals: cancelled.length }, "paused turn cancelled"),
+          (error: unknown) => logger.warn({ err: error, sessionId: cancel.session_id }, "the paused turn's calls could not be cancelled"),
+        );
       } catch (decodeError) {
         logger.warn({ err: decodeError }, "invalid cancel ignored");
       }
@@ -147,6 +164,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     spending,
     budgets,
     settings,
+    approvals,
   };
   addGreetingEndpoints(service, deps);
   addCompactionEndpoint(service, deps);
@@ -161,6 +179,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
   return {
     stop: async () => {
       await queue.stop();
+      await sweeper.stop();
       cancels.unsubscribe();
       registryChanges.unsubscribe();
       await service.stop();

@@ -11,7 +11,8 @@
 export { AgentDefinition, AgentSummary, MenuItem } from "./agent.js";
 export { withAttachedFiles } from "./attached-files-note.js";
 export { ApprovalDecideReply, ApprovalDecideRequest, ApprovalDecisionBody, ApprovalListReply, ApprovalListRequest, ApprovalView } from "./approvals/approval-messages.js";
-export { ApprovalDecided, ApprovalDecision, ApprovalOutcome, ApprovalRecord, ApprovalStatus, ToolArguments, approvalIdSchema, maxDecisionMessageChars } from "./approvals/approval-record.js";
+export { ApprovalDecided, ApprovalDecision, ApprovalOutcome, ApprovalRecord, ApprovalStatus, PausedTurnFigures, ToolArguments, approvalIdSchema, maxDecisionMessageChars } from "./approvals/approval-record.js";
+export { RunResume, isResumeSubject, runResumeSubject } from "./approvals/run-resume.js";
 export { commandLineParts, normaliseSpace, scanCommandLine } from "./approvals/command-line-parts.js";
 export type { CommandLineScan } from "./approvals/command-line-parts.js";
 export { AuditAction, AuditOutcome, AuditPage, AuditQuery, AuditRecord, AuditToolCall } from "./audit-record.js";

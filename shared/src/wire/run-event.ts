@@ -127,7 +127,6 @@ export const RunEvent = z.discriminatedUnion("type", [
   }),
 ]);
 export type RunEvent = z.infer<typeof RunEvent>;
-export type RunEventType = RunEvent["type"];
 
 /** Distributes Omit over the union so each event keeps its own fields. */
 export type RunEventBody = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "session_id" | "run_id" | "seq"> : never) : never;
@@ -139,4 +138,5 @@ export type RunEventBody = RunEvent extends infer E ? (E extends RunEvent ? Omit
  */
 export const joinAnswerTexts = (texts: readonly string[]): string => texts.filter((text) => text !== "").join("\n\n");
 
-export const isFinalEvent = (event: RunEvent): boolean => event.type === "done" || event.type === "error";
+/** A run ends with `done`, `error`, or `approval_required`: the turn paused, and a resumed run of it goes on (docs/approvals.md). */
+export const isFinalEvent = (event: RunEvent): boolean => event.type === "done" || event.type === "error" || event.type === "approval_required";

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { AttachedFiles } from "./chat-attachment.js";
 import { CallerName } from "./settings/settings-messages.js";
 import { subjectTokenPattern } from "./subjects.js";
+import { RunResume } from "./approvals/run-resume.js";
 
 /** Limits of one user message; the gateway and the orchestrator check the same numbers. */
 export const maxUserMessageChars = 100_000;
@@ -59,5 +60,12 @@ export const RunStartRequest = z.object({
   attachments: AttachedFiles.optional(),
   /** the name the gateway knows the owner by: `user_name` when the owner set none (docs/settings.md) */
   caller_name: CallerName.optional(),
+  /**
+   * what a tool call whose policy is `ask` does (docs/approvals.md): `pause` (the default) stops the turn until a
+   * member decides; `refuse` answers it as denied, for a door that cannot wait (`/v1`, MCP without elicitation)
+   */
+  approval_mode: z.enum(["pause", "refuse"]).optional(),
+  /** a turn resumed after a tool call's decision, queued by an orchestrator on the resume subject only (run-resume.ts) */
+  resume: RunResume.optional(),
 });
 export type RunStartRequest = z.infer<typeof RunStartRequest>;

@@ -76,5 +76,6 @@ export const SessionGetReply = z.union([
 export type SessionGetReply = z.infer<typeof SessionGetReply>;
 
 /** Broadcast on `agent.run.cancel.<session>`; only the orchestrator running the turn acts on it. */
-export const RunCancel = z.object({ session_id: sessionId, run_id: z.string().regex(subjectTokenPattern).optional() });
+/** gateway → every orchestrator: stop the chat's running turn, or reject its calls waiting for a decision (`by`: who cancelled). */
+export const RunCancel = z.object({ session_id: sessionId, run_id: z.string().regex(subjectTokenPattern).optional(), by: z.string().min(1).max(128).optional() });
 export type RunCancel = z.infer<typeof RunCancel>;

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { Usage } from "./usage.js";
 
-export const SessionStatus = z.enum(["idle", "running", "completed", "failed", "cancelled"]);
+/** `awaiting_approval`: the chat's turn is paused at a tool call that waits for a member's decision (docs/approvals.md) */
+export const SessionStatus = z.enum(["idle", "running", "completed", "failed", "cancelled", "awaiting_approval"]);
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
 /**

@@ -43,7 +43,10 @@ describe("ApprovalStore", () => {
     // no longer pending anywhere
     expect(await first.pendingOfSession("s1")).toEqual([]);
     expect(await first.pendingOfProject("p1")).toEqual([]);
-    expect(await first.allPending()).toEqual([]);
+    // still waiting for its turn to resume, until it has
+    expect((await first.allWaiting()).map((found) => found.status)).toEqual(["approved"]);
+    await second.transition("s1", record.approval_id, ["approved"], (current) => ({ ...current, status: "resumed" }));
+    expect(await first.allWaiting()).toEqual([]);
   });
 
   it("answers APPROVAL_NOT_FOUND for a call that is not the chat's", async () => {
@@ -57,14 +60,14 @@ describe("ApprovalStore", () => {
     const [store] = await twoReplicas();
     const record = pendingRecord();
     await store.create(record);
-    expect((await store.allPending()).map((found) => found.approval_id)).toEqual([record.approval_id]);
-    const ended = await store.transition("s1", record.approval_id, ["pending"], (current) => ({ ...current, status: "expired", decided: { outcome: "expire", at: new Date().toISOString() } }));
+    expect((await store.allWaiting()).map((found) => found.approval_id)).toEqual([record.approval_id]);
+    const ended = await store.transition("s1", record.approval_id, ["pending"], (current) => ({ ...current, status: "resumed", decided: { outcome: "expire", at: new Date().toISOString() } }));
     // the mark as a replica that died between the record's move and the mark's removal leaves it
     const kv = await scratch.connection().jetstream().views.kv(bucket);
     const mark = `pending.p1.s1.${record.approval_id}`;
     await kv.put(mark, new TextEncoder().encode("{}"));
     expect(await store.pendingOfProject("p1")).toEqual([]);
-    expect(await store.allPending()).toEqual([]);
+    expect(await store.allWaiting()).toEqual([]);
     expect((await kv.get(mark))?.operation).not.toBe("PUT");
     await store.forget(ended.record);
     expect(await store.get("s1", record.approval_id)).toBeUndefined();

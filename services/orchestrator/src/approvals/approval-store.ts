@@ -27,9 +27,10 @@ const readConcurrency = 8;
 /**
  * Tool calls waiting for a decision (docs/approvals.md "Where they live"), in the JetStream KV bucket `approvals`:
  * `approval.<session>.<approval>` holds the record, moved only by compare-and-set (so a decision sent twice, or two
- * replicas' sweeps, change it once), and `pending.<project>.<session>.<approval>` marks it pending, so a chat's and a
- * project's pending calls are each one key listing. The index key goes when the record leaves `pending`; one a crash
- * left behind is ignored by every reader (they read the record) and removed by the next sweep.
+ * replicas' sweeps, change it once), and `pending.<project>.<session>.<approval>` marks it as waiting, so a chat's and
+ * a project's pending calls are each one key listing, and the sweep finds every call still waiting for a decision or
+ * for its turn to resume. The mark goes when the turn resumes; one a crash left behind is ignored by every reader
+ * (they read the record) and removed by the next sweep.
  */
 export class ApprovalStore {
   private constructor(private readonly kv: KV) {}
@@ -65,7 +66,7 @@ export class ApprovalStore {
       await retryWhileLeaderless(() => this.kv.update(recordKey(sessionId, approvalId), encodeJson(next), stored.revision));
       return { changed: true, record: next };
     });
-    if (done.changed && done.record.status !== "pending") await this.unindex(done.record);
+    if (done.changed && done.record.status === "resumed") await this.unindex(done.record);
     return done;
   }
 
@@ -86,13 +87,16 @@ export class ApprovalStore {
     return oldestFirst((await this.readAll(ids)).filter((record) => record.status === "pending"));
   }
 
-  /** Every call marked pending, in every project (the sweeper's listing); stale marks are dropped on the way. */
-  async allPending(): Promise<ApprovalRecord[]> {
+  /**
+   * Every call still waiting, in every project: for a decision, or decided and waiting for its turn to resume (the
+   * sweep's listing); marks of resumed calls, and marks a crash left without a record, are dropped on the way.
+   */
+  async allWaiting(): Promise<ApprovalRecord[]> {
     const keys = await this.keys("pending.*.*.*");
     const found = await mapWithConcurrency(keys, readConcurrency, async (key) => {
       const [, , sessionId = "", approvalId = ""] = key.split(".");
       const stored = await this.get(sessionId, approvalId);
-      if (stored?.record.status === "pending") return stored.record;
+      if (stored && stored.record.status !== "resumed") return stored.record;
       // a mark a crash left behind after its record moved on, or before its record was made (then only once it is
       // older than any create in progress)
       if (stored || (await this.markOlderThan(key, staleMarkMs))) await retryWhileLeaderless(() => this.kv.delete(key));

@@ -161,7 +161,7 @@ export class RunEventPublisher {
   }
 
   /** Publishes the final event (done or error) and stops the publisher. */
-  finish(body: Extract<RunEventBody, { type: "done" | "error" }>): void {
+  finish(body: Extract<RunEventBody, { type: "done" | "error" | "approval_required" }>): void {
     this.emit(body);
     this.closed = true;
   }

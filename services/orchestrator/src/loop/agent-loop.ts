@@ -1,18 +1,16 @@
 import type { ChatCompletionMessageParam, ChatCompletionMessageToolCall } from "openai/resources/chat/completions";
-import { AppError, firstIssue, mapWithConcurrency, parseJson } from "@agent-orchestrator/shared/runtime";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import {
   addUsage,
-  getOwn,
   joinAnswerTexts,
-  toolCatalog,
   toolDefinitionsForModel,
-  ToolName,
-  zeroUsage,
   type RunEventBody,
   type ToolArgs,
   type ToolContext,
+  type ToolName,
   type ToolResult,
   type Usage,
+  zeroUsage,
 } from "@agent-orchestrator/shared/wire";
 import { prefixWithinBytes } from "../events/bounded-event.js";
 import type { ContextGuard } from "./context-guard.js";
@@ -24,7 +22,9 @@ import { ModelOutputBudget, toolCallOverheadBytes } from "./model-output-budget.
 import type { ToolCaller } from "./tool-caller.js";
 import { ToolCallAccumulator, type StreamedToolCall, type ToolCallDelta } from "./tool-call-accumulator.js";
 import { ToolCallIds } from "./tool-call-ids.js";
-import { truncateMiddle } from "./truncate-middle.js";
+import { prepareToolCalls } from "./prepared-call.js";
+import type { CallDecision, PausedCall, ToolGate } from "./tool-gate.js";
+import { runToolRound, unansweredCalls } from "./tool-round.js";
 
 export interface TurnInput {
   /** the model, behind its seam (`openAiModel` in the orchestrator, a scripted fake in tests) */
@@ -58,6 +58,13 @@ export interface TurnInput {
    * model is sent the whole conversation
    */
   contextGuard?: ContextGuard;
+  /** asked before each valid tool call (docs/approvals.md): allow, deny, or stop the turn at a call that waits; without it every call runs */
+  gate?: ToolGate;
+  /**
+   * a turn resumed after a member's decision: the calls of the answer it stopped at that have no result yet (the
+   * decided one first), run or answered before the model is called again
+   */
+  resume?: { calls: StreamedToolCall[]; decision: CallDecision };
 }
 
 /** The orchestrator's own run_subagent tool: `callId` is the model's call id, which nests the child's events. */
@@ -74,6 +81,8 @@ export interface TurnOutput {
   usageByCall: Usage[];
   /** what the turn added to the conversation: assistant and tool messages, and the markers of its compactions */
   added: ChatCompletionMessageParam[];
+  /** set when the turn stopped at a call that waits for a member's decision (the gate said ask) */
+  paused?: PausedCall;
 }
 
 /** The offered tools as given by `toolsForAgent`, but run_subagent only when there is someone to run it. */
@@ -95,6 +104,17 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
   const texts: string[] = [];
   const offered = offeredTools(input);
   const definitions = toolDefinitionsForModel(offered);
+
+  if (input.resume) {
+    // the answer the turn stopped at: the decided call, then the calls after it, before the model is called again
+    const pending = prepareToolCalls(input.resume.calls, input.limits.maxToolCallsPerAnswer, offered);
+    const ended = endingOf(input.resume.decision);
+    const round = ended ? { toolMessages: unansweredCalls(input, pending, ended), anyValid: true } : await runToolRound(input, pending, input.resume.decision);
+    messages.push(...round.toolMessages);
+    added.push(...round.toolMessages);
+    if (ended) throw ended;
+    if ("paused" in round && round.paused) return { response: "", iterations: 0, usage, usageByCall, added, paused: round.paused };
+  }
 
   for (let iteration = 1; iteration <= input.limits.maxIterations; iteration++) {
     const prompt = async (force: boolean): Promise<ChatCompletionMessageParam[]> => {
@@ -145,18 +165,13 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
       ),
     };
     const prepared = prepareToolCalls(calls, input.limits.maxToolCallsPerAnswer, offered);
-    const results = await mapWithConcurrency(prepared, input.limits.toolConcurrency, (call) => executeToolCall(input, call));
+    const round = await runToolRound(input, prepared);
+    messages.push(assistant, ...round.toolMessages);
+    added.push(assistant, ...round.toolMessages);
+    // a call waits for a member's decision: the turn stops here, to be resumed from what it added (docs/approvals.md)
+    if (round.paused) return { response: joinAnswerTexts(texts), iterations: iteration, usage, usageByCall, added, paused: round.paused };
 
-    const toolMessages: ChatCompletionMessageParam[] = prepared.map((call, index) => ({
-      role: "tool",
-      tool_call_id: call.id,
-      content: truncateMiddle(JSON.stringify(results[index]), input.limits.toolResultMaxChars),
-    }));
-    messages.push(assistant, ...toolMessages);
-    added.push(assistant, ...toolMessages);
-
-    const anyValid = prepared.some((call) => call.valid);
-    invalidInARow = anyValid ? 0 : invalidInARow + prepared.length;
+    invalidInARow = round.anyValid ? 0 : invalidInARow + prepared.length;
     if (invalidInARow >= input.limits.maxInvalidToolCalls) {
       throw new AppError("INVALID_TOOL_CALL", `The model made ${invalidInARow} invalid tool calls in a row; the turn was stopped`);
     }
@@ -259,57 +274,14 @@ const toolCallBytes = (deltas: readonly ToolCallDelta[]): number =>
     0,
   );
 
-type PreparedCall =
-  | { valid: true; id: string; name: ToolName; args: Record<string, unknown> }
-  | { valid: false; id: string; name: string; args: Record<string, unknown>; error: ToolResult };
-
 /**
- * Checks each call before anything runs: within the per-answer cap, an offered tool, JSON arguments, schema.
- * Ids are already unique (ToolCallIds).
+ * The error a resumed turn ends with when its call was not decided: it expired (APPROVAL_EXPIRED), or the chat was
+ * cancelled (CANCELLED); undefined for a member's decision, which the turn goes on from.
  */
-function prepareToolCalls(calls: readonly StreamedToolCall[], maxCalls: number, offered: readonly ToolName[]): PreparedCall[] {
-  const availableTools = offered.join(", ");
-  return calls.map((call, index): PreparedCall => {
-    const { id } = call;
-    const invalid = (message: string, args: Record<string, unknown> = {}, code: "INVALID_TOOL_CALL" | "UNKNOWN_TOOL" = "INVALID_TOOL_CALL"): PreparedCall => ({
-      valid: false,
-      id,
-      name: call.name,
-      args,
-      error: { success: false, error: { code, message } },
-    });
-    if (index >= maxCalls) return invalid(`Too many tool calls in one answer (at most ${maxCalls}); this call was not run. Make it again after these results.`);
-
-    const entry = getOwn(toolCatalog as Record<string, (typeof toolCatalog)[ToolName]>, call.name);
-    if (!entry || !offered.includes(call.name as ToolName)) return invalid(`Unknown tool "${call.name}". Available tools: ${availableTools}.`, {}, "UNKNOWN_TOOL");
-    const parsed = parseJson(call.arguments || "{}");
-    if (!parsed.ok) return invalid(`The arguments are not valid JSON (${parsed.error}). Send a JSON object.`);
-    const checked = entry.args.safeParse(parsed.value);
-    const shown = isRecord(parsed.value) ? parsed.value : {};
-    if (!checked.success) return invalid(`Invalid arguments for ${call.name}: ${firstIssue(checked.error, "(arguments)")}`, shown);
-    return { valid: true, id, name: call.name as ToolName, args: checked.data as Record<string, unknown> };
-  });
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
-async function executeToolCall(input: TurnInput, call: PreparedCall): Promise<ToolResult> {
-  input.emit({ type: "tool_call", call_id: call.id, name: call.name, arguments: call.args });
-  const started = performance.now();
-  const result = !call.valid
-    ? call.error
-    : call.name === "run_subagent" && input.subagents
-      ? await input.subagents.call(call.id, call.args as ToolArgs["run_subagent"], input.signal)
-      : await input.tools.call(call.name, `${input.runId}:${call.id}`, input.context, call.args, input.signal);
-  const path = result.success ? result["path"] : undefined;
-  input.emit({
-    type: "tool_result",
-    call_id: call.id,
-    name: call.name,
-    success: result.success,
-    ...(result.success ? {} : { error_code: result.error.code }),
-    ...(typeof path === "string" ? { path } : {}),
-    duration_ms: Math.round((performance.now() - started) * 100) / 100,
-  });
-  return result;
+function endingOf(decision: CallDecision): AppError | undefined {
+  if (decision.outcome === "expire") {
+    return new AppError("APPROVAL_EXPIRED", `Nobody decided on the tool call in time${decision.expiredAt ? ` (it expired at ${decision.expiredAt})` : ""}; the turn ended, keeping what it wrote`);
+  }
+  if (decision.outcome === "cancel") return new AppError("CANCELLED", `The chat was cancelled${decision.by ? ` by ${decision.by}` : ""} while a tool call waited for a decision`);
+  return undefined;
 }

@@ -28,6 +28,8 @@ const table: Array<{ case: string; attempt: number; session: Session; decision: 
   { case: "a first delivery again of this turn, still running", attempt: 1, session: running("r1"), decision: "drop-still-running" },
   { case: "a redelivery of this turn, whose orchestrator died (a takeover)", attempt: 2, session: running("r1"), decision: "accept" },
   { case: "a later redelivery of this turn, whose orchestrators died", attempt: 3, session: running("r1", longAgo), decision: "accept" },
+  { case: "a new turn while the chat waits for a tool call's decision", attempt: 1, session: { ...idle("r0"), status: "awaiting_approval" }, decision: "busy" },
+  { case: "a redelivery of this turn, which paused for a decision", attempt: 2, session: { ...idle("r1"), status: "awaiting_approval" }, decision: "drop-ended" },
 ];
 
 describe("decideTurnAcceptance", () => {

@@ -29,6 +29,8 @@ export function decideTurnAcceptance({ runId, attempt, session, lifetime, now }:
   // its acknowledgement was lost with a NATS server: the client has had the final event, and running it again
   // would only add the turn to the session twice
   if (session.last_run_id === runId && session.run_id === null) return "drop-ended";
+  // a turn paused at a tool call that waits for a decision: the chat goes on only from that decision (turn-resume.ts)
+  if (session.status === "awaiting_approval") return "busy";
   if (session.status === "running" && session.run_id === runId) {
     // a first delivery of a running turn: a consumer leader elected after a NATS server was lost delivered it
     // again before it knew of the first delivery. The orchestrator that has it is alive (a dead one's turn

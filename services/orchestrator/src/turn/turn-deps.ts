@@ -11,6 +11,7 @@ import type { ToolCaller } from "../loop/tool-caller.js";
 import type { Budgets } from "../spending/budgets.js";
 import type { SpendingStore } from "../spending/spending-store.js";
 import type { SettingsStore } from "../settings/settings-store.js";
+import type { ApprovalStore } from "../approvals/approval-store.js";
 
 /** What every turn of this process shares: the connection, the stores and the services a turn's phases call. */
 export interface TurnDeps {
@@ -37,4 +38,9 @@ export interface TurnDeps {
   budgets?: Budgets;
   /** BMAD's settings of projects and members (docs/settings.md); without them the install's answers apply to everyone */
   settings?: SettingsStore;
+  /**
+   * tool calls waiting for a member's decision (docs/approvals.md); without it no call asks: every one runs or is
+   * denied by the project's policies
+   */
+  approvals?: ApprovalStore;
 }

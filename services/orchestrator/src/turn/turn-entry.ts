@@ -1,11 +1,12 @@
 import { AppError } from "@agent-orchestrator/shared/runtime";
-import { type RunStartRequest } from "@agent-orchestrator/shared/wire";
+import { isResumeSubject, type RunStartRequest } from "@agent-orchestrator/shared/wire";
 import { errorEvent } from "./error-event.js";
 import type { SlotRequest, UserTurnSlots } from "../fair-share/user-turn-slots.js";
 import { RunEventPublisher } from "../events/run-event-publisher.js";
 import type { TurnDeps } from "./turn-deps.js";
 import { inPhase } from "./turn-phase.js";
 import { runTurn } from "./turn-runner.js";
+import { runResumedTurn } from "./turn-resume.js";
 import { recordTurnEnd } from "./turn-telemetry.js";
 import { isChildRequestSubject, runChildTurn } from "./child-turn.js";
 
@@ -19,7 +20,17 @@ export interface QueuedTurnDeps extends TurnDeps {
  * trusted only from the subagent subject, which NATS lets only orchestrators publish to (docs/security.md case 65): a forged one would skip the session and owner checks.
  */
 export async function runQueuedTurn(deps: QueuedTurnDeps, request: RunStartRequest, attempt: number, subject: string): Promise<void> {
-  const { parent } = request;
+  const { parent, resume } = request;
+  if (resume) {
+    // trusted only from the resume subject, which NATS lets only orchestrators publish to (docs/security.md case 281)
+    const { approvals } = deps;
+    if (parent || !approvals || !isResumeSubject(subject, deps.subjectPrefix, request.session_id, resume.approval_id)) {
+      deps.logger.error({ sessionId: request.session_id, runId: request.run_id, subject }, "a resume request outside the resume subject was dropped");
+      return;
+    }
+    // a resumed turn was let in when it first ran: it always gets a slot, as a takeover does
+    return runUserTurn(deps, request, attempt, (slotRelease) => runResumedTurn({ ...deps, approvals }, request, attempt, slotRelease), true);
+  }
   if (!parent) return runUserTurn(deps, request, attempt);
   const child = { ...request, parent };
   if (!isChildRequestSubject(child, subject, deps.subjectPrefix)) {
@@ -35,13 +46,19 @@ export async function runQueuedTurn(deps: QueuedTurnDeps, request: RunStartReque
  * slot that another user's turn needs; its client hears why (USER_TURN_LIMIT, 429 with retry-after). A
  * subagent takes no slot of its own: it is part of its parent's turn, within the parent's own limits.
  */
-async function runUserTurn(deps: QueuedTurnDeps, request: RunStartRequest, attempt: number): Promise<void> {
+async function runUserTurn(
+  deps: QueuedTurnDeps,
+  request: RunStartRequest,
+  attempt: number,
+  run: (releaseSlot?: () => Promise<void>) => Promise<void> = (releaseSlot) => runTurn(deps, request, attempt, releaseSlot),
+  takeover = attempt > 1,
+): Promise<void> {
   const { userTurns } = deps;
-  if (!userTurns) return runTurn(deps, request, attempt);
+  if (!userTurns) return run();
   const startedAt = performance.now();
   let granted: SlotRequest;
   try {
-    granted = await inPhase("entry", () => userTurns.acquire(request.owner, request.run_id, { takeover: attempt > 1 }));
+    granted = await inPhase("entry", () => userTurns.acquire(request.owner, request.run_id, { takeover }));
   } catch (error) {
     deps.logger.error({ err: error, sessionId: request.session_id, runId: request.run_id }, "the user's running turns could not be counted");
     return refuse(deps, request, startedAt, new AppError("SERVICE_UNAVAILABLE", "The turn could not be started; try again shortly", { cause: error }));
@@ -61,7 +78,7 @@ async function runUserTurn(deps: QueuedTurnDeps, request: RunStartRequest, attem
   }
   const { slot } = granted;
   try {
-    await runTurn(deps, request, attempt, () => slot.release());
+    await run(() => slot.release());
   } finally {
     // given back before the final event, or here when the turn had none: a second delivery of a turn that still
     // runs elsewhere gives it back too, and the turn running it puts it back at its next renewal

@@ -1,5 +1,8 @@
 import { turnContextGuard } from "../compaction/turn-context-guard.js";
 import { runAgentLoop, type TurnOutput } from "../loop/agent-loop.js";
+import type { PausedCall, ToolGate } from "../loop/tool-gate.js";
+import { approvalVerdict } from "../approvals/approval-verdict.js";
+import { verdictWithoutWaiting } from "../approvals/verdict-without-waiting.js";
 import { dateNote } from "../loop/conversation-note.js";
 import { checkBudget } from "./turn-admission.js";
 import type { TurnDeps } from "./turn-deps.js";
@@ -7,13 +10,10 @@ import type { PreparedTurn } from "./turn-state.js";
 
 /**
  * How a turn's execution ended, when it did not fail (a failure is the exception that turn-finish.ts `failTurn`
- * reports). Approvals (issue 39) add a second ending here, a turn paused at a tool call that waits for a
- * person's decision, which the finish stores instead of saving the turn as done.
+ * reports): completed, or paused at a tool call that waits for a member's decision, which the finish stores
+ * (turn-pause.ts) instead of saving the turn as done.
  */
-export interface TurnEnding {
-  outcome: "completed";
-  output: TurnOutput;
-}
+export type TurnEnding = { outcome: "completed"; output: TurnOutput } | { outcome: "paused"; output: TurnOutput; call: PausedCall };
 
 /**
  * Runs the agentic loop (loop/agent-loop.ts) from the conversation the turn was prepared with, on its route's
@@ -21,7 +21,7 @@ export interface TurnEnding {
  * goes into the turn's state as it comes. It reads nothing else of the turn, so a turn restored from a stored
  * state (its conversation and what it added so far) executes the same way.
  */
-export async function executeTurn(deps: Pick<TurnDeps, "tools" | "config" | "models">, turn: PreparedTurn): Promise<TurnEnding> {
+export async function executeTurn(deps: Pick<TurnDeps, "tools" | "config" | "models" | "approvals">, turn: PreparedTurn): Promise<TurnEnding> {
   const output = await runAgentLoop({
     model: turn.meter,
     messages: turn.conversation,
@@ -35,6 +35,8 @@ export async function executeTurn(deps: Pick<TurnDeps, "tools" | "config" | "mod
     limits: turn.limits,
     ...(turn.subagents ? { subagents: turn.subagents } : {}),
     added: turn.added,
+    gate: approvalGate(deps, turn),
+    ...(turn.resumed ? { resume: { calls: turn.resumed.calls, decision: turn.resumed.decision } } : {}),
     // every call within its route's window, compacted before it fills (docs/models.md "Compaction")
     contextGuard: turnContextGuard({
       thresholdPercent: deps.config.COMPACTION_THRESHOLD_PERCENT,
@@ -48,5 +50,27 @@ export async function executeTurn(deps: Pick<TurnDeps, "tools" | "config" | "mod
       logger: turn.log,
     }),
   });
-  return { outcome: "completed", output };
+  return output.paused ? { outcome: "paused", output, call: output.paused } : { outcome: "completed", output };
+}
+
+/**
+ * The turn's approval policies as the loop asks them (docs/approvals.md): a call that asks stops a user's turn, which
+ * waits; a turn that cannot wait (a subagent, a door that cannot pause, an orchestrator without the approvals store)
+ * is told the call is refused.
+ */
+function approvalGate(deps: Pick<TurnDeps, "config" | "approvals">, turn: PreparedTurn): ToolGate {
+  const approvals = turn.approvals ?? deps.config.APPROVALS_DEFAULTS;
+  const cannotWait = turn.parent
+    ? "a subagent cannot wait for a member's decision"
+    : turn.request.approval_mode === "refuse"
+      ? "this client cannot wait for a member's decision (approve it from a client that can, or allow it in the project's settings)"
+      : deps.approvals
+        ? undefined
+        : "this orchestrator keeps no pending calls";
+  return {
+    verdict: (name, args) => {
+      const verdict = approvalVerdict(approvals, name, args);
+      return cannotWait ? verdictWithoutWaiting(verdict, cannotWait) : verdict;
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { AppError } from "@agent-orchestrator/shared/runtime";
-import { addUsage, zeroUsage, type SessionRecord, type SessionStatus, type Usage } from "@agent-orchestrator/shared/wire";
+import { addUsage, zeroUsage, type ConversationMessage, type SessionRecord, type SessionStatus, type Usage } from "@agent-orchestrator/shared/wire";
 import type { TurnOutput } from "../loop/agent-loop.js";
 import { storedUserMessage } from "./attached-user-message.js";
 import { doneEvent } from "./done-event.js";
@@ -9,6 +9,8 @@ import type { TurnDeps } from "./turn-deps.js";
 import type { TurnEnding } from "./turn-execution.js";
 import { saveSession } from "./turn-session.js";
 import { spentBeforeFailure } from "./turn-spending.js";
+import { pauseTurn } from "./turn-pause.js";
+import { withClosedToolCalls } from "./closed-tool-calls.js";
 import type { PreparedTurn, TurnState } from "./turn-state.js";
 import { recordTurnEnd } from "./turn-telemetry.js";
 
@@ -17,7 +19,8 @@ import { recordTurnEnd } from "./turn-telemetry.js";
  * saves its session with what the turn added, gives its slot back, and only then publishes `done`, so a client
  * that hears `done` reads the final state; a subagent's `done` goes to its parent, which makes it the tool result.
  */
-export async function finishTurn(deps: Pick<TurnDeps, "store">, turn: PreparedTurn, ending: TurnEnding): Promise<void> {
+export async function finishTurn(deps: Pick<TurnDeps, "store" | "approvals" | "config">, turn: PreparedTurn, ending: TurnEnding): Promise<void> {
+  if (ending.outcome === "paused") return pauseTurn(deps, turn, ending);
   const { output } = ending;
   const { model } = turn.route;
   // the subagents' tokens are this turn's too, a timed-out one's once it has reported
@@ -67,20 +70,27 @@ export async function failTurn(deps: Pick<TurnDeps, "store">, turn: TurnState, e
   if (session && sessionUsage) {
     await turn.spending.endTurn(spent?.usage);
     const status: SessionStatus = AppError.is(error) && error.code === "CANCELLED" ? "cancelled" : "failed";
-    const kept = keptOnFailure(error, session.record, storedUserMessage(turn.request), turn.added);
+    // a resumed turn's chat holds its user's message and the answer it stopped at: it keeps them and what it added,
+    // each call of them answered (closed-tool-calls.ts)
+    const kept = turn.resumed
+      ? { ...session.record, messages: withClosedToolCalls([...session.record.messages, ...(turn.added as ConversationMessage[])], error) as SessionRecord["messages"] }
+      : keptOnFailure(error, session.record, storedUserMessage(turn.request), turn.added);
     await saveSession(deps.store, session, { ...kept, usage: sessionUsage }, status).catch((saveError: unknown) => turn.log.error({ err: saveError }, "session status not saved"));
   }
   await turn.releaseSlot?.();
   turn.events.finish(errorEvent(error, spent, sessionUsage));
 }
 
-/** The session of a completed turn: the user's message and what the turn added, its tokens, one turn more. */
+/**
+ * The session of a completed turn: the user's message and what the turn added, its tokens, one turn more. A resumed
+ * turn's user message is in the chat already, and the turn was counted when it paused.
+ */
 function completed(record: SessionRecord, turn: PreparedTurn, output: TurnOutput, usage: Usage): SessionRecord {
   return {
     ...record,
-    messages: [...record.messages, storedUserMessage(turn.request), ...output.added] as SessionRecord["messages"],
+    messages: [...record.messages, ...(turn.resumed ? [] : [storedUserMessage(turn.request)]), ...output.added] as SessionRecord["messages"],
     usage: addUsage(record.usage, usage),
-    turns: record.turns + 1,
+    turns: record.turns + (turn.resumed ? 0 : 1),
   };
 }
 

@@ -31,9 +31,10 @@ export async function systemPromptOf(deps: Pick<TurnDeps, "registry" | "starts" 
  * the user's message, each user message's attachments composed as the model reads them (attached-user-message.ts).
  */
 export function prepareTurn(deps: PreparationDeps, turn: HeldTurn, systemPrompt: string): PreparedTurn {
+  // a resumed turn goes on from the chat as its pause saved it, the user's message already in it (turn-resume.ts)
   const conversation: ChatCompletionMessageParam[] = [
     { role: "system", content: systemPrompt },
-    ...modelConversation([...turn.session.record.messages, storedUserMessage(turn.request)]),
+    ...modelConversation([...turn.session.record.messages, ...(turn.resumed ? [] : [storedUserMessage(turn.request)])]),
   ];
   return Object.assign(turn, { toolNames: toolsOf(turn.agent), conversation, subagents: subagentsOf(deps, turn) });
 }

@@ -56,6 +56,9 @@ async function markRunning(deps: Pick<TurnDeps, "store" | "config">, turn: Admit
   const { record } = stored;
   if (record.agent_id !== agent.id) throw new AppError("BAD_REQUEST", `This session belongs to agent ${record.agent_id}`);
   const decision = decideTurnAcceptance({ runId: request.run_id, attempt, session: record, lifetime: deps.config, now: Date.now() });
+  if (decision === "busy" && record.status === "awaiting_approval") {
+    throw new AppError("SESSION_BUSY", "This chat waits for a decision on a tool call: approve or reject it (GET /api/sessions/:id/approvals), or cancel the chat");
+  }
   if (decision === "busy") throw new AppError("SESSION_BUSY", "A turn is already running in this session");
   if (decision !== "accept") return { dropped: decision };
   // refused unstarted past a budget (BUDGET_EXCEEDED), the session left as it was; a takeover of a turn already marked

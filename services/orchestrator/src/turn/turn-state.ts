@@ -3,6 +3,8 @@ import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
 import {
   subjects,
   type AgentDefinition,
+  type ApprovalRecord,
+  type EffectiveApprovals,
   type RunParent,
   type RunStartRequest,
   type SessionRecord,
@@ -11,6 +13,8 @@ import {
 } from "@agent-orchestrator/shared/wire";
 import { RunEventPublisher } from "../events/run-event-publisher.js";
 import type { LoopLimits } from "../loop/loop-limits.js";
+import type { StreamedToolCall } from "../loop/tool-call-accumulator.js";
+import type { CallDecision } from "../loop/tool-gate.js";
 import type { RoutedModel } from "../model/model-router.js";
 import type { UsageMeter } from "../model/usage-meter.js";
 import type { SessionVersion } from "../sessions/session-store.js";
@@ -74,6 +78,12 @@ export interface TurnState {
   /** what the loop added, kept here as it comes, so that a turn that fails can keep it (kept-on-failure.ts) */
   readonly added: ChatCompletionMessageParam[];
 
+  /**
+   * a turn resumed after a tool call's decision (turn-resume.ts): the call's record, the calls of the answer it
+   * stopped at that have no result yet, and the decision the first of them runs with
+   */
+  resumed?: ResumedCalls;
+
   // admission (turn-admission.ts)
   agent?: AgentDefinition;
   place?: TurnPlace;
@@ -83,6 +93,8 @@ export interface TurnState {
   meter?: UsageMeter;
   /** what every tool call of the turn names: the chat, its project, its owner, its agent, the settings */
   context?: ToolContext;
+  /** the project's approval policies over the defaults (docs/approvals.md) */
+  approvals?: EffectiveApprovals;
 
   // a user's turn (turn-session.ts)
   session?: HeldSession;
@@ -93,6 +105,13 @@ export interface TurnState {
   conversation?: ChatCompletionMessageParam[];
   /** its run_subagent calls; none at the depth limit */
   subagents?: SubagentRunner | undefined;
+}
+
+/** Where a resumed turn goes on from (turn-resume.ts). */
+export interface ResumedCalls {
+  record: ApprovalRecord;
+  calls: StreamedToolCall[];
+  decision: CallDecision;
 }
 
 export type AdmittedTurn = TurnState & Required<Pick<TurnState, "agent" | "place" | "route" | "meter" | "context">>;

@@ -41,6 +41,17 @@ export const ApprovalDecided = z.object({
 });
 export type ApprovalDecided = z.infer<typeof ApprovalDecided>;
 
+/** What a paused turn had used before it paused: the resumed turn counts on from these (docs/approvals.md "Limits"). */
+export const PausedTurnFigures = z.object({
+  /** model calls made */
+  iterations: z.number().int().nonnegative(),
+  /** time it ran, without the wait */
+  elapsed_ms: z.number().nonnegative(),
+  /** the name the gateway knew the requester by (`user_name`'s default) */
+  caller_name: z.string().optional(),
+});
+export type PausedTurnFigures = z.infer<typeof PausedTurnFigures>;
+
 export const ApprovalRecord = z.object({
   approval_id: approvalIdSchema,
   session_id: z.string().regex(subjectTokenPattern),
@@ -64,5 +75,7 @@ export const ApprovalRecord = z.object({
   expires_at: z.string(),
   status: ApprovalStatus,
   decided: ApprovalDecided.optional(),
+  /** the paused turn's figures; absent on a record made outside a turn */
+  turn: PausedTurnFigures.optional(),
 });
 export type ApprovalRecord = z.infer<typeof ApprovalRecord>;
