@@ -30,8 +30,7 @@ export class AssistantMessage {
     agent: AgentSummary | undefined,
     private readonly openFile: (relativePath: string) => void,
   ) {
-    const typing = h("span", { class: "typing" }, h("span", { class: "visually-hidden" }, "The agent is thinking"), h("span"), h("span"), h("span"));
-    this.parts = h("div", { class: "message-parts" }, typing);
+    this.parts = h("div", { class: "message-parts" }, typingIndicator());
     this.footer = h("div", { class: "message-footer" });
     this.parts.addEventListener("click", (event) => {
       const target = sessionLinkTarget((event.target as Element).closest("a")?.getAttribute("href") ?? "");
@@ -94,6 +93,34 @@ export class AssistantMessage {
     this.rows.get(toolRowKey(result))?.complete(result);
   }
 
+  /** A tool call waiting for a decision: its card, where the call stands among the answer's text and calls. */
+  addApproval(card: HTMLElement): void {
+    this.clearTyping();
+    this.render.flush();
+    this.segment = undefined;
+    this.toolList = undefined;
+    this.parts.append(card);
+  }
+
+  /** The turn paused for a decision: no longer streaming, though not finished (no footer yet). */
+  pause(): void {
+    this.clearTyping();
+    this.render.flush();
+    this.element.classList.remove("is-streaming");
+    this.element.classList.add("is-paused");
+    this.element.setAttribute("aria-busy", "false");
+  }
+
+  /** The turn resumed after the decision: its events follow on in this message. */
+  resume(): void {
+    this.element.classList.remove("is-paused");
+    this.element.classList.add("is-streaming");
+    this.element.setAttribute("aria-busy", "true");
+    this.segment = undefined;
+    this.toolList = undefined;
+    this.parts.append(typingIndicator());
+  }
+
   finish(response: string, iterations: number, usage: Usage): void {
     if (this.fullText === "" && response !== "") this.appendText(response);
     this.settle();
@@ -113,7 +140,7 @@ export class AssistantMessage {
     this.clearTyping();
     for (const row of this.rows.values()) row.abandon();
     this.render.flush();
-    this.element.classList.remove("is-streaming");
+    this.element.classList.remove("is-streaming", "is-paused");
     this.element.setAttribute("aria-busy", "false");
   }
 
@@ -133,3 +160,5 @@ export class AssistantMessage {
     this.footer.append(button);
   }
 }
+
+const typingIndicator = (): HTMLElement => h("span", { class: "typing" }, h("span", { class: "visually-hidden" }, "The agent is thinking"), h("span"), h("span"), h("span"));

@@ -2,7 +2,7 @@ import type { RunEvent } from "@agent-orchestrator/shared/wire";
 import type { ApiClient } from "../api/api-client.js";
 import { toApiError, type ApiError } from "../api/api-error.js";
 import type { AssistantMessage } from "./assistant-message.js";
-import { playTurn } from "./chat-turn.js";
+import { playTurn, type ApprovalDecidedEvent, type ApprovalRequiredEvent } from "./chat-turn.js";
 import type { Composer } from "./composer.js";
 import { pendingMessage } from "./pending-message.js";
 import { showToast } from "../ui/toasts.js";
@@ -12,7 +12,10 @@ export interface TurnHooks {
   /** the turn's `session` event came: a new chat learns its session id here */
   sessionStarted(sessionId: string): void;
   fileSaved(): void;
-  /** the turn is over for this page: finished, failed, refused, or left */
+  /** the turn paused at a call that waits for a decision: its card goes into `message` */
+  approvalRequired(event: ApprovalRequiredEvent, message: AssistantMessage): void;
+  approvalDecided(event: ApprovalDecidedEvent): void;
+  /** the turn is over for this page: finished, failed, refused, paused, or left */
   ended(): void;
 }
 
@@ -30,6 +33,8 @@ interface LiveTurn {
 /** Runs the one turn the page shows at a time, with the composer's Send/Stop state to match. */
 export class TurnRunner {
   private turn: LiveTurn | undefined;
+  /** settles when the turn shown last is over for this page */
+  private settled: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly api: ApiClient,
@@ -38,6 +43,11 @@ export class TurnRunner {
 
   get running(): boolean {
     return this.turn !== undefined;
+  }
+
+  /** Resolves once no turn is shown: a turn that resumed waits for the one that paused to be closed here. */
+  whenIdle(): Promise<void> {
+    return this.settled;
   }
 
   /**
@@ -52,11 +62,18 @@ export class TurnRunner {
   ): Promise<ApiError | undefined> {
     const turn: LiveTurn = { controller: new AbortController(), started: false, stopRequested: false, ...known };
     this.turn = turn;
+    let over = (): void => undefined;
+    this.settled = new Promise((resolve) => (over = resolve));
     this.composer.setBusy(true);
     let refusal: ApiError | undefined;
     try {
       const events = await open(turn.controller.signal);
-      const observer = { session: (sessionId: string) => this.started(turn, sessionId, hooks), fileSaved: () => hooks.fileSaved() };
+      const observer = {
+        session: (sessionId: string) => this.started(turn, sessionId, hooks),
+        fileSaved: () => hooks.fileSaved(),
+        approvalRequired: (event: ApprovalRequiredEvent, shown: AssistantMessage) => hooks.approvalRequired(event, shown),
+        approvalDecided: (event: ApprovalDecidedEvent) => hooks.approvalDecided(event),
+      };
       await playTurn(events, message, observer, turn.controller.signal);
     } catch (error) {
       refusal = toApiError(error);
@@ -68,6 +85,7 @@ export class TurnRunner {
         this.composer.setBusy(false);
       }
       hooks.ended();
+      over();
     }
     return refusal;
   }

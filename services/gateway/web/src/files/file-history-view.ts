@@ -5,7 +5,8 @@ import { h } from "../lib/dom.js";
 import { errorCallout } from "../ui/error-callout.js";
 import { formatBytes, formatRelativeTime } from "../lib/format.js";
 import { formatHashRoute } from "../lib/hash-route.js";
-import { lineDiff, type DiffRow } from "./line-diff.js";
+import { diffLinesList, diffSummary } from "./diff-lines-list.js";
+import { lineDiff } from "./line-diff.js";
 import { pageDiffLines } from "./page-diff.js";
 
 export interface FileHistoryOptions {
@@ -109,8 +110,7 @@ export class FileHistoryView {
       const [oldText, newText] = await Promise.all([this.textOf(from, revisions), this.textOf(to, revisions)]);
       if (generation !== this.generation) return;
       const diff = lineDiff(pageDiffLines, oldText, newText);
-      const summary = diff.added + diff.removed === 0 ? "No differences." : `${diff.added} line${diff.added === 1 ? "" : "s"} added, ${diff.removed} removed.`;
-      this.diffOutput.replaceChildren(h("p", { class: "diff-summary" }, `Revision ${from} → revision ${to}: ${summary}`), diff.rows.length > 0 ? h("ol", { class: "diff-lines", "aria-label": `Differences from revision ${from} to revision ${to}` }, ...diff.rows.map(diffRow)) : "");
+      this.diffOutput.replaceChildren(h("p", { class: "diff-summary" }, `Revision ${from} → revision ${to}: ${diffSummary(diff)}`), diff.rows.length > 0 ? diffLinesList(diff, `Differences from revision ${from} to revision ${to}`) : "");
     } catch (error) {
       if (generation === this.generation) this.diffOutput.replaceChildren(errorCallout(toApiError(error)));
     }
@@ -139,19 +139,4 @@ export class FileHistoryView {
       this.element.prepend(errorCallout(toApiError(error)));
     }
   }
-}
-
-const markers = { same: " ", added: "+", removed: "−" } as const;
-const spoken = { same: "", added: "Added: ", removed: "Removed: " } as const;
-
-function diffRow(row: DiffRow): HTMLLIElement {
-  if (row.kind === "skipped") return h("li", { class: "diff-skipped" }, `… ${row.count} unchanged line${row.count === 1 ? "" : "s"}`);
-  return h(
-    "li",
-    { class: `diff-line diff-${row.kind}` },
-    h("span", { class: "diff-number", "aria-hidden": "true" }, row.oldLine === undefined ? "" : String(row.oldLine)),
-    h("span", { class: "diff-number", "aria-hidden": "true" }, row.newLine === undefined ? "" : String(row.newLine)),
-    h("span", { class: "diff-marker", "aria-hidden": "true" }, markers[row.kind]),
-    h("span", { class: "diff-text" }, spoken[row.kind] ? h("span", { class: "visually-hidden" }, spoken[row.kind]) : null, row.text),
-  );
 }

@@ -1,11 +1,15 @@
 import type { AgentSummary, NextStep } from "@agent-orchestrator/shared/wire";
 import { agentPicker } from "../agents/agent-picker.js";
 import { toApiError } from "../api/api-error.js";
+import { approvalApi } from "../approvals/approval-api.js";
+import { ApprovalsBadge } from "../approvals/approvals-badge.js";
 import { AssistantMessage } from "../chat/assistant-message.js";
 import { attachmentChips } from "../chat/attachment-chips.js";
 import { ChatActions } from "../chat/chat-actions.js";
+import { ChatApprovals, type OpenEvents } from "../chat/chat-approvals.js";
 import { greetNewChat } from "../chat/chat-greeting.js";
 import { ChatView } from "../chat/chat-view.js";
+import { compactionLine } from "../chat/compaction-line.js";
 import { Composer } from "../chat/composer.js";
 import { ComposerAttachments } from "../chat/composer-attachments.js";
 import { byId, h } from "../lib/dom.js";
@@ -22,7 +26,7 @@ import { SidebarDrawer } from "./sidebar-drawer.js";
 import { showToast } from "../ui/toasts.js";
 import { TurnRunner, type TurnHooks } from "../chat/turn-runner.js";
 import { workflowMessage } from "../chat/workflow-message.js";
-import { pageApi, pageTokens } from "../api/page-api.js";
+import { pageApi, pageLive, pageTokens } from "../api/page-api.js";
 
 /** The open chat: its agent, its project, and its session once the first turn (or the URL) has named one. */
 interface ChatState {
@@ -70,6 +74,15 @@ export class App {
   private readonly chat = new ChatView((relativePath) => this.openFile(relativePath));
   private readonly composer = new Composer({ send: (text) => void this.send(text), stop: () => this.turns.stop() });
   private readonly turns = new TurnRunner(this.api, this.composer);
+  private readonly approvalsBadge = new ApprovalsBadge(approvalApi, async (projectId) => (await this.projects.find(projectId))?.name);
+  private readonly approvals = new ChatApprovals({
+    api: this.api,
+    approvals: approvalApi,
+    live: pageLive,
+    newMessage: () => this.chat.addAssistantMessage(this.chatState ? this.agentsById.get(this.chatState.agentId) : undefined),
+    resumed: (message, open) => void this.followResumed(message, open),
+    changed: () => this.approvalsBadge.refresh(),
+  });
   private readonly pickerView = byId<HTMLElement>("picker-view");
   private readonly agentGroups = byId<HTMLElement>("agent-groups");
   private readonly filter = byId<HTMLInputElement>("agent-filter");
@@ -95,6 +108,7 @@ export class App {
     // the sidebar lists the chats of the current project
     projectChoice.onChange(() => void this.refreshSessions());
     void this.projects.reload();
+    this.approvalsBadge.start();
     const forget = byId<HTMLButtonElement>("forget-token");
     forget.hidden = this.tokens.get() === undefined;
     forget.addEventListener("click", () => {
@@ -127,6 +141,7 @@ export class App {
     const generation = ++this.generation;
     const route = parseHashRoute(location.hash);
     this.turns.leave();
+    this.approvals.close();
     this.files.close();
     this.drawer.close();
     await this.agentsLoaded;
@@ -190,11 +205,18 @@ export class App {
       const project = await this.projects.find(session.project_id);
       if (generation !== this.generation) return;
       this.showChat({ agentId: session.agent_id, projectId: session.project_id, sessionId, readOnly: project?.role === "viewer" }, agent);
-      for (const message of session.messages) {
+      // each line where the chat was compacted goes before the message it names (after them all: past the last)
+      const compactionsAt = (index: number) => (session.compactions ?? []).filter((point) => point.message_index === index || (index === session.messages.length && point.message_index > index));
+      for (const [index, message] of session.messages.entries()) {
+        for (const point of compactionsAt(index)) this.chat.append(compactionLine(point));
         if (message.role === "user") this.chat.addUserMessage(message.content, message.attachments?.length ? attachmentChips(session.project_id, message.attachments) : undefined);
         else this.chat.append(AssistantMessage.completed(agent, message.content, (path) => this.openFile(path)).element);
       }
+      for (const point of compactionsAt(session.messages.length)) this.chat.append(compactionLine(point));
       void this.refreshFileCount();
+      // watched from here on, so a decision made anywhere, and the turn it resumes, reach this page
+      this.approvals.open({ sessionId, projectId: session.project_id, readOnly: project?.role === "viewer" });
+      void this.approvals.list();
       if (session.status === "running") await this.followRunning(sessionId, agent);
       else pendingMessage.clear(sessionId);
     } catch (error) {
@@ -261,6 +283,16 @@ export class App {
     this.attachments.restore(attached);
   }
 
+  /** A turn that resumed after a decision on one of its calls plays on in the message where it paused. */
+  private async followResumed(message: AssistantMessage, open: OpenEvents): Promise<void> {
+    const state = this.chatState;
+    await this.turns.whenIdle();
+    if (!state?.sessionId || state !== this.chatState || !message.element.isConnected) return;
+    message.resume();
+    const refusal = await this.turns.follow(message, open, this.turnHooks(state), { sessionId: state.sessionId });
+    if (refusal) message.fail(refusal);
+  }
+
   /** The overview's one click: a new chat with the step's agent in the project, asking for the workflow by its menu entry. */
   private async startWorkflow(projectId: string, step: NextStep & { agent_id: string }): Promise<void> {
     // without the agent's menu the catalogue's code names the workflow too
@@ -274,6 +306,12 @@ export class App {
     return {
       sessionStarted: (sessionId) => this.sessionStarted(state, sessionId),
       fileSaved: () => void this.refreshFileCount(),
+      approvalRequired: (event, message) => {
+        if (state === this.chatState) this.approvals.required(event, message);
+      },
+      approvalDecided: (event) => {
+        if (state === this.chatState) this.approvals.decided(event);
+      },
       ended: () => {
         void this.refreshSessions();
         if (state === this.chatState) void this.refreshFileCount();
@@ -284,6 +322,7 @@ export class App {
   private sessionStarted(state: ChatState, sessionId: string): void {
     if (state !== this.chatState || state.sessionId === sessionId) return;
     state.sessionId = sessionId;
+    this.approvals.open({ sessionId, projectId: state.projectId, readOnly: state.readOnly });
     // replaceState fires no hashchange: the chat stays as it is, and a reload reopens this session
     history.replaceState(null, "", formatHashRoute({ view: "session", sessionId }));
     this.sessionList.setCurrent(sessionId);
