@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Service } from "nats";
 import { lateAnswerNames } from "@agent-orchestrator/shared/bmad";
-import { addJsonEndpoint, AppError, retryWhileLeaderless, type Logger } from "@agent-orchestrator/shared/runtime";
+import { addJsonEndpoint, AppError, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
 import {
   addUsage,
   SessionCompactRequest,
@@ -14,44 +14,26 @@ import {
 } from "@agent-orchestrator/shared/wire";
 import { toolsForAgent } from "../agent/agent-tools.js";
 import { keptAgentStart } from "../agent/kept-agent-start.js";
-import type { RegistryLookups } from "../agent/registry-lookups.js";
-import type { StartCache } from "../agent/start-cache.js";
 import { compactedView } from "../compaction/compacted-view.js";
 import { Compactor } from "../compaction/compactor.js";
 import { fixedPromptTokens, PromptCounter } from "../compaction/prompt-counter.js";
 import { compactionTargetShare } from "../compaction/window-guard.js";
-import { modelNotConfiguredMessage, type OrchestratorConfig } from "../config.js";
-import type { ToolCaller } from "../loop/tool-caller.js";
-import type { ModelRouter } from "../model/model-router.js";
+import { modelNotConfiguredMessage } from "../config.js";
 import { UsageMeter } from "../model/usage-meter.js";
 import { projectOfWriter } from "../projects/project-access.js";
-import type { ProjectStore } from "../projects/project-store.js";
 import { buildSystemPrompt } from "../prompt/system-prompt.js";
 import { visibleChat } from "../sessions/chat-access.js";
-import type { SessionStore } from "../sessions/session-store.js";
-import type { SettingsStore } from "../settings/settings-store.js";
 import { turnSettings } from "../settings/turn-settings.js";
-import type { Budgets } from "../spending/budgets.js";
 import { DeliverySpending } from "../spending/delivery-spending.js";
-import type { SpendingStore } from "../spending/spending-store.js";
 import { withinBudget } from "../spending/within-budget.js";
 import { modelConversation } from "../turn/attached-user-message.js";
+import type { TurnDeps } from "../turn/turn-deps.js";
 
 /** What a compaction reads and calls: the chat's session and project, its agent's start, its route, its spending. */
-export interface CompactionDeps {
-  config: OrchestratorConfig;
-  logger: Logger;
-  store: SessionStore;
-  projects: ProjectStore;
-  registry: RegistryLookups;
-  starts: StartCache;
-  tools: ToolCaller;
-  models: ModelRouter;
-  spending?: SpendingStore;
-  budgets?: Budgets;
-  settings?: SettingsStore;
-  subjectPrefix: string;
-}
+type CompactionDeps = Pick<
+  TurnDeps,
+  "config" | "logger" | "store" | "projects" | "registry" | "starts" | "tools" | "models" | "spending" | "budgets" | "settings" | "subjectPrefix"
+>;
 
 /**
  * `agent.session.compact` (`POST /api/sessions/:id/compact`, docs/models.md "Compaction"): compacts a chat now, with
