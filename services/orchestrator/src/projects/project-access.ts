@@ -19,9 +19,17 @@ export async function projectOfMember(projects: ProjectStore, projectId: string,
 
 /** The project if `user` may write to it and run turns in it (owner or editor); a viewer gets PROJECT_FORBIDDEN. */
 export async function projectOfWriter(projects: ProjectStore, projectId: string, user: string): Promise<MemberProject> {
-  const member = await projectOfMember(projects, projectId, user);
-  if (!mayWrite(member.role)) throw new AppError("PROJECT_FORBIDDEN", "A viewer of this project cannot run turns or write to it");
-  return member;
+  const stored = await projects.get(projectId);
+  if (!stored) throw projectNotFound();
+  return { ...stored, role: writerRole(stored.record, user) };
+}
+
+/** `user`'s role in a project already read, if they may write to it (projectOfWriter's answers, without a read). */
+export function writerRole(record: ProjectRecord, user: string): ProjectRole {
+  const role = roleOf(record, user);
+  if (!role) throw projectNotFound();
+  if (!mayWrite(role)) throw new AppError("PROJECT_FORBIDDEN", "A viewer of this project cannot run turns or write to it");
+  return role;
 }
 
 /** Refuses anyone but the owner: only they rename, delete and manage members. */

@@ -1,5 +1,5 @@
 import type { Logger } from "@agent-orchestrator/shared/runtime";
-import type { BudgetView } from "@agent-orchestrator/shared/wire";
+import type { BudgetView, ProjectRecord } from "@agent-orchestrator/shared/wire";
 import type { ProjectStore } from "../projects/project-store.js";
 import { budgetExceeded, spentBudget, type BudgetStanding } from "./budget-decision.js";
 import { dayOf, monthOf, nextDayStart, nextMonthStart } from "./spending-periods.js";
@@ -38,14 +38,15 @@ export class Budgets {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async projectLimit(projectId: string): Promise<ProjectLimit> {
-    const own = (await this.projects.get(projectId))?.record.monthly_budget;
+  /** The project's monthly limit; `read` is the project's record when the caller has it already. */
+  async projectLimit(projectId: string, read?: ProjectRecord): Promise<ProjectLimit> {
+    const own = (read ?? (await this.projects.get(projectId))?.record)?.monthly_budget;
     if (own !== undefined) return { limit: own, source: "project" };
     return this.limits.projectMonthly === undefined ? { limit: undefined, source: "none" } : { limit: this.limits.projectMonthly, source: "default" };
   }
 
-  async forTurn(projectId: string, user: string): Promise<TurnBudget> {
-    const project = await this.projectLimit(projectId);
+  async forTurn(projectId: string, user: string, read?: ProjectRecord): Promise<TurnBudget> {
+    const project = await this.projectLimit(projectId, read);
     const userDaily = this.limits.userDaily;
     // without any limit a turn reads nothing before its model calls
     if (project.limit === undefined && userDaily === undefined) return { check: async () => undefined };

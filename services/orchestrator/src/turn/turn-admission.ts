@@ -19,8 +19,8 @@ type AdmissionDeps = Pick<TurnDeps, "registry" | "store" | "projects" | "models"
  * chat, a viewer, no model configured) is the turn's one `error` event; its session is not touched.
  */
 export async function admitTurn(deps: AdmissionDeps, turn: TurnState): Promise<AdmittedTurn> {
-  const agent = await deps.registry.agent(turn.request.agent_id);
-  const place = await placeTurn({ sessions: deps.store, projects: deps.projects }, turn.request);
+  // read at once; a refusal names the agent first, as when they were read one after the other
+  const [agent, place] = await inOrder(deps.registry.agent(turn.request.agent_id), placeTurn({ sessions: deps.store, projects: deps.projects }, turn.request));
   return admitted(deps, turn, agent, place, (model) => model);
 }
 
@@ -64,7 +64,7 @@ async function admitted(
   const route = deps.models.pick({ agent: agent.id, module: agent.bundleName, project: place.projectId });
   if (!route) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
   const [budget, settings, approvals] = await Promise.all([
-    deps.budgets?.forTurn(place.projectId, request.owner),
+    deps.budgets?.forTurn(place.projectId, request.owner, place.project),
     deps.settings && turnSettings(deps.settings, { projectId: place.projectId, projectName: place.projectName, user: request.owner, callerName: request.caller_name }),
     projectApprovals(deps.settings, place.projectId, deps.config.APPROVALS_DEFAULTS),
   ]);
@@ -94,5 +94,13 @@ async function childPlace(deps: Pick<TurnDeps, "store" | "projects">, turn: Turn
     projectId = state.project_id;
   }
   const project = await deps.projects.get(projectId);
-  return { projectId, projectName: project && !project.record.personal ? project.record.name : undefined };
+  return { projectId, projectName: project && !project.record.personal ? project.record.name : undefined, project: project?.record };
+}
+
+/** Both answers once both have come; when both failed, the first one's error. */
+async function inOrder<A, B>(first: Promise<A>, second: Promise<B>): Promise<[A, B]> {
+  const [a, b] = await Promise.allSettled([first, second]);
+  if (a.status === "rejected") throw a.reason;
+  if (b.status === "rejected") throw b.reason;
+  return [a.value, b.value];
 }

@@ -1,7 +1,7 @@
 import { AppError, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
 import { roleOf, type ProjectRecord, type RunStartRequest } from "@agent-orchestrator/shared/wire";
 import type { SessionStore, StoredSession } from "../sessions/session-store.js";
-import { projectOfWriter } from "../projects/project-access.js";
+import { projectOfWriter, writerRole } from "../projects/project-access.js";
 import type { ProjectStore } from "../projects/project-store.js";
 
 /** Where a turn runs: its chat's project, and for a continued chat the session as it was read. */
@@ -9,6 +9,8 @@ export interface TurnPlace {
   projectId: string;
   /** the project's name, `project_name` when its owner set none (docs/settings.md); absent for a personal project */
   projectName?: string | undefined;
+  /** the project's record as this turn read it, so that nothing of the turn reads it again (its budget) */
+  project?: ProjectRecord | undefined;
   stored?: StoredSession;
 }
 
@@ -23,9 +25,10 @@ export interface TurnPlace {
 export async function placeTurn(stores: { sessions: SessionStore; projects: ProjectStore }, request: RunStartRequest): Promise<TurnPlace> {
   const { sessions, projects } = stores;
   if (request.new_session) {
-    const projectId = request.project_id ?? (await projects.defaultFor(request.owner)).id;
-    const { record } = await projectOfWriter(projects, projectId, request.owner);
-    return { projectId, projectName: nameOf(record) };
+    // the owner's default project is checked as it was made or read, not read again
+    const record = request.project_id === undefined ? await projects.defaultFor(request.owner) : (await projectOfWriter(projects, request.project_id, request.owner)).record;
+    if (request.project_id === undefined) writerRole(record, request.owner);
+    return { projectId: record.id, projectName: nameOf(record), project: record };
   }
   const stored = await retryWhileLeaderless(() => sessions.get(request.session_id, request.owner));
   if (!stored) throw await notTheOwners(stores, request);
@@ -35,7 +38,7 @@ export async function placeTurn(stores: { sessions: SessionStore; projects: Proj
     throw new AppError("BAD_REQUEST", "This chat belongs to another project; a chat stays in the project it was started in");
   }
   const { record } = await projectOfWriter(projects, projectId, request.owner);
-  return { projectId, projectName: nameOf(record), stored };
+  return { projectId, projectName: nameOf(record), project: record, stored };
 }
 
 const nameOf = (record: ProjectRecord): string | undefined => (record.personal ? undefined : record.name);
