@@ -76,6 +76,12 @@ export const ErrorCode = z.enum([
   "QUOTA_EXCEEDED",
   /** an uploaded archive (code snapshot, import) broke an extraction rule: nothing of it was stored */
   "ARCHIVE_REFUSED",
+  /** a project's repository: a bundle or clone git refused or that broke a limit; nothing of it was stored (docs/repositories.md) */
+  "REPOSITORY_REFUSED",
+  /** the project has a repository already: detach it before attaching another */
+  "REPOSITORY_EXISTS",
+  /** a tool that does not work yet in a project with a repository (docs/repositories.md "What is built, what is left") */
+  "REPOSITORY_UNSUPPORTED",
   // skills and scripts (tool-runner)
   "SKILL_NOT_FOUND",
   "SCRIPT_REJECTED",

@@ -61,6 +61,7 @@ export {
   FilesWriteRequest,
 } from "./projects/file-messages.js";
 export { InstalledFileListing, InstalledFileReadReply, InstalledFileReadRequest, InstalledFilesListReply, InstalledFilesListRequest } from "./projects/installed-file-messages.js";
+export { RepositoryCloneBody, RepositoryCloneRequest, RepositoryImportRequest, RepositoryReply, RepositoryRequest, RepositoryView } from "./projects/repository-messages.js";
 export {
   ProjectChanged,
   ProjectCreateRequest,

@@ -93,6 +93,12 @@ export const subjects = {
    */
   files: (operation: string) => `project.files.${operation}`,
   filesAll: "project.files.*",
+  /**
+   * tool-runner: a project's git repository for the gateway (docs/repositories.md): `import` (a staged bundle),
+   * `clone` (from a remote), `get`, `detach`; the caller has checked the user's role
+   */
+  repository: (operation: string) => `project.repository.${operation}`,
+  repositoryAll: "project.repository.*",
   /** orchestrator: its model routes without keys or URLs, for the agent list (shared/src/wire/model-routes.ts; docs/models.md) */
   modelRoutes: "agent.models.routes",
   /**
@@ -141,6 +147,15 @@ export function jetStreamNames(subjectPrefix = "") {
     fileUploadsStore: `${lead}file_uploads`,
     /** completion records of side-effecting tool calls, for retries that reach another replica */
     toolCallsBucket: `${lead}tool_calls`,
+    /**
+     * projects' git repositories (docs/repositories.md "Where every byte lives"): records, pack lists, refs and
+     * working-tree states, each moved by compare-and-set
+     */
+    repositoriesBucket: `${lead}repositories`,
+    /** the git packs (and their indexes) of every repository, never changed once stored */
+    repositoryPacksStore: `${lead}repository_packs`,
+    /** a repository's remote credential; only the tool-runner's NATS user may read it */
+    repositoryCredentialsBucket: `${lead}repository_credentials`,
     /**
      * what turns spent (docs/models.md "Cost totals"): one key per project and month, one per user, each changed by
      * compare-and-set and counting a turn's delivery once

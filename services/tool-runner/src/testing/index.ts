@@ -9,6 +9,7 @@ export * from "./file-store-fixture.js";
 export * as hostileArchives from "./hostile-archives.js";
 export * from "./installed-project-fixture.js";
 export * from "./pdf-fixture.js";
+export * from "./repository-fixture.js";
 export * from "./request-recorder.js";
 export * from "./sandbox-fixture.js";
 export * from "./script-fixture.js";

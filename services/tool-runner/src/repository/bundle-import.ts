@@ -1,0 +1,75 @@
+import { createReadStream } from "node:fs";
+import { open, stat } from "node:fs/promises";
+import { GitFailed, runGit } from "../git/git-command.js";
+import { checkedImport, repositoryRefused, type ImportLimits, type ImportedPack, type ImportedRef } from "./imported-pack.js";
+
+const headerMaxBytes = 4 * 1024 * 1024;
+
+/** A bundle's header: its refs, and the commit its HEAD names if it has one. */
+interface BundleHeader {
+  refs: ImportedRef[];
+  head: string | undefined;
+  /** where the pack starts */
+  packOffset: number;
+}
+
+/**
+ * A git bundle (`git bundle create … --all`) taken into the empty bare repository `gitDir` (docs/repositories.md
+ * "What a user does"). The header is read here; the pack after it goes through `git index-pack --strict --stdin`,
+ * which names every object by its content and applies git's fsck checks (a tree naming `.git`, RELIABILITY case
+ * 92), something `git fetch` from a bundle does not do in git 2.39. A bundle that needs commits it does not hold
+ * (made with a range) is refused: a repository here starts whole.
+ */
+export async function importBundle(file: string, gitDir: string, limits: ImportLimits): Promise<ImportedPack> {
+  const size = (await stat(file)).size;
+  if (size > limits.maxBytes + headerMaxBytes) throw repositoryRefused(`the bundle has ${size} bytes; at most ${limits.maxBytes} (REPOSITORY_MAX_BYTES)`);
+  const header = await readHeader(file);
+  try {
+    await runGit({ gitDir, args: ["index-pack", "--strict", "--stdin"], input: createReadStream(file, { start: header.packOffset }), timeoutMs: 30 * 60_000 });
+  } catch (error) {
+    if (error instanceof GitFailed) throw repositoryRefused(indexPackReason(error.stderr), error);
+    throw error;
+  }
+  const preferred = header.refs.filter((ref) => ref.name.startsWith("refs/heads/") && ref.id === header.head).map((ref) => ref.name.slice("refs/heads/".length));
+  await runGit({ gitDir, args: ["update-ref", "--stdin"], input: header.refs.filter((ref) => ref.name.startsWith("refs/heads/") || ref.name.startsWith("refs/tags/")).map((ref) => `create ${ref.name} ${ref.id}\n`).join("") }).catch((error: unknown) => {
+    throw repositoryRefused("a branch or tag name git does not accept", error);
+  });
+  return checkedImport(gitDir, header.refs, preferred.find((name) => name === "main" || name === "master") ?? preferred[0], limits);
+}
+
+async function readHeader(file: string): Promise<BundleHeader> {
+  const handle = await open(file, "r");
+  let text: string;
+  try {
+    const bytes = Buffer.alloc(headerMaxBytes);
+    const { bytesRead } = await handle.read(bytes, 0, headerMaxBytes, 0);
+    const end = bytes.subarray(0, bytesRead).indexOf("\n\n");
+    if (end === -1) throw repositoryRefused("not a git bundle (make one with `git bundle create repo.bundle --all`)");
+    text = bytes.subarray(0, end + 1).toString("utf8");
+  } finally {
+    await handle.close();
+  }
+  const [signature, ...lines] = text.split("\n").slice(0, -1);
+  if (signature !== "# v2 git bundle" && signature !== "# v3 git bundle") throw repositoryRefused("not a git bundle (make one with `git bundle create repo.bundle --all`)");
+  const refs: ImportedRef[] = [];
+  let head: string | undefined;
+  for (const line of lines) {
+    if (line.startsWith("@")) {
+      if (line !== "@object-format=sha1") throw repositoryRefused(`the bundle needs ${JSON.stringify(line.slice(1, 80))}; only whole sha1 repositories are taken`);
+      continue;
+    }
+    if (line.startsWith("-")) throw repositoryRefused("the bundle needs commits it does not hold; make it with --all");
+    const match = /^([0-9a-f]{40}) (.+)$/.exec(line);
+    if (!match?.[1] || match[2] === undefined) throw repositoryRefused("its header has a line git does not write");
+    if (match[2] === "HEAD") head = match[1];
+    else refs.push({ name: match[2], id: match[1] });
+  }
+  return { refs, head, packOffset: Buffer.byteLength(text, "utf8") + 1 };
+}
+
+/** What `git index-pack` refused, in words a user can act on (its stderr may hold host paths: never shown). */
+function indexPackReason(stderr: string): string {
+  const fsck = /error: object [0-9a-f]+: (\w+): (.{0,120})/.exec(stderr);
+  if (fsck) return `git's checks refuse an object (${fsck[1]}: ${fsck[2]})`;
+  return "its pack is damaged or not a git pack";
+}

@@ -1,0 +1,225 @@
+import { randomUUID } from "node:crypto";
+import { copyFile, lstat, mkdir, readFile, rename, rm, unlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { runGit, type GitRun } from "../git/git-command.js";
+import { readCommandHead, readCommandRef, readPlainFile, takeCommandObjects } from "./command-git-files.js";
+import type { LocalRepository } from "./local-repository.js";
+import type { TreeState } from "./repository-values.js";
+
+/** What a command gets: the working tree, its `.git`, and the repository's objects (read-only for the command). */
+export interface CheckoutPlace {
+  /** the working tree's files; `directory/.git` is a `gitdir:` file naming `gitDirectory` */
+  directory: string;
+  /** the working tree's `.git`, which the command may change */
+  gitDirectory: string;
+  /** the repository's objects, which `gitDirectory/objects/info/alternates` names; bind it read-only */
+  objectDirectory: string;
+}
+
+/** What a command left, as the host read it: the new trees and commits (all stored), and what was new. */
+export interface CommandOutcome {
+  files: string;
+  index: string;
+  head: string;
+  detached: boolean;
+  branchHead: string;
+}
+
+/** What a checkout shows, so it is brought to a new state by changing only what differs. */
+interface Shown {
+  branch: string;
+  files: string;
+  index: string;
+  head: string;
+  detached: boolean;
+  branchHead: string;
+}
+
+/** How much one command may add. */
+export interface PersistLimits {
+  maxNewBytes: number;
+}
+
+const indexMaxBytes = 512 * 1024 * 1024;
+
+/**
+ * A working tree on this tool-runner's disk for a command (docs/repositories.md "A tool-runner's cache"): a
+ * cache of a state in KV, made from its trees, brought to a newer state by `git read-tree -m -u` (only what
+ * differs is written), and read back after the command (`persist`). Its folder holds the files (`tree/`), the
+ * command's `.git` (`gitdir/`) and the host's own bookkeeping (`host/`: the index that follows the files, what
+ * the checkout shows), which the command never gets.
+ */
+export class Checkout {
+  readonly place: CheckoutPlace;
+  private readonly hostFolder: string;
+
+  constructor(
+    readonly folder: string,
+    private readonly local: LocalRepository,
+  ) {
+    this.place = { directory: path.join(folder, "tree"), gitDirectory: path.join(folder, "gitdir"), objectDirectory: local.objectDirectory };
+    this.hostFolder = path.join(folder, "host");
+  }
+
+  /** Brings the checkout to `state`: made whole when there is none (or it cannot be moved), else moved. */
+  async prepare(state: TreeState): Promise<void> {
+    const shown = await this.shown();
+    const wanted = shownOf(state);
+    if (shown && sameShown(shown, wanted)) {
+      // the same state: a command's `.git` is written again in case the last command broke it
+      await this.writeGitState(wanted, !(await lstat(path.join(this.place.gitDirectory, "index")).catch(() => undefined))?.isFile());
+      return;
+    }
+    if (shown && shown.branch === state.branch) {
+      const moved = await this.git({ args: ["read-tree", "-m", "-u", shown.files, state.files] }).then(
+        () => true,
+        () => false,
+      );
+      if (moved) {
+        await this.writeGitState(wanted, shown.index !== state.index);
+        return;
+      }
+    }
+    await this.discard();
+    await mkdir(this.place.directory, { recursive: true, mode: 0o755 });
+    await mkdir(this.hostFolder, { recursive: true, mode: 0o700 });
+    await this.git({ args: ["read-tree", "--reset", "-u", state.files] });
+    await this.writeGitState(wanted, true);
+  }
+
+  /**
+   * Reads what the command left (docs/repositories.md "withWorkingTree", step 4) and stores every new object:
+   * the files as a tree (`git add -A` into the host's index, `git write-tree`), the command's index as a tree,
+   * HEAD and the branch as the command left them, and one pack of everything new. Returns the outcome to record;
+   * the checkout then shows it.
+   */
+  async persist(before: TreeState, limits: PersistLimits): Promise<CommandOutcome> {
+    const incoming = path.join(this.hostFolder, `incoming-${randomUUID()}`);
+    await mkdir(path.join(incoming, "pack"), { recursive: true });
+    try {
+      const { gitDirectory } = this.place;
+      const alternates = [this.local.objectDirectory];
+      const taken = await takeCommandObjects(gitDirectory, incoming, this.local.gitDir, alternates, limits.maxNewBytes);
+      const inIncoming = { objectDirectory: incoming, alternates };
+      await this.git({ ...inIncoming, args: ["add", "-A", "--", "."], cwd: this.place.directory });
+      const files = (await this.git({ ...inIncoming, args: ["write-tree"] })).stdout.toString("latin1").trim();
+      const index = (await this.commandIndexTree(incoming)) ?? before.index;
+      const head = await readCommandHead(gitDirectory);
+      const branchRef = `refs/heads/${before.branch}`;
+      const branchHead = (await readCommandRef(gitDirectory, branchRef)) ?? before.branch_head ?? before.head;
+      const onBranch = head !== undefined && "branch" in head && head.branch === before.branch;
+      const headCommit = head === undefined ? before.head : "commit" in head ? head.commit : ((await readCommandRef(gitDirectory, `refs/heads/${head.branch}`)) ?? before.head);
+      const outcome: CommandOutcome = { files, index, head: onBranch ? branchHead : headCommit, detached: !onBranch, branchHead };
+      const previous = [before.files, before.index, before.head, before.branch_head ?? before.head];
+      await this.local.storeNew(incoming, { include: [...new Set([outcome.files, outcome.index, outcome.head, outcome.branchHead])], exclude: [...new Set(previous)] }, limits.maxNewBytes);
+      // stored: the command's own copies are no longer needed, and the next command starts with none
+      await Promise.all(taken.files.map((file) => unlink(file).catch(() => undefined)));
+      await this.writeShown({ branch: before.branch, ...outcome });
+      return outcome;
+    } finally {
+      await rm(incoming, { recursive: true, force: true });
+    }
+  }
+
+  /** Removes the checkout whole; the next `prepare` makes it again. */
+  async discard(): Promise<void> {
+    await rm(this.folder, { recursive: true, force: true });
+  }
+
+  /** The command's index as a tree, or undefined when git cannot make one of it (a conflict, a damaged file). */
+  private async commandIndexTree(incoming: string): Promise<string | undefined> {
+    const bytes = await readPlainFile(path.join(this.place.gitDirectory, "index"), indexMaxBytes);
+    if (!bytes) return undefined;
+    const copy = path.join(this.hostFolder, `command-index-${randomUUID()}`);
+    try {
+      await writeFile(copy, bytes, { mode: 0o600 });
+      const written = await this.git({ indexFile: copy, objectDirectory: incoming, alternates: [this.local.objectDirectory], args: ["write-tree"] });
+      return written.stdout.toString("latin1").trim();
+    } catch {
+      return undefined;
+    } finally {
+      await rm(copy, { force: true });
+    }
+  }
+
+  /**
+   * Writes the command's `.git` for `shown`: HEAD, the branch, the alternates naming the repository's objects, a
+   * config of the host's when there is none, and (with `withIndex`) the index, made from the host's index so the
+   * files' times and sizes are known and `git status` hashes nothing it need not.
+   */
+  private async writeGitState(shown: Shown, withIndex: boolean): Promise<void> {
+    const gitDirectory = this.place.gitDirectory;
+    await plainFolders(this.folder, ["gitdir"]);
+    for (const folder of [["objects", "info"], ["refs", "tags"]]) await plainFolders(gitDirectory, folder);
+    await replaceFile(path.join(gitDirectory, "HEAD"), shown.detached ? `${shown.head}\n` : `ref: refs/heads/${shown.branch}\n`);
+    const branchNames = ["refs", "heads", ...shown.branch.split("/")];
+    await plainFolders(gitDirectory, branchNames.slice(0, -1));
+    const branchFile = path.join(gitDirectory, ...branchNames);
+    await rm(branchFile, { recursive: true, force: true });
+    await replaceFile(branchFile, `${shown.branchHead}\n`);
+    const alternates = path.relative(path.join(gitDirectory, "objects"), this.local.objectDirectory);
+    await replaceFile(path.join(gitDirectory, "objects", "info", "alternates"), `${alternates}\n`);
+    if (!(await readPlainFile(path.join(gitDirectory, "config"), 1024 * 1024))) {
+      await replaceFile(path.join(gitDirectory, "config"), "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n");
+    }
+    if (withIndex) {
+      const made = path.join(this.hostFolder, `index-${randomUUID()}`);
+      await copyFile(this.hostIndex, made);
+      await this.git({ indexFile: made, args: ["read-tree", "-m", shown.index] });
+      await rename(made, path.join(gitDirectory, "index"));
+    }
+    await replaceFile(path.join(this.place.directory, ".git"), `gitdir: ${path.relative(this.place.directory, gitDirectory)}\n`);
+    await this.writeShown(shown);
+  }
+
+  private get hostIndex(): string {
+    return path.join(this.hostFolder, "index");
+  }
+
+  private git(run: Omit<GitRun, "gitDir">) {
+    return runGit({ gitDir: this.local.gitDir, workTree: this.place.directory, indexFile: this.hostIndex, ...run });
+  }
+
+  private async shown(): Promise<Shown | undefined> {
+    try {
+      return JSON.parse(await readFile(path.join(this.hostFolder, "shown.json"), "utf8")) as Shown;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async writeShown(shown: Shown): Promise<void> {
+    await replaceFile(path.join(this.hostFolder, "shown.json"), JSON.stringify(shown));
+  }
+}
+
+/** What a checkout of `state` shows. */
+function shownOf(state: TreeState): Shown {
+  return { branch: state.branch, files: state.files, index: state.index, head: state.head, detached: state.detached, branchHead: state.branch_head ?? state.head };
+}
+
+function sameShown(a: Shown, b: Shown): boolean {
+  return a.branch === b.branch && a.files === b.files && a.index === b.index && a.head === b.head && a.detached === b.detached && a.branchHead === b.branchHead;
+}
+
+/**
+ * Makes `names` below `base` a chain of real folders: whatever a command left in the way (a link to a host
+ * folder, a file) is removed first, so nothing the host writes into a command's `.git` lands outside it.
+ */
+async function plainFolders(base: string, names: readonly string[]): Promise<void> {
+  let at = base;
+  for (const name of names) {
+    at = path.join(at, name);
+    const seen = await lstat(at).catch(() => undefined);
+    if (seen?.isDirectory()) continue;
+    if (seen) await rm(at, { force: true });
+    await mkdir(at, { mode: 0o755 });
+  }
+}
+
+/** Writes `file` whole by a rename, which replaces whatever is there (a link included) without following it. */
+async function replaceFile(file: string, text: string): Promise<void> {
+  const temporary = `${file}.${randomUUID()}.tmp`;
+  await writeFile(temporary, text, { mode: 0o644 });
+  await rename(temporary, file);
+}

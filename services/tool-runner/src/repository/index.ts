@@ -1,0 +1,10 @@
+/**
+ * Projects' git repositories (docs/repositories.md): their objects, refs and working trees in JetStream, a
+ * tool-runner's disk as a cache of them, and `withWorkingTree`, the one way a command gets a working tree on disk.
+ */
+export type { CheckoutPlace } from "./checkout.js";
+export { RepositoryBucket } from "./repository-bucket.js";
+export { Repositories, type AttachedRepository, type RepositorySettings } from "./repositories.js";
+export type { TreeFile, TreeLookup } from "./tree-reader.js";
+export type { TreeChange } from "./tree-writer.js";
+export { WorkingTrees, chatBranch, type ChatTree, type TreeView, type TreeWritten, type WorkingTreeLimits } from "./working-trees.js";
