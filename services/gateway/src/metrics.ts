@@ -65,6 +65,8 @@ export class GatewayMetrics {
           this.tokens.inc({ kind: "completion" }, event.usage.completion_tokens);
         } else if (event.type === "error") {
           outcome = event.error.code;
+        } else if (event.type === "approval_required") {
+          outcome = "awaiting_approval";
         }
         yield event;
       }

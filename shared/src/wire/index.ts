@@ -10,10 +10,10 @@
  */
 export { AgentDefinition, AgentSummary, MenuItem } from "./agent.js";
 export { withAttachedFiles } from "./attached-files-note.js";
-export { ApprovalDecideReply, ApprovalDecideRequest, ApprovalDecisionBody, ApprovalListReply, ApprovalListRequest, ApprovalView } from "./approvals/approval-messages.js";
+export { ApprovalDecideReply, ApprovalDecideRequest, ApprovalDecisionBody, ApprovalListReply, ApprovalListRequest, ApprovalView, ChatAwaitingApprovalReply, PendingCall } from "./approvals/approval-messages.js";
 export { ApprovalDecided, ApprovalDecision, ApprovalOutcome, ApprovalRecord, ApprovalStatus, PausedTurnFigures, ToolArguments, approvalIdSchema, maxDecisionMessageChars } from "./approvals/approval-record.js";
-export { RunResume, isResumeSubject, runResumeSubject } from "./approvals/run-resume.js";
 export { commandLineParts, normaliseSpace, scanCommandLine } from "./approvals/command-line-parts.js";
+export { RunResume, isResumeSubject, runResumeSubject } from "./approvals/run-resume.js";
 export type { CommandLineScan } from "./approvals/command-line-parts.js";
 export { AuditAction, AuditOutcome, AuditPage, AuditQuery, AuditRecord, AuditToolCall } from "./audit-record.js";
 export { withoutBidiFormat } from "./bidi-format.js";

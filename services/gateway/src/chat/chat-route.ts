@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from "express";
 import { AppError } from "@agent-orchestrator/shared/runtime";
-import { ChatRequestBody, type RunEvent } from "@agent-orchestrator/shared/wire";
+import { ChatRequestBody, type ChatAwaitingApprovalReply, type RunEvent } from "@agent-orchestrator/shared/wire";
 import { currentSignIn, currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { parseInput } from "../http/parse-input.js";
@@ -12,7 +12,9 @@ import { turnAnswer } from "./turn-answer.js";
 
 /**
  * POST /api/chat: one turn, answered as JSON, or streamed as SSE when the client accepts
- * text/event-stream. A turn refused at the start is a plain JSON error with its status either way.
+ * text/event-stream. A turn refused at the start is a plain JSON error with its status either way. A turn that
+ * pauses at a tool call waiting for a member's decision answers 202 with the call (the SSE stream ends with its
+ * `approval_required`); its result comes to whoever watches the chat (docs/approvals.md).
  * When the client goes away before the end, the turn is cancelled unless the body says `detach`.
  */
 export function chatRoute(context: GatewayContext, { startChat }: { startChat: StartChat }): Router {
@@ -39,7 +41,16 @@ export function chatRoute(context: GatewayContext, { startChat }: { startChat: S
 const wantsEventStream = (request: Request): boolean => (request.headers.accept ?? "").includes("text/event-stream");
 
 async function answerJson(response: Response, events: AsyncIterable<RunEvent>, projectId: () => Promise<string>): Promise<void> {
+  // the text said before a pause: a paused turn's answer so far (its subagents' text is their parent's tool result)
+  let said = "";
   for await (const event of events) {
+    if (event.type === "delta" && event.parent_call_id === undefined) said += event.text;
+    if (event.type === "approval_required") {
+      const { type: _type, session_id, run_id: _run, seq: _seq, ...call } = event;
+      const reply: ChatAwaitingApprovalReply = { success: true, session_id, project_id: await projectId(), status: "awaiting_approval", response: said, approvals: [call] };
+      response.status(202).json(reply);
+      return;
+    }
     if (event.type === "done") {
       const project_id = await projectId();
       response.json({ success: true, session_id: event.session_id, project_id, ...turnAnswer(event), iterations: event.iterations, usage: event.usage });

@@ -2,11 +2,14 @@ import { encodeJson, traceHeadersOption } from "@agent-orchestrator/shared/runti
 import { subjects } from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "../gateway-context.js";
 
-/** Broadcasts a cancel for the session's turn (`runId` narrows it to that turn); idempotent. */
-export function publishCancel(context: GatewayContext, sessionId: string, runId?: string): void {
+/**
+ * Broadcasts a cancel for the session's turn (`runId` narrows it to that turn); idempotent. A chat paused for a
+ * decision has no running turn: the cancel rejects its pending calls instead (docs/approvals.md), recorded as `by`'s.
+ */
+export function publishCancel(context: GatewayContext, sessionId: string, runId?: string, by?: string): void {
   context.connection.publish(
     context.subjectPrefix + subjects.runCancel(sessionId),
-    encodeJson(runId === undefined ? { session_id: sessionId } : { session_id: sessionId, run_id: runId }),
+    encodeJson({ session_id: sessionId, ...(runId === undefined ? {} : { run_id: runId }), ...(by === undefined ? {} : { by }) }),
     traceHeadersOption(),
   );
 }

@@ -24,6 +24,11 @@ export interface ChatStart {
   signIn: SignInVia | undefined;
   /** where the request came from, for the audit record of a new chat (MCP's tool call has none of its own) */
   clientAddress?: string | undefined;
+  /**
+   * what a tool call that needs a member's decision does (docs/approvals.md): `pause` (the default) pauses the turn;
+   * `refuse`, for a door whose answer cannot wait (`/v1`, MCP), answers it as refused
+   */
+  approvalMode?: "pause" | "refuse";
 }
 
 /** Starts a chat turn: the use case the four doors (`/api/chat`, the WebSocket, `/v1`, MCP's `chat` tool) share. */
@@ -39,7 +44,7 @@ const orchestratorPingWaitMs = 500;
  * orchestrator and its events followed (run-client.ts) and counted (metrics.ts); a new chat's start is audited.
  */
 export function chatStarter(context: GatewayContext, services: ChatStartServices): StartChat {
-  return async ({ body, owner, signIn, clientAddress }) => {
+  return async ({ body, owner, signIn, clientAddress, approvalMode }) => {
     const attachments = await resolveAttachments(context, services.uploads, owner, body);
     const name = callerName(context.config, owner, signIn);
     const run: NewRun = {
@@ -52,6 +57,7 @@ export function chatStarter(context: GatewayContext, services: ChatStartServices
       project_id: body.project_id === defaultProjectAlias ? undefined : body.project_id,
       ...(attachments ? { attachments } : {}),
       ...(name ? { caller_name: name } : {}),
+      ...(approvalMode === "refuse" ? { approval_mode: "refuse" as const } : {}),
     };
     const queued = startRun(
       {

@@ -32,7 +32,8 @@ export async function runChatTool(
   signal: AbortSignal,
   onTool: (name: string) => void,
 ): Promise<ChatToolResult> {
-  const run = await startChat({ body: input, owner, signIn });
+  // a tool's result cannot wait for another member's decision: such a call is refused, and the model is told so
+  const run = await startChat({ body: input, owner, signIn, approvalMode: "refuse" });
   const sessionId = run.first.session_id;
   const cancel = () => {
     run.close();

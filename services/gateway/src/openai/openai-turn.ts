@@ -37,7 +37,8 @@ export interface OpenAiTurn {
  * `x-project-id` headers; a client that disconnects before `finished()` cancels its turn.
  */
 export async function startOpenAiTurn(context: GatewayContext, startChat: StartChat, request: Request, response: Response, plan: OpenAiTurnPlan, owner: string): Promise<OpenAiTurn> {
-  const run = await startChat({ body: plan, owner, signIn: currentSignIn(response), clientAddress: context.clientAddress(request) });
+  // a completion cannot pause: a tool call that needs a member's decision is refused, and the model is told so
+  const run = await startChat({ body: plan, owner, signIn: currentSignIn(response), clientAddress: context.clientAddress(request), approvalMode: "refuse" });
   const sessionId = run.first.session_id;
   let done = false;
   response.on("close", () => {

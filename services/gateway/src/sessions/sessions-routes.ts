@@ -86,11 +86,14 @@ export function sessionsRoutes(context: GatewayContext, { audit }: { audit: Audi
     async (request, response) => {
       const user = currentUser(response);
       const session = await sessionAccess(context, request.params["id"], user);
-      noteAudit(response, { project_id: session.project_id, ...(session.status === "running" ? {} : { detail: "not running" }) });
+      const paused = session.status === "awaiting_approval";
+      noteAudit(response, { project_id: session.project_id, ...(session.status === "running" || paused ? {} : { detail: "not running" }) });
       requireChatOwner(session, user);
       const running = session.status === "running" && session.run_id !== null;
       if (running) publishCancel(context, session.id, session.run_id ?? undefined);
-      response.json({ success: true, cancelled: running });
+      // a chat paused for a decision: its pending calls are rejected and the turn ends CANCELLED (docs/approvals.md)
+      if (paused) publishCancel(context, session.id, undefined, user);
+      response.json({ success: true, cancelled: running || paused });
     },
   );
 

@@ -138,9 +138,13 @@ export class WebSocketConnection {
     if (body.type === "approve") return this.approve(user, body);
     const session = await sessionAccess(this.context, body.session_id, user);
     requireChatOwner(session, user);
+    const paused = session.status === "awaiting_approval";
     if (session.status === "running") publishCancel(this.context, session.id, session.run_id ?? undefined);
-    void this.services.audit.record({ actor: user, action: "chat_cancelled", project_id: session.project_id, target: session.id, client_address: this.opened.address, outcome: "ok", ...(session.status === "running" ? {} : { detail: "not running" }) });
-    this.send({ type: "cancelled", session_id: session.id, cancelled: session.status === "running" });
+    // a chat paused for a decision: its pending calls are rejected and the turn ends CANCELLED (docs/approvals.md)
+    if (paused) publishCancel(this.context, session.id, undefined, user);
+    const cancelled = session.status === "running" || paused;
+    void this.services.audit.record({ actor: user, action: "chat_cancelled", project_id: session.project_id, target: session.id, client_address: this.opened.address, outcome: "ok", ...(cancelled ? {} : { detail: "not running" }) });
+    this.send({ type: "cancelled", session_id: session.id, cancelled });
   }
 
   /**

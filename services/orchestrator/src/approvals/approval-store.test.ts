@@ -72,4 +72,19 @@ describe("ApprovalStore", () => {
     await store.forget(ended.record);
     expect(await store.get("s1", record.approval_id)).toBeUndefined();
   });
+
+  it("purges the records of calls resumed before a time, and keeps the others", async () => {
+    const [store] = await twoReplicas();
+    const old = pendingRecord();
+    const recent = pendingRecord();
+    const waiting = pendingRecord();
+    for (const record of [old, recent, waiting]) await store.create(record);
+    for (const [record, at] of [[old, "2026-01-01T00:00:00.000Z"], [recent, new Date().toISOString()]] as const) {
+      await store.transition("s1", record.approval_id, ["pending"], (current) => ({ ...current, status: "resumed", decided: { outcome: "approve", by: "erin", at } }));
+    }
+    expect(await store.purgeResumed(new Date(Date.now() - 60_000))).toBe(1);
+    expect(await store.get("s1", old.approval_id)).toBeUndefined();
+    expect((await store.get("s1", recent.approval_id))?.record.status).toBe("resumed");
+    expect((await store.get("s1", waiting.approval_id))?.record.status).toBe("pending");
+  });
 });

@@ -105,7 +105,24 @@ export class ApprovalStore {
     return oldestFirst(found.filter((record): record is ApprovalRecord => record !== undefined));
   }
 
-  /** Removes a record that has ended (its turn resumed or ended) for good. */
+  /**
+   * Purges the records of calls whose turn resumed before `before` (a week ago: until then a decision sent again is
+   * told who decided); returns how many. Reads every record key, so the sweep does it seldom.
+   */
+  async purgeResumed(before: Date): Promise<number> {
+    const keys = await this.keys("approval.*.*");
+    const purged = await mapWithConcurrency(keys, readConcurrency, async (key) => {
+      const [, sessionId = "", approvalId = ""] = key.split(".");
+      const stored = await this.get(sessionId, approvalId);
+      const endedAt = stored?.record.decided?.at;
+      if (stored?.record.status !== "resumed" || endedAt === undefined || Date.parse(endedAt) >= before.getTime()) return false;
+      await this.forget(stored.record);
+      return true;
+    });
+    return purged.filter(Boolean).length;
+  }
+
+  /** Removes a record for good (its chat is gone, or its turn resumed long ago). */
   async forget(record: ApprovalRecord): Promise<void> {
     await this.unindex(record);
     await retryWhileLeaderless(() => this.kv.purge(recordKey(record.session_id, record.approval_id)));

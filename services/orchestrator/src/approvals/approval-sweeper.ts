@@ -52,14 +52,31 @@ export async function sweepApprovals(deps: ApprovalSweepDeps): Promise<SweepResu
   return result;
 }
 
-/** Sweeps every `intervalMs` until stopped; a sweep never overlaps the next. */
+/** A resumed call's record is kept this long, so a decision sent again is told who decided. */
+export const resumedRecordKeepMs = 7 * 24 * 3_600_000;
+/** How often a replica purges the records kept past that: it reads every record key. */
+const purgeEveryMs = 3_600_000;
+
+/**
+ * Sweeps every `intervalMs` until stopped, and purges resumed records a week old once an hour; a sweep never
+ * overlaps the next.
+ */
 export function startApprovalSweeper(deps: ApprovalSweepDeps, intervalMs: number): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
+  let purgedAt = 0;
+  const purge = async () => {
+    if (Date.now() - purgedAt < purgeEveryMs) return;
+    purgedAt = Date.now();
+    const purged = await deps.approvals.purgeResumed(new Date(Date.now() - resumedRecordKeepMs));
+    if (purged > 0) deps.logger.info({ purged }, "records of tool calls decided over a week ago purged");
+  };
   const timer = setInterval(() => {
     if (stopped) return;
     running = running.then(() =>
-      sweepApprovals(deps).catch((error: unknown) => deps.logger.warn({ err: error }, "the sweep of waiting tool calls failed; the next one tries again")),
+      sweepApprovals(deps)
+        .then(purge)
+        .catch((error: unknown) => deps.logger.warn({ err: error }, "the sweep of waiting tool calls failed; the next one tries again")),
     );
   }, intervalMs);
   timer.unref();

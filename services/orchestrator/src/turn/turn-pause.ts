@@ -56,7 +56,6 @@ export async function pauseTurn(deps: Pick<TurnDeps, "store" | "approvals" | "co
   };
   await turn.spending.endTurn(usage);
   await saveSession(deps.store, session, paused, "awaiting_approval");
-  if (turn.resumed) await deps.approvals.forget(turn.resumed.record);
   await turn.releaseSlot?.();
   turn.events.finish(approvalRequired(record));
   turn.log.info({ approvalId: record.approval_id, tool: call.name, callId: call.id, usage, model: turn.route.model }, "turn paused for a decision on a tool call");

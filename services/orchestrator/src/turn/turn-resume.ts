@@ -43,11 +43,9 @@ export async function runResumedTurn(deps: TurnDeps & { approvals: ApprovalStore
     limits: { ...loopLimits(config), maxIterations: Math.max(0, config.MAX_ITERATIONS - used.iterations) },
     ...(releaseSlot ? { releaseSlot } : {}),
   });
-  let took = false;
   try {
     const held = await holdPausedSession(deps, turn, record);
     if (held === "dropped") return;
-    took = true;
     Object.assign(turn, { session: held });
     const decided = await deps.approvals.transition(record.session_id, record.approval_id, [...decidedStatuses, "resumed"], (current) => ({ ...current, status: "resumed" }));
     turn.resumed = { record: decided.record, calls: unansweredCalls(held.record.messages), decision: decisionOf(decided.record) };
@@ -65,9 +63,8 @@ export async function runResumedTurn(deps: TurnDeps & { approvals: ApprovalStore
   } catch (error) {
     await failTurn(deps, turn, error);
   } finally {
+    // the record stays, resumed, so a decision sent again is told who decided; the sweep purges it after a week
     await closeTurn(deps, turn);
-    // a turn that paused again forgot this record itself; one that ended needs it no more
-    if (took) await deps.approvals.forget(record).catch((error: unknown) => log.warn({ err: error }, "a resumed call's record stays until the next sweep"));
   }
 }
 

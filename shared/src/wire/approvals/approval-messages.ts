@@ -70,3 +70,30 @@ export type ApprovalDecideRequest = z.infer<typeof ApprovalDecideRequest>;
 
 export const ApprovalDecideReply = z.union([z.object({ success: z.literal(true), approval: ApprovalView }), ErrorReply]);
 export type ApprovalDecideReply = z.infer<typeof ApprovalDecideReply>;
+
+/** A call that waits, as a door that stops at the pause shows it: the `approval_required` event's fields. */
+export const PendingCall = z.object({
+  approval_id: z.string(),
+  call_id: z.string(),
+  tool: z.string(),
+  arguments: ToolArguments,
+  arguments_truncated: z.boolean().optional(),
+  reason: z.string(),
+  expires_at: z.string(),
+});
+export type PendingCall = z.infer<typeof PendingCall>;
+
+/**
+ * `POST /api/chat`'s JSON answer, status 202, for a turn that paused at a call waiting for a member's decision: the
+ * text the turn said before it paused, and the call; the turn's result comes to whoever watches the chat once it is
+ * decided (docs/approvals.md "Every door").
+ */
+export const ChatAwaitingApprovalReply = z.object({
+  success: z.literal(true),
+  session_id: z.string(),
+  project_id: z.string(),
+  status: z.literal("awaiting_approval"),
+  response: z.string(),
+  approvals: z.array(PendingCall),
+});
+export type ChatAwaitingApprovalReply = z.infer<typeof ChatAwaitingApprovalReply>;
