@@ -6,7 +6,7 @@ const labels: Record<SessionSummary["status"], string> = {
   completed: "done",
   failed: "failed",
   cancelled: "stopped",
-  awaiting_approval: "waiting for approval",
+  awaiting_approval: "needs approval",
 };
 
 /** A chat's status in the words the page shows (an unknown one as sent). */
