@@ -12,6 +12,8 @@ const hints: Record<string, string> = {
   TURN_TIMEOUT: "The turn ran out of time. Ask for a smaller step, or try again.",
   MAX_ITERATIONS: "The agent used too many steps without finishing. Ask for something smaller or more specific.",
   SESSION_BUSY: "This session is still working on the previous message. Wait for it to finish, or stop it.",
+  APPROVAL_EXPIRED: "Nobody decided on the tool call in time, so the turn ended; what the agent wrote is kept. Send the message again to go on.",
+  APPROVAL_DECIDED: "This call no longer waits: it was decided elsewhere, expired, or its chat was cancelled. The card shows how it ended.",
   SESSION_NOT_FOUND: "This session no longer exists. Start a new chat.",
   AGENT_NOT_FOUND: "This agent is not installed (any more). Pick another one.",
   AGENT_INIT_FAILED: "The agent could not start: one of its start-up files is missing or unreadable.",
