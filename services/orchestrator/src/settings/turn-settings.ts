@@ -1,5 +1,5 @@
 import { asAnswer, type SettingsLayers } from "@agent-orchestrator/shared/wire";
-import type { SettingsStore } from "./settings-store.js";
+import type { SettingsReads } from "./settings-reads.js";
 
 /** Whose turn, in which project: what the settings layers of a turn are read for. */
 export interface SettingsScope {
@@ -16,7 +16,7 @@ export interface SettingsScope {
  * carried on the tool calls that read BMAD's config, so every replica of every service sees the same values. The
  * defaults are filled in here: `project_name` is the project's name, `user_name` the caller's name.
  */
-export async function turnSettings(store: SettingsStore, scope: SettingsScope): Promise<SettingsLayers> {
+export async function turnSettings(store: SettingsReads, scope: SettingsScope): Promise<SettingsLayers> {
   const [project, member] = await Promise.all([store.project(scope.projectId), store.member(scope.user)]);
   const projectName = scope.projectName === undefined ? undefined : asAnswer(scope.projectName);
   return {

@@ -3,6 +3,7 @@ import { type AgentDefinition, type RunParent, type ToolContext } from "@agent-o
 import { modelNotConfiguredMessage } from "../config.js";
 import type { ModelCaller } from "../loop/model-caller.js";
 import { UsageMeter } from "../model/usage-meter.js";
+import { readOnce } from "../settings/settings-reads.js";
 import { turnSettings } from "../settings/turn-settings.js";
 import { projectApprovals } from "../approvals/project-approvals.js";
 import { withinBudget } from "../spending/within-budget.js";
@@ -63,10 +64,12 @@ async function admitted(
   // the agent's route: by its id, its module and the chat's project (docs/models.md "Routes")
   const route = deps.models.pick({ agent: agent.id, module: agent.bundleName, project: place.projectId });
   if (!route) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
+  // the project's settings document holds both BMAD's answers and the approval policies: read once for both
+  const settingsReads = deps.settings && readOnce(deps.settings);
   const [budget, settings, approvals] = await Promise.all([
     deps.budgets?.forTurn(place.projectId, request.owner, place.project),
-    deps.settings && turnSettings(deps.settings, { projectId: place.projectId, projectName: place.projectName, user: request.owner, callerName: request.caller_name }),
-    projectApprovals(deps.settings, place.projectId, deps.config.APPROVALS_DEFAULTS),
+    settingsReads && turnSettings(settingsReads, { projectId: place.projectId, projectName: place.projectName, user: request.owner, callerName: request.caller_name }),
+    projectApprovals(settingsReads, place.projectId, deps.config.APPROVALS_DEFAULTS),
   ]);
   const meter = new UsageMeter(withinBudget(guard(route.caller), () => checkBudget(turn)), route.price, (usage) => turn.spending.call(usage));
   // what the tools write is the project's, authored by the chat's owner and its agent
