@@ -15,6 +15,8 @@ export interface BwrapFrame {
   environment: Readonly<Record<string, string>>;
   /** the child's descriptor bwrap reads the seccomp filter from, when there is one */
   seccompFd?: number | undefined;
+  /** the child's descriptor bwrap writes its JSON status to: `{"child-pid"}` once the sandbox is set up, then `{"exit-code"}` */
+  statusFd?: number | undefined;
   /** what bwrap runs */
   command: readonly string[];
 }
@@ -33,6 +35,7 @@ export function bwrapFrame(frame: BwrapFrame): string[] {
   args.push(...frame.mounts, "--remount-ro", "/", "--chdir", frame.cwd, "--clearenv");
   for (const [name, value] of Object.entries(frame.environment)) args.push("--setenv", name, value);
   if (frame.seccompFd !== undefined) args.push("--seccomp", String(frame.seccompFd));
+  if (frame.statusFd !== undefined) args.push("--json-status-fd", String(frame.statusFd));
   args.push("--", ...frame.command);
   return args;
 }

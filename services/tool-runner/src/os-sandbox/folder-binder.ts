@@ -24,7 +24,7 @@ export const binderPrefix = "folder binder: ";
  * cannot make a mount namespace.
  */
 const binderSource = String.raw`
-import ctypes, json, os, struct, sys
+import ctypes, json, os, signal, struct, sys
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
@@ -51,19 +51,19 @@ def check(result, what):
 
 def owner_namespace(uid, gid):
     """A user namespace whose uid 0 and gid 0 are the slot's user: an idmapped mount shows root's files as theirs."""
-    ready, go = os.pipe()
+    done_read, done_write = os.pipe()
+    go_read, go_write = os.pipe()
     child = os.fork()
     if child == 0:
-        os.close(go)
-        os._exit(0 if libc.unshare(CLONE_NEWUSER) == 0 and os.read(ready, 1) == b"" else 1)
-    os.close(ready)
+        os.close(done_read)
+        os.close(go_write)
+        os.write(done_write, b"1" if libc.unshare(CLONE_NEWUSER) == 0 else b"0")
+        os.read(go_read, 1)
+        os._exit(0)
+    os.close(done_write)
+    os.close(go_read)
     try:
-        own = os.readlink("/proc/self/ns/user")
-        for _ in range(2000):
-            if os.readlink("/proc/%d/ns/user" % child) != own:
-                break
-            os.sched_yield()
-        else:
+        if os.read(done_read, 1) != b"1":
             fail("cannot make a user namespace for the working tree")
         with open("/proc/%d/uid_map" % child, "w") as f:
             f.write("0 %d 1\n" % uid)
@@ -73,7 +73,8 @@ def owner_namespace(uid, gid):
             f.write("0 %d 1\n" % gid)
         return os.open("/proc/%d/ns/user" % child, os.O_RDONLY)
     finally:
-        os.close(go)
+        os.close(go_write)
+        os.close(done_read)
         os.waitpid(child, 0)
 
 check(libc.unshare(CLONE_NEWNS), "cannot make a mount namespace")
@@ -97,6 +98,9 @@ for index, bind in enumerate(config["binds"]):
     os.close(descriptor)
 if userns is not None:
     os.close(userns)
+# python ignores these two at start, and an ignored signal stays ignored across exec: give the sandbox the defaults
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
 os.setgroups([])
 os.setresgid(config["gid"], config["gid"], config["gid"])
 os.setresuid(config["uid"], config["uid"], config["uid"])

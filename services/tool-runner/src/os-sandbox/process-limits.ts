@@ -6,8 +6,11 @@ export interface ProcessLimits {
   memoryBytes?: number | undefined;
   /** RLIMIT_CPU: CPU seconds of each process */
   cpuSeconds: number;
-  /** RLIMIT_NPROC: processes of the sandbox's user (per sandbox when each slot has its own user; never applied to root) */
-  processes: number;
+  /**
+   * RLIMIT_NPROC: processes of the sandbox's user (per sandbox when each slot has its own user; never applied to
+   * root); unset where a cgroup counts the sandbox's processes instead
+   */
+  processes?: number | undefined;
   /** RLIMIT_FSIZE: the largest file a process may write */
   fileBytes: number;
   /** RLIMIT_NOFILE */
@@ -21,7 +24,7 @@ export function limitedCommand(limits: ProcessLimits, command: readonly string[]
     ...(limits.memoryBytes === undefined ? [] : [`--as=${limits.memoryBytes}`]),
     // a soft limit below the hard one: the process gets SIGXCPU, which tells a CPU limit from any other kill
     `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
-    `--nproc=${limits.processes}`,
+    ...(limits.processes === undefined ? [] : [`--nproc=${limits.processes}`]),
     `--fsize=${limits.fileBytes}`,
     `--nofile=${limits.openFiles}`,
     "--core=0",

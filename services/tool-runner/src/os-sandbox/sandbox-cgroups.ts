@@ -17,6 +17,8 @@ export interface RunCgroup {
   adopt(pid: number): Promise<void>;
   /** which limits the run ran into: the kernel's own counters, not guesses */
   limitsHit(): Promise<{ memory: boolean; processes: boolean }>;
+  /** bytes its processes have sent to a file system with a disk behind it so far (`writtenBytes`) */
+  writtenBytes(): Promise<number>;
   /** kills what is left in it and removes it */
   remove(): Promise<void>;
 }
@@ -86,6 +88,7 @@ async function createV2(parent: string, limits: CgroupLimits): Promise<RunCgroup
       memory: counter(await readFile(path.join(folder, "memory.events"), "utf8").catch(() => ""), "oom_kill") > 0,
       processes: counter(await readFile(path.join(folder, "pids.events"), "utf8").catch(() => ""), "max") > 0,
     }),
+    writtenBytes: () => writtenBytes(folder),
     remove: () => removeCgroups([folder], (folder) => writeFile(path.join(folder, "cgroup.kill"), "1")),
   };
 }
@@ -137,6 +140,7 @@ async function createV1(parents: Record<"memory" | "pids" | "cpu", string>, limi
       memory: counter(await readFile(path.join(folders.memory, "memory.oom_control"), "utf8").catch(() => ""), "oom_kill") > 0,
       processes: counter(await readFile(path.join(folders.pids, "pids.events"), "utf8").catch(() => ""), "max") > 0,
     }),
+    writtenBytes: () => writtenBytes(folders.pids),
     remove: () => removeCgroups(unique, killAllIn),
   };
 }
@@ -168,6 +172,26 @@ async function removeCgroups(folders: string[], kill: (folder: string) => Promis
       }
     }
   }
+}
+
+/**
+ * What the cgroup's processes have written to file systems with a disk behind them: the kernel's I/O accounting of
+ * each (`/proc/<pid>/io`: `write_bytes`, counted when a page of a file is dirtied, less `cancelled_write_bytes`,
+ * pages truncated before they reached the disk; tmpfs and pipes count nothing), which holds the counts of its threads
+ * and of the children it has reaped. So the sum over the processes alive now is what the run wrote so far.
+ */
+async function writtenBytes(folder: string): Promise<number> {
+  const pids = (await readFile(path.join(folder, "cgroup.procs"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+  let total = 0;
+  for (const pid of pids) {
+    const io = await readFile(`/proc/${pid}/io`, "utf8").catch(() => "");
+    total += Math.max(0, ioCounter(io, "write_bytes") - ioCounter(io, "cancelled_write_bytes"));
+  }
+  return total;
+}
+
+function ioCounter(text: string, name: string): number {
+  return Number(new RegExp(`^${name}: (\\d+)$`, "m").exec(text)?.[1] ?? 0) || 0;
 }
 
 function counter(text: string, name: string): number {

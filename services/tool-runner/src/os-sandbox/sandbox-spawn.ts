@@ -10,6 +10,11 @@ export const seccompChildFd = 4;
 /** The child's first descriptor of the folders to bind. */
 export const firstFolderFd = 5;
 
+/** The child's descriptor of the `index`th data file, after `folders` folders' descriptors. */
+export function dataChildFd(folders: number, index: number): number {
+  return firstFolderFd + folders + index;
+}
+
 /** What `spawnSandbox` starts. */
 export interface SandboxSpawnOptions {
   /** bwrap's arguments */
@@ -27,6 +32,8 @@ export interface SandboxSpawnOptions {
   descriptors?: number[] | undefined;
   /** a socket on the child's fd 3 */
   channel?: boolean | undefined;
+  /** small files handed over on pipes after the folders' descriptors (for `--ro-bind-data`), in this order */
+  data?: readonly string[] | undefined;
   timeoutMs: number;
   /** stdout and stderr are each kept to this many bytes (head and tail) */
   outputMaxBytes: number;
@@ -71,7 +78,15 @@ export function spawnSandbox(options: SandboxSpawnOptions): SandboxProcess {
   const bwrap = [...(options.entry ?? []), options.bwrapPath, ...options.args];
   const [program, ...args] = options.cgroup ? [...gate, ...bwrap] : bwrap;
   const child = spawn(program ?? options.bwrapPath, args, {
-    stdio: [options.cgroup ? "pipe" : "ignore", "pipe", "pipe", options.channel ? "pipe" : "ignore", options.seccomp ? "pipe" : "ignore", ...(options.descriptors ?? [])],
+    stdio: [
+      options.cgroup ? "pipe" : "ignore",
+      "pipe",
+      "pipe",
+      options.channel ? "pipe" : "ignore",
+      options.seccomp ? "pipe" : "ignore",
+      ...(options.descriptors ?? []),
+      ...(options.data ?? []).map(() => "pipe" as const),
+    ],
     env: {},
     detached: true,
     ...(options.spawnAs ?? {}),
@@ -100,6 +115,11 @@ export function spawnSandbox(options: SandboxSpawnOptions): SandboxProcess {
   const seccompChannel = child.stdio[seccompChildFd] as Writable | null;
   seccompChannel?.on("error", () => undefined);
   seccompChannel?.end(options.seccomp);
+  (options.data ?? []).forEach((content, index) => {
+    const pipe = child.stdio[dataChildFd(options.descriptors?.length ?? 0, index)] as Writable | null;
+    pipe?.on("error", () => undefined);
+    pipe?.end(content);
+  });
   child.stdin?.on("error", () => undefined);
   const pid = child.pid;
   const begin = async () => {

@@ -92,7 +92,7 @@ export type ScriptCaller = Pick<ToolContext, "session_id" | "project_id" | "user
  */
 export class ScriptRunner {
   private readonly slots: SandboxSlots;
-  private readonly limits: ProcessLimits & { memoryBytes: number };
+  private readonly limits: ProcessLimits & { memoryBytes: number; processes: number };
   private readonly diskBytes: number;
 
   constructor(private readonly options: ScriptRunnerOptions) {

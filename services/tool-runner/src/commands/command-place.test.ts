@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { placeLayout } from "./command-place.js";
+
+describe("a place as the sandbox holds it", () => {
+  it("binds a plain working tree, .git inside, at /project and nothing else", () => {
+    expect(placeLayout({ directory: "/cache/p1/tree" })).toEqual({ folders: [{ host: "/cache/p1/tree", inside: "/project", writable: true }], files: [] });
+  });
+
+  it("binds a checkout's .git and objects at fixed places and gives git inside its own pointers to them", () => {
+    const layout = placeLayout({ directory: "/cache/p1/checkouts/main/tree", gitDirectory: "/cache/p1/checkouts/main/gitdir", objectDirectory: "/cache/p1/objects" });
+    expect(layout).toEqual({
+      folders: [
+        { host: "/cache/p1/checkouts/main/tree", inside: "/project", writable: true },
+        { host: "/cache/p1/checkouts/main/gitdir", inside: "/git", writable: true },
+        { host: "/cache/p1/objects", inside: "/git-objects", writable: false },
+      ],
+      files: [
+        { inside: "/project/.git", content: "gitdir: /git\n" },
+        { inside: "/git/objects/info/alternates", content: "/git-objects\n" },
+      ],
+    });
+  });
+});
