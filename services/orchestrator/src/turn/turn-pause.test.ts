@@ -14,6 +14,7 @@ import {
   ProjectReply,
   ProjectSettingsReply,
   RunEvent,
+  runResumeSubject,
   SessionGetReply,
   subjects,
 } from "@agent-orchestrator/shared/wire";
@@ -169,5 +170,47 @@ describe("a turn paused for a decision", () => {
     expect(events[1]).toMatchObject({ type: "approval_decided", decision: "cancel", by: "ada" });
     expect(events.at(-1)).toMatchObject({ type: "error", error: { code: "CANCELLED" } });
     expect(await session(paused.sessionId)).toMatchObject({ status: "cancelled" });
+  });
+
+  it("case 281: runs a resume only from its own subject, only for a decided call, and only while the chat waits for it", async () => {
+    const paused = await pausedTurn("save {project-root}/docs/a.md");
+    const { approval_id: approvalId } = paused.approval;
+    const resume = {
+      run_id: approvalId,
+      session_id: paused.sessionId,
+      new_session: false,
+      agent_id: "tester",
+      message: "resume",
+      owner: "ada",
+      project_id: projectId,
+      expires_at: Date.now() + 60_000,
+      resume: { approval_id: approvalId },
+    };
+    const js = connection.jetstream();
+    const manager = await connection.jetstreamManager();
+    const names = jetStreamNames(prefix);
+    const consumed = () =>
+      expect.poll(async () => {
+        const info = await manager.consumers.info(names.runRequests, names.runRequestsConsumer);
+        return info.num_pending + info.num_ack_pending;
+      }).toBe(0);
+    // on the resume subject while the call is still pending: nothing to resume from
+    await js.publish(prefix + runResumeSubject(paused.sessionId, approvalId), encodeJson(resume), { msgID: `early-${approvalId}` });
+    await consumed();
+    // the call approved (its resume not queued), then a resume on a user's subject, which the gateway may publish to
+    const kv = await js.views.kv(names.approvalsBucket);
+    const key = `approval.${paused.sessionId}.${approvalId}`;
+    const entry = await kv.get(key);
+    const record = decodeJson(entry?.value ?? new Uint8Array(), ApprovalRecord);
+    await kv.update(key, encodeJson({ ...record, status: "approved", decided: { outcome: "approve", by: "ada", at: new Date().toISOString() } }), entry?.revision ?? 0);
+    await js.publish(prefix + subjects.runRequest(paused.sessionId), encodeJson(resume), { msgID: `forged-${approvalId}` });
+    await consumed();
+    expect(await session(paused.sessionId)).toMatchObject({ status: "awaiting_approval" });
+    const saves = () => runner.calls.filter((call) => call.subject.endsWith("save_output") && call.body.call_id.startsWith(approvalId));
+    expect(saves()).toEqual([]);
+    // on its own subject it resumes, once
+    const events = await runEvents(paused.sessionId, approvalId, () => js.publish(prefix + runResumeSubject(paused.sessionId, approvalId), encodeJson(resume), { msgID: approvalId }));
+    expect(events.at(-1)).toMatchObject({ type: "done" });
+    expect(saves()).toHaveLength(1);
   });
 });
