@@ -231,12 +231,12 @@ describe("deploy/nats/nats-server.conf", () => {
     expect(natsConfig).not.toMatch(/no_auth_user/);
   });
 
-  it("gives no service the JetStream API wholesale, the registry no JetStream at all, and the tool-runner only its file store's", () => {
+  it("gives no service the JetStream API wholesale, the registry no JetStream at all, and the tool-runner only its file store's and repositories'", () => {
     for (const user of natsServiceUsers) expect(userBlock(user), user).not.toContain('"$JS.API.>"');
     expect(userBlock("registry")).not.toContain("$JS.");
     // the tool-runner keeps the files in JetStream (docs/projects.md "Storage"): its own buckets and object store, nothing else
     const toolRunner = userBlock("tool-runner");
-    const ownStreams = ["KV_file_index", "KV_file_revisions", "KV_tool_calls", "OBJ_file_contents", "OBJ_file_uploads"];
+    const ownStreams = ["KV_file_index", "KV_file_revisions", "KV_tool_calls", "OBJ_file_contents", "OBJ_file_uploads", "KV_repositories", "KV_repository_credentials", "OBJ_repository_packs"];
     const api = [...toolRunner.matchAll(/"(\$JS\.API\.[^"]+)"/g)].map((match) => match[1] ?? "");
     expect(api.length).toBeGreaterThan(1);
     // INFO says whether JetStream is on; STREAM.NAMES answers stream names only (nats.js looks up an object's stream by it)
@@ -244,7 +244,7 @@ describe("deploy/nats/nats-server.conf", () => {
       expect(ownStreams.some((stream) => subject.split(".").includes(stream)), subject).toBe(true);
     }
     for (const subject of [...toolRunner.matchAll(/"(\$KV\.[^".]+|\$O\.[^".]+)\./g)].map((match) => match[1])) {
-      expect(["$KV.file_index", "$KV.file_revisions", "$KV.tool_calls", "$O.file_contents", "$O.file_uploads"]).toContain(subject);
+      expect(["$KV.file_index", "$KV.file_revisions", "$KV.tool_calls", "$O.file_contents", "$O.file_uploads", "$KV.repositories", "$KV.repository_credentials", "$O.repository_packs"]).toContain(subject);
     }
     // and it cannot publish what the other services do: no run events, no tool calls, no registry, no session or project requests
     const deny = /deny: \[([^\]]*)\]/.exec(toolRunner)?.[1] ?? "";
@@ -263,6 +263,12 @@ describe("deploy/nats/nats-server.conf", () => {
     expect(gateway).toContain('"audit.>"');
     // the gateway reads and deletes only the consumers it makes on AUDIT; it never deletes or purges the stream
     expect(gateway).not.toMatch(/STREAM\.(DELETE|PURGE)\.(AUDIT|KV_personal_tokens)/);
+  });
+
+  it("case 94: gives a repository's credential, refs and packs to the tool-runner alone (docs/repositories.md)", () => {
+    for (const user of ["registry", "orchestrator", "gateway"] as const) expect(userBlock(user), user).not.toMatch(/repositor(y|ies)_|KV_repositories|\$KV\.repositories/);
+    expect(userBlock("tool-runner")).toContain('"$KV.repository_credentials.>"');
+    expect(userBlock("gateway")).toContain('"project.repository.get"');
   });
 
   it("gives the sign_ins bucket to the gateway alone: made at start, put, read by direct get, deleted at sign-out, never the stream purged (docs/sign-in.md)", () => {

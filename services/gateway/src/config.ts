@@ -51,6 +51,9 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   UPLOAD_MAX_BYTES: envInt(256 * 1024 * 1024, 1_024, 64 * 1024 * 1024 * 1024).describe(
     "largest file one upload (`PUT` or one part of a multipart `POST` to /api/projects/:id/files), code snapshot or import archive may be; past it the upload stops with 413 PAYLOAD_TOO_LARGE and nothing is stored (docs/uploads.md)",
   ),
+  REPOSITORY_BUNDLE_MAX_BYTES: envInt(2 * 1024 * 1024 * 1024, 1_024, 64 * 1024 * 1024 * 1024).describe(
+    "largest git bundle `PUT /api/projects/:id/repository` takes (docs/repositories.md); past it 413 PAYLOAD_TOO_LARGE and nothing is stored. The tool-runner's REPOSITORY_MAX_BYTES bounds what it keeps",
+  ),
   UPLOAD_MAX_FILES: envInt(100, 1, 10_000).describe("files one multipart upload may carry; past it the request is refused with 413 and nothing after the limit is stored"),
   UPLOAD_TIMEOUT_MS: envInt(300_000, 1_000, 600_000).describe(
     "how long the gateway waits for the tool-runner to take one upload (store it, convert a document) or an archive (check and store every file)",

@@ -72,6 +72,35 @@ export const toolRunnerEnvSchema = baseEnvSchema.extend({
     "MiB of file contents one tool-runner keeps in memory by sha256 (never stale: a new revision has another sha256)",
   ),
   TOOL_CONCURRENCY: envInt(64, 1, 10_000).describe("tool calls in flight per tool-runner process; above it a call is answered BUSY at once"),
+  REPOSITORY_CACHE_DIR: z
+    .string()
+    .default("")
+    .describe(
+      "where a tool-runner keeps its cache of projects' repositories (their packs, and checkouts for commands), a folder of its own made in it at start and removed at stop; empty: the system's temporary folder. Nothing there is durable (docs/repositories.md)",
+    ),
+  REPOSITORY_MAX_BYTES: envInt(2048 * mebibyte, mebibyte, 1024 * 1024 * mebibyte).describe(
+    "a repository's objects as a bundle or clone brings them, and a working tree's files in all; past it an attach is REPOSITORY_REFUSED and a change QUOTA_EXCEEDED",
+  ),
+  REPOSITORY_MAX_FILES: envInt(100_000, 1, 10_000_000).describe("files of one working tree (and of the default branch an attach brings)"),
+  REPOSITORY_MAX_REFS: envInt(1000, 1, 100_000).describe("branches and tags of one repository; a bundle or remote with more is refused"),
+  REPOSITORY_PERSIST_MAX_BYTES: envInt(256 * mebibyte, mebibyte, 64 * 1024 * mebibyte).describe(
+    "new git objects one command or file write may add (compressed); past it nothing of it is kept (QUOTA_EXCEEDED)",
+  ),
+  REPOSITORY_LEASE_MS: envInt(60_000, 5_000, 10 * 60_000).describe(
+    "how long a command's hold on its working tree lasts without renewal (renewed every third of it while the command runs); a replica that died frees it after this",
+  ),
+  REPOSITORY_CHECKOUTS: envInt(8, 1, 1000).describe("working trees one tool-runner keeps checked out on disk for commands; the least recently used beyond it are removed"),
+  REPOSITORY_CLONE_TIMEOUT_MS: envInt(10 * 60_000, 1000, 60 * 60_000).describe("wall time of one clone from a remote"),
+  REPOSITORY_REMOTE_HOSTS: z
+    .string()
+    .default("")
+    .transform((text) => text.split(",").map((host) => host.trim().toLowerCase()).filter((host) => host !== ""))
+    .describe("hosts a repository may be cloned from, separated by commas (`github.com,gitlab.example.com`); empty: any host over https"),
+  REPOSITORY_ALLOW_HTTP: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((text) => text === "true")
+    .describe("`true` lets a clone use plain `http://` (a remote on a private network); the credential then travels unencrypted"),
   SUBJECT_PREFIX: z
     .string()
     .regex(/^([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?)?$/, "expected subject tokens separated by dots")

@@ -10,6 +10,9 @@ import {
   FilesImportRequest,
   FilesStatRequest,
   FilesUploadRequest,
+  RepositoryCloneRequest,
+  RepositoryImportRequest,
+  RepositoryRequest,
   InstalledFileReadRequest,
   InstalledFilesListRequest,
   SourcePutRequest,
@@ -31,6 +34,7 @@ import { InstallFiles } from "./install-files.js";
 import { ProjectFiles } from "./project-files.js";
 import { auditAgentWrites } from "./agent-write-audit.js";
 import { FileStore } from "./store/file-store.js";
+import { Repositories, RepositoryBucket, RepositoryRequests, WorkingTrees, repositorySettingsOf } from "./repository/index.js";
 import { moveLegacySessions } from "./migrations/output-root-migration.js";
 import { StagedUploads } from "./store/staged-uploads.js";
 import { DocumentConverter } from "./convert/index.js";
@@ -77,9 +81,14 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   const audit = new AuditPublisher({ connection, subjectPrefix: prefix, logger });
   const files = await FileStore.forConfig(connection, prefix, config, auditAgentWrites(audit));
   await moveLegacySessions(files, config.OUTPUT_ROOT, logger);
+  const repositorySettings = repositorySettingsOf(config);
+  const repositoryBucket = await RepositoryBucket.open(connection.jetstream(), { subjectPrefix: prefix, replicas: config.JS_REPLICAS, flush: () => connection.flush() });
+  const repositories = await Repositories.open(repositoryBucket, repositorySettings, logger);
+  const trees = new WorkingTrees(repositories, repositorySettings, logger);
   const sandbox = await createSandbox({
     projectRoot: config.BMAD_ROOT,
     files,
+    trees,
     readMaxBytes: config.READ_MAX_BYTES,
     writeMaxBytes: config.WRITE_MAX_BYTES,
     listMaxEntries: config.LIST_MAX_ENTRIES,
@@ -119,13 +128,24 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   addJsonEndpoint(service, "files_write", filesSubject("write"), FilesWriteRequest, (request) => track(projectFiles.write(request)), logger);
   addJsonEndpoint(service, "files_delete", filesSubject("delete"), FilesDeleteRequest, (request) => track(projectFiles.remove(request)), logger);
   addJsonEndpoint(service, "files_restore", filesSubject("restore"), FilesRestoreRequest, (request) => track(projectFiles.restore(request)), logger);
-  addJsonEndpoint(service, "files_purge", filesSubject("purge"), FilesPurgeRequest, (request) => track(projectFiles.purge(request)), logger);
+  // a deleted project's repository goes with its files
+  const purge = async (request: { space: FileSpaceRef }) => {
+    if (request.space.kind === "project" && (await repositories.attached(request.space.id))) await repositories.detach(request.space.id);
+    return projectFiles.purge(request);
+  };
+  addJsonEndpoint(service, "files_purge", filesSubject("purge"), FilesPurgeRequest, (request) => track(purge(request)), logger);
   addJsonEndpoint(service, "files_stat", filesSubject("stat"), FilesStatRequest, (request) => track(projectFiles.stat(request)), logger);
   addJsonEndpoint(service, "files_upload", filesSubject("upload"), FilesUploadRequest, (request) => track(uploadFile({ files, staged, writablePath, converter, convertMaxBytes: config.CONVERT_MAX_BYTES }, request)), logger);
   addJsonEndpoint(service, "files_import", filesSubject("import"), FilesImportRequest, (request) => track(importArchive({ files, staged, writablePath, limits: archiveLimits }, request)), logger);
   addJsonEndpoint(service, "files_source", filesSubject("source"), SourcePutRequest, (request) => track(putSource({ files, staged, limits: archiveLimits, now: () => new Date() }, request)), logger);
   addJsonEndpoint(service, "files_source_info", filesSubject("source_info"), SourceRequest, (request) => track(sourceInfo(files, request.project_id)), logger);
   addJsonEndpoint(service, "files_source_delete", filesSubject("source_delete"), SourceRequest, (request) => track(removeSource(files, request.project_id)), logger);
+  const repositoryRequests = new RepositoryRequests(repositories, staged);
+  const repositorySubject = (operation: string) => `${prefix}${subjects.repository(operation)}`;
+  addJsonEndpoint(service, "repository_import", repositorySubject("import"), RepositoryImportRequest, (request) => track(repositoryRequests.import(request)), logger);
+  addJsonEndpoint(service, "repository_clone", repositorySubject("clone"), RepositoryCloneRequest, (request) => track(repositoryRequests.clone(request)), logger);
+  addJsonEndpoint(service, "repository_get", repositorySubject("get"), RepositoryRequest, (request) => track(repositoryRequests.get(request)), logger);
+  addJsonEndpoint(service, "repository_detach", repositorySubject("detach"), RepositoryRequest, (request) => track(repositoryRequests.detach(request)), logger);
   const installFiles = new InstallFiles(sandbox, replyBudget);
   addJsonEndpoint(service, "files_installed_list", filesSubject("installed_list"), InstalledFilesListRequest, (request) => track(installFiles.list(request)), logger);
   addJsonEndpoint(service, "files_installed_read", filesSubject("installed_read"), InstalledFileReadRequest, (request) => track(installFiles.read(request)), logger);
@@ -135,7 +155,7 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
     async stop() {
       await service.stop();
       await inFlight.whenIdle();
-      await Promise.all([staged.close(), converter.close()]);
+      await Promise.all([staged.close(), converter.close(), repositories.close()]);
       // replies are sent just after a handler settles: let them reach the connection before it drains
       await new Promise((resolve) => setImmediate(resolve));
     },

@@ -25,11 +25,16 @@ export const AuditAction = z.enum([
   "archive_imported",
   "snapshot_put",
   "snapshot_deleted",
+  /** a project's git repository attached (from a bundle, or a clone of a URL the detail names) or detached (docs/repositories.md) */
+  "repository_attached",
+  "repository_detached",
   "chat_started",
   "chat_cancelled",
   "chat_deleted",
   /** a member approved or rejected a pending tool call (docs/approvals.md); `call` holds its arguments */
   "approval_decided",
+  /** a `git push` over /git/<project>.git (docs/repositories.md "Plain git over HTTP"): its refs old → new in `target` */
+  "git_pushed",
 ]);
 export type AuditAction = z.infer<typeof AuditAction>;
 

@@ -8,3 +8,5 @@ export { Repositories, type AttachedRepository, type RepositorySettings } from "
 export type { TreeFile, TreeLookup } from "./tree-reader.js";
 export type { TreeChange } from "./tree-writer.js";
 export { WorkingTrees, chatBranch, type ChatTree, type TreeView, type TreeWritten, type WorkingTreeLimits } from "./working-trees.js";
+export { repositorySettingsOf } from "./repository-config.js";
+export { RepositoryRequests } from "./repository-requests.js";

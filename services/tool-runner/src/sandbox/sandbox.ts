@@ -5,6 +5,7 @@ import { isInstallPlace } from "@agent-orchestrator/shared/bmad";
 import { AppError, relativeInside } from "@agent-orchestrator/shared/runtime";
 import { type FileAuthor, type FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import type { FileStore } from "../store/file-store.js";
+import type { TreeView, WorkingTrees } from "../repository/index.js";
 import { liveFiles } from "../store/space-index.js";
 import { sourceWriteVerdict, type LoadedSource } from "../store/source-snapshots.js";
 import { projectOutputPlaces } from "./output-folders.js";
@@ -22,6 +23,7 @@ import { matchRoot, pinRoots, rootsForContext, type ContextRoots, type PinnedRoo
 import { isServableName, isServablePath } from "../paths/servable-name.js";
 import { decodeText } from "./text-content.js";
 import { resolveVirtualPath, toVirtualPath } from "./virtual-path.js";
+import { listTreeFolder, modifyTreeFile, readTreeFile, writeTreeFile } from "./working-tree-files.js";
 
 /** The sandbox's configuration: the installed BMAD files, the store of every project's own files, and size limits. */
 export interface SandboxOptions {
@@ -29,6 +31,8 @@ export interface SandboxOptions {
   projectRoot: string;
   /** the projects' and chats' own files, and each project's code snapshot */
   files: FileStore;
+  /** the working trees of projects with a git repository (docs/repositories.md); without it, no project has one */
+  trees?: WorkingTrees;
   readMaxBytes: number;
   writeMaxBytes: number;
   listMaxEntries: number;
@@ -69,6 +73,8 @@ export interface SandboxListResult {
 export type Location =
   | { kind: "installed"; hostPath: string; virtualPath: string; roots: ContextRoots; detail: Record<string, unknown> }
   | { kind: "stored"; space: FileSpaceRef; path: string; virtualPath: string; roots: ContextRoots; detail: Record<string, unknown> }
+  /** a file of the project's git repository, in the chat's working tree (docs/repositories.md) */
+  | { kind: "tree"; chat: { project: string; session: string }; view: TreeView; path: string; virtualPath: string; roots: ContextRoots; detail: Record<string, unknown> }
   /** a folder of the project that only leads to installed folders (`.claude`, `bmad` of a custom bundle) */
   | { kind: "passage"; hostPath: string; virtualPath: string; roots: ContextRoots; detail: Record<string, unknown> };
 
@@ -127,6 +133,11 @@ export class Sandbox {
     const located = await this.locate(context, input, "read");
     if (located.kind === "passage") throw sandboxError("NOT_A_FILE", `Not a file: ${located.virtualPath} is a folder; use list_files`);
     if (located.kind === "installed") return this.readInstalled(located);
+    if (located.kind === "tree") {
+      if (located.path === "") throw sandboxError("NOT_A_FILE", `Not a file: ${located.virtualPath} is a folder; use list_files`);
+      const read = await readTreeFile(located, this.options.readMaxBytes);
+      return { path: located.virtualPath, content: read.content, size: read.size, truncated: false, revision: read.revision };
+    }
     const index = await this.options.files.index(located.space);
     const found = index.files.get(located.path);
     const own = found?.deleted === true ? undefined : found;
@@ -164,7 +175,7 @@ export class Sandbox {
     let unservable = 0;
     // the installed folders below this one (at `{project-root}`: `_bmad`, `.claude`, …)
     const here = located.kind === "passage" ? located.hostPath : path.join(located.roots.lexical.project, located.path);
-    if (located.kind === "passage" || located.space.kind === "project") {
+    if (located.kind === "passage" || located.kind === "tree" || located.space.kind === "project") {
       for (const root of located.roots.installed) {
         const below = relativeInside(here, root.lexical);
         if (below === undefined || below === "") continue;
@@ -172,6 +183,12 @@ export class Sandbox {
         folders.set(name, { name, type: "directory", size: 0 });
         found = true;
       }
+    }
+    if (located.kind === "tree") {
+      const listed = await listTreeFolder(located);
+      for (const entry of listed?.entries ?? []) if (!folders.has(entry.name)) folders.set(entry.name, entry);
+      unservable += listed?.unservable ?? 0;
+      found ||= listed !== undefined || located.path === "";
     }
     if (located.kind === "stored") {
       const prefix = located.path === "" ? "" : `${located.path}/`;
@@ -212,6 +229,10 @@ export class Sandbox {
     if (bytes.length > this.options.writeMaxBytes) {
       throw sandboxError("CONTENT_TOO_LARGE", `Content too large: ${bytes.length} bytes; the limit is ${this.options.writeMaxBytes}`);
     }
+    if (located.kind === "tree") {
+      const revision = await writeTreeFile(this.requiredTrees(), located, bytes, author);
+      return { path: located.virtualPath, size: bytes.length, revision };
+    }
     const written = await this.options.files.write(located.space, located.path, bytes, author);
     return { path: located.virtualPath, size: written.size, revision: written.revision };
   }
@@ -230,6 +251,22 @@ export class Sandbox {
   ): Promise<SandboxWriteResult> {
     const located = await this.writable(context, input);
     const { readMaxBytes, writeMaxBytes } = this.options;
+    if (located.kind === "tree") {
+      const changed = await modifyTreeFile(
+        this.requiredTrees(),
+        located,
+        (current) => {
+          const bytes = Buffer.from(change(current, located.virtualPath), "utf8");
+          if (bytes.length > writeMaxBytes) {
+            throw sandboxError("CONTENT_TOO_LARGE", `Content too large: ${located.virtualPath} would be ${bytes.length} bytes; the limit is ${writeMaxBytes}`);
+          }
+          return bytes;
+        },
+        { readMaxBytes },
+        author,
+      );
+      return { path: located.virtualPath, size: changed.size, revision: changed.revision };
+    }
     const written = await this.options.files.modify(
       located.space,
       located.path,
@@ -254,13 +291,14 @@ export class Sandbox {
   }
 
   /** The checks of a write without writing: where `input` lands in the store. */
-  async writable(context: SandboxContext, input: string): Promise<Extract<Location, { kind: "stored" }>> {
+  async writable(context: SandboxContext, input: string): Promise<Extract<Location, { kind: "stored" | "tree" }>> {
     const located = await this.locate(context, input, "write");
-    if (located.kind !== "stored") {
+    if (located.kind !== "stored" && located.kind !== "tree") {
       throw accessDenied("PROTECTED_PATH", located.detail, "installed BMAD files are read-only; save under {output_folder}, {project-root}/docs or {session-folder}");
     }
     if (located.path === "") throw sandboxError("NOT_A_FILE", `Not a file: ${located.virtualPath} is a folder`);
     if (!isServablePath(located.path)) throw sandboxError("INVALID_PATH", "Invalid path: the name holds characters files may not have");
+    if (located.kind === "tree") return located;
     const why = await sourceWriteVerdict(await this.source(located.space), located.path, () => this.outputPlaces());
     if (why !== undefined) {
       throw accessDenied("PROTECTED_PATH", { ...located.detail, reason: "code snapshot" }, `${located.virtualPath} is ${why}; save under {output_folder} or {session-folder}`);
@@ -304,7 +342,24 @@ export class Sandbox {
       if (operation === "write") throw accessDenied("PROTECTED_PATH", detail, "BMAD's install folders are read-only; save under {output_folder}, {project-root}/docs or {session-folder}");
       throw accessDenied("PATH_OUTSIDE_ROOT", detail);
     }
+    const chat = { project: context.project_id, session: context.session_id };
+    const view = await this.options.trees?.view(chat);
+    if (view) {
+      const located = this.stored({ kind: "project", id: context.project_id }, inProject, { virtualPath, roots, detail });
+      return { kind: "tree", chat, view, path: located.path, virtualPath, roots, detail };
+    }
     return this.stored({ kind: "project", id: context.project_id }, inProject, { virtualPath, roots, detail });
+  }
+
+  /** The chat's working tree when its project has a git repository (docs/repositories.md), else undefined. */
+  workingTree(context: SandboxContext): Promise<TreeView | undefined> {
+    return this.options.trees?.view({ project: context.project_id, session: context.session_id }) ?? Promise.resolve(undefined);
+  }
+
+  /** The working trees, for a location that is in one (there is one only when they are given). */
+  private requiredTrees(): WorkingTrees {
+    if (!this.options.trees) throw new AppError("INTERNAL", "A working tree's file without working trees");
+    return this.options.trees;
   }
 
   private stored(

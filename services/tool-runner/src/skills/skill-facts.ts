@@ -87,7 +87,8 @@ async function loadFileFacts(pattern: string, sources: FactSources, facts: Skill
 
 /**
  * The project's and the chat's own files (lexical host paths) under `base` that match the glob: they live in
- * the file store, not on disk (docs/projects.md), e.g. a project-context.md anywhere in the project.
+ * the file store, or the chat's working tree of the project's repository, not on disk (docs/projects.md,
+ * docs/repositories.md), e.g. a project-context.md anywhere in the project.
  */
 async function storedMatches(base: string, segments: readonly string[], sources: FactSources): Promise<string[]> {
   const { lexical } = sources.roots;
@@ -96,9 +97,11 @@ async function storedMatches(base: string, segments: readonly string[], sources:
     { folder: lexical.session, space: { kind: "session" as const, id: sources.context.session_id } },
   ];
   const found: string[] = [];
+  // a project with a repository: its files are the chat's working tree (docs/repositories.md)
+  const tree = await sources.sandbox.workingTree(sources.context);
   for (const { folder, space } of spaces) {
-    const index = await sources.sandbox.files.index(space);
-    for (const file of liveFiles(index)) {
+    const files = space.kind === "project" && tree ? (await tree.repository.reader.files(tree.state.files)).filter((file) => file.kind === "file" || file.kind === "executable") : liveFiles(await sources.sandbox.files.index(space));
+    for (const file of files) {
       const hostPath = path.join(folder, file.path);
       const relative = relativeInside(base, hostPath);
       if (relative === undefined || relative === "") continue;

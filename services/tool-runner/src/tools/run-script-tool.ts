@@ -21,6 +21,13 @@ const spaceNames = { project: "{project-root}", session: "{session-folder}" } as
  * chat made a file of a name the run used as a folder meanwhile (INVALID_PATH, NOT_A_FILE).
  */
 export const runScriptTool: ToolHandler<"run_script"> = async (args, context, deps, call) => {
+  if (await deps.sandbox.workingTree(context)) {
+    // a script's project files come from the file store, which a project with a repository does not show
+    throw new AppError(
+      "REPOSITORY_UNSUPPORTED",
+      "Scripts do not run yet in a project with a git repository. Do this step by hand as the skill's fallback says, and tell the user.",
+    );
+  }
   const runner = deps.scripts;
   if (!runner) {
     throw new AppError(

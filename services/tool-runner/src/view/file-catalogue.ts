@@ -3,6 +3,7 @@ import type { Sandbox } from "../sandbox/sandbox.js";
 import { InstalledFiles } from "./installed-files.js";
 import { PatternWorkers } from "./pattern-workers.js";
 import { StoredFiles } from "./stored-files.js";
+import { TreeFiles } from "./tree-files.js";
 
 /**
  * What find_files and search_files keep for the life of a tool-runner, beside the sandbox that owns it: the
@@ -13,6 +14,8 @@ export class FileCatalogue {
   readonly installed: InstalledFiles;
   /** the projects' and chats' files the view lists, filtered once per revision of their index */
   readonly stored = new StoredFiles();
+  /** the files of projects' working trees the view lists, filtered once per files tree */
+  readonly trees = new TreeFiles();
   /** worker threads are started on the first pattern, not here */
   readonly workers = new PatternWorkers();
 

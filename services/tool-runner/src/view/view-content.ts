@@ -19,6 +19,7 @@ export async function viewContent(sandbox: Sandbox, context: SandboxContext, fil
   if (file.size > sandbox.readMaxBytes) return { skipped: "too large" };
   const { source } = file;
   if (source.kind === "stored") return { bytes: await sandbox.files.content(source.file.sha256) };
+  if (source.kind === "tree") return { bytes: await source.view.repository.reader.blob(source.id) };
   try {
     const read = await sandbox.read(context, file.path);
     return { text: read.content };

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { relativeInside } from "@agent-orchestrator/shared/runtime";
 import type { FileRevision, FileSpaceRef } from "@agent-orchestrator/shared/wire";
+import type { TreeView } from "../repository/index.js";
 import type { Location, Sandbox } from "../sandbox/sandbox.js";
 import { catalogueOf } from "./file-catalogue.js";
 import type { ContextRoots, SandboxContext } from "../sandbox/sandbox-roots.js";
@@ -12,7 +13,9 @@ import { readableInstalledFiles } from "./readable-installed-files.js";
 export type ViewSource =
   | { kind: "stored"; space: FileSpaceRef; file: FileRevision }
   /** an installed file, read through the sandbox by its virtual path */
-  | { kind: "installed" };
+  | { kind: "installed" }
+  /** a file of the chat's working tree, a blob of the repository (docs/repositories.md) */
+  | { kind: "tree"; view: TreeView; id: string };
 
 /** One file of the project view as one call sees it. */
 export interface ViewFile {
@@ -58,14 +61,18 @@ export async function viewFiles(sandbox: Sandbox, context: SandboxContext, base?
   const scope: Scope =
     located === undefined
       ? { project: "", session: "", installed: roots.lexical.project }
-      : located.kind !== "stored"
-        ? { installed: located.hostPath }
-        : located.space.kind === "session"
-          ? { session: located.path }
-          : { project: located.path, installed: path.join(roots.lexical.project, ...located.path.split("/")) };
+      : located.kind === "tree"
+        ? { project: located.path, installed: path.join(roots.lexical.project, ...located.path.split("/")) }
+        : located.kind !== "stored"
+          ? { installed: located.hostPath }
+          : located.space.kind === "session"
+            ? { session: located.path }
+            : { project: located.path, installed: path.join(roots.lexical.project, ...located.path.split("/")) };
   const catalogue = catalogueOf(sandbox);
+  // a project with a repository shows its working tree, not its stored files (docs/repositories.md)
+  const tree = located === undefined ? await sandbox.workingTree(context) : located.kind === "tree" ? located.view : undefined;
   const [projectFiles, sessionFiles, installed] = await Promise.all([
-    scope.project === undefined ? [] : catalogue.stored.list(sandbox.files, project),
+    scope.project === undefined || tree !== undefined ? [] : catalogue.stored.list(sandbox.files, project),
     scope.session === undefined ? [] : catalogue.stored.list(sandbox.files, session),
     scope.installed === undefined ? undefined : catalogue.installed.list(),
   ]);
@@ -82,6 +89,14 @@ export async function viewFiles(sandbox: Sandbox, context: SandboxContext, base?
       files.push({ path: `${root}/${file.path}`, relative, size: file.size, mtimeMs, source: { kind: "stored", space, file } });
     }
   }
+  if (tree && scope.project !== undefined) {
+    const mtimeMs = Date.parse(tree.state.updated_at) || 0;
+    for (const file of await catalogue.trees.list(tree)) {
+      const relative = below(scope.project, file.path, "/");
+      if (relative === undefined) continue;
+      files.push({ path: `{project-root}/${file.path}`, relative, size: file.size, mtimeMs, source: { kind: "tree", view: tree, id: file.id } });
+    }
+  }
   if (installed && scope.installed !== undefined) {
     const projectPrefix = `${roots.lexical.project}${path.sep}`;
     for (const file of readableInstalledFiles(installed, roots)) {
@@ -96,7 +111,7 @@ export async function viewFiles(sandbox: Sandbox, context: SandboxContext, base?
   if (located !== undefined && files.length === 0) {
     // the sandbox's own verdict on an installed folder with nothing readable in it (missing, a link leading out, empty)
     if (located.kind === "installed") await sandbox.list(context, base ?? "");
-    else if (located.kind === "stored" && located.path !== "") throw sandboxError("FILE_NOT_FOUND", `Folder not found: ${shownPath(roots, located)}`);
+    else if ((located.kind === "stored" || located.kind === "tree") && located.path !== "") throw sandboxError("FILE_NOT_FOUND", `Folder not found: ${shownPath(roots, located)}`);
   }
   return { ...(located === undefined ? {} : { base: shownPath(roots, located) }), files, partial: installed?.truncated === true };
 }
@@ -118,6 +133,7 @@ function posix(relative: string): string {
 
 /** A base as the tools show it: `{session-folder}/…` or `{project-root}/…`. */
 function shownPath(roots: ContextRoots, located: Location): string {
+  if (located.kind === "tree") return located.path === "" ? "{project-root}" : `{project-root}/${located.path}`;
   if (located.kind === "stored") {
     const root = located.space.kind === "session" ? "{session-folder}" : "{project-root}";
     return located.path === "" ? root : `${root}/${located.path}`;

@@ -1,0 +1,42 @@
+import type { RepositoryCloneRequest, RepositoryImportRequest, RepositoryReply, RepositoryRequest } from "@agent-orchestrator/shared/wire";
+import type { z } from "zod";
+import type { StagedUploads } from "../store/staged-uploads.js";
+import type { Repositories } from "./repositories.js";
+
+/**
+ * The gateway's requests on `project.repository.*` (docs/repositories.md "What a user does"); the gateway has
+ * checked the caller's role. A bundle arrives staged in the uploads store and is taken onto this process's disk.
+ */
+export class RepositoryRequests {
+  constructor(
+    private readonly repositories: Repositories,
+    private readonly staged: StagedUploads,
+  ) {}
+
+  async import(request: z.infer<typeof RepositoryImportRequest>): Promise<RepositoryReply> {
+    try {
+      const received = await this.staged.receive(request.staged);
+      try {
+        return { success: true, repository: await this.repositories.attachBundle(request.project_id, received.file, request.user) };
+      } finally {
+        await received.discard();
+      }
+    } finally {
+      await this.staged.remove(request.staged);
+    }
+  }
+
+  async clone(request: z.infer<typeof RepositoryCloneRequest>): Promise<RepositoryReply> {
+    const { project_id: project, user, url, branch, username, credential } = request;
+    return { success: true, repository: await this.repositories.attachClone(project, { url, branch, username, credential }, user) };
+  }
+
+  async get(request: z.infer<typeof RepositoryRequest>): Promise<RepositoryReply> {
+    return { success: true, repository: await this.repositories.view(request.project_id) };
+  }
+
+  async detach(request: z.infer<typeof RepositoryRequest>): Promise<RepositoryReply> {
+    await this.repositories.detach(request.project_id);
+    return { success: true, repository: null };
+  }
+}
