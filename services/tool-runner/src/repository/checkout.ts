@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { copyFile, lstat, mkdir, readFile, rename, rm, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { runGit, type GitRun } from "../git/git-command.js";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { GitFailed, runGit, type GitRun } from "../git/git-command.js";
 import { readCommandHead, readCommandRef, readPlainFile, takeCommandObjects } from "./command-git-files.js";
 import type { LocalRepository } from "./local-repository.js";
 import type { TreeState } from "./repository-values.js";
@@ -111,7 +112,11 @@ export class Checkout {
       const headCommit = head === undefined ? before.head : "commit" in head ? head.commit : ((await readCommandRef(gitDirectory, `refs/heads/${head.branch}`)) ?? before.head);
       const outcome: CommandOutcome = { files, index, head: onBranch ? branchHead : headCommit, detached: !onBranch, branchHead };
       const previous = [before.files, before.index, before.head, before.branch_head ?? before.head];
-      await this.local.storeNew(incoming, { include: [...new Set([outcome.files, outcome.index, outcome.head, outcome.branchHead])], exclude: [...new Set(previous)] }, limits.maxNewBytes);
+      await this.local.storeNew(incoming, { include: [...new Set([outcome.files, outcome.index, outcome.head, outcome.branchHead])], exclude: [...new Set(previous)] }, limits.maxNewBytes).catch((error: unknown) => {
+        // a commit or index naming objects the command did not leave (or left under another object's name)
+        if (error instanceof GitFailed) throw new AppError("WRITE_FAILED", "The command left git objects that are missing or damaged (a commit naming what the repository does not hold); nothing it changed was kept", { cause: error });
+        throw error;
+      });
       // stored: the command's own copies are no longer needed, and the next command starts with none
       await Promise.all(taken.files.map((file) => unlink(file).catch(() => undefined)));
       await this.writeShown({ branch: before.branch, ...outcome });

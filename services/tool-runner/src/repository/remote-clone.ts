@@ -78,7 +78,7 @@ function checkedUrl(text: string, settings: CloneSettings): string {
     throw repositoryRefused("the url is not a URL");
   }
   if (url.protocol !== "https:" && !(settings.allowHttp && url.protocol === "http:")) throw repositoryRefused("the url must start with https://");
-  if (url.username !== "" || url.password !== "") throw repositoryRefused("give the user and the secret as username and credential, not in the url");
+  if (url.username !== "" || url.password !== "") throw repositoryRefused("give the user name and the credential as the body's username and credential, not in the url");
   if (url.hash !== "" || url.search !== "") throw repositoryRefused("the url may not have a query or a fragment");
   if (settings.remoteHosts.length > 0 && !settings.remoteHosts.includes(url.hostname.toLowerCase())) throw repositoryRefused(`the host ${url.hostname} is not one this system may clone from (REPOSITORY_REMOTE_HOSTS)`);
   return url.toString();

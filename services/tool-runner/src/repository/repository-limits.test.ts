@@ -1,0 +1,89 @@
+import { randomUUID } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { deflateSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appErrorOf as errorOf } from "../testing/app-error-of.js";
+import { makeTestRepository, openTestRepositories, testGit, type TestRepositories } from "../testing/repository-fixture.js";
+import { objectId } from "../git/tree-object.js";
+
+let system: TestRepositories;
+let bundle: string;
+const removals: Array<() => Promise<void>> = [];
+const alice = { user: "alice", session_id: "s1", agent_id: "dev" };
+const appErrorOf = (promise: Promise<unknown>) => errorOf(promise, tmpdir());
+const newProject = () => `p${randomUUID().slice(0, 8)}`;
+
+beforeAll(async () => {
+  system = await openTestRepositories({ maxFiles: 3, maxRefs: 2, remoteHosts: ["git.example.com"], allowHttp: false });
+  const made = await makeTestRepository({ "a.txt": "a\n", "b.txt": "b\n" }, { one: { "c.txt": "c\n" } });
+  bundle = made.bundle;
+  removals.push(made.remove);
+});
+
+afterAll(async () => {
+  await system.close();
+  await Promise.all(removals.map((remove) => remove()));
+});
+
+describe("a repository's limits", () => {
+  it("refuses a bundle past REPOSITORY_MAX_FILES or REPOSITORY_MAX_REFS whole, storing nothing (case 287)", async () => {
+    const many = await makeTestRepository({ "1.txt": "1", "2.txt": "2", "3.txt": "3", "4.txt": "4" });
+    removals.push(many.remove);
+    const project = newProject();
+    const files = await appErrorOf(system.repositories.attachBundle(project, many.bundle, "alice"));
+    expect(files).toMatchObject({ code: "REPOSITORY_REFUSED", message: expect.stringContaining("REPOSITORY_MAX_FILES") });
+    const branches = await makeTestRepository({ "a.txt": "a" }, { one: { "b.txt": "b" }, two: { "c.txt": "c" } });
+    removals.push(branches.remove);
+    const refs = await appErrorOf(system.repositories.attachBundle(project, branches.bundle, "alice"));
+    expect(refs).toMatchObject({ code: "REPOSITORY_REFUSED", message: expect.stringContaining("REPOSITORY_MAX_REFS") });
+    expect(await system.repositories.view(project)).toBeNull();
+  });
+
+  it("refuses a change that would pass REPOSITORY_MAX_FILES, keeping the working tree as it was", async () => {
+    const project = newProject();
+    await system.repositories.attachBundle(project, bundle, "alice");
+    const chat = { project, session: "s1" };
+    await system.trees.change(chat, async () => [{ path: "c.txt", content: Buffer.from("c") }], alice);
+    const refused = await appErrorOf(system.trees.change(chat, async () => [{ path: "d.txt", content: Buffer.from("d") }], alice));
+    expect(refused.code).toBe("QUOTA_EXCEEDED");
+    const view = await system.trees.view(chat);
+    expect((await system.trees.lookup(view!, "d.txt")).found).toBe("none");
+  });
+
+  it("keeps no object a command wrote under another object's name, nor a commit that names it (case 288)", async () => {
+    const project = newProject();
+    await system.repositories.attachBundle(project, bundle, "alice");
+    const claimed = objectId("blob", Buffer.from("what another project holds\n"));
+    const refused = await appErrorOf(
+      system.trees.withWorkingTree(
+        { project, session: "s1" },
+        async ({ directory, gitDirectory }) => {
+          const folder = path.join(gitDirectory, "objects", claimed.slice(0, 2));
+          await mkdir(folder, { recursive: true });
+          await writeFile(path.join(folder, claimed.slice(2)), deflateSync(Buffer.from("blob 6\0forged")));
+          const tree = testGit(directory, ["mktree", "--missing"], `100644 blob ${claimed}\tstolen.txt\n`).trim();
+          const commit = testGit(directory, ["commit-tree", tree, "-p", "HEAD", "-m", "steal"]).trim();
+          testGit(directory, ["update-ref", "HEAD", commit]);
+        },
+        alice,
+      ),
+    );
+    expect(refused.code).toBe("WRITE_FAILED");
+    const view = await system.trees.view({ project, session: "s1" });
+    await expect(view!.repository.local.read(claimed)).rejects.toThrow(/missing/);
+    expect((await system.trees.lookup(view!, "stolen.txt")).found).toBe("none");
+    expect(view!.state.head).toBe((await system.repositories.view(project))?.branches.find((branch) => branch.name === "main")?.head);
+  });
+});
+
+describe("a clone's remote (case 291)", () => {
+  it("is https only, with no user or secret in the url, on a host the operator allows", async () => {
+    for (const url of ["file:///etc", "ssh://git@git.example.com/app.git", "git://git.example.com/app.git", "http://git.example.com/app.git", "ext::sh -c touch% /tmp/pwned", "https://alice:secret@git.example.com/app.git", "https://evil.example.com/app.git", "https://169.254.169.254/latest/meta-data"]) {
+      const refused = await appErrorOf(system.repositories.attachClone(newProject(), { url }, "alice"));
+      expect(refused.code, url).toBe("REPOSITORY_REFUSED");
+      expect(refused.message, url).not.toContain("secret");
+    }
+  });
+});
