@@ -110,8 +110,8 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     description: "Runs agent turns: the agentic loop over the model and the file tools",
   });
   // a page of a session's view leaves room in the reply for the session's state
-  addSessionEndpoints(service, { connection, config, sessions: store, projects, subjectPrefix: prefix }, logger, () => natsMessageBudget(connection) - 64 * 1024);
-  addProjectEndpoints(service, { connection, config, projects, sessions: store, subjectPrefix: prefix, forgetProject: (id) => settings.deleteProject(id) }, logger);
+  addSessionEndpoints(service, { connection, config, sessions: store, projects, approvals, subjectPrefix: prefix }, logger, () => natsMessageBudget(connection) - 64 * 1024);
+  addProjectEndpoints(service, { connection, config, projects, sessions: store, approvals, subjectPrefix: prefix, forgetProject: (id) => settings.deleteProject(id) }, logger);
   addUsageEndpoints(service, { spending, budgets, projects, subjectPrefix: prefix }, logger);
   addSettingsEndpoints(service, { projects, settings, subjectPrefix: prefix }, logger);
   const audit = new AuditPublisher({ connection, subjectPrefix: prefix, logger });

@@ -36,7 +36,12 @@ export class ApprovalStore {
   private constructor(private readonly kv: KV) {}
 
   static async open(connection: NatsConnection, bucket: string): Promise<ApprovalStore> {
-    return new ApprovalStore(await connection.jetstream().views.kv(bucket, { history: 1 }));
+    return ApprovalStore.over(await connection.jetstream().views.kv(bucket, { history: 1 }));
+  }
+
+  /** The store over a bucket already bound (a test's scratch bucket). */
+  static over(kv: KV): ApprovalStore {
+    return new ApprovalStore(kv);
   }
 
   /** Stores a new pending call; its index key first, so a record is never pending without one. */
@@ -120,6 +125,19 @@ export class ApprovalStore {
       return true;
     });
     return purged.filter(Boolean).length;
+  }
+
+  /**
+   * Removes every call of a chat that is gone (docs/approvals.md "Deleting a chat or a project"): its records, waiting
+   * or decided, and its marks in `projectId`, a crash's leftovers included; returns how many calls went.
+   */
+  async forgetChat(projectId: string, sessionId: string): Promise<number> {
+    const ids = (await this.keys(recordKey(sessionId, "*"))).map((key) => ({ sessionId, approvalId: key.slice(key.lastIndexOf(".") + 1) }));
+    const records = await this.readAll(ids);
+    await mapWithConcurrency(records, readConcurrency, (record) => this.forget(record));
+    const marks = await this.keys(`pending.${projectId}.${sessionId}.*`);
+    await mapWithConcurrency(marks, readConcurrency, (key) => retryWhileLeaderless(() => this.kv.delete(key)));
+    return records.length;
   }
 
   /** Removes a record for good (its chat is gone, or its turn resumed long ago). */

@@ -2,7 +2,18 @@ import { createHash } from "node:crypto";
 import { connect, type NatsConnection, type Subscription } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { decodeJson, requestJson } from "@agent-orchestrator/shared/runtime";
-import { ApprovalDecideReply, ApprovalListReply, AuditRecord, jetStreamNames, ProjectMembersReply, ProjectReply, subjects, type ApprovalRecord } from "@agent-orchestrator/shared/wire";
+import {
+  ApprovalDecideReply,
+  ApprovalListReply,
+  AuditRecord,
+  jetStreamNames,
+  ProjectDeleteReply,
+  ProjectMembersReply,
+  ProjectReply,
+  SessionDeleteReply,
+  subjects,
+  type ApprovalRecord,
+} from "@agent-orchestrator/shared/wire";
 import type { z } from "zod";
 import { startHttpModel, type HttpModel } from "@agent-orchestrator/test-support/http-model";
 import type { Orchestrator } from "../orchestrator-service.js";
@@ -147,5 +158,58 @@ describe("deciding a pending tool call", () => {
   it("refuses a decision once the call has expired", async () => {
     const record = await pending({ expires_at: new Date(Date.now() - 1_000).toISOString() });
     expect(await decide("erin", chat, record.approval_id, { decision: "approve" })).toMatchObject({ success: false, error: { code: "APPROVAL_DECIDED", message: expect.stringContaining("expired") } });
+  });
+});
+
+describe("a chat or a project deleted while a call waits", () => {
+  /** The marks the bucket holds for a chat: what the listings and the sweep read. */
+  const marksOf = async (project: string, sessionId: string): Promise<string[]> => {
+    const kv = await connection.jetstream().views.kv(jetStreamNames(prefix).approvalsBucket);
+    const keys: string[] = [];
+    for await (const key of await kv.keys(`pending.${project}.${sessionId}.*`)) keys.push(key);
+    return keys;
+  };
+  const listed = async (user: string): Promise<string[]> => {
+    const reply = await list(user);
+    return reply.success ? reply.approvals.map((item) => item.approval_id) : [];
+  };
+
+  it("case 317: deleting the chat removes its waiting and decided calls and their marks: nobody lists them, nobody can decide them", async () => {
+    const doomed = (await runTestTurn(connection, prefix, "to be deleted", { owner: "erin", projectId })).sessionId;
+    const waiting = await pending({ session_id: doomed });
+    const decided = await pending({ session_id: doomed });
+    await decide("erin", doomed, decided.approval_id, { decision: "approve" });
+    const kept = await pending();
+    expect(await listed("olive")).toEqual(expect.arrayContaining([waiting.approval_id, kept.approval_id]));
+    expect(await marksOf(projectId, doomed)).toHaveLength(2);
+
+    expect(await ask(subjects.sessionDelete, { user: "erin", session_id: doomed }, SessionDeleteReply)).toEqual({ success: true });
+    expect(await store.get(doomed, waiting.approval_id)).toBeUndefined();
+    expect(await store.get(doomed, decided.approval_id)).toBeUndefined();
+    expect(await marksOf(projectId, doomed)).toEqual([]);
+    const afterwards = await listed("olive");
+    expect(afterwards).not.toContain(waiting.approval_id);
+    expect(afterwards).toContain(kept.approval_id);
+    expect(await decide("erin", doomed, waiting.approval_id, { decision: "approve" })).toMatchObject({ success: false, error: { code: "SESSION_NOT_FOUND" } });
+  });
+
+  it("case 317: deleting the project removes the waiting calls of every chat of it", async () => {
+    const created = await ask(subjects.projectRequest("create"), { user: "olive", name: "Short-lived" }, ProjectReply);
+    if (!created.success) throw new Error(created.error.message);
+    const doomedProject = created.project.id;
+    const chats = [
+      (await runTestTurn(connection, prefix, "one", { owner: "olive", projectId: doomedProject })).sessionId,
+      (await runTestTurn(connection, prefix, "two", { owner: "olive", projectId: doomedProject })).sessionId,
+    ];
+    const calls = await Promise.all(chats.map((sessionId) => pending({ session_id: sessionId, project_id: doomedProject, requester: "olive" })));
+    expect(await listed("olive")).toEqual(expect.arrayContaining(calls.map((call) => call.approval_id)));
+
+    expect(await ask(subjects.projectRequest("delete"), { user: "olive", project_id: doomedProject }, ProjectDeleteReply)).toMatchObject({ success: true, deleted: { sessions: 2 } });
+    for (const call of calls) {
+      expect(await store.get(call.session_id, call.approval_id)).toBeUndefined();
+      expect(await marksOf(doomedProject, call.session_id)).toEqual([]);
+    }
+    const afterwards = await listed("olive");
+    for (const call of calls) expect(afterwards).not.toContain(call.approval_id);
   });
 });

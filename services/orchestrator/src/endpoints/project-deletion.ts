@@ -1,6 +1,7 @@
 import type { NatsConnection } from "nats";
 import { AppError, isCasConflict, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
 import { type SessionHead } from "@agent-orchestrator/shared/wire";
+import type { ApprovalStore } from "../approvals/approval-store.js";
 import { retryOnConflict } from "../nats/compare-and-set.js";
 import type { OrchestratorConfig } from "../config.js";
 import type { SessionStore } from "../sessions/session-store.js";
@@ -14,13 +15,14 @@ export interface ProjectDeletionDeps {
   config: Pick<OrchestratorConfig, "TOOL_TIMEOUT_MS" | "TURN_TIMEOUT_MS" | "RUN_ACK_WAIT_MS" | "RUN_MAX_DELIVER">;
   projects: ProjectStore;
   sessions: SessionStore;
+  approvals: ApprovalStore;
   subjectPrefix: string;
 }
 
 /**
  * Deletes a project for its owner: refused with PROJECT_BUSY while a chat of it runs a turn; otherwise its chats
- * (heads, conversations, pointers), then its files and each chat's scratch space (the tool-runner purges them on
- * `project.files.purge`), then the record. The record goes last, so a delete that fails half-way (the tool-runner
+ * (heads, conversations, pointers, the tool calls they wait on), then its files and each chat's scratch space (the
+ * tool-runner purges them on `project.files.purge`), then the record. The record goes last, so a delete that fails half-way (the tool-runner
  * did not answer) leaves the project in place, and deleting it again finishes the work. A chat is removed only if
  * its head is unchanged since the busy check (compare-and-set), so a turn that starts meanwhile makes the delete
  * PROJECT_BUSY instead of losing that turn; chats made while the files were purged are swept after the record.
@@ -34,7 +36,7 @@ export async function deleteProject(deps: ProjectDeletionDeps, projectId: string
   if (chats.some(({ head }) => head.status === "running" && !isAbandoned(head, deps.config))) {
     throw new AppError("PROJECT_BUSY", "A chat of this project is running a turn; delete the project when it has ended");
   }
-  const removed = await removeChats(deps, chats);
+  const removed = await removeChats(deps, projectId, chats);
   let files = await purgeFileSpace(deps, { kind: "project", id: projectId });
   for (const head of removed) files += await purgeFileSpace(deps, { kind: "session", id: head.id });
   await retryOnConflict(async () => {
@@ -42,13 +44,14 @@ export async function deleteProject(deps: ProjectDeletionDeps, projectId: string
     if (current) await deps.projects.remove(current);
   });
   // a new chat that passed its project check before the record went, and was made after the listing above
-  const late = await removeChats(deps, await retryWhileLeaderless(() => deps.sessions.listByProject(projectId)), { lenient: true });
+  const late = await removeChats(deps, projectId, await retryWhileLeaderless(() => deps.sessions.listByProject(projectId)), { lenient: true });
   for (const head of late) files += await purgeFileSpace(deps, { kind: "session", id: head.id });
   return { sessions: removed.length + late.length, files };
 }
 
 async function removeChats(
   deps: ProjectDeletionDeps,
+  projectId: string,
   chats: ReadonlyArray<{ head: SessionHead; revision: number }>,
   options: { lenient?: boolean } = {},
 ): Promise<SessionHead[]> {
@@ -56,6 +59,8 @@ async function removeChats(
   for (const { head, revision } of chats) {
     try {
       await retryWhileLeaderless(() => deps.sessions.remove(head, revision));
+      // a waiting call of a chat that is gone would stay listed, and decidable by nobody, until it expired
+      await deps.approvals.forgetChat(projectId, head.id);
       removed.push(head);
     } catch (error) {
       if (!isCasConflict(error)) throw error;

@@ -11,6 +11,7 @@ import {
   type ProjectOperation,
 } from "@agent-orchestrator/shared/wire";
 import { z } from "zod";
+import { ApprovalStore } from "../approvals/approval-store.js";
 import { SessionStore } from "../sessions/session-store.js";
 import { addSessionEndpoints } from "../endpoints/session-endpoints.js";
 import { startFakeServices } from "../testing/orchestrator-fixture.js";
@@ -58,6 +59,7 @@ async function startEndpoints(projectsPerUser = 100) {
     config: { TOOL_TIMEOUT_MS: 5_000, TURN_TIMEOUT_MS: 60_000, RUN_ACK_WAIT_MS: 30_000, RUN_MAX_DELIVER: 3, PROJECTS_PER_USER: projectsPerUser },
     projects: ProjectStore.over(recorder.kv),
     sessions: SessionStore.over(await openBucket("sessions")),
+    approvals: ApprovalStore.over(await openBucket("approvals")),
     subjectPrefix: prefix,
   };
   // a fake tool-runner answers the file purge of a deleted project
