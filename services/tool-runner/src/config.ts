@@ -136,6 +136,40 @@ export const toolRunnerEnvSchema = baseEnvSchema.extend({
   SCRIPT_CONCURRENCY: envInt(4, 1, 256).describe(
     "scripts one tool-runner runs at once; four times as many wait for a slot, beyond that a call is answered BUSY",
   ),
+  COMMANDS: z
+    .enum(["auto", "on", "off"])
+    .default("auto")
+    .describe(
+      "`run_command` (the model's shell commands in a project's working tree, in a bubblewrap sandbox; docs/commands.md): `auto` turns it on when a sandboxed git commit works at start (else off, with one warning saying why), `on` refuses to start without a working sandbox, `off` answers every call COMMANDS_DISABLED",
+    ),
+  COMMAND_TIMEOUT_MS: envInt(scriptTimeoutDefaultMs, 1000, 60 * 60_000).describe(
+    "wall time of a command that names no timeout_ms; the whole sandbox is killed after it (COMMAND_TIMEOUT). The default is below the orchestrator's default TOOL_TIMEOUT_MS, so a command at its limit is answered before its caller stops waiting",
+  ),
+  COMMAND_TIMEOUT_MAX_MS: envInt(scriptTimeoutDefaultMs, 1000, 60 * 60_000).describe(
+    "the longest timeout_ms a command may ask for (a longer one is cut to it). Raise it together with the orchestrator's TOOL_TIMEOUT_MS, which must stay above it",
+  ),
+  COMMAND_MEMORY_MB: envInt(2048, 64, 64 * 1024).describe(
+    "MiB of memory of one command's sandbox, its processes together, where cgroups are available (past it the kernel kills a process, and the result names the limit); without cgroups, each process's address space (RLIMIT_AS)",
+  ),
+  COMMAND_PROCESSES: envInt(256, 8, 16_384).describe(
+    "processes and threads of one command's sandbox together (a cgroup's pids.max; without cgroups RLIMIT_NPROC of the sandbox's user); the sandbox is stopped when it runs into it",
+  ),
+  COMMAND_FILE_MB: envInt(1024, 1, 1024 * 1024).describe("the largest file a command may write, in MiB (RLIMIT_FSIZE)"),
+  COMMAND_DISK_MB: envInt(2048, 16, 1024 * 1024).describe(
+    "MiB one command may write to disk in all, counted by the kernel's I/O accounting of its cgroup (the sandbox is stopped past it; without cgroups only COMMAND_FILE_MB holds), and the size of its private /tmp",
+  ),
+  COMMAND_OUTPUT_MAX_BYTES: envInt(64 * 1024, 1024, 512 * 1024).describe(
+    "stdout and stderr of a command are each cut to this many bytes (head and tail kept, with a marker; the result says truncated)",
+  ),
+  COMMAND_CONCURRENCY: envInt(2, 1, 64).describe(
+    "commands one tool-runner runs at once; four times as many wait for a slot, beyond that a call is answered BUSY",
+  ),
+  COMMAND_CONCURRENCY_PER_USER: envInt(1, 1, 64).describe(
+    "commands one user may have running or waiting in one tool-runner at once; past it the next is refused (BUSY)",
+  ),
+  COMMAND_UID_BASE: envInt(64_400, 1000, 2_000_000_000).describe(
+    "when the tool-runner runs as root, each slot's command sandbox runs as the unprivileged host user COMMAND_UID_BASE + slot, never as root (the working tree is bound for it as an idmapped mount); nothing else on the host may use these uids, nor may they meet SCRIPT_UID_BASE's",
+  ),
 });
 
 /** The tool-runner's parsed configuration. */

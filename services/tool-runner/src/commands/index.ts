@@ -5,3 +5,4 @@
 export { CommandRunner, type CommandRequest, type CommandRun, type CommandRunnerOptions } from "./command-runner.js";
 export { commandLimitMessage, type CommandLimitName } from "./command-limits.js";
 export type { CommandPlace } from "./command-place.js";
+export { startCommandRunner, type CommandSettings } from "./start-command-runner.js";

@@ -1,6 +1,7 @@
 import { AppError } from "@agent-orchestrator/shared/runtime";
 import { limitMessage } from "../scripts/sandbox-bounds.js";
-import { jsonBytes, truncateToJsonBytes } from "../reply-budget.js";
+import { jsonBytes } from "../reply-budget.js";
+import { fitStreams } from "./fit-streams.js";
 import type { ToolHandler } from "./tool-handler.js";
 
 /** Files named in one reply at most; the store's revisions record them all. */
@@ -68,16 +69,3 @@ export const runScriptTool: ToolHandler<"run_script"> = async (args, context, de
     ...output,
   };
 };
-
-/**
- * stdout and stderr are already cut to SCRIPT_OUTPUT_MAX_BYTES; this keeps the whole reply under max_payload
- * too. The shorter stream stays whole when it fits half the room; the longer one gets the rest.
- */
-function fitStreams(stdout: string, stderr: string, room: number): { stdout: string; stderr: string } {
-  const sizes = [jsonBytes(stdout), jsonBytes(stderr)] as const;
-  if (sizes[0] + sizes[1] <= room) return { stdout, stderr };
-  const half = Math.floor(room / 2);
-  const stdoutRoom = sizes[1] <= half ? room - sizes[1] : sizes[0] <= half ? sizes[0] : half;
-  const kept = truncateToJsonBytes(stdout, stdoutRoom);
-  return { stdout: kept, stderr: truncateToJsonBytes(stderr, Math.max(0, room - jsonBytes(kept))) };
-}
