@@ -23,8 +23,10 @@ export type ApprovalDecidedEvent = Extract<RunEvent, { type: "approval_decided" 
  * Plays one turn's events into an assistant message until its final event, or until it pauses at a call that waits
  * for a decision (the turn holds nothing while it waits; the turn that resumes it is played on into the same
  * message). A stream that ends without `done` or `error` is reported as such rather than left looking unfinished.
+ * Resolves true when the page saw the run's last event: false when the stream broke off first (the page was left
+ * or reloaded, the connection dropped), and the turn may still be running.
  */
-export async function playTurn(events: AsyncIterable<RunEvent>, message: AssistantMessage, observer: TurnObserver, signal: AbortSignal): Promise<void> {
+export async function playTurn(events: AsyncIterable<RunEvent>, message: AssistantMessage, observer: TurnObserver, signal: AbortSignal): Promise<boolean> {
   try {
     for await (const event of events) {
       switch (event.type) {
@@ -45,7 +47,7 @@ export async function playTurn(events: AsyncIterable<RunEvent>, message: Assista
         case "approval_required":
           observer.approvalRequired(event, message);
           message.pause();
-          return;
+          return true;
         case "approval_decided":
           observer.approvalDecided(event);
           break;
@@ -55,10 +57,10 @@ export async function playTurn(events: AsyncIterable<RunEvent>, message: Assista
           break;
         case "done":
           message.finish(event.response, event.iterations, event.usage);
-          return;
+          return true;
         case "error":
           message.fail(event.error);
-          return;
+          return true;
       }
     }
     message.fail(new ApiError("STREAM_ENDED", "The answer stopped before it was complete"));
@@ -66,4 +68,5 @@ export async function playTurn(events: AsyncIterable<RunEvent>, message: Assista
     if (signal.aborted) message.fail(new ApiError("CANCELLED", "Stopped"));
     else message.fail(ApiError.is(error) ? error : new ApiError("STREAM_ENDED", toApiError(error).message));
   }
+  return false;
 }

@@ -66,6 +66,7 @@ export class TurnRunner {
     this.settled = new Promise((resolve) => (over = resolve));
     this.composer.setBusy(true);
     let refusal: ApiError | undefined;
+    let ended = false;
     try {
       const events = await open(turn.controller.signal);
       const observer = {
@@ -74,12 +75,13 @@ export class TurnRunner {
         approvalRequired: (event: ApprovalRequiredEvent, shown: AssistantMessage) => hooks.approvalRequired(event, shown),
         approvalDecided: (event: ApprovalDecidedEvent) => hooks.approvalDecided(event),
       };
-      await playTurn(events, message, observer, turn.controller.signal);
+      ended = await playTurn(events, message, observer, turn.controller.signal);
     } catch (error) {
       refusal = toApiError(error);
     } finally {
-      // a turn the page merely left goes on: its message stays remembered for when the session is reopened
-      if (turn.sessionId && !turn.controller.signal.aborted) pendingMessage.clear(turn.sessionId);
+      // a turn the page merely left, or whose stream broke off (a reload), goes on: its message stays remembered for
+      // when the session is reopened, which forgets it once the chat no longer runs
+      if (turn.sessionId && ended) pendingMessage.clear(turn.sessionId);
       if (this.turn === turn) {
         this.turn = undefined;
         this.composer.setBusy(false);
