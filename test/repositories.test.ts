@@ -121,6 +121,8 @@ describe("a project's repository", { shuffle: false }, () => {
     expect(read["content"]).toContain("return a + b;");
     const shown = await api("bob", "GET", `/api/projects/${project}/repository`);
     expect(shown.body["repository"].working_trees).toEqual([expect.objectContaining({ branch: `chat/${edited["session_id"]}`, clean: false })]);
+    const audit = await api("alice", "GET", `/api/projects/${project}/audit`);
+    expect(audit.body["records"]).toEqual(expect.arrayContaining([expect.objectContaining({ action: "file_written", target: "src/add.js", actor: "alice" })]));
     // another chat works on its own branch: it sees the default branch's file
     expect((await tool("read_file", { file_path: "{project-root}/src/add.js" }))["content"]).toContain("return a - b;");
   });

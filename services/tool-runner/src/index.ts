@@ -9,6 +9,7 @@ export { toolRunnerMetrics } from "./tool-runner-metrics.js";
 export { sandboxPrograms } from "./os-sandbox/sandbox-programs.js";
 // the parts benches and tests drive alone: the file store, a sandbox, the tools and the script runner
 export { FileStore } from "./store/file-store.js";
+export { Repositories, RepositoryBucket, WorkingTrees, repositorySettingsOf } from "./repository/index.js";
 export { liveFiles } from "./store/space-index.js";
 export { createSandbox, Sandbox } from "./sandbox/index.js";
 export { assertDescriptorPath, openDirectory } from "./sandbox/descriptor-path.js";

@@ -79,7 +79,8 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   const { connection, config, logger } = options;
   const prefix = subjectPrefix(options.subjectPrefix ?? config.SUBJECT_PREFIX);
   const audit = new AuditPublisher({ connection, subjectPrefix: prefix, logger });
-  const files = await FileStore.forConfig(connection, prefix, config, auditAgentWrites(audit));
+  const agentWrites = auditAgentWrites(audit);
+  const files = await FileStore.forConfig(connection, prefix, config, agentWrites);
   await moveLegacySessions(files, config.OUTPUT_ROOT, logger);
   const repositorySettings = repositorySettingsOf(config);
   const repositoryBucket = await RepositoryBucket.open(connection.jetstream(), { subjectPrefix: prefix, replicas: config.JS_REPLICAS, flush: () => connection.flush() });
@@ -89,6 +90,7 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
     projectRoot: config.BMAD_ROOT,
     files,
     trees,
+    onTreeWritten: agentWrites,
     readMaxBytes: config.READ_MAX_BYTES,
     writeMaxBytes: config.WRITE_MAX_BYTES,
     listMaxEntries: config.LIST_MAX_ENTRIES,

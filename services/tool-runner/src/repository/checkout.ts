@@ -165,7 +165,7 @@ export class Checkout {
     const alternates = path.relative(path.join(gitDirectory, "objects"), this.local.objectDirectory);
     await replaceFile(path.join(gitDirectory, "objects", "info", "alternates"), `${alternates}\n`);
     if (!(await readPlainFile(path.join(gitDirectory, "config"), 1024 * 1024))) {
-      await replaceFile(path.join(gitDirectory, "config"), "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n");
+      await replaceFile(path.join(gitDirectory, "config"), "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tuntrackedCache = true\n");
     }
     if (withIndex) {
       const made = path.join(this.hostFolder, `index-${randomUUID()}`);

@@ -33,6 +33,8 @@ export interface SandboxOptions {
   files: FileStore;
   /** the working trees of projects with a git repository (docs/repositories.md); without it, no project has one */
   trees?: WorkingTrees;
+  /** told of every file a tool wrote into a working tree, once it is stored (the audit log's `file_written`); never awaited */
+  onTreeWritten?: (space: FileSpaceRef, written: readonly FileRevision[], author: FileAuthor) => void;
   readMaxBytes: number;
   writeMaxBytes: number;
   listMaxEntries: number;
@@ -231,6 +233,7 @@ export class Sandbox {
     }
     if (located.kind === "tree") {
       const revision = await writeTreeFile(this.requiredTrees(), located, bytes, author);
+      this.treeWritten(located, revision, bytes.length, author);
       return { path: located.virtualPath, size: bytes.length, revision };
     }
     const written = await this.options.files.write(located.space, located.path, bytes, author);
@@ -265,6 +268,7 @@ export class Sandbox {
         { readMaxBytes },
         author,
       );
+      this.treeWritten(located, changed.revision, changed.size, author);
       return { path: located.virtualPath, size: changed.size, revision: changed.revision };
     }
     const written = await this.options.files.modify(
@@ -354,6 +358,12 @@ export class Sandbox {
   /** The chat's working tree when its project has a git repository (docs/repositories.md), else undefined. */
   workingTree(context: SandboxContext): Promise<TreeView | undefined> {
     return this.options.trees?.view({ project: context.project_id, session: context.session_id }) ?? Promise.resolve(undefined);
+  }
+
+  /** Tells `onTreeWritten` of one file written into a working tree, as a revision of the working tree. */
+  private treeWritten(located: Extract<Location, { kind: "tree" }>, revision: number, size: number, author: FileAuthor): void {
+    const written: FileRevision = { path: located.path, revision, size, sha256: "", author, updated_at: new Date().toISOString() };
+    this.options.onTreeWritten?.({ kind: "project", id: located.chat.project }, [written], author);
   }
 
   /** The working trees, for a location that is in one (there is one only when they are given). */
