@@ -41,6 +41,8 @@ export const GreetingRequest = z.object({
   project_id: projectIdSchema.optional(),
   /** the name the gateway knows the caller by (docs/settings.md) */
   caller_name: CallerName.optional(),
+  /** a new chat's branch (`POST /api/sessions`; docs/repositories.md "Branches and working trees") */
+  branch: ChatRequestBody.shape.branch,
 });
 export type GreetingRequest = z.infer<typeof GreetingRequest>;
 
@@ -53,8 +55,11 @@ export const SessionStartReply = z.union([
 ]);
 export type SessionStartReply = z.infer<typeof SessionStartReply>;
 
-/** `POST /api/sessions`: a new chat with `agent_id`, in `project_id` (absent or `default`: the caller's default project). */
-export const SessionStartBody = z.object({ agent_id: ChatRequestBody.shape.agent_id, project_id: ChatRequestBody.shape.project_id }).strict();
+/**
+ * `POST /api/sessions`: a new chat with `agent_id`, in `project_id` (absent or `default`: the caller's default
+ * project), on `branch` of its repository (absent: its own).
+ */
+export const SessionStartBody = z.object({ agent_id: ChatRequestBody.shape.agent_id, project_id: ChatRequestBody.shape.project_id, branch: ChatRequestBody.shape.branch }).strict();
 export type SessionStartBody = z.infer<typeof SessionStartBody>;
 
 /** `GET /api/agents/:id/greeting?project_id=`: the project whose install and facts the preview reads (absent or `default`: the caller's). */

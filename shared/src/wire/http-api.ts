@@ -3,6 +3,7 @@ import { Attachments } from "./chat-attachment.js";
 import { ApprovalDecisionBody } from "./approvals/approval-messages.js";
 import { approvalIdSchema } from "./approvals/approval-record.js";
 import { MemberRole, newProjectName } from "./projects/project-record.js";
+import { ChatBranchName } from "./projects/ref-name.js";
 import { ActivationRequest } from "./registry-messages.js";
 import { maxUserMessageChars } from "./run-messages.js";
 import { subjectTokenPattern } from "./subjects.js";
@@ -18,6 +19,11 @@ export const ChatRequestBody = z
      * chat stays in its own project (naming another is refused).
      */
     project_id: z.string().regex(subjectTokenPattern).optional(),
+    /**
+     * a new chat's branch in the project's git repository (docs/repositories.md "Branches and working trees"),
+     * checked by git's rules and ours (never `chat/…`); absent: the chat's own, `chat/<session id>`
+     */
+    branch: ChatBranchName.optional(),
     /** keep the turn running when this client disconnects (default: a disconnect cancels it) */
     detach: z.boolean().optional(),
     /** files of the chat's project, or small inline files, whose paths the model is told in this message */
@@ -37,6 +43,7 @@ export const WsClientMessage = z.discriminatedUnion("type", [
     message: ChatRequestBody.shape.message,
     session_id: ChatRequestBody.shape.session_id,
     project_id: ChatRequestBody.shape.project_id,
+    branch: ChatRequestBody.shape.branch,
     detach: ChatRequestBody.shape.detach,
     attachments: ChatRequestBody.shape.attachments,
   }),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AttachedFiles } from "./chat-attachment.js";
+import { ChatBranchName } from "./projects/ref-name.js";
 import { CallerName } from "./settings/settings-messages.js";
 import { subjectTokenPattern } from "./subjects.js";
 import { RunResume } from "./approvals/run-resume.js";
@@ -47,6 +48,11 @@ export const RunStartRequest = z.object({
    * or an editor. A continued chat stays in its own project: a different one here is refused.
    */
   project_id: z.string().regex(subjectTokenPattern).optional(),
+  /**
+   * the branch of the project's repository a new chat works on (docs/repositories.md "Branches and working trees");
+   * absent: its own, `chat/<session id>`. A continued chat stays on its branch: a different one here is refused.
+   */
+  branch: ChatBranchName.optional(),
   /** epoch ms after which nobody waits for this turn any more: an orchestrator drops it unstarted */
   expires_at: z.number().int().positive(),
   /** a subagent's turn: its parent; such a turn has no session record of its own */

@@ -17,6 +17,12 @@ export const SessionSummary = z.object({
   project_id: z.string(),
   /** the member whose chat it is: only they run its turns; the project's other members read and watch it */
   owner: z.string(),
+  /**
+   * the branch the chat works on in its project's git repository (docs/repositories.md "Branches and working trees"):
+   * from the orchestrator, the one it was started on if any; the gateway shows it, or `chat/<id>`, only when the
+   * project has a repository
+   */
+  branch: z.string().optional(),
   status: SessionStatus,
   run_id: z.string().nullable(),
   /** when the running turn started (a watcher replays events from there) */

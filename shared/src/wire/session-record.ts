@@ -26,6 +26,11 @@ export const SessionRecord = z.object({
   owner: z.string(),
   /** the project the chat belongs to; records written before projects have none and are moved to their owner's default project at start */
   project_id: z.string().optional(),
+  /**
+   * the branch a person started the chat on (docs/repositories.md "Branches and working trees"); absent: the chat's
+   * own, `chat/<id>`, in a project with a git repository
+   */
+  branch: z.string().optional(),
   status: SessionStatus,
   /** the turn currently running, if any */
   run_id: z.string().nullable(),

@@ -19,7 +19,7 @@ export interface ChatStartServices {
 
 /** A turn a door asks for: what the caller sent, who they are and how they signed in (their display name is `user_name`'s default). */
 export interface ChatStart {
-  body: Pick<ChatRequestBody, "agent_id" | "message" | "session_id" | "project_id" | "attachments">;
+  body: Pick<ChatRequestBody, "agent_id" | "message" | "session_id" | "project_id" | "attachments" | "branch">;
   owner: string;
   signIn: SignInVia | undefined;
   /** where the request came from, for the audit record of a new chat (MCP's tool call has none of its own) */
@@ -55,6 +55,7 @@ export function chatStarter(context: GatewayContext, services: ChatStartServices
       message: body.message,
       owner,
       project_id: body.project_id === defaultProjectAlias ? undefined : body.project_id,
+      ...(body.branch === undefined ? {} : { branch: body.branch }),
       ...(attachments ? { attachments } : {}),
       ...(name ? { caller_name: name } : {}),
       ...(approvalMode === "refuse" ? { approval_mode: "refuse" as const } : {}),

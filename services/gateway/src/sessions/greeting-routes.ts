@@ -28,7 +28,13 @@ export function greetingRoutes(context: GatewayContext, { audit }: { audit: Audi
       const reply = await callService(
         context,
         subjects.sessionStart,
-        { user: currentUser(response), agent_id: body.agent_id, project_id: projectOf(body.project_id), caller_name: callerName(context.config, currentUser(response), currentSignIn(response)) },
+        {
+          user: currentUser(response),
+          agent_id: body.agent_id,
+          project_id: projectOf(body.project_id),
+          caller_name: callerName(context.config, currentUser(response), currentSignIn(response)),
+          ...(body.branch === undefined ? {} : { branch: body.branch }),
+        },
         SessionStartReply,
       );
       noteAudit(response, { project_id: reply.project_id, target: reply.session_id });

@@ -23,13 +23,13 @@ export function addGreetingEndpoints(service: Service, deps: GreetingDeps): void
     "session-start",
     subjectPrefix + subjects.sessionStart,
     GreetingRequest,
-    async ({ user, agent_id, project_id, caller_name }) => {
+    async ({ user, agent_id, project_id, caller_name, branch }) => {
       const projectId = project_id ?? (await deps.projects.defaultFor(user)).id;
       const { record } = await projectOfWriter(deps.projects, projectId, user);
       const sessionId = randomUUID();
       const { agent, greeting } = await greetingOf(deps, { user, agentId: agent_id, projectId, sessionId, record, callerName: caller_name });
       const created = await retryWhileLeaderless(() =>
-        store.createIdle({ id: sessionId, agentId: agent.id, owner: user, projectId, messages: [{ role: "assistant", content: greeting.text }] }),
+        store.createIdle({ id: sessionId, agentId: agent.id, owner: user, projectId, branch, messages: [{ role: "assistant", content: greeting.text }] }),
       );
       // a fresh random id is never taken; if it were, no other chat is overwritten
       if (!created) throw new AppError("INTERNAL", "The new chat's id was already taken; try again");

@@ -92,7 +92,7 @@ export class SessionStore {
    * Creates a new session with its first turn already running, in one KV operation. Returns undefined if
    * the id is taken (a redelivered turn finds its session that way).
    */
-  async createRunning(input: { id: string; agentId: string; owner: string; projectId: string; runId: string }): Promise<StoredSession | undefined> {
+  async createRunning(input: NewSession & { runId: string }): Promise<StoredSession | undefined> {
     // the pointer claims the id for its owner: another owner's chat of the same id is never made
     if (!(await this.point(input.id, input.owner, input.projectId))) return undefined;
     const now = new Date().toISOString();
@@ -112,7 +112,7 @@ export class SessionStore {
    * pointers and head a first turn's `createRunning` writes and no turn counted: its conversation's batch first, then
    * its head in one KV create. Returns undefined if the id is taken.
    */
-  async createIdle(input: { id: string; agentId: string; owner: string; projectId: string; messages: ConversationMessage[] }): Promise<StoredSession | undefined> {
+  async createIdle(input: NewSession & { messages: ConversationMessage[] }): Promise<StoredSession | undefined> {
     if (!(await this.point(input.id, input.owner, input.projectId))) return undefined;
     const record = newSession(input, new Date().toISOString(), { status: "idle", run_id: null, run_started_at: null, last_run_id: null, messages: input.messages });
     const written: string[] = [];
@@ -307,11 +307,17 @@ function withoutMessages(record: SessionRecord): Omit<SessionRecord, "messages">
   return state;
 }
 
+/** Who makes a chat, in which project, and on which branch of its repository when a person named one. */
+export interface NewSession {
+  id: string;
+  agentId: string;
+  owner: string;
+  projectId: string;
+  branch?: string | undefined;
+}
+
 /** A chat as it is made: no turn counted yet, no usage; `state` says whether its first turn runs already. */
-function newSession(
-  input: { id: string; agentId: string; owner: string; projectId: string },
-  now: string,
-  state: Pick<SessionRecord, "status" | "run_id" | "run_started_at" | "last_run_id" | "messages">,
-): SessionRecord {
-  return { id: input.id, agent_id: input.agentId, owner: input.owner, project_id: input.projectId, ...state, usage: zeroUsage(), turns: 0, created_at: now, updated_at: now };
+function newSession(input: NewSession, now: string, state: Pick<SessionRecord, "status" | "run_id" | "run_started_at" | "last_run_id" | "messages">): SessionRecord {
+  const branch = input.branch === undefined ? {} : { branch: input.branch };
+  return { id: input.id, agent_id: input.agentId, owner: input.owner, project_id: input.projectId, ...branch, ...state, usage: zeroUsage(), turns: 0, created_at: now, updated_at: now };
 }

@@ -8,6 +8,7 @@ export function toSummary(head: Omit<SessionHead, "batches">): SessionSummary {
     // every listed chat has a project: heads written before projects are moved into one at start
     project_id: head.project_id ?? "",
     owner: head.owner,
+    ...(head.branch === undefined ? {} : { branch: head.branch }),
     status: head.status,
     run_id: head.run_id,
     run_started_at: head.run_started_at,

@@ -37,6 +37,8 @@ export interface ParentTurn {
   callerName?: string | undefined;
   /** the chat's project: a subagent's tools work in its root chat's project */
   projectId: string;
+  /** the branch of the project's repository the chat works on when a person named one: a subagent's too */
+  branch?: string | undefined;
   /** the agent a subagent runs as when the call names none */
   agentId: string;
   /** 0 for a user's turn, 1 for a subagent, … */
@@ -135,6 +137,7 @@ export class SubagentRunner implements SubagentCaller {
       message: args.prompt,
       owner: parent.owner,
       project_id: parent.projectId,
+      ...(parent.branch === undefined ? {} : { branch: parent.branch }),
       // the child stops at this time too, so it never outlives the wait
       expires_at: Date.now() + timeoutMs,
       parent: { session_id: parent.sessionId, run_id: parent.runId, call_id: callId, depth: parent.depth + 1, root_run_id: parent.rootRunId ?? parent.runId },

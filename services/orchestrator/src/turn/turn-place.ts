@@ -12,12 +12,14 @@ export interface TurnPlace {
   /** the project's record as this turn read it, so that nothing of the turn reads it again (its budget) */
   project?: ProjectRecord | undefined;
   stored?: StoredSession;
+  /** the branch of the project's repository the chat works on when a person named one (docs/repositories.md) */
+  branch?: string | undefined;
 }
 
 /**
  * The project a turn runs in, checked before every turn: a new chat goes into the project the request names (its
  * owner's default project when it names none); a continued chat stays in its own, and a request naming another is
- * refused. Either way the chat's owner must still be the project's owner or an editor (a member demoted to viewer
+ * refused; so with the branch of the project's repository a chat was started on. Either way the chat's owner must still be the project's owner or an editor (a member demoted to viewer
  * runs no more turns: PROJECT_FORBIDDEN; a removed member or a deleted project: PROJECT_NOT_FOUND). A continued
  * chat of another owner answers SESSION_NOT_FOUND, or PROJECT_FORBIDDEN to a member of its project, who can see it
  * but not run its turns.
@@ -28,7 +30,7 @@ export async function placeTurn(stores: { sessions: SessionStore; projects: Proj
     // the owner's default project is checked as it was made or read, not read again
     const record = request.project_id === undefined ? await projects.defaultFor(request.owner) : (await projectOfWriter(projects, request.project_id, request.owner)).record;
     if (request.project_id === undefined) writerRole(record, request.owner);
-    return { projectId: record.id, projectName: nameOf(record), project: record };
+    return { projectId: record.id, projectName: nameOf(record), project: record, branch: request.branch };
   }
   const stored = await retryWhileLeaderless(() => sessions.get(request.session_id, request.owner));
   if (!stored) throw await notTheOwners(stores, request);
@@ -37,8 +39,11 @@ export async function placeTurn(stores: { sessions: SessionStore; projects: Proj
   if (request.project_id !== undefined && request.project_id !== projectId) {
     throw new AppError("BAD_REQUEST", "This chat belongs to another project; a chat stays in the project it was started in");
   }
+  if (request.branch !== undefined && request.branch !== stored.record.branch) {
+    throw new AppError("BAD_REQUEST", "A chat stays on the branch it was started on; start a new chat to work on another");
+  }
   const { record } = await projectOfWriter(projects, projectId, request.owner);
-  return { projectId, projectName: nameOf(record), project: record, stored };
+  return { projectId, projectName: nameOf(record), project: record, stored, branch: stored.record.branch };
 }
 
 const nameOf = (record: ProjectRecord): string | undefined => (record.personal ? undefined : record.name);

@@ -65,6 +65,7 @@ function subagentsOf(deps: PreparationDeps, turn: AdmittedTurn): SubagentRunner 
     owner: request.owner,
     callerName: request.caller_name,
     projectId: turn.place.projectId,
+    branch: turn.place.branch,
     agentId: turn.agent.id,
     depth: parent?.depth ?? 0,
     deadline: turn.endsAt,

@@ -46,7 +46,7 @@ async function markRunning(deps: Pick<TurnDeps, "store" | "config">, turn: Admit
     const created = refused
       ? undefined
       : await retryWhileLeaderless(() =>
-          deps.store.createRunning({ id: request.session_id, agentId: agent.id, owner: request.owner, projectId: place.projectId, runId: request.run_id }),
+          deps.store.createRunning({ id: request.session_id, agentId: agent.id, owner: request.owner, projectId: place.projectId, branch: place.branch, runId: request.run_id }),
         );
     if (created) return created;
     if (refused && !(await retryWhileLeaderless(() => deps.store.get(request.session_id, request.owner)))) throw refused;
