@@ -92,7 +92,7 @@ async function compactChat(deps: CompactionDeps, sessionId: string, user: string
   const spending = new DeliverySpending(deps.spending, { runKey: callPrefix, user }, log);
   spending.placed(chat.project.id, agent.id);
   const budget = await deps.budgets?.forTurn(chat.project.id, user);
-  const admit = (): Promise<void> => budget?.check(spending.unstoredCost) ?? Promise.resolve();
+  const admit = async (): Promise<void> => budget?.check(await spending.unstoredCost());
   const meter = new UsageMeter(withinBudget(routed.caller, admit), routed.price, (usage) => spending.call(usage));
   const summaries = deps.models.compaction();
   const compactor = new Compactor({

@@ -11,13 +11,13 @@ import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-c
  * estimate of both at four characters a token. A call the server refused before sending anything counts 0. With
  * the route's price, every call's usage carries its cost, an estimate's and a zero's too. Each call's usage is
  * handed to `onCallEnded` as the call ends, before the caller hears of its end (the spending totals, counted as they
- * happen: spending/delivery-spending.ts).
+ * happen, written while the turn goes on: spending/delivery-spending.ts).
  */
 export class UsageMeter implements ModelCaller {
   constructor(
     private readonly model: ModelCaller,
     private readonly price?: ModelPrice,
-    private readonly onCallEnded?: (usage: Usage) => Promise<void>,
+    private readonly onCallEnded?: (usage: Usage) => void,
     /** each call's tokens, in order */
     readonly byCall: Usage[] = [],
   ) {}
@@ -56,7 +56,7 @@ export class UsageMeter implements ModelCaller {
       const usage = reported ?? (cutOff ? estimatedUsage(request, outputChars) : zeroUsage());
       const priced = this.price && usage.cost === undefined ? { ...usage, cost: costOf(usage, this.price) } : usage;
       this.byCall.push(priced);
-      await this.onCallEnded?.(priced);
+      this.onCallEnded?.(priced);
     }
   }
 }

@@ -21,6 +21,11 @@ export interface ProjectLimit {
 export interface TurnBudget {
   /** throws BUDGET_EXCEEDED when a budget is spent, counting `ownSpent` (what this turn spent so far, not yet stored) */
   check(ownSpent: number): Promise<void>;
+  /**
+   * `check` as the turn is accepted: its first model call, a moment later, goes on this answer instead of reading the
+   * totals again (no call of the turn ends in between, so the bound of one call per turn stays)
+   */
+  admit(ownSpent: number): Promise<void>;
 }
 
 /**
@@ -49,11 +54,20 @@ export class Budgets {
     const project = await this.projectLimit(projectId, read);
     const userDaily = this.limits.userDaily;
     // without any limit a turn reads nothing before its model calls
-    if (project.limit === undefined && userDaily === undefined) return { check: async () => undefined };
+    if (project.limit === undefined && userDaily === undefined) return { check: async () => undefined, admit: async () => undefined };
+    const check = async (ownSpent: number): Promise<void> => {
+      const spent = spentBudget(await this.standings(projectId, user, project.limit, ownSpent));
+      if (spent) throw budgetExceeded(spent);
+    };
+    let admitted = false;
     return {
       check: async (ownSpent) => {
-        const spent = spentBudget(await this.standings(projectId, user, project.limit, ownSpent));
-        if (spent) throw budgetExceeded(spent);
+        if (admitted) admitted = false;
+        else await check(ownSpent);
+      },
+      admit: async (ownSpent) => {
+        await check(ownSpent);
+        admitted = true;
       },
     };
   }

@@ -1,8 +1,8 @@
 /**
  * A delivery's spending counted while it happens (docs/models.md "Cost totals"), against a real JetStream KV
- * bucket: each model call is in the totals as it ends, the turn is counted once at its end without its calls a
- * second time, a subagent counts no turn, and a call that could not be stored is seen by the budgets and stored
- * with the turn.
+ * bucket: each model call is in the totals once its write came back (before the turn's next budget check), the turn
+ * is counted once at its end without its calls a second time, a subagent counts no turn, and a call that could not
+ * be stored is seen by the budgets and stored again under its own key, once in each total.
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
@@ -31,13 +31,15 @@ describe("DeliverySpending", () => {
     const spending = await store();
     const turn = new DeliverySpending(spending, { runKey: "r1:1", user: "ada" }, logger);
     turn.placed("p1", "bmm/pm");
-    await turn.call(usage(0.25));
+    turn.call(usage(0.25));
+    // what a budget check waits for before it reads the totals
+    expect(await turn.unstoredCost()).toBe(0);
     expect((await spending.projectMonth("p1", month())).totals).toMatchObject({ cost: 0.25, prompt_tokens: 1_000, turns: 0 });
-    await turn.call(usage(0.5));
+    turn.call(usage(0.5));
     // a call refused before it was made cost nothing
-    await turn.call({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0 });
+    turn.call({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0 });
+    expect(await turn.unstoredCost()).toBe(0);
     expect((await spending.userPeriods("ada", today(), month())).day).toMatchObject({ cost: 0.75, turns: 0 });
-    expect(turn.unstoredCost).toBe(0);
     // the turn's whole usage, its subagents' included, is the sum of calls already counted (theirs by themselves)
     await turn.endTurn(usage(1.5));
     await turn.endTurn(usage(1.5));
@@ -50,7 +52,7 @@ describe("DeliverySpending", () => {
     const spending = await store();
     const child = new DeliverySpending(spending, { runKey: "child:1", user: "ada" }, logger);
     child.placed("p1", "bmm/analyst");
-    await child.call(usage(0.25));
+    child.call(usage(0.25));
     await child.endSubagent();
     expect(await spending.projectMonth("p1", month())).toEqual({
       totals: { prompt_tokens: 1_000, cached_prompt_tokens: 0, completion_tokens: 100, cost: 0.25, turns: 0 },
@@ -58,7 +60,7 @@ describe("DeliverySpending", () => {
     });
   });
 
-  it("case 225: keeps a call it could not store for the budgets, and stores it with the turn at its end", async () => {
+  it("case 225: keeps a call it could not store for the budgets, and stores it with its next call", async () => {
     const spending = await store();
     // the totals cannot be written once, as while JetStream elects a leader for longer than the retries last
     let refusals = 1;
@@ -67,12 +69,38 @@ describe("DeliverySpending", () => {
     };
     const turn = new DeliverySpending(flaky, { runKey: "r1:1", user: "ada" }, logger);
     turn.placed("p1", "bmm/pm");
-    await turn.call(usage(0.25));
-    expect(turn.unstoredCost).toBe(0.25);
-    await turn.call(usage(0.5));
-    expect(turn.unstoredCost).toBe(0.25);
+    turn.call(usage(0.25));
+    expect(await turn.unstoredCost()).toBe(0.25);
+    turn.call(usage(0.5));
+    expect(await turn.unstoredCost()).toBe(0);
     await turn.endTurn(usage(0.75));
-    expect(turn.unstoredCost).toBe(0);
     expect((await spending.projectMonth("p1", month())).totals).toMatchObject({ cost: 0.75, turns: 1 });
+  });
+
+  it("case 225: counts a call once in each total when only one of the two was written, however often it is tried again", async () => {
+    const spending = await store();
+    // the user's total cannot be written the first two times: the project's has the call already
+    let refusals = 2;
+    const halfFlaky = {
+      record: async (entry: SpentTurn) => {
+        const inProject = spending.record({ ...entry, user: "nobody" });
+        if (refusals-- > 0) {
+          await inProject;
+          throw new Error("no responders");
+        }
+        return spending.record(entry);
+      },
+    };
+    const turn = new DeliverySpending(halfFlaky, { runKey: "r1:1", user: "ada" }, logger);
+    turn.placed("p1", "bmm/pm");
+    turn.call(usage(0.25));
+    expect(await turn.unstoredCost()).toBe(0.25);
+    // tried again with the next call, and refused once more: the next call itself is written
+    turn.call(usage(0.5));
+    expect(await turn.unstoredCost()).toBe(0.25);
+    await turn.endTurn(usage(0.75));
+    expect(await turn.unstoredCost()).toBe(0);
+    expect((await spending.projectMonth("p1", month())).totals).toMatchObject({ cost: 0.75, turns: 1 });
+    expect((await spending.userPeriods("ada", today(), month())).day).toMatchObject({ cost: 0.75, turns: 1 });
   });
 });

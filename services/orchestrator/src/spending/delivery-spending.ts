@@ -1,19 +1,30 @@
 import { type Logger } from "@agent-orchestrator/shared/runtime";
-import { addUsage, zeroUsage, type Usage } from "@agent-orchestrator/shared/wire";
+import { zeroUsage, type Usage } from "@agent-orchestrator/shared/wire";
 import { countCost } from "./cost-metric.js";
 import type { SpendingStore } from "./spending-store.js";
 
+/** A model call's usage not yet in the totals, under the key it is counted once by, and when it ended (its period). */
+interface Unstored {
+  runKey: string;
+  usage: Usage;
+  at: Date;
+}
+
 /**
  * What one delivery of a turn, or of a subagent, spends, counted in the totals while it happens (docs/models.md
- * "Cost totals"): each model call's usage is added as the call ends (`<run id>:<attempt>:<n>`), before the next
- * budget check of any turn on any replica, so turns running at once pass a budget by at most one call each; the
- * turn itself is counted once at its end (`<run id>:<attempt>`), with what its calls could not store. It never
- * throws: a total that cannot be written is logged and kept here (`unstoredCost`), for the budgets and for the end.
+ * "Cost totals"): each model call's usage is written as the call ends (`<run id>:<attempt>:<n>`), while the turn goes
+ * on with its tools, and before its next budget check, which waits for it (`unstoredCost`): so turns running at once
+ * pass a budget by at most one call each. The turn itself is counted once at its end (`<run id>:<attempt>`). It never
+ * throws: a call that cannot be written is logged and kept here, seen by the budgets, and written again under its own
+ * key with the next call and at the end, so a total that had it already (one of the two written) does not count it
+ * twice.
  */
 export class DeliverySpending {
   private place: { projectId: string; agentId: string } | undefined;
   private calls = 0;
-  private notStored: Usage = zeroUsage();
+  private unstored: Unstored[] = [];
+  /** the calls' writes under way, in order */
+  private writing: Promise<void> = Promise.resolve();
   private ended = false;
 
   constructor(
@@ -27,45 +38,52 @@ export class DeliverySpending {
     this.place = { projectId, agentId };
   }
 
-  /** What this delivery spent that the stored totals do not have: a budget check adds it. */
-  get unstoredCost(): number {
-    return this.notStored.cost ?? 0;
+  /** What this delivery spent that the stored totals do not have, once its calls' writes have come back: a budget check adds it. */
+  async unstoredCost(): Promise<number> {
+    await this.writing;
+    return this.unstored.reduce((cost, call) => cost + (call.usage.cost ?? 0), 0);
   }
 
-  /** Adds one ended model call's usage to the totals; a call that cost nothing writes nothing. */
-  async call(usage: Usage): Promise<void> {
+  /** Adds one ended model call's usage to the totals, without waiting for it; a call that cost nothing writes nothing. */
+  call(usage: Usage): void {
     if (isEmpty(usage)) return;
-    const key = `${this.delivery.runKey}:${++this.calls}`;
-    if (!(await this.store(key, usage, 0))) this.notStored = addUsage(this.notStored, usage);
+    this.unstored.push({ runKey: `${this.delivery.runKey}:${++this.calls}`, usage, at: new Date() });
+    this.writing = this.writing.then(() => this.storeUnstored());
   }
 
   /**
-   * Ends a user's turn, once: counts the turn, with what its calls could not store, and its whole usage (its
-   * subagents' included) in the cost metric. A turn that made no model call (`usage` undefined) is not counted.
+   * Ends a user's turn, once: counts the turn once its calls are written, and its whole usage (its subagents'
+   * included) in the cost metric. A turn that made no model call (`usage` undefined) is not counted.
    */
   async endTurn(usage: Usage | undefined): Promise<void> {
+    await this.writing;
     if (!this.place || !usage || this.ended) return;
     this.ended = true;
     if (usage.cost !== undefined) countCost(this.place.projectId, this.place.agentId, usage.cost);
-    await this.storeLeftover(1);
+    await Promise.all([this.storeUnstored(), this.store({ runKey: this.delivery.runKey, usage: zeroUsage(), at: new Date() }, 1)]);
   }
 
   /** Ends a subagent, once: what its calls could not store is tried again; it is no turn of its own. */
   async endSubagent(): Promise<void> {
+    await this.writing;
     if (this.ended) return;
     this.ended = true;
-    if (!isEmpty(this.notStored)) await this.storeLeftover(0);
+    await this.storeUnstored();
   }
 
-  private async storeLeftover(turns: 0 | 1): Promise<void> {
-    if (await this.store(this.delivery.runKey, this.notStored, turns)) this.notStored = zeroUsage();
+  /** Writes every call not yet in the totals, each under its own key; those that fail stay. */
+  private async storeUnstored(): Promise<void> {
+    const pending = this.unstored;
+    this.unstored = [];
+    const stored = await Promise.all(pending.map((call) => this.store(call, 0)));
+    this.unstored.push(...pending.filter((_call, index) => !stored[index]));
   }
 
   /** Whether the usage is now in the totals; never without a store (the budgets then count it from here). */
-  private async store(runKey: string, usage: Usage, turns: 0 | 1): Promise<boolean> {
+  private async store({ runKey, usage, at }: Unstored, turns: 0 | 1): Promise<boolean> {
     if (!this.place || !this.spending) return false;
     try {
-      await this.spending.record({ runKey, user: this.delivery.user, ...this.place, usage, turns, at: new Date() });
+      await this.spending.record({ runKey, user: this.delivery.user, ...this.place, usage, turns, at });
       return true;
     } catch (error) {
       this.logger.error({ err: error, usage }, "the turn's spending could not be added to the totals");

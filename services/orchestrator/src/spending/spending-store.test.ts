@@ -51,6 +51,17 @@ describe("SpendingStore", () => {
     expect((await first.userPeriods("ada@example.com", "2026-11-25", "2026-11")).day.turns).toBe(2);
   });
 
+  it("case 214: counts over what another replica wrote since this one last wrote the key", async () => {
+    const { first, second } = await twoReplicas();
+    // each replica writes over the entry it last saw; the first's is stale after the second's write
+    for (const [store, runKey] of [[first, "a:1"], [second, "b:1"], [first, "c:1"], [first, "d:1"], [second, "e:1"]] as const) {
+      expect(await store.record(turn(runKey))).toBe(true);
+    }
+    expect(await first.record(turn("b:1"))).toBe(false);
+    expect((await second.projectMonth("p1", "2026-11")).totals).toMatchObject({ cost: 1.25, turns: 5 });
+    expect((await first.userPeriods("ada@example.com", "2026-11-25", "2026-11")).month).toMatchObject({ cost: 1.25, turns: 5 });
+  });
+
   it("keeps each UTC period apart: a project's months, a user's days and months, by agent", async () => {
     const { first } = await twoReplicas();
     await first.record(turn("a:1", { at: new Date("2026-10-31T23:59:59Z"), usage: usage(1) }));

@@ -1,5 +1,5 @@
 import type { KV, NatsConnection } from "nats";
-import { decodeJson, encodeJson, KeyedQueue, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { decodeJson, encodeJson, isCasConflict, KeyedQueue, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
 import { addSpending, SpendingTotals, zeroSpending, type Usage } from "@agent-orchestrator/shared/wire";
 import { z } from "zod";
 import { retryOnConflict } from "../nats/compare-and-set.js";
@@ -14,6 +14,11 @@ const rememberedRuns = 64;
 /** A user's days and months kept: enough for today, this month and the month before. */
 const keptDays = 62;
 const keptMonths = 24;
+/**
+ * Keys whose last entry this process keeps (a project's month, a user's periods: two per running turn), so that
+ * counting a call writes over it at once instead of reading it first; the oldest is forgotten past this.
+ */
+const knownKeys = 256;
 
 const ProjectMonth = SpendingTotals.extend({ by_agent: z.record(z.string(), SpendingTotals), runs: z.array(z.string()) });
 const UserSpending = z.object({ days: z.record(z.string(), SpendingTotals), months: z.record(z.string(), SpendingTotals), runs: z.array(z.string()) });
@@ -56,15 +61,24 @@ export const spendingOf = (usage: Usage, turns: number): SpendingTotals => ({
   turns,
 });
 
+/** A key's entry as this process last read or wrote it. */
+interface Known {
+  value: unknown;
+  revision: number;
+}
+
 /**
  * What turns spent, in the JetStream KV bucket `spending` (docs/models.md "Cost totals"): `p.<project>.<yyyy-mm>`
  * holds a project's month with each agent's share, `u.<user, base64url>` a user's recent days and months (UTC). A
  * model call or a turn's end is added to each key by compare-and-set, made again from a fresh read when another
  * replica wrote first, so no increment is lost; each key remembers the entries it counted, so a retried write
- * counts once.
+ * counts once. The compare-and-set is made first over the entry this process last read or wrote: one round trip
+ * while no other replica wrote the key since, a refused write and a read more when one did.
  */
 export class SpendingStore {
   private readonly queue = new KeyedQueue();
+  /** the last entry of each key seen here, oldest first */
+  private readonly known = new Map<string, Known>();
 
   private constructor(private readonly kv: KV) {}
 
@@ -74,12 +88,16 @@ export class SpendingStore {
     return new SpendingStore(await connection.jetstream().views.kv(bucket, { history: 1 }));
   }
 
-  /** Adds spending to its project's month and its user's day and month; false when both had it already. */
+  /**
+   * Adds spending to its project's month and its user's day and month, both at once; false when both had it already.
+   * When one of the two fails, the other may have counted it: recording the same `runKey` again counts it only where
+   * it is missing (delivery-spending.ts tries a call again under its own key).
+   */
   async record(turn: SpentTurn): Promise<boolean> {
     const spent = spendingOf(turn.usage, turn.turns);
     const month = monthOf(turn.at);
     const day = dayOf(turn.at);
-    const project = await this.change(projectPrefix(turn.projectId) + month, ProjectMonth, (stored) => {
+    const project = this.change(projectPrefix(turn.projectId) + month, ProjectMonth, (stored) => {
       const current = stored ?? { ...zeroSpending(), by_agent: {}, runs: [] };
       if (current.runs.includes(turn.runKey)) return undefined;
       const agent = Object.hasOwn(current.by_agent, turn.agentId) ? current.by_agent[turn.agentId] : undefined;
@@ -89,7 +107,7 @@ export class SpendingStore {
         runs: remember(current.runs, turn.runKey),
       };
     });
-    const user = await this.change(userKey(turn.user), UserSpending, (stored) => {
+    const user = this.change(userKey(turn.user), UserSpending, (stored) => {
       const current = stored ?? { days: {}, months: {}, runs: [] };
       if (current.runs.includes(turn.runKey)) return undefined;
       return {
@@ -98,7 +116,8 @@ export class SpendingStore {
         runs: remember(current.runs, turn.runKey),
       };
     });
-    return project || user;
+    const [inProject, inUser] = await Promise.all([project, user]);
+    return inProject || inUser;
   }
 
   /** A project's spending in `month` (`yyyy-mm`). */
@@ -129,21 +148,50 @@ export class SpendingStore {
   private async read<S extends z.ZodType>(key: string, schema: S): Promise<{ value: z.infer<S>; revision: number } | undefined> {
     const entry = await retryWhileLeaderless(() => this.kv.get(key));
     if (!entry || entry.operation !== "PUT") return undefined;
-    return { value: decodeJson(entry.value, schema) as z.infer<S>, revision: entry.revision };
+    const read = { value: decodeJson(entry.value, schema) as z.infer<S>, revision: entry.revision };
+    // a read that answers after a newer write of this process does not take its place
+    if ((this.known.get(key)?.revision ?? 0) < read.revision) this.remember(key, read);
+    return read;
   }
 
-  /** Reads a key, lets `edit` say what it becomes (undefined: leave it) and writes that by compare-and-set; whether it wrote. */
+  /**
+   * Lets `edit` say what a key becomes (undefined: leave it) and writes that by compare-and-set; whether it wrote. The
+   * first try is over the entry last seen here, without a read; a refusal means another replica wrote it since, and
+   * the change is made again from fresh reads.
+   */
   private change<S extends z.ZodType>(key: string, schema: S, edit: (stored: z.infer<S> | undefined) => z.infer<S> | undefined): Promise<boolean> {
-    return this.queue.run(key, () =>
-      retryOnConflict(async () => {
-        const stored = await this.read(key, schema);
-        const next = edit(stored?.value);
-        if (next === undefined) return false;
-        const value = encodeJson(next);
-        await retryWhileLeaderless(() => (stored ? this.kv.update(key, value, stored.revision) : this.kv.create(key, value)));
-        return true;
-      }),
-    );
+    return this.queue.run(key, async () => {
+      const known = this.known.get(key);
+      if (known) {
+        try {
+          return await this.write(key, known as { value: z.infer<S>; revision: number }, edit);
+        } catch (error) {
+          if (!isCasConflict(error)) throw error;
+        }
+      }
+      return retryOnConflict(async () => this.write(key, await this.read(key, schema), edit));
+    });
+  }
+
+  private async write<T>(key: string, stored: { value: T; revision: number } | undefined, edit: (stored: T | undefined) => T | undefined): Promise<boolean> {
+    const next = edit(stored?.value);
+    if (next === undefined) return false;
+    const value = encodeJson(next);
+    try {
+      const revision = await retryWhileLeaderless(() => (stored ? this.kv.update(key, value, stored.revision) : this.kv.create(key, value)));
+      this.remember(key, { value: next, revision });
+      return true;
+    } catch (error) {
+      // refused, or perhaps written: the next change reads the key as it is
+      this.known.delete(key);
+      throw error;
+    }
+  }
+
+  private remember(key: string, entry: Known): void {
+    this.known.delete(key);
+    this.known.set(key, entry);
+    if (this.known.size > knownKeys) this.known.delete(this.known.keys().next().value as string);
   }
 }
 

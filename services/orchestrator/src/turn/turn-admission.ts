@@ -51,7 +51,10 @@ export function announceTurn(turn: AdmittedTurn): void {
 }
 
 /** Asks the turn's budgets, counting what it spent that the totals do not have yet; BUDGET_EXCEEDED when one is spent. */
-export const checkBudget = (turn: TurnState): Promise<void> => turn.budget?.check(turn.spending.unstoredCost) ?? Promise.resolve();
+export const checkBudget = async (turn: TurnState): Promise<void> => turn.budget?.check(await turn.spending.unstoredCost());
+
+/** Asks the turn's budgets as it is accepted (turn-session.ts): its first model call goes on this answer. */
+export const admitBudget = async (turn: TurnState): Promise<void> => turn.budget?.admit(await turn.spending.unstoredCost());
 
 async function admitted(
   deps: AdmissionDeps,

@@ -1,7 +1,7 @@
 import { AppError, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
 import { type SessionRecord, type SessionStatus } from "@agent-orchestrator/shared/wire";
 import type { SessionStore, SessionVersion } from "../sessions/session-store.js";
-import { announceTurn, checkBudget } from "./turn-admission.js";
+import { admitBudget, announceTurn } from "./turn-admission.js";
 import { decideTurnAcceptance, type TurnAcceptance } from "./turn-acceptance.js";
 import type { TurnDeps } from "./turn-deps.js";
 import type { AdmittedTurn, HeldSession, HeldTurn } from "./turn-state.js";
@@ -35,7 +35,7 @@ export function saveSession(store: SessionStore, held: HeldSession, record: Sess
 
 async function markRunning(deps: Pick<TurnDeps, "store" | "config">, turn: AdmittedTurn): Promise<HeldSession | Dropped> {
   const { request, attempt, agent, place } = turn;
-  const admit = () => checkBudget(turn);
+  const admit = () => admitBudget(turn);
   if (request.new_session) {
     // past a budget, a new chat is not made; unless it exists already (a redelivery), which the checks below decide
     const refused = await admit().then(
