@@ -11,27 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { decodeJson, encodeJson } from "@agent-orchestrator/shared/runtime";
 import { ApprovalRecord, jetStreamNames } from "@agent-orchestrator/shared/wire";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
 import { testNatsPasswords } from "@agent-orchestrator/test-support/nats-harness";
 import { startServiceProcess, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
 import { recordMessages } from "@agent-orchestrator/test-support/socket-messages";
 import { readSse } from "@agent-orchestrator/test-support/sse";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { saveDraftResponder } from "@agent-orchestrator/test-support/save-draft-responder";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
 
 const tokens = { alice: "alice-token-1111", bob: "bob-token-22222", vic: "vic-token-333333", mallory: "mallory-token-44" } as const;
 type Member = keyof typeof tokens;
-
-/** `save <path>`: the model saves a draft there (once), then says what the tool answered; anything else: an answer. */
-function respond(request: ChatRequestBody): ScriptedTurn {
-  const lastUser = request.messages.findLastIndex((message) => message.role === "user");
-  const said = withoutSystemNote(String(request.messages[lastUser]?.content ?? ""));
-  const result = request.messages.slice(lastUser + 1).findLast((message) => message.role === "tool");
-  if (result) return { text: `The tool said: ${String(result.content)}` };
-  const path = /^save (\S+)$/.exec(said)?.[1];
-  if (path) return { text: "Saving the draft.", toolCalls: [{ name: "save_output", arguments: { file_path: path, content: "the draft" } }] };
-  return { text: `Noted: ${said}` };
-}
 
 let system: TestSystem;
 let admin: NatsConnection;
@@ -70,7 +58,7 @@ const sessionOf = async (sessionId: string) => (await call("alice", "GET", `/api
 
 beforeAll(async () => {
   system = await startTestSystem({
-    responder: respond,
+    responder: saveDraftResponder,
     env: {
       AUTH_TOKENS: Object.entries(tokens).map(([user, token]) => `${user}:${token}`).join(","),
       APPROVALS_SWEEP_MS: "300",

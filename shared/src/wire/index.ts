@@ -36,6 +36,7 @@ export { Greeting, GreetingMenuItem, GreetingQuery, GreetingReply, GreetingReque
 export { HelpCatalogueEntry, HelpCatalogueReply, HelpCatalogueRequest } from "./help-messages.js";
 export { ActivationBody, ActivationQuery, ChatRequestBody, ProjectMemberBody, ProjectNameBody, WsClientMessage } from "./http-api.js";
 export { LoadedSkill } from "./loaded-skill.js";
+export { McpElicitationAnswer } from "./mcp-elicitation.js";
 export { BmadToolInput, ChatToolInput } from "./mcp-tools.js";
 export { menuItemSkill } from "./menu-item-skill.js";
 export { ModelPrice, costOf, parseModelPrice } from "./model-price.js";

@@ -99,6 +99,12 @@ export const subjects = {
    */
   repository: (operation: string) => `project.repository.${operation}`,
   repositoryAll: "project.repository.*",
+  /**
+   * gateway → gateway (published, not request/reply): an MCP client's answer to an elicitation that a `chat` tool
+   * call waits for on some replica (McpElicitationAnswer; docs/openai-api.md "Approvals through elicitation"); `key`
+   * is the random part of the elicitation's JSON-RPC id
+   */
+  mcpElicitationAnswer: (key: string) => `gateway.mcp.elicitation.${key}`,
   /** orchestrator: its model routes without keys or URLs, for the agent list (shared/src/wire/model-routes.ts; docs/models.md) */
   modelRoutes: "agent.models.routes",
   /**

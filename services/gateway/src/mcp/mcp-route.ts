@@ -1,11 +1,14 @@
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
 import { authenticate, currentSignIn, currentUser } from "../auth/auth.js";
 import { allowedHosts } from "../config.js";
 import type { GatewayContext } from "../gateway-context.js";
+import { relayElicitationAnswer } from "./client-elicitation.js";
 import { createMcpServer, type McpServices } from "./mcp-server.js";
+import { canElicit, sessionIdFor } from "./mcp-session-id.js";
 import { originAllowed } from "../http/origin-check.js";
 import { rateLimit } from "../limits/rate-limit.js";
 import type { UserRateLimit } from "../limits/user-rate-limit.js";
@@ -18,7 +21,10 @@ import { toAppError } from "../http/to-app-error.js";
  * so any gateway replica answers any request and nothing lives in one process (a conversation's state is
  * the `chat` tool's session, in the orchestrator's store). Before MCP sees a request: the `Host` must be
  * one this gateway answers to and a browser's `Origin` its own or allowed (DNS-rebinding protection), and
- * the bearer token must be valid, as on `/api`.
+ * the bearer token must be valid, as on `/api`. `initialize` is answered with an `Mcp-Session-Id` that carries what
+ * the client declared (mcp-session-id.ts), so a later request knows whether its client can be asked questions; a
+ * client's answer to one (elicitation) is relayed to the call that waits for it, on whichever replica
+ * (client-elicitation.ts), and never reaches a server of its own.
  */
 export function mcpRoute(context: GatewayContext, services: McpServices & { auth: SignInServices; requestRate: UserRateLimit }): Router {
   const router = Router();
@@ -31,14 +37,30 @@ export function mcpRoute(context: GatewayContext, services: McpServices & { auth
   router.post(
     "/",
     async (request, response) => {
-      const server = createMcpServer(context, services, currentUser(response), currentSignIn(response));
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      const user = currentUser(response);
+      const batch = Array.isArray(request.body);
+      const messages: unknown[] = batch ? (request.body as unknown[]) : [request.body];
+      const rest = messages.filter((message) => !relayElicitationAnswer(context, user, message));
+      // only answers to this gateway's questions: accepted, as MCP accepts any POST of responses
+      if (rest.length === 0) {
+        response.status(202).end();
+        return;
+      }
+      const initialize = rest.find((message) => isInitializeRequest(message));
+      const server = createMcpServer(context, services, {
+        owner: user,
+        signIn: currentSignIn(response),
+        clientAddress: context.clientAddress(request),
+        canElicit: canElicit(request.headers["mcp-session-id"]),
+      });
+      // a session id only at initialize, where the transport hands it out; later requests are served statelessly
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: initialize === undefined ? undefined : () => sessionIdFor(initialize) });
       response.on("close", () => {
         void transport.close();
         void server.close();
       });
       await server.connect(transport);
-      await transport.handleRequest(request, response, request.body);
+      await transport.handleRequest(request, response, batch ? rest : rest[0]);
     },
   );
   // stateless: no stream to open with GET, no session to end with DELETE
