@@ -41,7 +41,7 @@ export async function moveOneValueSessions(bucket: KV, sessions: SessionStore): 
     if (!entry || entry.operation !== "PUT") continue;
     const record = decodeJson(entry.value, SessionRecord);
     try {
-      await sessions.update(record, oneValueVersion(key), record.updated_at);
+      await sessions.update(record, oneValueVersion(key), { updatedAt: record.updated_at });
       moved++;
     } catch (error) {
       if (!AppError.is(error) || error.code !== "SESSION_BUSY") throw error;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { KV } from "nats";
 import { z } from "zod";
-import { AppError, decodeJson, encodeJson } from "@agent-orchestrator/shared/runtime";
+import { AppError, decodeJson, encodeJson, mapWithConcurrency } from "@agent-orchestrator/shared/runtime";
 import { ConversationMessage, type ConversationBatch } from "@agent-orchestrator/shared/wire";
 import { readThroughFailover, writeThroughFailover } from "../nats/kv-failover.js";
 import { chunkKey } from "./session-keys.js";
@@ -10,6 +10,8 @@ import { chunkKey } from "./session-keys.js";
 const conversationChunkBytes = 256 * 1024;
 
 const ConversationBatchMessages = z.array(ConversationMessage);
+/** Chunks read or written at once: a long chat's conversation in a few round trips, not one per chunk. */
+const chunksAtOnce = 32;
 
 /**
  * A session's conversation in the `sessions` bucket: one batch per save, each batch the JSON of the messages it
@@ -25,28 +27,26 @@ export class ConversationChunks {
     const id = randomUUID();
     const bytes = encodeJson(messages);
     const chunks = Math.max(1, Math.ceil(bytes.byteLength / conversationChunkBytes));
-    for (let index = 0; index < chunks; index++) {
+    // the batch is named by no head until it is whole: its chunks go in any order
+    await mapWithConcurrency(Array.from({ length: chunks }, (_unused, index) => index), chunksAtOnce, async (index) => {
       const key = chunkKey(sessionId, id, index);
       written.push(key);
       const chunk = bytes.subarray(index * conversationChunkBytes, (index + 1) * conversationChunkBytes);
       await writeThroughFailover(this.kv, key, chunk, () => this.kv.put(key, chunk));
-    }
+    });
     return { id, chunks, messages: messages.length };
   }
 
   /** The messages of `batches`, in order; INTERNAL when a chunk a head names is missing. */
   async read(sessionId: string, batches: readonly ConversationBatch[]): Promise<ConversationMessage[]> {
-    const messages: ConversationMessage[] = [];
-    for (const batch of batches) {
-      const parts: Uint8Array[] = [];
-      for (let index = 0; index < batch.chunks; index++) {
-        const entry = await readThroughFailover(() => this.kv.get(chunkKey(sessionId, batch.id, index)));
-        if (!entry || entry.operation !== "PUT") throw new AppError("INTERNAL", `Part of session ${sessionId}'s conversation is missing`);
-        parts.push(entry.value);
-      }
-      messages.push(...decodeJson(Buffer.concat(parts), ConversationBatchMessages));
-    }
-    return messages;
+    const keys = batches.map((batch) => Array.from({ length: batch.chunks }, (_unused, index) => chunkKey(sessionId, batch.id, index)));
+    const values = await mapWithConcurrency(keys.flat(), chunksAtOnce, async (key) => {
+      const entry = await readThroughFailover(() => this.kv.get(key));
+      if (!entry || entry.operation !== "PUT") throw new AppError("INTERNAL", `Part of session ${sessionId}'s conversation is missing`);
+      return entry.value;
+    });
+    let next = 0;
+    return keys.flatMap((batch) => decodeJson(Buffer.concat(values.slice(next, (next += batch.length))), ConversationBatchMessages));
   }
 
   /** Every chunk key of `batches`. */

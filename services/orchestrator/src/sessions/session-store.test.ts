@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { AppError } from "@agent-orchestrator/shared/runtime";
 import type { ConversationMessage } from "@agent-orchestrator/shared/wire";
 import { headKey, SessionStore } from "./session-store.js";
+import { projectChatKey } from "./session-keys.js";
 import { scratchStreams } from "../testing/scratch-streams.js";
 
 const scratch = scratchStreams();
@@ -70,6 +71,19 @@ describe("SessionStore", () => {
     const store = SessionStore.over(await openBucket());
     const { record } = await newSession(store, "alice");
     expect(await store.get(record.id, "bob")).toBeUndefined();
+  });
+
+  it("keeps a chat id its owner's: another owner's start of the same id makes nothing, in no project's listing", async () => {
+    const kv = await openBucket();
+    const store = SessionStore.over(kv);
+    const { record } = await newSession(store, "alice");
+    expect(await store.createRunning({ id: record.id, agentId: "analyst", owner: "bob", projectId: "p2", runId: "r2" })).toBeUndefined();
+    expect(await store.locate(record.id)).toEqual({ owner: "alice", project_id: "p1" });
+    // the project pointer written alongside the refused claim is gone again
+    expect((await kv.get(projectChatKey("p2", record.id)))?.operation).not.toBe("PUT");
+    expect((await store.listByProject("p1")).map((chat) => chat.head.owner)).toEqual(["alice"]);
+    // a redelivered first turn of the owner's finds its chat made
+    expect(await store.point(record.id, "alice", "p1")).toBe(true);
   });
 
   it("makes only a lost compare-and-set SESSION_BUSY, leaving the stored session as it was", async () => {

@@ -158,22 +158,30 @@ export class SessionStore {
   }
 
   /**
-   * Writes the chat's pointers (idempotent): `chat.<id>` by create, so an id once taken stays its owner's, and
-   * `project.<project>.<id>`. False when the id is another owner's or lies in another project.
+   * Writes the chat's pointers (idempotent), both at once: `chat.<id>` by create, so an id once taken stays its
+   * owner's, and `project.<project>.<id>`, created, never put, so a redelivered first turn does not drop a title
+   * given meanwhile. False when the id is another owner's or lies in another project; the project pointer this
+   * call made for it is removed then.
    */
   async point(id: string, owner: string, projectId: string): Promise<boolean> {
-    try {
-      await whileRoom(() => this.create(chatKey(id), encodeJson({ owner, project_id: projectId } satisfies ChatPointer)));
-    } catch (error) {
-      if (!isCasConflict(error)) throw error;
-      const taken = await this.locate(id);
-      if (taken?.owner !== owner || taken.project_id !== projectId) return false;
-    }
-    // created, never put: a redelivered first turn must not drop a title given meanwhile
-    await whileRoom(() => this.create(projectChatKey(projectId, id), encodeJson({ owner } satisfies ProjectChat))).catch((error: unknown) => {
-      if (!isCasConflict(error)) throw error;
-    });
-    return true;
+    const made = (key: string, value: Uint8Array): Promise<boolean> =>
+      whileRoom(() => this.create(key, value)).then(
+        () => true,
+        (error: unknown) => {
+          if (!isCasConflict(error)) throw error;
+          return false;
+        },
+      );
+    const projectKey = projectChatKey(projectId, id);
+    const [claimed, listed] = await Promise.all([
+      made(chatKey(id), encodeJson({ owner, project_id: projectId } satisfies ChatPointer)),
+      made(projectKey, encodeJson({ owner } satisfies ProjectChat)),
+    ]);
+    if (claimed) return true;
+    const taken = await this.locate(id);
+    if (taken?.owner === owner && taken.project_id === projectId) return true;
+    if (listed) await this.kv.purge(projectKey);
+    return false;
   }
 
   /** The title a person gave the chat `id` of `projectId`, if any. */
@@ -269,9 +277,11 @@ export class SessionStore {
    * Saves `record` only if its head is still at `version` (compare-and-set): the messages added since
    * that read go into a new batch first, then the head. Only a lost compare-and-set is SESSION_BUSY, and a
    * full bucket QUOTA_EXCEEDED (nothing of the batch is kept); any other failure is thrown as it is.
-   * Returns the new version.
+   * `options.before` is what must be stored before the head says so (a turn's spending: turn-finish.ts), made
+   * while the batch is written. Returns the new version.
    */
-  async update(record: SessionRecord, version: SessionVersion, updatedAt = new Date().toISOString()): Promise<SessionVersion> {
+  async update(record: SessionRecord, version: SessionVersion, options: { updatedAt?: string; before?: Promise<unknown> } = {}): Promise<SessionVersion> {
+    const { updatedAt = new Date().toISOString(), before } = options;
     const storedCount = version.batches.reduce((count, batch) => count + batch.messages, 0);
     const appended = record.messages.slice(storedCount);
     const batches = [...version.batches];
@@ -283,6 +293,10 @@ export class SessionStore {
       });
       batches.push(batch);
     }
+    await before?.catch(async (error: unknown) => {
+      await this.conversation.discard(written);
+      throw error;
+    });
     const title = version.title || firstUserText(record.messages);
     const head: SessionHead = { ...withoutMessages(record), updated_at: updatedAt, title, batches };
     const key = headKey(record.owner, record.id);

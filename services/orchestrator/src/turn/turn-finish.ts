@@ -33,9 +33,8 @@ export async function finishTurn(deps: Pick<TurnDeps, "store" | "approvals" | "c
     return;
   }
   const session = completed(turn.session.record, turn, output, usage);
-  // counted before the session is saved: a crash between the two runs the turn again, and both deliveries were paid for
-  await turn.spending.endTurn(usage);
-  await saveSession(deps.store, turn.session, session, "completed");
+  // counted before the session's head is saved: a crash between the two runs the turn again, and both deliveries were paid for
+  await saveSession(deps.store, turn.session, session, "completed", turn.spending.endTurn(usage));
   await turn.releaseSlot?.();
   turn.events.finish(doneEvent(output, usage, turn.subagents, session.usage, model));
   turn.log.info({ ...recordTurnEnd({ agentId: turn.agent.id, outcome: "completed", startedAt: turn.startedAt, output, usage }), model }, "turn completed");
@@ -68,14 +67,15 @@ export async function failTurn(deps: Pick<TurnDeps, "store">, turn: TurnState, e
   if (AppError.is(error)) turn.log.warn({ ...ended, code: error.code, cause: describeCause(error.cause) }, error.message);
   else turn.log.error({ ...ended, err: error }, "turn failed");
   if (session && sessionUsage) {
-    await turn.spending.endTurn(spent?.usage);
+    const counted = turn.spending.endTurn(spent?.usage);
     const status: SessionStatus = AppError.is(error) && error.code === "CANCELLED" ? "cancelled" : "failed";
     // a resumed turn's chat holds its user's message and the answer it stopped at: it keeps them and what it added,
     // each call of them answered (closed-tool-calls.ts)
     const kept = turn.resumed
       ? { ...session.record, messages: withClosedToolCalls([...session.record.messages, ...(turn.added as ConversationMessage[])], error) as SessionRecord["messages"] }
       : keptOnFailure(error, session.record, storedUserMessage(turn.request), turn.added);
-    await saveSession(deps.store, session, { ...kept, usage: sessionUsage }, status).catch((saveError: unknown) => turn.log.error({ err: saveError }, "session status not saved"));
+    await saveSession(deps.store, session, { ...kept, usage: sessionUsage }, status, counted).catch((saveError: unknown) => turn.log.error({ err: saveError }, "session status not saved"));
+    await counted;
   }
   await turn.releaseSlot?.();
   turn.events.finish(errorEvent(error, spent, sessionUsage));

@@ -54,8 +54,7 @@ export async function pauseTurn(deps: Pick<TurnDeps, "store" | "approvals" | "co
     usage: addUsage(session.record.usage, usage),
     turns: session.record.turns + (turn.resumed ? 0 : 1),
   };
-  await turn.spending.endTurn(usage);
-  await saveSession(deps.store, session, paused, "awaiting_approval");
+  await saveSession(deps.store, session, paused, "awaiting_approval", turn.spending.endTurn(usage));
   await turn.releaseSlot?.();
   turn.events.finish(approvalRequired(record));
   turn.log.info({ approvalId: record.approval_id, tool: call.name, callId: call.id, usage, model: turn.route.model }, "turn paused for a decision on a tool call");

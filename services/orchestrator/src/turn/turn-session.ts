@@ -28,9 +28,12 @@ export async function holdSession(deps: Pick<TurnDeps, "store" | "config">, turn
   return holding;
 }
 
-/** Saves the session a turn held, as `record` says, with the turn's end: its status, and no turn running. */
-export function saveSession(store: SessionStore, held: HeldSession, record: SessionRecord, status: SessionStatus): Promise<SessionVersion> {
-  return retryWhileLeaderless(() => store.update({ ...record, status, run_id: null, run_started_at: null }, held.version));
+/**
+ * Saves the session a turn held, as `record` says, with the turn's end: its status, and no turn running. `counted`
+ * (the turn's spending) is stored before the head, while the conversation is written.
+ */
+export function saveSession(store: SessionStore, held: HeldSession, record: SessionRecord, status: SessionStatus, counted?: Promise<void>): Promise<SessionVersion> {
+  return retryWhileLeaderless(() => store.update({ ...record, status, run_id: null, run_started_at: null }, held.version, counted ? { before: counted } : {}));
 }
 
 async function markRunning(deps: Pick<TurnDeps, "store" | "config">, turn: AdmittedTurn): Promise<HeldSession | Dropped> {
