@@ -23,6 +23,25 @@ describe("ProjectStore", () => {
     expect((await second.defaultFor(user)).id).toBe(made[0]?.id);
   });
 
+  it("reads a user's default pointer once: later turns in the default project read only its record", async () => {
+    const bucket = `projects_${randomUUID().slice(0, 8)}`;
+    scratch.track(`KV_${bucket}`);
+    const kv = await scratch.connection().jetstream().views.kv(bucket, { history: 1 });
+    const read: string[] = [];
+    const recorded = new Proxy(kv, {
+      get(target, property, receiver) {
+        if (property === "get") return (key: string) => (read.push(key), target.get(key));
+        const value = Reflect.get(target, property, receiver) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const store = ProjectStore.over(recorded);
+    const made = await store.defaultFor("ada");
+    read.length = 0;
+    expect(await store.defaultFor("ada")).toEqual(made);
+    expect(read).toEqual([`project.${made.id}`]);
+  });
+
   it("loses no change when two replicas change one project at once", async () => {
     const [first, second] = await twoReplicas();
     const project = await first.create("ada", "Launch", 100);

@@ -16,6 +16,8 @@ const defaultKey = (user: string): string => `default.${Buffer.from(user, "utf8"
 const DefaultPointer = z.object({ project_id: z.string() });
 /** A project's two writes at its creation are milliseconds apart: its index key alone for this long is a leftover. */
 const leftoverAfterMs = 60_000;
+/** Users whose default project's id this process keeps (about 100 bytes each); the oldest is forgotten past this. */
+const keptDefaults = 10_000;
 
 /** A project as read, with the revision a compare-and-set write must name. */
 export interface StoredProject {
@@ -32,6 +34,11 @@ export interface StoredProject {
  */
 export class ProjectStore {
   private readonly index: ProjectIndex;
+  /**
+   * each user's default project id as its pointer names it: a pointer is made once and never changed, so a turn in
+   * the default project reads only the project's record
+   */
+  private readonly defaults = new Map<string, string>();
 
   private constructor(
     private readonly kv: KV,
@@ -101,6 +108,24 @@ export class ProjectStore {
    * that died between the two steps leaves a pointer the next caller completes.
    */
   async defaultFor(user: string): Promise<ProjectRecord> {
+    const id = this.defaults.get(user) ?? (await this.defaultPointer(user));
+    const stored = await this.get(id);
+    if (stored) return stored.record;
+    const record = newRecord(id, user, personalProjectName, true);
+    try {
+      const value = encodeJson(record);
+      await writeThroughFailover(this.kv, projectKey(id), value, () => this.kv.create(projectKey(id), value));
+      return record;
+    } catch (error) {
+      if (!isCasConflict(error)) throw error;
+      const made = await this.get(id);
+      if (!made) throw new AppError("INTERNAL", "The default project vanished as it was made", { cause: error });
+      return made.record;
+    }
+  }
+
+  /** The id `default.<user>` names, claimed first if it names none, and kept. */
+  private async defaultPointer(user: string): Promise<string> {
     const key = defaultKey(user);
     let entry = await readThroughFailover(() => this.kv.get(key));
     if (!entry || entry.operation !== "PUT") {
@@ -115,19 +140,9 @@ export class ProjectStore {
       if (!entry || entry.operation !== "PUT") throw new AppError("INTERNAL", "The default project's pointer vanished as it was made");
     }
     const { project_id: id } = decodeJson(entry.value, DefaultPointer);
-    const stored = await this.get(id);
-    if (stored) return stored.record;
-    const record = newRecord(id, user, personalProjectName, true);
-    try {
-      const value = encodeJson(record);
-      await writeThroughFailover(this.kv, projectKey(id), value, () => this.kv.create(projectKey(id), value));
-      return record;
-    } catch (error) {
-      if (!isCasConflict(error)) throw error;
-      const made = await this.get(id);
-      if (!made) throw new AppError("INTERNAL", "The default project vanished as it was made", { cause: error });
-      return made.record;
-    }
+    if (this.defaults.size >= keptDefaults) this.defaults.delete(this.defaults.keys().next().value as string);
+    this.defaults.set(user, id);
+    return id;
   }
 
   /** The personal project of `user` if it was made (ProjectStore.defaultFor makes it). */
