@@ -2,7 +2,7 @@
  * `npm run bench`: every measure in one run (what distribution costs per tool call, before the first token, per
  * session, against the OpenAI Agents SDK and in throughput and CPU; registry discovery; lazy loading; starting a
  * workflow; idle-session memory; recovery after a nats-server restart; load; project files in the store; the file
- * tools at BMAD's grain; uploads; a huge model answer; listings beside a user with many projects; compaction over a long workflow: bench/README.md lists them), against one private nats-server and the scripted model, so
+ * tools at BMAD's grain; uploads; a huge model answer; listings beside a user with many projects; compaction over a long workflow; a repository's working tree as it grows: bench/README.md lists them), against one private nats-server and the scripted model, so
  * that ratios compare figures taken minutes apart on the same machine. Prints the table and
  * writes a dated JSON file to bench/results/ (git-ignored); a full run of every measure also writes
  * bench/results/latest.json, the one that is committed.
@@ -26,6 +26,7 @@ import { measureIdleSessionMemory } from "./idle-session-memory.js";
 import { measureLazyLoading } from "./lazy-loading.js";
 import { measureModelOutputMemory } from "./model-output-memory.js";
 import { measureProjectFiles } from "./project-files.js";
+import { measureRepositories } from "./repositories.js";
 import { measureProjectListings } from "./project-listings.js";
 import { measurePromptCache } from "./prompt-cache.js";
 import { measureRecovery } from "./recovery.js";
@@ -55,6 +56,7 @@ const measures: Array<{ id: number; run: (context: BenchContext) => Promise<Meas
   { id: 17, run: measurePromptCache },
   { id: 18, run: measureProjectListings },
   { id: 19, run: measureCompaction },
+  { id: 20, run: measureRepositories },
   // last: it restarts the server under everything
   { id: 10, run: measureRecovery },
 ];

@@ -85,10 +85,27 @@ export class LocalRepository {
    * `incoming` (a folder of loose objects and packs the host checked), stores it and adds it to the pack list,
    * then keeps it here. Returns its size in bytes (0: nothing was new). Refused over `maxBytes`.
    */
-  async storeNew(incoming: string, roots: PackRoots, maxBytes: number): Promise<number> {
+  storeNew(incoming: string, roots: PackRoots, maxBytes: number): Promise<number> {
+    return this.pack(incoming, ["--revs"], `${[...roots.include, "--not", ...roots.exclude].join("\n")}\n`, maxBytes);
+  }
+
+  /**
+   * Makes one pack of exactly the loose objects in `incoming` (objects the host wrote itself, a file tool's blob
+   * and trees), stores it as `storeNew` does. Nothing is walked, so its cost follows the change, not the
+   * repository's size. Returns its size in bytes (0: nothing was there).
+   */
+  async storeLoose(incoming: string, maxBytes: number): Promise<number> {
+    const ids: string[] = [];
+    for (const folder of await readdir(incoming).catch(() => [])) {
+      if (!/^[0-9a-f]{2}$/.test(folder)) continue;
+      for (const name of await readdir(path.join(incoming, folder))) if (/^[0-9a-f]{38}$/.test(name)) ids.push(`${folder}${name}`);
+    }
+    return ids.length === 0 ? 0 : this.pack(incoming, [], `${ids.join("\n")}\n`, maxBytes);
+  }
+
+  private async pack(incoming: string, options: readonly string[], input: string, maxBytes: number): Promise<number> {
     const base = path.join(this.folder, `new-${randomUUID()}`);
-    const input = `${[...roots.include, "--not", ...roots.exclude].join("\n")}\n`;
-    const made = await runGit({ gitDir: this.gitDir, objectDirectory: incoming, alternates: [this.objectDirectory], args: ["pack-objects", "--revs", "-q", base], input });
+    const made = await runGit({ gitDir: this.gitDir, objectDirectory: incoming, alternates: [this.objectDirectory], args: ["pack-objects", ...options, "-q", base], input });
     const pack = `pack-${made.stdout.toString("latin1").trim()}`;
     const packFile = `${path.dirname(base)}/${path.basename(base)}-${pack.slice("pack-".length)}.pack`;
     const indexFile = packFile.replace(/\.pack$/, ".idx");

@@ -28,8 +28,9 @@ export interface TreeSummary {
   bytes: number;
 }
 
-// entries of trees kept in all, and blob sizes: a large repository's every tree and file, not every one ever read
-const maxKeptEntries = 1_000_000;
+// tree entries, and blob sizes, kept per repository: a 50,000-file repository's trees and files several times
+// over, not every one ever read (a process keeps up to 64 repositories' readers)
+const maxKeptEntries = 250_000;
 
 /**
  * A repository's trees read for the tools (docs/repositories.md "A tool-runner's cache"). Trees and sizes are

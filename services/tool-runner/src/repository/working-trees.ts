@@ -121,7 +121,7 @@ export class WorkingTrees {
       let files: string;
       try {
         files = await writeTree(reader, view.state.files, changes, incoming);
-        await local.storeNew(incoming, { include: [files], exclude: [view.state.files] }, this.limits.persistMaxBytes);
+        await local.storeLoose(incoming, this.limits.persistMaxBytes);
       } finally {
         await rm(incoming, { recursive: true, force: true });
       }

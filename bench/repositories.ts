@@ -1,0 +1,156 @@
+/**
+ * Measure 20 (bench/README.md "A repository's working tree at 1,000 and 50,000 files (measure 20)"): issue 40
+ * item 7, what a file write and a command cost in a project's git repository as it grows (docs/repositories.md).
+ * Two repositories of small source files, 1,000 and 50,000, each attached from a bundle; then, sample by sample
+ * in alternation between the two:
+ * - a file write (`save_output`'s path: the blob and the trees on its path written, packed, stored, the
+ *   working tree's state moved by compare-and-set), target ≤ 1.5× from 1,000 to 50,000 files;
+ * - `git status --porcelain` in the chat's checkout, alone, and the whole command around it as `withWorkingTree`
+ *   runs one (lease, checkout brought to the state, the command, the files read back as a tree, the state moved);
+ * - once each: the attach of the bundle, and a replica's first command on it (its checkout made from the trees).
+ *
+ * Run alone: `npx tsx bench/repositories.ts` (its own nats-server); `npm run bench` runs it as measure 20.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { connect } from "nats";
+import { createLogger } from "@agent-orchestrator/shared/runtime";
+import { jetStreamNames } from "@agent-orchestrator/shared/wire";
+import { Repositories, RepositoryBucket, WorkingTrees, repositorySettingsOf, toolRunnerEnvSchema } from "@agent-orchestrator/tool-runner";
+import type { BenchContext } from "./support/bench-context.js";
+import { startBenchNats } from "./support/bench-nats.js";
+import { pick, quick } from "./support/bench-settings.js";
+import { interleave, timed } from "./support/interleave.js";
+import { formatMs, formatRatio, type MeasureReport } from "./support/measure-report.js";
+import { percentile } from "./support/percentile.js";
+import { formatResultsTable } from "./support/results-table.js";
+import { collectVersions, describeMachine } from "./support/run-environment.js";
+import { settings } from "./support/service-settings.js";
+
+const sizes = { small: 1_000, large: pick(50_000, 10_000) } as const;
+const writeSamples = pick(60, 10);
+const commandSamples = pick(20, 4);
+const filesPerFolder = 100;
+const author = { user: "bench", session_id: "bench-chat", agent_id: "bench-dev" };
+
+/** A repository of `files` small source files in folders of 100, one commit, as a bundle; returns the bundle's path. */
+async function makeBundle(root: string, files: number): Promise<string> {
+  const folder = path.join(root, `repo-${files}`);
+  for (let at = 0; at < files; at += 1) {
+    const file = path.join(folder, "src", `m${Math.floor(at / filesPerFolder)}`, `f${at % filesPerFolder}.ts`);
+    if (at % filesPerFolder === 0) await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, `export const value${at} = ${at};\n// a small source file of the bench's repository\n`);
+  }
+  const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=Bench", "-c", "user.email=bench@example.com", "-c", "init.defaultBranch=main", "-c", "gc.auto=0", "-c", "maintenance.auto=false", ...args], { cwd: folder, env: { PATH: process.env["PATH"] ?? "", HOME: folder, GIT_CONFIG_NOSYSTEM: "1" }, maxBuffer: 64 * 1024 * 1024 });
+  git("init", "-q");
+  git("add", "-A");
+  git("commit", "-q", "-m", "the bench's files");
+  const bundle = path.join(root, `repo-${files}.bundle`);
+  git("bundle", "create", "-q", bundle, "--all");
+  await rm(folder, { recursive: true, force: true, maxRetries: 3 });
+  return bundle;
+}
+
+/** `git status --porcelain` in a checkout, as the command's own git runs it; its time in milliseconds. */
+function gitStatus(directory: string): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", ["status", "--porcelain"], { cwd: directory, env: { PATH: process.env["PATH"] ?? "", HOME: directory, GIT_CONFIG_NOSYSTEM: "1" }, stdio: ["ignore", "ignore", "ignore"] });
+    child.once("error", reject);
+    child.once("close", (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`git status exited ${code}`))));
+  });
+}
+
+const p50 = (samples: readonly number[]) => percentile(samples, 0.5);
+
+/** Measure 20 on the server at `natsUrl`. */
+export async function measureRepositoriesOn(natsUrl: string): Promise<MeasureReport> {
+  const root = await mkdtemp(path.join(tmpdir(), "bench-repositories-"));
+  const connection = await connect({ servers: natsUrl });
+  const prefix = `benchrepo${randomUUID().slice(0, 8)}.`;
+  const logger = createLogger("bench-repositories", "silent");
+  const repositorySettings = { ...repositorySettingsOf(settings(toolRunnerEnvSchema, {})), cacheFolder: root };
+  const replicas: Repositories[] = [];
+  const replica = async () => {
+    const bucket = await RepositoryBucket.open(connection.jetstream(), { subjectPrefix: prefix, replicas: 1, flush: () => connection.flush() });
+    const repositories = await Repositories.open(bucket, repositorySettings, logger);
+    replicas.push(repositories);
+    return { repositories, trees: new WorkingTrees(repositories, repositorySettings, logger) };
+  };
+  try {
+    const bundles = { small: await makeBundle(root, sizes.small), large: await makeBundle(root, sizes.large) };
+    const first = await replica();
+    const attachMs = { small: 0, large: 0 };
+    for (const size of ["small", "large"] as const) attachMs[size] = await timed(() => first.repositories.attachBundle(size, bundles[size], "bench"));
+    const chat = (size: "small" | "large") => ({ project: size, session: "bench-chat" });
+
+    let round = 0;
+    const write = (size: "small" | "large") => () =>
+      timed(() => first.trees.change(chat(size), async () => [{ path: `src/m3/f${round % filesPerFolder}.ts`, content: Buffer.from(`export const round = ${round};\n`) }], author));
+    const writes = await interleave({ small: write("small"), large: write("large") }, { warmup: 3, samples: writeSamples, betweenRounds: () => void (round += 1) });
+
+    const statusMs = { small: [] as number[], large: [] as number[] };
+    const command = (size: "small" | "large") => () =>
+      timed(() => first.trees.withWorkingTree(chat(size), async ({ directory }) => void statusMs[size].push(await gitStatus(directory)), author));
+    // the first command of each makes its checkout: a warm-up round, not a sample
+    const commands = await interleave({ small: command("small"), large: command("large") }, { warmup: 1, samples: commandSamples });
+    statusMs.small.shift();
+    statusMs.large.shift();
+
+    const second = await replica();
+    const coldMs = await timed(() => second.trees.withWorkingTree(chat("large"), async ({ directory }) => void (await gitStatus(directory)), author));
+
+    const ratio = (samples: Record<"small" | "large", number[]>) => p50(samples.large) / p50(samples.small);
+    const figure = (samples: readonly number[]) => formatMs(p50(samples));
+    const large = sizes.large.toLocaleString("en");
+    return {
+      id: 20,
+      title: `A repository's working tree at 1,000 and ${large} files`,
+      method: `Two repositories of small source files (1,000 and ${large}, folders of 100) attached from bundles; a file write (${writeSamples} samples) and a command running \`git status --porcelain\` (${commandSamples}) in each, in alternation; p50s.`,
+      rows: [
+        { label: `a file write, p50 (1,000 → ${large} files)`, baseline: figure(writes.small), system: figure(writes.large), result: formatRatio(ratio(writes)), target: "≤ 1.5×", met: ratio(writes) <= 1.5 },
+        { label: `git status in the checkout, p50`, baseline: figure(statusMs.small), system: figure(statusMs.large), result: formatRatio(ratio(statusMs)), target: "≤ 1.5×", met: ratio(statusMs) <= 1.5 },
+        { label: `a command's whole cycle around it (withWorkingTree), p50`, baseline: figure(commands.small), system: figure(commands.large), result: formatRatio(ratio(commands)) },
+        { label: `attach from a bundle`, baseline: formatMs(attachMs.small), system: formatMs(attachMs.large), result: formatRatio(attachMs.large / attachMs.small) },
+        { label: `a replica's first command (checkout made from the trees), ${large} files`, baseline: "", system: formatMs(coldMs), result: formatMs(coldMs), target: "≤ 10 s warm", met: coldMs <= 10_000 },
+      ],
+      details: { sizes, writes, statusMs, commands, attachMs, coldMs },
+      notes: [
+        "A write touches the blob and the trees on its path only, so its cost does not follow the repository's size; a command reads the whole tree back (`git add -A` over the checkout, each file's stat), as git status does, so both grow with the number of files.",
+        "The cold row makes a checkout of every file on a replica that had none; a warm replica's first command of a turn only brings its checkout to the state.",
+      ],
+    };
+  } finally {
+    await Promise.all(replicas.map((repositories) => repositories.close()));
+    const manager = await connection.jetstreamManager();
+    const names = jetStreamNames(prefix);
+    const streams = [`KV_${names.repositoriesBucket}`, `KV_${names.repositoryCredentialsBucket}`, `OBJ_${names.repositoryPacksStore}`];
+    await Promise.all(streams.map((stream) => manager.streams.delete(stream).catch(() => undefined)));
+    await connection.drain();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+/** Measure 20 inside `npm run bench`, on the run's server. */
+export const measureRepositories = (context: BenchContext): Promise<MeasureReport> => measureRepositoriesOn(context.nats.url);
+
+/** Alone: a nats-server of its own, the measure, and its lines printed as `npm run bench` prints them. */
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const machine = describeMachine();
+  const server = await startBenchNats();
+  try {
+    const report = await measureRepositoriesOn(server.url);
+    const durationS = Math.round((Date.now() - startedAt.getTime()) / 1000);
+    const command = `${quick ? "BENCH_QUICK=1 " : ""}npx tsx bench/repositories.ts`;
+    console.log(formatResultsTable({ startedAt: startedAt.toISOString(), durationS, quick, command, machine: { ...machine, loadAverage1mAtEnd: describeMachine().loadAverage1m }, versions: collectVersions(), measures: [report] }));
+  } finally {
+    await server.stop();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
