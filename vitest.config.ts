@@ -6,7 +6,7 @@ export default defineConfig({
     // tests run against the sources; the services' own processes run the built dist/
     alias: [
       { find: /^@agent-orchestrator\/shared\/(wire|bmad|runtime|testing)$/, replacement: fileURLToPath(new URL("./shared/src/$1/index.ts", import.meta.url)) },
-      // a service's entry for tests (its `./testing` and @agent-orchestrator/test-support name their sources already)
+      // a service's entry for tests (its `./testing` and @agent-orchestrator/testing name their sources already)
       { find: /^@agent-orchestrator\/(registry|tool-runner|orchestrator|gateway)$/, replacement: fileURLToPath(new URL("./services/$1/src/index.ts", import.meta.url)) },
     ],
   },

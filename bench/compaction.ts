@@ -1,7 +1,7 @@
 /**
  * Measure 19: compaction over a long workflow (docs/models.md "Compaction"). BMAD 6.12's step-file workflow
  * `bmad-create-epics-and-stories`, twelve turns with the PM run by a scripted model that finds its step and document
- * in its prompt alone (test-support's epics-workflow-responder.ts), through the whole system twice: once with the
+ * in its prompt alone (@agent-orchestrator/testing's epics-workflow-responder.ts), through the whole system twice: once with the
  * default window (128,000 tokens: never compacted) and once on a route with a 16,000-token window (compacted), the
  * model server accepting both. Tokens counted with o200k_base (support/prompt-tokens.ts):
  *
@@ -9,9 +9,9 @@
  * - the share of each call's prompt that repeats the previous call's from its start (what a provider's prompt cache
  *   serves), before the first compaction, at the call right after each compaction, and for the calls after it.
  */
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import { epicsWorkflowResponder, epicsWorkflowTurns } from "@agent-orchestrator/test-support/epics-workflow-responder";
-import { startHttpModel, type ChatRequestBody } from "@agent-orchestrator/test-support/http-model";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
+import { epicsWorkflowResponder, epicsWorkflowTurns } from "@agent-orchestrator/testing/epics-workflow-responder";
+import { startHttpModel, type ChatRequestBody } from "@agent-orchestrator/testing/http-model";
 import type { BenchContext } from "./support/bench-context.js";
 import { chatJson } from "./support/gateway-client.js";
 import type { MeasureReport } from "./support/measure-report.js";

@@ -5,9 +5,9 @@
  * four services as processes (two tool-runners, as compose runs them) on a nats-server of their own, with
  * every turn's events checked as the load test checks them.
  */
-import { startLoadSystem } from "@agent-orchestrator/test-support/faults/load-system";
-import { runLoad } from "@agent-orchestrator/test-support/faults/run-load";
-import { modelCallsPerLoadTurn } from "@agent-orchestrator/test-support/faults/load-responder";
+import { startLoadSystem } from "@agent-orchestrator/testing/faults/load-system";
+import { runLoad } from "@agent-orchestrator/testing/faults/run-load";
+import { modelCallsPerLoadTurn } from "@agent-orchestrator/testing/faults/load-responder";
 import { pick } from "./support/bench-settings.js";
 import { formatMs, formatRatio, type MeasureReport, type MeasureRow } from "./support/measure-report.js";
 import { summarize } from "./support/stats.js";

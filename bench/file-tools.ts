@@ -20,7 +20,7 @@ import type { NatsConnection } from "nats";
 import { connectNats, createLogger } from "@agent-orchestrator/shared/runtime";
 import { jetStreamNames, serviceNames, type ToolContext, type ToolName } from "@agent-orchestrator/shared/wire";
 import { orchestratorEnvSchema, ToolClient } from "@agent-orchestrator/orchestrator";
-import { startHttpModel, type HttpModel } from "@agent-orchestrator/test-support/http-model";
+import { startHttpModel, type HttpModel } from "@agent-orchestrator/testing/http-model";
 import type { BenchContext } from "./support/bench-context.js";
 import { pick } from "./support/bench-settings.js";
 import { startBenchSystem, type BenchSystem } from "./support/bench-system.js";

@@ -8,8 +8,8 @@
  *
  * Exits 1 if any turn went wrong.
  */
-import { startLoadSystem } from "@agent-orchestrator/test-support/faults/load-system";
-import { runLoad } from "@agent-orchestrator/test-support/faults/run-load";
+import { startLoadSystem } from "@agent-orchestrator/testing/faults/load-system";
+import { runLoad } from "@agent-orchestrator/testing/faults/run-load";
 
 const turns = Number(process.argv[2] ?? 300);
 const latencyMs = 200;

@@ -15,9 +15,9 @@ import { postChat } from "./support/gateway-client.js";
 import type { MeasureReport, MeasureRow } from "./support/measure-report.js";
 import { percentile } from "./support/percentile.js";
 import { rssKiB, startRssSampler, waitForRestingRss } from "./support/rss-sampler.js";
-import { startSystem as startServiceProcesses } from "@agent-orchestrator/test-support/service-processes";
-import { startHttpModel, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { startSystem as startServiceProcesses } from "@agent-orchestrator/testing/service-processes";
+import { startHttpModel, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
 
 const repetitions = pick(5, 2);
 const answerMaxBytes = 1024 * 1024;

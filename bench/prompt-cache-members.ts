@@ -4,7 +4,7 @@
  * that is the same for everyone must come first. Two members with different settings (a name each, one of them
  * German) chat with the same agent in the same project, two new chats each; their first calls are compared.
  */
-import type { HttpModel } from "@agent-orchestrator/test-support/http-model";
+import type { HttpModel } from "@agent-orchestrator/testing/http-model";
 import type { BenchContext } from "./support/bench-context.js";
 import { commonPrefixTokens, serializedPrompt } from "./support/prompt-tokens.js";
 

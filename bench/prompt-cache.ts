@@ -11,9 +11,9 @@
  * - per member (prompt-cache-members.ts): whether one member's first call is the same bytes in two chats, and how
  *   much of two members' first calls (different settings) is the same from the start.
  */
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import { startHttpModel, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
+import { startHttpModel, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
 import type { BenchContext } from "./support/bench-context.js";
 import { chatJson } from "./support/gateway-client.js";
 import type { MeasureReport, MeasureRow } from "./support/measure-report.js";

@@ -4,7 +4,7 @@
  * client's `POST /api/chat` answered as JSON, once with the services in this process and once as four
  * processes (`node services/<name>/dist/main.js`, the way production runs them).
  */
-import { startSystem as startServiceProcesses } from "@agent-orchestrator/test-support/service-processes";
+import { startSystem as startServiceProcesses } from "@agent-orchestrator/testing/service-processes";
 import type { BenchContext } from "./support/bench-context.js";
 import { latencySamples, pick, warmupRounds } from "./support/bench-settings.js";
 import { benchEnv } from "./support/bench-system.js";

@@ -5,7 +5,7 @@
  * concurrent `POST /api/chat` clients, with the services in this process and as four processes. CPU per
  * session is also taken for each process on its own; with BENCH_PROFILE=1 the four processes are profiled.
  */
-import { startSystem as startServiceProcesses } from "@agent-orchestrator/test-support/service-processes";
+import { startSystem as startServiceProcesses } from "@agent-orchestrator/testing/service-processes";
 import type { BenchContext } from "./support/bench-context.js";
 import { pick, quick } from "./support/bench-settings.js";
 import { benchEnv } from "./support/bench-system.js";

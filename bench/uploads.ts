@@ -14,7 +14,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { connectNats, createLogger } from "@agent-orchestrator/shared/runtime";
 import { FileListing, FileRevision, jetStreamNames, serviceNames } from "@agent-orchestrator/shared/wire";
-import { startSystem as startServiceProcesses, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
+import { startSystem as startServiceProcesses, type ServiceProcess } from "@agent-orchestrator/testing/service-processes";
 import type { BenchContext } from "./support/bench-context.js";
 import { pick } from "./support/bench-settings.js";
 import { benchEnv } from "./support/bench-system.js";

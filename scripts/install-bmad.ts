@@ -3,7 +3,7 @@
  * official installer into the install cache (or reuses it) and prints its folder, ready for
  * `BMAD_ROOT=<folder> npm start`.
  */
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
 
 const [version, tool = "claude-code", userName] = process.argv.slice(2);
 if (!version) {

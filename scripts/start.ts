@@ -14,7 +14,7 @@ import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { formatLogLine } from "./lib/console-line.js";
-import { findNatsServerBinary, natsServerMissingHelp, startLocalNats, type LocalNats } from "@agent-orchestrator/test-support/local-nats";
+import { findNatsServerBinary, natsServerMissingHelp, startLocalNats, type LocalNats } from "@agent-orchestrator/testing/local-nats";
 import { metricsServices, planMetricsPorts, type MetricsService } from "./lib/metrics-ports.js";
 import {
   generatePasswords,
@@ -25,7 +25,7 @@ import {
   serviceCredentialsEnv,
   type NatsPasswords,
   type NatsServiceUser,
-} from "@agent-orchestrator/test-support/nats-users";
+} from "@agent-orchestrator/testing/nats-users";
 import { serviceEnvironment } from "./lib/service-env.js";
 
 const repoRoot = fileURLToPath(new URL("../", import.meta.url));

@@ -10,7 +10,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { sandboxPrograms } from "@agent-orchestrator/tool-runner";
-import { corpusInstall, corpusPackage, corpusV4Package } from "@agent-orchestrator/test-support/corpus";
+import { corpusInstall, corpusPackage, corpusV4Package } from "@agent-orchestrator/testing/corpus";
 
 const needed: ReadonlyArray<{ path: string; debianPackage: string }> = [
   { path: sandboxPrograms.bwrap, debianPackage: "bubblewrap" },

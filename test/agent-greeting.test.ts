@@ -8,9 +8,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultInstallUserName, ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import { dateNoteAlone } from "@agent-orchestrator/test-support/system-note";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { defaultInstallUserName, ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
+import { dateNoteAlone } from "@agent-orchestrator/testing/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 interface Release {
   version: string;

@@ -11,11 +11,11 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeJson } from "@agent-orchestrator/shared/runtime";
 import { RegistryChanged, subjects } from "@agent-orchestrator/shared/wire";
-import { natsAdminUser } from "@agent-orchestrator/test-support/nats-users";
-import { testNatsPasswords } from "@agent-orchestrator/test-support/nats-harness";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { natsAdminUser } from "@agent-orchestrator/testing/nats-users";
+import { testNatsPasswords } from "@agent-orchestrator/testing/nats-harness";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 let system: TestSystem;
 let root: string;

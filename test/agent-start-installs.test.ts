@@ -10,7 +10,7 @@ import { join, relative } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseAgentFile } from "@agent-orchestrator/shared/bmad";
 import { type AgentDefinition, type ToolResult } from "@agent-orchestrator/shared/wire";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
 import { startAgent, toolsForAgent, buildSystemPrompt } from "@agent-orchestrator/orchestrator";
 
 interface Release {

@@ -11,12 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { decodeJson, encodeJson } from "@agent-orchestrator/shared/runtime";
 import { ApprovalRecord, jetStreamNames } from "@agent-orchestrator/shared/wire";
-import { testNatsPasswords } from "@agent-orchestrator/test-support/nats-harness";
-import { startServiceProcess, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
-import { recordMessages } from "@agent-orchestrator/test-support/socket-messages";
-import { readSse } from "@agent-orchestrator/test-support/sse";
-import { saveDraftResponder } from "@agent-orchestrator/test-support/save-draft-responder";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { testNatsPasswords } from "@agent-orchestrator/testing/nats-harness";
+import { startServiceProcess, type ServiceProcess } from "@agent-orchestrator/testing/service-processes";
+import { recordMessages } from "@agent-orchestrator/testing/socket-messages";
+import { readSse } from "@agent-orchestrator/testing/sse";
+import { saveDraftResponder } from "@agent-orchestrator/testing/save-draft-responder";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const tokens = { alice: "alice-token-1111", bob: "bob-token-22222", vic: "vic-token-333333", mallory: "mallory-token-44" } as const;
 type Member = keyof typeof tokens;

@@ -13,11 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeJson } from "@agent-orchestrator/shared/runtime";
 import { AuditRecord, jetStreamNames, subjects, type AuditPage } from "@agent-orchestrator/shared/wire";
 import { hostileArchives as archives } from "@agent-orchestrator/tool-runner/testing";
-import { testNatsCredentials } from "@agent-orchestrator/test-support/nats-harness";
-import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
-import { waitUntil } from "@agent-orchestrator/test-support/wait-until";
+import { testNatsCredentials } from "@agent-orchestrator/testing/nats-harness";
+import { repoRoot } from "@agent-orchestrator/testing/service-processes";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
+import { waitUntil } from "@agent-orchestrator/testing/wait-until";
 
 const tokens = { alice: "alice-token-1111", bob: "bob-token-22222", carol: "carol-token-3333" } as const;
 type User = keyof typeof tokens;

@@ -6,11 +6,11 @@
  * no tool result or answer shows a host path. Nothing of BMAD is kept in this repository.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultInstallUserName, ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import { releaseMatrix, shippedAgentIds } from "@agent-orchestrator/test-support/bmad-release";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { defaultInstallUserName, ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
+import { releaseMatrix, shippedAgentIds } from "@agent-orchestrator/testing/bmad-release";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 interface MenuItem {
   trigger: string;

@@ -5,10 +5,10 @@
  * returns inside run_script, and the same bytes for one member in every chat.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import type { ChatRequestBody, RecordedRequest, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
+import type { ChatRequestBody, RecordedRequest, ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const tokens = { alice: "alice-token-1111", bob: "bob-token-22222", carol: "carol-token-3333" } as const;
 type Member = keyof typeof tokens;

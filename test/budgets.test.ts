@@ -11,11 +11,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
-import { recordMessages } from "@agent-orchestrator/test-support/socket-messages";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { repoRoot } from "@agent-orchestrator/testing/service-processes";
+import { recordMessages } from "@agent-orchestrator/testing/socket-messages";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const tokens = { alice: "alice-token", bob: "bob-token", carol: "carol-token", dave: "dave-token", erin: "erin-token" } as const;
 type User = keyof typeof tokens;

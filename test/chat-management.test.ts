@@ -7,12 +7,12 @@ import { connect } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestJson } from "@agent-orchestrator/shared/runtime";
 import { FilesListReply, subjects } from "@agent-orchestrator/shared/wire";
-import { natsAdminUser } from "@agent-orchestrator/test-support/nats-users";
-import { testNatsPasswords } from "@agent-orchestrator/test-support/nats-harness";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
-import { toolCallResponder } from "@agent-orchestrator/test-support/tool-call-responder";
+import { natsAdminUser } from "@agent-orchestrator/testing/nats-users";
+import { testNatsPasswords } from "@agent-orchestrator/testing/nats-harness";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
+import { toolCallResponder } from "@agent-orchestrator/testing/tool-call-responder";
 
 let system: TestSystem;
 /** The model holds its answer to "hold" until the test lets it go. */

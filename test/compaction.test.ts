@@ -10,11 +10,11 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import { epicsDocument, epicsStepFiles, epicsWorkflowResponder, epicsWorkflowTurns } from "@agent-orchestrator/test-support/epics-workflow-responder";
-import type { ChatRequestBody, RecordedRequest, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { readSse } from "@agent-orchestrator/test-support/sse";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
+import { epicsDocument, epicsStepFiles, epicsWorkflowResponder, epicsWorkflowTurns } from "@agent-orchestrator/testing/epics-workflow-responder";
+import type { ChatRequestBody, RecordedRequest, ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { readSse } from "@agent-orchestrator/testing/sse";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const tokens = { alice: "alice-token", bob: "bob-token", carol: "carol-token" } as const;
 type User = keyof typeof tokens;

@@ -6,10 +6,10 @@
  * (`{project-root}/docs`), not a chat's own folder (docs/projects.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { corpusAgentIds, corpusInstall, corpusUserName } from "@agent-orchestrator/test-support/corpus";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { corpusAgentIds, corpusInstall, corpusUserName } from "@agent-orchestrator/testing/corpus";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const productBrief = "{project-root}/bmad/bmm/workflows/1-analysis/product-brief/workflow.yaml";
 let system: TestSystem;

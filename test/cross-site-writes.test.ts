@@ -5,8 +5,8 @@
  * page and programs that send neither header keep working. Real processes, a private nats-server, the scripted model.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
-import { toolCallResponder } from "@agent-orchestrator/test-support/tool-call-responder";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
+import { toolCallResponder } from "@agent-orchestrator/testing/tool-call-responder";
 
 let system: TestSystem;
 let project: string;

@@ -15,9 +15,9 @@ import { gatewayEnvSchema } from "@agent-orchestrator/gateway";
 import { orchestratorEnvSchema } from "@agent-orchestrator/orchestrator";
 import { registryEnvSchema } from "@agent-orchestrator/registry";
 import { toolRunnerEnvSchema } from "@agent-orchestrator/tool-runner";
-import { findNatsServerBinary } from "@agent-orchestrator/test-support/local-nats";
-import { generatePasswords, natsConfigFile, natsServiceUsers, natsUsers, passwordVariable, serverPasswordEnv, type NatsServiceUser } from "@agent-orchestrator/test-support/nats-users";
-import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
+import { findNatsServerBinary } from "@agent-orchestrator/testing/local-nats";
+import { generatePasswords, natsConfigFile, natsServiceUsers, natsUsers, passwordVariable, serverPasswordEnv, type NatsServiceUser } from "@agent-orchestrator/testing/nats-users";
+import { repoRoot } from "@agent-orchestrator/testing/service-processes";
 
 const ComposeService = z.object({
   image: z.string().optional(),

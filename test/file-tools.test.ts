@@ -8,9 +8,9 @@
  * of the new tools reaches outside the project view (docs/security.md cases 155–162).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import { toolCallResponder } from "@agent-orchestrator/test-support/tool-call-responder";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
+import { toolCallResponder } from "@agent-orchestrator/testing/tool-call-responder";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const token = "alice-token";
 let system: TestSystem;

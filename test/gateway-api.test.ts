@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vites
 import { connect } from "nats";
 import WebSocket from "ws";
 import { jetStreamNames, subjects } from "@agent-orchestrator/shared/wire";
-import { testNatsCredentials } from "@agent-orchestrator/test-support/nats-harness";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { repoRoot, startServiceProcess } from "@agent-orchestrator/test-support/service-processes";
-import { recordMessages, type SocketMessages } from "@agent-orchestrator/test-support/socket-messages";
-import { readSse } from "@agent-orchestrator/test-support/sse";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { testNatsCredentials } from "@agent-orchestrator/testing/nats-harness";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { repoRoot, startServiceProcess } from "@agent-orchestrator/testing/service-processes";
+import { recordMessages, type SocketMessages } from "@agent-orchestrator/testing/socket-messages";
+import { readSse } from "@agent-orchestrator/testing/sse";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const alice = "alice-token-1111";
 const bob = "bob-token-22222";

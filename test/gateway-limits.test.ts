@@ -10,11 +10,11 @@
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import WebSocket from "ws";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { recordMessages, type SocketMessages } from "@agent-orchestrator/test-support/socket-messages";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { startServiceProcess } from "@agent-orchestrator/test-support/service-processes";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { recordMessages, type SocketMessages } from "@agent-orchestrator/testing/socket-messages";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { startServiceProcess } from "@agent-orchestrator/testing/service-processes";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const users = [
   "bystander",

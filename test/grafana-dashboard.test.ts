@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { GatewayMetrics } from "@agent-orchestrator/gateway";
 import { orchestratorMetrics } from "@agent-orchestrator/orchestrator";
 import { toolRunnerMetrics } from "@agent-orchestrator/tool-runner";
-import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
+import { repoRoot } from "@agent-orchestrator/testing/service-processes";
 
 describe("the Grafana dashboard", () => {
   it("queries only metrics the gateway, orchestrator and tool-runner register", async () => {

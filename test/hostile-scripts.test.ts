@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import type { FileSpaceRef, ToolContext } from "@agent-orchestrator/shared/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
 import { createScriptFixture, type ScriptFixture } from "@agent-orchestrator/tool-runner/testing";
 import { runScriptTool } from "@agent-orchestrator/tool-runner";
 

@@ -4,9 +4,9 @@
  * and the turn completes either way. The tool_call events carry a preview, not the megabyte.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readSse } from "@agent-orchestrator/test-support/sse";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { readSse } from "@agent-orchestrator/testing/sse";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const mebibyte = 1024 * 1024;
 let system: TestSystem;

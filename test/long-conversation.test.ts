@@ -4,9 +4,9 @@
  * whole conversation and `GET /api/sessions/:id` reads it back whole.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const answerBytes = 900_000;
 let system: TestSystem;

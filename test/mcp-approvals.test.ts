@@ -9,8 +9,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { saveDraftResponder } from "@agent-orchestrator/test-support/save-draft-responder";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { saveDraftResponder } from "@agent-orchestrator/testing/save-draft-responder";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const tokens = { alice: "alice-token-1111", mallory: "mallory-token-44" } as const;
 

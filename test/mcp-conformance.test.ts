@@ -13,8 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { node22OrLater } from "@agent-orchestrator/test-support/node-22";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { node22OrLater } from "@agent-orchestrator/testing/node-22";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const run = promisify(execFile);
 /** the suite's CLI, as its package's `bin` names it */

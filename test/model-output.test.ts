@@ -9,10 +9,10 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { readSse } from "@agent-orchestrator/test-support/sse";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { readSse } from "@agent-orchestrator/testing/sse";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const piece = "x".repeat(64 * 1024);
 /** 100 MiB in 64 KiB chunks, made while they are sent */

@@ -6,12 +6,12 @@
  */
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import { readSse } from "@agent-orchestrator/test-support/sse";
-import { lastMessage, startHttpModel, type ChatRequestBody, type HttpModel, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { startServiceProcess, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
+import { readSse } from "@agent-orchestrator/testing/sse";
+import { lastMessage, startHttpModel, type ChatRequestBody, type HttpModel, type ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { startServiceProcess, type ServiceProcess } from "@agent-orchestrator/testing/service-processes";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 let system: TestSystem;
 let critic: HttpModel;

@@ -6,11 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { setTimeout as sleep } from "node:timers/promises";
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "@agent-orchestrator/test-support/otlp-receiver";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import type { ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "@agent-orchestrator/testing/otlp-receiver";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import type { ServiceProcess } from "@agent-orchestrator/testing/service-processes";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 /** A line of bmad/custom/bundles/idea-studio/config.yaml: the file the model reads through the tool. */
 const fileContent = "project_name: Idea Studio";

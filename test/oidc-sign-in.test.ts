@@ -11,13 +11,13 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { CookieJar, signInOverHttp, startOidcProvider, type TestOidcProvider } from "@agent-orchestrator/test-support/oidc-provider";
-import type { RecordedRequest } from "@agent-orchestrator/test-support/http-model";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
-import { recordMessages } from "@agent-orchestrator/test-support/socket-messages";
-import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/test-support/web-browser";
-import { screenshot, wide } from "@agent-orchestrator/test-support/web-page-steps";
-import { freePort } from "@agent-orchestrator/test-support/free-port";
+import { CookieJar, signInOverHttp, startOidcProvider, type TestOidcProvider } from "@agent-orchestrator/testing/oidc-provider";
+import type { RecordedRequest } from "@agent-orchestrator/testing/http-model";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
+import { recordMessages } from "@agent-orchestrator/testing/socket-messages";
+import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/testing/web-browser";
+import { screenshot, wide } from "@agent-orchestrator/testing/web-page-steps";
+import { freePort } from "@agent-orchestrator/testing/free-port";
 
 const audience = "https://agents.example.test";
 let provider: TestOidcProvider;

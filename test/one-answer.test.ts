@@ -10,10 +10,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import WebSocket from "ws";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { readSse } from "@agent-orchestrator/test-support/sse";
-import { recordMessages } from "@agent-orchestrator/test-support/socket-messages";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { readSse } from "@agent-orchestrator/testing/sse";
+import { recordMessages } from "@agent-orchestrator/testing/socket-messages";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const token = "alice-token-1111";
 let system: TestSystem;

@@ -7,9 +7,9 @@
 import { Agent, run, setDefaultOpenAIClient, setTracingDisabled } from "@openai/agents";
 import OpenAI, { APIError, BadRequestError, NotFoundError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const aliceToken = "alice-token-1111";
 const bobToken = "bob-token-2222";

@@ -6,9 +6,9 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HttpModel, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { startServiceProcess, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import type { HttpModel, ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { startServiceProcess, type ServiceProcess } from "@agent-orchestrator/testing/service-processes";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 let system: TestSystem;
 let model: HttpModel;

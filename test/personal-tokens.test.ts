@@ -9,12 +9,12 @@ import { connect } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { jetStreamNames } from "@agent-orchestrator/shared/wire";
-import { testNatsCredentials } from "@agent-orchestrator/test-support/nats-harness";
-import { startServiceProcess, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
-import { recordMessages, type SocketMessages } from "@agent-orchestrator/test-support/socket-messages";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
-import { doorStatuses as statuses, upgradeStatus } from "@agent-orchestrator/test-support/token-doors";
-import { waitUntil } from "@agent-orchestrator/test-support/wait-until";
+import { testNatsCredentials } from "@agent-orchestrator/testing/nats-harness";
+import { startServiceProcess, type ServiceProcess } from "@agent-orchestrator/testing/service-processes";
+import { recordMessages, type SocketMessages } from "@agent-orchestrator/testing/socket-messages";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
+import { doorStatuses as statuses, upgradeStatus } from "@agent-orchestrator/testing/token-doors";
+import { waitUntil } from "@agent-orchestrator/testing/wait-until";
 
 const aliceToken = "alice-token-1111";
 let system: TestSystem;

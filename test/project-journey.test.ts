@@ -6,9 +6,9 @@
  * writing one file at once leave two revisions and lose nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import { fileToolsResponder } from "@agent-orchestrator/test-support/file-tools-responder";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
+import { fileToolsResponder } from "@agent-orchestrator/testing/file-tools-responder";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const tokens = { alice: "alice-token", bob: "bob-token", carol: "carol-token", dave: "dave-token" } as const;
 type User = keyof typeof tokens;

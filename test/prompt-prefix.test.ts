@@ -11,11 +11,11 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import type { ChatRequestBody, RecordedRequest, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { endsWithDateNote, withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
+import type { ChatRequestBody, RecordedRequest, ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { endsWithDateNote, withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { repoRoot } from "@agent-orchestrator/testing/service-processes";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 /** A 6.x agent in BMAD's source form, in a bundle of its own beside the repository's sample bundle. */
 const sourceAgent = `agent:

@@ -13,11 +13,11 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import { startGitHttpRemote, type GitHttpRemote } from "@agent-orchestrator/test-support/git-http-remote";
-import { startServiceProcess } from "@agent-orchestrator/test-support/service-processes";
-import { toolCallResponder } from "@agent-orchestrator/test-support/tool-call-responder";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
+import { startGitHttpRemote, type GitHttpRemote } from "@agent-orchestrator/testing/git-http-remote";
+import { startServiceProcess } from "@agent-orchestrator/testing/service-processes";
+import { toolCallResponder } from "@agent-orchestrator/testing/tool-call-responder";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 import { makeTestRepository } from "@agent-orchestrator/tool-runner/testing";
 
 const tokens = { alice: "alice-token", bob: "bob-token", carol: "carol-token", mallory: "mallory-token" };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
 import { scratchTextForModel, runScriptTool } from "@agent-orchestrator/tool-runner";
 import { createScriptFixture, type ScriptFixture } from "@agent-orchestrator/tool-runner/testing";
 

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { createLogger } from "@agent-orchestrator/shared/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
 import { startScriptRunner, type ScriptSettings, runScriptTool } from "@agent-orchestrator/tool-runner";
 import { createScriptFixture, type ScriptFixture } from "@agent-orchestrator/tool-runner/testing";
 

@@ -6,9 +6,9 @@
  * a private nats-server, the scripted model.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 /**
  * Holds the model's answers to "hold" until the test lets them go, so two turns overlap however slow the machine.

@@ -4,9 +4,9 @@
  * rewriting one of the five still works.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readSse } from "@agent-orchestrator/test-support/sse";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { readSse } from "@agent-orchestrator/testing/sse";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 let system: TestSystem;
 

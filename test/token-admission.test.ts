@@ -9,12 +9,12 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "@agent-orchestrator/test-support/free-port";
-import { testNatsCredentials } from "@agent-orchestrator/test-support/nats-harness";
-import { CookieJar, signInOverHttp, startOidcProvider, type TestOidcProvider } from "@agent-orchestrator/test-support/oidc-provider";
-import { healthyGatewayUrl, repoRoot, startServiceProcess, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
-import { doorStatuses, upgradeStatus } from "@agent-orchestrator/test-support/token-doors";
+import { freePort } from "@agent-orchestrator/testing/free-port";
+import { testNatsCredentials } from "@agent-orchestrator/testing/nats-harness";
+import { CookieJar, signInOverHttp, startOidcProvider, type TestOidcProvider } from "@agent-orchestrator/testing/oidc-provider";
+import { healthyGatewayUrl, repoRoot, startServiceProcess, type ServiceProcess } from "@agent-orchestrator/testing/service-processes";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
+import { doorStatuses, upgradeStatus } from "@agent-orchestrator/testing/token-doors";
 
 const audience = "https://agents.example.test";
 const aliceToken = "alice-token-1111";

@@ -11,10 +11,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import yauzl from "yauzl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
 import { buildDocx, docxParagraph, docxTable, buildPdf, hostileArchives as archives } from "@agent-orchestrator/tool-runner/testing";
-import { toolCallResponder } from "@agent-orchestrator/test-support/tool-call-responder";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { toolCallResponder } from "@agent-orchestrator/testing/tool-call-responder";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const token = "alice-token";
 let system: TestSystem;

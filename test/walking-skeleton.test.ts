@@ -4,11 +4,11 @@
  */
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { readSse } from "@agent-orchestrator/test-support/sse";
-import { lastMessage, type ChatRequestBody, type HttpModel, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { endsWithDateNote, withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { repoRoot, startSystem } from "@agent-orchestrator/test-support/service-processes";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import { readSse } from "@agent-orchestrator/testing/sse";
+import { lastMessage, type ChatRequestBody, type HttpModel, type ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { endsWithDateNote, withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { repoRoot, startSystem } from "@agent-orchestrator/testing/service-processes";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 let system: TestSystem;
 let model: HttpModel;

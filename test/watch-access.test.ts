@@ -7,10 +7,10 @@
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { recordMessages } from "@agent-orchestrator/test-support/socket-messages";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { recordMessages } from "@agent-orchestrator/testing/socket-messages";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 
 const alice = "alice-token-1111";
 const bob = "bob-token-22222";

@@ -7,10 +7,10 @@
  * it decided. The top bar's badge counts and lists what waits. Screenshots at 1400×900 and 390×844 in test-artifacts/.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
-import { toolCallResponder } from "@agent-orchestrator/test-support/tool-call-responder";
-import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/test-support/web-browser";
-import { enterToken, phone, screenshotBoth, wide } from "@agent-orchestrator/test-support/web-page-steps";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
+import { toolCallResponder } from "@agent-orchestrator/testing/tool-call-responder";
+import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/testing/web-browser";
+import { enterToken, phone, screenshotBoth, wide } from "@agent-orchestrator/testing/web-page-steps";
 import type { Page } from "playwright-core";
 
 const tokens = { alice: "alice-token-1111", bob: "bob-token-22222" } as const;

@@ -8,11 +8,11 @@
  */
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultInstallUserName, ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
-import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/test-support/web-browser";
-import { phone, screenshot, screenshotBoth, wide } from "@agent-orchestrator/test-support/web-page-steps";
+import { defaultInstallUserName, ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
+import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/testing/web-browser";
+import { phone, screenshot, screenshotBoth, wide } from "@agent-orchestrator/testing/web-page-steps";
 
 const notesPath = "notes/harbour-ideas.md";
 

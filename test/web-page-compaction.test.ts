@@ -6,11 +6,11 @@
  * turn's answer, and in the same place after a reload. Screenshots at 1400×900 and 390×844 in test-artifacts/.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import { epicsWorkflowResponder, epicsWorkflowTurns } from "@agent-orchestrator/test-support/epics-workflow-responder";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
-import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/test-support/web-browser";
-import { phone, screenshot, wide } from "@agent-orchestrator/test-support/web-page-steps";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
+import { epicsWorkflowResponder, epicsWorkflowTurns } from "@agent-orchestrator/testing/epics-workflow-responder";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
+import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/testing/web-browser";
+import { phone, screenshot, wide } from "@agent-orchestrator/testing/web-page-steps";
 import type { Locator, Page } from "playwright-core";
 
 const pm = "bmm/pm";

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPdf } from "@agent-orchestrator/tool-runner/testing";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
-import { artifacts, launchTestBrowser, openRecordedPage, poll, type TestBrowser } from "@agent-orchestrator/test-support/web-browser";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
+import { artifacts, launchTestBrowser, openRecordedPage, poll, type TestBrowser } from "@agent-orchestrator/testing/web-browser";
 
 let system: TestSystem;
 let browser: TestBrowser;

@@ -10,13 +10,13 @@
 import { readFile } from "node:fs/promises";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
 import { buildPdf } from "@agent-orchestrator/tool-runner/testing";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
-import { enterToken, phone, screenshot, screenshotBoth, wide } from "@agent-orchestrator/test-support/web-page-steps";
-import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/test-support/web-browser";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
+import { enterToken, phone, screenshot, screenshotBoth, wide } from "@agent-orchestrator/testing/web-page-steps";
+import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/testing/web-browser";
 
 const tokens = { alice: "alice-token", bob: "bob-token" } as const;
 const briefPath = "_bmad-output/planning-artifacts/product-brief.md";

@@ -5,10 +5,10 @@
  * Screenshots at 1400×900 and 390×844 (test-artifacts/web-page-settings-*.png); the page fits a phone's width.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
-import { enterToken, phone, screenshotBoth, wide } from "@agent-orchestrator/test-support/web-page-steps";
-import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/test-support/web-browser";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
+import { enterToken, phone, screenshotBoth, wide } from "@agent-orchestrator/testing/web-page-steps";
+import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/testing/web-browser";
 
 const tokens = { alice: "alice-token-1111", bob: "bob-token-22222" } as const;
 

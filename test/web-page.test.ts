@@ -5,9 +5,9 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { startTestSystem, type TestSystem } from "@agent-orchestrator/test-support/test-system";
-import { artifacts, launchTestBrowser, openRecordedPage, poll, type TestBrowser } from "@agent-orchestrator/test-support/web-browser";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
+import { artifacts, launchTestBrowser, openRecordedPage, poll, type TestBrowser } from "@agent-orchestrator/testing/web-browser";
 
 const brief = "# Product brief\n\n## Problem\nGood ideas get lost in **chat threads**.\n\n## People\n- product managers\n- founders\n";
 const answer =

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { startHttpModel, type HttpModel } from "@agent-orchestrator/test-support/http-model";
+import { startHttpModel, type HttpModel } from "@agent-orchestrator/testing/http-model";
 import { createBenchBmadTree, type BenchBmadTree } from "./bench-bmad-tree.js";
 import { settleMs } from "./bench-settings.js";
 import { startBenchNats, type BenchNats } from "./bench-nats.js";

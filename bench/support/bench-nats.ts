@@ -1,9 +1,9 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findNatsServerBinary, natsServerMissingHelp, startLocalNats, type LocalNats } from "@agent-orchestrator/test-support/local-nats";
-import { natsAdminUser, natsConfigFile, serverPasswordEnv } from "@agent-orchestrator/test-support/nats-users";
-import { testNatsPasswords } from "@agent-orchestrator/test-support/nats-harness";
+import { findNatsServerBinary, natsServerMissingHelp, startLocalNats, type LocalNats } from "@agent-orchestrator/testing/local-nats";
+import { natsAdminUser, natsConfigFile, serverPasswordEnv } from "@agent-orchestrator/testing/nats-users";
+import { testNatsPasswords } from "@agent-orchestrator/testing/nats-harness";
 
 /** A private nats-server for the benchmark run, which can be restarted in place (measure 10). */
 export interface BenchNats {

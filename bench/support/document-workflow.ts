@@ -5,8 +5,8 @@
  * responder serves both modes; its output can be paced at a real model's rate.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
 import { settleMs } from "./bench-settings.js";
 import type { BenchSystem } from "./bench-system.js";
 import { chatJson, type ChatAnswer } from "./gateway-client.js";

@@ -7,7 +7,7 @@
  * - `edits`: `save_output` with `mode: "append"` of the new section, then `edit_file` of `stepsCompleted`
  *   (and at the end `edit_file` of `status: draft` → `status: final`).
  */
-import type { ScriptedToolCall } from "@agent-orchestrator/test-support/http-model";
+import type { ScriptedToolCall } from "@agent-orchestrator/testing/http-model";
 import { prose } from "./generated-prose.js";
 
 export type WritingMode = "whole" | "edits";

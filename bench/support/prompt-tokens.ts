@@ -4,7 +4,7 @@
  * characters a token) is an estimate; this is what a metered provider bills, within a few tokens per message.
  */
 import { countTokens, encode } from "gpt-tokenizer/encoding/o200k_base";
-import type { ChatRequestBody } from "@agent-orchestrator/test-support/http-model";
+import type { ChatRequestBody } from "@agent-orchestrator/testing/http-model";
 
 /** The tokens a chat format adds around each message, and once to prime the answer (OpenAI's published rule for its chat models). */
 const perMessage = 3;

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
-import { findNatsServerBinary } from "@agent-orchestrator/test-support/local-nats";
+import { findNatsServerBinary } from "@agent-orchestrator/testing/local-nats";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 

@@ -9,7 +9,7 @@ import { chmod, cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/pr
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { isInstallTreeName, isSkillHostName } from "@agent-orchestrator/shared/bmad";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
 
 export interface EvalInstall {
   /** the private copy the services read (their BMAD_ROOT) */

@@ -8,8 +8,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startTestNats } from "@agent-orchestrator/test-support/nats-harness";
-import { healthyGatewayUrl, startServiceProcess, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
+import { startTestNats } from "@agent-orchestrator/testing/nats-harness";
+import { healthyGatewayUrl, startServiceProcess, type ServiceProcess } from "@agent-orchestrator/testing/service-processes";
 import { serviceEnvironment } from "../lib/service-env.js";
 
 export interface EvalSystemSettings {

@@ -15,9 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EvalOptions, parseEvalArguments, type EvalOptionsInput } from "./eval-options.js";
 import type { EvalReport } from "./eval-report.js";
 import { runEval } from "./run-eval.js";
-import { bmadResponder, type Misbehaviour } from "@agent-orchestrator/test-support/eval-responder";
-import { startHttpModel, type Responder } from "@agent-orchestrator/test-support/http-model";
-import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
+import { bmadResponder, type Misbehaviour } from "@agent-orchestrator/testing/eval-responder";
+import { startHttpModel, type Responder } from "@agent-orchestrator/testing/http-model";
+import { repoRoot } from "@agent-orchestrator/testing/service-processes";
 
 const evalTimeoutMs = 180_000;
 

@@ -7,10 +7,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { streamChat } from "@agent-orchestrator/test-support/faults/chat-client";
-import { startFaultSystem, type FaultSystem } from "@agent-orchestrator/test-support/faults/fault-system";
-import { loadMessage, loadResponder } from "@agent-orchestrator/test-support/faults/load-responder";
-import { checkTurn } from "@agent-orchestrator/test-support/faults/run-load";
+import { streamChat } from "@agent-orchestrator/testing/faults/chat-client";
+import { startFaultSystem, type FaultSystem } from "@agent-orchestrator/testing/faults/fault-system";
+import { loadMessage, loadResponder } from "@agent-orchestrator/testing/faults/load-responder";
+import { checkTurn } from "@agent-orchestrator/testing/faults/run-load";
 
 const turns = 40;
 

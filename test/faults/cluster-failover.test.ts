@@ -9,12 +9,12 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { jetStreamNames } from "@agent-orchestrator/shared/wire";
-import { findNatsServerBinary } from "@agent-orchestrator/test-support/local-nats";
-import { natsIsExternal } from "@agent-orchestrator/test-support/nats-harness";
-import { startTestNatsCluster, type StreamState, type TestNatsCluster } from "@agent-orchestrator/test-support/nats-cluster";
-import { startServiceProcess } from "@agent-orchestrator/test-support/service-processes";
-import { clusterResponder, failedToolCalls, firstAnsweredChat, startTurns, turnProblems, type TurnOutcome } from "@agent-orchestrator/test-support/faults/cluster-turns";
-import { permissionViolations, startFaultSystem, waitForReplicas, type FaultSystem } from "@agent-orchestrator/test-support/faults/fault-system";
+import { findNatsServerBinary } from "@agent-orchestrator/testing/local-nats";
+import { natsIsExternal } from "@agent-orchestrator/testing/nats-harness";
+import { startTestNatsCluster, type StreamState, type TestNatsCluster } from "@agent-orchestrator/testing/nats-cluster";
+import { startServiceProcess } from "@agent-orchestrator/testing/service-processes";
+import { clusterResponder, failedToolCalls, firstAnsweredChat, startTurns, turnProblems, type TurnOutcome } from "@agent-orchestrator/testing/faults/cluster-turns";
+import { permissionViolations, startFaultSystem, waitForReplicas, type FaultSystem } from "@agent-orchestrator/testing/faults/fault-system";
 
 /** per model call; a load turn makes four, so 30 turns started together overlap the fault */
 const modelLatencyMs = 250;

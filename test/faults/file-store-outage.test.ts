@@ -14,7 +14,7 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { natsFailureKind } from "@agent-orchestrator/shared/runtime";
 import { type FileSpaceRef } from "@agent-orchestrator/shared/wire";
-import { findNatsServerBinary, startLocalNats, type LocalNats } from "@agent-orchestrator/test-support/local-nats";
+import { findNatsServerBinary, startLocalNats, type LocalNats } from "@agent-orchestrator/testing/local-nats";
 import { FileStore } from "@agent-orchestrator/tool-runner";
 
 const space: FileSpaceRef = { kind: "project", id: "outage-project" };

@@ -19,9 +19,9 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { natsUsers, passwordVariable } from "@agent-orchestrator/test-support/nats-users";
-import { startTestNats, testNatsPasswords, type TestNats } from "@agent-orchestrator/test-support/nats-harness";
-import { repoRoot } from "@agent-orchestrator/test-support/service-processes";
+import { natsUsers, passwordVariable } from "@agent-orchestrator/testing/nats-users";
+import { startTestNats, testNatsPasswords, type TestNats } from "@agent-orchestrator/testing/nats-harness";
+import { repoRoot } from "@agent-orchestrator/testing/service-processes";
 
 const serviceNames = ["registry", "tool-runner", "orchestrator", "gateway"] as const;
 /** each service's own deadline under this environment: 10 s, the orchestrator's TURN_TIMEOUT_MS + 5 s */

@@ -4,9 +4,9 @@
  * another session, none missing. `bench/load-300.ts` runs the full 300 and reports the same figures.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runLoad, type LoadReport } from "@agent-orchestrator/test-support/faults/run-load";
-import { startLoadSystem } from "@agent-orchestrator/test-support/faults/load-system";
-import { permissionViolations, type FaultSystem } from "@agent-orchestrator/test-support/faults/fault-system";
+import { runLoad, type LoadReport } from "@agent-orchestrator/testing/faults/run-load";
+import { startLoadSystem } from "@agent-orchestrator/testing/faults/load-system";
+import { permissionViolations, type FaultSystem } from "@agent-orchestrator/testing/faults/fault-system";
 
 const turns = Number(process.env["LOAD_TURNS"] ?? 60);
 const latencyMs = 200;

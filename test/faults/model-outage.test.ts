@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SessionGetReply } from "@agent-orchestrator/shared/wire";
-import { startHttpModel, type ChatRequestBody, type HttpModel, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { endsWithDateNote, withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { finalEvent, postChat, streamChat } from "@agent-orchestrator/test-support/faults/chat-client";
-import { startFaultSystem, type FaultSystem } from "@agent-orchestrator/test-support/faults/fault-system";
+import { startHttpModel, type ChatRequestBody, type HttpModel, type ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { endsWithDateNote, withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { finalEvent, postChat, streamChat } from "@agent-orchestrator/testing/faults/chat-client";
+import { startFaultSystem, type FaultSystem } from "@agent-orchestrator/testing/faults/fault-system";
 
 function respond(request: ChatRequestBody): ScriptedTurn {
   const said = withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));

@@ -7,12 +7,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SessionGetReply, type RunEvent, type VisibleMessage } from "@agent-orchestrator/shared/wire";
-import { findNatsServerBinary } from "@agent-orchestrator/test-support/local-nats";
-import { natsIsExternal } from "@agent-orchestrator/test-support/nats-harness";
-import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { finalEvent, postChat, streamChat } from "@agent-orchestrator/test-support/faults/chat-client";
-import { permissionViolations, serviceOrder, startFaultSystem, waitForReplicas, type FaultSystem } from "@agent-orchestrator/test-support/faults/fault-system";
+import { findNatsServerBinary } from "@agent-orchestrator/testing/local-nats";
+import { natsIsExternal } from "@agent-orchestrator/testing/nats-harness";
+import { lastMessage, type ChatRequestBody, type ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { finalEvent, postChat, streamChat } from "@agent-orchestrator/testing/faults/chat-client";
+import { permissionViolations, serviceOrder, startFaultSystem, waitForReplicas, type FaultSystem } from "@agent-orchestrator/testing/faults/fault-system";
 
 const modelWaitMs = 4_000;
 const downtimeMs = 1_500;

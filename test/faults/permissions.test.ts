@@ -13,11 +13,11 @@ import { connect, RequestStrategy, type Msg, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeJson } from "@agent-orchestrator/shared/runtime";
 import { inboxPrefixFor, jetStreamNames, serviceNames, type ServiceName } from "@agent-orchestrator/shared/wire";
-import { natsIsExternal, testNatsCredentials } from "@agent-orchestrator/test-support/nats-harness";
-import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
-import { repoRoot, startServiceProcess } from "@agent-orchestrator/test-support/service-processes";
-import { permissionViolations, startFaultSystem, type FaultSystem } from "@agent-orchestrator/test-support/faults/fault-system";
+import { natsIsExternal, testNatsCredentials } from "@agent-orchestrator/testing/nats-harness";
+import type { ChatRequestBody, ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
+import { repoRoot, startServiceProcess } from "@agent-orchestrator/testing/service-processes";
+import { permissionViolations, startFaultSystem, type FaultSystem } from "@agent-orchestrator/testing/faults/fault-system";
 
 interface Identity {
   connection: NatsConnection;

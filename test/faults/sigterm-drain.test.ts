@@ -8,13 +8,13 @@ import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testNatsCredentials } from "@agent-orchestrator/test-support/nats-harness";
-import type { ServiceProcess, ServiceProcessName } from "@agent-orchestrator/test-support/service-processes";
-import { streamChat } from "@agent-orchestrator/test-support/faults/chat-client";
-import { startContinuousLoad, type ContinuousLoad } from "@agent-orchestrator/test-support/faults/continuous-load";
-import { loadMessage, loadResponder } from "@agent-orchestrator/test-support/faults/load-responder";
-import { checkTurn } from "@agent-orchestrator/test-support/faults/run-load";
-import { permissionViolations, startFaultSystem, waitForReplicas, type FaultSystem } from "@agent-orchestrator/test-support/faults/fault-system";
+import { testNatsCredentials } from "@agent-orchestrator/testing/nats-harness";
+import type { ServiceProcess, ServiceProcessName } from "@agent-orchestrator/testing/service-processes";
+import { streamChat } from "@agent-orchestrator/testing/faults/chat-client";
+import { startContinuousLoad, type ContinuousLoad } from "@agent-orchestrator/testing/faults/continuous-load";
+import { loadMessage, loadResponder } from "@agent-orchestrator/testing/faults/load-responder";
+import { checkTurn } from "@agent-orchestrator/testing/faults/run-load";
+import { permissionViolations, startFaultSystem, waitForReplicas, type FaultSystem } from "@agent-orchestrator/testing/faults/fault-system";
 
 const turnTimeoutMs = 20_000;
 /** the deadlines the services' mains give themselves (service-lifecycle.ts; the orchestrator's: its turn timeout + 5 s) */

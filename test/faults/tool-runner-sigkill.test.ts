@@ -16,8 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectNats, createLogger, encodeJson, mapWithConcurrency } from "@agent-orchestrator/shared/runtime";
 import { FilesListReply, FilesReadReply, type FileListing, type ToolResult } from "@agent-orchestrator/shared/wire";
 import { ToolClient } from "@agent-orchestrator/orchestrator";
-import { startTestNats, testNatsCredentials, type TestNats } from "@agent-orchestrator/test-support/nats-harness";
-import { repoRoot, startServiceProcess, type ServiceProcess } from "@agent-orchestrator/test-support/service-processes";
+import { startTestNats, testNatsCredentials, type TestNats } from "@agent-orchestrator/testing/nats-harness";
+import { repoRoot, startServiceProcess, type ServiceProcess } from "@agent-orchestrator/testing/service-processes";
 
 const calls = 200;
 const inFlight = 48;

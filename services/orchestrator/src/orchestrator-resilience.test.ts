@@ -4,7 +4,7 @@
  */
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startHttpModel, type HttpModel } from "@agent-orchestrator/test-support/http-model";
+import { startHttpModel, type HttpModel } from "@agent-orchestrator/testing/http-model";
 import type { Orchestrator } from "./orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, type FakeToolRunner } from "./testing/orchestrator-fixture.js";
 

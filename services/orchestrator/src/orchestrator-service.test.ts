@@ -3,8 +3,8 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { encodeJson, requestJson } from "@agent-orchestrator/shared/runtime";
 import { jetStreamNames, SessionGetReply, SessionListReply, subjects } from "@agent-orchestrator/shared/wire";
-import { startHttpModel, type HttpModel } from "@agent-orchestrator/test-support/http-model";
-import { endsWithDateNote } from "@agent-orchestrator/test-support/system-note";
+import { startHttpModel, type HttpModel } from "@agent-orchestrator/testing/http-model";
+import { endsWithDateNote } from "@agent-orchestrator/testing/system-note";
 import type { Orchestrator } from "./orchestrator-service.js";
 import {
   runTestTurn,

@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { natsIsExternal, testNatsCredentials } from "@agent-orchestrator/test-support/nats-harness";
+import { natsIsExternal, testNatsCredentials } from "@agent-orchestrator/testing/nats-harness";
 import { connectNats, natsCredentialsFromEnv } from "./nats-connection.js";
 import { capturingLogger } from "../testing/capturing-logger.js";
 

@@ -10,11 +10,11 @@ import { WebSocket } from "ws";
 import { inject } from "vitest";
 import { createLogger, decodeJson, encodeJson } from "@agent-orchestrator/shared/runtime";
 import { jetStreamNames, ListAgentsReply, MemberSettingsReply, MemberSettingsRequest, ProjectCreateRequest, ProjectListRequest, subjects } from "@agent-orchestrator/shared/wire";
-import { CookieJar, signInOverHttp, startOidcProvider, type TestOidcProvider } from "@agent-orchestrator/test-support/oidc-provider";
+import { CookieJar, signInOverHttp, startOidcProvider, type TestOidcProvider } from "@agent-orchestrator/testing/oidc-provider";
 import { gatewayEnvSchema } from "../config.js";
 import { startGateway, type Gateway } from "../gateway-service.js";
-import { freePort } from "@agent-orchestrator/test-support/free-port";
-import { waitUntil } from "@agent-orchestrator/test-support/wait-until";
+import { freePort } from "@agent-orchestrator/testing/free-port";
+import { waitUntil } from "@agent-orchestrator/testing/wait-until";
 
 const prefix = `oidc${randomUUID().slice(0, 8)}.`;
 const audience = "https://agents.example.test";

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import WebSocket from "ws";
 import { zeroUsage, type RunEventBody } from "@agent-orchestrator/shared/wire";
-import { readSse } from "@agent-orchestrator/test-support/sse";
+import { readSse } from "@agent-orchestrator/testing/sse";
 import { FakeFileStore } from "../testing/fake-file-store.js";
 import { FakeOrchestrator } from "../testing/fake-orchestrator.js";
 import { gatewayFixture, tokens } from "../testing/gateway-fixture.js";

@@ -15,7 +15,7 @@ import {
   type ApprovalRecord,
 } from "@agent-orchestrator/shared/wire";
 import type { z } from "zod";
-import { startHttpModel, type HttpModel } from "@agent-orchestrator/test-support/http-model";
+import { startHttpModel, type HttpModel } from "@agent-orchestrator/testing/http-model";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { ApprovalStore } from "../approvals/approval-store.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator } from "../testing/orchestrator-fixture.js";

@@ -11,8 +11,8 @@ import {
   subjects,
   type AgentDefinition,
 } from "@agent-orchestrator/shared/wire";
-import { startHttpModel, type HttpModel } from "@agent-orchestrator/test-support/http-model";
-import { dateNoteAlone } from "@agent-orchestrator/test-support/system-note";
+import { startHttpModel, type HttpModel } from "@agent-orchestrator/testing/http-model";
+import { dateNoteAlone } from "@agent-orchestrator/testing/system-note";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent } from "../testing/orchestrator-fixture.js";
 

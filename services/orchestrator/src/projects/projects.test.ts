@@ -14,7 +14,7 @@ import {
   type ProjectView,
 } from "@agent-orchestrator/shared/wire";
 import type { z } from "zod";
-import { startHttpModel, type Responder, type HttpModel } from "@agent-orchestrator/test-support/http-model";
+import { startHttpModel, type Responder, type HttpModel } from "@agent-orchestrator/testing/http-model";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, type FakeToolRunner, type TurnOptions } from "../testing/orchestrator-fixture.js";
 

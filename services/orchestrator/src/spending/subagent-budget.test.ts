@@ -8,7 +8,7 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { requestJson } from "@agent-orchestrator/shared/runtime";
 import { subjects, UserUsageReply } from "@agent-orchestrator/shared/wire";
-import { startHttpModel, type ChatRequestBody, type HttpModel } from "@agent-orchestrator/test-support/http-model";
+import { startHttpModel, type ChatRequestBody, type HttpModel } from "@agent-orchestrator/testing/http-model";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent } from "../testing/orchestrator-fixture.js";
 

@@ -9,8 +9,8 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { decodeJson, encodeJson } from "@agent-orchestrator/shared/runtime";
 import { jetStreamNames, RunEvent, subjects } from "@agent-orchestrator/shared/wire";
-import { startHttpModel, type ChatRequestBody, type HttpModel, type ScriptedTurn } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { startHttpModel, type ChatRequestBody, type HttpModel, type ScriptedTurn } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, testAgent } from "../testing/orchestrator-fixture.js";
 

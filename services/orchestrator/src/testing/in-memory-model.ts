@@ -1,7 +1,7 @@
 /**
  * Test support: the scripted model in memory, behind the loop's model seam (`ModelCaller`): no HTTP, no NATS.
- * (Its sibling over HTTP, test-support's `startHttpModel`, is an OpenAI-compatible server the services reach
- * through the real `openai` client.) Each call takes
+ * (Its sibling over HTTP, `startHttpModel` of `@agent-orchestrator/testing/http-model`, is an OpenAI-compatible
+ * server the services reach through the real `openai` client.) Each call takes
  * the next scripted answer, or asks a function; every request is recorded. It plays the stream exactly as
  * the openai adapter yields it (text deltas, tool-call fragments, usage, finish reason), so a loop rule can
  * be tested without HTTP, NATS or timers.

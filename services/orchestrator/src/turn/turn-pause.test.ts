@@ -19,8 +19,8 @@ import {
   subjects,
 } from "@agent-orchestrator/shared/wire";
 import type { z } from "zod";
-import { startHttpModel, type ChatRequestBody, type HttpModel } from "@agent-orchestrator/test-support/http-model";
-import { withoutSystemNote } from "@agent-orchestrator/test-support/system-note";
+import { startHttpModel, type ChatRequestBody, type HttpModel } from "@agent-orchestrator/testing/http-model";
+import { withoutSystemNote } from "@agent-orchestrator/testing/system-note";
 import type { Orchestrator } from "../orchestrator-service.js";
 import { runTestTurn, startFakeServices, startTestOrchestrator, type FakeToolRunner } from "../testing/orchestrator-fixture.js";
 

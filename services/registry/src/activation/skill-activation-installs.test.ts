@@ -2,7 +2,7 @@ import { cp, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
 import type { DiscoveryLimits } from "../config.js";
 import { createDiscoveryContext } from "../discovery/discovery-context.js";
 import { buildSkillActivation } from "./skill-activation.js";

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { parse as parseYamlDirectly } from "yaml";
 import { parseAgentFile } from "@agent-orchestrator/shared/bmad";
 import { AgentRegistry } from "./agent-registry.js";
-import { corpusAgentIds, corpusInstall, corpusPackage, corpusV4Package } from "@agent-orchestrator/test-support/corpus";
+import { corpusAgentIds, corpusInstall, corpusPackage, corpusV4Package } from "@agent-orchestrator/testing/corpus";
 
 const repositoryRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 const limits = { maxFileBytes: 1024 * 1024, maxSources: 5000, maxAgentsPerSource: 200 };

@@ -6,7 +6,7 @@ import { isTable, parseTomlLayer } from "@agent-orchestrator/shared/bmad";
 import { ActivationData } from "@agent-orchestrator/shared/wire";
 import { parse as parseCsv } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
 import { buildActivation } from "../activation/activation-document.js";
 import { AgentRegistry } from "./agent-registry.js";
 import type { DiscoveryLimits } from "../config.js";

@@ -4,7 +4,7 @@ import { methodOverview } from "@agent-orchestrator/shared/bmad";
 import { type FileListing } from "@agent-orchestrator/shared/wire";
 import { parse as parseCsv } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
 import { AgentRegistry } from "../discovery/agent-registry.js";
 import { loadHelpCatalogue } from "./help-catalogue.js";
 

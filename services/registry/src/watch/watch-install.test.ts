@@ -7,7 +7,7 @@ import { createBmadTree, type BmadTree } from "../testing/bmad-tree.js";
 import { changeCounter } from "../testing/change-counter.js";
 import type { TreeWatcher } from "./watch-tree.js";
 import { watchInstall } from "./watch-install.js";
-import { waitUntil } from "@agent-orchestrator/test-support/wait-until";
+import { waitUntil } from "@agent-orchestrator/testing/wait-until";
 
 const logger = createLogger("registry-test", "silent");
 

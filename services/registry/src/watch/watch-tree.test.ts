@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 
 import { createBmadTree, type BmadTree } from "../testing/bmad-tree.js";
 import { changeCounter } from "../testing/change-counter.js";
 import { watchTree, type TreeWatcher } from "./watch-tree.js";
-import { waitUntil } from "@agent-orchestrator/test-support/wait-until";
+import { waitUntil } from "@agent-orchestrator/testing/wait-until";
 
 const logger = createLogger("registry-test", "silent");
 

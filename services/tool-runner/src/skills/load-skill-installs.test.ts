@@ -4,7 +4,7 @@ import path from "node:path";
 import { createLogger } from "@agent-orchestrator/shared/runtime";
 import { LoadedSkill } from "@agent-orchestrator/shared/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBmadInstall } from "@agent-orchestrator/test-support/bmad-install";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
 import { createSandbox } from "../sandbox/index.js";
 import { openTestFileStore, type TestFileStore } from "../testing/file-store-fixture.js";
 import { loadSkillTool } from "../tools/load-skill-tool.js";

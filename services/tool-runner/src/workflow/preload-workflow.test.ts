@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox, type Sandbox } from "../sandbox/index.js";
 import { openTestFileStore, type TestFileStore } from "../testing/file-store-fixture.js";
 import { createSandboxFixture, type SandboxFixture } from "../testing/sandbox-fixture.js";
-import { corpusInstall, corpusUserName } from "@agent-orchestrator/test-support/corpus";
+import { corpusInstall, corpusUserName } from "@agent-orchestrator/testing/corpus";
 import { preloadWorkflow, type PreloadedWorkflow } from "./preload-workflow.js";
 
 const logger = createLogger("tool-runner-test", "silent");
