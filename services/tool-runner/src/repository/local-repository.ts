@@ -7,6 +7,12 @@ import { ObjectReader, type GitObject } from "../git/object-reader.js";
 import type { RepositoryBucket } from "./repository-bucket.js";
 import type { PackList } from "./repository-values.js";
 
+/**
+ * Packs a repository's pack list holds before the small ones are made one: every file write adds a pack, and a
+ * replica fetches each pack it lacks, so a long list costs a cold replica many small fetches.
+ */
+export const packListLimit = 64;
+
 /** Object ids a new pack is made of: those reachable from `include` and not from `exclude` (commits or trees). */
 export interface PackRoots {
   include: readonly string[];
@@ -25,12 +31,14 @@ export class LocalRepository {
   private readonly sizes: ObjectReader;
   private readonly present = new Set<string>();
   private syncing: Promise<void> | undefined;
+  private consolidating: Promise<void> | undefined;
 
   private constructor(
     readonly folder: string,
     private readonly bucket: RepositoryBucket,
     readonly project: string,
     readonly generation: string,
+    private readonly maxPacks: number,
   ) {
     this.gitDir = path.join(folder, "repo.git");
     this.reader = new ObjectReader({ gitDir: this.gitDir });
@@ -38,8 +46,8 @@ export class LocalRepository {
   }
 
   /** Makes the folder's bare repository (or takes the one there) for `project`'s repository of `generation`. */
-  static async open(folder: string, bucket: RepositoryBucket, project: string, generation: string): Promise<LocalRepository> {
-    const local = new LocalRepository(folder, bucket, project, generation);
+  static async open(folder: string, bucket: RepositoryBucket, project: string, generation: string, maxPacks = packListLimit): Promise<LocalRepository> {
+    const local = new LocalRepository(folder, bucket, project, generation, maxPacks);
     await mkdir(folder, { recursive: true, mode: 0o700 });
     if (!(await exists(path.join(local.gitDir, "HEAD")))) {
       const making = `${local.gitDir}.${randomUUID()}`;
@@ -124,10 +132,53 @@ export class LocalRepository {
   async storePack(pack: string, packFile: string, indexFile: string, bytes: number): Promise<void> {
     await this.bucket.putPackFile(this.project, this.generation, pack, "pack", packFile);
     await this.bucket.putPackFile(this.project, this.generation, pack, "idx", indexFile);
-    await this.bucket.addPacks(this.project, this.generation, [{ name: pack, bytes }]);
+    const list = await this.bucket.addPacks(this.project, this.generation, [{ name: pack, bytes }]);
     await this.install(pack, async (target, extension) => {
       await rename(extension === "pack" ? packFile : indexFile, target);
     });
+    // in the background: the write is stored already, and a consolidation that fails leaves a long list only
+    if (list.packs.length > this.maxPacks) {
+      this.consolidating ??= this.consolidate()
+        .catch(() => undefined)
+        .finally(() => {
+          this.consolidating = undefined;
+        });
+    }
+  }
+
+  /** Waits for a consolidation under way (tests, and a process that stops). */
+  async settled(): Promise<void> {
+    await this.consolidating;
+  }
+
+  /**
+   * Makes every pack of the list but the largest (an import's) one pack (`git pack-objects --stdin-packs`), stores
+   * it, puts it in their place in the pack list by compare-and-set, then removes them from the store. A replica
+   * fetching one of them meanwhile finds it no longer listed and goes on (fetchMissing).
+   */
+  private async consolidate(): Promise<void> {
+    await this.sync();
+    const packs = (await this.bucket.packList(this.project, this.generation)).value?.packs ?? [];
+    if (packs.length <= this.maxPacks) return;
+    const largest = packs.reduce((best, pack) => (pack.bytes > best.bytes ? pack : best));
+    const merged = packs.filter((pack) => pack.name !== largest.name && this.present.has(pack.name));
+    const base = path.join(this.folder, `merge-${randomUUID()}`);
+    const made = await runGit({ gitDir: this.gitDir, args: ["pack-objects", "--stdin-packs", "-q", base], input: `${merged.map((pack) => `${pack.name}.pack`).join("\n")}\n` });
+    const pack = `pack-${made.stdout.toString("latin1").trim()}`;
+    const packFile = `${base}-${pack.slice("pack-".length)}.pack`;
+    const indexFile = packFile.replace(/\.pack$/, ".idx");
+    try {
+      const bytes = (await stat(packFile)).size;
+      await this.bucket.putPackFile(this.project, this.generation, pack, "pack", packFile);
+      await this.bucket.putPackFile(this.project, this.generation, pack, "idx", indexFile);
+      await this.bucket.replacePacks(this.project, this.generation, new Set(merged.map((one) => one.name)), { name: pack, bytes });
+      await this.install(pack, async (target, extension) => {
+        await rename(extension === "pack" ? packFile : indexFile, target);
+      });
+    } finally {
+      await Promise.all([rm(packFile, { force: true }), rm(indexFile, { force: true })]);
+    }
+    await Promise.all(merged.map((one) => this.bucket.removePack(this.project, this.generation, one.name)));
   }
 
   /** Stops the object readers. */
@@ -151,7 +202,14 @@ export class LocalRepository {
     const list: PackList = (await this.bucket.packList(this.project, this.generation)).value ?? { packs: [] };
     for (const pack of list.packs) {
       if (this.present.has(pack.name)) continue;
-      await this.install(pack.name, (target, extension) => this.bucket.getPackFile(this.project, this.generation, pack.name, extension, target));
+      try {
+        await this.install(pack.name, (target, extension) => this.bucket.getPackFile(this.project, this.generation, pack.name, extension, target));
+      } catch (error) {
+        // made one with others since the list was read: the merged pack is fetched on the next sync
+        const now = (await this.bucket.packList(this.project, this.generation)).value?.packs ?? [];
+        if (now.some((one) => one.name === pack.name)) throw error;
+        return this.fetchMissing();
+      }
     }
   }
 

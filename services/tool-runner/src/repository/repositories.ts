@@ -29,6 +29,8 @@ export interface RepositorySettings extends CloneSettings {
   persistMaxBytes: number;
   leaseMs: number;
   checkouts: number;
+  /** packs a pack list holds before the small ones are made one (local-repository.ts `packListLimit`) */
+  maxPacks?: number;
 }
 
 // projects whose objects and readers a process keeps at once
@@ -67,7 +69,7 @@ export class Repositories {
     const key = `${project}.${record.generation}`;
     let known = this.locals.get(key);
     if (!known) {
-      const local = await LocalRepository.open(path.join(this.folder, key), this.bucket, project, record.generation);
+      const local = await LocalRepository.open(path.join(this.folder, key), this.bucket, project, record.generation, this.settings.maxPacks);
       known = { local, reader: new TreeReader(local) };
       this.locals.set(key, known);
     }

@@ -89,12 +89,24 @@ export class RepositoryBucket {
     return this.read(packListKey(project, generation), PackList);
   }
 
-  /** Adds packs (stored already) to the pack list. */
-  async addPacks(project: string, generation: string, added: PackList["packs"]): Promise<void> {
-    await this.change(packListKey(project, generation), PackList, (current) => {
+  /** Adds packs (stored already) to the pack list; returns the list as it now is. */
+  addPacks(project: string, generation: string, added: PackList["packs"]): Promise<PackList> {
+    return this.change(packListKey(project, generation), PackList, (current) => {
       const known = new Set((current?.packs ?? []).map((pack) => pack.name));
       return { packs: [...(current?.packs ?? []), ...added.filter((pack) => !known.has(pack.name))] };
     });
+  }
+
+  /** Puts one pack (stored already, holding every object of `replaced`) in the place of the packs `replaced`. */
+  async replacePacks(project: string, generation: string, replaced: ReadonlySet<string>, merged: PackList["packs"][number]): Promise<void> {
+    await this.change(packListKey(project, generation), PackList, (current) => ({
+      packs: [...(current?.packs ?? []).filter((pack) => !replaced.has(pack.name) && pack.name !== merged.name), merged],
+    }));
+  }
+
+  /** Removes a pack's two files from the store (a pack no list names any more); best effort. */
+  async removePack(project: string, generation: string, pack: string): Promise<void> {
+    await Promise.all((["pack", "idx"] as const).map((extension) => this.packs.delete(packObjectName(project, generation, pack, extension)).catch(() => undefined)));
   }
 
   refs(project: string, generation: string): Promise<Versioned<RefsValue>> {

@@ -78,6 +78,32 @@ describe("a repository's limits", () => {
   });
 });
 
+describe("a repository's pack list", () => {
+  it("stays short: the small packs file writes add are made one, and a new replica reads every file", async () => {
+    const packed = await openTestRepositories({ maxPacks: 3 });
+    try {
+      const project = newProject();
+      await packed.repositories.attachBundle(project, bundle, "alice");
+      const chat = { project, session: "s1" };
+      for (let round = 0; round < 8; round += 1) {
+        await packed.trees.change(chat, async () => [{ path: `notes/${round}.md`, content: Buffer.from(`note ${round}\n`) }], alice);
+        await (await packed.trees.view(chat))!.repository.local.settled();
+      }
+      const view = (await packed.trees.view(chat))!;
+      const packs = (await view.repository.bucket.packList(project, view.repository.record.generation)).value?.packs ?? [];
+      expect(packs.length).toBeLessThanOrEqual(4);
+      const other = await packed.replica();
+      const seen = (await other.trees.view(chat))!;
+      for (let round = 0; round < 8; round += 1) {
+        const found = await other.trees.lookup(seen, `notes/${round}.md`);
+        expect(found.found === "entry" ? (await seen.repository.reader.blob(found.entry.id)).toString("utf8") : undefined).toBe(`note ${round}\n`);
+      }
+    } finally {
+      await packed.close();
+    }
+  });
+});
+
 describe("a clone's remote (case 291)", () => {
   it("is https only, with no user or secret in the url, on a host the operator allows", async () => {
     for (const url of ["file:///etc", "ssh://git@git.example.com/app.git", "git://git.example.com/app.git", "http://git.example.com/app.git", "ext::sh -c touch% /tmp/pwned", "https://alice:secret@git.example.com/app.git", "https://evil.example.com/app.git", "https://169.254.169.254/latest/meta-data"]) {
