@@ -12,8 +12,8 @@ COPY services/gateway/package.json services/gateway/
 COPY services/orchestrator/package.json services/orchestrator/
 COPY services/registry/package.json services/registry/
 COPY services/tool-runner/package.json services/tool-runner/
-# the test-support workspace's manifest only: npm ci wants every workspace the lockfile names; its modules are
-# never copied, and the packages they use are root devDependencies, pruned below
+# the test support workspace's manifest only (@agent-orchestrator/testing): npm ci wants every workspace the
+# lockfile names; its modules are never copied, and the packages they use are root devDependencies, pruned below
 COPY test/support/package.json test/support/
 RUN npm ci --ignore-scripts
 COPY shared shared
