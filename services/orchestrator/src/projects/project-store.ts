@@ -108,7 +108,7 @@ export class ProjectStore {
    * that died between the two steps leaves a pointer the next caller completes.
    */
   async defaultFor(user: string): Promise<ProjectRecord> {
-    const id = this.defaults.get(user) ?? (await this.defaultPointer(user));
+    const id = await this.defaultId(user);
     const stored = await this.get(id);
     if (stored) return stored.record;
     const record = newRecord(id, user, personalProjectName, true);
@@ -122,6 +122,11 @@ export class ProjectStore {
       if (!made) throw new AppError("INTERNAL", "The default project vanished as it was made", { cause: error });
       return made.record;
     }
+  }
+
+  /** The id of the user's default project (`defaultFor` makes its record): what `default.<user>` names, claimed first if it names none. */
+  async defaultId(user: string): Promise<string> {
+    return this.defaults.get(user) ?? this.defaultPointer(user);
   }
 
   /** The id `default.<user>` names, claimed first if it names none, and kept. */

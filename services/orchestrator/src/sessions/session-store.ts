@@ -129,11 +129,16 @@ export class SessionStore {
     }
   }
 
-  /** One owner's session with its whole conversation; undefined when it does not exist or is someone else's. */
-  async get(id: string, owner: string): Promise<StoredSession | undefined> {
+  /**
+   * One owner's session with its whole conversation; undefined when it does not exist or is someone else's.
+   * `onHead` hears the head as soon as it is read, so what it names (the chat's project) is read while the
+   * conversation is.
+   */
+  async get(id: string, owner: string, onHead?: (head: SessionHead) => void): Promise<StoredSession | undefined> {
     const entry = await this.read(headKey(owner, id));
     if (entry && entry.operation === "PUT") {
       const head = decodeJson(entry.value, SessionHead);
+      onHead?.(head);
       const messages = await this.conversation.read(id, head.batches);
       const { title, batches, ...state } = head;
       return { record: { ...state, messages }, version: { revision: entry.revision, batches, title } };

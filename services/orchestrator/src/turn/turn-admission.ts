@@ -3,7 +3,7 @@ import { type AgentDefinition, type RunParent, type ToolContext } from "@agent-o
 import { modelNotConfiguredMessage } from "../config.js";
 import type { ModelCaller } from "../loop/model-caller.js";
 import { UsageMeter } from "../model/usage-meter.js";
-import { readOnce } from "../settings/settings-reads.js";
+import { readOnce, type SettingsReads } from "../settings/settings-reads.js";
 import { turnSettings } from "../settings/turn-settings.js";
 import { projectApprovals } from "../approvals/project-approvals.js";
 import { withinBudget } from "../spending/within-budget.js";
@@ -16,13 +16,14 @@ type AdmissionDeps = Pick<TurnDeps, "registry" | "store" | "projects" | "models"
 
 /**
  * Admits a user's turn, reading only: the agent from the registry, the chat's project and the owner's role in it
- * (turn-place.ts), then the route, the budgets and the settings. A refusal here (an unknown agent, another user's
- * chat, a viewer, no model configured) is the turn's one `error` event; its session is not touched.
+ * (turn-place.ts) with the settings alongside, then the route and the budgets. A refusal here (an unknown agent,
+ * another user's chat, a viewer, no model configured) is the turn's one `error` event; its session is not touched.
  */
 export async function admitTurn(deps: AdmissionDeps, turn: TurnState): Promise<AdmittedTurn> {
+  const settings = earlySettings(deps, turn.request.owner);
   // read at once; a refusal names the agent first, as when they were read one after the other
-  const [agent, place] = await inOrder(deps.registry.agent(turn.request.agent_id), placeTurn({ sessions: deps.store, projects: deps.projects }, turn.request));
-  return admitted(deps, turn, agent, place, (model) => model);
+  const [agent, place] = await inOrder(deps.registry.agent(turn.request.agent_id), placeTurn({ sessions: deps.store, projects: deps.projects }, turn.request, settings.known));
+  return admitted(deps, turn, agent, place, (model) => model, settings.reads);
 }
 
 /**
@@ -39,7 +40,8 @@ export async function admitChildTurn(deps: AdmissionDeps, turn: TurnState, paren
     throw familyEnded();
   }
   const agent = await deps.registry.agent(request.agent_id);
-  const child = await admitted(deps, turn, agent, await childPlace(deps, turn), (model) => whileFamilyRuns(model, stillRuns));
+  const settings = earlySettings(deps, request.owner);
+  const child = await admitted(deps, turn, agent, await childPlace(deps, turn, settings.known), (model) => whileFamilyRuns(model, stillRuns), settings.reads);
   announceTurn(child);
   return child;
 }
@@ -48,6 +50,17 @@ export async function admitChildTurn(deps: AdmissionDeps, turn: TurnState, paren
 export function announceTurn(turn: AdmittedTurn): void {
   turn.spending.placed(turn.place.projectId, turn.agent.id);
   turn.events.emit({ type: "session", agent_id: turn.agent.id, project_id: turn.place.projectId, attempt: turn.attempt, model: turn.route.model });
+}
+
+/**
+ * The settings of a turn, each document read once (settings-reads.ts) and early: the owner's at once, the project's
+ * as soon as its id is known (`known`), alongside the project's own read; unheard when the turn is refused.
+ */
+function earlySettings(deps: Pick<TurnDeps, "settings">, owner: string): { reads: SettingsReads | undefined; known: (projectId: string) => void } {
+  const reads = deps.settings && readOnce(deps.settings);
+  if (!reads) return { reads, known: () => undefined };
+  void reads.member(owner).catch(() => undefined);
+  return { reads, known: (projectId) => void reads.project(projectId).catch(() => undefined) };
 }
 
 /** Asks the turn's budgets, counting what it spent that the totals do not have yet; BUDGET_EXCEEDED when one is spent. */
@@ -62,13 +75,13 @@ async function admitted(
   agent: AgentDefinition,
   place: TurnPlace,
   guard: (model: ModelCaller) => ModelCaller,
+  /** the project's settings document holds both BMAD's answers and the approval policies: read once for both */
+  settingsReads: SettingsReads | undefined,
 ): Promise<AdmittedTurn> {
   const { request } = turn;
   // the agent's route: by its id, its module and the chat's project (docs/models.md "Routes")
   const route = deps.models.pick({ agent: agent.id, module: agent.bundleName, project: place.projectId });
   if (!route) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
-  // the project's settings document holds both BMAD's answers and the approval policies: read once for both
-  const settingsReads = deps.settings && readOnce(deps.settings);
   const [budget, settings, approvals] = await Promise.all([
     deps.budgets?.forTurn(place.projectId, request.owner, place.project),
     settingsReads && turnSettings(settingsReads, { projectId: place.projectId, projectName: place.projectName, user: request.owner, callerName: request.caller_name }),
@@ -83,6 +96,9 @@ async function admitted(
     user: request.owner,
     agent_id: agent.id,
     ...(settings ? { settings } : {}),
+    // the chat's branch of the project's repository, and the name the model's commits give its member (docs/repositories.md)
+    ...(place.branch === undefined ? {} : { branch: place.branch }),
+    ...(request.caller_name === undefined ? {} : { author_name: request.caller_name }),
   };
   return Object.assign(turn, { agent, place, route, budget, meter, context, approvals });
 }
@@ -91,7 +107,7 @@ async function admitted(
  * The chat a subagent works in: its project as its parent names it (a child queued by an orchestrator from before
  * projects reads it from the session's head), and the project's name, its settings' default `project_name`.
  */
-async function childPlace(deps: Pick<TurnDeps, "store" | "projects">, turn: TurnState): Promise<TurnPlace> {
+async function childPlace(deps: Pick<TurnDeps, "store" | "projects">, turn: TurnState, known: (projectId: string) => void): Promise<TurnPlace> {
   const { request } = turn;
   let projectId = request.project_id;
   if (projectId === undefined) {
@@ -99,8 +115,9 @@ async function childPlace(deps: Pick<TurnDeps, "store" | "projects">, turn: Turn
     if (state?.project_id === undefined) throw new AppError("SESSION_NOT_FOUND", "The subagent's chat has no project");
     projectId = state.project_id;
   }
+  known(projectId);
   const project = await deps.projects.get(projectId);
-  return { projectId, projectName: project && !project.record.personal ? project.record.name : undefined, project: project?.record };
+  return { projectId, projectName: project && !project.record.personal ? project.record.name : undefined, project: project?.record, branch: request.branch };
 }
 
 /** Both answers once both have come; when both failed, the first one's error. */

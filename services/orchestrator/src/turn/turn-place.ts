@@ -1,7 +1,7 @@
 import { AppError, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
 import { roleOf, type ProjectRecord, type RunStartRequest } from "@agent-orchestrator/shared/wire";
 import type { SessionStore, StoredSession } from "../sessions/session-store.js";
-import { projectOfWriter, writerRole } from "../projects/project-access.js";
+import { projectOfWriter, writerRole, type MemberProject } from "../projects/project-access.js";
 import type { ProjectStore } from "../projects/project-store.js";
 
 /** Where a turn runs: its chat's project, and for a continued chat the session as it was read. */
@@ -23,16 +23,40 @@ export interface TurnPlace {
  * runs no more turns: PROJECT_FORBIDDEN; a removed member or a deleted project: PROJECT_NOT_FOUND). A continued
  * chat of another owner answers SESSION_NOT_FOUND, or PROJECT_FORBIDDEN to a member of its project, who can see it
  * but not run its turns.
+ *
+ * `known` hears the chat's project as soon as its id is known (before the owner's role in it is checked), so the
+ * reads keyed by it (its settings) go alongside the project's; a continued chat's project is read while its
+ * conversation is.
  */
-export async function placeTurn(stores: { sessions: SessionStore; projects: ProjectStore }, request: RunStartRequest): Promise<TurnPlace> {
+export async function placeTurn(
+  stores: { sessions: SessionStore; projects: ProjectStore },
+  request: RunStartRequest,
+  known: (projectId: string) => void = () => undefined,
+): Promise<TurnPlace> {
   const { sessions, projects } = stores;
   if (request.new_session) {
+    known(request.project_id ?? (await projects.defaultId(request.owner)));
     // the owner's default project is checked as it was made or read, not read again
     const record = request.project_id === undefined ? await projects.defaultFor(request.owner) : (await projectOfWriter(projects, request.project_id, request.owner)).record;
     if (request.project_id === undefined) writerRole(record, request.owner);
     return { projectId: record.id, projectName: nameOf(record), project: record, branch: request.branch };
   }
-  const stored = await retryWhileLeaderless(() => sessions.get(request.session_id, request.owner));
+  const reads = new Map<string, Promise<MemberProject>>();
+  const projectOf = (projectId: string): Promise<MemberProject> => {
+    const started = reads.get(projectId);
+    if (started) return started;
+    known(projectId);
+    const reading = projectOfWriter(projects, projectId, request.owner);
+    // awaited below once the chat is read; a chat that cannot be read leaves its answer unheard
+    reading.catch(() => undefined);
+    reads.set(projectId, reading);
+    return reading;
+  };
+  const stored = await retryWhileLeaderless(() =>
+    sessions.get(request.session_id, request.owner, (head) => {
+      if (head.project_id !== undefined) void projectOf(head.project_id);
+    }),
+  );
   if (!stored) throw await notTheOwners(stores, request);
   // a chat written by an orchestrator from before projects, not yet moved at a start, goes to the default project
   const projectId = stored.record.project_id ?? (await projects.defaultFor(request.owner)).id;
@@ -42,7 +66,7 @@ export async function placeTurn(stores: { sessions: SessionStore; projects: Proj
   if (request.branch !== undefined && request.branch !== stored.record.branch) {
     throw new AppError("BAD_REQUEST", "A chat stays on the branch it was started on; start a new chat to work on another");
   }
-  const { record } = await projectOfWriter(projects, projectId, request.owner);
+  const { record } = await projectOf(projectId);
   return { projectId, projectName: nameOf(record), project: record, stored, branch: stored.record.branch };
 }
 
