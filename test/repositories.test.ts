@@ -127,11 +127,6 @@ describe("a project's repository", { shuffle: false }, () => {
     expect((await tool("read_file", { file_path: "{project-root}/src/add.js" }))["content"]).toContain("return a - b;");
   });
 
-  it("refuses run_script in a project with a repository, for now, with a reason the model can act on", async () => {
-    const refused = await tool("run_script", { command: "python3 _bmad/scripts/x.py" });
-    expect(refused["error"].code).toBe("REPOSITORY_UNSUPPORTED");
-  });
-
   it("is detached by its owner only, and the project's stored files show again", async () => {
     await api("alice", "PUT", `/api/projects/${project}/files/notes.md`, "stored before\n", "text/markdown");
     expect((await tool("read_file", { file_path: "{project-root}/notes.md" }))["error"].code).toBe("FILE_NOT_FOUND");

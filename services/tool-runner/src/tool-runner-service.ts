@@ -10,6 +10,9 @@ import {
   FilesImportRequest,
   FilesStatRequest,
   FilesUploadRequest,
+  BranchCommitsRequest,
+  ChatDiscardRequest,
+  ChatTreeRequest,
   RepositoryCloneRequest,
   RepositoryImportRequest,
   RepositoryRequest,
@@ -34,7 +37,7 @@ import { InstallFiles } from "./install-files.js";
 import { ProjectFiles } from "./project-files.js";
 import { auditAgentWrites } from "./agent-write-audit.js";
 import { FileStore } from "./store/file-store.js";
-import { Repositories, RepositoryBucket, RepositoryRequests, WorkingTrees, repositorySettingsOf } from "./repository/index.js";
+import { BranchRequests, Repositories, RepositoryBucket, RepositoryRequests, WorkingTrees, repositorySettingsOf } from "./repository/index.js";
 import { moveLegacySessions } from "./migrations/output-root-migration.js";
 import { StagedUploads } from "./store/staged-uploads.js";
 import { DocumentConverter } from "./convert/index.js";
@@ -102,7 +105,7 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   const replyBudget = () => (connection.info?.max_payload ?? defaultMaxPayload) - replyOverheadBytes;
   const callRecords = await connection.jetstream().views.kv(jetStreamNames(prefix).toolCallsBucket, { history: 1, ttl: callRecordsMaxAgeMs, replicas: config.JS_REPLICAS });
   const dispatcher = new ToolDispatcher({
-    deps: { sandbox, replyBudget, logger, scripts },
+    deps: { sandbox, replyBudget, logger, scripts, trees },
     records: callRecords,
     concurrency: config.TOOL_CONCURRENCY,
     logger,
@@ -148,6 +151,12 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   addJsonEndpoint(service, "repository_clone", repositorySubject("clone"), RepositoryCloneRequest, (request) => track(repositoryRequests.clone(request)), logger);
   addJsonEndpoint(service, "repository_get", repositorySubject("get"), RepositoryRequest, (request) => track(repositoryRequests.get(request)), logger);
   addJsonEndpoint(service, "repository_detach", repositorySubject("detach"), RepositoryRequest, (request) => track(repositoryRequests.detach(request)), logger);
+  // a branch's commits and a chat's work (docs/repositories.md "A chat's work")
+  const branchRequests = new BranchRequests(repositories, trees);
+  addJsonEndpoint(service, "repository_commits", repositorySubject("commits"), BranchCommitsRequest, (request) => track(branchRequests.commits(request)), logger);
+  addJsonEndpoint(service, "repository_branch", repositorySubject("branch"), ChatTreeRequest, (request) => track(branchRequests.branch(request)), logger);
+  addJsonEndpoint(service, "repository_changes", repositorySubject("changes"), ChatTreeRequest, (request) => track(branchRequests.changes(request)), logger);
+  addJsonEndpoint(service, "repository_discard", repositorySubject("discard"), ChatDiscardRequest, (request) => track(branchRequests.discard(request)), logger);
   const installFiles = new InstallFiles(sandbox, replyBudget);
   addJsonEndpoint(service, "files_installed_list", filesSubject("installed_list"), InstalledFilesListRequest, (request) => track(installFiles.list(request)), logger);
   addJsonEndpoint(service, "files_installed_read", filesSubject("installed_read"), InstalledFileReadRequest, (request) => track(installFiles.read(request)), logger);

@@ -28,6 +28,8 @@ export const AuditAction = z.enum([
   /** a project's git repository attached (from a bundle, or a clone of a URL the detail names) or detached (docs/repositories.md) */
   "repository_attached",
   "repository_detached",
+  /** a member discarded a chat's uncommitted changes in its working tree (docs/repositories.md "A chat's work") */
+  "changes_discarded",
   "chat_started",
   "chat_cancelled",
   "chat_deleted",

@@ -80,8 +80,8 @@ export const ErrorCode = z.enum([
   "REPOSITORY_REFUSED",
   /** the project has a repository already: detach it before attaching another */
   "REPOSITORY_EXISTS",
-  /** a tool that does not work yet in a project with a repository (docs/repositories.md "What is built, what is left") */
-  "REPOSITORY_UNSUPPORTED",
+  /** a command made a commit that does not name the member whose turn it was or lacks the agent's and the chat's trailers; nothing it changed was kept (docs/repositories.md "Commits by the model") */
+  "COMMIT_REFUSED",
   // skills and scripts (tool-runner)
   "SKILL_NOT_FOUND",
   "SCRIPT_REJECTED",

@@ -61,7 +61,24 @@ export {
   FilesRevisionsRequest,
   FilesWriteRequest,
 } from "./projects/file-messages.js";
+export {
+  BranchCommitsQuery,
+  BranchCommitsReply,
+  BranchCommitsRequest,
+  BranchName,
+  ChangedFile,
+  ChatBranchReply,
+  ChatChanges,
+  ChatChangesQuery,
+  ChatChangesReply,
+  ChatDiscardRequest,
+  ChatTreeRequest,
+  CommitView,
+  maxCommitsPage,
+  maxShownBodyChars,
+} from "./projects/branch-messages.js";
 export { InstalledFileListing, InstalledFileReadReply, InstalledFileReadRequest, InstalledFilesListReply, InstalledFilesListRequest } from "./projects/installed-file-messages.js";
+export { ChatBranchName, branchRef, chatBranch, chatBranchPrefix, isAcceptedRefName, refNameMaxLength } from "./projects/ref-name.js";
 export { RepositoryCloneBody, RepositoryCloneRequest, RepositoryImportRequest, RepositoryReply, RepositoryRequest, RepositoryView } from "./projects/repository-messages.js";
 export {
   ProjectChanged,
@@ -131,6 +148,7 @@ export {
 export { RunCancel, SessionGetReply, SessionGetRequest, SessionListReply, SessionListRequest, SessionSummary, SessionView, VisibleMessage } from "./session-messages.js";
 export { ConversationBatch, ConversationMessage, SessionHead, SessionRecord, SessionStatus } from "./session-record.js";
 export { MemberSettings, ProjectSettings, SettingsLayers, asAnswer } from "./settings/bmad-settings.js";
+export { RepositorySettings, VerifyCommand, maxVerifyCommands, verifyRules, withVerifyCommands } from "./settings/repository-settings.js";
 export {
   ApprovalDeciders,
   ApprovalPolicy,

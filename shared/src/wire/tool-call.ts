@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { ErrorBody } from "./error-code.js";
+import { ChatBranchName } from "./projects/ref-name.js";
 import { SettingsLayers } from "./settings/bmad-settings.js";
+import { CallerName } from "./settings/settings-messages.js";
 import { subjectTokenPattern } from "./subjects.js";
 
 /** What the tool-runner needs to resolve `{bundle-root}`, `{project-root}` and `{session-folder}` for one call. */
@@ -20,6 +22,13 @@ export const ToolContext = z.object({
    * the tools that read BMAD's config (`load_skill`, `preload_workflow`, `run_script`); the others are sent none.
    */
   settings: SettingsLayers.optional(),
+  /**
+   * The branch a person started the chat on (docs/repositories.md "Branches and working trees"); absent: the chat's
+   * own, `chat/<session_id>`. Only a project with a git repository has branches.
+   */
+  branch: ChatBranchName.optional(),
+  /** The name the member's sign-in gave (else their user id is used): the author of the model's commits (docs/repositories.md "Commits by the model"). */
+  author_name: CallerName.optional(),
 });
 export type ToolContext = z.infer<typeof ToolContext>;
 

@@ -22,6 +22,7 @@ import { checkedSessionId, requireChatOwner, sessionAccess } from "../access/ses
 import { getSessionView } from "./session-view.js";
 import { writeSseStream } from "../http/sse-stream.js";
 import { sessionExport } from "./session-export.js";
+import { withChatBranch } from "../repositories/chat-branch.js";
 
 /**
  * The chats the caller may see (their own, and those of projects they are a member of): list, search one project's,
@@ -76,7 +77,7 @@ export function sessionsRoutes(context: GatewayContext, { audit }: { audit: Audi
     "/api/sessions/:id",
     async (request, response) => {
       const session = await getSessionView(context, checkedSessionId(request.params["id"]), currentUser(response));
-      response.json({ success: true, session });
+      response.json({ success: true, session: await withChatBranch(context, session) });
     },
   );
 

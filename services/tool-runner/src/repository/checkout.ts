@@ -126,6 +126,31 @@ export class Checkout {
     }
   }
 
+  /**
+   * Writes hook `name` into the command's `.git/hooks` (docs/repositories.md "Commits by the model"): only the
+   * command's own git runs it, inside its sandbox; the host's git never runs a hook. Written by a rename over
+   * whatever a command left there, a link included.
+   */
+  async writeHook(name: string, script: string): Promise<void> {
+    await plainFolders(this.place.gitDirectory, ["hooks"]);
+    await replaceFile(path.join(this.place.gitDirectory, "hooks", name), script, 0o755);
+  }
+
+  /**
+   * Writes the repository's other branches and tags into the command's `.git` as `packed-refs` (docs/repositories.md
+   * "Commits by the model"), so `git log main` and `git diff main...HEAD` work in the sandbox; the working tree's own
+   * branch stays the loose ref `writeGitState` wrote. Only that branch is ever kept from a command: moving another
+   * ref there moves it in this checkout only.
+   */
+  async writeRefs(refs: ReadonlyArray<{ name: string; id: string }>, ownBranch: string): Promise<void> {
+    const own = `refs/heads/${ownBranch}`;
+    const lines = refs
+      .filter((ref) => ref.name !== own)
+      .map((ref) => `${ref.id} ${ref.name}\n`)
+      .sort();
+    await replaceFile(path.join(this.place.gitDirectory, "packed-refs"), `# pack-refs with: sorted\n${lines.join("")}`);
+  }
+
   /** Removes the checkout whole; the next `prepare` makes it again. */
   async discard(): Promise<void> {
     await rm(this.folder, { recursive: true, force: true });
@@ -223,8 +248,8 @@ async function plainFolders(base: string, names: readonly string[]): Promise<voi
 }
 
 /** Writes `file` whole by a rename, which replaces whatever is there (a link included) without following it. */
-async function replaceFile(file: string, text: string): Promise<void> {
+async function replaceFile(file: string, text: string, mode = 0o644): Promise<void> {
   const temporary = `${file}.${randomUUID()}.tmp`;
-  await writeFile(temporary, text, { mode: 0o644 });
+  await writeFile(temporary, text, { mode });
   await rename(temporary, file);
 }

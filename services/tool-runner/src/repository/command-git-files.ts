@@ -4,8 +4,8 @@ import { lstat, mkdir, open, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { inflateSync } from "node:zlib";
 import { AppError } from "@agent-orchestrator/shared/runtime";
+import { isAcceptedRefName } from "@agent-orchestrator/shared/wire";
 import { runGit } from "../git/git-command.js";
-import { isAcceptedRefName } from "../git/ref-name.js";
 
 /*
  * A command's `.git` is the command's: anything in it may be a link to a host file, a FIFO or garbage. The host

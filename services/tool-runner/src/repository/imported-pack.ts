@@ -1,8 +1,8 @@
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "@agent-orchestrator/shared/runtime";
+import { isAcceptedRefName } from "@agent-orchestrator/shared/wire";
 import { GitFailed, runGit } from "../git/git-command.js";
-import { isAcceptedRefName } from "../git/ref-name.js";
 
 /** A ref of an imported repository. */
 export interface ImportedRef {

@@ -43,6 +43,11 @@ export const TreeState = z.object({
   head: ObjectId,
   /** HEAD is not on `branch` but at `head` (a command checked out another commit) */
   detached: z.boolean(),
+  /**
+   * the commit the working tree started from: its branch's (or the default branch's) last commit when the chat
+   * first changed it; what the diff of a chat's work starts at. States stored before it have none.
+   */
+  base: ObjectId.optional(),
   /** the branch's commit when HEAD is detached (else `head`) */
   branch_head: ObjectId.optional(),
   /** the index (staged) as a tree */

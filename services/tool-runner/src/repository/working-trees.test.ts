@@ -139,7 +139,7 @@ describe("withWorkingTree", () => {
     const chat = { project, session: "s1" };
     const status = await system.trees.withWorkingTree(
       chat,
-      async ({ directory }) => {
+      async ({ directory }, { environment }) => {
         const before = testGit(directory, ["status", "--porcelain"]);
         await writeFile(path.join(directory, "src", "add.js"), "export function add(a, b) {\n  return a + b;\n}\n");
         await writeFile(path.join(directory, "NOTES.md"), "untracked\n");
@@ -147,7 +147,7 @@ describe("withWorkingTree", () => {
         await writeFile(path.join(directory, ".gitignore"), "node_modules/\n");
         await writeFile(path.join(directory, "node_modules", "cache.js"), "ignored\n");
         testGit(directory, ["add", "src/add.js", ".gitignore"]);
-        testGit(directory, ["commit", "-q", "-m", "fix add"]);
+        testGit(directory, ["commit", "-q", "-m", "fix add"], undefined, environment);
         return before;
       },
       alice,

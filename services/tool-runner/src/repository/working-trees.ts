@@ -2,10 +2,11 @@ import { randomUUID } from "node:crypto";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { AppError, KeyedQueue, type Logger } from "@agent-orchestrator/shared/runtime";
-import type { FileAuthor } from "@agent-orchestrator/shared/wire";
+import { branchRef, chatBranch, type FileAuthor } from "@agent-orchestrator/shared/wire";
 import { LRUCache } from "lru-cache";
-import { branchRef } from "../git/ref-name.js";
 import { Checkout, type CheckoutPlace } from "./checkout.js";
+import { commitEnvironment, commitIdentity, commitMessageHook, refuseUnattributed } from "./commit-identity.js";
+import { newCommits } from "./new-commits.js";
 import type { AttachedRepository, Repositories } from "./repositories.js";
 import { maxRounds } from "./repository-bucket.js";
 import type { TreeState } from "./repository-values.js";
@@ -16,6 +17,19 @@ import { writeTree, type TreeChange } from "./tree-writer.js";
 export interface ChatTree {
   project: string;
   session: string;
+  /** the branch the chat was started on (docs/repositories.md "Branches and working trees"); absent: `chat/<session>` */
+  branch?: string | undefined;
+}
+
+/** What a command's git gets to make commits the host keeps (docs/repositories.md "Commits by the model"). */
+export interface CommitPlace {
+  /** GIT_AUTHOR_* and GIT_COMMITTER_* naming the member whose turn it is: give them to the command's environment */
+  environment: Readonly<Record<string, string>>;
+}
+
+/** Who runs a command, beyond the author of what it writes: the name their sign-in gave, for their commits. */
+export interface CommandCaller {
+  displayName?: string | undefined;
 }
 
 /** A working tree as one call sees it. */
@@ -42,9 +56,14 @@ export interface WorkingTreeLimits {
   checkouts: number;
 }
 
-/** The branch a chat works on (issue 40 item 4: `chat/<chat id>`). */
-export function chatBranch(session: string): string {
-  return `chat/${session}`;
+/** The working tree of a tool call's chat: its project, its id, and the branch it was started on (ToolContext). */
+export function chatTreeOf(context: { project_id: string; session_id: string; branch?: string | undefined }): ChatTree {
+  return { project: context.project_id, session: context.session_id, ...(context.branch === undefined ? {} : { branch: context.branch }) };
+}
+
+/** The branch a chat works on: the one it was started on, else `chat/<chat id>`. */
+export function branchOf(chat: ChatTree): string {
+  return chat.branch ?? chatBranch(chat.session);
 }
 
 /**
@@ -76,7 +95,7 @@ export class WorkingTrees {
   async view(chat: ChatTree): Promise<TreeView | undefined> {
     const repository = await this.repositories.attached(chat.project);
     if (!repository) return undefined;
-    const branch = chatBranch(chat.session);
+    const branch = branchOf(chat);
     const { bucket, record, reader } = repository;
     const stored = await bucket.treeState(chat.project, record.generation, branch);
     if (stored.value) return { repository, state: stored.value, revision: stored.revision };
@@ -88,6 +107,7 @@ export class WorkingTrees {
     const state: TreeState = {
       branch,
       head: head.id,
+      base: head.id,
       detached: false,
       index: tree,
       files: tree,
@@ -138,13 +158,15 @@ export class WorkingTrees {
    * Runs `fn` with the chat's working tree on disk (docs/repositories.md "withWorkingTree"): takes the lease,
    * brings this replica's checkout to the state, runs `fn`, then stores what it changed (files, index, HEAD,
    * the branch, new objects) and moves the state, before it returns. If `fn` throws or a limit is broken,
-   * nothing is kept and the checkout is made again from the state next time.
+   * nothing is kept and the checkout is made again from the state next time. `fn` gets the environment its git
+   * makes commits with, and every new commit must name `author`'s member and carry the agent's and the chat's
+   * trailers (COMMIT_REFUSED otherwise, nothing kept: docs/repositories.md "Commits by the model").
    */
-  withWorkingTree<T>(chat: ChatTree, fn: (place: CheckoutPlace) => Promise<T>, author: FileAuthor): Promise<T> {
-    return this.queue.run(`${chat.project}/${chat.session}`, () => this.underLease(chat, fn, author));
+  withWorkingTree<T>(chat: ChatTree, fn: (place: CheckoutPlace, commits: CommitPlace) => Promise<T>, author: FileAuthor, caller: CommandCaller = {}): Promise<T> {
+    return this.queue.run(`${chat.project}/${branchOf(chat)}`, () => this.underLease(chat, fn, author, caller));
   }
 
-  private async underLease<T>(chat: ChatTree, fn: (place: CheckoutPlace) => Promise<T>, author: FileAuthor): Promise<T> {
+  private async underLease<T>(chat: ChatTree, fn: (place: CheckoutPlace, commits: CommitPlace) => Promise<T>, author: FileAuthor, caller: CommandCaller): Promise<T> {
     const holder = `${this.replica}:${randomUUID()}`;
     let { view, revision } = await this.lease(chat, holder);
     const { project } = chat;
@@ -166,14 +188,19 @@ export class WorkingTrees {
     const key = `${project}.${record.generation}.${view.state.branch}`;
     const checkout = this.checkouts.get(key) ?? new Checkout(path.join(local.folder, "checkouts", Buffer.from(view.state.branch).toString("hex")), local);
     this.checkouts.set(key, checkout);
+    const identity = commitIdentity({ user: author.user, displayName: caller.displayName, agent: author.agent_id, chat: chat.session });
     try {
       // the packs other replicas stored since: the checkout is made from the state's trees
       await local.sync();
       await checkout.prepare(view.state);
-      const result = await fn(checkout.place);
+      await checkout.writeHook("commit-msg", commitMessageHook(identity));
+      await checkout.writeRefs((await bucket.refs(project, record.generation)).value?.refs ?? [], view.state.branch);
+      const result = await fn(checkout.place, { environment: commitEnvironment(identity) });
       await stopRenewing();
       if (lost) throw new AppError("BUSY", "The working tree's lease was lost while the command ran; nothing it changed was kept");
       const outcome = await checkout.persist(view.state, { maxNewBytes: this.limits.persistMaxBytes });
+      const before = [view.state.head, view.state.branch_head ?? view.state.head];
+      await refuseUnattributed(await newCommits(view.repository, [outcome.head, outcome.branchHead], before), identity);
       const { lease: _lease, ...held } = view.state;
       const next = await this.counted(view, {
         ...held,
@@ -198,6 +225,25 @@ export class WorkingTrees {
       await this.release(chat, holder).catch((releaseError: unknown) => this.logger.warn({ err: releaseError, project_id: project }, "a working tree's lease was not released; it expires"));
       throw error;
     }
+  }
+
+  /**
+   * Discards the chat's uncommitted changes (docs/repositories.md "A chat's work"): the files and the index become
+   * HEAD's commit again, as `git reset --hard` and `git clean` would leave them; commits stay. BUSY while a command
+   * holds the working tree. Undefined when nothing is stored for it (nothing to discard).
+   */
+  async discard(chat: ChatTree, author: FileAuthor): Promise<TreeView | undefined> {
+    for (let round = 0; round < maxRounds; round += 1) {
+      const view = await this.required(chat);
+      if (view.revision === 0) return undefined;
+      this.refuseLeased(view.state);
+      const head = await view.repository.reader.commitTree(view.state.head);
+      if (view.state.files === head && view.state.index === head) return view;
+      const next = await this.counted(view, { ...view.state, files: head, index: head, updated_at: this.now().toISOString(), updated_by: author });
+      const revision = await view.repository.bucket.putTreeState(chat.project, view.repository.record.generation, next, view.revision);
+      if (revision !== false) return { ...view, state: next, revision };
+    }
+    throw new AppError("BUSY", "The working tree is being changed by others all the time; try again");
   }
 
   /** Takes the working tree's lease by compare-and-set; BUSY while another holds it. */

@@ -24,6 +24,8 @@ export interface PinnedRoots {
 export interface SandboxContext {
   session_id: string;
   project_id: string;
+  /** the branch of the project's repository the chat was started on (docs/repositories.md); absent: `chat/<session_id>` */
+  branch?: string | undefined;
   /** relative to the project root, e.g. `_bmad/bmm`, `.bmad-core`, `.claude/skills/bmad-agent-analyst` or `bmad/custom/bundles/idea-studio` */
   bundle_path?: string | undefined;
 }

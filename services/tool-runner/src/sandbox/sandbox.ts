@@ -5,7 +5,7 @@ import { isInstallPlace } from "@agent-orchestrator/shared/bmad";
 import { AppError, relativeInside } from "@agent-orchestrator/shared/runtime";
 import { type FileAuthor, type FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import type { FileStore } from "../store/file-store.js";
-import type { TreeView, WorkingTrees } from "../repository/index.js";
+import { chatTreeOf, type ChatTree, type TreeView, type WorkingTrees } from "../repository/index.js";
 import { liveFiles } from "../store/space-index.js";
 import { sourceWriteVerdict, type LoadedSource } from "../store/source-snapshots.js";
 import { projectOutputPlaces } from "./output-folders.js";
@@ -76,7 +76,7 @@ export type Location =
   | { kind: "installed"; hostPath: string; virtualPath: string; roots: ContextRoots; detail: Record<string, unknown> }
   | { kind: "stored"; space: FileSpaceRef; path: string; virtualPath: string; roots: ContextRoots; detail: Record<string, unknown> }
   /** a file of the project's git repository, in the chat's working tree (docs/repositories.md) */
-  | { kind: "tree"; chat: { project: string; session: string }; view: TreeView; path: string; virtualPath: string; roots: ContextRoots; detail: Record<string, unknown> }
+  | { kind: "tree"; chat: ChatTree; view: TreeView; path: string; virtualPath: string; roots: ContextRoots; detail: Record<string, unknown> }
   /** a folder of the project that only leads to installed folders (`.claude`, `bmad` of a custom bundle) */
   | { kind: "passage"; hostPath: string; virtualPath: string; roots: ContextRoots; detail: Record<string, unknown> };
 
@@ -346,7 +346,7 @@ export class Sandbox {
       if (operation === "write") throw accessDenied("PROTECTED_PATH", detail, "BMAD's install folders are read-only; save under {output_folder}, {project-root}/docs or {session-folder}");
       throw accessDenied("PATH_OUTSIDE_ROOT", detail);
     }
-    const chat = { project: context.project_id, session: context.session_id };
+    const chat = chatTreeOf(context);
     const view = await this.options.trees?.view(chat);
     if (view) {
       const located = this.stored({ kind: "project", id: context.project_id }, inProject, { virtualPath, roots, detail });
@@ -357,7 +357,7 @@ export class Sandbox {
 
   /** The chat's working tree when its project has a git repository (docs/repositories.md), else undefined. */
   workingTree(context: SandboxContext): Promise<TreeView | undefined> {
-    return this.options.trees?.view({ project: context.project_id, session: context.session_id }) ?? Promise.resolve(undefined);
+    return this.options.trees?.view(chatTreeOf(context)) ?? Promise.resolve(undefined);
   }
 
   /** Tells `onTreeWritten` of one file written into a working tree, as a revision of the working tree. */

@@ -3,12 +3,19 @@ import { bindArguments, type FolderBind } from "../os-sandbox/folder-binder.js";
 
 /** Everything one sandboxed script run needs, in the order bwrap must mount it. */
 export interface SandboxSpec {
-  /** the BMAD trees and skill folders, bound read-only below `/sandbox/project` */
+  /**
+   * the folders bound, in order: a working tree's (read-write at `/sandbox/project`, its `.git` and objects beside it),
+   * then the BMAD trees and skill folders, read-only below `/sandbox/project`
+   */
   readOnly: FolderBind[];
   /** the project's writable place: a tmpfs of its own size mounted before the binds, so the trees are bound into it */
   projectPlace?: { inside: string; sizeBytes: number } | undefined;
   /** the other writable places: each a tmpfs of its own size, mounted after the binds (a scratch place lies in a tree) */
   places: Array<{ inside: string; sizeBytes: number }>;
+  /** small read-only files bound last, over what the binds hold (a working tree's `.git` pointers): the child's fd of each */
+  files?: ReadonlyArray<{ fd: number; inside: string }> | undefined;
+  /** variables added to the environment (a working tree's GIT_* authorship) */
+  environment?: Readonly<Record<string, string>> | undefined;
   /** size of the private /tmp */
   tmpBytes: number;
   /** the working folder inside */
@@ -39,5 +46,6 @@ export function bwrapArguments(spec: SandboxSpec, system: readonly string[] = sy
   if (spec.projectPlace) mounts.push("--size", String(spec.projectPlace.sizeBytes), "--tmpfs", spec.projectPlace.inside);
   mounts.push(...bindArguments(spec.readOnly));
   for (const place of spec.places) mounts.push("--size", String(place.sizeBytes), "--tmpfs", place.inside);
-  return bwrapFrame({ uid: 65534, network: false, mounts, cwd: spec.cwd, environment, seccompFd: spec.seccompFd, command: spec.command });
+  for (const file of spec.files ?? []) mounts.push("--ro-bind-data", String(file.fd), file.inside);
+  return bwrapFrame({ uid: 65534, network: false, mounts, cwd: spec.cwd, environment: { ...environment, ...spec.environment }, seccompFd: spec.seccompFd, command: spec.command });
 }

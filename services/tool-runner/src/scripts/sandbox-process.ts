@@ -24,6 +24,8 @@ export interface SandboxProcessOptions {
   seccomp?: Buffer | undefined;
   /** open folders handed over as fds 5, 6, … (to bwrap, `--ro-bind-fd 5 …`, or to the `entry` that binds them first) */
   descriptors?: number[] | undefined;
+  /** small files handed over on pipes after the folders' descriptors (`--ro-bind-data`), in this order */
+  data?: readonly string[] | undefined;
   /** host folder the report's files are staged in */
   staging: string;
   /** bounds of the report */

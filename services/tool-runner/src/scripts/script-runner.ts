@@ -11,7 +11,8 @@ import { limitedCommand, type ProcessLimits } from "../os-sandbox/process-limits
 import type { RunCgroup, SandboxCgroups } from "../os-sandbox/sandbox-cgroups.js";
 import { sandboxPrograms } from "../os-sandbox/sandbox-programs.js";
 import { SandboxSlots } from "../os-sandbox/sandbox-slots.js";
-import { seccompChildFd } from "../os-sandbox/sandbox-spawn.js";
+import { dataChildFd, seccompChildFd } from "../os-sandbox/sandbox-spawn.js";
+import { workingTreeLayout } from "../os-sandbox/working-tree-layout.js";
 import { bwrapArguments } from "./bwrap-arguments.js";
 import { launcherSource, type LauncherConfig, type LauncherPlace } from "./sandbox-launcher.js";
 import { binderPrefix, sandboxEntry, type SandboxEntry } from "../os-sandbox/folder-binder.js";
@@ -24,6 +25,7 @@ import { workspaceInputs } from "./workspace-inputs.js";
 import { settingsOverlay } from "./settings-overlay.js";
 import { placeOf, workspacePlaces, type SpaceKind } from "./workspace-places.js";
 import { limitHit, type SandboxBounds, type ScriptLimitName } from "./sandbox-bounds.js";
+import { checkBindPoints, scriptTreeInside, sessionOnly, type ScriptTree } from "./script-tree.js";
 
 /** What a script runner is configured with (SCRIPT_* settings and what the host offers). */
 export interface ScriptRunnerOptions {
@@ -86,7 +88,8 @@ export type ScriptCaller = Pick<ToolContext, "session_id" | "project_id" | "user
  * Runs BMAD's Python scripts for the model: the command is parsed without a shell, the script must be one of
  * the install's, and it runs in a bubblewrap sandbox that sees the BMAD trees and skill folders read-only and
  * private copies of the project's own files and the chat's scratch files, from the store, each in a
- * size-limited tmpfs; no host folder is ever writable inside. After the run, only regular files come back,
+ * size-limited tmpfs; no host folder is writable inside but a project's git working tree, when it has one
+ * (`ScriptTree`). After the run, only regular files come back,
  * checked by name, and only when the run stayed within every limit; they are stored as new revisions before
  * the run answers (docs/security.md "Scripts"). What it prints comes back with virtual paths.
  */
@@ -122,8 +125,12 @@ export class ScriptRunner {
     return { memoryBytes: this.limits.memoryBytes, processes: this.limits.processes, diskBytes: this.diskBytes, timeoutMs: this.options.timeoutMs };
   }
 
-  /** Checks and runs one command line in the chat's sandbox. Refusals are thrown as AppErrors. */
-  async run(caller: ScriptCaller, command: string): Promise<ScriptRun> {
+  /**
+   * Checks and runs one command line in the chat's sandbox. Refusals are thrown as AppErrors. With `tree` (a project
+   * with a git repository), `{project-root}` is that working tree, bound from the host with its `.git`, instead of
+   * the project's stored files; keeping what the script changed there is the caller's (withWorkingTree).
+   */
+  async run(caller: ScriptCaller, command: string, tree?: ScriptTree): Promise<ScriptRun> {
     const parsed = parseScriptCommand(command);
     const { sandbox, files } = this.options;
     // one user's scripts wait on each other, not on everyone's (SCRIPT_CONCURRENCY_PER_USER); a chat's one after the other
@@ -134,14 +141,18 @@ export class ScriptRunner {
       const script = await locateScript({ view, roots, script: parsed.script });
       const args = parsed.args.map((word) => argumentInside(view, roots, word));
       const spaces: Record<SpaceKind, FileSpaceRef> = { project: { kind: "project", id: caller.project_id }, session: { kind: "session", id: caller.session_id } };
-      const workspace = await workspaceInputs(files, spaces);
+      if (tree) await checkBindPoints(tree.place, view.readOnly);
+      const workspace = await workspaceInputs(files, spaces, tree ? ["session"] : ["project", "session"]);
       const { existing } = workspace;
       // BMAD's resolvers read the chat's settings where they read the install's (settings-overlay.ts)
       const overlay = await settingsOverlay(view, caller.settings);
       const inputs = overlay ? [...workspace.inputs, ...overlay.inputs] : workspace.inputs;
       const places = workspacePlaces(view);
       if (overlay) places.overTrees.unshift(overlay.place);
-      const every = [places.project, ...places.overTrees];
+      // a working tree is bound from the host, not handed over by the launcher
+      const every = tree ? places.overTrees : [places.project, ...places.overTrees];
+      const treeLayout = tree && workingTreeLayout(tree.place, scriptTreeInside);
+      const boundFolders = [...(treeLayout?.folders ?? []), ...view.readOnly];
       const placeSize = (place: LauncherPlace) =>
         this.diskBytes + inputs.filter((input) => placeOf(every, input.relative) === place).reduce((sum, input) => sum + input.size, 0);
       const launcher: LauncherConfig = {
@@ -156,13 +167,17 @@ export class ScriptRunner {
       let cgroup: RunCgroup | undefined;
       let entry: SandboxEntry | undefined;
       try {
-        for (const folder of view.readOnly) folders.push(await openDirectory(folder.host));
-        entry = await sandboxEntry(view.readOnly, this.options.spawnAs?.(slot), this.options.bindInstallFirst === true);
+        for (const folder of boundFolders) folders.push(await openDirectory(folder.host));
+        // a working tree is writable: a root tool-runner binds it first, idmapped to the slot's user (folder-binder.ts)
+        entry = await sandboxEntry(boundFolders, this.options.spawnAs?.(slot), this.options.bindInstallFirst === true || tree !== undefined);
+        const data = treeLayout?.files ?? [];
         cgroup = await this.options.cgroups?.create({ memoryBytes: this.limits.memoryBytes, processes: this.limits.processes, cpus: 1 });
         const exit = await runSandboxProcess({
           args: bwrapArguments({
-            projectPlace: { inside: places.project.inside, sizeBytes: placeSize(places.project) },
+            projectPlace: tree ? undefined : { inside: places.project.inside, sizeBytes: placeSize(places.project) },
             readOnly: entry.binds,
+            files: data.map((file, index) => ({ fd: dataChildFd(folders.length, index), inside: file.inside })),
+            environment: tree?.gitEnvironment,
             places: places.overTrees.map((place) => ({ inside: place.inside, sizeBytes: placeSize(place) })),
             tmpBytes: fixedLimits.tmpBytes,
             cwd: insideSession,
@@ -172,6 +187,7 @@ export class ScriptRunner {
           inputs,
           seccomp: this.options.seccomp,
           descriptors: folders.map((folder) => folder.fd),
+          data: data.map((file) => file.content),
           staging,
           reportMaxBytes: every.reduce((sum, place) => sum + placeSize(place), 0),
           reportMaxFrames: 2 * launcher.maxEntries + 100,
@@ -204,7 +220,7 @@ export class ScriptRunner {
           agent_id: caller.agent_id,
           ...(caller.tool_call_id === undefined ? {} : { tool_call_id: caller.tool_call_id }),
         };
-        const commit = kept ? await commitWorkspace(report, { files, spaces, existing, author }) : undefined;
+        const commit = kept ? await commitWorkspace(tree ? sessionOnly(report) : report, { files, spaces, existing, author }) : undefined;
         return {
           exitCode: report.end ? (report.end.exit ?? (report.end.signal === null ? null : 128 + report.end.signal)) : null,
           timedOut: exit.timedOut,

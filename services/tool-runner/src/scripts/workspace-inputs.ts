@@ -14,16 +14,17 @@ export interface WorkspaceInputs {
 }
 
 /**
- * The project's own files and the chat's scratch files as the store holds them now (their latest revisions),
+ * The project's own files and the chat's scratch files (or only the spaces of `kinds`: in a working tree, the project's
+ * files are the tree's) as the store holds them now (their latest revisions),
  * each fetched by its sha256 only when it is sent. A protected name is never handed in, nor a project path in
  * BMAD's install places (the read-only trees are bound there), nor a path with an empty, `.` or `..` segment
  * (the store's writers refuse them; a place is never left through one).
  */
-export async function workspaceInputs(files: FileStore, spaces: Record<SpaceKind, FileSpaceRef>): Promise<WorkspaceInputs> {
-  const [project, session] = await Promise.all([files.index(spaces.project), files.index(spaces.session)]);
+export async function workspaceInputs(files: FileStore, spaces: Record<SpaceKind, FileSpaceRef>, kinds: readonly SpaceKind[] = ["project", "session"]): Promise<WorkspaceInputs> {
+  const indexes = await Promise.all(kinds.map(async (kind) => [kind, await files.index(spaces[kind])] as const));
   const inputs: WorkspaceInput[] = [];
   const existing = { project: new Set<string>(), session: new Set<string>() };
-  for (const [kind, index] of [["project", project], ["session", session]] as const) {
+  for (const [kind, index] of indexes) {
     for (const file of liveFiles(index)) {
       existing[kind].add(file.path);
       if (!plainPath(file.path) || findProtectedSegment(file.path) !== undefined || (kind === "project" && isInstallPlace(file.path))) continue;

@@ -69,13 +69,16 @@ export async function openTestRepositories(settings: Partial<typeof fixtureRepos
 /** A file of a test repository: text, or a symbolic link to `link`. */
 export type RepositoryFile = string | { link: string };
 
-/** Runs the test's own git (trusted: the test made the repository) with a fixed author and date. */
-export function testGit(cwd: string, args: readonly string[], input?: string): string {
+/**
+ * Runs the test's own git (trusted: the test made the repository) with a fixed author and date; `environment` adds
+ * variables, such as the GIT_AUTHOR_* a working tree's commits are made with (withWorkingTree's `CommitPlace`).
+ */
+export function testGit(cwd: string, args: readonly string[], input?: string, environment: Readonly<Record<string, string>> = {}): string {
   return execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main", ...args], {
     cwd,
     encoding: "utf8",
     ...(input === undefined ? {} : { input }),
-    env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_DATE: "2026-01-01T00:00:00Z", GIT_COMMITTER_DATE: "2026-01-01T00:00:00Z" },
+    env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_DATE: "2026-01-01T00:00:00Z", GIT_COMMITTER_DATE: "2026-01-01T00:00:00Z", ...environment },
   });
 }
 

@@ -2,6 +2,7 @@ import { AppError } from "@agent-orchestrator/shared/runtime";
 import { limitMessage } from "../scripts/sandbox-bounds.js";
 import { jsonBytes } from "../reply-budget.js";
 import { fitStreams } from "./fit-streams.js";
+import { runScriptInTree } from "./working-tree-script.js";
 import type { ToolHandler } from "./tool-handler.js";
 
 /** Files named in one reply at most; the store's revisions record them all. */
@@ -22,13 +23,6 @@ const spaceNames = { project: "{project-root}", session: "{session-folder}" } as
  * chat made a file of a name the run used as a folder meanwhile (INVALID_PATH, NOT_A_FILE).
  */
 export const runScriptTool: ToolHandler<"run_script"> = async (args, context, deps, call) => {
-  if (await deps.sandbox.workingTree(context)) {
-    // a script's project files come from the file store, which a project with a repository does not show
-    throw new AppError(
-      "REPOSITORY_UNSUPPORTED",
-      "Scripts do not run yet in a project with a git repository. Do this step by hand as the skill's fallback says, and tell the user.",
-    );
-  }
   const runner = deps.scripts;
   if (!runner) {
     throw new AppError(
@@ -36,7 +30,12 @@ export const runScriptTool: ToolHandler<"run_script"> = async (args, context, de
       "Scripts are turned off on this server. Do this step by hand as the skill's fallback says (for example, write the file the script would write with save_output), and tell the user.",
     );
   }
-  const run = await runner.run({ ...context, tool_call_id: call.call_id }, args.command);
+  // in a project with a git repository, `{project-root}` is the chat's working tree (docs/repositories.md)
+  const tree = await deps.sandbox.workingTree(context);
+  const run =
+    tree && deps.trees
+      ? await runScriptInTree(runner, deps.trees, tree, { args, context, info: call })
+      : await runner.run({ ...context, tool_call_id: call.call_id }, args.command);
   if (run.timedOut) {
     throw new AppError("SCRIPT_TIMEOUT", `The script ran longer than ${Math.round(runner.timeoutMs / 1000)} s and was stopped; nothing it wrote was kept`);
   }

@@ -1,5 +1,6 @@
 import type { Logger } from "@agent-orchestrator/shared/runtime";
 import type { ErrorBody, FileAuthor, ToolArgs, ToolContext, RunnerToolName } from "@agent-orchestrator/shared/wire";
+import type { WorkingTrees } from "../repository/index.js";
 import type { Sandbox } from "../sandbox/index.js";
 import type { ScriptRunner } from "../scripts/index.js";
 
@@ -11,6 +12,8 @@ export interface ToolDependencies {
   logger: Logger;
   /** runs BMAD's scripts; absent when scripts are off (SCRIPTS, or no working sandbox) */
   scripts?: ScriptRunner | undefined;
+  /** the chats' working trees of projects with a git repository, which scripts (and commands) run in */
+  trees?: WorkingTrees | undefined;
 }
 
 /** A successful tool result; failures are thrown as AppError and turned into `{success:false}` by the caller. */

@@ -3,6 +3,7 @@ import { skillNamePattern } from "../skill-name-pattern.js";
 import { isForbiddenKey } from "../forbidden-keys.js";
 import { hasBidiFormat } from "../bidi-format.js";
 import { ApprovalsSettings } from "./approvals-settings.js";
+import { RepositorySettings } from "./repository-settings.js";
 
 /**
  * BMAD's settings per project and per member (docs/settings.md): the answers BMAD's installer asks (`bmad`) and
@@ -86,8 +87,9 @@ const withinBytes = (max: number) => (document: unknown) => new TextEncoder().en
 
 /**
  * A project's settings document (`GET/PUT /api/projects/:id/settings`): its BMAD answers (the team layer of the
- * config, `project_name` defaulting to the project's name), its team customization per skill and its tool approval
- * policies (docs/approvals.md). Unknown top-level
+ * config, `project_name` defaulting to the project's name), its team customization per skill, its tool approval
+ * policies (docs/approvals.md) and what its repository's commands may do (`repository.network`, docs/commands.md).
+ * Unknown top-level
  * keys are refused by name: the document grows by keys (tool approvals, a repository) as features arrive, and a
  * client that sends one this gateway does not know yet must hear so rather than see it dropped.
  */
@@ -96,6 +98,7 @@ export const ProjectSettings = z
     bmad: BmadAnswers.optional(),
     customize: SkillCustomizations.optional(),
     approvals: ApprovalsSettings.optional(),
+    repository: RepositorySettings.optional(),
   })
   .refine(withinBytes(maxProjectSettingsBytes), { message: `a project's settings take at most ${maxProjectSettingsBytes / 1024} KiB of JSON` });
 export type ProjectSettings = z.infer<typeof ProjectSettings>;

@@ -1,0 +1,113 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ToolContext } from "@agent-orchestrator/shared/wire";
+import { chatTreeOf, type TreeView } from "../repository/index.js";
+import { makeTestRepository, openTestRepositories, testGit, type TestRepositories } from "../testing/repository-fixture.js";
+import { createScriptFixture, type ScriptFixture } from "../testing/script-fixture.js";
+import { runScriptInTree } from "./working-tree-script.js";
+
+// docs/repositories.md "Scripts in the working tree": run_script in a project with a repository (security case 314)
+let system: TestRepositories;
+let scripts: ScriptFixture;
+let bundle: string;
+let removeRepository: () => Promise<void>;
+
+beforeAll(async () => {
+  system = await openTestRepositories();
+  scripts = await createScriptFixture();
+  const made = await makeTestRepository({ "src/add.js": "export const add = (a, b) => a + b;\n" }, { "story-1": { "src/mul.js": "export const mul = (a, b) => a * b;\n" } });
+  testGit(made.folder, ["merge", "-q", "--no-ff", "-m", "1-1 merge story 1", "story-1"]);
+  testGit(made.folder, ["bundle", "create", "-q", made.bundle, "--all"]);
+  bundle = made.bundle;
+  removeRepository = made.remove;
+  // reads the history as git_evidence.py does (`git -C <repo> log`), writes what it found into the project and its scratch
+  await scripts.plant(
+    "_bmad/scripts/evidence.py",
+    `import os, subprocess, sys
+repo = sys.argv[1]
+log = subprocess.run(["git", "-C", repo, "log", "--format=%s"], capture_output=True, text=True, check=True).stdout
+print(log, end="")
+os.makedirs(os.path.join(repo, "docs"), exist_ok=True)
+open(os.path.join(repo, "docs", "evidence.md"), "w").write(log)
+open("scratch.txt", "w").write("scratch")
+if len(sys.argv) > 2:
+    subprocess.run(["git", "-C", repo, "add", "docs/evidence.md"], check=True)
+    subprocess.run(["git", "-C", repo, "commit", "-q", "-m", "record evidence"], check=True)
+`,
+  );
+});
+
+afterAll(async () => {
+  await system.close();
+  await scripts.cleanup();
+  await removeRepository();
+});
+
+async function chatOf(): Promise<{ context: ToolContext; before: TreeView }> {
+  const project = `p${randomUUID().slice(0, 8)}`;
+  await system.repositories.attachBundle(project, bundle, "alice");
+  const context: ToolContext = { ...scripts.context, project_id: project, author_name: "Alice Liddell" };
+  return { context, before: (await system.trees.view(chatTreeOf(context))) as TreeView };
+}
+
+const run = (context: ToolContext, before: TreeView, command: string) =>
+  runScriptInTree(scripts.runner, system.trees, before, { args: { command }, context, info: { call_id: `run1:${randomUUID()}` } });
+
+describe("run_script in a project with a repository", () => {
+  it("runs in the chat's working tree with .git and git, and keeps what it wrote there before it answers", async () => {
+    const { context, before } = await chatOf();
+    const result = await run(context, before, "python3 {project-root}/_bmad/scripts/evidence.py {project-root}");
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.split("\n").sort()).toEqual(["", "1-1 merge story 1", "first", "on story-1"]);
+    expect(result.filesWritten.map((file) => [file.path, file.created])).toEqual([
+      ["{project-root}/docs/evidence.md", true],
+      ["{session-folder}/scratch.txt", true],
+    ]);
+    // another replica reads it from the working tree's state; the file store's project space is not written
+    const other = await system.replica();
+    const view = (await other.trees.view(chatTreeOf(context))) as TreeView;
+    const found = await other.trees.lookup(view, "docs/evidence.md");
+    expect(found.found === "entry" && (await view.repository.reader.blob(found.entry.id)).toString("utf8")).toBe(result.stdout);
+    expect(await scripts.stored(scripts.space("project", context.project_id), "docs/evidence.md")).toBeUndefined();
+    expect(await scripts.stored(scripts.space("session"), "scratch.txt")).toBe("scratch");
+  });
+
+  it("makes its commits as the member, with the agent's and the chat's trailers", async () => {
+    const { context, before } = await chatOf();
+    const result = await run(context, before, "python3 {project-root}/_bmad/scripts/evidence.py {project-root} commit");
+    expect(result.exitCode).toBe(0);
+    const view = (await system.trees.view(chatTreeOf(context))) as TreeView;
+    const log = await system.trees.withWorkingTree(chatTreeOf(context), async ({ directory }) => testGit(directory, ["log", "-1", "--format=%an <%ae>%n%(trailers:only,unfold)"]), {
+      user: "alice",
+    });
+    expect(log).toBe("Alice Liddell <alice@users.noreply.invalid>\nAgent: pm\nChat: s1\n\n");
+    expect(view.state.head).not.toBe(before.state.head);
+  });
+
+  it("refuses to run where the repository puts a link at a place BMAD's install is shown, so no bind lands outside (case 314)", async () => {
+    const made = await makeTestRepository({ "README.md": "hi\n", "_bmad": { link: "/etc" } });
+    try {
+      const project = `p${randomUUID().slice(0, 8)}`;
+      await system.repositories.attachBundle(project, made.bundle, "alice");
+      const context: ToolContext = { ...scripts.context, project_id: project };
+      const before = (await system.trees.view(chatTreeOf(context))) as TreeView;
+      await expect(run(context, before, "python3 {project-root}/_bmad/scripts/evidence.py {project-root}")).rejects.toMatchObject({ code: "SCRIPT_REJECTED", message: expect.stringContaining("{project-root}/_bmad, where") });
+    } finally {
+      await made.remove();
+    }
+  });
+
+  it("keeps nothing of a run stopped at its time limit", async () => {
+    const { context, before } = await chatOf();
+    const quick = await createScriptFixture({ runner: { timeoutMs: 1500 } });
+    try {
+      await quick.plant("_bmad/scripts/slow.py", "import os, sys, time\nopen(os.path.join(sys.argv[1], 'half.txt'), 'w').write('x')\ntime.sleep(60)\n");
+      const result = await runScriptInTree(quick.runner, system.trees, before, { args: { command: "python3 {project-root}/_bmad/scripts/slow.py {project-root}" }, context, info: { call_id: "run1:slow" } });
+      expect(result.timedOut).toBe(true);
+      const view = (await system.trees.view(chatTreeOf(context))) as TreeView;
+      expect((await system.trees.lookup(view, "half.txt")).found).toBe("none");
+    } finally {
+      await quick.cleanup();
+    }
+  });
+});
