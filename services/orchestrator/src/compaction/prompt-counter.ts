@@ -4,8 +4,18 @@ import { estimateTokens } from "../loop/context-budget.js";
 /** Tokens besides the messages and tools: the note of the day (loop/conversation-note.ts) and the request's framing. */
 const framingTokens = 64;
 
+/** Each turn's tool definitions (one array for all its calls) as tokens, counted once. */
+const counted = new WeakMap<object, number>();
+
 /** A prompt's tokens besides its messages: the tool definitions (as JSON, four bytes a token) and the framing. */
-export const fixedPromptTokens = (tools: unknown): number => Math.ceil(Buffer.byteLength(JSON.stringify(tools), "utf8") / 4) + framingTokens;
+export function fixedPromptTokens(tools: object): number {
+  let tokens = counted.get(tools);
+  if (tokens === undefined) {
+    tokens = Math.ceil(Buffer.byteLength(JSON.stringify(tools), "utf8") / 4) + framingTokens;
+    counted.set(tools, tokens);
+  }
+  return tokens;
+}
 
 /** How far a provider's count may move the estimate: tokens of code or of non-Latin text differ from four bytes. */
 const ratioBounds = { least: 0.5, most: 3 };

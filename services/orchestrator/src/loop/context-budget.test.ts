@@ -37,6 +37,17 @@ function expectPaired(messages: readonly ChatCompletionMessageParam[]): void {
   }
 }
 
+describe("estimateTokens", () => {
+  it("counts four bytes of the conversation's UTF-8 JSON a token, however often a message is counted", () => {
+    const messages: ChatCompletionMessageParam[] = [...conversation, { role: "user", content: "日本語のテキスト é" }];
+    const exact = Math.ceil(Buffer.byteLength(JSON.stringify(messages), "utf8") / 4);
+    expect(estimateTokens(messages)).toBe(exact);
+    expect(estimateTokens(messages)).toBe(exact);
+    expect(estimateTokens(messages.slice(2))).toBe(Math.ceil(Buffer.byteLength(JSON.stringify(messages.slice(2)), "utf8") / 4));
+    expect(estimateTokens([])).toBe(1);
+  });
+});
+
 describe("fitContext", () => {
   it("leaves a conversation under the budget untouched", () => {
     expect(fitContext(conversation, 1_000_000)).toEqual(conversation);

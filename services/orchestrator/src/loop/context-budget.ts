@@ -4,15 +4,31 @@ import { orchestratorMetrics } from "../orchestrator-metrics.js";
 import { truncateMiddle } from "./truncate-middle.js";
 
 /**
- * Rough token count: about four bytes of UTF-8 JSON a token, enough to stay under a budget. Bytes, not
- * characters, so text in scripts of several bytes a character (where a token is about one character) is
- * not under-counted fourfold.
+ * Each message's bytes as UTF-8 JSON, measured once: a turn's messages are never changed once made (a shortened one
+ * is a new object), and every model call counts the whole conversation again (compaction/window-guard.ts).
  */
-export function estimateTokens(messages: readonly ChatCompletionMessageParam[]): number {
-  return Math.ceil(Buffer.byteLength(JSON.stringify(messages), "utf8") / 4);
+const measured = new WeakMap<ChatCompletionMessageParam, number>();
+
+function bytesOf(message: ChatCompletionMessageParam): number {
+  let bytes = measured.get(message);
+  if (bytes === undefined) {
+    bytes = Buffer.byteLength(JSON.stringify(message), "utf8");
+    measured.set(message, bytes);
+  }
+  return bytes;
 }
 
-const messageTokens = (message: ChatCompletionMessageParam): number => Math.ceil((Buffer.byteLength(JSON.stringify(message), "utf8") + 1) / 4);
+/**
+ * Rough token count: about four bytes of UTF-8 JSON a token, enough to stay under a budget. Bytes, not
+ * characters, so text in scripts of several bytes a character (where a token is about one character) is
+ * not under-counted fourfold. The bytes are the array's JSON: its brackets, its messages and a comma between two.
+ */
+export function estimateTokens(messages: readonly ChatCompletionMessageParam[]): number {
+  const bytes = messages.reduce((sum, message) => sum + bytesOf(message), 2 + Math.max(0, messages.length - 1));
+  return Math.ceil(bytes / 4);
+}
+
+const messageTokens = (message: ChatCompletionMessageParam): number => Math.ceil((bytesOf(message) + 1) / 4);
 
 /** A message shorter than this (characters) is not worth shortening. */
 const largeChars = 2_000;

@@ -1,9 +1,15 @@
 import type OpenAI from "openai";
-import { type AppError } from "@agent-orchestrator/shared/runtime";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { costOf, type ModelPrice, type Usage } from "@agent-orchestrator/shared/wire";
 import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-caller.js";
 import { ModelCallTelemetry } from "./model-call-telemetry.js";
 import { toModelError } from "../loop/model-error.js";
+
+/**
+ * The reason a call's own signal is aborted with once the call is over: given, so that no DOMException (a stack
+ * trace) is made for every call; only a stream the loop stopped reading still hears it.
+ */
+const callOver = new AppError("CANCELLED", "The model call is over");
 
 /** What a route sends with every call besides the conversation (docs/models.md "Routes"). */
 export interface ModelParameters {
@@ -93,7 +99,7 @@ export function openAiModel(route: OpenAiRoute): ModelCaller {
         throw telemetry.failed(toModelError(error, { textStreamed, signal: call.signal }));
       } finally {
         // a loop that stops reading (an answer past its size limit) ends the HTTP request here, not at its timeout
-        call.abort();
+        call.abort(callOver);
         request.signal.removeEventListener("abort", relayAbort);
         telemetry.end(usage, finishReason);
       }
