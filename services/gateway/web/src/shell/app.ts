@@ -18,6 +18,8 @@ import { FileViewer } from "../chat/file-viewer.js";
 import { formatHashRoute, parseHashRoute } from "../lib/hash-route.js";
 import { pendingMessage } from "../chat/pending-message.js";
 import { projectChoice } from "../projects/project-choice.js";
+import { BranchHistory } from "../repository/branch-history.js";
+import { ChatChangesButton } from "../repository/chat-changes.js";
 import { ProjectFilesView } from "../files/project-files-view.js";
 import { ProjectOverviewView } from "../projects/project-overview-view.js";
 import { ProjectPanel } from "../projects/project-panel.js";
@@ -57,6 +59,9 @@ export class App {
   });
   private readonly projects = new ProjectPanel(this.api, () => this.projectChanged());
   private readonly projectFiles = new ProjectFilesView(this.api, (projectId) => this.projects.find(projectId));
+  /** a project's repository: its branches' commits (files view), a chat's changes (chat header) */
+  private readonly branchHistory = new BranchHistory();
+  private readonly chatChanges = new ChatChangesButton();
   private readonly overview = new ProjectOverviewView(this.api, {
     findProject: (projectId) => this.projects.find(projectId),
     agent: (agentId) => this.agentsById.get(agentId),
@@ -144,6 +149,7 @@ export class App {
     this.approvals.close();
     this.files.close();
     this.drawer.close();
+    this.chatChanges.show(undefined);
     await this.agentsLoaded;
     if (generation !== this.generation) return;
     this.pickerView.hidden = route.view !== "picker";
@@ -157,7 +163,7 @@ export class App {
     if (route.view === "files" || route.view === "project") {
       this.chatState = undefined;
       this.sessionList.setCurrent(undefined);
-      if (route.view === "files") await this.projectFiles.show(route.projectId, route.path);
+      if (route.view === "files") await Promise.all([this.projectFiles.show(route.projectId, route.path), this.branchHistory.show(route.projectId)]);
       else await this.overview.show(route.projectId);
       return;
     }
@@ -205,6 +211,8 @@ export class App {
       const project = await this.projects.find(session.project_id);
       if (generation !== this.generation) return;
       this.showChat({ agentId: session.agent_id, projectId: session.project_id, sessionId, readOnly: project?.role === "viewer" }, agent);
+      // a chat in a project with a repository names its branch (docs/repositories.md "A chat's work")
+      this.chatChanges.show(session.branch === undefined ? undefined : { sessionId, branch: session.branch, writable: project?.role !== "viewer" });
       // each line where the chat was compacted goes before the message it names (after them all: past the last)
       const compactionsAt = (index: number) => (session.compactions ?? []).filter((point) => point.message_index === index || (index === session.messages.length && point.message_index > index));
       for (const [index, message] of session.messages.entries()) {

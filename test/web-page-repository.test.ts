@@ -1,0 +1,94 @@
+/**
+ * A project's repository on the web page (docs/repositories.md "A chat's work"), in a real headless Chromium on
+ * BMAD 6.12 and the scripted model: a chat started on a named branch changed a file and added one; its header's
+ * Changes button shows the files with their added and removed lines and each file's diff, and the owner discards the
+ * uncommitted changes there; the files view's Repository button lists the branches and a branch's commits.
+ * Screenshots at 1400×900 and 390×844 in test-artifacts/.
+ */
+import { readFile } from "node:fs/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
+import { toolCallResponder } from "@agent-orchestrator/testing/tool-call-responder";
+import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
+import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/testing/web-browser";
+import { phone, screenshot, wide } from "@agent-orchestrator/testing/web-page-steps";
+import { makeTestRepository } from "@agent-orchestrator/tool-runner/testing";
+
+const agent = "bmm/dev";
+let system: TestSystem;
+let browser: TestBrowser;
+let project: string;
+let removeRepository: () => Promise<void>;
+
+async function api(method: string, route: string, body?: unknown): Promise<Record<string, any>> {
+  const response = await fetch(`${system.url}${route}`, { method, headers: { "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  return (await response.json()) as Record<string, any>;
+}
+
+/** One turn of a chat that makes one tool call; the chat's id. */
+async function tool(name: string, args: Record<string, unknown>, chat: { session?: string; branch?: string }): Promise<string> {
+  const reply = await api("POST", "/api/chat", { agent_id: agent, project_id: project, ...(chat.session ? { session_id: chat.session } : {}), ...(chat.branch ? { branch: chat.branch } : {}), message: `call ${name}\n${JSON.stringify(args)}` });
+  expect(reply["success"], JSON.stringify(reply)).toBe(true);
+  return reply["session_id"] as string;
+}
+
+beforeAll(async () => {
+  const root = await ensureBmadInstall({ version: "6.12.0", tool: "claude-code" });
+  browser = await launchTestBrowser();
+  system = await startTestSystem({ responder: toolCallResponder, env: { BMAD_ROOT: root } });
+  const made = await makeTestRepository({ "src/add.js": "export function add(a, b) {\n  return a - b;\n}\n", "README.md": "calc\n" });
+  removeRepository = made.remove;
+  project = (await api("POST", "/api/projects", { name: "Calc" }))["project"].id as string;
+  const attached = await fetch(`${system.url}/api/projects/${project}/repository`, { method: "PUT", headers: { "content-type": "application/x-git-bundle" }, body: await readFile(made.bundle) });
+  expect(attached.status).toBe(201);
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await system?.stop();
+  await removeRepository?.();
+});
+
+describe("a project's repository on the web page", () => {
+  it("shows a chat's changes, discards what it left uncommitted, and lists a branch's commits", async () => {
+    const session = await tool("edit_file", { file_path: "{project-root}/src/add.js", old_string: "a - b", new_string: "a + b" }, { branch: "story/1-1-add" });
+    await tool("save_output", { file_path: "{project-root}/docs/notes.md", content: "one\ntwo\n" }, { session });
+    const { page, problems } = await openRecordedPage(browser.context, system, wide, `/#/session/${session}`);
+
+    const changes = page.locator("#chat-changes");
+    await changes.waitFor();
+    await changes.click();
+    const dialog = page.getByRole("dialog", { name: "Changes on story/1-1-add" });
+    await dialog.getByText("2 files changed, 2 with uncommitted changes.", { exact: false }).waitFor();
+    const file = dialog.locator("details.changed-file", { hasText: "src/add.js" });
+    expect(await file.locator("summary").textContent()).toBe("src/add.js (modified, uncommitted +1 −1)");
+    await file.locator("summary").click();
+    const lines = file.getByRole("list", { name: "Changes of src/add.js" });
+    expect(await lines.locator(".diff-removed .diff-text").textContent()).toContain("return a - b;");
+    expect(await lines.locator(".diff-added .diff-text").textContent()).toContain("return a + b;");
+    await screenshot(page, "web-page-repository-changes");
+    await page.setViewportSize(phone);
+    await screenshot(page, "web-page-repository-changes-narrow");
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(phone.width);
+    await page.setViewportSize(wide);
+
+    await dialog.getByRole("button", { name: "Discard uncommitted changes" }).click();
+    await page.getByRole("dialog", { name: "Discard uncommitted changes?" }).getByRole("button", { name: "Discard" }).click();
+    await dialog.getByText("0 files changed, nothing uncommitted.", { exact: false }).waitFor();
+    expect(await dialog.getByRole("button", { name: "Discard uncommitted changes" }).count()).toBe(0);
+    await dialog.getByRole("button", { name: "Close" }).click();
+
+    await page.goto(`${system.url}/#/projects/${project}/files`);
+    const history = page.locator("#repository-history");
+    await history.waitFor();
+    await history.click();
+    const repository = page.getByRole("dialog", { name: "Repository" });
+    const commits = repository.getByRole("list", { name: "Commits of main" });
+    await commits.waitFor();
+    expect(await commits.locator(".commit-subject").allTextContents()).toEqual(["first"]);
+    await repository.getByLabel("Branch").selectOption("story/1-1-add");
+    await repository.getByRole("list", { name: "Commits of story/1-1-add" }).waitFor();
+    await screenshot(page, "web-page-repository-commits");
+    expect(problems).toEqual([]);
+  }, 240_000);
+});
