@@ -1,5 +1,6 @@
 import { connect, ErrorCode as NatsErrorCode, type NatsConnection } from "nats";
 import { baseEnvSchema } from "./env-config.js";
+import { answerRequestsWithoutCancelErrors } from "./nats/answered-request.js";
 import type { Logger } from "./logger.js";
 import { inboxPrefixFor, type ServiceName } from "../wire/subjects.js";
 
@@ -38,6 +39,7 @@ export function natsCredentialsFromEnv(env: NodeJS.ProcessEnv = process.env): Na
 export async function connectNats(options: ConnectOptions): Promise<NatsConnection> {
   const { url, service, logger } = options;
   const credentials = options.credentials === undefined ? natsCredentialsFromEnv() : options.credentials;
+  answerRequestsWithoutCancelErrors();
   let connection: NatsConnection;
   try {
     connection = await connect({
