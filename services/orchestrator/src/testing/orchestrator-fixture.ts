@@ -101,6 +101,10 @@ export interface TurnOptions {
   owner?: string;
   /** the project a new chat goes into (the owner's default project when absent) */
   projectId?: string;
+  /** the branch of the project's repository a new chat works on (docs/repositories.md) */
+  branch?: string;
+  /** the name the gateway knows the owner by: `user_name`'s default, and the author of the model's commits */
+  callerName?: string;
   expiresAt?: number;
   onEvent?: (event: RunEvent) => void;
   timeoutMs?: number;
@@ -119,6 +123,8 @@ export async function runTestTurn(connection: NatsConnection, prefix: string, me
     message,
     owner: options.owner ?? "ada",
     ...(options.projectId ? { project_id: options.projectId } : {}),
+    ...(options.branch ? { branch: options.branch } : {}),
+    ...(options.callerName ? { caller_name: options.callerName } : {}),
     expires_at: options.expiresAt ?? Date.now() + 60_000,
   };
   await connection.jetstream().publish(prefix + subjects.runRequest(sessionId), encodeJson(request), { msgID: runId });
