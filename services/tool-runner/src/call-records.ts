@@ -5,13 +5,14 @@ import type { KV } from "nats";
 import { z } from "zod";
 
 /** Tools whose calls change a project or a chat: a retry must be answered from their record, never run again. */
-export const recordedTools: ReadonlySet<RunnerToolName> = new Set(["save_output", "edit_file", "run_script"]);
+export const recordedTools: ReadonlySet<RunnerToolName> = new Set(["save_output", "edit_file", "run_script", "run_command"]);
 
 /**
  * Outcomes a retry must get again rather than cause again: a success, and the failures that come after the
- * script ran (its exit code, its time limit, the quota). Other failures changed nothing and may be retried.
+ * script or command ran (its exit code, its time limit, another limit of its sandbox, the quota). Other failures
+ * changed nothing and may be retried.
  */
-const finalFailures = new Set(["SCRIPT_FAILED", "SCRIPT_TIMEOUT", "QUOTA_EXCEEDED"]);
+const finalFailures = new Set(["SCRIPT_FAILED", "SCRIPT_TIMEOUT", "QUOTA_EXCEEDED", "COMMAND_FAILED", "COMMAND_TIMEOUT", "COMMAND_LIMIT_EXCEEDED"]);
 
 /** One completed call: what it was (the dispatcher's fingerprint of tool, context and arguments) and its result. */
 export const CallRecord = z.object({ fingerprint: z.string(), result: ToolResult });

@@ -32,6 +32,7 @@ import type { ToolRunnerConfig } from "./config.js";
 import { InFlightTracker } from "./in-flight-tracker.js";
 import { observeToolCall } from "./observe-tool-call.js";
 import { createSandbox, type SandboxHooks } from "./sandbox/index.js";
+import { startCommandRunner } from "./commands/index.js";
 import { startScriptRunner } from "./scripts/index.js";
 import { InstallFiles } from "./install-files.js";
 import { ProjectFiles } from "./project-files.js";
@@ -101,11 +102,13 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   });
   // SCRIPTS=on with no working sandbox throws here, so the process does not start
   const scripts = await startScriptRunner({ settings: config, sandbox, files, logger });
+  // and COMMANDS=on likewise; run_command runs in the chats' working trees (withWorkingTree)
+  const commands = await startCommandRunner({ settings: config, logger });
   // replies must fit the server's max_payload, which the connection learns at connect
   const replyBudget = () => (connection.info?.max_payload ?? defaultMaxPayload) - replyOverheadBytes;
   const callRecords = await connection.jetstream().views.kv(jetStreamNames(prefix).toolCallsBucket, { history: 1, ttl: callRecordsMaxAgeMs, replicas: config.JS_REPLICAS });
   const dispatcher = new ToolDispatcher({
-    deps: { sandbox, replyBudget, logger, scripts, trees },
+    deps: { sandbox, replyBudget, logger, scripts, commands, trees },
     records: callRecords,
     concurrency: config.TOOL_CONCURRENCY,
     logger,

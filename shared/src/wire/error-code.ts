@@ -89,6 +89,17 @@ export const ErrorCode = z.enum([
   "SCRIPT_TIMEOUT",
   "SCRIPT_FAILED",
   "SCRIPT_LIMIT_EXCEEDED",
+  // run_command (tool-runner, docs/commands.md)
+  /** commands are off on this server (COMMANDS, or no working sandbox) */
+  "COMMANDS_DISABLED",
+  /** run_command in a project without a git repository: commands run only in a working tree */
+  "REPOSITORY_REQUIRED",
+  /** the command ran past its time limit and was stopped */
+  "COMMAND_TIMEOUT",
+  /** the command exited non-zero (its output is in the result) */
+  "COMMAND_FAILED",
+  /** the command went past a limit of its sandbox other than time (memory, processes, file size, disk), named */
+  "COMMAND_LIMIT_EXCEEDED",
   // model behaviour
   "UNKNOWN_TOOL",
   "INVALID_TOOL_CALL",

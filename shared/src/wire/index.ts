@@ -182,6 +182,6 @@ export {
 export { inboxPrefixFor, jetStreamNames, serviceNames, subjectTokenPattern, subjects } from "./subjects.js";
 export type { ServiceName } from "./subjects.js";
 export { ToolCallRequest, ToolContext, ToolResult } from "./tool-call.js";
-export { ReadFileArgs, RunnerToolName, ToolName, toolCatalog, toolDefinitionsForModel } from "./tool-catalog.js";
+export { ReadFileArgs, RunCommandResult, RunnerToolName, ToolName, toolCatalog, toolDefinitionsForModel } from "./tool-catalog.js";
 export type { ToolArgs } from "./tool-catalog.js";
 export { Usage, addUsage, zeroUsage } from "./usage.js";

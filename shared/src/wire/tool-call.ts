@@ -29,6 +29,8 @@ export const ToolContext = z.object({
   branch: ChatBranchName.optional(),
   /** The name the member's sign-in gave (else their user id is used): the author of the model's commits (docs/repositories.md "Commits by the model"). */
   author_name: CallerName.optional(),
+  /** The project lets its commands use the network (`repository.network` of its settings); `run_command` runs without it otherwise. */
+  network: z.boolean().optional(),
 });
 export type ToolContext = z.infer<typeof ToolContext>;
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ErrorBody } from "./error-code.js";
 
 /**
  * The tools the model sees (docs/design.md "Tools"). The zod schemas are the single source of truth:
@@ -92,6 +93,43 @@ const RunScriptArgs = z
   })
   .strict();
 
+/** The longest command line: far below Linux's 128 KiB for one argument, far above any command a person types. */
+const maxCommandChars = 16 * 1024;
+
+const RunCommandArgs = z
+  .object({
+    command: z
+      .string()
+      .min(1)
+      .max(maxCommandChars)
+      .refine((text) => !text.includes("\0"), { message: "may not hold a NUL character" })
+      .describe("A shell command line, run by /bin/sh -c from the repository's root (/project), e.g. git status, npm test or node --test"),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(1000)
+      .max(24 * 60 * 60_000)
+      .optional()
+      .describe("How long the command may run, in milliseconds; the server's default when omitted, and never more than its maximum"),
+  })
+  .strict();
+
+/**
+ * What `run_command` answers (docs/commands.md): the command's exit status (null when it was stopped), its stdout and
+ * stderr (each cut to the server's limit, head and tail kept: `truncated`), and how long it ran. `success` is exit
+ * status 0; otherwise `error` says why (COMMAND_FAILED, COMMAND_TIMEOUT, COMMAND_LIMIT_EXCEEDED naming the limit).
+ */
+export const RunCommandResult = z.object({
+  success: z.boolean(),
+  exit_code: z.number().int().nullable(),
+  stdout: z.string(),
+  stderr: z.string(),
+  truncated: z.boolean(),
+  duration_ms: z.number().int().min(0),
+  error: ErrorBody.optional(),
+});
+export type RunCommandResult = z.infer<typeof RunCommandResult>;
+
 const RunSubagentArgs = z
   .object({
     prompt: z.string().describe("The complete task for the subagent: what to do, which files to read, what to return"),
@@ -144,6 +182,11 @@ export const toolCatalog = {
     description:
       "Run one of BMAD's own Python scripts (the `uv run …/script.py …` or `python3 …/script.py …` lines in a skill) in a sandbox. Returns exit_code, stdout, stderr and the files it wrote in {session-folder}.",
     args: RunScriptArgs,
+  },
+  run_command: {
+    description:
+      "Run a shell command in the project's git repository (its working tree, /project, with .git): git status, git diff, git add, git commit, the project's tests and checks. It runs in a sandbox with git, node and python3, no network unless the project allows it, and limits on time, memory, processes, disk and output. Returns exit_code, stdout, stderr, truncated and duration_ms; what it changes in the working tree is kept. Commit on the current branch; never push.",
+    args: RunCommandArgs,
   },
   run_subagent: {
     description:

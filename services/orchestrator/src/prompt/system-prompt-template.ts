@@ -136,6 +136,8 @@ export const toolRules: Readonly<Record<ToolName, string>> = {
   call load_skill with its name and follow the instructions it returns.`,
   run_script: `- When a skill's instructions say to run one of BMAD's Python scripts (\`uv run …\` or \`python3 …\`), call run_script
   with that command line, except for the steps the system already did for you.`,
+  run_command: `- To run a shell command in the project's repository (git status, git diff, git commit, the project's tests or
+  checks a step names), call run_command; commit on the branch you are on and never push.`,
   run_subagent: "- Where a skill says to spawn or use a subagent, call run_subagent with a complete, self-contained task.",
 };
 

@@ -82,10 +82,12 @@ async function admitted(
   // the agent's route: by its id, its module and the chat's project (docs/models.md "Routes")
   const route = deps.models.pick({ agent: agent.id, module: agent.bundleName, project: place.projectId });
   if (!route) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
-  const [budget, settings, approvals] = await Promise.all([
+  const [budget, settings, approvals, network] = await Promise.all([
     deps.budgets?.forTurn(place.projectId, request.owner, place.project),
     settingsReads && turnSettings(settingsReads, { projectId: place.projectId, projectName: place.projectName, user: request.owner, callerName: request.caller_name }),
     projectApprovals(settingsReads, place.projectId, deps.config.APPROVALS_DEFAULTS),
+    // whether run_command's sandbox may use the network (docs/commands.md): off unless the project says so
+    settingsReads ? settingsReads.project(place.projectId).then((document) => document.repository?.network === true) : false,
   ]);
   const meter = new UsageMeter(withinBudget(guard(route.caller), () => checkBudget(turn)), route.price, (usage) => turn.spending.call(usage));
   // what the tools write is the project's, authored by the chat's owner and its agent
@@ -96,6 +98,7 @@ async function admitted(
     user: request.owner,
     agent_id: agent.id,
     ...(settings ? { settings } : {}),
+    ...(network ? { network } : {}),
     // the chat's branch of the project's repository, and the name the model's commits give its member (docs/repositories.md)
     ...(place.branch === undefined ? {} : { branch: place.branch }),
     ...(request.caller_name === undefined ? {} : { author_name: request.caller_name }),

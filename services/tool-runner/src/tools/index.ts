@@ -5,6 +5,7 @@ import { listFilesTool } from "./list-files-tool.js";
 import { loadSkillTool } from "./load-skill-tool.js";
 import { preloadWorkflowTool } from "./preload-workflow-tool.js";
 import { readFileTool } from "./read-file-tool.js";
+import { runCommandTool } from "./run-command-tool.js";
 import { runScriptTool } from "./run-script-tool.js";
 import { saveOutputTool } from "./save-output-tool.js";
 import { searchFilesTool } from "./search-files-tool.js";
@@ -24,4 +25,5 @@ export const toolHandlers: { readonly [N in RunnerToolName]: ToolHandler<N> } = 
   preload_workflow: preloadWorkflowTool,
   load_skill: loadSkillTool,
   run_script: runScriptTool,
+  run_command: runCommandTool,
 };

@@ -1,5 +1,6 @@
 import type { Logger } from "@agent-orchestrator/shared/runtime";
 import type { ErrorBody, FileAuthor, ToolArgs, ToolContext, RunnerToolName } from "@agent-orchestrator/shared/wire";
+import type { CommandRunner } from "../commands/index.js";
 import type { WorkingTrees } from "../repository/index.js";
 import type { Sandbox } from "../sandbox/index.js";
 import type { ScriptRunner } from "../scripts/index.js";
@@ -12,6 +13,8 @@ export interface ToolDependencies {
   logger: Logger;
   /** runs BMAD's scripts; absent when scripts are off (SCRIPTS, or no working sandbox) */
   scripts?: ScriptRunner | undefined;
+  /** runs the model's commands; absent when commands are off (COMMANDS, or no working sandbox) */
+  commands?: CommandRunner | undefined;
   /** the chats' working trees of projects with a git repository, which scripts (and commands) run in */
   trees?: WorkingTrees | undefined;
 }
