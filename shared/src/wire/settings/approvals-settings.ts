@@ -31,14 +31,20 @@ export const maxExpireMinutes = 30 * 24 * 60;
 // a line break in a pattern would read as two commands to a person and as one to the matcher
 const controlCharacter = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
 
-/** A command pattern: the whole command line, `*` standing for any text (docs/approvals.md "Command patterns"). */
-export const CommandPattern = z
+/**
+ * A command line as an owner writes one into the settings (a pattern here, a verify command in `repository`): trimmed,
+ * at most 512 characters, no control, line break or bidi format character.
+ */
+export const CommandLineText = z
   .string()
   .trim()
   .min(1)
   .max(512)
   .refine((text) => !controlCharacter.test(text), { message: "may not hold control characters or line breaks" })
-  .refine((text) => !hasBidiFormat(text), { message: "may not hold bidi format characters" })
+  .refine((text) => !hasBidiFormat(text), { message: "may not hold bidi format characters" });
+
+/** A command pattern: the whole command line, `*` standing for any text (docs/approvals.md "Command patterns"). */
+export const CommandPattern = CommandLineText
   // a line is cut into its commands before matching, so a pattern holding a separator could never match
   .refine((text) => !scanCommandLine(text).separated, {
     message: "a pattern is one command: no ;, &&, ||, |, &, $(, backticks, parentheses or redirections (write one rule per command)",

@@ -1,26 +1,15 @@
 import { z } from "zod";
 import { commandLineParts } from "../approvals/command-line-parts.js";
-import { hasBidiFormat } from "../bidi-format.js";
-import type { CommandRule, EffectiveApprovals } from "./approvals-settings.js";
+import { CommandLineText, type CommandRule, type EffectiveApprovals } from "./approvals-settings.js";
 
 /** The most verify commands a project may name. */
 export const maxVerifyCommands = 50;
-
-// a line break would read as two commands to a person and to the shell
-const controlCharacter = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
 
 /**
  * A command that checks the project's code (`npm test`, `pytest -q`, `npm ci && npm test`): what BMAD's `bmad-build`
  * runs as "the checks in the spec's Verification section" (docs/repositories.md "Commands the project allows").
  */
-export const VerifyCommand = z
-  .string()
-  .trim()
-  .min(1)
-  .max(512)
-  .refine((text) => !controlCharacter.test(text), { message: "may not hold control characters or line breaks" })
-  .refine((text) => !hasBidiFormat(text), { message: "may not hold bidi format characters" })
-  .refine((text) => commandLineParts(text).length > 0, { message: "names no command" });
+export const VerifyCommand = CommandLineText.refine((text) => commandLineParts(text).length > 0, { message: "names no command" });
 
 /**
  * `repository` of a project's settings document: how the model's commands meet the project's git repository
