@@ -22,10 +22,11 @@ RUN npx tsc -b && npm prune --omit=dev --ignore-scripts
 
 # run: compiled code and production dependencies only, as the unprivileged `node` user
 FROM node:24-bookworm-slim
-# run_script's sandbox (tool-runner): bubblewrap, and the system python3 BMAD's scripts run on. bwrap needs
+# run_script's and run_command's sandboxes (tool-runner): bubblewrap, the system python3 BMAD's scripts run on, and
+# git, which a project's repository and the model's commands need (node is the image's own, in /usr/local). bwrap needs
 # unprivileged user namespaces; where the container has none (docker's default seccomp profile blocks them),
-# SCRIPTS=auto turns run_script off with one warning at start.
-RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap python3 \
+# SCRIPTS=auto and COMMANDS=auto turn run_script and run_command off with one warning each at start.
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap python3 git \
   && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production
 WORKDIR /app
