@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { KV, NatsConnection } from "nats";
 import { decodeJson, encodeJson, isCasConflict, KeyedQueue, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
 import { addSpending, SpendingTotals, zeroSpending, type Usage } from "@agent-orchestrator/shared/wire";
@@ -7,10 +8,16 @@ import { dayOf, monthOf } from "./spending-periods.js";
 
 /**
  * The entries (model calls and deliveries' ends) a key remembers having counted. An entry is counted by one
- * process, key after key, so the only second attempt at the same key is a retry of a write whose reply was lost,
- * moments later, behind the few entries other running turns counted meanwhile: a few dozen is plenty.
+ * process, so the only second attempt at the same key is a retry of a write that failed or whose reply was lost,
+ * with the turn's next call or at its end (delivery-spending.ts), behind the entries other running turns counted
+ * meanwhile: a few dozen is plenty.
  */
 const rememberedRuns = 64;
+/**
+ * An entry as a key remembers it: 16 characters of its SHA-256 (96 bits) instead of the ~40 of `<run id>:<attempt>:<n>`,
+ * since every write of a key carries all it remembers (the runs were most of a key's bytes).
+ */
+const entryOf = (runKey: string): string => createHash("sha256").update(runKey).digest("base64url").slice(0, 16);
 /** A user's days and months kept: enough for today, this month and the month before. */
 const keptDays = 62;
 const keptMonths = 24;
@@ -97,23 +104,24 @@ export class SpendingStore {
     const spent = spendingOf(turn.usage, turn.turns);
     const month = monthOf(turn.at);
     const day = dayOf(turn.at);
+    const entry = entryOf(turn.runKey);
     const project = this.change(projectPrefix(turn.projectId) + month, ProjectMonth, (stored) => {
       const current = stored ?? { ...zeroSpending(), by_agent: {}, runs: [] };
-      if (current.runs.includes(turn.runKey)) return undefined;
+      if (current.runs.includes(entry)) return undefined;
       const agent = Object.hasOwn(current.by_agent, turn.agentId) ? current.by_agent[turn.agentId] : undefined;
       return {
         ...addSpending(current, spent),
         by_agent: { ...current.by_agent, [turn.agentId]: addSpending(agent ?? zeroSpending(), spent) },
-        runs: remember(current.runs, turn.runKey),
+        runs: remember(current.runs, entry),
       };
     });
     const user = this.change(userKey(turn.user), UserSpending, (stored) => {
       const current = stored ?? { days: {}, months: {}, runs: [] };
-      if (current.runs.includes(turn.runKey)) return undefined;
+      if (current.runs.includes(entry)) return undefined;
       return {
         days: latest({ ...current.days, [day]: addSpending(ownOrZero(current.days, day), spent) }, keptDays),
         months: latest({ ...current.months, [month]: addSpending(ownOrZero(current.months, month), spent) }, keptMonths),
-        runs: remember(current.runs, turn.runKey),
+        runs: remember(current.runs, entry),
       };
     });
     const [inProject, inUser] = await Promise.all([project, user]);
@@ -195,7 +203,7 @@ export class SpendingStore {
   }
 }
 
-const remember = (runs: readonly string[], runKey: string): string[] => [...runs, runKey].slice(-rememberedRuns);
+const remember = (runs: readonly string[], entry: string): string[] => [...runs, entry].slice(-rememberedRuns);
 
 const ownOrZero = (totals: Record<string, SpendingTotals>, period: string): SpendingTotals =>
   (Object.hasOwn(totals, period) ? totals[period] : undefined) ?? zeroSpending();
