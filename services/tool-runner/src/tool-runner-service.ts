@@ -47,6 +47,7 @@ import { uploadFile } from "./uploads/file-upload.js";
 import { removeSource, sourceInfo } from "./uploads/source-info.js";
 import { putSource } from "./uploads/source-upload.js";
 import { ToolDispatcher } from "./tool-dispatcher.js";
+import { TransitBodies, addGitEndpoints, gitServiceTimeoutMs } from "./git-http/index.js";
 import { replyOverheadBytes } from "./reply-budget.js";
 
 /** What `startToolRunner` needs. */
@@ -160,6 +161,9 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   addJsonEndpoint(service, "repository_branch", repositorySubject("branch"), ChatTreeRequest, (request) => track(branchRequests.branch(request)), logger);
   addJsonEndpoint(service, "repository_changes", repositorySubject("changes"), ChatTreeRequest, (request) => track(branchRequests.changes(request)), logger);
   addJsonEndpoint(service, "repository_discard", repositorySubject("discard"), ChatDiscardRequest, (request) => track(branchRequests.discard(request)), logger);
+  // git's smart HTTP protocol for the gateway: a body past a quarter of the reply budget goes through the uploads store
+  const transit = await TransitBodies.open(connection.jetstream(), staged, { subjectPrefix: prefix, flush: () => connection.flush(), inlineMax: () => Math.floor(replyBudget() / 4) });
+  addGitEndpoints(service, { repositories, bodies: transit, logger, timeoutMs: gitServiceTimeoutMs, now: () => new Date() }, { prefix, track, logger });
   const installFiles = new InstallFiles(sandbox, replyBudget);
   addJsonEndpoint(service, "files_installed_list", filesSubject("installed_list"), InstalledFilesListRequest, (request) => track(installFiles.list(request)), logger);
   addJsonEndpoint(service, "files_installed_read", filesSubject("installed_read"), InstalledFileReadRequest, (request) => track(installFiles.read(request)), logger);

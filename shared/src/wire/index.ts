@@ -61,6 +61,7 @@ export {
   FilesRevisionsRequest,
   FilesWriteRequest,
 } from "./projects/file-messages.js";
+export { GitAdvertiseRequest, GitBody, GitProtocolHeader, GitRefUpdate, GitRpcReply, GitRpcRequest, GitService } from "./projects/git-messages.js";
 export {
   BranchCommitsQuery,
   BranchCommitsReply,
