@@ -100,6 +100,11 @@ export const subjects = {
   repository: (operation: string) => `project.repository.${operation}`,
   repositoryAll: "project.repository.*",
   /**
+   * tool-runner: git's smart HTTP protocol for the gateway (docs/repositories.md "Plain git over HTTP"):
+   * `advertise` (info/refs), `upload_pack` (fetch), `receive_pack` (push); the caller has checked the user's role
+   */
+  git: (operation: "advertise" | "upload_pack" | "receive_pack") => `project.git.${operation}`,
+  /**
    * gateway → gateway (published, not request/reply): an MCP client's answer to an elicitation that a `chat` tool
    * call waits for on some replica (McpElicitationAnswer; docs/openai-api.md "Approvals through elicitation"); `key`
    * is the random part of the elicitation's JSON-RPC id
