@@ -11,6 +11,7 @@ import type { StartChat } from "./chat/start-chat.js";
 import { allowedHosts, authenticationRequired } from "./config.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { healthRoute } from "./health-route.js";
+import { gitRoutes } from "./git/git-routes.js";
 import { greetingRoutes } from "./sessions/greeting-routes.js";
 import { requireAllowedHost } from "./http/host-check.js";
 import { refuseCrossSiteWrites } from "./http/cross-site-writes.js";
@@ -83,6 +84,7 @@ export function createApp(context: GatewayContext, services: GatewayServices): e
     context.metrics.registry.metrics().then((text) => response.type(context.metrics.registry.contentType).send(text), next);
   });
   // each API authenticates before it reads a body, takes from the caller's request budget, and answers in its own error shape
+  app.use(gitRoutes(context, { auth, requestRate, uploads, audit }));
   app.use("/v1", openAiRoutes(context, { auth, requestRate, agents, startChat, responses }));
   app.use("/mcp", mcpRoute(context, { auth, requestRate, agents, startChat }));
   // sign-in and sign-out, and who the caller is (auth/oidc-routes.ts)

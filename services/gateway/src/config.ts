@@ -56,7 +56,10 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   ),
   UPLOAD_MAX_FILES: envInt(100, 1, 10_000).describe("files one multipart upload may carry; past it the request is refused with 413 and nothing after the limit is stored"),
   UPLOAD_TIMEOUT_MS: envInt(300_000, 1_000, 600_000).describe(
-    "how long the gateway waits for the tool-runner to take one upload (store it, convert a document) or an archive (check and store every file)",
+    "how long the gateway waits for the tool-runner to take one upload (store it, convert a document) or an archive (check and store every file), and to answer one git request (a clone's pack made, a push stored)",
+  ),
+  GIT_PUSH_MAX_BYTES: envInt(512 * 1024 * 1024, 1_024, 64 * 1024 * 1024 * 1024).describe(
+    "largest body of one `git push` over /git/<project>.git (its pack, after decompression); past it the push is refused in git's own report (`remote unpack failed: the push is larger than …`) and nothing of it is stored (docs/repositories.md \"Plain git over HTTP\")",
   ),
   AUTH_FAILURES_PER_MINUTE: envInt(10, 1, 100_000).describe(
     "different wrong tokens one client address may send per minute (HTTP, /v1, /mcp, the WebSocket upgrade and `{type:\"auth\"}`; the same wrong token again counts once); past it a token new to that address gets 429 RATE_LIMITED with `retry-after`, unchecked, until the oldest failure is a minute old, while tokens that have signed in from that address before keep working. Refused OpenID Connect callbacks are counted the same way on a count of their own: past it a callback gets 429 and leaves no audit record",
