@@ -5,10 +5,7 @@ import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-c
 import { ModelCallTelemetry } from "./model-call-telemetry.js";
 import { toModelError } from "../loop/model-error.js";
 
-/**
- * The reason a call's own signal is aborted with once the call is over: given, so that no DOMException (a stack
- * trace) is made for every call; only a stream the loop stopped reading still hears it.
- */
+/** The reason a call the loop stopped reading is aborted with: given, so no DOMException (a stack trace) is made for it. */
 const callOver = new AppError("CANCELLED", "The model call is over");
 
 /** What a route sends with every call besides the conversation (docs/models.md "Routes"). */
@@ -52,6 +49,7 @@ export function openAiModel(route: OpenAiRoute): ModelCaller {
       let usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
       let finishReason: string | null = null;
       let textStreamed = false;
+      let readToItsEnd = false;
       try {
         const stream = await client.chat.completions.create(
           {
@@ -94,12 +92,14 @@ export function openAiModel(route: OpenAiRoute): ModelCaller {
         }
         // the openai client ends a stream aborted under it as if it had ended: a silence limit or a cancel is an error here
         call.signal.throwIfAborted();
+        readToItsEnd = true;
       } catch (error) {
         // the call's own signal: a turn's cancel or deadline is relayed to it, and a silence limit aborts it alone
         throw telemetry.failed(toModelError(error, { textStreamed, signal: call.signal }));
       } finally {
-        // a loop that stops reading (an answer past its size limit) ends the HTTP request here, not at its timeout
-        call.abort(callOver);
+        // a loop that stops reading (an answer past its size limit) ends the HTTP request here, not at its timeout; a
+        // call read to its end has nothing left to stop (aborting it anyway costs the openai client's own abort)
+        if (!readToItsEnd) call.abort(callOver);
         request.signal.removeEventListener("abort", relayAbort);
         telemetry.end(usage, finishReason);
       }
