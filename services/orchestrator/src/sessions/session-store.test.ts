@@ -79,8 +79,9 @@ describe("SessionStore", () => {
     const { record } = await newSession(store, "alice");
     expect(await store.createRunning({ id: record.id, agentId: "analyst", owner: "bob", projectId: "p2", runId: "r2" })).toBeUndefined();
     expect(await store.locate(record.id)).toEqual({ owner: "alice", project_id: "p1" });
-    // the project pointer written alongside the refused claim is gone again
+    // the project pointer and the head written alongside the refused claim are gone again
     expect((await kv.get(projectChatKey("p2", record.id)))?.operation).not.toBe("PUT");
+    expect(await store.get(record.id, "bob")).toBeUndefined();
     expect((await store.listByProject("p1")).map((chat) => chat.head.owner)).toEqual(["alice"]);
     // a redelivered first turn of the owner's finds its chat made
     expect(await store.point(record.id, "alice", "p1")).toBe(true);
@@ -109,6 +110,25 @@ describe("SessionStore", () => {
     expect(failure).toBeInstanceOf(Error);
     expect(AppError.is(failure)).toBe(false);
     expect((failure as Error).message).toBe("stream offline");
+  });
+
+  it("leaves no head of a new chat whose pointer could not be written", async () => {
+    const kv = await openBucket();
+    const broken = SessionStore.over(
+      new Proxy(kv, {
+        get: (target, property) =>
+          property === "create"
+            ? (key: string, value: Uint8Array) => (key.startsWith("project.") ? Promise.reject(new Error("stream offline")) : target.create(key, value))
+            : (Reflect.get(target, property) as (...args: unknown[]) => unknown).bind(target),
+      }),
+    );
+    const id = `s${randomUUID().slice(0, 8)}`;
+    await expect(broken.createRunning({ id, agentId: "analyst", owner: "alice", projectId: "p1", runId: "r1" })).rejects.toThrow("stream offline");
+    const store = SessionStore.over(kv);
+    expect(await store.get(id, "alice")).toBeUndefined();
+    // the turn sent again once the stream is back makes the chat whole
+    expect(await store.createRunning({ id, agentId: "analyst", owner: "alice", projectId: "p1", runId: "r1" })).toBeDefined();
+    expect((await store.listByProject("p1")).map((chat) => chat.head.id)).toEqual([id]);
   });
 });
 

@@ -89,22 +89,28 @@ export class SessionStore {
   }
 
   /**
-   * Creates a new session with its first turn already running, in one KV operation. Returns undefined if
-   * the id is taken (a redelivered turn finds its session that way).
+   * Creates a new session with its first turn already running: its head in one KV create, made at once with its
+   * pointers. Returns undefined if the id is taken (a redelivered turn finds its session that way). The chat pointer
+   * claims the id for its owner: when it is another chat's, or a pointer cannot be written, the head made alongside
+   * is removed again, so no head is left that no pointer names.
    */
   async createRunning(input: NewSession & { runId: string }): Promise<StoredSession | undefined> {
-    // the pointer claims the id for its owner: another owner's chat of the same id is never made
-    if (!(await this.point(input.id, input.owner, input.projectId))) return undefined;
     const now = new Date().toISOString();
     const record = newSession(input, now, { status: "running", run_id: input.runId, run_started_at: now, last_run_id: input.runId, messages: [] });
     const head: SessionHead = { ...withoutMessages(record), title: "", batches: [] };
-    try {
-      const revision = await whileRoom(() => this.create(headKey(input.owner, input.id), encodeJson(head)));
-      return { record, version: { revision, batches: [], title: "" } };
-    } catch (error) {
-      if (isCasConflict(error)) return undefined;
-      throw error;
+    const key = headKey(input.owner, input.id);
+    const [pointed, made] = await Promise.allSettled([this.point(input.id, input.owner, input.projectId), whileRoom(() => this.create(key, encodeJson(head)))]);
+    if (pointed.status === "rejected" || !pointed.value) {
+      // best effort: the pointer's own failure is what the turn reports
+      if (made.status === "fulfilled") await this.kv.purge(key, { previousSeq: made.value }).catch(() => undefined);
+      if (pointed.status === "rejected") throw pointed.reason;
+      return undefined;
     }
+    if (made.status === "rejected") {
+      if (isCasConflict(made.reason)) return undefined;
+      throw made.reason;
+    }
+    return { record, version: { revision: made.value, batches: [], title: "" } };
   }
 
   /**
