@@ -266,7 +266,11 @@ describe("deploy/nats/nats-server.conf", () => {
   });
 
   it("case 94: gives a repository's credential, refs and packs to the tool-runner alone (docs/repositories.md)", () => {
-    for (const user of ["registry", "orchestrator", "gateway"] as const) expect(userBlock(user), user).not.toMatch(/repositor(y|ies)_|KV_repositories|\$KV\.repositories/);
+    for (const user of ["registry", "gateway"] as const) expect(userBlock(user), user).not.toMatch(/repositor(y|ies)_|KV_repositories|\$KV\.repositories/);
+    // the orchestrator reads whether a project has a repository (docs/commands.md "Offered to the model"): the
+    // bucket's info and a direct get of its `repo.<project>` records, nothing that holds refs, packs or a credential
+    const orchestrator = [...userBlock("orchestrator").matchAll(/"([^"\s]*repositor[^"\s]*)"/g)].map((match) => match[1]);
+    expect(orchestrator).toEqual(["$JS.API.STREAM.INFO.KV_repositories", "$JS.API.DIRECT.GET.KV_repositories.$KV.repositories.repo.*"]);
     expect(userBlock("tool-runner")).toContain('"$KV.repository_credentials.>"');
     expect(userBlock("gateway")).toContain('"project.repository.get"');
   });

@@ -26,6 +26,7 @@ import { ProjectStore } from "./projects/project-store.js";
 import { addSettingsEndpoints } from "./endpoints/settings-endpoints.js";
 import { addApprovalEndpoints } from "./endpoints/approval-endpoints.js";
 import { ApprovalStore } from "./approvals/approval-store.js";
+import { ProjectRepositories } from "./projects/project-repositories.js";
 import { startApprovalSweeper } from "./approvals/approval-sweeper.js";
 import { cancelApprovals } from "./approvals/cancel-approvals.js";
 import { queueResume } from "./approvals/resume-queue.js";
@@ -165,6 +166,8 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     budgets,
     settings,
     approvals,
+    // the tool-runner's records of projects' repositories, only read (its bucket)
+    repositories: new ProjectRepositories(connection, names.repositoriesBucket),
   };
   addGreetingEndpoints(service, deps);
   addCompactionEndpoint(service, deps);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentDefinition } from "@agent-orchestrator/shared/wire";
-import { toolsForAgent } from "./agent-tools.js";
+import { fileTools, toolsForAgent } from "./agent-tools.js";
 import { skillAgent } from "../testing/skill-agent-fixture.js";
 
 const base: AgentDefinition = {
@@ -20,6 +20,12 @@ const base: AgentDefinition = {
 const tools = (agent: AgentDefinition, subagents = false) => toolsForAgent(agent, { subagents });
 
 describe("toolsForAgent", () => {
+  it("adds run_command right after the file tools when the turn's project has a repository, whatever else the agent gets", () => {
+    expect(tools(base)).not.toContain("run_command");
+    const workflowAgent = { ...base, menu: [{ trigger: "DP", description: "", workflow: "{project-root}/_bmad/bmm/workflows/x/workflow.yaml" }] };
+    expect(toolsForAgent(workflowAgent, { subagents: false, commands: true })).toEqual([...fileTools, "run_command", "preload_workflow"]);
+  });
+
   it("gives every agent the file tools and nothing more when its menu needs nothing more (4.x)", () => {
     expect(tools({ ...base, format: "v4" })).toEqual(["read_file", "save_output", "edit_file", "list_files", "find_files", "search_files"]);
   });

@@ -12,7 +12,7 @@ import type { TurnDeps } from "./turn-deps.js";
 import { placeTurn, type TurnPlace } from "./turn-place.js";
 import type { AdmittedTurn, TurnState } from "./turn-state.js";
 
-type AdmissionDeps = Pick<TurnDeps, "registry" | "store" | "projects" | "models" | "budgets" | "settings" | "config">;
+type AdmissionDeps = Pick<TurnDeps, "registry" | "store" | "projects" | "models" | "budgets" | "settings" | "config" | "repositories">;
 
 /**
  * Admits a user's turn, reading only: the agent from the registry, the chat's project and the owner's role in it
@@ -82,12 +82,14 @@ async function admitted(
   // the agent's route: by its id, its module and the chat's project (docs/models.md "Routes")
   const route = deps.models.pick({ agent: agent.id, module: agent.bundleName, project: place.projectId });
   if (!route) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
-  const [budget, settings, approvals, network] = await Promise.all([
+  const [budget, settings, approvals, network, commands] = await Promise.all([
     deps.budgets?.forTurn(place.projectId, request.owner, place.project),
     settingsReads && turnSettings(settingsReads, { projectId: place.projectId, projectName: place.projectName, user: request.owner, callerName: request.caller_name }),
     projectApprovals(settingsReads, place.projectId, deps.config.APPROVALS_DEFAULTS),
     // whether run_command's sandbox may use the network (docs/commands.md): off unless the project says so
     settingsReads ? settingsReads.project(place.projectId).then((document) => document.repository?.network === true) : false,
+    // run_command is offered only where it can run: in a project with a repository (docs/commands.md)
+    deps.repositories?.has(place.projectId) ?? false,
   ]);
   const meter = new UsageMeter(withinBudget(guard(route.caller), () => checkBudget(turn)), route.price, (usage) => turn.spending.call(usage));
   // what the tools write is the project's, authored by the chat's owner and its agent
@@ -103,7 +105,7 @@ async function admitted(
     ...(place.branch === undefined ? {} : { branch: place.branch }),
     ...(request.caller_name === undefined ? {} : { author_name: request.caller_name }),
   };
-  return Object.assign(turn, { agent, place, route, budget, meter, context, approvals });
+  return Object.assign(turn, { agent, place, route, budget, meter, context, approvals, commands });
 }
 
 /**

@@ -12,6 +12,7 @@ import type { Budgets } from "../spending/budgets.js";
 import type { SpendingStore } from "../spending/spending-store.js";
 import type { SettingsStore } from "../settings/settings-store.js";
 import type { ApprovalStore } from "../approvals/approval-store.js";
+import type { ProjectRepositories } from "../projects/project-repositories.js";
 
 /** What every turn of this process shares: the connection, the stores and the services a turn's phases call. */
 export interface TurnDeps {
@@ -43,4 +44,6 @@ export interface TurnDeps {
    * denied by the project's policies
    */
   approvals?: ApprovalStore;
+  /** which projects have a git repository, so their turns are offered `run_command`; without it none is */
+  repositories?: ProjectRepositories;
 }

@@ -1,6 +1,6 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { lateAnswerNames } from "@agent-orchestrator/shared/bmad";
-import { type AgentDefinition, type ToolName } from "@agent-orchestrator/shared/wire";
+import { type ToolName } from "@agent-orchestrator/shared/wire";
 import { toolsForAgent } from "../agent/agent-tools.js";
 import type { AgentRules } from "../agent/agent-rules.js";
 import { keptAgentStart } from "../agent/kept-agent-start.js";
@@ -23,7 +23,7 @@ type PreparationDeps = Pick<TurnDeps, "connection" | "config" | "logger" | "subj
 export async function systemPromptOf(deps: Pick<TurnDeps, "registry" | "starts" | "tools">, turn: AdmittedTurn): Promise<string> {
   const { agent, context } = turn;
   const [start, rules] = await Promise.all([keptAgentStart(deps, agent, context, `${turn.delivery}:start`, turn.controller.signal), agentRules(deps, turn)]);
-  return buildSystemPrompt(agent, start, { rules, tools: toolsOf(agent), lateAnswers: lateAnswerNames(context.settings) });
+  return buildSystemPrompt(agent, start, { rules, tools: toolsOf(turn), lateAnswers: lateAnswerNames(context.settings) });
 }
 
 /**
@@ -36,7 +36,7 @@ export function prepareTurn(deps: PreparationDeps, turn: HeldTurn, systemPrompt:
     { role: "system", content: systemPrompt },
     ...modelConversation([...turn.session.record.messages, ...(turn.resumed ? [] : [storedUserMessage(turn.request)])]),
   ];
-  return Object.assign(turn, { toolNames: toolsOf(turn.agent), conversation, subagents: subagentsOf(deps, turn) });
+  return Object.assign(turn, { toolNames: toolsOf(turn), conversation, subagents: subagentsOf(deps, turn) });
 }
 
 /**
@@ -51,10 +51,10 @@ export async function prepareChildTurn(deps: PreparationDeps, turn: AdmittedTurn
     { role: "user", content: request.message },
     ...(request.skill ? await preloadedSkill(deps, turn, request.skill) : []),
   ];
-  return Object.assign(turn, { toolNames: toolsOf(turn.agent), conversation, subagents: subagentsOf(deps, turn) });
+  return Object.assign(turn, { toolNames: toolsOf(turn), conversation, subagents: subagentsOf(deps, turn) });
 }
 
-const toolsOf = (agent: AgentDefinition): readonly ToolName[] => toolsForAgent(agent, { subagents: true });
+const toolsOf = (turn: AdmittedTurn): readonly ToolName[] => toolsForAgent(turn.agent, { subagents: true, commands: turn.commands === true });
 
 /** The turn's run_subagent calls: its children run in its chat and project, and never outlive it. */
 function subagentsOf(deps: PreparationDeps, turn: AdmittedTurn): SubagentRunner | undefined {

@@ -95,6 +95,8 @@ export interface TurnState {
   context?: ToolContext;
   /** the project's approval policies over the defaults (docs/approvals.md) */
   approvals?: EffectiveApprovals;
+  /** the project has a git repository: the model is offered `run_command` (docs/commands.md) */
+  commands?: boolean;
 
   // a user's turn (turn-session.ts)
   session?: HeldSession;
