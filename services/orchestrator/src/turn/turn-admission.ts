@@ -16,14 +16,15 @@ type AdmissionDeps = Pick<TurnDeps, "registry" | "store" | "projects" | "models"
 
 /**
  * Admits a user's turn, reading only: the agent from the registry, the chat's project and the owner's role in it
- * (turn-place.ts) with the settings alongside, then the route and the budgets. A refusal here (an unknown agent,
- * another user's chat, a viewer, no model configured) is the turn's one `error` event; its session is not touched.
+ * (turn-place.ts) with the settings and the project's repository record alongside, then the route and the budgets.
+ * A refusal here (an unknown agent, another user's chat, a viewer, no model configured) is the turn's one `error`
+ * event; its session is not touched.
  */
 export async function admitTurn(deps: AdmissionDeps, turn: TurnState): Promise<AdmittedTurn> {
-  const settings = earlySettings(deps, turn.request.owner);
+  const early = earlyReads(deps, turn.request.owner);
   // read at once; a refusal names the agent first, as when they were read one after the other
-  const [agent, place] = await inOrder(deps.registry.agent(turn.request.agent_id), placeTurn({ sessions: deps.store, projects: deps.projects }, turn.request, settings.known));
-  return admitted(deps, turn, agent, place, (model) => model, settings.reads);
+  const [agent, place] = await inOrder(deps.registry.agent(turn.request.agent_id), placeTurn({ sessions: deps.store, projects: deps.projects }, turn.request, early.known));
+  return admitted(deps, turn, agent, place, (model) => model, early);
 }
 
 /**
@@ -40,8 +41,8 @@ export async function admitChildTurn(deps: AdmissionDeps, turn: TurnState, paren
     throw familyEnded();
   }
   const agent = await deps.registry.agent(request.agent_id);
-  const settings = earlySettings(deps, request.owner);
-  const child = await admitted(deps, turn, agent, await childPlace(deps, turn, settings.known), (model) => whileFamilyRuns(model, stillRuns), settings.reads);
+  const early = earlyReads(deps, request.owner);
+  const child = await admitted(deps, turn, agent, await childPlace(deps, turn, early.known), (model) => whileFamilyRuns(model, stillRuns), early);
   announceTurn(child);
   return child;
 }
@@ -52,15 +53,36 @@ export function announceTurn(turn: AdmittedTurn): void {
   turn.events.emit({ type: "session", agent_id: turn.agent.id, project_id: turn.place.projectId, attempt: turn.attempt, model: turn.route.model });
 }
 
+/** What admission reads besides the chat's place, each once: its settings, and whether its project has a repository. */
+interface EarlyReads {
+  /** the project's settings document holds both BMAD's answers and the approval policies: read once for both */
+  settings: SettingsReads | undefined;
+  repository: (projectId: string) => Promise<boolean>;
+  /** the chat's project is known: the reads keyed by it start, alongside the project's own read */
+  known: (projectId: string) => void;
+}
+
 /**
- * The settings of a turn, each document read once (settings-reads.ts) and early: the owner's at once, the project's
- * as soon as its id is known (`known`), alongside the project's own read; unheard when the turn is refused.
+ * The reads of a turn's admission, started early: the owner's settings at once, the project's settings and its
+ * repository record as soon as the project's id is known; unheard when the turn is refused.
  */
-function earlySettings(deps: Pick<TurnDeps, "settings">, owner: string): { reads: SettingsReads | undefined; known: (projectId: string) => void } {
-  const reads = deps.settings && readOnce(deps.settings);
-  if (!reads) return { reads, known: () => undefined };
-  void reads.member(owner).catch(() => undefined);
-  return { reads, known: (projectId) => void reads.project(projectId).catch(() => undefined) };
+function earlyReads(deps: Pick<TurnDeps, "settings" | "repositories">, owner: string): EarlyReads {
+  const settings = deps.settings && readOnce(deps.settings);
+  const repositories = new Map<string, Promise<boolean>>();
+  const repository = (projectId: string): Promise<boolean> => {
+    let reading = repositories.get(projectId);
+    if (!reading) {
+      reading = deps.repositories?.has(projectId) ?? Promise.resolve(false);
+      repositories.set(projectId, reading);
+    }
+    return reading;
+  };
+  void settings?.member(owner).catch(() => undefined);
+  const known = (projectId: string): void => {
+    void settings?.project(projectId).catch(() => undefined);
+    void repository(projectId).catch(() => undefined);
+  };
+  return { settings, repository, known };
 }
 
 /** Asks the turn's budgets, counting what it spent that the totals do not have yet; BUDGET_EXCEEDED when one is spent. */
@@ -75,10 +97,10 @@ async function admitted(
   agent: AgentDefinition,
   place: TurnPlace,
   guard: (model: ModelCaller) => ModelCaller,
-  /** the project's settings document holds both BMAD's answers and the approval policies: read once for both */
-  settingsReads: SettingsReads | undefined,
+  early: EarlyReads,
 ): Promise<AdmittedTurn> {
   const { request } = turn;
+  const settingsReads = early.settings;
   // the agent's route: by its id, its module and the chat's project (docs/models.md "Routes")
   const route = deps.models.pick({ agent: agent.id, module: agent.bundleName, project: place.projectId });
   if (!route) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
@@ -89,7 +111,7 @@ async function admitted(
     // whether run_command's sandbox may use the network (docs/commands.md): off unless the project says so
     settingsReads ? settingsReads.project(place.projectId).then((document) => document.repository?.network === true) : false,
     // run_command is offered only where it can run: in a project with a repository (docs/commands.md)
-    deps.repositories?.has(place.projectId) ?? false,
+    early.repository(place.projectId),
   ]);
   const meter = new UsageMeter(withinBudget(guard(route.caller), () => checkBudget(turn)), route.price, (usage) => turn.spending.call(usage));
   // what the tools write is the project's, authored by the chat's owner and its agent
