@@ -112,6 +112,8 @@ export async function runChatTool(context: GatewayContext, startChat: StartChat,
 
 /** One run's events up to its last (`done`, `error`, `approval_required`), each tool call told as progress and the text said collected into `said`, model call by model call. */
 async function followRun(events: AsyncIterable<RunEvent>, onProgress: (message: string) => void, said: string[], signal: AbortSignal): Promise<Extract<RunEvent, { type: "done" | "error" | "approval_required" }>> {
+  // this run's text per model call: kept only when the run pauses, since its `done` already holds them all
+  const texts: string[] = [];
   let text = "";
   for await (const event of events) {
     // a subagent's text is its parent's tool result, not the turn's
@@ -119,11 +121,11 @@ async function followRun(events: AsyncIterable<RunEvent>, onProgress: (message: 
     if (event.type === "tool_call") {
       onProgress(`tool: ${event.name}`);
       if (event.parent_call_id === undefined) {
-        said.push(text);
+        texts.push(text);
         text = "";
       }
     }
-    if (event.type === "approval_required") said.push(text);
+    if (event.type === "approval_required") said.push(...texts, text);
     if (event.type === "done" || event.type === "error" || event.type === "approval_required") return event;
   }
   throw new AppError(signal.aborted ? "CANCELLED" : "SERVICE_UNAVAILABLE", "The turn ended without an answer");
