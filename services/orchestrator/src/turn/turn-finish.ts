@@ -37,7 +37,7 @@ export async function finishTurn(deps: Pick<TurnDeps, "store" | "approvals" | "c
   await saveSession(deps.store, turn.session, session, "completed", turn.spending.endTurn(usage));
   await turn.releaseSlot?.();
   turn.events.finish(doneEvent(output, usage, turn.subagents, session.usage, model));
-  turn.log.info({ ...recordTurnEnd({ agentId: turn.agent.id, outcome: "completed", startedAt: turn.startedAt, output, usage }), model }, "turn completed");
+  turn.log.info({ ...recordTurnEnd({ agentId: turn.agent.id, outcome: "completed", startedAt: turn.startedAt, span: turn.span, output, usage }), model }, "turn completed");
 }
 
 /**
@@ -62,6 +62,7 @@ export async function failTurn(deps: Pick<TurnDeps, "store">, turn: TurnState, e
     agentId: turn.agent?.id ?? "unknown",
     outcome: AppError.is(error) ? error.code : "INTERNAL",
     startedAt: turn.startedAt,
+    span: turn.span,
     ...(spent ? { usage: spent.usage } : {}),
   });
   if (AppError.is(error)) turn.log.warn({ ...ended, code: error.code, cause: describeCause(error.cause) }, error.message);

@@ -1,4 +1,5 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { trace, type Span } from "@opentelemetry/api";
 import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
 import {
   subjects,
@@ -61,6 +62,8 @@ export interface TurnState {
   readonly delivery: string;
   readonly log: Logger;
   readonly startedAt: number;
+  /** the turn's own span (queued-turn-span.ts): its end's attributes go there, not on the phase span current then */
+  readonly span: Span | undefined;
   /** epoch ms when the turn is stopped: no subagent of it outlives it */
   readonly endsAt: number;
   readonly limits: LoopLimits;
@@ -144,6 +147,7 @@ export function openTurn(
     delivery,
     log,
     startedAt: performance.now(),
+    span: trace.getActiveSpan(),
     endsAt: Date.now() + terms.timeoutMs,
     limits: terms.limits,
     events,

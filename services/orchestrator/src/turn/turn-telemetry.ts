@@ -1,5 +1,5 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import { trace } from "@opentelemetry/api";
+import { trace, type Span } from "@opentelemetry/api";
 import type { Usage } from "@agent-orchestrator/shared/wire";
 import { orchestratorMetrics } from "../orchestrator-metrics.js";
 
@@ -8,6 +8,8 @@ export interface TurnEnd {
   /** `completed` or the error code */
   outcome: string;
   startedAt: number;
+  /** the turn's span; else the one current */
+  span?: Span | undefined;
   /** a completed turn's loop output */
   output?: { iterations: number; added: readonly ChatCompletionMessageParam[] };
   usage?: Usage;
@@ -27,7 +29,7 @@ export function recordTurnEnd(end: TurnEnd): Record<string, unknown> {
     orchestratorMetrics.turnTokens.inc({ agent: end.agentId, kind: "completion" }, end.usage.completion_tokens);
     if (end.usage.cached_prompt_tokens) orchestratorMetrics.turnTokens.inc({ agent: end.agentId, kind: "cached_prompt" }, end.usage.cached_prompt_tokens);
   }
-  trace.getActiveSpan()?.setAttributes({
+  (end.span ?? trace.getActiveSpan())?.setAttributes({
     "ao.turn.outcome": end.outcome,
     "ao.turn.tool_calls": toolCalls,
     ...(end.output ? { "ao.turn.iterations": end.output.iterations } : {}),
