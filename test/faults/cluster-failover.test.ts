@@ -22,7 +22,7 @@ const turnsUnderFault = 30;
 const names = jetStreamNames("");
 const sessionsStream = `KV_${names.sessionsBucket}`;
 // the users' turn slots (USER_MAX_CONCURRENT_TURNS) and the spending totals (budgets) are buckets the orchestrator raises with the others
-const streams = [names.runRequests, names.runEvents, sessionsStream, `KV_${names.turnSlotsBucket}`, `KV_${names.projectsBucket}`, `KV_${names.spendingBucket}`];
+const streams = [names.runRequests, names.runEvents, sessionsStream, `KV_${names.turnSlotsBucket}`, `KV_${names.projectsBucket}`, `KV_${names.spendingBucket}`, `KV_${names.approvalsBucket}`];
 
 let cluster: TestNatsCluster;
 let system: FaultSystem;
@@ -85,7 +85,7 @@ describe.skipIf(natsIsExternal() || !findNatsServerBinary())("a three-server NAT
     await system?.stop();
   });
 
-  it("raises single-replica streams and the sessions, turn slots, projects and spending buckets to JS_REPLICAS=3 at an orchestrator's start, and says so", () => {
+  it("raises single-replica streams and the sessions, turn slots, projects, spending and approvals buckets to JS_REPLICAS=3 at an orchestrator's start, and says so", () => {
     expect(startUp.before).toEqual(Object.fromEntries(streams.map((stream) => [stream, 1])));
     expect(startUp.raised.sort()).toEqual(streams.map((stream) => [stream, 1, 3]).sort());
     expect(startUp.after).toEqual(Object.fromEntries(streams.map((stream) => [stream, 3])));
