@@ -70,6 +70,7 @@ export async function measureTimeToFirstToken(context: BenchContext): Promise<Me
     mark("client received the first delta", started + firstDelta);
   }).finally(() => roundTrips.stop());
   const turnRoundTrips = roundTrips.counts();
+  const waitsBeforeTheModel = roundTrips.waits();
   context.forgetRequests();
 
   const direct = summarize(samples.direct);
@@ -117,8 +118,14 @@ export async function measureTimeToFirstToken(context: BenchContext): Promise<Me
         system: describeRoundTrips(turnRoundTrips),
         result: `${[...turnRoundTrips.values()].reduce((sum, count) => sum + count, 0)} round trips`,
       },
+      {
+        label: "of them, the round trips waited for one after the other before the first model call (median; events left out)",
+        baseline: "",
+        system: describeRoundTrips(waitsBeforeTheModel),
+        result: `${[...waitsBeforeTheModel.values()].reduce((sum, count) => sum + count, 0)} waits`,
+      },
     ],
-    details: { direct, floor, system: distributed, trace, tracedRuns, roundTrips: Object.fromEntries(turnRoundTrips) },
+    details: { direct, floor, system: distributed, trace, tracedRuns, roundTrips: Object.fromEntries(turnRoundTrips), waitsBeforeTheModel: Object.fromEntries(waitsBeforeTheModel) },
     notes: [
       ...describeTrace(trace, tracedRuns, "turns"),
       `Everything before the model is called takes ${formatMs(modelAt)} (median, from the client's POST).`,

@@ -7,6 +7,17 @@ type Request = (...args: unknown[]) => Promise<unknown>;
 /** The round trips of one traced run by the turn phase they were made in (`entry`, `admission`, …). */
 export type RoundTrips = Map<string, number>;
 
+/** One request of a traced run: its phase, when it was sent and answered, and whether it stored one of the turn's events. */
+interface Sent {
+  phase: string;
+  at: number;
+  answeredAt: number;
+  event: boolean;
+}
+
+/** The phases before the turn's first model call. */
+const beforeTheModel = new Set(["entry", "admission", "hold", "preparation"]);
+
 /**
  * Counts the NATS round trips one in-process service makes during traced runs (span-timeline.ts): each `request`
  * of its connection, which is what a KV read or write, a JetStream API call, an event stored with its
@@ -19,25 +30,46 @@ export async function countRoundTrips(natsUrl: string, service: string) {
   const prototype = Object.getPrototypeOf(probe) as { request: Request };
   await probe.close();
   const original = prototype.request;
-  const runs: RoundTrips[] = [];
+  const runs: Sent[][] = [];
   prototype.request = function (this: { options?: { name?: string } }, ...args: unknown[]) {
     const run = runs.at(-1);
+    const answer = original.apply(this, args);
     if (run && this.options?.name?.startsWith(`${service}-`)) {
       const spanId = trace.getActiveSpan()?.spanContext().spanId;
       const phase = (spanId && enclosingSpan(spanId, (name) => name.startsWith("turn ")))?.slice("turn ".length) ?? "other";
-      run.set(phase, (run.get(phase) ?? 0) + 1);
+      const sent: Sent = { phase, at: performance.now(), answeredAt: Number.POSITIVE_INFINITY, event: String(args[0]).includes(".run.events.") };
+      run.push(sent);
+      void answer.finally(() => (sent.answeredAt = performance.now())).catch(() => undefined);
     }
-    return original.apply(this, args);
+    return answer;
+  };
+  const byPhase = (count: (sent: Sent[]) => number): RoundTrips => {
+    const phases = [...new Set(runs.flatMap((run) => run.map((sent) => sent.phase)))];
+    return new Map(phases.map((phase) => [phase, median(runs.map((run) => count(run.filter((sent) => sent.phase === phase))))]));
   };
   return {
     /** a traced run starts: its round trips are counted apart from the run before */
-    nextRun: () => void runs.push(new Map()),
+    nextRun: () => void runs.push([]),
     /** the connections' own `request` again */
     stop: () => void (prototype.request = original),
     /** the median count of each phase over the runs, in the order phases first appeared */
-    counts(): RoundTrips {
-      const phases = [...new Set(runs.flatMap((run) => [...run.keys()]))];
-      return new Map(phases.map((phase) => [phase, median(runs.map((run) => run.get(phase) ?? 0))]));
+    counts: (): RoundTrips => byPhase((sent) => sent.length),
+    /**
+     * The round trips the turn waits for one after the other before its first model call, by phase (median): a
+     * request sent once every earlier one was answered starts a new wait; one sent while another is under way adds
+     * none. The turn's events are left out (stored while the turn goes on, their acknowledgements awaited at its end).
+     */
+    waits(): RoundTrips {
+      const waits = byPhase((sent) => {
+        let count = 0;
+        let answeredAt = Number.NEGATIVE_INFINITY;
+        for (const request of sent.filter((one) => !one.event).sort((a, b) => a.at - b.at)) {
+          if (request.at >= answeredAt) count++;
+          answeredAt = request.at >= answeredAt ? request.answeredAt : Math.max(answeredAt, request.answeredAt);
+        }
+        return count;
+      });
+      return new Map([...waits].filter(([phase]) => beforeTheModel.has(phase)));
     },
   };
 }
