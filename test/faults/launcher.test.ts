@@ -226,6 +226,8 @@ describe.skipIf(process.platform !== "linux")("npm start", () => {
 
   it("ends every service within its drain time when npm passes on a SIGTERM (docs/security.md case 143)", async () => {
     const { npm, services } = await npmStart();
+    // the gateway can be up before the others on a loaded machine: a service stopped while it starts has no drain to show
+    for (const ready of [/^registry .*registry serving/, /^tool-runner .*tool-runner serving/, /^orchestrator .*orchestrator ready/]) await npm.waitFor(ready, 60_000);
     const everything = descendants(npm.child.pid as number).map((process) => process.pid);
     // npm hands a SIGTERM to the shell it runs the script in; one stop often arrives twice within milliseconds
     // (a terminal's Ctrl-C reaches npm, tsx and the launcher alike, and each passes it on): still one graceful stop
