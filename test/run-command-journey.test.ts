@@ -81,12 +81,12 @@ describe("run_command", { shuffle: false }, () => {
   it("runs the failing tests once approved, then, after edit_file fixes the code, runs them passing", async () => {
     const failing = await command("node --test", "approve");
     expect(failing, JSON.stringify(failing)).toMatchObject({ success: false, exit_code: 1 });
-    expect(failing["stdout"]).toMatch(/# fail 1/);
+    expect(failing["stdout"]).toMatch(/^[#ℹ] fail 1$/m);
     const fixed = await ask("edit_file", { file_path: "{project-root}/src/add.js", old_string: "a - b", new_string: "a + b" });
     expect(JSON.parse(fixed.body["response"] as string), JSON.stringify(fixed.body)).toMatchObject({ success: true });
     const passing = await command("node --test", "approve");
     expect(passing, JSON.stringify(passing)).toMatchObject({ success: true, exit_code: 0 });
-    expect(passing["stdout"]).toMatch(/# pass 1/);
+    expect(passing["stdout"]).toMatch(/^[#ℹ] pass 1$/m);
   }, 180_000);
 
   it("commits once approved, on the chat's branch, with alice as its author and the Agent: and Chat: trailers", async () => {

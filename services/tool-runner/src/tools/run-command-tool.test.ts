@@ -65,7 +65,7 @@ describe("run_command in a chat's working tree", () => {
     expect(await run(context, "git status --short && git branch --show-current")).toMatchObject({ success: true, exit_code: 0, stdout: "chat/s1\n", truncated: false });
     const failing = await run(context, "npm test");
     expect(failing).toMatchObject({ success: false, error: { code: "COMMAND_FAILED" } });
-    expect(failing["stdout"]).toContain("# fail 1");
+    expect(failing["stdout"]).toMatch(/^[#ℹ] fail 1$/m);
     expect(await run(context, "sed -i 's/a - b/a + b/' src/add.js && npm test >/dev/null && git commit -qam 'add: fix the sum' && git log -1 --format='%an <%ae> %s%n%(trailers:only)'")).toMatchObject({
       success: true,
       stdout: "alice <alice@users.noreply.invalid> add: fix the sum\nAgent: dev\nChat: s1\n\n",
