@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { baseEnvSchema, envInt, firstIssue, parseJson, toolTimeoutDefaultMs } from "@agent-orchestrator/shared/runtime";
+import { baseEnvSchema, envInt, firstIssue, parseJson, removedEnv, toolTimeoutDefaultMs } from "@agent-orchestrator/shared/runtime";
 import { ApprovalsSettings, builtInApprovals, effectiveApprovals, parseModelPrice, type ModelPrice } from "@agent-orchestrator/shared/wire";
 
 const optionalText = z
@@ -46,13 +46,10 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   MODEL_FIRST_BYTE_TIMEOUT_MS: envInt(600_000, 1_000, 3_600_000).describe(
     "how long a model call may wait for the first byte of its answer (a local model reads the whole prompt first: 40-95 s for a 6.12 agent's first prompt on a laptop CPU, more for a long chat) before it is stopped with MODEL_TIMEOUT; not retried",
   ),
-  MODEL_TIMEOUT_MS: z
-    .string()
-    .optional()
-    .refine((value) => value === undefined || value.trim() === "", {
-      message: "removed: a model call is no longer limited by its total length but by silence; set MODEL_IDLE_TIMEOUT_MS and MODEL_FIRST_BYTE_TIMEOUT_MS instead (docs/models.md \"Timeouts\")",
-    })
-    .describe("removed (it limited a whole model call); set, the orchestrator refuses to start: use MODEL_IDLE_TIMEOUT_MS and MODEL_FIRST_BYTE_TIMEOUT_MS"),
+  MODEL_TIMEOUT_MS: removedEnv(
+    "removed: a model call is no longer limited by its total length but by silence; set MODEL_IDLE_TIMEOUT_MS and MODEL_FIRST_BYTE_TIMEOUT_MS instead (docs/models.md \"Timeouts\")",
+    "removed (it limited a whole model call); set, the orchestrator refuses to start: use MODEL_IDLE_TIMEOUT_MS and MODEL_FIRST_BYTE_TIMEOUT_MS",
+  ),
   MODEL_RETRY_AFTER_MAX_MS: envInt(20_000, 0, 600_000).describe(
     "the longest `retry-after` from the model server the client honours; a longer one is ignored: the client retries on its own short backoff and then fails with MODEL_RATE_LIMITED instead of waiting that long",
   ),
@@ -83,13 +80,10 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   COMPACTION_THRESHOLD_PERCENT: envInt(80, 10, 95).describe(
     "a chat whose next prompt passes this share of its route's window is compacted before the call: old tool results first become stubs, then, if that is not enough, the older conversation a hand-off summary (docs/models.md \"Compaction\")",
   ),
-  CONTEXT_BUDGET_TOKENS: z
-    .string()
-    .optional()
-    .refine((value) => value === undefined || value.trim() === "", {
-      message: "removed: a prompt is now kept within its route's context window; set MODEL_CONTEXT_WINDOW and MODEL_OUTPUT_RESERVE (or `context_window` per route in MODEL_ROUTES) instead (docs/models.md \"Context windows\")",
-    })
-    .describe("removed (one prompt budget for every model); set, the orchestrator refuses to start: use MODEL_CONTEXT_WINDOW and MODEL_OUTPUT_RESERVE"),
+  CONTEXT_BUDGET_TOKENS: removedEnv(
+    "removed: a prompt is now kept within its route's context window; set MODEL_CONTEXT_WINDOW and MODEL_OUTPUT_RESERVE (or `context_window` per route in MODEL_ROUTES) instead (docs/models.md \"Context windows\")",
+    "removed (one prompt budget for every model); set, the orchestrator refuses to start: use MODEL_CONTEXT_WINDOW and MODEL_OUTPUT_RESERVE",
+  ),
   MODEL_ANSWER_MAX_BYTES: envInt(2 * 1024 * 1024, 16 * 1024, 64 * 1024 * 1024).describe(
     "bytes of one model answer (text plus tool-call ids, names and arguments): past it the stream is stopped, the answer kept up to it with a note, and the turn ends with MODEL_OUTPUT_TOO_LARGE. One streamed event larger than 6× this plus 64 KiB is refused before it is buffered. 2 MiB holds a save_output of a whole WRITE_MAX_BYTES (1 MiB) file as JSON-escaped arguments and keeps a text answer within one `done` event of the shipped 4 MiB max_payload",
   ),

@@ -62,3 +62,14 @@ export function loadEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv
 /** An integer environment variable with a default and bounds. */
 export const envInt = (defaultValue: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).default(defaultValue);
+
+/**
+ * A setting that is gone: unset or empty, it is ignored; set, the service refuses to start with `message` (what to
+ * set instead), so an operator's old configuration is not silently read as something else.
+ */
+export const removedEnv = (message: string, description: string) =>
+  z
+    .string()
+    .optional()
+    .refine((value) => value === undefined || value.trim() === "", { message })
+    .describe(description);

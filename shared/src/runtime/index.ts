@@ -7,7 +7,7 @@
 export { AppError, toErrorBody } from "./app-error.js";
 export { AuditPublisher, auditActorToken } from "./audit/audit-publisher.js";
 export type { AuditEntry } from "./audit/audit-publisher.js";
-export { baseEnvSchema, envInt, loadEnv, parseEnv } from "./env-config.js";
+export { baseEnvSchema, envInt, loadEnv, parseEnv, removedEnv } from "./env-config.js";
 export { addJsonEndpoint } from "./json-endpoint.js";
 export { KeyedQueue } from "./keyed-queue.js";
 export { isCasConflict } from "./kv-conflict.js";
