@@ -113,12 +113,6 @@ async function git(cwd: string, args: readonly string[]): Promise<{ stdout: stri
   }
 }
 
-async function attachedProject(): Promise<string> {
-  const project = `p${randomUUID().slice(0, 8)}`;
-  await system.repositories.attachBundle(project, bundle, "alice");
-  return project;
-}
-
 async function refsOf(project: string): Promise<Record<string, string>> {
   const attached = await system.repositories.attached(project);
   if (!attached) throw new Error("no repository");
@@ -142,7 +136,7 @@ function pushRequest(commands: ReadonlyArray<readonly [old: string, updated: str
 
 describe("git's smart HTTP protocol on the tool-runner", () => {
   it("clones over protocol versions 2 and 0, and a push moves the branch for a fetch on another replica", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     const first = await gitServer();
     const second = await gitServer((await system.replica()).repositories);
     const ours = await clone(`${first.url}/${project}.git`, `${project}-v2`);
@@ -168,7 +162,7 @@ describe("git's smart HTTP protocol on the tool-runner", () => {
   });
 
   it("refuses a push whose old value is not the ref's any more, and one that deletes the default branch", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     const { url } = await gitServer();
     const ahead = await clone(`${url}/${project}.git`, `${project}-ahead`);
     const behind = await clone(`${url}/${project}.git`, `${project}-behind`);
@@ -187,7 +181,7 @@ describe("git's smart HTTP protocol on the tool-runner", () => {
   });
 
   it("refuses hostile ref names, and more refs in one push than a repository may hold (case 93)", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     const { url } = await gitServer();
     const folder = await clone(`${url}/${project}.git`, `${project}-names`);
     const head = (await git(folder, ["rev-parse", "HEAD"])).stdout.trim();
@@ -217,7 +211,7 @@ describe("git's smart HTTP protocol on the tool-runner", () => {
   });
 
   it("moves a chat's clean working tree to a pushed commit, and refuses a push to a chat's branch while it runs or has uncommitted work", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     const { url } = await gitServer();
     const folder = await clone(`${url}/${project}.git`, `${project}-chats`);
     const attached = await system.repositories.attached(project);
@@ -260,7 +254,7 @@ describe("git's smart HTTP protocol on the tool-runner", () => {
   });
 
   it("refuses a pushed tree naming .git, stores nothing of it, and runs no hook a push brings (case 92)", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     const { url } = await gitServer();
     const folder = await clone(`${url}/${project}.git`, `${project}-dotgit`);
     const marker = path.join(work, `ran-${randomUUID()}`);

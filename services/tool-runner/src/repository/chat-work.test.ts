@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -28,12 +27,6 @@ afterAll(async () => {
   await Promise.all(removals.map((remove) => remove()));
 });
 
-async function attachedProject(): Promise<string> {
-  const project = `p${randomUUID().slice(0, 8)}`;
-  await system.repositories.attachBundle(project, bundle, "alice");
-  return project;
-}
-
 /** Writes `file` and commits it in the chat's working tree as the member's command would, with `extra` git options. */
 function commitIn(chat: ChatTree, file: string, content: string, extra: readonly string[] = [], displayName = "Alice Liddell") {
   return system.trees.withWorkingTree(
@@ -54,7 +47,7 @@ async function branchHead(project: string, branch: string): Promise<string | und
 
 describe("commits by the model", () => {
   it("name the member as author and committer and carry the Agent and Chat trailers", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     const chat = { project, session: "s1" };
     await commitIn(chat, "src/add.js", "export const add = (a, b) => a + b;\n");
     const view = (await system.trees.view(chat)) as TreeView;
@@ -70,7 +63,7 @@ describe("commits by the model", () => {
   });
 
   it("refuses a commit that skips the hook or names another author, and keeps nothing of the command (case 310)", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     const chat = { project, session: "s1" };
     await commitIn(chat, "NOTES.md", "kept\n");
     const before = (await system.trees.view(chat)) as TreeView;
@@ -109,7 +102,7 @@ describe("commits by the model", () => {
 
 describe("the model's git", () => {
   it("never moves another branch: a merge into main or a branch of its own stays in its sandbox (case 311)", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     const chat = { project, session: "s1" };
     const main = await branchHead(project, "main");
     await system.trees.withWorkingTree(
@@ -139,7 +132,7 @@ describe("the model's git", () => {
 
 describe("a chat on a named branch", () => {
   it("works on that branch, forked from the default branch at its first change, shared by the chats started on it", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     const main = await branchHead(project, "main");
     const chat = { project, session: "s1", branch: "story/1-2-add" };
     await commitIn(chat, "src/add.js", "export const add = (a, b) => a + b;\n");
@@ -154,7 +147,7 @@ describe("a chat on a named branch", () => {
 
 describe("a chat's work", () => {
   it("shows the commits and every change since the chat started, uncommitted ones included, and one file's diff", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     const chat = { project, session: "s1" };
     expect(await chatChanges((await system.trees.view(chat)) as TreeView)).toMatchObject({ commits: [], files: [], patch: "", clean: true });
     await commitIn(chat, "src/add.js", "export const add = (a, b) => a + b;\n");
@@ -176,7 +169,7 @@ describe("a chat's work", () => {
   });
 
   it("discards the uncommitted changes and keeps the commits; refused while a command holds the working tree", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     const chat = { project, session: "s1" };
     expect(await system.trees.discard(chat, { user: "bob" })).toBeUndefined();
     await commitIn(chat, "src/add.js", "export const add = (a, b) => a + b;\n");

@@ -34,13 +34,6 @@ afterAll(async () => {
   await Promise.all(removals.map((remove) => remove()));
 });
 
-/** A project of its own with the Node project's bundle attached. */
-async function attachedProject(): Promise<string> {
-  const project = `p${randomUUID().slice(0, 8)}`;
-  await system.repositories.attachBundle(project, bundle, "alice");
-  return project;
-}
-
 async function text(trees: WorkingTrees, view: TreeView, file: string): Promise<string | undefined> {
   const found = await trees.lookup(view, file);
   if (found.found !== "entry") return undefined;
@@ -60,7 +53,7 @@ function replace(trees: WorkingTrees, project: string, session: string, file: st
 
 describe("a project's repository", () => {
   it("imports a bundle of a Node project: its branches, its default branch and its files", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     const view = await system.repositories.view(project);
     expect(view).toMatchObject({ default_branch: "main", remote: null, has_credential: false, created_by: "alice", working_trees: [] });
     expect(view?.branches.map((branch) => branch.name)).toEqual(["feature", "main"]);
@@ -71,7 +64,7 @@ describe("a project's repository", () => {
   });
 
   it("refuses a second attach, and forgets everything on detach", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     expect((await appErrorOf(system.repositories.attachBundle(project, bundle, "alice"))).code).toBe("REPOSITORY_EXISTS");
     await system.repositories.detach(project);
     expect(await system.repositories.view(project)).toBeNull();
@@ -81,7 +74,7 @@ describe("a project's repository", () => {
   });
 
   it("keeps a chat's change on the chat's own branch, seen by another replica and not by another chat", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     const written = await replace(system.trees, project, "s1", "src/add.js", "a - b", "a + b");
     expect(written.view.state.file_count).toBe(4);
     const other = await system.replica();
@@ -135,7 +128,7 @@ describe("a project's repository", () => {
 
 describe("withWorkingTree", () => {
   it("gives a command the files and .git, and keeps what it changed and committed for the next replica", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     const chat = { project, session: "s1" };
     const status = await system.trees.withWorkingTree(
       chat,
@@ -175,7 +168,7 @@ describe("withWorkingTree", () => {
   });
 
   it("never runs a .git/config, hook or alternates a command leaves, on the host (case 92)", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     const chat = { project, session: "s1" };
     const marker = path.join(tmpdir(), `pwned-${randomUUID()}`);
     const outside = await makeTestRepository({ "secret.txt": "another project's\n" });
@@ -205,7 +198,7 @@ describe("withWorkingTree", () => {
   });
 
   it("refuses a write from another replica while a command holds the working tree, and takes it again after", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     const other = await system.replica();
     let during: Error | undefined;
     await system.trees.withWorkingTree(
@@ -241,7 +234,7 @@ describe("withWorkingTree", () => {
   });
 
   it("starts a checkout again when the command broke its .git", async () => {
-    const project = await attachedProject();
+    const project = await system.attached(bundle);
     const chat = { project, session: "s1" };
     await system.trees.withWorkingTree(chat, async ({ gitDirectory }) => {
       await rm(gitDirectory, { recursive: true, force: true });

@@ -33,6 +33,8 @@ export interface TestRepositories extends RepositoryReplica {
   prefix: string;
   /** another replica on the same buckets, with a cache of its own */
   replica(): Promise<RepositoryReplica>;
+  /** a project of its own (a fresh id) with the repository of `bundle` attached by alice */
+  attached(bundle: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -55,6 +57,11 @@ export async function openTestRepositories(settings: Partial<typeof fixtureRepos
     connection,
     prefix: `${lead}.`,
     replica: open,
+    async attached(bundle) {
+      const project = `p${randomUUID().slice(0, 8)}`;
+      await first.repositories.attachBundle(project, bundle, "alice");
+      return project;
+    },
     async close() {
       await Promise.all(replicas.map((repositories) => repositories.close()));
       const manager = await connection.jetstreamManager();

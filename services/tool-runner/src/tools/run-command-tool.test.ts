@@ -48,12 +48,6 @@ const deps = (more: { trees?: WorkingTrees; commands?: CommandRunner } = {}): To
   ...more,
 });
 
-async function attachedProject(): Promise<string> {
-  const project = `p${randomUUID().slice(0, 8)}`;
-  await system.repositories.attachBundle(project, bundle, "alice");
-  return project;
-}
-
 const contextOf = (project: string, session = "s1"): ToolContext => ({ session_id: session, project_id: project, user: "alice", agent_id: "dev", bundle_path: "_bmad" });
 let calls = 0;
 const run = (context: ToolContext, command: string, more: { timeout_ms?: number; dependencies?: ToolDependencies } = {}) =>
@@ -61,7 +55,7 @@ const run = (context: ToolContext, command: string, more: { timeout_ms?: number;
 
 describe("run_command in a chat's working tree", () => {
   it("fails the project's test, fixes it, passes, commits as the member, and another replica's next command sees the commit", async () => {
-    const context = contextOf(await attachedProject());
+    const context = contextOf(await system.attached(bundle));
     expect(await run(context, "git status --short && git branch --show-current")).toMatchObject({ success: true, exit_code: 0, stdout: "chat/s1\n", truncated: false });
     const failing = await run(context, "npm test");
     expect(failing).toMatchObject({ success: false, error: { code: "COMMAND_FAILED" } });
@@ -75,14 +69,14 @@ describe("run_command in a chat's working tree", () => {
   });
 
   it("keeps what a command wrote before its time ran out, and says which limit stopped it (case 297)", async () => {
-    const context = contextOf(await attachedProject());
+    const context = contextOf(await system.attached(bundle));
     const stopped = await run(context, "echo draft > notes.txt; sleep 60", { timeout_ms: 1500 });
     expect(stopped).toMatchObject({ success: false, exit_code: null, error: { code: "COMMAND_TIMEOUT" } });
     expect(await run(context, "cat notes.txt")).toMatchObject({ success: true, stdout: "draft\n" });
   });
 
   it("keeps nothing of a command stopped at its disk limit (case 296)", async () => {
-    const context = contextOf(await attachedProject());
+    const context = contextOf(await system.attached(bundle));
     const stopped = await run(context, "echo small > kept.txt; i=0; while [ $i -lt 64 ]; do head -c 16M /dev/zero > big$i; i=$((i+1)); done");
     expect(stopped).toMatchObject({ success: false, exit_code: null, error: { code: "COMMAND_LIMIT_EXCEEDED" } });
     expect((stopped as { error: { message: string } }).error.message).toMatch(/disk limit \(64 MiB written\).*nothing it changed was kept/);
@@ -91,6 +85,6 @@ describe("run_command in a chat's working tree", () => {
 
   it("answers REPOSITORY_REQUIRED in a project without a repository, and COMMANDS_DISABLED where commands are off", async () => {
     await expect(run(contextOf(`p${randomUUID().slice(0, 8)}`), "git status")).rejects.toMatchObject({ code: "REPOSITORY_REQUIRED" });
-    await expect(run(contextOf(await attachedProject()), "git status", { dependencies: { ...deps(), commands: undefined } })).rejects.toMatchObject({ code: "COMMANDS_DISABLED" });
+    await expect(run(contextOf(await system.attached(bundle)), "git status", { dependencies: { ...deps(), commands: undefined } })).rejects.toMatchObject({ code: "COMMANDS_DISABLED" });
   });
 });
