@@ -20,6 +20,7 @@ import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 import { toolCallResponder } from "@agent-orchestrator/testing/tool-call-responder";
 import { waitUntil } from "@agent-orchestrator/testing/wait-until";
+import { attachBundle } from "@agent-orchestrator/testing/attach-bundle";
 import { makeTestRepository, testGit } from "@agent-orchestrator/tool-runner/testing";
 
 const tokens = { alice: "alice-token", bob: "bob-token", carol: "carol-token", dave: "dave-token" };
@@ -116,12 +117,7 @@ beforeAll(async () => {
   expect((await api("PUT", `/api/projects/${project}/members/carol`, { role: "viewer" })).status).toBe(200);
   const made = await makeTestRepository({ "README.md": "# calc\n", "src/add.js": "export const add = (a, b) => a + b;\n" });
   removals.push(made.remove);
-  const attached = await fetch(`${system.url}/api/projects/${project}/repository`, {
-    method: "PUT",
-    headers: { authorization: `Bearer ${tokens.alice}`, "content-type": "application/x-git-bundle" },
-    body: await readFile(made.bundle),
-  });
-  expect(attached.status).toBe(201);
+  expect((await attachBundle(system.url, project, made.bundle, tokens.alice)).status).toBe(201);
 }, 240_000);
 
 afterAll(async () => {

@@ -7,12 +7,12 @@
  * owner's. Security cases 309, 312, 313, 314, 316. (A commit by the model, with its authorship and trailers, is
  * checked in the tool-runner's tests: services/tool-runner/src/repository/chat-work.test.ts.)
  */
-import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
 import { toolCallResponder } from "@agent-orchestrator/testing/tool-call-responder";
 import { waitUntil } from "@agent-orchestrator/testing/wait-until";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
+import { attachBundle } from "@agent-orchestrator/testing/attach-bundle";
 import { makeTestRepository, testGit } from "@agent-orchestrator/tool-runner/testing";
 
 const tokens = { alice: "alice-token", bob: "bob-token", carol: "carol-token", mallory: "mallory-token" };
@@ -66,12 +66,7 @@ beforeAll(async () => {
   plain = (await api("alice", "POST", "/api/projects", { name: "No repository" })).body["project"].id as string;
   await api("alice", "PUT", `/api/projects/${project}/members/bob`, { role: "editor" });
   await api("alice", "PUT", `/api/projects/${project}/members/carol`, { role: "viewer" });
-  const attached = await fetch(`${system.url}/api/projects/${project}/repository`, {
-    method: "PUT",
-    headers: { authorization: `Bearer ${tokens.alice}`, "content-type": "application/x-git-bundle" },
-    body: await readFile(made.bundle),
-  });
-  expect(attached.status).toBe(201);
+  expect((await attachBundle(system.url, project, made.bundle, tokens.alice)).status).toBe(201);
 }, 240_000);
 
 afterAll(async () => {

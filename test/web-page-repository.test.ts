@@ -5,13 +5,13 @@
  * uncommitted changes there; the files view's Repository button lists the branches and a branch's commits.
  * Screenshots at 1400×900 and 390×844 in test-artifacts/.
  */
-import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
 import { toolCallResponder } from "@agent-orchestrator/testing/tool-call-responder";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 import { launchTestBrowser, openRecordedPage, type TestBrowser } from "@agent-orchestrator/testing/web-browser";
 import { phone, screenshot, wide } from "@agent-orchestrator/testing/web-page-steps";
+import { attachBundle } from "@agent-orchestrator/testing/attach-bundle";
 import { makeTestRepository } from "@agent-orchestrator/tool-runner/testing";
 
 const agent = "bmm/dev";
@@ -39,8 +39,7 @@ beforeAll(async () => {
   const made = await makeTestRepository({ "src/add.js": "export function add(a, b) {\n  return a - b;\n}\n", "README.md": "calc\n" });
   removeRepository = made.remove;
   project = (await api("POST", "/api/projects", { name: "Calc" }))["project"].id as string;
-  const attached = await fetch(`${system.url}/api/projects/${project}/repository`, { method: "PUT", headers: { "content-type": "application/x-git-bundle" }, body: await readFile(made.bundle) });
-  expect(attached.status).toBe(201);
+  expect((await attachBundle(system.url, project, made.bundle)).status).toBe(201);
 }, 240_000);
 
 afterAll(async () => {
