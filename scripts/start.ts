@@ -105,27 +105,24 @@ async function nats(): Promise<{ url: string; server?: LocalNats; credentials: (
 const servicePorts = await metricsPorts();
 const { url, server, credentials } = await nats();
 const children: ChildProcess[] = [];
+/** Each child's end: settled once it has exited and its stdout and stderr are read to the end. */
+const closed = new Map<ChildProcess, Promise<void>>();
 let stopping = false;
 let stoppingSince = 0;
 
 const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
-/** Stops every service with SIGTERM and waits for each to drain (each holds its own deadline), then the NATS server. */
+/**
+ * Stops every service with SIGTERM and waits for each to drain (each holds its own deadline) and for its last
+ * lines, then the NATS server. A child's `exit` can come before its pipes are read to the end; `close` comes after.
+ */
 async function stopAll(exitCode: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   stoppingSince = Date.now();
   if (children.some(running)) print("launcher", "stopping: the services finish what they are doing (Ctrl-C again stops them at once)");
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (!running(child)) return resolve();
-          child.once("exit", () => resolve());
-          child.kill("SIGTERM");
-        }),
-    ),
-  );
+  for (const child of children) if (running(child)) child.kill("SIGTERM");
+  await Promise.all([...closed.values()]);
   await server?.stop();
   process.exit(exitCode);
 }
@@ -156,6 +153,7 @@ for (const name of services) {
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   children.push(child);
+  closed.set(child, new Promise((resolve) => child.once("close", () => resolve())));
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream! }).on("line", (line) => {
       print(name, formatLogLine(line));
