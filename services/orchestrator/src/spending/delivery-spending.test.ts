@@ -29,8 +29,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 describe("DeliverySpending", () => {
   it("case 225: puts each model call in the totals as it ends, and counts the turn once at its end without its calls again", async () => {
     const spending = await store();
-    const turn = new DeliverySpending(spending, { runKey: "r1:1", user: "ada" }, logger);
-    turn.placed("p1", "bmm/pm");
+    const turn = new DeliverySpending(spending, { runKey: "r1:1", user: "ada", projectId: "p1", agentId: "bmm/pm" }, logger);
     turn.call(usage(0.25));
     // what a budget check waits for before it reads the totals
     expect(await turn.unstoredCost()).toBe(0);
@@ -50,8 +49,7 @@ describe("DeliverySpending", () => {
 
   it("counts a subagent's calls in its parent's project and user, and no turn of its own", async () => {
     const spending = await store();
-    const child = new DeliverySpending(spending, { runKey: "child:1", user: "ada" }, logger);
-    child.placed("p1", "bmm/analyst");
+    const child = new DeliverySpending(spending, { runKey: "child:1", user: "ada", projectId: "p1", agentId: "bmm/analyst" }, logger);
     child.call(usage(0.25));
     await child.endSubagent();
     expect(await spending.projectMonth("p1", month())).toEqual({
@@ -67,8 +65,7 @@ describe("DeliverySpending", () => {
     const flaky = {
       record: (entry: SpentTurn) => (refusals-- > 0 ? Promise.reject(new Error("no responders")) : spending.record(entry)),
     };
-    const turn = new DeliverySpending(flaky, { runKey: "r1:1", user: "ada" }, logger);
-    turn.placed("p1", "bmm/pm");
+    const turn = new DeliverySpending(flaky, { runKey: "r1:1", user: "ada", projectId: "p1", agentId: "bmm/pm" }, logger);
     turn.call(usage(0.25));
     expect(await turn.unstoredCost()).toBe(0.25);
     turn.call(usage(0.5));
@@ -91,8 +88,7 @@ describe("DeliverySpending", () => {
         return spending.record(entry);
       },
     };
-    const turn = new DeliverySpending(halfFlaky, { runKey: "r1:1", user: "ada" }, logger);
-    turn.placed("p1", "bmm/pm");
+    const turn = new DeliverySpending(halfFlaky, { runKey: "r1:1", user: "ada", projectId: "p1", agentId: "bmm/pm" }, logger);
     turn.call(usage(0.25));
     expect(await turn.unstoredCost()).toBe(0.25);
     // tried again with the next call, and refused once more: the next call itself is written

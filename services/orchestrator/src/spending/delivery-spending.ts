@@ -20,23 +20,18 @@ interface Unstored {
  * twice.
  */
 export class DeliverySpending {
-  private place: { projectId: string; agentId: string } | undefined;
   private calls = 0;
   private unstored: Unstored[] = [];
   /** the calls' writes under way, in order */
   private writing: Promise<void> = Promise.resolve();
   private ended = false;
 
+  /** `delivery` names the delivery, its user, and the project and agent it spends for (its admission found them). */
   constructor(
     private readonly spending: Pick<SpendingStore, "record"> | undefined,
-    private readonly delivery: { runKey: string; user: string },
+    private readonly delivery: { runKey: string; user: string; projectId: string; agentId: string },
     private readonly logger: Logger,
   ) {}
-
-  /** The delivery runs in this project for this agent: from now on it spends there. */
-  placed(projectId: string, agentId: string): void {
-    this.place = { projectId, agentId };
-  }
 
   /** What this delivery spent that the stored totals do not have, once its calls' writes have come back: a budget check adds it. */
   async unstoredCost(): Promise<number> {
@@ -57,9 +52,9 @@ export class DeliverySpending {
    */
   async endTurn(usage: Usage | undefined): Promise<void> {
     await this.writing;
-    if (!this.place || !usage || this.ended) return;
+    if (!usage || this.ended) return;
     this.ended = true;
-    if (usage.cost !== undefined) countCost(this.place.projectId, this.place.agentId, usage.cost);
+    if (usage.cost !== undefined) countCost(this.delivery.projectId, this.delivery.agentId, usage.cost);
     await Promise.all([this.storeUnstored(), this.store({ runKey: this.delivery.runKey, usage: zeroUsage(), at: new Date() }, 1)]);
   }
 
@@ -81,9 +76,10 @@ export class DeliverySpending {
 
   /** Whether the usage is now in the totals; never without a store (the budgets then count it from here). */
   private async store({ runKey, usage, at }: Unstored, turns: 0 | 1): Promise<boolean> {
-    if (!this.place || !this.spending) return false;
+    if (!this.spending) return false;
+    const { user, projectId, agentId } = this.delivery;
     try {
-      await this.spending.record({ runKey, user: this.delivery.user, ...this.place, usage, turns, at });
+      await this.spending.record({ runKey, user, projectId, agentId, usage, turns, at });
       return true;
     } catch (error) {
       this.logger.error({ err: error, usage }, "the turn's spending could not be added to the totals");

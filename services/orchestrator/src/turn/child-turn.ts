@@ -7,6 +7,7 @@ import { executeTurn } from "./turn-execution.js";
 import { failTurn, finishTurn } from "./turn-finish.js";
 import { prepareChildTurn } from "./turn-preparation.js";
 import { inPhase } from "./turn-phase.js";
+import { announceTurn } from "./turn-session.js";
 import { closeTurn, openTurn } from "./turn-state.js";
 
 export type ChildRunRequest = RunStartRequest & { parent: RunParent };
@@ -39,6 +40,7 @@ export async function runChildTurn(deps: TurnDeps, request: ChildRunRequest, att
   });
   try {
     const admitted = await inPhase("admission", () => admitChildTurn(deps, turn, request.parent));
+    announceTurn(admitted);
     const prepared = await inPhase("preparation", () => prepareChildTurn(deps, admitted));
     const ending = await inPhase("execution", () => executeTurn(deps, prepared));
     await inPhase("finish", () => finishTurn(deps, prepared, ending));

@@ -6,13 +6,14 @@ import { UsageMeter } from "../model/usage-meter.js";
 import { readOnce, type SettingsReads } from "../settings/settings-reads.js";
 import { turnSettings } from "../settings/turn-settings.js";
 import { projectApprovals } from "../approvals/project-approvals.js";
+import { DeliverySpending } from "../spending/delivery-spending.js";
 import { withinBudget } from "../spending/within-budget.js";
 import { familyEnded, familyStillRuns, whileFamilyRuns } from "../subagents/family-guard.js";
 import type { TurnDeps } from "./turn-deps.js";
 import { placeTurn, type TurnPlace } from "./turn-place.js";
 import type { AdmittedTurn, TurnState } from "./turn-state.js";
 
-type AdmissionDeps = Pick<TurnDeps, "registry" | "store" | "projects" | "models" | "budgets" | "settings" | "config" | "repositories">;
+type AdmissionDeps = Pick<TurnDeps, "registry" | "store" | "projects" | "models" | "budgets" | "spending" | "settings" | "config" | "repositories">;
 
 /**
  * Admits a user's turn, reading only: the agent from the registry, the chat's project and the owner's role in it
@@ -42,15 +43,7 @@ export async function admitChildTurn(deps: AdmissionDeps, turn: TurnState, paren
   }
   const agent = await deps.registry.agent(request.agent_id);
   const early = earlyReads(deps, request.owner);
-  const child = await admitted(deps, turn, agent, await childPlace(deps, turn, early.known), (model) => whileFamilyRuns(model, stillRuns), early);
-  announceTurn(child);
-  return child;
-}
-
-/** The turn is admitted: from now on it spends in its project, and its client hears where it runs and on which model. */
-export function announceTurn(turn: AdmittedTurn): void {
-  turn.spending.placed(turn.place.projectId, turn.agent.id);
-  turn.events.emit({ type: "session", agent_id: turn.agent.id, project_id: turn.place.projectId, attempt: turn.attempt, model: turn.route.model });
+  return admitted(deps, turn, agent, await childPlace(deps, turn, early.known), (model) => whileFamilyRuns(model, stillRuns), early);
 }
 
 /** What admission reads besides the chat's place, each once: its settings, and whether its project has a repository. */
@@ -86,10 +79,10 @@ function earlyReads(deps: Pick<TurnDeps, "settings" | "repositories">, owner: st
 }
 
 /** Asks the turn's budgets, counting what it spent that the totals do not have yet; BUDGET_EXCEEDED when one is spent. */
-export const checkBudget = async (turn: TurnState): Promise<void> => turn.budget?.check(await turn.spending.unstoredCost());
+export const checkBudget = async ({ budget, spending }: Pick<AdmittedTurn, "budget" | "spending">): Promise<void> => budget?.check(await spending.unstoredCost());
 
 /** Asks the turn's budgets as it is accepted (turn-session.ts): its first model call goes on this answer. */
-export const admitBudget = async (turn: TurnState): Promise<void> => turn.budget?.admit(await turn.spending.unstoredCost());
+export const admitBudget = async (turn: AdmittedTurn): Promise<void> => turn.budget?.admit(await turn.spending.unstoredCost());
 
 async function admitted(
   deps: AdmissionDeps,
@@ -113,7 +106,13 @@ async function admitted(
     // run_command is offered only where it can run: in a project with a repository (docs/commands.md)
     early.repository(place.projectId),
   ]);
-  const meter = new UsageMeter(withinBudget(guard(route.caller), () => checkBudget(turn)), route.price, (usage) => turn.spending.call(usage));
+  // from now on the turn spends in its project, for its agent
+  const spending = new DeliverySpending(deps.spending, { runKey: turn.delivery, user: request.owner, projectId: place.projectId, agentId: agent.id }, turn.log);
+  const meter = new UsageMeter(
+    withinBudget(guard(route.caller), () => checkBudget({ budget, spending })),
+    route.price,
+    (usage) => spending.call(usage),
+  );
   // what the tools write is the project's, authored by the chat's owner and its agent
   const context: ToolContext = {
     session_id: request.session_id,
@@ -127,7 +126,7 @@ async function admitted(
     ...(place.branch === undefined ? {} : { branch: place.branch }),
     ...(request.caller_name === undefined ? {} : { author_name: request.caller_name }),
   };
-  return Object.assign(turn, { agent, place, route, budget, meter, context, approvals, commands });
+  return Object.assign(turn, { agent, place, route, budget, spending, meter, context, approvals, commands });
 }
 
 /**

@@ -50,7 +50,7 @@ export async function failTurn(deps: Pick<TurnDeps, "store">, turn: TurnState, e
   if (turn.parent) {
     if (AppError.is(error)) turn.log.warn({ code: error.code, usage: spent?.usage }, error.message);
     else turn.log.error({ err: error, usage: spent?.usage }, "subagent failed");
-    await turn.spending.endSubagent();
+    await turn.spending?.endSubagent();
     // what it spent goes to its parent on the error event, which sums it into the turn's usage
     turn.events.finish(errorEvent(error, spent));
     return;
@@ -68,7 +68,7 @@ export async function failTurn(deps: Pick<TurnDeps, "store">, turn: TurnState, e
   if (AppError.is(error)) turn.log.warn({ ...ended, code: error.code, cause: describeCause(error.cause) }, error.message);
   else turn.log.error({ ...ended, err: error }, "turn failed");
   if (session && sessionUsage) {
-    const counted = turn.spending.endTurn(spent?.usage);
+    const counted = turn.spending?.endTurn(spent?.usage);
     const status: SessionStatus = AppError.is(error) && error.code === "CANCELLED" ? "cancelled" : "failed";
     // a resumed turn's chat holds its user's message and the answer it stopped at: it keeps them and what it added,
     // each call of them answered (closed-tool-calls.ts)

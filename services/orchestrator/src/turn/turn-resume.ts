@@ -6,11 +6,12 @@ import type { ApprovalStore } from "../approvals/approval-store.js";
 import { loopLimits } from "../loop/loop-limits.js";
 import type { StreamedToolCall } from "../loop/tool-call-accumulator.js";
 import type { CallDecision } from "../loop/tool-gate.js";
-import { admitTurn, announceTurn } from "./turn-admission.js";
+import { admitTurn } from "./turn-admission.js";
 import type { TurnDeps } from "./turn-deps.js";
 import { executeTurn } from "./turn-execution.js";
 import { failTurn, finishTurn } from "./turn-finish.js";
 import { prepareTurn, systemPromptOf } from "./turn-preparation.js";
+import { announceTurn } from "./turn-session.js";
 import { closeTurn, openTurn, type HeldSession, type TurnState } from "./turn-state.js";
 
 /** The statuses a call leaves `pending` for; its turn resumes from any of them. */

@@ -1,7 +1,7 @@
 import { AppError, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
 import { type SessionRecord, type SessionStatus } from "@agent-orchestrator/shared/wire";
 import type { SessionStore, SessionVersion } from "../sessions/session-store.js";
-import { admitBudget, announceTurn } from "./turn-admission.js";
+import { admitBudget } from "./turn-admission.js";
 import { decideTurnAcceptance, type TurnAcceptance } from "./turn-acceptance.js";
 import type { TurnDeps } from "./turn-deps.js";
 import type { AdmittedTurn, HeldSession, HeldTurn } from "./turn-state.js";
@@ -26,6 +26,14 @@ export async function holdSession(deps: Pick<TurnDeps, "store" | "config">, turn
   const holding = Object.assign(turn, { session: held });
   announceTurn(holding);
   return holding;
+}
+
+/**
+ * The turn is on: its client hears where it runs and on which model (the `session` event), once its session is held
+ * (a subagent's, which holds none, once it is admitted: child-turn.ts).
+ */
+export function announceTurn(turn: AdmittedTurn): void {
+  turn.events.emit({ type: "session", agent_id: turn.agent.id, project_id: turn.place.projectId, attempt: turn.attempt, model: turn.route.model });
 }
 
 /**

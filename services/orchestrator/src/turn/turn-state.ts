@@ -20,7 +20,7 @@ import type { RoutedModel } from "../model/model-router.js";
 import type { UsageMeter } from "../model/usage-meter.js";
 import type { SessionVersion } from "../sessions/session-store.js";
 import type { TurnBudget } from "../spending/budgets.js";
-import { DeliverySpending } from "../spending/delivery-spending.js";
+import type { DeliverySpending } from "../spending/delivery-spending.js";
 import type { SubagentRunner } from "../subagents/subagent-runner.js";
 import type { TurnDeps } from "./turn-deps.js";
 import type { TurnPlace } from "./turn-place.js";
@@ -71,11 +71,6 @@ export interface TurnState {
   /** aborted by a cancel (active-turns.ts), by the deadline, or as the turn closes */
   readonly controller: AbortController;
   readonly deadline: NodeJS.Timeout;
-  /**
-   * each model call's cost goes into the totals as the call ends, its subagents' calls by themselves
-   * (delivery-spending.ts), so the budgets, asked before each model call, see what every running turn has spent
-   */
-  readonly spending: DeliverySpending;
   /** gives the user's turn slot back before the final event, so a message sent as soon as `done` is heard finds it free */
   readonly releaseSlot: (() => Promise<void>) | undefined;
   /** what the loop added, kept here as it comes, so that a turn that fails can keep it (kept-on-failure.ts) */
@@ -92,6 +87,12 @@ export interface TurnState {
   place?: TurnPlace;
   route?: RoutedModel;
   budget?: TurnBudget | undefined;
+  /**
+   * each model call's cost goes into the totals of the turn's project and user as the call ends, its subagents'
+   * calls by themselves (delivery-spending.ts), so the budgets, asked before each model call, see what every running
+   * turn has spent
+   */
+  spending?: DeliverySpending;
   /** the route's model, the budgets asked before each call, every call's tokens kept whatever becomes of the turn */
   meter?: UsageMeter;
   /** what every tool call of the turn names: the chat, its project, its owner, its agent, the settings */
@@ -119,13 +120,13 @@ export interface ResumedCalls {
   decision: CallDecision;
 }
 
-export type AdmittedTurn = TurnState & Required<Pick<TurnState, "agent" | "place" | "route" | "meter" | "context">>;
+export type AdmittedTurn = TurnState & Required<Pick<TurnState, "agent" | "place" | "route" | "spending" | "meter" | "context">>;
 export type HeldTurn = AdmittedTurn & Required<Pick<TurnState, "session">>;
 export type PreparedTurn = AdmittedTurn & Required<Pick<TurnState, "toolNames" | "conversation">>;
 
 /** Opens a turn: its log, its events, its deadline, and its place among the turns a cancel can reach. */
 export function openTurn(
-  deps: Pick<TurnDeps, "connection" | "logger" | "active" | "spending" | "subjectPrefix">,
+  deps: Pick<TurnDeps, "connection" | "logger" | "active" | "subjectPrefix">,
   request: RunStartRequest,
   attempt: number,
   terms: TurnTerms,
@@ -153,7 +154,6 @@ export function openTurn(
     events,
     controller,
     deadline,
-    spending: new DeliverySpending(deps.spending, { runKey: delivery, user: request.owner }, log),
     releaseSlot: terms.releaseSlot,
     added: [],
   };
