@@ -1,8 +1,8 @@
 import { AppError } from "@agent-orchestrator/shared/runtime";
-import { addUsage, zeroUsage, type ConversationMessage, type SessionRecord, type SessionStatus, type Usage } from "@agent-orchestrator/shared/wire";
+import { addUsage, zeroUsage, type AgentModel, type ConversationMessage, type RunEventBody, type SessionRecord, type SessionStatus, type Usage } from "@agent-orchestrator/shared/wire";
 import type { TurnOutput } from "../loop/agent-loop.js";
+import type { SubagentRunner } from "../subagents/subagent-runner.js";
 import { storedUserMessage } from "./attached-user-message.js";
-import { doneEvent } from "./done-event.js";
 import { errorEvent } from "./error-event.js";
 import { keptOnFailure } from "./kept-on-failure.js";
 import type { TurnDeps } from "./turn-deps.js";
@@ -92,6 +92,31 @@ function completed(record: SessionRecord, turn: PreparedTurn, output: TurnOutput
     messages: [...record.messages, ...(turn.resumed ? [] : [storedUserMessage(turn.request)]), ...output.added] as SessionRecord["messages"],
     usage: addUsage(record.usage, usage),
     turns: record.turns + (turn.resumed ? 0 : 1),
+  };
+}
+
+/**
+ * The `done` event of a turn or a subagent: the loop's answer (every model call's text; each door of the gateway
+ * gives it as it is, cut only to fit a NATS message: bounded-event.ts), the tokens of the turn with its
+ * subagents' (`usage`), each model call's, each subagent's when there were any, the session's total so far, and
+ * the model that answered (its route).
+ */
+function doneEvent(
+  output: TurnOutput,
+  usage: Usage,
+  subagents: SubagentRunner | undefined,
+  sessionUsage: Usage,
+  model: AgentModel,
+): Extract<RunEventBody, { type: "done" }> {
+  return {
+    type: "done",
+    response: output.response,
+    iterations: output.iterations,
+    usage,
+    usage_by_call: output.usageByCall,
+    ...(subagents?.usageBySubagent.length ? { usage_by_subagent: [...subagents.usageBySubagent] } : {}),
+    session_usage: sessionUsage,
+    model,
   };
 }
 
