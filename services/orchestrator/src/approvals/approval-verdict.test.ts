@@ -94,4 +94,15 @@ describe("approvalVerdict", () => {
     const verdict = command(project({ commands: [{ pattern: "rm *", policy: "deny" }] }), `rm ${"y".repeat(500)}`);
     expect(verdict.reason).toMatch(/^"rm y+…" matches "rm \*", which is set to deny in this project$/);
   });
+
+  it("refuses a call that would wait in a turn that cannot wait, saying why, and leaves allow and deny as they are", () => {
+    const why = "a subagent cannot wait for a member's decision";
+    const asks = project({ tools: { save_output: "ask", edit_file: "deny" } });
+    expect(approvalVerdict(asks, "save_output", { file_path: "x", content: "y" }, why)).toEqual({
+      policy: "deny",
+      reason: "save_output is set to ask in this project, and a subagent cannot wait for a member's decision",
+    });
+    expect(approvalVerdict(asks, "read_file", { file_path: "x" }, why)).toEqual({ policy: "allow", reason: "read_file only reads" });
+    expect(approvalVerdict(asks, "edit_file", {}, why)).toEqual({ policy: "deny", reason: "edit_file is set to deny in this project" });
+  });
 });

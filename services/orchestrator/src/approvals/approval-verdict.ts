@@ -19,8 +19,18 @@ const quoted = (text: string): string => JSON.stringify(text.length > 200 ? `${t
  * their tool's policy; `run_command` is judged per command of its line: each piece takes the strictest policy of the
  * patterns it matches (deny over ask over allow, whatever their order), or run_command's own when it matches none, and
  * the line takes the strictest of its pieces, so it is allowed only when every piece is.
+ *
+ * `cannotWait` says why the turn cannot wait for a decision (a subagent, a `/v1` completion, MCP without
+ * elicitation): then `ask` becomes `deny`, saying why, so the model hears the call was refused and that a member
+ * could allow it.
  */
-export function approvalVerdict(approvals: EffectiveApprovals, tool: string, args: Record<string, unknown>): ApprovalVerdict {
+export function approvalVerdict(approvals: EffectiveApprovals, tool: string, args: Record<string, unknown>, cannotWait?: string): ApprovalVerdict {
+  const verdict = policyOf(approvals, tool, args);
+  if (cannotWait === undefined || verdict.policy !== "ask") return verdict;
+  return { policy: "deny", reason: `${verdict.reason}, and ${cannotWait}` };
+}
+
+function policyOf(approvals: EffectiveApprovals, tool: string, args: Record<string, unknown>): ApprovalVerdict {
   const known = ApprovalToolName.safeParse(tool);
   if (!known.success) return { policy: "allow", reason: `${tool} only reads` };
   const toolPolicy = getOwn(approvals.tools, known.data) ?? (known.data === "run_command" ? "ask" : "allow");

@@ -1,13 +1,14 @@
-import type { ApprovalOutcome, ToolName } from "@agent-orchestrator/shared/wire";
-import type { ApprovalVerdict } from "../approvals/approval-verdict.js";
+import type { ApprovalOutcome, EffectiveApprovals, ToolName } from "@agent-orchestrator/shared/wire";
 
 /**
- * Asked before each valid tool call runs (docs/approvals.md): `allow` runs it, `deny` answers the model with a tool
- * error naming the reason, `ask` stops the turn at that call, which waits for a member's decision. A turn that
- * cannot wait (a subagent, `/v1`) is given a gate that never says ask.
+ * What each valid tool call is asked of before it runs (docs/approvals.md; approvals/approval-verdict.ts): `allow`
+ * runs it, `deny` answers the model with a tool error naming the reason, `ask` stops the turn at that call, which
+ * waits for a member's decision; in a turn that cannot wait (a subagent, `/v1`), `cannotWait` says why, and such a
+ * call is denied.
  */
 export interface ToolGate {
-  verdict(name: ToolName, args: Record<string, unknown>): ApprovalVerdict;
+  approvals: EffectiveApprovals;
+  cannotWait?: string | undefined;
 }
 
 /** The call a paused turn stopped at, and why it waits. */

@@ -4,21 +4,14 @@
  */
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
-import type { RunEventBody, ToolName } from "@agent-orchestrator/shared/wire";
+import { builtInApprovals, effectiveApprovals, type RunEventBody, type ToolName } from "@agent-orchestrator/shared/wire";
 import { runAgentLoop, type TurnInput } from "./agent-loop.js";
 import type { ToolCaller } from "./tool-caller.js";
 import type { CallDecision, ToolGate } from "./tool-gate.js";
 import { InMemoryModel, type InMemoryAnswer } from "../testing/in-memory-model.js";
 
 /** save_output asks, edit_file is denied, the rest run. */
-const gate: ToolGate = {
-  verdict: (name) =>
-    name === "save_output"
-      ? { policy: "ask", reason: "save_output is set to ask in this project" }
-      : name === "edit_file"
-        ? { policy: "deny", reason: "edit_file is set to deny in this project" }
-        : { policy: "allow", reason: "" },
-};
+const gate: ToolGate = { approvals: effectiveApprovals(builtInApprovals, { tools: { save_output: "ask", edit_file: "deny" } }) };
 
 function fixture(model: InMemoryModel, extra: Partial<TurnInput> = {}) {
   const events: RunEventBody[] = [];

@@ -1,6 +1,7 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { AppError, mapWithConcurrency } from "@agent-orchestrator/shared/runtime";
 import { toolCatalog, type RunEventBody, type ToolArgs, type ToolContext, type ToolName, type ToolResult } from "@agent-orchestrator/shared/wire";
+import { approvalVerdict } from "../approvals/approval-verdict.js";
 import type { LoopLimits } from "./loop-limits.js";
 import type { PreparedCall } from "./prepared-call.js";
 import type { ToolCaller } from "./tool-caller.js";
@@ -71,7 +72,7 @@ function planCall(input: RoundInput, call: PreparedCall, decision: CallDecision 
   if (!call.valid) return { kind: "answer", result: call.error };
   const key = `${input.runId}:${call.id}`;
   if (decision?.callId === call.id) return decided(call, decision);
-  const verdict = input.gate?.verdict(call.name, call.args) ?? { policy: "allow", reason: "" };
+  const verdict = input.gate ? approvalVerdict(input.gate.approvals, call.name, call.args, input.gate.cannotWait) : { policy: "allow", reason: "" };
   if (verdict.policy === "allow") return { kind: "run", args: call.args, key };
   if (verdict.policy === "ask") return { kind: "wait", reason: verdict.reason };
   return {

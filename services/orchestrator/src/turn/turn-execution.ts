@@ -1,8 +1,6 @@
 import { turnContextGuard } from "../compaction/turn-context-guard.js";
 import { runAgentLoop, type TurnOutput } from "../loop/agent-loop.js";
 import type { PausedCall, ToolGate } from "../loop/tool-gate.js";
-import { approvalVerdict } from "../approvals/approval-verdict.js";
-import { verdictWithoutWaiting } from "../approvals/verdict-without-waiting.js";
 import { dateNote } from "../loop/conversation-note.js";
 import { checkBudget } from "./turn-admission.js";
 import type { TurnDeps } from "./turn-deps.js";
@@ -59,7 +57,6 @@ export async function executeTurn(deps: Pick<TurnDeps, "tools" | "config" | "mod
  * is told the call is refused.
  */
 function approvalGate(deps: Pick<TurnDeps, "config" | "approvals">, turn: PreparedTurn): ToolGate {
-  const approvals = turn.approvals ?? deps.config.APPROVALS_DEFAULTS;
   const cannotWait = turn.parent
     ? "a subagent cannot wait for a member's decision"
     : turn.request.approval_mode === "refuse"
@@ -67,10 +64,5 @@ function approvalGate(deps: Pick<TurnDeps, "config" | "approvals">, turn: Prepar
       : deps.approvals
         ? undefined
         : "this orchestrator keeps no pending calls";
-  return {
-    verdict: (name, args) => {
-      const verdict = approvalVerdict(approvals, name, args);
-      return cannotWait ? verdictWithoutWaiting(verdict, cannotWait) : verdict;
-    },
-  };
+  return { approvals: turn.approvals ?? deps.config.APPROVALS_DEFAULTS, cannotWait };
 }
