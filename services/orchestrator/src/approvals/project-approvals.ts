@@ -1,12 +1,11 @@
-import { effectiveApprovals, withVerifyCommands, type EffectiveApprovals } from "@agent-orchestrator/shared/wire";
-import type { SettingsReads } from "../settings/settings-reads.js";
+import { effectiveApprovals, withVerifyCommands, type EffectiveApprovals, type ProjectSettings } from "@agent-orchestrator/shared/wire";
 
 /**
- * The policies a turn in `projectId` applies: the project's `approvals` over the operator's defaults, and its
- * repository's verify commands allowed (docs/approvals.md "Policies", docs/repositories.md "Commands the project allows").
+ * The policies a turn in a project applies: the project's `approvals` (from its settings document, as the turn read
+ * it; none without a settings store) over the operator's defaults, and its repository's verify commands allowed
+ * (docs/approvals.md "Policies", docs/repositories.md "Commands the project allows").
  */
-export async function projectApprovals(settings: SettingsReads | undefined, projectId: string, defaults: EffectiveApprovals): Promise<EffectiveApprovals> {
-  if (!settings) return defaults;
-  const document = await settings.project(projectId);
+export function projectApprovals(document: ProjectSettings | undefined, defaults: EffectiveApprovals): EffectiveApprovals {
+  if (!document) return defaults;
   return withVerifyCommands(effectiveApprovals(defaults, document.approvals), document.repository);
 }

@@ -75,7 +75,7 @@ async function compactChat(deps: CompactionDeps, sessionId: string, user: string
     user,
     agent_id: agent.id,
     ...(deps.settings
-      ? { settings: await turnSettings(deps.settings, { projectId: chat.project.id, projectName: chat.project.personal ? undefined : chat.project.name, user, callerName: undefined }) }
+      ? { settings: turnSettings(await deps.settings.documents(chat.project.id, user), { projectName: chat.project.personal ? undefined : chat.project.name }) }
       : {}),
   };
   const signal = AbortSignal.timeout(config.TURN_TIMEOUT_MS);
@@ -90,7 +90,7 @@ async function compactChat(deps: CompactionDeps, sessionId: string, user: string
 
   // the summary is one of the chat's model calls: metered at its route's price, within its budgets, in its totals
   const spending = new DeliverySpending(deps.spending, { runKey: callPrefix, user, projectId: chat.project.id, agentId: agent.id }, log);
-  const budget = await deps.budgets?.forTurn(chat.project.id, user);
+  const budget = deps.budgets?.forTurn(chat.project.id, user, chat.project);
   const admit = async (): Promise<void> => budget?.check(await spending.unstoredCost());
   const meter = new UsageMeter(withinBudget(routed.caller, admit), routed.price, (usage) => spending.call(usage));
   const summaries = deps.models.compaction();

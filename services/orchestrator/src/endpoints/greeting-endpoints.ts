@@ -61,7 +61,7 @@ async function greetingOf(
   const agent = await deps.registry.agent(chat.agentId);
   // the member's name and language and the project's answers, as a turn of this chat would have them (docs/settings.md)
   const settings = deps.settings
-    ? await turnSettings(deps.settings, { projectId: chat.projectId, projectName: chat.record.personal ? undefined : chat.record.name, user: chat.user, callerName: chat.callerName })
+    ? turnSettings(await deps.settings.documents(chat.projectId, chat.user), { projectName: chat.record.personal ? undefined : chat.record.name, callerName: chat.callerName })
     : undefined;
   const context: ToolContext = {
     session_id: chat.sessionId,

@@ -4,6 +4,12 @@ import { MemberSettings, ProjectSettings } from "@agent-orchestrator/shared/wire
 import type { z } from "zod";
 import { retryOnConflict } from "../nats/compare-and-set.js";
 
+/** A project's settings and one member's. */
+export interface SettingsDocuments {
+  project: ProjectSettings;
+  member: MemberSettings;
+}
+
 /** User names may hold characters KV keys do not allow (`@`, spaces, …): the key holds them base64url-encoded. */
 const memberKey = (user: string): string => `member_settings.${Buffer.from(user, "utf8").toString("base64url")}`;
 const projectKey = (projectId: string): string => `settings.${projectId}`;
@@ -27,6 +33,12 @@ export class SettingsStore {
 
   member(user: string): Promise<MemberSettings> {
     return this.read(memberKey(user), MemberSettings);
+  }
+
+  /** The two documents a turn of `user` in `projectId` reads, read at once (turn-settings.ts, approvals/project-approvals.ts). */
+  async documents(projectId: string, user: string): Promise<SettingsDocuments> {
+    const [project, member] = await Promise.all([this.project(projectId), this.member(user)]);
+    return { project, member };
   }
 
   /** Replaces the top-level keys `change` names; the result is checked again whole (its size bound). */

@@ -25,7 +25,8 @@ async function budgetsAt(limits: BudgetLimits) {
   const spend = (runKey: string, cost: number, user = "ada") =>
     spending.record({ runKey, projectId: project.id, user, agentId: "bmm/pm", usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, cost }, turns: 1, at: clock.now });
   const refusal = async (user = "ada", ownSpent = 0) => {
-    const turn = await budgets.forTurn(project.id, user);
+    // as a turn reads it: the project's record as it is now
+    const turn = budgets.forTurn(project.id, user, (await projects.get(project.id))?.record);
     return turn.check(ownSpent).then(
       () => undefined,
       (error: unknown) => (AppError.is(error) ? `${error.code}: ${error.message}` : String(error)),

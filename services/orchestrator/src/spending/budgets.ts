@@ -43,20 +43,22 @@ export class Budgets {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** The project's monthly limit; `read` is the project's record when the caller has it already. */
-  async projectLimit(projectId: string, read?: ProjectRecord): Promise<ProjectLimit> {
-    const own = (read ?? (await this.projects.get(projectId))?.record)?.monthly_budget;
-    if (own !== undefined) return { limit: own, source: "project" };
-    return this.limits.projectMonthly === undefined ? { limit: undefined, source: "none" } : { limit: this.limits.projectMonthly, source: "default" };
+  /** The project's monthly limit, read. */
+  private async projectLimit(projectId: string): Promise<ProjectLimit> {
+    return this.limitOf((await this.projects.get(projectId))?.record);
   }
 
-  async forTurn(projectId: string, user: string, read?: ProjectRecord): Promise<TurnBudget> {
-    const project = await this.projectLimit(projectId, read);
+  /**
+   * The budgets of a turn in `projectId`, its project's limit from the record the turn read (`project`; undefined:
+   * the project has none of its own). Nothing is read until they are asked.
+   */
+  forTurn(projectId: string, user: string, project: ProjectRecord | undefined): TurnBudget {
+    const { limit } = this.limitOf(project);
     const userDaily = this.limits.userDaily;
     // without any limit a turn reads nothing before its model calls
-    if (project.limit === undefined && userDaily === undefined) return { check: async () => undefined, admit: async () => undefined };
+    if (limit === undefined && userDaily === undefined) return { check: async () => undefined, admit: async () => undefined };
     const check = async (ownSpent: number): Promise<void> => {
-      const spent = spentBudget(await this.standings(projectId, user, project.limit, ownSpent));
+      const spent = spentBudget(await this.standings(projectId, user, limit, ownSpent));
       if (spent) throw budgetExceeded(spent);
     };
     let admitted = false;
@@ -86,6 +88,12 @@ export class Budgets {
     const { day } = await this.spending.userPeriods(user, dayOf(now), monthOf(now));
     const limit = this.limits.userDaily ?? null;
     return { limit, spent: day.cost, resets_at: nextDayStart(now).toISOString(), source: limit === null ? "none" : "default" };
+  }
+
+  private limitOf(project: ProjectRecord | undefined): ProjectLimit {
+    const own = project?.monthly_budget;
+    if (own !== undefined) return { limit: own, source: "project" };
+    return this.limits.projectMonthly === undefined ? { limit: undefined, source: "none" } : { limit: this.limits.projectMonthly, source: "default" };
   }
 
   /**

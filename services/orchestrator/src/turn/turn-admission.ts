@@ -3,7 +3,7 @@ import { type AgentDefinition, type RunParent, type ToolContext } from "@agent-o
 import { modelNotConfiguredMessage } from "../config.js";
 import type { ModelCaller } from "../loop/model-caller.js";
 import { UsageMeter } from "../model/usage-meter.js";
-import { readOnce, type SettingsReads } from "../settings/settings-reads.js";
+import type { SettingsDocuments } from "../settings/settings-store.js";
 import { turnSettings } from "../settings/turn-settings.js";
 import { projectApprovals } from "../approvals/project-approvals.js";
 import { DeliverySpending } from "../spending/delivery-spending.js";
@@ -46,36 +46,30 @@ export async function admitChildTurn(deps: AdmissionDeps, turn: TurnState, paren
   return admitted(deps, turn, agent, await childPlace(deps, turn, early.known), (model) => whileFamilyRuns(model, stillRuns), early);
 }
 
-/** What admission reads besides the chat's place, each once: its settings, and whether its project has a repository. */
+/** What admission reads besides the chat's place, once: the settings documents, and whether the project has a repository. */
 interface EarlyReads {
-  /** the project's settings document holds both BMAD's answers and the approval policies: read once for both */
-  settings: SettingsReads | undefined;
-  repository: (projectId: string) => Promise<boolean>;
   /** the chat's project is known: the reads keyed by it start, alongside the project's own read */
   known: (projectId: string) => void;
+  of: (projectId: string) => Promise<[SettingsDocuments | undefined, boolean]>;
 }
 
 /**
- * The reads of a turn's admission, started early: the owner's settings at once, the project's settings and its
- * repository record as soon as the project's id is known; unheard when the turn is refused.
+ * The reads of a turn's admission keyed by its project, started as soon as the project's id is known (turn-place.ts),
+ * each once; unheard when the turn is refused.
  */
 function earlyReads(deps: Pick<TurnDeps, "settings" | "repositories">, owner: string): EarlyReads {
-  const settings = deps.settings && readOnce(deps.settings);
-  const repositories = new Map<string, Promise<boolean>>();
-  const repository = (projectId: string): Promise<boolean> => {
-    let reading = repositories.get(projectId);
+  const reads = new Map<string, Promise<[SettingsDocuments | undefined, boolean]>>();
+  const of = (projectId: string): Promise<[SettingsDocuments | undefined, boolean]> => {
+    let reading = reads.get(projectId);
     if (!reading) {
-      reading = deps.repositories?.has(projectId) ?? Promise.resolve(false);
-      repositories.set(projectId, reading);
+      // the project's settings document holds both BMAD's answers and the approval policies: read once for both;
+      // run_command is offered only where it can run: in a project with a repository (docs/commands.md)
+      reading = Promise.all([deps.settings?.documents(projectId, owner), deps.repositories?.has(projectId) ?? false]);
+      reads.set(projectId, reading);
     }
     return reading;
   };
-  void settings?.member(owner).catch(() => undefined);
-  const known = (projectId: string): void => {
-    void settings?.project(projectId).catch(() => undefined);
-    void repository(projectId).catch(() => undefined);
-  };
-  return { settings, repository, known };
+  return { known: (projectId) => void of(projectId).catch(() => undefined), of };
 }
 
 /** Asks the turn's budgets, counting what it spent that the totals do not have yet; BUDGET_EXCEEDED when one is spent. */
@@ -93,19 +87,15 @@ async function admitted(
   early: EarlyReads,
 ): Promise<AdmittedTurn> {
   const { request } = turn;
-  const settingsReads = early.settings;
   // the agent's route: by its id, its module and the chat's project (docs/models.md "Routes")
   const route = deps.models.pick({ agent: agent.id, module: agent.bundleName, project: place.projectId });
   if (!route) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
-  const [budget, settings, approvals, network, commands] = await Promise.all([
-    deps.budgets?.forTurn(place.projectId, request.owner, place.project),
-    settingsReads && turnSettings(settingsReads, { projectId: place.projectId, projectName: place.projectName, user: request.owner, callerName: request.caller_name }),
-    projectApprovals(settingsReads, place.projectId, deps.config.APPROVALS_DEFAULTS),
-    // whether run_command's sandbox may use the network (docs/commands.md): off unless the project says so
-    settingsReads ? settingsReads.project(place.projectId).then((document) => document.repository?.network === true) : false,
-    // run_command is offered only where it can run: in a project with a repository (docs/commands.md)
-    early.repository(place.projectId),
-  ]);
+  const [documents, commands] = await early.of(place.projectId);
+  const budget = deps.budgets?.forTurn(place.projectId, request.owner, place.project);
+  const settings = documents && turnSettings(documents, { projectName: place.projectName, callerName: request.caller_name });
+  const approvals = projectApprovals(documents?.project, deps.config.APPROVALS_DEFAULTS);
+  // whether run_command's sandbox may use the network (docs/commands.md): off unless the project says so
+  const network = documents?.project.repository?.network === true;
   // from now on the turn spends in its project, for its agent
   const spending = new DeliverySpending(deps.spending, { runKey: turn.delivery, user: request.owner, projectId: place.projectId, agentId: agent.id }, turn.log);
   const meter = new UsageMeter(
