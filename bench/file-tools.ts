@@ -19,7 +19,7 @@ import path from "node:path";
 import type { NatsConnection } from "nats";
 import { connectNats, createLogger } from "@agent-orchestrator/shared/runtime";
 import { jetStreamNames, serviceNames, type ToolContext, type ToolName } from "@agent-orchestrator/shared/wire";
-import { orchestratorEnvSchema, ToolClient } from "@agent-orchestrator/orchestrator";
+import { orchestratorEnvSchema, ToolClient, toolWaitsOf } from "@agent-orchestrator/orchestrator";
 import { startHttpModel, type HttpModel } from "@agent-orchestrator/testing/http-model";
 import type { BenchContext } from "./support/bench-context.js";
 import { pick } from "./support/bench-settings.js";
@@ -81,7 +81,7 @@ interface SearchReply {
 type ProjectTool = <T>(name: ToolName, args: Record<string, unknown>) => Promise<T>;
 
 function projectTool(connection: NatsConnection, system: BenchSystem, prefix: string, projectId: string): ProjectTool {
-  const client = new ToolClient(connection, settings(orchestratorEnvSchema, system.env).TOOL_TIMEOUT_MS, prefix);
+  const client = new ToolClient(connection, toolWaitsOf(settings(orchestratorEnvSchema, system.env)), prefix);
   const toolContext: ToolContext = { session_id: "bench-file-tools", bundle_path: "bmad/custom/bundles/bench-suite", project_id: projectId, user: "bench", agent_id: "bench-agent" };
   return async <T>(name: ToolName, args: Record<string, unknown>) => {
     const reply = await client.call(name, randomUUID(), toolContext, args);

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { connect } from "nats";
 import { connectNats, createLogger, encodeJson } from "@agent-orchestrator/shared/runtime";
 import { serviceNames } from "@agent-orchestrator/shared/wire";
-import { orchestratorEnvSchema, ToolClient } from "@agent-orchestrator/orchestrator";
+import { orchestratorEnvSchema, ToolClient, toolWaitsOf } from "@agent-orchestrator/orchestrator";
 import type { BenchContext } from "./support/bench-context.js";
 import { latencySamples, warmupRounds } from "./support/bench-settings.js";
 import { createDirectReadFile } from "./support/direct-tools.js";
@@ -22,7 +22,7 @@ export async function measureToolCallOverhead(context: BenchContext): Promise<Me
   const { system, tree } = context;
   const connection = await connectNats({ url: context.nats.url, service: serviceNames.orchestrator, logger: createLogger("bench", "silent"), credentials: null });
   try {
-    const overNats = new ToolClient(connection, settings(orchestratorEnvSchema, system.env).TOOL_TIMEOUT_MS, "bench.");
+    const overNats = new ToolClient(connection, toolWaitsOf(settings(orchestratorEnvSchema, system.env)), "bench.");
     const direct = await createInProcessAgent(system, tree.sessionAgent);
     const distributed = await createInProcessAgent(system, tree.sessionAgent, overNats);
     context.responder.delayMs = 0;

@@ -305,6 +305,12 @@ describe("deploy/nats/nats-server.conf", () => {
     const timeout = orchestratorEnvSchema.shape.TOOL_TIMEOUT_MS;
     expect(timeout.safeParse(String(expiresMs)).success, "a tool timeout as long as the expiry is refused").toBe(false);
     expect(timeout.safeParse(String(expiresMs - 60_000)).success).toBe(true);
+    // a command's or a script's wait is its own limit plus TOOL_TIMEOUT_MS (docs/commands.md "How long the orchestrator waits")
+    for (const name of ["COMMAND_TIMEOUT_MAX_MS", "SCRIPT_TIMEOUT_MS"]) {
+      const env = (limitMs: number) => ({ [name]: String(limitMs), TOOL_TIMEOUT_MS: String(expiresMs - 540_000) });
+      expect(parseEnv(orchestratorEnvSchema, env(540_000)).ok, name).toBe(true);
+      expect(parseEnv(orchestratorEnvSchema, env(540_001)).ok, name).toBe(false);
+    }
   });
 
   it.skipIf(!findNatsServerBinary())("is a valid nats-server config", () => {

@@ -1,6 +1,6 @@
 import { createLogger, connectNats } from "@agent-orchestrator/shared/runtime";
 import { serviceNames } from "@agent-orchestrator/shared/wire";
-import { orchestratorEnvSchema, ToolClient } from "@agent-orchestrator/orchestrator";
+import { orchestratorEnvSchema, ToolClient, toolWaitsOf } from "@agent-orchestrator/orchestrator";
 import type { BenchContext } from "./bench-context.js";
 import { startDistributionFloor, type DistributionFloor } from "./distribution-floor.js";
 import { createInProcessAgent } from "./in-process-agent.js";
@@ -13,7 +13,7 @@ import { settings } from "./service-settings.js";
 export async function startSessionFloor(context: BenchContext): Promise<DistributionFloor> {
   const { system, tree } = context;
   const connection = await connectNats({ url: context.nats.url, service: serviceNames.orchestrator, logger: createLogger("bench", "silent"), credentials: null });
-  const overNats = await createInProcessAgent(system, tree.sessionAgent, new ToolClient(connection, settings(orchestratorEnvSchema, system.env).TOOL_TIMEOUT_MS, "bench."));
+  const overNats = await createInProcessAgent(system, tree.sessionAgent, new ToolClient(connection, toolWaitsOf(settings(orchestratorEnvSchema, system.env)), "bench."));
   const floor = await startDistributionFloor(context.nats.url, async (emit) => emit((await overNats.runTurn(context.sessionMessage)).response));
   return {
     url: floor.url,

@@ -101,7 +101,7 @@ describe("SIGKILL of one of two tool-runners during a burst of 200 tool calls", 
 
   beforeAll(async () => {
     [killed, survivor] = runners as [ServiceProcess, ServiceProcess];
-    const client = new ToolClient(orchestrator, 3_000);
+    const client = new ToolClient(orchestrator, { toolTimeoutMs: 3_000, commandTimeoutMaxMs: 3_000, scriptTimeoutMs: 3_000 });
     let completed = 0;
     const indexes = Array.from({ length: calls }, (_unused, index) => index);
     results = await mapWithConcurrency(indexes, inFlight, async (index) => {

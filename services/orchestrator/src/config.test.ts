@@ -23,3 +23,13 @@ describe("APPROVALS_DEFAULTS", () => {
     expect(unknownTool.ok ? "" : unknownTool.message).toMatch(/APPROVALS_DEFAULTS.*tools/s);
   });
 });
+
+describe("the waits for a command and a script", () => {
+  it("refuses to start when a command or a script at its limit could never be answered (docs/commands.md)", () => {
+    expect(parseEnv(orchestratorEnvSchema, { COMMAND_TIMEOUT_MAX_MS: "600000", SCRIPT_TIMEOUT_MS: "600000" }).ok).toBe(true);
+    for (const name of ["COMMAND_TIMEOUT_MAX_MS", "SCRIPT_TIMEOUT_MS"]) {
+      const parsed = parseEnv(orchestratorEnvSchema, { [name]: "600000", TOOL_TIMEOUT_MS: "120000" });
+      expect(parsed.ok ? "" : parsed.message).toMatch(new RegExp(`${name}.*never be answered`, "s"));
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { baseEnvSchema, envInt, firstIssue, parseJson, removedEnv, toolTimeoutDefaultMs } from "@agent-orchestrator/shared/runtime";
+import { baseEnvSchema, envInt, firstIssue, parseJson, removedEnv, runLimitCeilingMs, scriptTimeoutDefaultMs, toolReplyWindowMs, toolTimeoutDefaultMs } from "@agent-orchestrator/shared/runtime";
 import { ApprovalsSettings, builtInApprovals, effectiveApprovals, parseModelPrice, type ModelPrice } from "@agent-orchestrator/shared/wire";
 
 const optionalText = z
@@ -57,7 +57,15 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   TURN_TIMEOUT_MS: envInt(1_800_000, 1_000, 14_400_000).describe(
     "wall-clock limit of one turn (TURN_TIMEOUT): long enough for a workflow step with a slow model. A stopping orchestrator lets its turns run this long (+ 5 s) before it exits",
   ),
-  TOOL_TIMEOUT_MS: envInt(toolTimeoutDefaultMs, 100, 600_000).describe("time limit of one tool call over NATS"),
+  TOOL_TIMEOUT_MS: envInt(toolTimeoutDefaultMs, 100, 600_000).describe(
+    "time limit of one tool call over NATS; for run_command and run_script, the time allowed besides the command's or the script's own (a checkout, keeping what it changed)",
+  ),
+  COMMAND_TIMEOUT_MAX_MS: envInt(scriptTimeoutDefaultMs, 1000, runLimitCeilingMs).describe(
+    "the tool-runner's setting of the same name, read here too: the orchestrator waits for run_command its `timeout_ms` (absent: this), at most this, plus TOOL_TIMEOUT_MS (docs/commands.md \"How long the orchestrator waits\"). Give both services the same value; with TOOL_TIMEOUT_MS it must stay within the tool-runner's 11 min to answer, or the orchestrator refuses to start",
+  ),
+  SCRIPT_TIMEOUT_MS: envInt(scriptTimeoutDefaultMs, 1000, runLimitCeilingMs).describe(
+    "the tool-runner's setting of the same name, read here too: the orchestrator waits for run_script this plus TOOL_TIMEOUT_MS. Give both services the same value; with TOOL_TIMEOUT_MS it must stay within the tool-runner's 11 min to answer, or the orchestrator refuses to start",
+  ),
   REGISTRY_TIMEOUT_MS: envInt(5_000, 100, 60_000).describe(
     "time limit of one request to the registry (an agent's definition and activation)",
   ),
@@ -138,6 +146,17 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   BUDGET_USER_DAILY: optionalAmount.describe(
     "what one user may spend per UTC day across every project, in the prices' currency; enforced as BUDGET_PROJECT_MONTHLY is, and not overridable; unset: no limit",
   ),
+}).superRefine((config, context) => {
+  // a command or a script at its limit must still be answered: a tool-runner's reply after its window is dropped
+  for (const name of ["COMMAND_TIMEOUT_MAX_MS", "SCRIPT_TIMEOUT_MS"] as const) {
+    if (config[name] + config.TOOL_TIMEOUT_MS > toolReplyWindowMs) {
+      context.addIssue({
+        code: "custom",
+        path: [name],
+        message: `${name} + TOOL_TIMEOUT_MS is ${config[name] + config.TOOL_TIMEOUT_MS} ms: a tool-runner answers within ${toolReplyWindowMs} ms at most, so a run that long would never be answered`,
+      });
+    }
+  }
 });
 export type OrchestratorConfig = z.infer<typeof orchestratorEnvSchema>;
 

@@ -17,6 +17,7 @@ export { startAgent } from "./agent/agent-start.js";
 export { toolsForAgent } from "./agent/agent-tools.js";
 export { runCriticalActions } from "./agent/critical-actions.js";
 export { ToolClient } from "./tools/tool-client.js";
+export { toolWaitsOf, type ToolWaits } from "./tools/tool-wait.js";
 export { ProjectStore } from "./projects/project-store.js";
 export { headKey } from "./sessions/session-keys.js";
 export { ensureRunStreams } from "./nats/jetstream-setup.js";

@@ -14,6 +14,7 @@ import { addCompactionEndpoint } from "./endpoints/compaction-endpoint.js";
 import { SessionStore } from "./sessions/session-store.js";
 import { openSessionsBucket } from "./sessions/sessions-bucket.js";
 import { InstrumentedToolClient } from "./tools/instrumented-tool-client.js";
+import { toolWaitsOf } from "./tools/tool-wait.js";
 import { ModelRouter } from "./model/model-router.js";
 import { modelRoutesOf, type ModelRouteSpec } from "./model/model-routes.js";
 import { addModelRoutesEndpoint } from "./endpoints/model-routes-endpoint.js";
@@ -156,7 +157,7 @@ export async function startOrchestrator(options: OrchestratorOptions): Promise<O
     projects,
     registry,
     starts: new StartCache(config.REGISTRY_CACHE_MAX_AGE_MS),
-    tools: new InstrumentedToolClient(connection, config.TOOL_TIMEOUT_MS, prefix),
+    tools: new InstrumentedToolClient(connection, toolWaitsOf(config), prefix),
     models,
     active,
     subjectPrefix: prefix,

@@ -1,4 +1,4 @@
-import { baseEnvSchema, envInt, scriptTimeoutDefaultMs } from "@agent-orchestrator/shared/runtime";
+import { baseEnvSchema, envInt, runLimitCeilingMs, scriptTimeoutDefaultMs } from "@agent-orchestrator/shared/runtime";
 import { z } from "zod";
 import { conversionQueueDefaults } from "./convert/index.js";
 
@@ -114,8 +114,8 @@ export const toolRunnerEnvSchema = baseEnvSchema.extend({
     .describe(
       "`run_script` (BMAD's Python scripts in a bubblewrap sandbox): `auto` turns it on when a trivial sandboxed run works at start (else off, with one warning saying why), `on` refuses to start without a working sandbox, `off` answers every call SCRIPTS_DISABLED",
     ),
-  SCRIPT_TIMEOUT_MS: envInt(scriptTimeoutDefaultMs, 1000, 10 * 60_000).describe(
-    "wall time of one script; the whole sandbox is killed after it (SCRIPT_TIMEOUT). The default is below the orchestrator's default TOOL_TIMEOUT_MS, so a script at its limit is answered before its caller stops waiting",
+  SCRIPT_TIMEOUT_MS: envInt(scriptTimeoutDefaultMs, 1000, runLimitCeilingMs).describe(
+    "wall time of one script; the whole sandbox is killed after it (SCRIPT_TIMEOUT). The orchestrator reads it too and waits this plus its TOOL_TIMEOUT_MS for a script: give both services the same value",
   ),
   SCRIPT_MEMORY_MB: envInt(512, 64, 16 * 1024).describe(
     "MiB of memory of one script's sandbox: its processes together where cgroups are available (the bounds in force are logged at start), else each process's address space (RLIMIT_AS)",
@@ -142,11 +142,11 @@ export const toolRunnerEnvSchema = baseEnvSchema.extend({
     .describe(
       "`run_command` (the model's shell commands in a project's working tree, in a bubblewrap sandbox; docs/commands.md): `auto` turns it on when a sandboxed git commit works at start (else off, with one warning saying why), `on` refuses to start without a working sandbox, `off` answers every call COMMANDS_DISABLED",
     ),
-  COMMAND_TIMEOUT_MS: envInt(scriptTimeoutDefaultMs, 1000, 60 * 60_000).describe(
-    "wall time of a command that names no timeout_ms; the whole sandbox is killed after it (COMMAND_TIMEOUT). The default is below the orchestrator's default TOOL_TIMEOUT_MS, so a command at its limit is answered before its caller stops waiting",
+  COMMAND_TIMEOUT_MS: envInt(scriptTimeoutDefaultMs, 1000, runLimitCeilingMs).describe(
+    "wall time of a command that names no timeout_ms, cut to COMMAND_TIMEOUT_MAX_MS; the whole sandbox is killed after it (COMMAND_TIMEOUT)",
   ),
-  COMMAND_TIMEOUT_MAX_MS: envInt(scriptTimeoutDefaultMs, 1000, 60 * 60_000).describe(
-    "the longest timeout_ms a command may ask for (a longer one is cut to it). Raise it together with the orchestrator's TOOL_TIMEOUT_MS, which must stay above it",
+  COMMAND_TIMEOUT_MAX_MS: envInt(scriptTimeoutDefaultMs, 1000, runLimitCeilingMs).describe(
+    "the longest timeout_ms a command may ask for (a longer one is cut to it). The orchestrator reads it too and waits a command's own timeout, at most this, plus its TOOL_TIMEOUT_MS (docs/commands.md): give both services the same value",
   ),
   COMMAND_MEMORY_MB: envInt(2048, 64, 64 * 1024).describe(
     "MiB of memory of one command's sandbox, its processes together, where cgroups are available (past it the kernel kills a process, and the result names the limit); without cgroups, each process's address space (RLIMIT_AS)",

@@ -20,7 +20,16 @@ export { natsFailureKind } from "./nats/nats-failure.js";
 export type { NatsFailureKind } from "./nats/nats-failure.js";
 export { natsRetryDelay, retryNats, retryWhileLeaderless } from "./nats/nats-retry.js";
 export type { NatsRetryPolicy } from "./nats/nats-retry.js";
-export { fileStoreElectionWaitMs, leaderElectionWaitMs, runEventStoreBudgetMs, runEventWatchHoldMs, scriptTimeoutDefaultMs, toolTimeoutDefaultMs } from "./nats/nats-wait-budgets.js";
+export {
+  fileStoreElectionWaitMs,
+  leaderElectionWaitMs,
+  runEventStoreBudgetMs,
+  runEventWatchHoldMs,
+  runLimitCeilingMs,
+  scriptTimeoutDefaultMs,
+  toolReplyWindowMs,
+  toolTimeoutDefaultMs,
+} from "./nats/nats-wait-budgets.js";
 export { putObjectPaced, readObjectChunks } from "./nats/object-streams.js";
 export { queueRunRequest } from "./nats/queue-run-request.js";
 export { isInside, relativeInside } from "./path-containment.js";

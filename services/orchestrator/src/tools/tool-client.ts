@@ -2,6 +2,7 @@ import type { NatsConnection } from "nats";
 import { natsMessageBudget } from "../nats/nats-message-budget.js";
 import { AppError, encodeJson, natsFailureKind, requestJson, retryNats } from "@agent-orchestrator/shared/runtime";
 import { subjects, ToolResult, type ErrorCode, type ToolContext, type ToolName } from "@agent-orchestrator/shared/wire";
+import { toolWaitMs, type ToolWaits } from "./tool-wait.js";
 
 /**
  * Which failed tool calls are sent again (docs/security.md cases 68, 69, 145). Only "no responders" is: NATS
@@ -9,7 +10,7 @@ import { subjects, ToolResult, type ErrorCode, type ToolContext, type ToolName }
  * propagated after a reconnect or a cluster's leader change), so nothing was delivered and nothing ran; it
  * is retried for `unavailableForMs` at most. A timeout is never sent again: the call may still be running
  * (a long script, a busy replica) or have run on a replica that died, so a repeat would make the model wait
- * TOOL_TIMEOUT_MS once more per attempt and could run it twice. A tool's own error result is an answer and
+ * as long once more per attempt and could run it twice. A tool's own error result is an answer and
  * is never retried either.
  */
 export interface ToolRetryPolicy {
@@ -34,7 +35,7 @@ export type UnansweredToolResult = ToolResult & { success: false; may_have_run: 
 export class ToolClient {
   constructor(
     private readonly connection: NatsConnection,
-    private readonly timeoutMs: number,
+    private readonly waits: ToolWaits,
     private readonly subjectPrefix = "",
     private readonly retry: ToolRetryPolicy = defaultToolRetry,
   ) {}
@@ -58,21 +59,22 @@ export class ToolClient {
     if (size > budget) {
       return { success: false, error: { code: "CONTENT_TOO_LARGE", message: `The arguments take ${size} bytes; a tool call may take at most ${budget}. Send less at once.` } };
     }
+    const timeoutMs = toolWaitMs(name, args, this.waits);
     try {
       return await retryNats(
         () => {
-          const request = requestJson(this.connection, this.subjectPrefix + subjects.tool(name), data, ToolResult, { timeoutMs: this.timeoutMs });
+          const request = requestJson(this.connection, this.subjectPrefix + subjects.tool(name), data, ToolResult, { timeoutMs });
           return signal ? abortable(request, signal) : request;
         },
         { retryOn: ["no-responders"], budgetMs: this.retry.unavailableForMs, firstDelayMs: this.retry.pauseMs, ...(signal ? { signal } : {}) },
       );
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      return this.unanswered(AppError.is(error) ? error.code : "INTERNAL", natsFailureKind(error) === "no-responders");
+      return this.unanswered(AppError.is(error) ? error.code : "INTERNAL", natsFailureKind(error) === "no-responders", timeoutMs);
     }
   }
 
-  private unanswered(code: ErrorCode, undelivered: boolean): UnansweredToolResult {
+  private unanswered(code: ErrorCode, undelivered: boolean, timeoutMs: number): UnansweredToolResult {
     if (undelivered) {
       const seconds = this.retry.unavailableForMs / 1000;
       return {
@@ -82,7 +84,7 @@ export class ToolClient {
       };
     }
     if (code === "SERVICE_TIMEOUT") {
-      const message = `The tool did not answer within ${this.timeoutMs} ms and was not sent again: it may still be running (a long script) or may have stopped with its tool-runner. Check what it did (list_files, read_file) before calling it again.`;
+      const message = `The tool did not answer within ${timeoutMs} ms and was not sent again: it may still be running (a long script) or may have stopped with its tool-runner. Check what it did (list_files, read_file) before calling it again.`;
       return { success: false, error: { code, message }, may_have_run: true };
     }
     // a payload NATS refused never left; anything else (a connection closed mid-call, a reply that does not parse) may have run

@@ -5,7 +5,9 @@ import {
   longestLeaderElectionMs,
   runEventStoreBudgetMs,
   runEventWatchHoldMs,
+  runLimitCeilingMs,
   scriptTimeoutDefaultMs,
+  toolReplyWindowMs,
   toolTimeoutDefaultMs,
 } from "./nats-wait-budgets.js";
 
@@ -21,5 +23,9 @@ describe("the waits that depend on each other across services", () => {
   it("answer a script stopped at its limit, and a file write that waited out an election, before the orchestrator stops waiting", () => {
     expect(scriptTimeoutDefaultMs).toBeLessThan(toolTimeoutDefaultMs);
     expect(2 * fileStoreElectionWaitMs).toBeLessThan(toolTimeoutDefaultMs);
+  });
+
+  it("let a command or a script at its longest limit be answered within the tool-runner's reply permission", () => {
+    expect(runLimitCeilingMs + toolTimeoutDefaultMs).toBeLessThanOrEqual(toolReplyWindowMs);
   });
 });

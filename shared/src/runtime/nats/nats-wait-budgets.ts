@@ -28,6 +28,19 @@ export const runEventWatchHoldMs = runEventStoreBudgetMs + 5_000;
 /** The orchestrator's default TOOL_TIMEOUT_MS: how long it waits for a tool-runner's answer. */
 export const toolTimeoutDefaultMs = 30_000;
 
+/**
+ * How long a tool-runner's answer to one request may take: its NATS user may reply for this long
+ * (`allow_responses` in deploy/nats/nats-server.conf, 11 min); a later answer is dropped.
+ */
+export const toolReplyWindowMs = 11 * 60_000;
+
+/**
+ * The longest COMMAND_TIMEOUT_MAX_MS and SCRIPT_TIMEOUT_MS may be. The orchestrator waits for a command or a script
+ * its own limit plus TOOL_TIMEOUT_MS (docs/commands.md "How long the orchestrator waits"), which must end within
+ * `toolReplyWindowMs` (the orchestrator refuses to start otherwise): this leaves the default TOOL_TIMEOUT_MS room.
+ */
+export const runLimitCeilingMs = 10 * 60_000;
+
 /** The tool-runner's default SCRIPT_TIMEOUT_MS: below `toolTimeoutDefaultMs`, so a script stopped at its limit is still answered. */
 export const scriptTimeoutDefaultMs = 25_000;
 
