@@ -12,6 +12,7 @@ import { allowedHosts, authenticationRequired } from "./config.js";
 import type { GatewayContext } from "./gateway-context.js";
 import { healthRoute } from "./health-route.js";
 import { gitRoutes } from "./git/git-routes.js";
+import { StagedResponses } from "./git/staged-responses.js";
 import { greetingRoutes } from "./sessions/greeting-routes.js";
 import { requireAllowedHost } from "./http/host-check.js";
 import { refuseCrossSiteWrites } from "./http/cross-site-writes.js";
@@ -91,7 +92,7 @@ export function createApp(context: GatewayContext, services: GatewayServices): e
   app.use(oidcRoutes(context, { auth, audit }));
   app.use("/api", authenticate(context, auth, { cookie: true }), rateLimit(requestRate));
   // a file upload's body is the file itself, whatever its type: these routes come before the JSON parser
-  app.use(uploadRoutes(context, { uploads, contents, audit }), projectFilesRoutes(context, { contents, audit }), repositoryRoutes(context, { uploads, audit }), branchRoutes(context, { audit }));
+  app.use(uploadRoutes(context, { uploads, contents, audit }), projectFilesRoutes(context, { contents, staged: new StagedResponses(context), audit }), repositoryRoutes(context, { uploads, audit }), branchRoutes(context, { audit }));
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
   app.use(
     greetingRoutes(context, { audit }),

@@ -31,6 +31,8 @@ export class ProjectFiles {
     private readonly replyBudget: () => number,
     /** BMAD's output places in the project (Sandbox.outputPlaces), where a code snapshot's folders stay writable */
     private readonly outputPlaces: () => Promise<string[]>,
+    /** whether the project has a git repository: then its files change with git, never here */
+    private readonly hasRepository: (project: string) => Promise<boolean> = async () => false,
   ) {}
 
   /**
@@ -101,6 +103,7 @@ export class ProjectFiles {
   }
 
   async remove(request: { space: FileSpaceRef; path: string; author: FileAuthor }): Promise<FilesChangeReply> {
+    await this.refuseRepository(request.space);
     return { success: true, file: await this.files.remove(request.space, checkedSpacePath(request.path), request.author) };
   }
 
@@ -118,14 +121,26 @@ export class ProjectFiles {
 
   /**
    * `input` checked as a path a member may write: as `checkedWritablePath`, and never a file of the project's
-   * code snapshot or a new file in one of its folders outside BMAD's output places (docs/uploads.md).
+   * code snapshot or a new file in one of its folders outside BMAD's output places (docs/uploads.md), and never
+   * in a project with a repository (REPOSITORY_FILES_READ_ONLY).
    */
   async writablePath(space: FileSpaceRef, input: string): Promise<string> {
     const path = checkedWritablePath(space, input);
     if (space.kind !== "project") return path;
+    await this.refuseRepository(space);
     const why = await sourceWriteVerdict(await this.files.sources.current(space.id), path, this.outputPlaces);
     if (why !== undefined) throw new AppError("PROTECTED_PATH", `${path} is ${why}; upload a new code snapshot to change it`);
     return path;
+  }
+
+  /**
+   * A project with a repository shows the repository's files (docs/repositories.md "The files API on a
+   * repository"): a change of its stored files would land where nobody sees it, so it is refused.
+   */
+  async refuseRepository(space: FileSpaceRef): Promise<void> {
+    if (space.kind === "project" && (await this.hasRepository(space.id))) {
+      throw new AppError("REPOSITORY_FILES_READ_ONLY", "This project's files are its git repository's: change them with git (clone, commit, push to /git/<project>.git) or through a chat");
+    }
   }
 
   async purge(request: { space: FileSpaceRef }): Promise<FilesPurgeReply> {

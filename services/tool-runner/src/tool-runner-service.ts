@@ -1,5 +1,7 @@
 import { addJsonEndpoint, AuditPublisher, type Logger } from "@agent-orchestrator/shared/runtime";
 import {
+  BranchFileRequest,
+  BranchFilesRequest,
   FilesDeleteRequest,
   FilesListRequest,
   FilesPurgeRequest,
@@ -49,6 +51,8 @@ import { putSource } from "./uploads/source-upload.js";
 import { ToolDispatcher } from "./tool-dispatcher.js";
 import { TransitBodies, addGitEndpoints, gitServiceTimeoutMs } from "./git-http/index.js";
 import { replyOverheadBytes } from "./reply-budget.js";
+import { BranchFiles } from "./view/index.js";
+import type { z } from "zod";
 
 /** What `startToolRunner` needs. */
 export interface StartToolRunnerOptions {
@@ -124,11 +128,21 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   for (const tool of RunnerToolName.options) {
     addJsonEndpoint(service, tool, `${prefix}${subjects.tool(tool)}`, ToolCallRequest, (request) => inFlight.track(observeToolCall(tool, dispatcher.call(tool, request))), logger);
   }
-  const projectFiles = new ProjectFiles(files, replyBudget, () => sandbox.outputPlaces());
+  const projectFiles = new ProjectFiles(files, replyBudget, () => sandbox.outputPlaces(), async (project) => (await repositories.attached(project)) !== undefined);
   const staged = await StagedUploads.open(connection.jetstream(), { subjectPrefix: prefix, replicas: config.JS_REPLICAS });
   const writablePath = (space: FileSpaceRef, path: string) => projectFiles.writablePath(space, path);
   const archiveLimits = { maxEntries: config.SOURCE_MAX_FILES, maxTotalBytes: config.SOURCE_MAX_BYTES, maxEntryBytes: config.ARCHIVE_ENTRY_MAX_BYTES, maxRatio: config.ARCHIVE_MAX_RATIO };
   const converter = new DocumentConverter({ timeoutMs: config.CONVERT_TIMEOUT_MS, maxInputBytes: config.CONVERT_MAX_BYTES, maxOutputBytes: config.CONVERT_OUTPUT_MAX_BYTES, heapMb: config.CONVERT_HEAP_MB }, { maxWaiting: config.CONVERT_QUEUE_MAX, perUser: config.CONVERT_QUEUE_PER_USER });
+  // an archive into a project with a repository is refused whole, not entry by entry
+  const importUnlessRepository = async (request: z.infer<typeof FilesImportRequest>) => {
+    try {
+      await projectFiles.refuseRepository(request.space);
+    } catch (error) {
+      await staged.remove(request.staged);
+      throw error;
+    }
+    return importArchive({ files, staged, writablePath, limits: archiveLimits }, request);
+  };
   const filesSubject = (operation: string) => `${prefix}${subjects.files(operation)}`;
   const track = <T>(reply: Promise<T>) => inFlight.track(reply);
   addJsonEndpoint(service, "files_list", filesSubject("list"), FilesListRequest, (request) => track(projectFiles.list(request)), logger);
@@ -145,7 +159,7 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   addJsonEndpoint(service, "files_purge", filesSubject("purge"), FilesPurgeRequest, (request) => track(purge(request)), logger);
   addJsonEndpoint(service, "files_stat", filesSubject("stat"), FilesStatRequest, (request) => track(projectFiles.stat(request)), logger);
   addJsonEndpoint(service, "files_upload", filesSubject("upload"), FilesUploadRequest, (request) => track(uploadFile({ files, staged, writablePath, converter, convertMaxBytes: config.CONVERT_MAX_BYTES }, request)), logger);
-  addJsonEndpoint(service, "files_import", filesSubject("import"), FilesImportRequest, (request) => track(importArchive({ files, staged, writablePath, limits: archiveLimits }, request)), logger);
+  addJsonEndpoint(service, "files_import", filesSubject("import"), FilesImportRequest, (request) => track(importUnlessRepository(request)), logger);
   addJsonEndpoint(service, "files_source", filesSubject("source"), SourcePutRequest, (request) => track(putSource({ files, staged, limits: archiveLimits, now: () => new Date() }, request)), logger);
   addJsonEndpoint(service, "files_source_info", filesSubject("source_info"), SourceRequest, (request) => track(sourceInfo(files, request.project_id)), logger);
   addJsonEndpoint(service, "files_source_delete", filesSubject("source_delete"), SourceRequest, (request) => track(removeSource(files, request.project_id)), logger);
@@ -164,6 +178,10 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   // git's smart HTTP protocol for the gateway: a body past a quarter of the reply budget goes through the uploads store
   const transit = await TransitBodies.open(connection.jetstream(), staged, { subjectPrefix: prefix, flush: () => connection.flush(), inlineMax: () => Math.floor(replyBudget() / 4) });
   addGitEndpoints(service, { repositories, bodies: transit, logger, timeoutMs: gitServiceTimeoutMs, now: () => new Date() }, { prefix, track, logger });
+  // a branch's files for the files API (docs/repositories.md "The files API on a repository"); a download's bytes travel as git's bodies do
+  const branchFiles = new BranchFiles(repositories, transit, replyBudget);
+  addJsonEndpoint(service, "repository_files", repositorySubject("files"), BranchFilesRequest, (request) => track(branchFiles.list(request)), logger);
+  addJsonEndpoint(service, "repository_read", repositorySubject("read"), BranchFileRequest, (request) => track(branchFiles.read(request)), logger);
   const installFiles = new InstallFiles(sandbox, replyBudget);
   addJsonEndpoint(service, "files_installed_list", filesSubject("installed_list"), InstalledFilesListRequest, (request) => track(installFiles.list(request)), logger);
   addJsonEndpoint(service, "files_installed_read", filesSubject("installed_read"), InstalledFileReadRequest, (request) => track(installFiles.read(request)), logger);

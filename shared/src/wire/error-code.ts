@@ -82,6 +82,10 @@ export const ErrorCode = z.enum([
   "REPOSITORY_EXISTS",
   /** a command made a commit that does not name the member whose turn it was or lacks the agent's and the chat's trailers; nothing it changed was kept (docs/repositories.md "Commits by the model") */
   "COMMIT_REFUSED",
+  /** `?branch=` of the files API names no branch of the project's repository, or the project has none (docs/repositories.md "The files API on a repository") */
+  "BRANCH_NOT_FOUND",
+  /** an upload, edit, delete or restore through the files API in a project with a repository: its files change with git (push), never the old store */
+  "REPOSITORY_FILES_READ_ONLY",
   // skills and scripts (tool-runner)
   "SKILL_NOT_FOUND",
   "SCRIPT_REJECTED",

@@ -78,6 +78,15 @@ export {
   maxCommitsPage,
   maxShownBodyChars,
 } from "./projects/branch-messages.js";
+export {
+  BranchFileListing,
+  BranchFileReply,
+  BranchFileRequest,
+  BranchFilesQuery,
+  BranchFilesReply,
+  BranchFilesRequest,
+  BranchPoint,
+} from "./projects/branch-files-messages.js";
 export { InstalledFileListing, InstalledFileReadReply, InstalledFileReadRequest, InstalledFilesListReply, InstalledFilesListRequest } from "./projects/installed-file-messages.js";
 export { ChatBranchName, branchRef, chatBranch, chatBranchPrefix, isAcceptedRefName, refNameMaxLength } from "./projects/ref-name.js";
 export { RepositoryCloneBody, RepositoryCloneRequest, RepositoryImportRequest, RepositoryReply, RepositoryRequest, RepositoryView } from "./projects/repository-messages.js";

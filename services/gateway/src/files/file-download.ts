@@ -16,15 +16,7 @@ import type { ContentReader } from "./content-reader.js";
 export async function sendFileDownload(context: GatewayContext, contents: ContentReader, response: Response, space: FileSpaceRef, path: string): Promise<void> {
   const [file] = (await callService(context, subjects.files("stat"), { space, paths: [path] }, FilesStatReply)).files;
   if (!file) throw new AppError("FILE_NOT_FOUND", `File not found: ${path}`);
-  const name = path.split("/").at(-1) ?? "download";
-  response.status(200).set({
-    "content-type": "application/octet-stream",
-    "content-length": String(file.size),
-    "content-disposition": `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(name)}`,
-    "content-security-policy": "default-src 'none'; sandbox",
-    "x-file-revision": String(file.revision),
-    "cache-control": "no-store",
-  });
+  response.status(200).set({ ...downloadHeaders(path, file.size), "x-file-revision": String(file.revision) });
   try {
     await pipeline(Readable.from(contents.chunks(file.sha256)), response);
   } catch (error) {
@@ -32,4 +24,16 @@ export async function sendFileDownload(context: GatewayContext, contents: Conten
     (response.locals["logger"] as Logger).error({ err: error, path }, "download cut short");
     response.destroy();
   }
+}
+
+/** The headers of a download of `path`: bytes the browser saves under the file's name and never renders. */
+export function downloadHeaders(path: string, size: number): Record<string, string> {
+  const name = path.split("/").at(-1) ?? "download";
+  return {
+    "content-type": "application/octet-stream",
+    "content-length": String(size),
+    "content-disposition": `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+    "content-security-policy": "default-src 'none'; sandbox",
+    "cache-control": "no-store",
+  };
 }

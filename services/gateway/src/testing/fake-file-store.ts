@@ -1,4 +1,6 @@
 import {
+  BranchFileRequest,
+  BranchFilesRequest,
   FilesDeleteRequest,
   FilesListRequest,
   FilesReadRequest,
@@ -103,6 +105,9 @@ export class FakeFileStore {
       const content = this.installed.get(path);
       return content === undefined ? missing() : { success: true, path, size: Buffer.byteLength(content), content, truncated: false };
     });
+    // the fake tool-runner has no repositories: the files API shows the stored files
+    this.fixture.respond(subjects.repository("files"), BranchFilesRequest, () => ({ success: true, files: null }));
+    this.fixture.respond(subjects.repository("read"), BranchFileRequest, () => ({ success: true, file: null }));
     on("restore", FilesRestoreRequest, ({ space, path, revision, author }) => {
       const old = this.space(space).get(path)?.[revision - 1];
       return old && !old.deleted ? { success: true, file: fileOf(this.put(space, path, old.content, author)) } : missing();

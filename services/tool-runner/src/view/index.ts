@@ -9,3 +9,4 @@ export { findViewFiles, type FoundFiles } from "./find-view-files.js";
 export { widerGlob } from "./glob-pattern.js";
 export { searchLimits, searchViewFiles, type SearchLimits, type SearchOutcome } from "./search-view-files.js";
 export { viewFiles, type ViewFile, type ViewListing } from "./view-files.js";
+export { BranchFiles } from "./branch-files.js";

@@ -2,7 +2,7 @@ import { isInstallPlace } from "@agent-orchestrator/shared/bmad";
 import { LRUCache } from "lru-cache";
 import { isProtectedSegment } from "../paths/protected-names.js";
 import { isServablePath } from "../paths/servable-name.js";
-import type { TreeFile, TreeView } from "../repository/index.js";
+import type { AttachedRepository, TreeFile } from "../repository/index.js";
 
 // files kept in all: the filtered lists of a few large working trees
 const maxKeptFiles = 500_000;
@@ -16,7 +16,8 @@ const maxKeptFiles = 500_000;
 export class TreeFiles {
   private readonly known = new LRUCache<string, readonly TreeFile[]>({ maxSize: maxKeptFiles, sizeCalculation: (files) => files.length + 1 });
 
-  async list(view: TreeView): Promise<readonly TreeFile[]> {
+  /** The files of `view.state.files` (a working tree's, or a commit's root tree). */
+  async list(view: { repository: AttachedRepository; state: { files: string } }): Promise<readonly TreeFile[]> {
     const root = view.state.files;
     const known = this.known.get(root);
     if (known) return known;
