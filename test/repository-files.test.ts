@@ -106,7 +106,7 @@ describe("the files API on a repository", { shuffle: false }, () => {
     expect(await download.text()).toBe("export const add = (a, b) => a + b;\n");
   });
 
-  it("answers an unknown branch, a branch name git refuses and a path out of the tree alike, never a host file (cases 339, 340)", async () => {
+  it("answers an unknown branch, a branch name git refuses and a path out of the tree alike, never a host file (case 339, case 340)", async () => {
     expect((await api("carol", "GET", `/api/projects/${project}/files?branch=no-such-branch`)).body["error"].code).toBe("BRANCH_NOT_FOUND");
     expect((await api("carol", "GET", `/api/projects/${project}/files/README.md?branch=no-such-branch`)).status).toBe(404);
     expect((await api("alice", "GET", `/api/projects/${plain}/files?branch=main`)).body["error"].code).toBe("BRANCH_NOT_FOUND");
