@@ -89,7 +89,12 @@ export const toolRunnerEnvSchema = baseEnvSchema.extend({
   REPOSITORY_LEASE_MS: envInt(60_000, 5_000, 10 * 60_000).describe(
     "how long a command's hold on its working tree lasts without renewal (renewed every third of it while the command runs); a replica that died frees it after this",
   ),
-  REPOSITORY_CHECKOUTS: envInt(8, 1, 1000).describe("working trees one tool-runner keeps checked out on disk for commands; the least recently used beyond it are removed"),
+  REPOSITORY_CHECKOUTS: envInt(8, 1, 1000).describe(
+    "working trees one tool-runner keeps checked out on disk for commands; the least recently used beyond it are removed (never one a command is running in)",
+  ),
+  REPOSITORY_CACHE_MAX_BYTES: envInt(16 * 1024 * mebibyte, 64 * mebibyte, 64 * 1024 * 1024 * mebibyte).describe(
+    "disk one tool-runner's cache of repositories may take (every project's packs and checkouts); past it the least recently used are removed, never a checkout a command runs in nor a project's packs used in the last minute, and made again from JetStream when next needed (docs/repositories.md \"A tool-runner's cache\")",
+  ),
   REPOSITORY_CLONE_TIMEOUT_MS: envInt(10 * 60_000, 1000, 60 * 60_000).describe("wall time of one clone from a remote"),
   REPOSITORY_REMOTE_HOSTS: z
     .string()

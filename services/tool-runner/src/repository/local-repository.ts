@@ -128,14 +128,19 @@ export class LocalRepository {
     }
   }
 
+  /** Keeps a pack the pack list names already (an import's) here, its files moved in: this replica need not fetch it. */
+  async keep(pack: string, packFile: string, indexFile: string): Promise<void> {
+    await this.install(pack, async (target, extension) => {
+      await rename(extension === "pack" ? packFile : indexFile, target);
+    });
+  }
+
   /** Stores a pack made and indexed by the host (`packFile`, `indexFile`), adds it to the pack list and keeps it here. */
   async storePack(pack: string, packFile: string, indexFile: string, bytes: number): Promise<void> {
     await this.bucket.putPackFile(this.project, this.generation, pack, "pack", packFile);
     await this.bucket.putPackFile(this.project, this.generation, pack, "idx", indexFile);
     const list = await this.bucket.addPacks(this.project, this.generation, [{ name: pack, bytes }]);
-    await this.install(pack, async (target, extension) => {
-      await rename(extension === "pack" ? packFile : indexFile, target);
-    });
+    await this.keep(pack, packFile, indexFile);
     // in the background: the write is stored already, and a consolidation that fails leaves a long list only
     if (list.packs.length > this.maxPacks) {
       this.consolidating ??= this.consolidate()

@@ -8,6 +8,7 @@ import { runGit } from "../git/git-command.js";
 import { importBundle } from "./bundle-import.js";
 import type { ImportedPack } from "./imported-pack.js";
 import { LocalRepository } from "./local-repository.js";
+import { RepositoryCache, projectKey, type CacheLimits } from "./repository-cache.js";
 import { cloneRemote, type CloneSettings, type CloneSource } from "./remote-clone.js";
 import { repositoryExists, type RepositoryBucket } from "./repository-bucket.js";
 import type { RepositoryRecord } from "./repository-values.js";
@@ -23,12 +24,11 @@ export interface AttachedRepository {
 }
 
 /** The settings of repositories in a tool-runner's configuration (docs/repositories.md "Limits"). */
-export interface RepositorySettings extends CloneSettings {
+export interface RepositorySettings extends CloneSettings, CacheLimits {
   /** where this process keeps its cache: a folder of its own is made in it */
   cacheFolder: string;
   persistMaxBytes: number;
   leaseMs: number;
-  checkouts: number;
   /** packs a pack list holds before the small ones are made one (local-repository.ts `packListLimit`) */
   maxPacks?: number;
 }
@@ -48,12 +48,17 @@ export class Repositories {
     dispose: (value) => value.local.close(),
   });
 
+  /** the bound on this process's disk: objects and checkouts beyond it are removed, least recently used first */
+  readonly cache: RepositoryCache;
+
   private constructor(
     readonly bucket: RepositoryBucket,
     readonly settings: RepositorySettings,
     private readonly folder: string,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.cache = new RepositoryCache(settings, logger, (key) => this.locals.delete(key));
+  }
 
   /** Makes this process's cache folder in `settings.cacheFolder`. */
   static async open(bucket: RepositoryBucket, settings: RepositorySettings, logger: Logger): Promise<Repositories> {
@@ -66,10 +71,12 @@ export class Repositories {
   async attached(project: string): Promise<AttachedRepository | undefined> {
     const { value: record } = await this.bucket.record(project);
     if (!record) return undefined;
-    const key = `${project}.${record.generation}`;
+    const key = projectKey({ project, generation: record.generation });
+    const folder = path.join(this.folder, key);
+    await this.cache.useProject(key, folder);
     let known = this.locals.get(key);
     if (!known) {
-      const local = await LocalRepository.open(path.join(this.folder, key), this.bucket, project, record.generation, this.settings.maxPacks);
+      const local = await LocalRepository.open(folder, this.bucket, project, record.generation, this.settings.maxPacks);
       known = { local, reader: new TreeReader(local) };
       this.locals.set(key, known);
     }
@@ -124,10 +131,13 @@ export class Repositories {
     await this.bucket.purge(project, record.generation).catch((error: unknown) => {
       this.logger.warn({ err: error, project_id: project }, "a detached repository's objects were not all removed");
     });
+    // other replicas' copies go with their budget: nothing uses them again
+    await this.cache.forget(projectKey({ project, generation: record.generation }));
   }
 
   /** Removes this process's cache. */
   async close(): Promise<void> {
+    this.cache.close();
     this.locals.clear();
     await rm(this.folder, { recursive: true, force: true });
   }
@@ -165,6 +175,9 @@ export class Repositories {
         await bucket.purge(project, generation).catch(() => undefined);
         throw error;
       }
+      // this replica's cache starts with the pack: the first command here does not fetch what it just stored
+      const attached = await this.attached(project);
+      if (attached?.record.generation === generation) await attached.local.keep(imported.pack, imported.packFile, imported.indexFile);
       return (await this.view(project)) ?? repositoryGone();
     } catch (error) {
       if (!AppError.is(error)) this.logger.error({ err: error, project_id: project }, "a repository could not be attached");

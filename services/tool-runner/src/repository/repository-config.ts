@@ -13,6 +13,7 @@ export function repositorySettingsOf(config: ToolRunnerConfig): RepositorySettin
     persistMaxBytes: config.REPOSITORY_PERSIST_MAX_BYTES,
     leaseMs: config.REPOSITORY_LEASE_MS,
     checkouts: config.REPOSITORY_CHECKOUTS,
+    cacheMaxBytes: config.REPOSITORY_CACHE_MAX_BYTES,
     timeoutMs: config.REPOSITORY_CLONE_TIMEOUT_MS,
     remoteHosts: config.REPOSITORY_REMOTE_HOSTS,
     allowHttp: config.REPOSITORY_ALLOW_HTTP,

@@ -3,8 +3,7 @@ import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { AppError, KeyedQueue, type Logger } from "@agent-orchestrator/shared/runtime";
 import { branchRef, chatBranch, type FileAuthor } from "@agent-orchestrator/shared/wire";
-import { LRUCache } from "lru-cache";
-import { Checkout, type CheckoutPlace } from "./checkout.js";
+import type { CheckoutPlace } from "./checkout.js";
 import { commitEnvironment, commitIdentity, commitMessageHook, refuseUnattributed } from "./commit-identity.js";
 import { newCommits } from "./new-commits.js";
 import type { AttachedRepository, Repositories } from "./repositories.js";
@@ -52,8 +51,6 @@ export interface WorkingTreeLimits {
   maxBytes: number;
   persistMaxBytes: number;
   leaseMs: number;
-  /** checkouts one process keeps on disk */
-  checkouts: number;
 }
 
 /** The working tree of a tool call's chat: its project, its id, and the branch it was started on (ToolContext). */
@@ -74,7 +71,6 @@ export function branchOf(chat: ChatTree): string {
  */
 export class WorkingTrees {
   private readonly queue = new KeyedQueue();
-  private readonly checkouts: LRUCache<string, Checkout>;
   private readonly replica = randomUUID();
 
   constructor(
@@ -82,14 +78,7 @@ export class WorkingTrees {
     private readonly limits: WorkingTreeLimits,
     private readonly logger: Logger,
     private readonly now: () => Date = () => new Date(),
-  ) {
-    this.checkouts = new LRUCache<string, Checkout>({
-      max: limits.checkouts,
-      dispose: (checkout) => {
-        void checkout.discard();
-      },
-    });
-  }
+  ) {}
 
   /** The chat's working tree, or undefined when its project has no repository. */
   async view(chat: ChatTree): Promise<TreeView | undefined> {
@@ -185,9 +174,8 @@ export class WorkingTrees {
       clearInterval(renew);
       await renewing;
     };
-    const key = `${project}.${record.generation}.${view.state.branch}`;
-    const checkout = this.checkouts.get(key) ?? new Checkout(path.join(local.folder, "checkouts", Buffer.from(view.state.branch).toString("hex")), local);
-    this.checkouts.set(key, checkout);
+    // held while the command runs: the cache's sweep never removes it under the command
+    const { checkout, release } = await this.repositories.cache.holdCheckout(local, view.state.branch);
     const identity = commitIdentity({ user: author.user, displayName: caller.displayName, agent: author.agent_id, chat: chat.session });
     try {
       // the packs other replicas stored since: the checkout is made from the state's trees
@@ -221,9 +209,10 @@ export class WorkingTrees {
     } catch (error) {
       await stopRenewing();
       await checkout.discard();
-      this.checkouts.delete(key);
       await this.release(chat, holder).catch((releaseError: unknown) => this.logger.warn({ err: releaseError, project_id: project }, "a working tree's lease was not released; it expires"));
       throw error;
+    } finally {
+      release();
     }
   }
 

@@ -16,6 +16,7 @@ export const fixtureRepositorySettings: Omit<RepositorySettings, "cacheFolder"> 
   persistMaxBytes: 64 << 20,
   leaseMs: 60_000,
   checkouts: 8,
+  cacheMaxBytes: 1 << 30,
   timeoutMs: 60_000,
   remoteHosts: [],
   allowHttp: true,

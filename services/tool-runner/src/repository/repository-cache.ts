@@ -1,0 +1,262 @@
+import { lstat, readdir, rm } from "node:fs/promises";
+import path from "node:path";
+import type { Logger } from "@agent-orchestrator/shared/runtime";
+import { Checkout } from "./checkout.js";
+import type { LocalRepository } from "./local-repository.js";
+
+/** What a tool-runner's cache of repositories may hold on disk (docs/repositories.md "A tool-runner's cache"). */
+export interface CacheLimits {
+  /** bytes of every project's objects and checkouts together; past it the least recently used are removed */
+  cacheMaxBytes: number;
+  /** checkouts kept at most */
+  checkouts: number;
+  /**
+   * a project's objects used this recently stay even past the budget: a file tool's read takes no hold on them,
+   * so only time says that none is still under way (a minute by default)
+   */
+  objectsIdleMs?: number;
+}
+
+/** A checkout a command works in, held until `release`: no sweep removes it meanwhile. */
+export interface HeldCheckout {
+  checkout: Checkout;
+  release(): void;
+}
+
+interface CheckoutEntry {
+  checkout: Checkout;
+  usedAt: number;
+  holds: number;
+  /** bytes on disk when last measured; undefined before the first measure */
+  bytes: number | undefined;
+  measuredAt: number;
+  /** a command ran in it since it was measured */
+  changed: boolean;
+}
+
+interface ProjectEntry {
+  folder: string;
+  usedAt: number;
+  checkouts: Map<string, CheckoutEntry>;
+}
+
+const defaultObjectsIdleMs = 60_000;
+// sweeps coalesce: one runs at a time, and the next starts at most this long after the last one ended
+const sweepPauseMs = 1_000;
+// a checkout's files are counted by a walk, as long as git status's: once after its first command, then at most this often
+const remeasureMs = 60_000;
+
+/**
+ * The bound on a tool-runner's cache of repositories (docs/repositories.md "A tool-runner's cache"): every
+ * project's objects (`<project>.<generation>/repo.git`) and the checkouts of its working trees, each of which any
+ * replica makes again from JetStream. After a command, and when a project is used, a sweep measures them and
+ * removes the least recently used until at most `cacheMaxBytes` and `checkouts` are left: never a checkout a
+ * command holds, never the objects of a project with a held checkout or used in the last `objectsIdleMs`. A use
+ * that comes while its folder is being removed waits for the removal, then starts afresh.
+ */
+export class RepositoryCache {
+  private readonly projects = new Map<string, ProjectEntry>();
+  /** folders being removed, by project key or checkout folder */
+  private readonly removing = new Map<string, Promise<void>>();
+  private sweeping: Promise<void> | undefined;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  /** `removed(key)` is called when a project's objects are removed: the readers of its folder are to be closed. */
+  constructor(
+    private readonly limits: CacheLimits,
+    private readonly logger: Logger,
+    private readonly removed: (key: string) => void,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Marks the objects of project key `key` (its folder `folder`) used now, once any removal of them is over. Call it before opening the folder. */
+  async useProject(key: string, folder: string): Promise<void> {
+    for (let removing = this.removalOf([key]); removing; removing = this.removalOf([key])) await removing;
+    this.touch(key, folder);
+    this.schedule();
+  }
+
+  /** The checkout of `branch` in `local`'s folder, held until released: made when there is none. */
+  async holdCheckout(local: LocalRepository, branch: string): Promise<HeldCheckout> {
+    const key = projectKey(local);
+    const folder = path.join(local.folder, "checkouts", Buffer.from(branch).toString("hex"));
+    for (let removing = this.removalOf([key, folder]); removing; removing = this.removalOf([key, folder])) await removing;
+    // nothing awaited since the last look: no sweep can choose this checkout before it is held
+    const project = this.touch(key, local.folder);
+    let entry = project.checkouts.get(folder);
+    if (!entry) {
+      entry = { checkout: new Checkout(folder, local), usedAt: this.now(), holds: 0, bytes: undefined, measuredAt: 0, changed: true };
+      project.checkouts.set(folder, entry);
+    }
+    entry.holds += 1;
+    const held = entry;
+    let released = false;
+    return {
+      checkout: held.checkout,
+      release: () => {
+        if (released) return;
+        released = true;
+        held.holds -= 1;
+        held.usedAt = this.now();
+        held.changed = true;
+        this.schedule();
+      },
+    };
+  }
+
+  private touch(key: string, folder: string): ProjectEntry {
+    const entry = this.projects.get(key) ?? { folder, usedAt: 0, checkouts: new Map<string, CheckoutEntry>() };
+    entry.usedAt = this.now();
+    this.projects.set(key, entry);
+    return entry;
+  }
+
+  /** Removes a project's objects and checkouts now (its repository was detached), unless a command holds one. */
+  async forget(key: string): Promise<void> {
+    const entry = this.projects.get(key);
+    if (!entry || [...entry.checkouts.values()].some((checkout) => checkout.holds > 0)) return;
+    await this.remove(key, () => this.removeProject(key, entry));
+  }
+
+  /**
+   * Measures the cache and removes the least recently used until it is within its limits; one at a time, a call
+   * meanwhile waits for the sweep under way and one more after it.
+   */
+  sweep(): Promise<void> {
+    if (this.sweeping) {
+      this.again = true;
+      return this.sweeping;
+    }
+    this.sweeping = this.sweepOnce()
+      .catch((error: unknown) => this.logger.warn({ err: error }, "the repository cache could not be swept; it is tried again after the next command"))
+      .finally(() => {
+        this.sweeping = undefined;
+        if (this.again) {
+          this.again = false;
+          this.schedule();
+        }
+      });
+    return this.sweeping;
+  }
+
+  /** Stops sweeping (the process stops; its folder is removed whole). */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+  }
+
+  private schedule(): void {
+    if (this.closed || this.timer) return;
+    if (this.sweeping) {
+      this.again = true;
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.sweep();
+    }, sweepPauseMs);
+    this.timer.unref();
+  }
+
+  private async sweepOnce(): Promise<void> {
+    const sizes = new Map<string, number>();
+    let total = 0;
+    for (const [key, project] of this.projects) {
+      const objects = await folderBytes(project.folder, new Set([path.join(project.folder, "checkouts")]));
+      sizes.set(key, objects);
+      total += objects;
+      for (const checkout of project.checkouts.values()) {
+        // a held checkout is being changed: counted as last measured, measured again once released
+        if (checkout.holds === 0 && checkout.changed && (checkout.bytes === undefined || this.now() - checkout.measuredAt >= remeasureMs)) {
+          checkout.changed = false;
+          checkout.measuredAt = this.now();
+          checkout.bytes = await folderBytes(checkout.checkout.folder);
+        }
+        total += checkout.bytes ?? 0;
+      }
+    }
+    let checkouts = [...this.projects.values()].reduce((count, project) => count + project.checkouts.size, 0);
+    const idleMs = this.limits.objectsIdleMs ?? defaultObjectsIdleMs;
+    while (total > this.limits.cacheMaxBytes || checkouts > this.limits.checkouts) {
+      const overCount = checkouts > this.limits.checkouts;
+      const victim = this.oldestRemovable(overCount, idleMs);
+      if (!victim) {
+        this.logger.warn({ bytes: total, max_bytes: this.limits.cacheMaxBytes, checkouts }, "the repository cache is past its limits, and what is in it is in use");
+        return;
+      }
+      if (victim.kind === "checkout") {
+        const { project, folder, entry } = victim;
+        total -= entry.bytes ?? 0;
+        checkouts -= 1;
+        project.checkouts.delete(folder);
+        await this.remove(folder, () => entry.checkout.discard());
+      } else {
+        const { key, project } = victim;
+        total -= (sizes.get(key) ?? 0) + [...project.checkouts.values()].reduce((sum, checkout) => sum + (checkout.bytes ?? 0), 0);
+        checkouts -= project.checkouts.size;
+        await this.remove(key, () => this.removeProject(key, project));
+      }
+    }
+  }
+
+  /** The least recently used checkout no command holds, or (unless only checkouts are too many) project whose objects no one uses. */
+  private oldestRemovable(checkoutsOnly: boolean, idleMs: number) {
+    type Victim =
+      | { kind: "checkout"; usedAt: number; project: ProjectEntry; folder: string; entry: CheckoutEntry }
+      | { kind: "objects"; usedAt: number; key: string; project: ProjectEntry };
+    let oldest: Victim | undefined;
+    const now = this.now();
+    for (const [key, project] of this.projects) {
+      for (const [folder, entry] of project.checkouts) {
+        if (entry.holds === 0 && (!oldest || entry.usedAt < oldest.usedAt)) oldest = { kind: "checkout", usedAt: entry.usedAt, project, folder, entry };
+      }
+      if (checkoutsOnly || project.checkouts.size > 0 || now - project.usedAt < idleMs) continue;
+      if (!oldest || project.usedAt < oldest.usedAt) oldest = { kind: "objects", usedAt: project.usedAt, key, project };
+    }
+    return oldest;
+  }
+
+  private async removeProject(key: string, project: ProjectEntry): Promise<void> {
+    this.projects.delete(key);
+    this.removed(key);
+    await rm(project.folder, { recursive: true, force: true, maxRetries: 3 });
+  }
+
+  /** Runs `removal` of what `key` names; a use of it meanwhile waits for it (removalOf). */
+  private async remove(key: string, removal: () => Promise<void>): Promise<void> {
+    const removing = removal().finally(() => this.removing.delete(key));
+    this.removing.set(key, removing);
+    await removing;
+  }
+
+  /** A removal under way of what one of `keys` names (never failing), or undefined: a use waits for it, then looks again. */
+  private removalOf(keys: readonly string[]): Promise<void> | undefined {
+    const removing = keys.map((key) => this.removing.get(key)).find((promise) => promise !== undefined);
+    return removing?.catch(() => undefined);
+  }
+}
+
+/** The key of a local repository's objects: its project and generation. */
+export function projectKey(local: Pick<LocalRepository, "project" | "generation">): string {
+  return `${local.project}.${local.generation}`;
+}
+
+/** Bytes of the files under `folder` (links counted as themselves), leaving out the folders in `skipped`. */
+async function folderBytes(folder: string, skipped: ReadonlySet<string> = new Set()): Promise<number> {
+  let total = 0;
+  const pending = [folder];
+  for (let at = pending.pop(); at !== undefined; at = pending.pop()) {
+    const entries = await readdir(at, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const file = path.join(at, entry.name);
+      if (entry.isDirectory()) {
+        if (!skipped.has(file)) pending.push(file);
+        continue;
+      }
+      total += (await lstat(file).catch(() => undefined))?.size ?? 0;
+    }
+  }
+  return total;
+}
