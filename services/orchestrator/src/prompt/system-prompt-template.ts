@@ -137,7 +137,8 @@ export const toolRules: Readonly<Record<ToolName, string>> = {
   run_script: `- When a skill's instructions say to run one of BMAD's Python scripts (\`uv run …\` or \`python3 …\`), call run_script
   with that command line, except for the steps the system already did for you.`,
   run_command: `- To run a shell command in the project's repository (git status, git diff, git commit, the project's tests or
-  checks a step names), call run_command; commit on the branch you are on and never push.`,
+  checks a step names), call run_command; commit on the branch you are on and never push. A command's /tmp is its
+  own and is gone when it ends: a file a later step or a subagent reads (a diff to review) goes in {session-folder}.`,
   run_subagent: "- Where a skill says to spawn or use a subagent, call run_subagent with a complete, self-contained task.",
 };
 

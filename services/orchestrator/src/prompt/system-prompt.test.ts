@@ -88,6 +88,13 @@ describe("buildSystemPrompt", () => {
     expect(plain).not.toContain("load_skill");
     expect(plain).toContain("call read_file");
   });
+
+  it("tells an agent with run_command that a command's /tmp ends with it, so a file a later step reads goes in its scratch space", () => {
+    // bmad-build writes the diff since its baseline to a temp file that its step 4 and the review subagents read
+    const withCommands = buildSystemPrompt(agent, noStart, { tools: [...fileTools, "run_command"] });
+    expect(withCommands).toContain("A command's /tmp is its\n  own and is gone when it ends: a file a later step or a subagent reads (a diff to review) goes in {session-folder}.");
+    expect(buildSystemPrompt(agent, noStart, { tools: fileTools })).not.toContain("A command's /tmp");
+  });
 });
 
 describe("buildSystemPrompt for the releases", () => {
