@@ -14,7 +14,7 @@ import {
 } from "@agent-orchestrator/shared/wire";
 import { prefixWithinBytes } from "../events/bounded-event.js";
 import type { ContextGuard } from "./context-guard.js";
-import { withConversationNote } from "./conversation-note.js";
+import { dateNote, withConversationNote } from "./conversation-note.js";
 import type { ModelCaller } from "./model-caller.js";
 import { isContextOverflow, toModelError } from "./model-error.js";
 import type { LoopLimits } from "./loop-limits.js";
@@ -32,11 +32,11 @@ export interface TurnInput {
   /** system prompt, earlier conversation and the new user message */
   messages: ChatCompletionMessageParam[];
   /**
-   * a note the model reads at the start of the conversation on every call (today's date: `dateNote`, added by
+   * the day the model is told of at the start of the conversation on every call (`dateNote`, added by
    * `withConversationNote`), kept out of the system prompt so that it stays the same bytes (docs/models.md
-   * "Prompt caching"); never stored
+   * "Prompt caching"); never stored. Without it the model is told no date
    */
-  conversationNote?: string;
+  today?: Date;
   /** the tools, behind their seam (the NATS `ToolClient` in the orchestrator) */
   tools: ToolCaller;
   /** the tools offered to this agent's model (`toolsForAgent`); a call to any other is an UNKNOWN_TOOL result */
@@ -191,7 +191,8 @@ async function guardedPrompt(
   definitions: ReturnType<typeof toolDefinitionsForModel>,
   force: boolean,
 ): Promise<{ messages: ChatCompletionMessageParam[]; usage?: Usage }> {
-  if (!input.contextGuard) return { messages: withConversationNote(messages, input.conversationNote) };
+  const noted = (prompt: ChatCompletionMessageParam[]) => withConversationNote(prompt, input.today && dateNote(input.today));
+  if (!input.contextGuard) return { messages: noted(messages) };
   const guarded = await input.contextGuard.prepare(messages, definitions, input.signal, force);
   const compaction = guarded.compaction;
   if (compaction) {
@@ -201,7 +202,7 @@ async function guardedPrompt(
     const { before_tokens, after_tokens, stage, reason } = compaction.marker.compaction;
     input.emit({ type: "compaction", before_tokens, after_tokens, stage, reason });
   }
-  return { messages: withConversationNote(guarded.messages, input.conversationNote), ...(compaction?.usage ? { usage: compaction.usage } : {}) };
+  return { messages: noted(guarded.messages), ...(compaction?.usage ? { usage: compaction.usage } : {}) };
 }
 
 interface ModelStep {

@@ -1,7 +1,6 @@
 import { turnContextGuard } from "../compaction/turn-context-guard.js";
 import { runAgentLoop, type TurnOutput } from "../loop/agent-loop.js";
 import type { PausedCall, ToolGate } from "../loop/tool-gate.js";
-import { dateNote } from "../loop/conversation-note.js";
 import { checkBudget } from "./turn-admission.js";
 import type { TurnDeps } from "./turn-deps.js";
 import type { PreparedTurn } from "./turn-state.js";
@@ -23,7 +22,7 @@ export async function executeTurn(deps: Pick<TurnDeps, "tools" | "config" | "mod
   const output = await runAgentLoop({
     model: turn.meter,
     messages: turn.conversation,
-    conversationNote: dateNote(new Date()),
+    today: new Date(),
     tools: deps.tools,
     toolNames: turn.toolNames,
     context: turn.context,

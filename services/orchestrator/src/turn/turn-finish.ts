@@ -89,7 +89,7 @@ export async function failTurn(deps: Pick<TurnDeps, "store">, turn: TurnState, e
 function completed(record: SessionRecord, turn: PreparedTurn, output: TurnOutput, usage: Usage): SessionRecord {
   return {
     ...record,
-    messages: [...record.messages, ...(turn.resumed ? [] : [storedUserMessage(turn.request)]), ...output.added] as SessionRecord["messages"],
+    messages: [...record.messages, ...(turn.userMessage ? [turn.userMessage] : []), ...output.added] as SessionRecord["messages"],
     usage: addUsage(record.usage, usage),
     turns: record.turns + (turn.resumed ? 0 : 1),
   };

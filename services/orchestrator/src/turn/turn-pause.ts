@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { AppError } from "@agent-orchestrator/shared/runtime";
 import { addUsage, zeroUsage, type ApprovalRecord, type RunEventBody, type SessionRecord } from "@agent-orchestrator/shared/wire";
 import { previewArguments } from "../events/bounded-event.js";
-import { storedUserMessage } from "./attached-user-message.js";
 import type { TurnDeps } from "./turn-deps.js";
 import type { TurnEnding } from "./turn-execution.js";
 import { saveSession } from "./turn-session.js";
@@ -50,7 +49,7 @@ export async function pauseTurn(deps: Pick<TurnDeps, "store" | "approvals" | "co
   const paused: SessionRecord = {
     ...session.record,
     // a resumed turn's user message is already in the chat, and it was counted when it first paused
-    messages: [...session.record.messages, ...(turn.resumed ? [] : [storedUserMessage(request)]), ...output.added] as SessionRecord["messages"],
+    messages: [...session.record.messages, ...(turn.userMessage ? [turn.userMessage] : []), ...output.added] as SessionRecord["messages"],
     usage: addUsage(session.record.usage, usage),
     turns: session.record.turns + (turn.resumed ? 0 : 1),
   };

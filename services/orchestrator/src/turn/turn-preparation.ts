@@ -32,11 +32,12 @@ export async function systemPromptOf(deps: Pick<TurnDeps, "registry" | "starts" 
  */
 export function prepareTurn(deps: PreparationDeps, turn: HeldTurn, systemPrompt: string): PreparedTurn {
   // a resumed turn goes on from the chat as its pause saved it, the user's message already in it (turn-resume.ts)
+  const userMessage = turn.resumed ? undefined : storedUserMessage(turn.request);
   const conversation: ChatCompletionMessageParam[] = [
     { role: "system", content: systemPrompt },
-    ...modelConversation([...turn.session.record.messages, ...(turn.resumed ? [] : [storedUserMessage(turn.request)])]),
+    ...modelConversation([...turn.session.record.messages, ...(userMessage ? [userMessage] : [])]),
   ];
-  return Object.assign(turn, { toolNames: toolsOf(turn), conversation, subagents: subagentsOf(deps, turn) });
+  return Object.assign(turn, { toolNames: toolsOf(turn), conversation, subagents: subagentsOf(deps, turn) }, userMessage ? { userMessage } : {});
 }
 
 /**

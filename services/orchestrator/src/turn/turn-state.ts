@@ -5,6 +5,7 @@ import {
   subjects,
   type AgentDefinition,
   type ApprovalRecord,
+  type ConversationMessage,
   type EffectiveApprovals,
   type RunParent,
   type RunStartRequest,
@@ -109,6 +110,11 @@ export interface TurnState {
   toolNames?: readonly ToolName[];
   /** what the loop starts from: the system prompt, the conversation so far and the new message (or a subagent's task) */
   conversation?: ChatCompletionMessageParam[];
+  /**
+   * the user's message as the chat keeps it (attached-user-message.ts), saved with the turn's end; none in a resumed
+   * turn, whose chat holds it already, nor in a subagent's, which has no chat of its own
+   */
+  userMessage?: ConversationMessage;
   /** its run_subagent calls; none at the depth limit */
   subagents?: SubagentRunner | undefined;
 }
