@@ -5,8 +5,9 @@
  * in alternation between the two:
  * - a file write (`save_output`'s path: the blob and the trees on its path written, packed, stored, the
  *   working tree's state moved by compare-and-set), target ≤ 1.5× from 1,000 to 50,000 files;
- * - `git status --porcelain` in the chat's checkout, alone, and the whole command around it as `withWorkingTree`
- *   runs one (lease, checkout brought to the state, the command, the files read back as a tree, the state moved);
+ * - a command that writes one file and runs `git status --porcelain` in the chat's checkout: git status's own time,
+ *   and the command's cycle around it as `withWorkingTree` runs one (lease, checkout brought to the state, what
+ *   changed read back as a tree, the state moved; the command's own time taken out), target ≤ 1.5×;
  * - once each: the attach of the bundle, and a replica's first command on it (its checkout made from the trees).
  *
  * Run alone: `npx tsx bench/repositories.ts` (its own nats-server); `npm run bench` runs it as measure 20.
@@ -94,12 +95,30 @@ export async function measureRepositoriesOn(natsUrl: string): Promise<MeasureRep
     const writes = await interleave({ small: write("small"), large: write("large") }, { warmup: 3, samples: writeSamples, betweenRounds: () => void (round += 1) });
 
     const statusMs = { small: [] as number[], large: [] as number[] };
-    const command = (size: "small" | "large") => () =>
-      timed(() => first.trees.withWorkingTree(chat(size), async ({ directory }) => void statusMs[size].push(await gitStatus(directory)), author));
-    // the first command of each makes its checkout: a warm-up round, not a sample
-    const commands = await interleave({ small: command("small"), large: command("large") }, { warmup: 1, samples: commandSamples });
-    statusMs.small.shift();
-    statusMs.large.shift();
+    const cycles = { small: [] as number[], large: [] as number[] };
+    const command = (size: "small" | "large") => async () => {
+      let ownMs = 0;
+      const total = await timed(() =>
+        first.trees.withWorkingTree(
+          chat(size),
+          async ({ directory }) => {
+            const started = performance.now();
+            await writeFile(path.join(directory, "src", "m7", `f${round % filesPerFolder}.ts`), `export const command = ${round};\n`);
+            statusMs[size].push(await gitStatus(directory));
+            ownMs = performance.now() - started;
+          },
+          author,
+        ),
+      );
+      cycles[size].push(total - ownMs);
+      return total;
+    };
+    // the first two commands of each make its checkout and read every file once (the watcher's first window): warm-up rounds
+    await interleave({ small: command("small"), large: command("large") }, { warmup: 2, samples: commandSamples, betweenRounds: () => void (round += 1) });
+    for (const samples of [statusMs, cycles]) {
+      samples.small.splice(0, 2);
+      samples.large.splice(0, 2);
+    }
 
     const second = await replica();
     const coldMs = await timed(() => second.trees.withWorkingTree(chat("large"), async ({ directory }) => void (await gitStatus(directory)), author));
@@ -110,17 +129,17 @@ export async function measureRepositoriesOn(natsUrl: string): Promise<MeasureRep
     return {
       id: 20,
       title: `A repository's working tree at 1,000 and ${large} files`,
-      method: `Two repositories of small source files (1,000 and ${large}, folders of 100) attached from bundles; a file write (${writeSamples} samples) and a command running \`git status --porcelain\` (${commandSamples}) in each, in alternation; p50s.`,
+      method: `Two repositories of small source files (1,000 and ${large}, folders of 100) attached from bundles; a file write (${writeSamples} samples) and a command writing one file and running \`git status --porcelain\` (${commandSamples}) in each, in alternation; p50s.`,
       rows: [
         { label: `a file write, p50 (1,000 → ${large} files)`, baseline: figure(writes.small), system: figure(writes.large), result: formatRatio(ratio(writes)), target: "≤ 1.5×", met: ratio(writes) <= 1.5 },
         { label: `git status in the checkout, p50`, baseline: figure(statusMs.small), system: figure(statusMs.large), result: formatRatio(ratio(statusMs)), target: "≤ 1.5×", met: ratio(statusMs) <= 1.5 },
-        { label: `a command's whole cycle around it (withWorkingTree), p50`, baseline: figure(commands.small), system: figure(commands.large), result: formatRatio(ratio(commands)) },
+        { label: `a command's cycle around it (withWorkingTree, the command's own time out), p50`, baseline: figure(cycles.small), system: figure(cycles.large), result: formatRatio(ratio(cycles)), target: "≤ 1.5×", met: ratio(cycles) <= 1.5 },
         { label: `attach from a bundle`, baseline: formatMs(attachMs.small), system: formatMs(attachMs.large), result: formatRatio(attachMs.large / attachMs.small) },
         { label: `a replica's first command (checkout made from the trees), ${large} files`, baseline: "", system: formatMs(coldMs), result: formatMs(coldMs), target: "≤ 10 s warm", met: coldMs <= 10_000 },
       ],
-      details: { sizes, writes, statusMs, commands, attachMs, coldMs },
+      details: { sizes, writes, statusMs, cycles, attachMs, coldMs },
       notes: [
-        "A write touches the blob and the trees on its path only, so its cost does not follow the repository's size; a command reads the whole tree back (`git add -A` over the checkout, each file's stat), as git status does, so both grow with the number of files.",
+        "A write touches the blob and the trees on its path only, so its cost does not follow the repository's size; a command's cycle reads back only what the checkout's watcher saw change (docs/repositories.md \"What changed, without reading every file\"), but the host's index is still read whole (git's update-index and write-tree), which is what grows; git status stats every tracked file (git 2.39 has no file-system monitor of its own on Linux).",
         "The cold row makes a checkout of every file on a replica that had none; a warm replica's first command of a turn only brings its checkout to the state.",
       ],
     };

@@ -3,9 +3,11 @@ import { copyFile, lstat, mkdir, readFile, rename, rm, unlink, writeFile } from 
 import path from "node:path";
 import { AppError } from "@agent-orchestrator/shared/runtime";
 import { GitFailed, runGit, type GitRun } from "../git/git-command.js";
-import { readCommandHead, readCommandRef, readPlainFile, takeCommandObjects } from "./command-git-files.js";
+import { readCommandHead, readCommandRef, readIndexSeal, readPlainFile, takeCommandObjects, type IndexSeal } from "./command-git-files.js";
 import type { LocalRepository } from "./local-repository.js";
 import type { TreeState } from "./repository-values.js";
+import { stageChanges } from "./staged-changes.js";
+import { TreeWatcher } from "./tree-watcher.js";
 
 /** What a command gets: the working tree, its `.git`, and the repository's objects (read-only for the command). */
 export interface CheckoutPlace {
@@ -48,11 +50,15 @@ const indexMaxBytes = 512 * 1024 * 1024;
  * cache of a state in KV, made from its trees, brought to a newer state by `git read-tree -m -u` (only what
  * differs is written), and read back after the command (`persist`). Its folder holds the files (`tree/`), the
  * command's `.git` (`gitdir/`) and the host's own bookkeeping (`host/`: the index that follows the files, what
- * the checkout shows), which the command never gets.
+ * the checkout shows), which the command never gets. While it is kept, a watcher follows what changes in its
+ * files, so reading them back costs what changed (docs/repositories.md "What changed, without reading every file").
  */
 export class Checkout {
   readonly place: CheckoutPlace;
   private readonly hostFolder: string;
+  private watcher: TreeWatcher | undefined;
+  /** the command's index as the host last knew it, and its tree: unchanged since, its tree is known */
+  private knownIndex: { seal: IndexSeal; tree: string } | undefined;
 
   constructor(
     readonly folder: string,
@@ -69,6 +75,7 @@ export class Checkout {
     if (shown && sameShown(shown, wanted)) {
       // the same state: a command's `.git` is written again in case the last command broke it
       await this.writeGitState(wanted, !(await lstat(path.join(this.place.gitDirectory, "index")).catch(() => undefined))?.isFile());
+      await this.watch();
       return;
     }
     if (shown && shown.branch === state.branch) {
@@ -78,6 +85,7 @@ export class Checkout {
       );
       if (moved) {
         await this.writeGitState(wanted, shown.index !== state.index);
+        await this.watch();
         return;
       }
     }
@@ -86,6 +94,7 @@ export class Checkout {
     await mkdir(this.hostFolder, { recursive: true, mode: 0o700 });
     await this.git({ args: ["read-tree", "--reset", "-u", state.files] });
     await this.writeGitState(wanted, true);
+    await this.watch();
   }
 
   /**
@@ -102,8 +111,13 @@ export class Checkout {
       const alternates = [this.local.objectDirectory];
       const taken = await takeCommandObjects(gitDirectory, incoming, this.local.gitDir, alternates, limits.maxNewBytes);
       const inIncoming = { objectDirectory: incoming, alternates };
-      await this.git({ ...inIncoming, args: ["add", "-A", "--", "."], cwd: this.place.directory });
-      const files = (await this.git({ ...inIncoming, args: ["write-tree"] })).stdout.toString("latin1").trim();
+      const cwd = this.place.directory;
+      // what the watcher saw, else (in doubt) every file: the host's index then holds the files as they are
+      const changed = await this.watcher?.changes();
+      const staged = changed !== undefined && (await stageChanges((args, input) => this.git({ ...inIncoming, args, cwd, ...(input === undefined ? {} : { input }) }), cwd, changed));
+      if (!staged) await this.git({ ...inIncoming, args: ["add", "-A", "--", "."], cwd });
+      // nothing changed since the checkout showed `before`: the host's index still holds its files
+      const files = staged && changed.size === 0 ? before.files : (await this.git({ ...inIncoming, args: ["write-tree"] })).stdout.toString("latin1").trim();
       const index = (await this.commandIndexTree(incoming)) ?? before.index;
       const head = await readCommandHead(gitDirectory);
       const branchRef = `refs/heads/${before.branch}`;
@@ -112,7 +126,9 @@ export class Checkout {
       const headCommit = head === undefined ? before.head : "commit" in head ? head.commit : ((await readCommandRef(gitDirectory, `refs/heads/${head.branch}`)) ?? before.head);
       const outcome: CommandOutcome = { files, index, head: onBranch ? branchHead : headCommit, detached: !onBranch, branchHead };
       const previous = [before.files, before.index, before.head, before.branch_head ?? before.head];
-      await this.local.storeNew(incoming, { include: [...new Set([outcome.files, outcome.index, outcome.head, outcome.branchHead])], exclude: [...new Set(previous)] }, limits.maxNewBytes).catch((error: unknown) => {
+      const roots = [outcome.files, outcome.index, outcome.head, outcome.branchHead];
+      // nothing new is named (a command that changed nothing): no pack to make, and no walk of the trees to find that out
+      if (roots.some((root) => !previous.includes(root))) await this.local.storeNew(incoming, { include: [...new Set([outcome.files, outcome.index, outcome.head, outcome.branchHead])], exclude: [...new Set(previous)] }, limits.maxNewBytes).catch((error: unknown) => {
         // a commit or index naming objects the command did not leave (or left under another object's name)
         if (error instanceof GitFailed) throw new AppError("WRITE_FAILED", "The command left git objects that are missing or damaged (a commit naming what the repository does not hold); nothing it changed was kept", { cause: error });
         throw error;
@@ -153,18 +169,34 @@ export class Checkout {
 
   /** Removes the checkout whole; the next `prepare` makes it again. */
   async discard(): Promise<void> {
+    this.watcher?.close();
+    this.watcher = undefined;
+    this.knownIndex = undefined;
     await rm(this.folder, { recursive: true, force: true });
   }
 
-  /** The command's index as a tree, or undefined when git cannot make one of it (a conflict, a damaged file). */
+  /** Starts the watcher of the checkout's files, unless it runs. */
+  private async watch(): Promise<void> {
+    this.watcher ??= await TreeWatcher.start(this.place.directory);
+  }
+
+  /**
+   * The command's index as a tree, or undefined when git cannot make one of it (a conflict, a damaged file). An index
+   * whose size, inode and git's own checksum at its end are those the host last saw has the tree it had then.
+   */
   private async commandIndexTree(incoming: string): Promise<string | undefined> {
-    const bytes = await readPlainFile(path.join(this.place.gitDirectory, "index"), indexMaxBytes);
+    const file = path.join(this.place.gitDirectory, "index");
+    const seal = await readIndexSeal(file);
+    if (seal !== undefined && this.knownIndex !== undefined && sameSeal(seal, this.knownIndex.seal)) return this.knownIndex.tree;
+    const bytes = await readPlainFile(file, indexMaxBytes);
     if (!bytes) return undefined;
     const copy = path.join(this.hostFolder, `command-index-${randomUUID()}`);
     try {
       await writeFile(copy, bytes, { mode: 0o600 });
       const written = await this.git({ indexFile: copy, objectDirectory: incoming, alternates: [this.local.objectDirectory], args: ["write-tree"] });
-      return written.stdout.toString("latin1").trim();
+      const tree = written.stdout.toString("latin1").trim();
+      this.knownIndex = seal === undefined ? undefined : { seal, tree };
+      return tree;
     } catch {
       return undefined;
     } finally {
@@ -197,6 +229,8 @@ export class Checkout {
       await copyFile(this.hostIndex, made);
       await this.git({ indexFile: made, args: ["read-tree", "-m", shown.index] });
       await rename(made, path.join(gitDirectory, "index"));
+      const seal = await readIndexSeal(path.join(gitDirectory, "index"));
+      this.knownIndex = seal === undefined ? undefined : { seal, tree: shown.index };
     }
     await replaceFile(path.join(this.place.directory, ".git"), `gitdir: ${path.relative(this.place.directory, gitDirectory)}\n`);
     await this.writeShown(shown);
@@ -226,6 +260,10 @@ export class Checkout {
 /** What a checkout of `state` shows. */
 function shownOf(state: TreeState): Shown {
   return { branch: state.branch, files: state.files, index: state.index, head: state.head, detached: state.detached, branchHead: state.branch_head ?? state.head };
+}
+
+function sameSeal(a: IndexSeal, b: IndexSeal): boolean {
+  return a.inode === b.inode && a.size === b.size && a.checksum.equals(b.checksum);
 }
 
 function sameShown(a: Shown, b: Shown): boolean {

@@ -37,6 +37,28 @@ export async function readPlainFile(file: string, maxBytes: number): Promise<Buf
   }
 }
 
+/** What tells one index file from another without reading it: its inode, its size, and git's checksum at its end. */
+export interface IndexSeal {
+  inode: number;
+  size: number;
+  checksum: Buffer;
+}
+
+/** The seal of the index at `file` when it is a regular file, else undefined. */
+export async function readIndexSeal(file: string): Promise<IndexSeal | undefined> {
+  const handle = await open(file, readFlags).catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const opened = await handle.stat();
+    if (!opened.isFile() || opened.size < 32) return undefined;
+    const checksum = Buffer.alloc(20);
+    const { bytesRead } = await handle.read(checksum, 0, 20, opened.size - 20);
+    return bytesRead === 20 ? { inode: opened.ino, size: opened.size, checksum } : undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
 /** HEAD of the command's `.git`, or undefined when it is not one git would write. */
 export async function readCommandHead(gitDirectory: string): Promise<CommandHead | undefined> {
   const text = (await readPlainFile(path.join(gitDirectory, "HEAD"), 1024))?.toString("latin1").trim();

@@ -1,0 +1,92 @@
+import { lstat, readdir } from "node:fs/promises";
+import path from "node:path";
+import { GitFailed, type GitResult } from "../git/git-command.js";
+
+/** Runs the host's git on the checkout's files and the host's index (GIT_DIR the host's, never the command's). */
+export type IndexGit = (args: readonly string[], input?: string) => Promise<GitResult>;
+
+/** Files whose change alters what `git add -A` takes elsewhere in the tree: one of them changed, the whole tree is read. */
+const rulesFiles = new Set([".gitignore", ".gitattributes"]);
+
+/**
+ * Brings the host's index to the files at `changed` (paths below `directory`, files or folders, present or gone),
+ * as `git add -A` would for them (docs/repositories.md "What changed, without reading every file"): a path gone
+ * leaves the index with all below it, a folder is read whole, a file or link is added unless git ignores it. Returns
+ * false, having changed nothing the full `git add -A` would not redo, whenever the paths alone cannot say what
+ * `git add -A` would do: an ignore or attributes file changed, a `.git` below the root (a nested repository), a
+ * FIFO or socket, a name that is not UTF-8, or git refusing a step.
+ */
+export async function stageChanges(git: IndexGit, directory: string, changed: ReadonlySet<string>): Promise<boolean> {
+  const gone: string[] = [];
+  const present: string[] = [];
+  const folders = new Map<string, boolean>();
+  for (const name of changed) {
+    const parts = name.split("/");
+    if (parts.includes(".git") || parts.some((part) => rulesFiles.has(part))) return false;
+    // below a file or a link (a folder replaced by one) a path is gone, as git sees it; it is never looked at through a link
+    const seen = (await plainFoldersOn(directory, parts.slice(0, -1), folders)) ? await lstat(path.join(directory, name)).catch(() => undefined) : undefined;
+    if (seen === undefined) gone.push(name);
+    else if (seen.isDirectory()) {
+      // a folder may have replaced a file, or hold files no event named (made before its watch): read it whole
+      gone.push(name);
+      if (!(await filesBelow(directory, name, present))) return false;
+    } else if (seen.isFile() || seen.isSymbolicLink()) present.push(name);
+    else return false;
+  }
+  try {
+    if (gone.length > 0) await git(["--literal-pathspecs", "rm", "--cached", "-r", "-f", "-q", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"], nulList(gone));
+    const taken = present.length === 0 ? [] : await notIgnored(git, present);
+    if (taken.length > 0) await git(["update-index", "--add", "--replace", "-z", "--stdin"], nulList(taken));
+    return true;
+  } catch (error) {
+    if (error instanceof GitFailed) return false;
+    throw error;
+  }
+}
+
+/** Adds every file and link below `folder` to `into`; false when one cannot be staged from here (see stageChanges). */
+async function filesBelow(directory: string, folder: string, into: string[]): Promise<boolean> {
+  const entries = await readdir(path.join(directory, folder), { withFileTypes: true }).catch(() => undefined);
+  if (entries === undefined) return true;
+  for (const entry of entries) {
+    if (entry.name === ".git" || rulesFiles.has(entry.name) || entry.name.includes("\uFFFD")) return false;
+    const name = `${folder}/${entry.name}`;
+    if (entry.isDirectory()) {
+      if (!(await filesBelow(directory, name, into))) return false;
+    } else if (entry.isFile() || entry.isSymbolicLink()) into.push(name);
+    else return false;
+  }
+  return true;
+}
+
+/** Whether each folder on the way (`parts`, from the root) is a real folder (not gone, a file or a link). */
+async function plainFoldersOn(directory: string, parts: readonly string[], known: Map<string, boolean>): Promise<boolean> {
+  for (let length = 1; length <= parts.length; length += 1) {
+    const folder = parts.slice(0, length).join("/");
+    let plain = known.get(folder);
+    if (plain === undefined) {
+      const seen = await lstat(path.join(directory, folder)).catch(() => undefined);
+      plain = seen?.isDirectory() === true;
+      known.set(folder, plain);
+    }
+    if (!plain) return false;
+  }
+  return true;
+}
+
+/** `paths` without those git ignores (`git check-ignore`: a tracked file is never ignored; exit 1 when none is). */
+async function notIgnored(git: IndexGit, paths: readonly string[]): Promise<string[]> {
+  let ignored: Set<string>;
+  try {
+    const result = await git(["check-ignore", "-z", "--stdin"], nulList(paths));
+    ignored = new Set(result.stdout.toString("utf8").split("\0"));
+  } catch (error) {
+    if (!(error instanceof GitFailed) || error.exitCode !== 1) throw error;
+    ignored = new Set();
+  }
+  return paths.filter((name) => !ignored.has(name));
+}
+
+function nulList(paths: readonly string[]): string {
+  return paths.map((name) => `${name}\0`).join("");
+}

@@ -1,0 +1,174 @@
+import { randomUUID } from "node:crypto";
+import { watch, type FSWatcher } from "node:fs";
+import { lstat, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+
+/*
+ * No dependency: Node's own fs.watch on one folder is libuv's inotify watch, which is all this needs; the packaged
+ * watchers either poll (Node's recursive fs.watch on Linux) or drop inotify's overflow without a word.
+ */
+
+/** inotify's queue (per process): past it the kernel drops events, so at half of it a window is not trusted. */
+const queueLength = await readFile("/proc/sys/fs/inotify/max_queued_events", "utf8").then(
+  (text) => Number.parseInt(text, 10) || 16_384,
+  () => 16_384,
+);
+/** Every event this process read from inotify, for the overflow check of each window. */
+let eventsRead = 0;
+const syncTimeoutMs = 2_000;
+const cookiePrefix = ".aop-sync-";
+
+/**
+ * What changed in a checkout's working tree since the last `changes()` (docs/repositories.md "What changed, without
+ * reading every file"): inotify watches on each of its folders, the paths they name kept as a set. `changes()`
+ * syncs first (watchman's cookie: a file the host makes in the tree, whose event comes after every earlier one)
+ * and answers undefined whenever it cannot be sure it saw everything: the watcher started since the last full
+ * read, a watch could not be added (the user's inotify watches used up), an event without a name, the cookie not
+ * seen in time, more events read since the last sync than half of inotify's queue (the kernel may have dropped some),
+ * or a file with more than one link (a write through its other name is reported in the other folder only). Then
+ * the caller reads the whole tree, as before. A write through a shared memory map makes no event at all: the
+ * limit every inotify watcher has (git's own monitor and watchman alike).
+ */
+export class TreeWatcher {
+  private readonly watchers = new Map<string, FSWatcher>();
+  private changed = new Set<string>();
+  /** whether the last window can be trusted; false until a full read of the tree cleared it */
+  private trusted = false;
+  private eventsAtSync = eventsRead;
+  private adding: Promise<void> = Promise.resolve();
+  private readonly cookies = new Map<string, () => void>();
+  /** the cookies whose events may still come: the last one's removal is read before the next one arrives */
+  private readonly ownCookies = new Set<string>();
+  private closed = false;
+
+  private constructor(readonly root: string) {}
+
+  /** Watches every folder below `root` (links are not followed). */
+  static async start(root: string): Promise<TreeWatcher> {
+    const watcher = new TreeWatcher(root);
+    await watcher.watchBelow("");
+    return watcher;
+  }
+
+  /**
+   * The paths (relative, `/`-separated; files or folders, present or gone) that changed since the last call, or
+   * undefined when the caller must read the whole tree. Either way the next window starts now.
+   */
+  async changes(): Promise<ReadonlySet<string> | undefined> {
+    const synced = await this.sync();
+    await this.adding;
+    const changed = this.changed;
+    const trusted = this.trusted && synced && eventsRead - this.eventsAtSync < queueLength / 2 && !this.closed;
+    this.changed = new Set();
+    this.eventsAtSync = eventsRead;
+    this.trusted = !this.closed;
+    if (!trusted) return undefined;
+    for (const name of changed) {
+      const seen = await lstat(path.join(this.root, name)).catch(() => undefined);
+      if (seen?.isFile() && seen.nlink > 1) return undefined;
+    }
+    return changed;
+  }
+
+  /** Forgets what was seen: the next `changes()` answers undefined (the caller reads the whole tree). */
+  distrust(): void {
+    this.trusted = false;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const watcher of this.watchers.values()) watcher.close();
+    this.watchers.clear();
+    for (const resolve of this.cookies.values()) resolve();
+  }
+
+  /** Makes a cookie file in the tree's root and waits for its event: every event before it has been read. */
+  private async sync(): Promise<boolean> {
+    const name = `${cookiePrefix}${randomUUID()}`;
+    const file = path.join(this.root, name);
+    const earlier = [...this.ownCookies];
+    this.ownCookies.add(name);
+    let seen = false;
+    const arrived = new Promise<void>((resolve) =>
+      this.cookies.set(name, () => {
+        seen = true;
+        resolve();
+      }),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await writeFile(file, "", { flag: "wx" });
+      await Promise.race([arrived, new Promise<void>((resolve) => (timer = setTimeout(resolve, syncTimeoutMs)))]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+      this.cookies.delete(name);
+      await rm(file, { force: true });
+    }
+    if (seen) for (const old of earlier) this.ownCookies.delete(old);
+    return seen && !this.closed;
+  }
+
+  /** Watches the folder `relative` and every folder below it; each is watched before it is read, so nothing made meanwhile is missed. */
+  private async watchBelow(relative: string): Promise<void> {
+    if (this.closed || this.watchers.has(relative)) return;
+    const folder = path.join(this.root, relative);
+    try {
+      const watcher = watch(folder, { persistent: false, encoding: "buffer" }, (event, name) => this.seen(relative, event, name));
+      watcher.on("error", () => this.distrust());
+      this.watchers.set(relative, watcher);
+    } catch (error) {
+      // a folder gone meanwhile is reported by its parent; anything else (ENOSPC: no inotify watches left) is doubt
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") this.distrust();
+      return;
+    }
+    const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (entry.isDirectory() && !(relative === "" && entry.name === ".git")) await this.watchBelow(join(relative, entry.name));
+    }
+  }
+
+  private seen(folder: string, event: string, name: Buffer | null): void {
+    eventsRead += 1;
+    if (name === null) {
+      // an event on the folder itself (removed, moved): everything below it is in doubt
+      this.changed.add(folder === "" ? "" : folder);
+      if (folder === "") this.distrust();
+      return;
+    }
+    const text = name.toString("utf8");
+    // a name that is not UTF-8 cannot be given back to git as it is: the window is in doubt
+    if (!Buffer.from(text, "utf8").equals(name)) this.distrust();
+    // only a cookie the host made is one (its making and its removal): a file a command names so is a change like any other
+    if (folder === "" && this.ownCookies.has(text)) {
+      this.cookies.get(text)?.();
+      return;
+    }
+    if (folder === "" && text === ".git") return;
+    const relative = join(folder, text);
+    this.changed.add(relative);
+    // a content or mode change ("change": IN_MODIFY, IN_ATTRIB) never makes or removes a folder
+    if (event !== "rename") return;
+    // a folder made or moved in is watched (with all below it) before the next window is read
+    this.adding = this.adding.then(async () => {
+      const seen = await lstat(path.join(this.root, relative)).catch(() => undefined);
+      if (seen?.isDirectory()) await this.watchBelow(relative);
+      else this.unwatchBelow(relative);
+    });
+  }
+
+  /** Stops watching `relative` and below: it is gone or no longer a folder. */
+  private unwatchBelow(relative: string): void {
+    for (const [folder, watcher] of this.watchers) {
+      if (folder === relative || folder.startsWith(`${relative}/`)) {
+        watcher.close();
+        this.watchers.delete(folder);
+      }
+    }
+  }
+}
+
+function join(folder: string, name: string): string {
+  return folder === "" ? name : `${folder}/${name}`;
+}
