@@ -2,8 +2,9 @@
  * A project's repository on the web page (docs/repositories.md "A chat's work"), in a real headless Chromium on
  * BMAD 6.12 and the scripted model: a chat started on a named branch changed a file and added one; its header's
  * Changes button shows the files with their added and removed lines and each file's diff, and the owner discards the
- * uncommitted changes there; the files view's Repository button lists the branches and a branch's commits.
- * Screenshots at 1400×900 and 390×844 in test-artifacts/.
+ * uncommitted changes there; the files view's Repository button lists the branches and a branch's commits; the
+ * files view shows the default branch, and its branch picker a chat's branch with the PRD it saved, uncommitted
+ * (docs/repositories.md "The files API on a repository"), reached from the chat's Changes dialog too. Screenshots at 1400×900 and 390×844 in test-artifacts/.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
@@ -88,6 +89,32 @@ describe("a project's repository on the web page", () => {
     await repository.getByLabel("Branch").selectOption("story/1-1-add");
     await repository.getByRole("list", { name: "Commits of story/1-1-add" }).waitFor();
     await screenshot(page, "web-page-repository-commits");
+    expect(problems).toEqual([]);
+  }, 240_000);
+
+  it("shows the default branch's files, and a chat's branch with the PRD it saved through the branch picker and the chat's link", async () => {
+    const prd = "_bmad-output/planning-artifacts/prd.md";
+    const session = await tool("save_output", { file_path: `{project-root}/${prd}`, content: "# PRD\n\nJohn's draft.\n" }, {});
+    const { page, problems } = await openRecordedPage(browser.context, system, wide, `/#/projects/${project}/files`);
+    const tree = page.getByRole("tree", { name: "Project files" });
+    await tree.getByRole("treeitem", { name: "README.md" }).waitFor();
+    expect(await tree.getByRole("treeitem", { name: "_bmad-output" }).count()).toBe(0);
+    const picker = page.locator("#branch-picker");
+    expect(await picker.locator("option").first().textContent()).toBe("main (default)");
+    expect(await page.locator("#upload-button").isHidden()).toBe(true);
+    await picker.selectOption(`chat/${session}`);
+    await tree.getByRole("treeitem", { name: "_bmad-output" }).waitFor();
+    expect(page.url()).toContain(`?branch=${encodeURIComponent(`chat/${session}`)}`);
+    await page.getByText(`chat/${session}: the chat's working tree`, { exact: false }).waitFor();
+
+    await page.goto(`${system.url}/#/session/${session}`);
+    await page.locator("#chat-changes").click();
+    await page.getByRole("dialog", { name: `Changes on chat/${session}` }).getByRole("link", { name: "Browse its branch's files" }).click();
+    await tree.getByRole("treeitem", { name: "_bmad-output" }).waitFor();
+    await page.goto(`${system.url}/#/projects/${project}/files/${prd}?branch=${encodeURIComponent(`chat/${session}`)}`);
+    await page.locator("#file-pane-body .markdown").getByText("John's draft.").waitFor();
+    await page.getByText("read-only: repository").waitFor();
+    await screenshot(page, "web-page-repository-branch-files");
     expect(problems).toEqual([]);
   }, 240_000);
 });

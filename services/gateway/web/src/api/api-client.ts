@@ -2,6 +2,8 @@ import type {
   AgentDefinition,
   AgentSummary,
   Attachment,
+  BranchFileListing,
+  BranchPoint,
   FileListing,
   FileRevision,
   MemberRole,
@@ -33,9 +35,26 @@ export interface SessionFile {
   truncated: boolean;
 }
 
-/** One revision of a project's text file, as read for the viewer. */
+/** A file as the files view lists it: a stored file's latest revision, or a file of a branch of the project's repository. */
+export type ListedFile = FileListing | BranchFileListing;
+
+/** A project's files as listed: `shown`, the branch and commit of its repository they are, when it has one. */
+export interface ProjectFileList {
+  files: ListedFile[];
+  /** files were left out (a code snapshot's, or a large repository's) */
+  truncated: boolean;
+  shown?: BranchPoint;
+}
+
+/** Where a file is read: revision `revision` of a stored file, or the file on branch `branch` of the repository. */
+export interface FileAt {
+  revision?: number | undefined;
+  branch?: string | undefined;
+}
+
+/** One revision of a project's text file, or a repository's file on a branch, as read for the viewer. */
 export interface ProjectFileText {
-  file: FileRevision;
+  file: FileRevision | BranchFileListing;
   content: string;
   /** the gateway sent only the start of a file too large to send whole */
   truncated: boolean;
@@ -56,6 +75,7 @@ export interface UploadedFile {
 const pathOf = (id: string): string => id.split("/").map(encodeURIComponent).join("/");
 const projectPath = (projectId: string): string => `/api/projects/${encodeURIComponent(projectId)}`;
 const projectFilePath = (projectId: string, path: string): string => `${projectPath(projectId)}/files/${pathOf(path)}`;
+const branchQuery = (branch: string | undefined, lead: "?" | "&"): string => (branch === undefined ? "" : `${lead}branch=${encodeURIComponent(branch)}`);
 
 const jsonBody = (method: string, body: object): RequestInit => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
@@ -186,15 +206,19 @@ export class ApiClient {
     return (await this.json<{ overview: ProjectOverview }>(`${projectPath(projectId)}/overview`)).overview;
   }
 
-  /** The project's own files and its code snapshot's (`read_only`); `truncated` when snapshot files were left out. */
-  async listProjectFiles(projectId: string): Promise<{ files: FileListing[]; truncated: boolean }> {
-    const body = await this.json<{ files: FileListing[]; truncated?: boolean }>(`${projectPath(projectId)}/files?source=1`);
-    return { files: body.files, truncated: body.truncated === true };
+  /**
+   * The project's own files and its code snapshot's (`read_only`); `truncated` when snapshot files were left out.
+   * In a project with a git repository, the files of `branch` (the default branch when undefined), with `shown`.
+   */
+  async listProjectFiles(projectId: string, branch?: string): Promise<ProjectFileList> {
+    const body = await this.json<{ files: ListedFile[]; truncated?: boolean } & Partial<BranchPoint>>(`${projectPath(projectId)}/files?source=1${branchQuery(branch, "&")}`);
+    const shown = body.branch !== undefined && body.commit !== undefined ? { branch: body.branch, commit: body.commit, working_tree: body.working_tree === true } : undefined;
+    return { files: body.files, truncated: body.truncated === true, ...(shown ? { shown } : {}) };
   }
 
-  /** The latest revision of a text file, or revision `revision`; a binary file is refused with BINARY_FILE. */
-  async readProjectFile(projectId: string, path: string, revision?: number): Promise<ProjectFileText> {
-    const query = revision === undefined ? "" : `?revision=${revision}`;
+  /** The latest revision of a text file, or the one `at` names; a binary file is refused with BINARY_FILE. */
+  async readProjectFile(projectId: string, path: string, at: FileAt = {}): Promise<ProjectFileText> {
+    const query = at.revision === undefined ? branchQuery(at.branch, "?") : `?revision=${at.revision}`;
     const { file, content, truncated } = await this.json<ProjectFileText>(`${projectFilePath(projectId, path)}${query}`);
     return { file, content, truncated };
   }
@@ -213,8 +237,8 @@ export class ApiClient {
    * The bytes of any file of the project. Fetched, not linked: a link cannot carry the bearer token, so the
    * page makes the download from the fetched bytes (held in memory until saved).
    */
-  async downloadProjectFile(projectId: string, path: string): Promise<Blob> {
-    return (await this.send(`${projectFilePath(projectId, path)}?download`)).blob();
+  async downloadProjectFile(projectId: string, path: string, branch?: string): Promise<Blob> {
+    return (await this.send(`${projectFilePath(projectId, path)}?download${branchQuery(branch, "&")}`)).blob();
   }
 
   /** The project's own files as a zip, as `GET /api/projects/:id/archive` lays them out. */

@@ -103,7 +103,7 @@ export class ComposerAttachments {
     if (projectId === undefined) return;
     const chosen = new Set(this.items.map((item) => item.shown.path));
     for (const file of await pickProjectFiles(this.api, projectId, chosen)) {
-      const markdown = file.conversion && "markdown_path" in file.conversion ? file.conversion.markdown_path : undefined;
+      const markdown = "conversion" in file && file.conversion && "markdown_path" in file.conversion ? file.conversion.markdown_path : undefined;
       this.add({ attachment: { path: file.path }, shown: { path: file.path, ...(markdown ? { markdown_path: markdown } : {}) }, size: file.size });
     }
   }

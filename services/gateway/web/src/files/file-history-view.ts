@@ -121,7 +121,7 @@ export class FileHistoryView {
     if (revisions.find((known) => known.revision === revision)?.deleted) return Promise.resolve("");
     let text = this.texts.get(revision);
     if (!text) {
-      text = this.api.readProjectFile(this.options.projectId, this.options.file.path, revision).then((read) => read.content);
+      text = this.api.readProjectFile(this.options.projectId, this.options.file.path, { revision }).then((read) => read.content);
       // a failed read is asked again next time
       text.catch(() => this.texts.delete(revision));
       this.texts.set(revision, text);

@@ -1,4 +1,4 @@
-import type { FileListing } from "@agent-orchestrator/shared/wire";
+import type { ListedFile } from "../api/api-client.js";
 
 export interface TreeFolder {
   kind: "folder";
@@ -6,7 +6,7 @@ export interface TreeFolder {
   /** "" for the project root, else `docs/research` (no trailing slash) */
   path: string;
   children: TreeNode[];
-  /** every file below is a file of the read-only code snapshot */
+  /** every file below is read-only: the code snapshot's, or a repository's */
   readOnly: boolean;
 }
 
@@ -14,7 +14,7 @@ export interface TreeFile {
   kind: "file";
   name: string;
   path: string;
-  file: FileListing;
+  file: ListedFile;
 }
 
 export type TreeNode = TreeFolder | TreeFile;
@@ -23,7 +23,7 @@ const byKindThenName = (left: TreeNode, right: TreeNode): number =>
   left.kind !== right.kind ? (left.kind === "folder" ? -1 : 1) : left.name.localeCompare(right.name, undefined, { numeric: true });
 
 /** The project's flat file list as folders and files, folders first, names in natural order (`v2` before `v10`). */
-export function buildFileTree(files: FileListing[]): TreeFolder {
+export function buildFileTree(files: ListedFile[]): TreeFolder {
   const root: TreeFolder = { kind: "folder", name: "", path: "", children: [], readOnly: true };
   // a Map, not an object: folder names are the user's and may be `__proto__`
   const folders = new Map<string, TreeFolder>([["", root]]);

@@ -85,7 +85,7 @@ export class FileTreeView {
     };
     const badge = readOnly ? h("span", { class: "tree-badge", "aria-hidden": "true" }, "read-only") : null;
     if (node.kind === "file") {
-      const converted = node.file.conversion && "markdown_path" in node.file.conversion ? h("span", { class: "tree-badge", "aria-hidden": "true" }, "→ .md") : null;
+      const converted = "conversion" in node.file && node.file.conversion && "markdown_path" in node.file.conversion ? h("span", { class: "tree-badge", "aria-hidden": "true" }, "→ .md") : null;
       return h("li", { ...attributes, onclick: (event: Event) => this.choose(event, node) }, h("span", { class: "tree-row" }, h("span", { class: "tree-icon tree-file", "aria-hidden": "true" }), h("span", { class: "tree-name" }, node.name), converted, badge));
     }
     const open = this.isOpen(node.path);

@@ -1,5 +1,4 @@
-import type { FileListing } from "@agent-orchestrator/shared/wire";
-import type { ApiClient } from "../api/api-client.js";
+import type { ApiClient, ListedFile } from "../api/api-client.js";
 import { toApiError } from "../api/api-error.js";
 import { h } from "../lib/dom.js";
 import { formatBytes } from "../lib/format.js";
@@ -12,9 +11,9 @@ const shownAtMost = 200;
  * A dialog of the project's files (its own and its code snapshot's) with a filter and a checkbox each;
  * resolves with the files chosen, none when cancelled. `already` are attached already and shown checked.
  */
-export function pickProjectFiles(api: ApiClient, projectId: string, already: Set<string>): Promise<FileListing[]> {
+export function pickProjectFiles(api: ApiClient, projectId: string, already: Set<string>): Promise<ListedFile[]> {
   return new Promise((resolve) => {
-    let files: FileListing[] = [];
+    let files: ListedFile[] = [];
     const chosen = new Set<string>();
     const filter = h("input", { id: "picker-filter", type: "search", autocomplete: "off", spellcheck: "false", placeholder: "Filter by name" });
     const list = h("ul", { class: "file-choices", "aria-label": "Files of the project" }, h("li", { class: "muted" }, "Loading…"));

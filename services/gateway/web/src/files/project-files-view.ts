@@ -1,5 +1,5 @@
-import type { FileListing, ProjectView } from "@agent-orchestrator/shared/wire";
-import type { ApiClient } from "../api/api-client.js";
+import type { BranchPoint, ProjectView } from "@agent-orchestrator/shared/wire";
+import type { ApiClient, ListedFile } from "../api/api-client.js";
 import { toApiError } from "../api/api-error.js";
 import { byId, h } from "../lib/dom.js";
 import { dropZone } from "./drop-zone.js";
@@ -13,10 +13,20 @@ import { projectChoice } from "../projects/project-choice.js";
 import { saveBlob } from "../lib/save-blob.js";
 import { showToast } from "../ui/toasts.js";
 
+/** A branch of the project's repository as the branch picker offers it: `label` names a chat's branch by its title. */
+export interface BranchChoice {
+  name: string;
+  label: string;
+  /** the repository's default branch: shown when no branch is asked for */
+  default: boolean;
+}
+
 /**
  * The project's files (`#/projects/<id>/files[/<path>]`): a tree of its own files and its code snapshot's,
  * the open file with its history, uploads by button, drag and drop or paste into the folder in view, and
- * the whole project as a zip. A file's path is in the URL, so Back and a shared link work.
+ * the whole project as a zip. A file's path is in the URL, so Back and a shared link work. In a project with a
+ * git repository (docs/repositories.md "The files API on a repository"), a branch picker (`?branch=` in the URL)
+ * and the chosen branch's files, read-only: no uploads, history or zip.
  */
 export class ProjectFilesView {
   private readonly section = byId<HTMLElement>("files-view");
@@ -24,12 +34,21 @@ export class ProjectFilesView {
   private readonly uploadTarget = byId<HTMLElement>("upload-target");
   private readonly uploadButton = byId<HTMLButtonElement>("upload-button");
   private readonly uploadInput = byId<HTMLInputElement>("upload-input");
+  private readonly archiveButton = byId<HTMLButtonElement>("download-archive");
+  private readonly branchPicker = h("select", { id: "branch-picker", "aria-label": "Branch" });
+  private readonly branchField = h("label", { class: "branch-field", hidden: true }, "Branch ", this.branchPicker);
   private readonly tree = new FileTreeView({ openFile: (node) => this.navigate(node.path), chooseFolder: (folder) => this.setFolder(folder.path) });
   private readonly pane: FilePane;
   private readonly uploader: FileUploader;
   private projectId: string | undefined;
   private writable = false;
-  private files: FileListing[] = [];
+  private files: ListedFile[] = [];
+  /** the branch the URL asks for (undefined: the default branch, or the project's stored files) */
+  private branch: string | undefined;
+  /** the project has a repository: its files are shown, read-only */
+  private repository = false;
+  /** which branch and commit the list is of */
+  private shown: BranchPoint | undefined;
   private loaded: Promise<void> = Promise.resolve();
   private folder = "";
   private openPath: string | undefined;
@@ -38,6 +57,8 @@ export class ProjectFilesView {
     private readonly api: ApiClient,
     /** the caller's project with their role (the project switcher's list) */
     private readonly findProject: (projectId: string) => Promise<ProjectView | undefined>,
+    /** the branches of the project's repository, the default first; null when it has none */
+    private readonly branches: (projectId: string) => Promise<BranchChoice[] | null> = async () => null,
   ) {
     this.pane = new FilePane(byId("file-pane-title"), byId("file-pane-actions"), byId("file-pane-body"), api, {
       open: (path) => this.navigate(path),
@@ -57,23 +78,35 @@ export class ProjectFilesView {
       this.upload([...(this.uploadInput.files ?? [])]);
       this.uploadInput.value = "";
     });
-    byId("download-archive").addEventListener("click", () => void this.downloadArchive());
+    this.archiveButton.addEventListener("click", () => void this.downloadArchive());
+    byId("files-view-title").after(this.branchField);
+    this.branchPicker.addEventListener("change", () => {
+      if (this.projectId === undefined) return;
+      const chosen = this.branchPicker.value;
+      location.hash = formatHashRoute({ view: "files", projectId: this.projectId, ...(chosen === "" ? {} : { branch: chosen }) });
+    });
     byId("refresh-files").addEventListener("click", () => void this.reload().then(() => this.openFile(this.openPath)));
     byId("file-pane-back").addEventListener("click", () => this.navigate(undefined));
     dropZone(this.section, byId("drop-overlay"), (files) => this.upload(files));
   }
 
-  /** Shows project `projectId`, and file `path` in it when given. */
-  async show(projectId: string, path: string | undefined): Promise<void> {
+  /** Shows project `projectId`, and file `path` in it when given, on branch `branch` of its repository when named. */
+  async show(projectId: string, path: string | undefined, branch?: string): Promise<void> {
     this.section.hidden = false;
     document.title = "Project files · Agent Orchestrator";
     projectChoice.set(projectId);
     if (projectId !== this.projectId) {
       this.projectId = projectId;
+      this.branch = branch;
       this.files = [];
       this.openPath = undefined;
       this.setFolder("");
       this.loaded = this.load(projectId);
+    } else if (branch !== this.branch) {
+      this.branch = branch;
+      this.files = [];
+      this.openPath = undefined;
+      this.loaded = this.reload();
     }
     await this.loaded;
     if (this.projectId !== projectId) return;
@@ -91,12 +124,18 @@ export class ProjectFilesView {
   }
 
   private async load(projectId: string): Promise<void> {
-    const project = await this.findProject(projectId);
+    const [project, branches] = await Promise.all([this.findProject(projectId), this.branches(projectId).catch(() => null)]);
+    if (projectId !== this.projectId) return;
     // a role the list did not give: let the API decide, and say what it refuses
     this.writable = project === undefined || project.role !== "viewer";
-    this.uploadButton.hidden = !this.writable;
-    byId("files-read-only").hidden = this.writable;
-    this.uploadTarget.hidden = !this.writable;
+    // a repository's files change with git, never through this view
+    this.repository = branches !== null;
+    this.uploadButton.hidden = !this.writable || this.repository;
+    byId("files-read-only").hidden = this.writable || this.repository;
+    this.uploadTarget.hidden = !this.writable || this.repository;
+    this.archiveButton.hidden = this.repository;
+    this.branchField.hidden = !this.repository;
+    this.branchPicker.replaceChildren(...(branches ?? []).map((choice) => h("option", { value: choice.default ? "" : choice.name }, choice.label)));
     byId<HTMLElement>("files-view-title").textContent = project ? `Files of ${project.name}` : "Project files";
     await this.reload();
   }
@@ -105,15 +144,20 @@ export class ProjectFilesView {
     const projectId = this.projectId;
     if (projectId === undefined) return;
     try {
-      const { files, truncated } = await this.api.listProjectFiles(projectId);
-      if (projectId !== this.projectId) return;
+      const branch = this.branch;
+      this.showBranch(branch);
+      const { files, truncated, shown } = await this.api.listProjectFiles(projectId, branch);
+      if (projectId !== this.projectId || branch !== this.branch) return;
       this.files = files;
+      this.shown = shown;
+      const where = shown ? h("p", { class: "muted branch-shown" }, shown.working_tree ? `${shown.branch}: the chat's working tree, uncommitted changes included` : `${shown.branch} at commit ${shown.commit.slice(0, 7)}`) : "";
       if (files.length === 0) {
-        this.treePane.replaceChildren(h("p", { class: "empty" }, "No files yet. Upload documents, or let an agent write some."));
+        this.treePane.replaceChildren(where, h("p", { class: "empty" }, shown ? "This branch has no files to show here." : "No files yet. Upload documents, or let an agent write some."));
         return;
       }
       this.tree.show(buildFileTree(files));
-      this.treePane.replaceChildren(this.tree.element, truncated ? h("p", { class: "muted" }, "Some files of the code snapshot are not listed: there are too many.") : "");
+      const cut = shown ? "Some files of this branch are not listed: there are too many." : "Some files of the code snapshot are not listed: there are too many.";
+      this.treePane.replaceChildren(where, this.tree.element, truncated ? h("p", { class: "muted" }, cut) : "");
     } catch (error) {
       if (projectId === this.projectId) this.treePane.replaceChildren(errorCallout(toApiError(error), h("button", { type: "button", class: "button", onclick: () => void this.reload() }, "Try again")));
     }
@@ -129,7 +173,7 @@ export class ProjectFilesView {
     if (path === undefined) this.pane.clear(this.files.length === 0 ? "Nothing to show yet." : "Choose a file to see it here.");
     else {
       document.title = `${path} · Project files · Agent Orchestrator`;
-      const loading = this.pane.show(projectId, path, this.files.find((file) => file.path === path), this.writable, "content");
+      const loading = this.pane.show(projectId, path, this.files.find((file) => file.path === path), this.writable && !this.repository, "content", this.shown);
       // on a narrow screen the tree is hidden while a file is open: the keyboard user lands on the file
       if (treeHadFocus && this.treePane.offsetParent === null) byId("file-pane-back").focus();
       await loading;
@@ -138,7 +182,8 @@ export class ProjectFilesView {
 
   private navigate(path: string | undefined, projectId = this.projectId): void {
     if (projectId === undefined) return;
-    const hash = formatHashRoute(path === undefined ? { view: "files", projectId } : { view: "files", projectId, path });
+    const on = this.branch === undefined ? {} : { branch: this.branch };
+    const hash = formatHashRoute(path === undefined ? { view: "files", projectId, ...on } : { view: "files", projectId, path, ...on });
     // the same address fires no hashchange: the file is shown again (its listing may be newer)
     if (hash === location.hash) void this.openFile(path);
     else location.hash = hash;
@@ -151,8 +196,16 @@ export class ProjectFilesView {
     byId("drop-folder").textContent = shown;
   }
 
+  /** The picker shows `branch` (the default branch when undefined), adding a branch it did not list. */
+  private showBranch(branch: string | undefined): void {
+    if (!this.repository) return;
+    const value = branch ?? "";
+    if (![...this.branchPicker.options].some((option) => option.value === value)) this.branchPicker.append(h("option", { value }, value));
+    this.branchPicker.value = value;
+  }
+
   private upload(files: File[]): void {
-    if (files.length === 0 || this.projectId === undefined) return;
+    if (files.length === 0 || this.projectId === undefined || this.repository) return;
     void this.uploader.upload(files, { projectId: this.projectId, folder: this.folder });
   }
 

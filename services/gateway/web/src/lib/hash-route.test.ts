@@ -16,6 +16,17 @@ describe("hash routes", () => {
     expect(formatHashRoute({ view: "files", projectId: "default", path: "docs/a b.md" })).toBe("#/projects/default/files/docs/a%20b.md");
   });
 
+  it("round-trips a branch of a project's repository, its slashes and odd characters included", () => {
+    for (const route of [
+      { view: "files", projectId: "p-1", branch: "chat/4f2c-9" },
+      { view: "files", projectId: "p-1", path: "src/a?b.md", branch: "feature/a&b=c#d" },
+    ] as const) {
+      expect(parseHashRoute(formatHashRoute(route))).toEqual(route);
+    }
+    expect(formatHashRoute({ view: "files", projectId: "p", path: "README.md", branch: "chat/s1" })).toBe("#/projects/p/files/README.md?branch=chat%2Fs1");
+    expect(parseHashRoute("#/projects/p/files?branch=")).toEqual({ view: "files", projectId: "p" });
+  });
+
   it("round-trips a project's overview", () => {
     expect(parseHashRoute(formatHashRoute({ view: "project", projectId: "p 1" }))).toEqual({ view: "project", projectId: "p 1" });
     expect(formatHashRoute({ view: "project", projectId: "default" })).toBe("#/projects/default");

@@ -4,6 +4,7 @@ import { byId, h } from "../lib/dom.js";
 import { confirmAction } from "../ui/confirm-dialog.js";
 import { errorCallout } from "../ui/error-callout.js";
 import { openModal } from "../ui/modal-dialog.js";
+import { formatHashRoute } from "../lib/hash-route.js";
 import { showToast } from "../ui/toasts.js";
 import { commitList } from "./commit-list.js";
 import { patchFiles } from "./patch-files.js";
@@ -12,6 +13,7 @@ import { repositoryApi, type ChatChanges, type RepositoryApi } from "./repositor
 /** The open chat as the Changes button acts on it. */
 export interface ChangesChat {
   sessionId: string;
+  projectId: string;
   /** the branch of the project's repository it works on */
   branch: string;
   /** an editor or the owner: may discard its uncommitted changes */
@@ -43,7 +45,13 @@ export class ChatChangesButton {
     const chat = this.chat;
     if (!chat) return;
     const body = h("div", { class: "chat-changes", "aria-live": "polite" }, h("p", { class: "muted" }, "Loading…"));
-    openModal(`Changes on ${chat.branch}`, (dialog) => [body, h("div", { class: "dialog-actions" }, h("button", { class: "button", type: "button", onclick: () => dialog.close() }, "Close"))]).classList.add(
+    // the branch's files as the chat's next turn sees them (docs/repositories.md "The files API on a repository")
+    const files = formatHashRoute({ view: "files", projectId: chat.projectId, branch: chat.branch });
+    const browse = h("a", { class: "button button-quiet", href: files, id: "browse-branch-files" }, "Browse its branch's files");
+    openModal(`Changes on ${chat.branch}`, (dialog) => {
+      browse.addEventListener("click", () => dialog.close());
+      return [body, h("div", { class: "dialog-actions" }, browse, h("button", { class: "button", type: "button", onclick: () => dialog.close() }, "Close"))];
+    }).classList.add(
       "repository-dialog",
     );
     try {

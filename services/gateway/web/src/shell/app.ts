@@ -19,6 +19,7 @@ import { formatHashRoute, parseHashRoute } from "../lib/hash-route.js";
 import { pendingMessage } from "../chat/pending-message.js";
 import { projectChoice } from "../projects/project-choice.js";
 import { BranchHistory } from "../repository/branch-history.js";
+import { branchChoices } from "../repository/branch-choices.js";
 import { ChatChangesButton } from "../repository/chat-changes.js";
 import { ProjectFilesView } from "../files/project-files-view.js";
 import { ProjectOverviewView } from "../projects/project-overview-view.js";
@@ -58,7 +59,11 @@ export class App {
     byId("app").classList.toggle("files-open", open);
   });
   private readonly projects = new ProjectPanel(this.api, () => this.projectChanged());
-  private readonly projectFiles = new ProjectFilesView(this.api, (projectId) => this.projects.find(projectId));
+  private readonly projectFiles = new ProjectFilesView(
+    this.api,
+    (projectId) => this.projects.find(projectId),
+    (projectId) => branchChoices(projectId, (sessionId) => this.sessionList.titleOf(sessionId)),
+  );
   /** a project's repository: its branches' commits (files view), a chat's changes (chat header) */
   private readonly branchHistory = new BranchHistory();
   private readonly chatChanges = new ChatChangesButton();
@@ -163,7 +168,7 @@ export class App {
     if (route.view === "files" || route.view === "project") {
       this.chatState = undefined;
       this.sessionList.setCurrent(undefined);
-      if (route.view === "files") await Promise.all([this.projectFiles.show(route.projectId, route.path), this.branchHistory.show(route.projectId)]);
+      if (route.view === "files") await Promise.all([this.projectFiles.show(route.projectId, route.path, route.branch), this.branchHistory.show(route.projectId)]);
       else await this.overview.show(route.projectId);
       return;
     }
@@ -212,7 +217,7 @@ export class App {
       if (generation !== this.generation) return;
       this.showChat({ agentId: session.agent_id, projectId: session.project_id, sessionId, readOnly: project?.role === "viewer" }, agent);
       // a chat in a project with a repository names its branch (docs/repositories.md "A chat's work")
-      this.chatChanges.show(session.branch === undefined ? undefined : { sessionId, branch: session.branch, writable: project?.role !== "viewer" });
+      this.chatChanges.show(session.branch === undefined ? undefined : { sessionId, projectId: session.project_id, branch: session.branch, writable: project?.role !== "viewer" });
       // each line where the chat was compacted goes before the message it names (after them all: past the last)
       const compactionsAt = (index: number) => (session.compactions ?? []).filter((point) => point.message_index === index || (index === session.messages.length && point.message_index > index));
       for (const [index, message] of session.messages.entries()) {
