@@ -20,7 +20,7 @@ afterAll(async () => {
 function fakeRegistry() {
   const prefix = `rl${randomUUID().slice(0, 8)}.`;
   const asked = { agent: 0, activation: 0 };
-  const state = { present: true, title: "Tester" };
+  const state = { present: true, title: "Tester", activation: true };
   const missing = { success: false as const, error: { code: "AGENT_NOT_FOUND" as const, message: "No agent" } };
   connection.subscribe(prefix + subjects.registryAgentsGet, {
     callback: (_error, message) => {
@@ -32,7 +32,7 @@ function fakeRegistry() {
   connection.subscribe(prefix + subjects.registryAgentsActivation, {
     callback: (_error, message) => {
       asked.activation++;
-      message.respond(encodeJson(state.present ? activation(state.title) : (missing satisfies ActivationReply)));
+      message.respond(encodeJson(state.present && state.activation ? activation(state.title) : (missing satisfies ActivationReply)));
     },
   });
   const lookups = new RegistryLookups({ connection, subjectPrefix: prefix, timeoutMs: 2_000, maxAgeMs: 60_000 });
@@ -68,6 +68,17 @@ function activation(rule: string): ActivationReply {
 const silentLogger = createLogger("registry-lookups-test", "silent");
 
 describe("RegistryLookups", () => {
+  it("gives a turn the agent with its rules; without rules the turn still runs, without an agent it does not", async () => {
+    const kept = fakeRegistry();
+    expect(await kept.lookups.agentWithRules(testAgent.id, silentLogger)).toMatchObject({ agent: { id: testAgent.id }, rules: { handlers: { workflow: "run it" }, rules: ["Tester"] } });
+    const noRules = fakeRegistry();
+    noRules.state.activation = false;
+    expect(await noRules.lookups.agentWithRules(testAgent.id, silentLogger)).toMatchObject({ agent: { id: testAgent.id }, rules: { handlers: {}, rules: [] } });
+    const gone = fakeRegistry();
+    gone.state.present = false;
+    await expect(gone.lookups.agentWithRules(testAgent.id, silentLogger)).rejects.toMatchObject({ code: "AGENT_NOT_FOUND" });
+  });
+
   it("asks the registry once per agent, and again after a registry.changed", async () => {
     const registry = fakeRegistry();
     const watching = registry.lookups.watch(silentLogger);

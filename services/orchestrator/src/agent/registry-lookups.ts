@@ -49,6 +49,23 @@ export class RegistryLookups {
     return this.#rules.forceFetch(agentId);
   }
 
+  /**
+   * The agent and its file's rules, read at once for a user's turn. The rules only enrich the prompt: a registry that
+   * cannot give them leaves them empty (logged) rather than stop the turn.
+   */
+  async agentWithRules(agentId: string, logger: Logger): Promise<{ agent: AgentDefinition; rules: AgentRules }> {
+    const [agent, rules] = await Promise.all([
+      this.agent(agentId),
+      this.rules(agentId).then(
+        (found) => ({ found }),
+        (error: unknown) => ({ error }),
+      ),
+    ]);
+    if ("found" in rules) return { agent, rules: rules.found };
+    logger.warn({ err: rules.error }, "activation document unavailable; prompt built without the agent file's rules");
+    return { agent, rules: { handlers: {}, rules: [] } };
+  }
+
   #clear(): void {
     this.#agents.clear();
     this.#rules.clear();

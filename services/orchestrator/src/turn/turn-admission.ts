@@ -16,7 +16,7 @@ import type { AdmittedTurn, TurnState } from "./turn-state.js";
 type AdmissionDeps = Pick<TurnDeps, "registry" | "store" | "projects" | "models" | "budgets" | "spending" | "settings" | "config" | "repositories">;
 
 /**
- * Admits a user's turn, reading only: the agent from the registry, the chat's project and the owner's role in it
+ * Admits a user's turn, reading only: the agent and its rules from the registry, the chat's project and the owner's role in it
  * (turn-place.ts) with the settings and the project's repository record alongside, then the route and the budgets.
  * A refusal here (an unknown agent, another user's chat, a viewer, no model configured) is the turn's one `error`
  * event; its session is not touched.
@@ -24,8 +24,11 @@ type AdmissionDeps = Pick<TurnDeps, "registry" | "store" | "projects" | "models"
 export async function admitTurn(deps: AdmissionDeps, turn: TurnState): Promise<AdmittedTurn> {
   const early = earlyReads(deps, turn.request.owner);
   // read at once; a refusal names the agent first, as when they were read one after the other
-  const [agent, place] = await inOrder(deps.registry.agent(turn.request.agent_id), placeTurn({ sessions: deps.store, projects: deps.projects }, turn.request, early.known));
-  return admitted(deps, turn, agent, place, (model) => model, early);
+  const [{ agent, rules }, place] = await inOrder(
+    deps.registry.agentWithRules(turn.request.agent_id, turn.log),
+    placeTurn({ sessions: deps.store, projects: deps.projects }, turn.request, early.known),
+  );
+  return Object.assign(await admitted(deps, turn, agent, place, (model) => model, early), { rules });
 }
 
 /**

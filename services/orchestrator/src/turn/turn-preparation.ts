@@ -2,7 +2,6 @@ import type { ChatCompletionMessageParam } from "openai/resources/chat/completio
 import { lateAnswerNames } from "@agent-orchestrator/shared/bmad";
 import { type ToolName } from "@agent-orchestrator/shared/wire";
 import { toolsForAgent } from "../agent/agent-tools.js";
-import type { AgentRules } from "../agent/agent-rules.js";
 import { keptAgentStart } from "../agent/kept-agent-start.js";
 import { buildSystemPrompt } from "../prompt/system-prompt.js";
 import { buildSubagentPrompt } from "../subagents/subagent-prompt.js";
@@ -16,14 +15,15 @@ type PreparationDeps = Pick<TurnDeps, "connection" | "config" | "logger" | "subj
 
 /**
  * The system prompt of a user's turn: the agent's start (agent/agent-start.ts, kept in start-cache.ts; a
- * markdown agent's critical actions, a skills-era agent's own skill), its activation rules and its tools. It
+ * markdown agent's critical actions, a skills-era agent's own skill), its activation rules (read with the agent by the
+ * admission) and its tools. It
  * only reads the agent's own files and records nothing, so it is made while the session is being held
  * (turn-runner.ts); the turn stops it as it closes if it was not admitted, and it is never seen.
  */
-export async function systemPromptOf(deps: Pick<TurnDeps, "registry" | "starts" | "tools">, turn: AdmittedTurn): Promise<string> {
-  const { agent, context } = turn;
-  const [start, rules] = await Promise.all([keptAgentStart(deps, agent, context, `${turn.delivery}:start`, turn.controller.signal), agentRules(deps, turn)]);
-  return buildSystemPrompt(agent, start, { rules, tools: toolsOf(turn), lateAnswers: lateAnswerNames(context.settings) });
+export async function systemPromptOf(deps: Pick<TurnDeps, "starts" | "tools">, turn: AdmittedTurn): Promise<string> {
+  const { agent, context, rules } = turn;
+  const start = await keptAgentStart(deps, agent, context, `${turn.delivery}:start`, turn.controller.signal);
+  return buildSystemPrompt(agent, start, { ...(rules ? { rules } : {}), tools: toolsOf(turn), lateAnswers: lateAnswerNames(context.settings) });
 }
 
 /**
@@ -73,17 +73,4 @@ function subagentsOf(deps: PreparationDeps, turn: AdmittedTurn): SubagentRunner 
     ...(parent ? { rootRunId: parent.root_run_id ?? parent.run_id } : {}),
     emit: (event) => turn.events.emit(event),
   });
-}
-
-/**
- * The agent file's menu handlers and rules (docs/design.md "Activation documents"). They enrich the prompt; a
- * registry that cannot give them does not stop the turn.
- */
-async function agentRules(deps: Pick<TurnDeps, "registry">, turn: AdmittedTurn): Promise<AgentRules> {
-  try {
-    return await deps.registry.rules(turn.agent.id);
-  } catch (error) {
-    turn.log.warn({ err: error }, "activation document unavailable; prompt built without the agent file's rules");
-    return { handlers: {}, rules: [] };
-  }
 }

@@ -13,6 +13,7 @@ import {
   type ToolContext,
   type ToolName,
 } from "@agent-orchestrator/shared/wire";
+import type { AgentRules } from "../agent/agent-rules.js";
 import { RunEventPublisher } from "../events/run-event-publisher.js";
 import type { LoopLimits } from "../loop/loop-limits.js";
 import type { StreamedToolCall } from "../loop/tool-call-accumulator.js";
@@ -85,6 +86,8 @@ export interface TurnState {
 
   // admission (turn-admission.ts)
   agent?: AgentDefinition;
+  /** the agent file's menu handlers and rules, for a user's turn's system prompt (a subagent's prompt has none) */
+  rules?: AgentRules;
   place?: TurnPlace;
   route?: RoutedModel;
   budget?: TurnBudget | undefined;
