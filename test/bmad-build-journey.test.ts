@@ -6,9 +6,9 @@
  * `render_skill.py`, reads the workflow, step 1, the story and the board, takes step 1's early exit to step 3, checks
  * the working tree (`git status`), captures the baseline commit, moves the story and the board to in-progress, runs
  * the story's `## Verification` command (it fails), fixes the code with edit_file, runs it again (it passes), writes
- * the diff since the baseline to `{diff_file}` in her scratch space, marks the task done, and in step 5 marks the
- * story done, moves the board to review and commits. The journey checks what the tools answered her, then that bob
- * (an editor) clones the chat's branch over `/git/<id>.git` with a personal token of his and finds the commit,
+ * the diff since the baseline to `{diff_file}` in her scratch space and reads it, marks the task done, and in step 5
+ * marks the story done, moves the board to review and commits. The journey checks what the tools answered her, then
+ * that bob (an editor) clones the chat's branch over `/git/<id>.git` with a personal token of his and finds the commit,
  * authored by alice with the `Agent:` and `Chat:` trailers, whose tests pass in his clone; that carol (a viewer)
  * fetches and cannot push, that dave (no member) gets 404, and that the chat and the branch's commits show it over
  * the API.
@@ -98,7 +98,7 @@ const content = (result: string | undefined): string => String(parsed(result)["c
 const linked = (text: string, file: string): string => new RegExp(`[^\\s\`'"\\](]+/${file.replace(".", "\\.")}`).exec(text)?.[0] ?? `LOST: no link to ${file}`;
 
 /** Amelia's calls, in order, by name (`moves` makes each). */
-const steps = ["skill", "render", "workflow", "step1", "story", "board", "step3", "status", "baseline", "recordBaseline", "sync", "boardInProgress", "failing", "fix", "passing", "diff", "diffFile", "taskDone", "step4", "step5", "storyDone", "boardReview", "commit"] as const;
+const steps = ["skill", "render", "workflow", "step1", "story", "board", "step3", "status", "baseline", "recordBaseline", "sync", "boardInProgress", "failing", "fix", "passing", "diff", "diffFile", "readDiff", "taskDone", "step4", "step5", "storyDone", "boardReview", "commit"] as const;
 type Step = (typeof steps)[number];
 /** What Amelia's earlier calls answered, by the name of the call. */
 type Answers = (step: Step) => string | undefined;
@@ -135,6 +135,7 @@ const moves: Record<Step, (answers: Answers) => ScriptedToolCall> = {
   diff: (answers) => ({ name: "run_command", arguments: { command: `git diff ${baseline(answers)}` } }),
   // a command's /tmp ends with it: {diff_file} lives in the chat's scratch space, where read_file and subagents reach it
   diffFile: (answers) => ({ name: "save_output", arguments: { file_path: diffFile, content: stdoutOf(answers("diff")) } }),
+  readDiff: () => ({ name: "read_file", arguments: { file_path: diffFile } }),
   taskDone: () => ({ name: "edit_file", arguments: { file_path: story, old_string: "- [ ] `src/add.js`", new_string: "- [x] `src/add.js`" } }),
   step4: (answers) => ({ name: "read_file", arguments: { file_path: linked(content(answers("step3")), "step-04-review.md") } }),
   step5: (answers) => ({ name: "read_file", arguments: { file_path: linked(content(answers("step4")), "step-05-present.md") } }),
@@ -235,6 +236,8 @@ describe("Amelia builds a story with bmad-build, and the team fetches her commit
     for (const line of ["-  return a - b;", "+  return a + b;", "-status: 'ready-for-dev'", `+baseline_commit: '${baseline(answer)}'`, "+  1-1-add-numbers: in-progress"]) {
       expect(stdoutOf(answer("diff"))).toContain(line);
     }
+
+    expect(content(answer("readDiff"))).toBe(stdoutOf(answer("diff")));
 
     const approval = turn.body["approvals"][0].approval_id as string;
     expect((await api("alice", "POST", `/api/sessions/${session}/approvals/${approval}`, { decision: "approve" })).status).toBe(200);
