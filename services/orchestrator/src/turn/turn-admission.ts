@@ -92,6 +92,8 @@ async function admitted(
   const { request } = turn;
   // the agent's route: by its id, its module and the chat's project (docs/models.md "Routes")
   const route = deps.models.pick({ agent: agent.id, module: agent.bundleName, project: place.projectId });
+  // the route that writes its hand-off summaries, when one is configured (docs/models.md "Compaction")
+  const summaries = deps.models.compaction();
   if (!route) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
   const [documents, commands] = await early.of(place.projectId);
   const budget = deps.budgets?.forTurn(place.projectId, request.owner, place.project);
@@ -119,7 +121,7 @@ async function admitted(
     ...(place.branch === undefined ? {} : { branch: place.branch }),
     ...(request.caller_name === undefined ? {} : { author_name: request.caller_name }),
   };
-  return Object.assign(turn, { agent, place, route, budget, spending, meter, context, approvals, commands });
+  return Object.assign(turn, { agent, place, route, summaries, budget, spending, meter, context, approvals, commands });
 }
 
 /**

@@ -18,7 +18,7 @@ export type TurnEnding = { outcome: "completed"; output: TurnOutput } | { outcom
  * goes into the turn's state as it comes. It reads nothing else of the turn, so a turn restored from a stored
  * state (its conversation and what it added so far) executes the same way.
  */
-export async function executeTurn(deps: Pick<TurnDeps, "tools" | "config" | "models" | "approvals">, turn: PreparedTurn): Promise<TurnEnding> {
+export async function executeTurn(deps: Pick<TurnDeps, "tools" | "config" | "approvals">, turn: PreparedTurn): Promise<TurnEnding> {
   const output = await runAgentLoop({
     model: turn.meter,
     messages: turn.conversation,
@@ -38,7 +38,7 @@ export async function executeTurn(deps: Pick<TurnDeps, "tools" | "config" | "mod
     contextGuard: turnContextGuard({
       thresholdPercent: deps.config.COMPACTION_THRESHOLD_PERCENT,
       routed: turn.route,
-      summaries: deps.models.compaction(),
+      summaries: turn.summaries,
       meter: turn.meter,
       admit: () => checkBudget(turn),
       tools: deps.tools,

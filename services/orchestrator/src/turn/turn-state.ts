@@ -90,6 +90,8 @@ export interface TurnState {
   rules?: AgentRules;
   place?: TurnPlace;
   route?: RoutedModel;
+  /** the compaction route, which writes the turn's hand-off summaries; without one the turn's own route writes them */
+  summaries?: RoutedModel | undefined;
   budget?: TurnBudget | undefined;
   /**
    * each model call's cost goes into the totals of the turn's project and user as the call ends, its subagents'
