@@ -275,6 +275,11 @@ describe("deploy/nats/nats-server.conf", () => {
     expect(userBlock("gateway")).toContain('"project.repository.get"');
   });
 
+  it("case 321: lets the gateway alone ask a tool-runner to push a repository to its remote, never the orchestrator (docs/repositories.md)", () => {
+    expect(userBlock("gateway")).toContain('"project.repository.push"');
+    for (const user of ["registry", "tool-runner", "orchestrator"] as const) expect(userBlock(user), user).not.toMatch(/"project\.repository\.(push|\*|>)"(?! q)/);
+  });
+
   it("gives the sign_ins bucket to the gateway alone: made at start, put, read by direct get, deleted at sign-out, never the stream purged (docs/sign-in.md)", () => {
     for (const user of ["registry", "tool-runner", "orchestrator"] as const) expect(userBlock(user), user).not.toMatch(/sign_ins/);
     const gateway = userBlock("gateway");

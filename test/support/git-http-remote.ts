@@ -1,8 +1,8 @@
 /**
- * A git remote over plain HTTP for tests of cloning (docs/repositories.md): git's own `git http-backend` run as
- * CGI by a node:http server on a free local port, serving the repositories in `root`, and asking for HTTP basic
- * authentication when `credential` is given. Every Authorization header it receives is kept, so a test can
- * check what the clone sent.
+ * A git remote over plain HTTP for tests of cloning and pushing (docs/repositories.md): git's own `git http-backend`
+ * run as CGI by a node:http server on a free local port, serving the repositories in `root`, and asking for HTTP
+ * basic authentication when `credential` is given (a request that passes it may push, as `REMOTE_USER`). Every
+ * Authorization header it receives is kept, so a test can check what the clone or the push sent.
  */
 import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
@@ -38,6 +38,9 @@ export async function startGitHttpRemote(root: string, credential?: { username: 
         PATH_INFO: decodeURIComponent(url.pathname),
         QUERY_STRING: url.search.slice(1),
         CONTENT_TYPE: request.headers["content-type"] ?? "",
+        ...(request.headers["content-length"] === undefined ? {} : { CONTENT_LENGTH: request.headers["content-length"] }),
+        ...(request.headers["content-encoding"] === undefined ? {} : { HTTP_CONTENT_ENCODING: request.headers["content-encoding"] }),
+        ...(expected === undefined ? {} : { REMOTE_USER: credential?.username ?? "" }),
         REMOTE_ADDR: "127.0.0.1",
       },
     });

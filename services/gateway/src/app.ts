@@ -22,6 +22,7 @@ import { projectFilesRoutes } from "./files/project-files-routes.js";
 import { projectOverviewRoute } from "./projects/project-overview-route.js";
 import { projectsRoutes } from "./projects/projects-routes.js";
 import { branchRoutes } from "./repositories/branch-routes.js";
+import { pushRoute } from "./repositories/push-route.js";
 import { repositoryRoutes } from "./repositories/repository-routes.js";
 import { usageRoutes } from "./usage/usage-routes.js";
 import { settingsRoutes } from "./settings/settings-routes.js";
@@ -93,6 +94,7 @@ export function createApp(context: GatewayContext, services: GatewayServices): e
   app.use("/api", authenticate(context, auth, { cookie: true }), rateLimit(requestRate));
   // a file upload's body is the file itself, whatever its type: these routes come before the JSON parser
   app.use(uploadRoutes(context, { uploads, contents, audit }), projectFilesRoutes(context, { contents, staged: new StagedResponses(context), audit }), repositoryRoutes(context, { uploads, audit }), branchRoutes(context, { audit }));
+  app.use(pushRoute(context, { audit }));
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
   app.use(
     greetingRoutes(context, { audit }),

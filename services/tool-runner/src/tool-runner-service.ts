@@ -17,6 +17,7 @@ import {
   ChatTreeRequest,
   RepositoryCloneRequest,
   RepositoryImportRequest,
+  RepositoryPushRequest,
   RepositoryRequest,
   InstalledFileReadRequest,
   InstalledFilesListRequest,
@@ -169,6 +170,7 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   addJsonEndpoint(service, "repository_clone", repositorySubject("clone"), RepositoryCloneRequest, (request) => track(repositoryRequests.clone(request)), logger);
   addJsonEndpoint(service, "repository_get", repositorySubject("get"), RepositoryRequest, (request) => track(repositoryRequests.get(request)), logger);
   addJsonEndpoint(service, "repository_detach", repositorySubject("detach"), RepositoryRequest, (request) => track(repositoryRequests.detach(request)), logger);
+  addJsonEndpoint(service, "repository_push", repositorySubject("push"), RepositoryPushRequest, (request) => track(repositoryRequests.push(request)), logger);
   // a branch's commits and a chat's work (docs/repositories.md "A chat's work")
   const branchRequests = new BranchRequests(repositories, trees);
   addJsonEndpoint(service, "repository_commits", repositorySubject("commits"), BranchCommitsRequest, (request) => track(branchRequests.commits(request)), logger);

@@ -28,6 +28,8 @@ export const AuditAction = z.enum([
   /** a project's git repository attached (from a bundle, or a clone of a URL the detail names) or detached (docs/repositories.md) */
   "repository_attached",
   "repository_detached",
+  /** the owner pushed a branch to the repository's remote: the branch in `target`, its commit and the remote's URL (never a credential) in `detail` */
+  "repository_pushed",
   /** a member discarded a chat's uncommitted changes in its working tree (docs/repositories.md "A chat's work") */
   "changes_discarded",
   "chat_started",

@@ -80,6 +80,10 @@ export const ErrorCode = z.enum([
   "REPOSITORY_REFUSED",
   /** the project has a repository already: detach it before attaching another */
   "REPOSITORY_EXISTS",
+  /** a push to the repository's remote asked of a repository that came from a bundle: it has no remote (docs/repositories.md "Pushing to the remote") */
+  "REPOSITORY_NO_REMOTE",
+  /** the remote refused a push (not a fast-forward, the credential) or could not be reached; the message is git's reason, without credential or host paths */
+  "REMOTE_PUSH_FAILED",
   /** a command made a commit that does not name the member whose turn it was or lacks the agent's and the chat's trailers; nothing it changed was kept (docs/repositories.md "Commits by the model") */
   "COMMIT_REFUSED",
   /** `?branch=` of the files API names no branch of the project's repository, or the project has none (docs/repositories.md "The files API on a repository") */

@@ -90,6 +90,7 @@ export {
 export { InstalledFileListing, InstalledFileReadReply, InstalledFileReadRequest, InstalledFilesListReply, InstalledFilesListRequest } from "./projects/installed-file-messages.js";
 export { ChatBranchName, branchRef, chatBranch, chatBranchPrefix, isAcceptedRefName, refNameMaxLength } from "./projects/ref-name.js";
 export { RepositoryCloneBody, RepositoryCloneRequest, RepositoryImportRequest, RepositoryReply, RepositoryRequest, RepositoryView } from "./projects/repository-messages.js";
+export { RepositoryPushBody, RepositoryPushed, RepositoryPushReply, RepositoryPushRequest } from "./projects/repository-push-messages.js";
 export {
   ProjectChanged,
   ProjectCreateRequest,

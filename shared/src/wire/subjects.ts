@@ -95,7 +95,7 @@ export const subjects = {
   filesAll: "project.files.*",
   /**
    * tool-runner: a project's git repository for the gateway (docs/repositories.md): `import` (a staged bundle),
-   * `clone` (from a remote), `get`, `detach`, a branch's `commits`, a chat's `branch`, `changes` and `discard`, a
+   * `clone` (from a remote), `push` (a branch to that remote), `get`, `detach`, a branch's `commits`, a chat's `branch`, `changes` and `discard`, a
    * branch's `files` and one file's `read` for the files API; the caller has checked the user's role
    */
   repository: (operation: string) => `project.repository.${operation}`,

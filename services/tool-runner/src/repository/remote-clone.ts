@@ -31,9 +31,7 @@ const sizeCheckMs = 500;
  */
 export async function cloneRemote(source: CloneSource, gitDir: string, settings: CloneSettings): Promise<{ imported: ImportedPack; url: string }> {
   const url = checkedUrl(source.url, settings);
-  const secretConfig = source.credential === undefined ? [] : ([["http.extraHeader", `Authorization: Basic ${Buffer.from(`${source.username ?? "x-access-token"}:${source.credential}`).toString("base64")}`]] as const);
-  const protocols = settings.allowHttp ? ["https", "http"] : ["https"];
-  const remote = { gitDir, secretConfig, protocols, timeoutMs: settings.timeoutMs };
+  const remote = { gitDir, secretConfig: remoteAuthorization(source), protocols: remoteProtocols(settings), timeoutMs: settings.timeoutMs };
   let head: string | undefined;
   try {
     const symref = await runGit({ ...remote, args: ["ls-remote", "--symref", "--", url, "HEAD"] });
@@ -69,19 +67,36 @@ export async function cloneRemote(source: CloneSource, gitDir: string, settings:
   return { imported: await checkedImport(gitDir, refs, source.branch ?? head, settings), url };
 }
 
-/** The URL as git will be given it: https (or http when allowed), no user or password, an allowed host. */
-function checkedUrl(text: string, settings: CloneSettings): string {
+/**
+ * The URL as git will be given it: https (or http when allowed), no user or password, an allowed host. Checked
+ * again at every push: the operator may have narrowed REPOSITORY_REMOTE_HOSTS or REPOSITORY_ALLOW_HTTP since.
+ */
+export function checkedUrl(text: string, settings: Pick<CloneSettings, "allowHttp" | "remoteHosts">, refuse: (reason: string) => Error = repositoryRefused): string {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw repositoryRefused("the url is not a URL");
+    throw refuse("the url is not a URL");
   }
-  if (url.protocol !== "https:" && !(settings.allowHttp && url.protocol === "http:")) throw repositoryRefused("the url must start with https://");
-  if (url.username !== "" || url.password !== "") throw repositoryRefused("give the user name and the credential as the body's username and credential, not in the url");
-  if (url.hash !== "" || url.search !== "") throw repositoryRefused("the url may not have a query or a fragment");
-  if (settings.remoteHosts.length > 0 && !settings.remoteHosts.includes(url.hostname.toLowerCase())) throw repositoryRefused(`the host ${url.hostname} is not one this system may clone from (REPOSITORY_REMOTE_HOSTS)`);
+  if (url.protocol !== "https:" && !(settings.allowHttp && url.protocol === "http:")) throw refuse("the url must start with https://");
+  if (url.username !== "" || url.password !== "") throw refuse("give the user name and the credential as the body's username and credential, not in the url");
+  if (url.hash !== "" || url.search !== "") throw refuse("the url may not have a query or a fragment");
+  if (settings.remoteHosts.length > 0 && !settings.remoteHosts.includes(url.hostname.toLowerCase())) throw refuse(`the host ${url.hostname} is not one this system may clone from (REPOSITORY_REMOTE_HOSTS)`);
   return url.toString();
+}
+
+/** The protocols git may use to reach a remote: https, and http where the operator allows it. */
+export function remoteProtocols(settings: Pick<CloneSettings, "allowHttp">): string[] {
+  return settings.allowHttp ? ["https", "http"] : ["https"];
+}
+
+/**
+ * The credential as git's `http.extraHeader`, given in git's environment (GIT_CONFIG_COUNT), never in its
+ * arguments, which any user of the host can read in the process list.
+ */
+export function remoteAuthorization(source: { username?: string | undefined; credential?: string | undefined }): Array<readonly [string, string]> {
+  if (source.credential === undefined) return [];
+  return [["http.extraHeader", `Authorization: Basic ${Buffer.from(`${source.username ?? "x-access-token"}:${source.credential}`).toString("base64")}`]];
 }
 
 /** What a failed fetch says, as one of a few reasons (git's own words may hold the URL or host paths: the log has them). */

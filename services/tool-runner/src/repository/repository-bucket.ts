@@ -168,6 +168,14 @@ export class RepositoryBucket {
     });
   }
 
+  /** The remote's credential of the repository's generation, or undefined when none was given. */
+  async credential(project: string, generation: string): Promise<string | undefined> {
+    const entry = await retryNats(() => this.credentials.get(`${project}.${generation}`), repeatable).catch((error: unknown) => {
+      throw storeFailure(error);
+    });
+    return entry?.operation === "PUT" ? entry.string() : undefined;
+  }
+
   /**
    * Forgets a detached generation whole: its pack list, refs, working trees, credential and packs. Best effort:
    * nothing names them any more, so what is left is only space.

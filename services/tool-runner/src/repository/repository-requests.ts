@@ -1,6 +1,7 @@
-import type { RepositoryCloneRequest, RepositoryImportRequest, RepositoryReply, RepositoryRequest } from "@agent-orchestrator/shared/wire";
+import type { RepositoryCloneRequest, RepositoryImportRequest, RepositoryPushReply, RepositoryPushRequest, RepositoryReply, RepositoryRequest } from "@agent-orchestrator/shared/wire";
 import type { z } from "zod";
 import type { StagedUploads } from "../store/staged-uploads.js";
+import { pushBranch } from "./remote-push.js";
 import type { Repositories } from "./repositories.js";
 
 /**
@@ -33,6 +34,11 @@ export class RepositoryRequests {
 
   async get(request: z.infer<typeof RepositoryRequest>): Promise<RepositoryReply> {
     return { success: true, repository: await this.repositories.view(request.project_id) };
+  }
+
+  /** The owner's push of a branch to the repository's remote. */
+  async push(request: z.infer<typeof RepositoryPushRequest>): Promise<RepositoryPushReply> {
+    return { success: true, ...(await pushBranch(this.repositories, request.project_id, request.branch)) };
   }
 
   async detach(request: z.infer<typeof RepositoryRequest>): Promise<RepositoryReply> {
