@@ -22,15 +22,16 @@ let main: string;
 let session: string;
 const removals: Array<() => Promise<void>> = [];
 
-async function call(user: Member, method: string, route: string, body?: { json?: unknown; raw?: string }): Promise<Response> {
+async function call(user: Member, method: string, route: string, body?: { json?: unknown; raw?: string; type?: string }): Promise<Response> {
+  const type = body?.json === undefined ? body?.type : "application/json";
   return fetch(`${system.url}${route}`, {
     method,
-    headers: { authorization: `Bearer ${tokens[user]}`, ...(body?.json === undefined ? {} : { "content-type": "application/json" }) },
+    headers: { authorization: `Bearer ${tokens[user]}`, ...(type === undefined ? {} : { "content-type": type }) },
     ...(body?.json !== undefined ? { body: JSON.stringify(body.json) } : body?.raw !== undefined ? { body: body.raw } : {}),
   });
 }
 
-async function api(user: Member, method: string, route: string, body?: { json?: unknown; raw?: string }): Promise<{ status: number; body: Record<string, any> }> {
+async function api(user: Member, method: string, route: string, body?: { json?: unknown; raw?: string; type?: string }): Promise<{ status: number; body: Record<string, any> }> {
   const response = await call(user, method, route, body);
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
@@ -133,6 +134,9 @@ describe("the files API on a repository", { shuffle: false }, () => {
     const upload = await api("bob", "PUT", `/api/projects/${project}/files/docs/new.md`, { raw: "# New\n" });
     expect(upload).toMatchObject({ status: 409, body: { error: { code: "REPOSITORY_FILES_READ_ONLY", message: expect.stringContaining("git") } } });
     expect((await api("bob", "DELETE", `/api/projects/${project}/files/README.md`)).body["error"].code).toBe("REPOSITORY_FILES_READ_ONLY");
+    expect((await api("bob", "POST", `/api/projects/${project}/files/README.md?restore=1`)).body["error"].code).toBe("REPOSITORY_FILES_READ_ONLY");
+    // an import is refused whole, before its archive is even read
+    expect((await api("bob", "POST", `/api/projects/${project}/import`, { raw: "not a zip at all", type: "application/zip" })).body["error"].code).toBe("REPOSITORY_FILES_READ_ONLY");
     expect((await api("carol", "PUT", `/api/projects/${project}/files/docs/new.md`, { raw: "# New\n" })).body["error"].code).toBe("PROJECT_FORBIDDEN");
     expect((await api("carol", "DELETE", `/api/projects/${project}/files/README.md`)).body["error"].code).toBe("PROJECT_FORBIDDEN");
     // once detached, the project's stored files show again: the refused upload is not among them
