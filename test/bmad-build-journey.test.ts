@@ -36,7 +36,6 @@ const tokens = { alice: "alice-token-7", bob: "bob-token-7", carol: "carol-token
 type Person = keyof typeof tokens;
 const agent = "bmm/dev";
 const story = "{project-root}/_bmad-output/implementation-artifacts/1-1-add-numbers.md";
-const board = "{project-root}/_bmad-output/implementation-artifacts/sprint-status.yaml";
 const run = promisify(execFile);
 
 const storyFile = `---
@@ -106,6 +105,8 @@ const stdoutOf = (answer: string | undefined) => String(parsed(answer)["stdout"]
 const baseline = (answers: Answers) => stdoutOf(answers("baseline")).trim();
 /** The first command of the story's `## Verification` section. */
 const verification = (answers: Answers) => /## Verification[\s\S]*?- `([^`]+)`/.exec(content(answers("story")))?.[1] ?? "LOST: no verification command";
+/** The sprint board, where step 1's story-key resolution says it is (the install's `implementation_artifacts`). */
+const board = (answers: Answers) => /`(\{project-root\}\S*\/sprint-status\.yaml)`/.exec(content(answers("step1")))?.[1] ?? "LOST: no sprint board";
 const diffFile = "{session-folder}/bmad-build-1-1-add-numbers.diff";
 
 /**
@@ -121,14 +122,14 @@ const moves: Record<Step, (answers: Answers) => ScriptedToolCall> = {
   workflow: (answers) => ({ name: "read_file", arguments: { file_path: /read and follow (\S+workflow\.md)/.exec(stdoutOf(answers("render")))?.[1] ?? "LOST" } }),
   step1: (answers) => ({ name: "read_file", arguments: { file_path: linked(content(answers("workflow")), "step-01-clarify-and-route.md") } }),
   story: () => ({ name: "read_file", arguments: { file_path: story } }),
-  board: () => ({ name: "read_file", arguments: { file_path: board } }),
+  board: (answers) => ({ name: "read_file", arguments: { file_path: board(answers) } }),
   // the story is ready-for-dev on the dispatch route: step 1's early exit to step 3
   step3: (answers) => ({ name: "read_file", arguments: { file_path: linked(content(answers("step1")), "step-03-implement.md") } }),
   status: () => ({ name: "run_command", arguments: { command: "git status" } }),
   baseline: () => ({ name: "run_command", arguments: { command: "git log -1 --format=%H" } }),
   recordBaseline: (answers) => ({ name: "edit_file", arguments: { file_path: story, old_string: "status: 'ready-for-dev'", new_string: `status: 'in-progress'\nbaseline_commit: '${baseline(answers)}'` } }),
   sync: (answers) => ({ name: "read_file", arguments: { file_path: linked(content(answers("step3")), "sync-sprint-status.md") } }),
-  boardInProgress: () => ({ name: "edit_file", arguments: { file_path: board, old_string: "1-1-add-numbers: ready-for-dev", new_string: "1-1-add-numbers: in-progress" } }),
+  boardInProgress: (answers) => ({ name: "edit_file", arguments: { file_path: board(answers), old_string: "1-1-add-numbers: ready-for-dev", new_string: "1-1-add-numbers: in-progress" } }),
   failing: (answers) => ({ name: "run_command", arguments: { command: verification(answers) } }),
   fix: () => ({ name: "edit_file", arguments: { file_path: "{project-root}/src/add.js", old_string: "return a - b;", new_string: "return a + b;" } }),
   passing: (answers) => ({ name: "run_command", arguments: { command: verification(answers) } }),
@@ -140,7 +141,7 @@ const moves: Record<Step, (answers: Answers) => ScriptedToolCall> = {
   step4: (answers) => ({ name: "read_file", arguments: { file_path: linked(content(answers("step3")), "step-04-review.md") } }),
   step5: (answers) => ({ name: "read_file", arguments: { file_path: linked(content(answers("step4")), "step-05-present.md") } }),
   storyDone: () => ({ name: "edit_file", arguments: { file_path: story, old_string: "status: 'in-progress'", new_string: "status: 'done'" } }),
-  boardReview: () => ({ name: "edit_file", arguments: { file_path: board, old_string: "1-1-add-numbers: in-progress", new_string: "1-1-add-numbers: review" } }),
+  boardReview: (answers) => ({ name: "edit_file", arguments: { file_path: board(answers), old_string: "1-1-add-numbers: in-progress", new_string: "1-1-add-numbers: review" } }),
   commit: () => ({ name: "run_command", arguments: { command: 'git commit -am "fix: add returns the sum of its arguments"' } }),
 };
 
@@ -224,6 +225,7 @@ describe("Amelia builds a story with bmad-build, and the team fetches her commit
 
     expect(stdoutOf(answer("render"))).toMatch(/^read and follow \S+\/workflow\.md$/m);
     expect(content(answer("step1"))).toContain("# Step 1: Clarify");
+    expect(board(answer)).toBe("{project-root}/_bmad-output/implementation-artifacts/sprint-status.yaml");
     expect(content(answer("step3"))).toContain("# Step 3: Implement");
     expect(content(answer("step5"))).toContain("# Step 5: Present");
     expect(parsed(answer("status"))).toMatchObject({ exit_code: 0, stdout: expect.stringMatching(new RegExp(`^On branch chat/${session}\\n[\\s\\S]*nothing to commit, working tree clean`)) });
