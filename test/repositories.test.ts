@@ -8,9 +8,12 @@
  * stored files back.
  */
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
 import { readFile } from "node:fs/promises";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
@@ -22,6 +25,7 @@ import { makeTestRepository } from "@agent-orchestrator/tool-runner/testing";
 
 const tokens = { alice: "alice-token", bob: "bob-token", carol: "carol-token", mallory: "mallory-token" };
 const secret = "s3cret-credential-9f8e7d";
+const bundleMaxBytes = 256 * 1024;
 let system: TestSystem;
 let project: string;
 let bundle: Buffer;
@@ -31,6 +35,20 @@ const removals: Array<() => Promise<void>> = [];
 async function api(user: keyof typeof tokens, method: string, route: string, body?: string | Uint8Array, type?: string) {
   const response = await fetch(`${system.url}${route}`, { method, headers: { authorization: `Bearer ${tokens[user]}`, ...(type ? { "content-type": type } : {}) }, ...(body === undefined ? {} : { body }) });
   return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+/** alice's `PUT` of `body` with a Content-Length, or chunked (no length: the gateway learns the size as it reads). */
+async function putRaw(route: string, body: Buffer, chunked: boolean): Promise<{ status: number; body: Record<string, any> }> {
+  const headers = { authorization: `Bearer ${tokens.alice}`, "content-type": "application/x-git-bundle", ...(chunked ? { "transfer-encoding": "chunked" } : { "content-length": String(body.byteLength) }) };
+  const request = http.request(`${system.url}${route}`, { method: "PUT", headers });
+  const answered = once(request, "response") as Promise<[http.IncomingMessage]>;
+  // the gateway answers before it has read the whole body and closes the connection: the rest may not be sent
+  request.on("error", () => undefined);
+  request.end(body);
+  const [response] = await answered;
+  const parts: Buffer[] = [];
+  for await (const part of response) parts.push(part as Buffer);
+  return { status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString("utf8")) as Record<string, any> };
 }
 
 /** One turn of the developer agent that makes one tool call; the tool's result as the model saw it. */
@@ -44,7 +62,7 @@ beforeAll(async () => {
   const root = await ensureBmadInstall({ version: "6.12.0", tool: "claude-code" });
   system = await startTestSystem({
     responder: toolCallResponder,
-    env: { BMAD_ROOT: root, AUTH_TOKENS: Object.entries(tokens).map(([user, token]) => `${user}:${token}`).join(","), REPOSITORY_ALLOW_HTTP: "true" },
+    env: { BMAD_ROOT: root, AUTH_TOKENS: Object.entries(tokens).map(([user, token]) => `${user}:${token}`).join(","), REPOSITORY_ALLOW_HTTP: "true", REPOSITORY_BUNDLE_MAX_BYTES: String(bundleMaxBytes) },
   });
   const made = await makeTestRepository({
     "package.json": '{ "name": "calc", "type": "module", "scripts": { "test": "node --test" } }\n',
@@ -84,6 +102,16 @@ describe("a project's repository", { shuffle: false }, () => {
     expect((await api("alice", "PUT", `/api/projects/${project}/repository`, bundle, "application/x-git-bundle")).body["error"].code).toBe("REPOSITORY_EXISTS");
     expect((await api("carol", "GET", `/api/projects/${project}/repository`)).body["repository"].branches).toEqual([{ name: "main", head: expect.stringMatching(/^[0-9a-f]{40}$/) }]);
     expect((await api("mallory", "GET", `/api/projects/${project}/repository`)).status).toBe(404);
+  });
+
+  it("refuses a bundle past REPOSITORY_BUNDLE_MAX_BYTES with 413, declared or streamed without a length, and keeps nothing (case 333)", async () => {
+    const other = (await api("alice", "POST", "/api/projects", JSON.stringify({ name: "Too large" }), "application/json")).body["project"].id as string;
+    const oversized = randomBytes(bundleMaxBytes + 4096);
+    for (const chunked of [false, true]) {
+      const refused = await putRaw(`/api/projects/${other}/repository`, oversized, chunked);
+      expect(refused, `chunked: ${chunked}`).toMatchObject({ status: 413, body: { error: { code: "PAYLOAD_TOO_LARGE", message: expect.stringContaining("REPOSITORY_BUNDLE_MAX_BYTES") } } });
+    }
+    expect((await api("alice", "GET", `/api/projects/${other}/repository`)).body["repository"]).toBeNull();
   });
 
   it("is {project-root} for the file tools, with the installed BMAD files still there", async () => {

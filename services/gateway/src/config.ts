@@ -54,6 +54,9 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   REPOSITORY_BUNDLE_MAX_BYTES: envInt(2 * 1024 * 1024 * 1024, 1_024, 64 * 1024 * 1024 * 1024).describe(
     "largest git bundle `PUT /api/projects/:id/repository` takes (docs/repositories.md); past it 413 PAYLOAD_TOO_LARGE and nothing is stored. The tool-runner's REPOSITORY_MAX_BYTES bounds what it keeps",
   ),
+  REPOSITORY_IMPORT_TIMEOUT_MS: envInt(30 * 60_000, 10_000, 2 * 60 * 60_000).describe(
+    "how long the gateway waits for a tool-runner to take a repository once the body is staged: a bundle received, checked by git index-pack and stored, or a clone made (a 1 GB bundle takes minutes: bench/README.md measure 21). Past it 504 SERVICE_TIMEOUT; the tool-runner may still finish, and GET shows whether it did",
+  ),
   UPLOAD_MAX_FILES: envInt(100, 1, 10_000).describe("files one multipart upload may carry; past it the request is refused with 413 and nothing after the limit is stored"),
   UPLOAD_TIMEOUT_MS: envInt(300_000, 1_000, 600_000).describe(
     "how long the gateway waits for the tool-runner to take one upload (store it, convert a document) or an archive (check and store every file), and to answer one git request (a clone's pack made, a push stored)",

@@ -31,11 +31,11 @@ export function repositoryRoutes(context: GatewayContext, { uploads, audit }: { 
     if (type === bundleType) {
       const staged = await stageBundle(uploads, request, response, context.config.REPOSITORY_BUNDLE_MAX_BYTES);
       noteAudit(response, { project_id: project.id, detail: `a bundle of ${staged.size} bytes` });
-      reply = await callService(context, subjects.repository("import"), { project_id: project.id, staged: staged.name, user }, RepositoryReply, { timeoutMs: context.config.UPLOAD_TIMEOUT_MS });
+      reply = await callService(context, subjects.repository("import"), { project_id: project.id, staged: staged.name, user }, RepositoryReply, { timeoutMs: context.config.REPOSITORY_IMPORT_TIMEOUT_MS });
     } else if (type === "application/json") {
       const body = parseInput(RepositoryCloneBody, request.body, "body");
       noteAudit(response, { project_id: project.id, detail: `a clone of ${body.url}${body.branch === undefined ? "" : ` (${body.branch})`}` });
-      reply = await callService(context, subjects.repository("clone"), { ...body, project_id: project.id, user }, RepositoryReply, { timeoutMs: context.config.UPLOAD_TIMEOUT_MS });
+      reply = await callService(context, subjects.repository("clone"), { ...body, project_id: project.id, user }, RepositoryReply, { timeoutMs: context.config.REPOSITORY_IMPORT_TIMEOUT_MS });
     } else {
       throw new AppError("BAD_REQUEST", `Send a git bundle as the body with Content-Type ${bundleType}, or JSON {url, branch?, credential?} (got ${type || "none"})`);
     }
@@ -64,16 +64,20 @@ async function ownedProject(context: GatewayContext, request: Request, response:
   return project;
 }
 
-/** Streams the bundle into the uploads store; a declared length past the limit is refused before a byte is read. */
+/**
+ * Streams the bundle into the uploads store; a declared length past the limit is refused before a byte is read,
+ * a body without one (chunked) once it passes the limit, its staged part removed (case 333).
+ */
 async function stageBundle(uploads: UploadStaging, request: Request, response: Response, maxBytes: number): Promise<{ name: string; size: number }> {
+  const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `The bundle is larger than ${maxBytes} bytes (REPOSITORY_BUNDLE_MAX_BYTES)`);
   try {
-    if (Number(request.headers["content-length"] ?? Number.NaN) > maxBytes) {
-      throw new AppError("PAYLOAD_TOO_LARGE", `The bundle is larger than ${maxBytes} bytes (REPOSITORY_BUNDLE_MAX_BYTES)`);
-    }
+    if (Number(request.headers["content-length"] ?? Number.NaN) > maxBytes) throw tooLarge();
     return await uploads.stage(request, maxBytes);
   } catch (error) {
     // the rest of a refused body is not read: the connection closes after the answer
     response.set("connection", "close");
+    // the uploads store's refusal names the uploads' limit; a bundle has its own
+    if (AppError.is(error) && error.code === "PAYLOAD_TOO_LARGE") throw tooLarge();
     throw error;
   }
 }

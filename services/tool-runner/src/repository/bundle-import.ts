@@ -4,6 +4,10 @@ import { GitFailed, runGit } from "../git/git-command.js";
 import { checkedImport, repositoryRefused, type ImportLimits, type ImportedPack, type ImportedRef } from "./imported-pack.js";
 
 const headerMaxBytes = 4 * 1024 * 1024;
+// a pack's header (12 bytes) and trailing checksum (20)
+const packFrameBytes = 32;
+// the least one object takes in a pack: a byte of type and size, and a zlib stream (2 bytes of header, an empty block, 4 of checksum)
+const minObjectBytes = 8;
 
 /** A bundle's header: its refs, and the commit its HEAD names if it has one. */
 interface BundleHeader {
@@ -24,8 +28,10 @@ export async function importBundle(file: string, gitDir: string, limits: ImportL
   const size = (await stat(file)).size;
   if (size > limits.maxBytes + headerMaxBytes) throw repositoryRefused(`the bundle has ${size} bytes; at most ${limits.maxBytes} (REPOSITORY_MAX_BYTES)`);
   const header = await readHeader(file);
+  await refuseImpossiblePack(file, header.packOffset, size);
   try {
-    await runGit({ gitDir, args: ["index-pack", "--strict", "--stdin"], input: createReadStream(file, { start: header.packOffset }), timeoutMs: 30 * 60_000 });
+    // two threads: an import shares its tool-runner's cores and memory (each thread keeps its own delta bases)
+    await runGit({ gitDir, args: ["index-pack", "--strict", "--threads=2", "--stdin"], input: createReadStream(file, { start: header.packOffset }), timeoutMs: 30 * 60_000 });
   } catch (error) {
     if (error instanceof GitFailed) throw repositoryRefused(indexPackReason(error.stderr), error);
     throw error;
@@ -65,6 +71,26 @@ async function readHeader(file: string): Promise<BundleHeader> {
     else refs.push({ name: match[2], id: match[1] });
   }
   return { refs, head, packOffset: Buffer.byteLength(text, "utf8") + 1 };
+}
+
+/**
+ * Refuses a pack whose header is not a git pack's or claims more objects than its bytes can hold (an object takes
+ * at least a byte of header and a zlib stream of a few): `git index-pack` sizes its tables by the claimed count
+ * before it reads an object (case 334).
+ */
+async function refuseImpossiblePack(file: string, packOffset: number, size: number): Promise<void> {
+  const handle = await open(file, "r");
+  const bytes = Buffer.alloc(12);
+  try {
+    await handle.read(bytes, 0, 12, packOffset);
+  } finally {
+    await handle.close();
+  }
+  const version = bytes.readUInt32BE(4);
+  if (bytes.toString("latin1", 0, 4) !== "PACK" || (version !== 2 && version !== 3)) throw repositoryRefused("its pack is damaged or not a git pack");
+  const objects = bytes.readUInt32BE(8);
+  const room = Math.floor((size - packOffset - packFrameBytes) / minObjectBytes);
+  if (objects > room) throw repositoryRefused(`its pack claims ${objects} objects in ${size - packOffset} bytes; it is damaged`);
 }
 
 /** What `git index-pack` refused, in words a user can act on (its stderr may hold host paths: never shown). */

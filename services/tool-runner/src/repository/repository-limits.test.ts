@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { deflateSync } from "node:zlib";
@@ -38,6 +38,19 @@ describe("a repository's limits", () => {
     removals.push(branches.remove);
     const refs = await appErrorOf(system.repositories.attachBundle(project, branches.bundle, "alice"));
     expect(refs).toMatchObject({ code: "REPOSITORY_REFUSED", message: expect.stringContaining("REPOSITORY_MAX_REFS") });
+    expect(await system.repositories.view(project)).toBeNull();
+  });
+
+  it("refuses a bundle whose pack claims more objects than its bytes hold, before git reads it, storing nothing (case 334)", async () => {
+    const bytes = await readFile(bundle);
+    const pack = bytes.indexOf("PACK");
+    bytes.writeUInt32BE(0xfffffff0, pack + 8);
+    const forged = path.join(tmpdir(), `forged-${randomUUID()}.bundle`);
+    await writeFile(forged, bytes);
+    removals.push(() => rm(forged, { force: true }));
+    const project = newProject();
+    const refused = await appErrorOf(system.repositories.attachBundle(project, forged, "alice"));
+    expect(refused).toMatchObject({ code: "REPOSITORY_REFUSED", message: expect.stringContaining(`claims ${0xfffffff0} objects`) });
     expect(await system.repositories.view(project)).toBeNull();
   });
 
