@@ -26,11 +26,13 @@ export async function pushBranch(repositories: Repositories, project: string, br
   if (ref === undefined || commit === undefined) throw new AppError("BRANCH_NOT_FOUND", `The repository has no branch ${branch}`);
   const credential = await bucket.credential(project, record.generation);
   await local.sync();
-  const secrets = credential === undefined ? [] : [credential, ...remoteAuthorization({ username: record.remote.username, credential }).map(([, header]) => header.slice(header.lastIndexOf(" ") + 1))];
+  const authorization = remoteAuthorization({ username: record.remote.username, credential });
+  // the credential as given and as HTTP basic sends it (`Authorization: Basic <base64>`)
+  const secrets = credential === undefined ? [] : [credential, ...authorization.map(([, header]) => header.slice(header.lastIndexOf(" ") + 1))];
   try {
     const pushed = await runGit({
       gitDir: local.gitDir,
-      secretConfig: remoteAuthorization({ username: record.remote.username, credential }),
+      secretConfig: authorization,
       protocols: remoteProtocols(settings),
       timeoutMs: settings.timeoutMs,
       args: ["push", "--no-recurse-submodules", "--", url, `${commit}:${ref}`],
