@@ -95,7 +95,7 @@ export const toolRunnerEnvSchema = baseEnvSchema.extend({
   REPOSITORY_CACHE_MAX_BYTES: envInt(16 * 1024 * mebibyte, 64 * mebibyte, 64 * 1024 * 1024 * mebibyte).describe(
     "disk one tool-runner's cache of repositories may take (every project's packs and checkouts); past it the least recently used are removed, never a checkout a command runs in nor a project's packs used in the last minute, and made again from JetStream when next needed (docs/repositories.md \"A tool-runner's cache\")",
   ),
-  REPOSITORY_CLONE_TIMEOUT_MS: envInt(10 * 60_000, 1000, 60 * 60_000).describe("wall time of one clone from a remote"),
+  REPOSITORY_CLONE_TIMEOUT_MS: envInt(10 * 60_000, 1000, 60 * 60_000).describe("wall time of one clone from a remote, or of one push of a branch to it"),
   REPOSITORY_REMOTE_HOSTS: z
     .string()
     .default("")
