@@ -248,7 +248,7 @@ describe("Amelia builds a story with bmad-build, and the team fetches her commit
     expect(stdoutOf(answer("commit"))).toMatch(new RegExp(`^\\[chat/${session} [0-9a-f]+\\] fix: add returns the sum of its arguments`));
     const diff = await api("alice", "GET", `/api/sessions/${session}`);
     expect(diff.body["session"].files_written).toContain(diffFile);
-  }, 60_000);
+  }, 120_000);
 
   it("shows the chat's branch and its commit, by alice with the agent and the chat named, over the API", async () => {
     const chat = await api("bob", "GET", `/api/sessions/${session}`);
