@@ -6,7 +6,8 @@
  *
  * Each service gets an IPC channel as its lifeline: if this launcher dies, however it dies, the kernel closes
  * the channel and every service stops as on SIGTERM (shared/src/runtime/service-lifecycle.ts, docs/security.md case 144).
- * The launcher stops too when its own parent (tsx, npm) is gone. Each service that serves metrics gets its
+ * The launcher stops too when its own parent (npm) is gone. package.json runs it as `node --import tsx`, not
+ * through tsx's CLI, which SIGKILLs a child that does not confirm a relayed signal within 30 ms (docs/security.md case 143). Each service that serves metrics gets its
  * own METRICS_PORT (lib/metrics-ports.ts, docs/security.md case 146).
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -173,7 +174,7 @@ for (const name of services) {
 process.on("SIGINT", onSignal);
 process.on("SIGTERM", onSignal);
 
-// the launcher's own parent (tsx, which npm starts) gone: nobody is left to stop the services, so stop them now
+// the launcher's own parent (npm, or a shell) gone: nobody is left to stop the services, so stop them now
 const parent = process.ppid;
 setInterval(() => {
   if (process.ppid !== parent && !stopping) {

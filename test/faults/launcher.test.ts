@@ -1,11 +1,11 @@
 /**
- * `npm start` as a user runs it (package.json's start script through `sh -c` as npm runs it, then tsx and
- * scripts/start.ts; the build step left out, the tests run on the built code), on a private NATS server:
+ * `npm start` as a user runs it (package.json's start script through `sh -c` as npm runs it, then node with tsx
+ * as its loader and scripts/start.ts; the build step left out, the tests run on the built code), on a private NATS server:
  * - docs/security.md case 146: with METRICS_PORT set, each service that serves metrics gets its own port (the
  *   orchestrator METRICS_PORT, the tool-runner the next one) and both answer, instead of the second failing
  *   to bind and stopping the system;
  * - case 143: SIGTERM as npm sends it ends every service within its drain time (npm signals its shell,
- *   which must hand the signal on: the start script `exec`s tsx);
+ *   which must hand the signal on: the start script `exec`s node);
  * - case 144: the launcher SIGKILLed, its services see their IPC lifeline close and stop instead of living on.
  * Linux only: processes are found through /proc.
  */
@@ -230,19 +230,19 @@ describe.skipIf(process.platform !== "linux")("npm start", () => {
     for (const ready of [/^registry .*registry serving/, /^tool-runner .*tool-runner serving/, /^orchestrator .*orchestrator ready/]) await npm.waitFor(ready, 60_000);
     const everything = descendants(npm.child.pid as number).map((process) => process.pid);
     // npm hands a SIGTERM to the shell it runs the script in; one stop often arrives twice within milliseconds
-    // (a terminal's Ctrl-C reaches npm, tsx and the launcher alike, and each passes it on): still one graceful stop
+    // (a terminal's Ctrl-C reaches npm and the launcher alike, and each passes it on): still one graceful stop
     npm.child.kill("SIGTERM");
     setTimeout(() => npm.child.kill("SIGTERM"), 20);
     expect(await whenGone(Object.values(services), drainMs + 2_000)).toEqual([]);
     // a service's last lines pass through the launcher's pipes after it has gone: they are waited for, not assumed
     for (const name of serviceNames) await npm.waitFor(new RegExp(`^${name} .*info  stopped`), 10_000);
     expect(npm.lines.some((line) => line.includes("stopping at once"))).toBe(false);
-    // tsx and the launcher too: nothing the script started is left
+    // the launcher too: nothing the script started is left
     expect(await whenGone(everything, 5_000)).toEqual([]);
   }, 90_000);
 
   it("leaves no service running when the launcher is killed outright: each sees its lifeline close and stops (docs/security.md case 144)", async () => {
-    // the launcher itself, no tsx or npm in between: SIGKILL gives it no chance to stop anything
+    // the launcher itself, no npm in between: SIGKILL gives it no chance to stop anything
     const launcher = launch(process.execPath, ["--import", "tsx", "scripts/start.ts"]);
     await launcher.waitFor(/Agent Orchestrator is running/, 60_000);
     const services = servicePids(launcher.child.pid as number);
