@@ -102,6 +102,7 @@ describe("a project's repository on the web page", () => {
     const picker = page.locator("#branch-picker");
     expect(await picker.locator("option").first().textContent()).toBe("main (default)");
     expect(await page.locator("#upload-button").isHidden()).toBe(true);
+    await page.getByText("These are the files of the project's git repository.").waitFor();
     await picker.selectOption(`chat/${session}`);
     await tree.getByRole("treeitem", { name: "_bmad-output" }).waitFor();
     expect(page.url()).toContain(`?branch=${encodeURIComponent(`chat/${session}`)}`);

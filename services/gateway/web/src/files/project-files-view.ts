@@ -37,6 +37,12 @@ export class ProjectFilesView {
   private readonly archiveButton = byId<HTMLButtonElement>("download-archive");
   private readonly branchPicker = h("select", { id: "branch-picker", "aria-label": "Branch" });
   private readonly branchField = h("label", { class: "branch-field", hidden: true }, "Branch ", this.branchPicker);
+  private readonly repositoryNote = h(
+    "p",
+    { class: "read-only-note", role: "note", hidden: true },
+    h("strong", {}, "These are the files of the project's git repository."),
+    " Change them with git (clone it, commit, push) or through a chat; a chat's own branch shows its work before it is committed.",
+  );
   private readonly tree = new FileTreeView({ openFile: (node) => this.navigate(node.path), chooseFolder: (folder) => this.setFolder(folder.path) });
   private readonly pane: FilePane;
   private readonly uploader: FileUploader;
@@ -80,6 +86,7 @@ export class ProjectFilesView {
     });
     this.archiveButton.addEventListener("click", () => void this.downloadArchive());
     byId("files-view-title").after(this.branchField);
+    byId("files-read-only").after(this.repositoryNote);
     this.branchPicker.addEventListener("change", () => {
       if (this.projectId === undefined) return;
       const chosen = this.branchPicker.value;
@@ -135,6 +142,7 @@ export class ProjectFilesView {
     this.uploadTarget.hidden = !this.writable || this.repository;
     this.archiveButton.hidden = this.repository;
     this.branchField.hidden = !this.repository;
+    this.repositoryNote.hidden = !this.repository;
     this.branchPicker.replaceChildren(...(branches ?? []).map((choice) => h("option", { value: choice.default ? "" : choice.name }, choice.label)));
     byId<HTMLElement>("files-view-title").textContent = project ? `Files of ${project.name}` : "Project files";
     await this.reload();
