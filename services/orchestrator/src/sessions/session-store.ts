@@ -1,6 +1,6 @@
 import type { KV, KvEntry, NatsConnection } from "nats";
 import { AppError, decodeJson, encodeJson, isCasConflict, natsFailureKind } from "@agent-orchestrator/shared/runtime";
-import { ConversationMessage, SessionHead, SessionRecord, zeroUsage, type ConversationBatch, type SessionStatus } from "@agent-orchestrator/shared/wire";
+import { ConversationMessage, SessionHead, SessionRecord, zeroUsage, type ConversationBatch } from "@agent-orchestrator/shared/wire";
 import { z } from "zod";
 import { readThroughFailover, writeThroughFailover } from "../nats/kv-failover.js";
 import { ConversationChunks } from "./conversation-chunks.js";
@@ -282,15 +282,6 @@ export class SessionStore {
       if (entry && entry.operation === "PUT") heads.push(decodeJson(entry.value, SessionHead));
     }
     return heads.sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, limit);
-  }
-
-  /**
-   * Saves the end of the turn that marked the session running at `version` (`update`): `record` with the turn's
-   * `status`, and no turn running. `counted` (the turn's spending) is stored before the head, while the conversation is
-   * written.
-   */
-  endRun(record: SessionRecord, status: SessionStatus, version: SessionVersion, counted?: Promise<void>): Promise<SessionVersion> {
-    return this.update({ ...record, status, run_id: null, run_started_at: null }, version, counted ? { before: counted } : {});
   }
 
   /**

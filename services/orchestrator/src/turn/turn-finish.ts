@@ -1,4 +1,4 @@
-import { AppError, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { addUsage, zeroUsage, type AgentModel, type ConversationMessage, type RunEventBody, type SessionRecord, type SessionStatus, type Usage } from "@agent-orchestrator/shared/wire";
 import type { TurnOutput } from "../loop/agent-loop.js";
 import type { SubagentRunner } from "../subagents/subagent-runner.js";
@@ -7,6 +7,7 @@ import { errorEvent } from "./error-event.js";
 import { keptOnFailure } from "./kept-on-failure.js";
 import type { TurnDeps } from "./turn-deps.js";
 import type { TurnEnding } from "./turn-execution.js";
+import { saveSession } from "./turn-session.js";
 import { spentBeforeFailure } from "./turn-spending.js";
 import { pauseTurn } from "./turn-pause.js";
 import { withClosedToolCalls } from "./closed-tool-calls.js";
@@ -25,17 +26,15 @@ export async function finishTurn(deps: Pick<TurnDeps, "store" | "approvals" | "c
   // the subagents' tokens are this turn's too, a timed-out one's once it has reported
   await turn.subagents?.settled();
   const usage = addUsage(output.usage, turn.subagents?.usage ?? zeroUsage());
-  const held = turn.session;
-  if (!held) {
+  if (!turn.session) {
     await turn.spending.endSubagent();
     turn.events.finish(doneEvent(output, usage, turn.subagents, usage, model));
     turn.log.info({ iterations: output.iterations, usage, model }, "subagent completed");
     return;
   }
-  const session = completed(held.record, turn, output, usage);
+  const session = completed(turn.session.record, turn, output, usage);
   // counted before the session's head is saved: a crash between the two runs the turn again, and both deliveries were paid for
-  const counted = turn.spending.endTurn(usage);
-  await retryWhileLeaderless(() => deps.store.endRun(session, "completed", held.version, counted));
+  await saveSession(deps.store, turn.session, session, "completed", turn.spending.endTurn(usage));
   await turn.releaseSlot?.();
   turn.events.finish(doneEvent(output, usage, turn.subagents, session.usage, model));
   turn.log.info({ ...recordTurnEnd({ agentId: turn.agent.id, outcome: "completed", startedAt: turn.startedAt, span: turn.span, output, usage }), model }, "turn completed");
@@ -76,9 +75,7 @@ export async function failTurn(deps: Pick<TurnDeps, "store">, turn: TurnState, e
     const kept = turn.resumed
       ? { ...session.record, messages: withClosedToolCalls([...session.record.messages, ...(turn.added as ConversationMessage[])], error) as SessionRecord["messages"] }
       : keptOnFailure(error, session.record, storedUserMessage(turn.request), turn.added);
-    await retryWhileLeaderless(() => deps.store.endRun({ ...kept, usage: sessionUsage }, status, session.version, counted)).catch((saveError: unknown) =>
-      turn.log.error({ err: saveError }, "session status not saved"),
-    );
+    await saveSession(deps.store, session, { ...kept, usage: sessionUsage }, status, counted).catch((saveError: unknown) => turn.log.error({ err: saveError }, "session status not saved"));
     await counted;
   }
   await turn.releaseSlot?.();

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { AppError, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { addUsage, zeroUsage, type ApprovalRecord, type RunEventBody, type SessionRecord } from "@agent-orchestrator/shared/wire";
 import { previewArguments } from "../events/bounded-event.js";
 import type { TurnDeps } from "./turn-deps.js";
 import type { TurnEnding } from "./turn-execution.js";
+import { saveSession } from "./turn-session.js";
 import type { PreparedTurn } from "./turn-state.js";
 
 /**
@@ -52,8 +53,7 @@ export async function pauseTurn(deps: Pick<TurnDeps, "store" | "approvals" | "co
     usage: addUsage(session.record.usage, usage),
     turns: session.record.turns + (turn.resumed ? 0 : 1),
   };
-  const counted = turn.spending.endTurn(usage);
-  await retryWhileLeaderless(() => deps.store.endRun(paused, "awaiting_approval", session.version, counted));
+  await saveSession(deps.store, session, paused, "awaiting_approval", turn.spending.endTurn(usage));
   await turn.releaseSlot?.();
   turn.events.finish(approvalRequired(record));
   turn.log.info({ approvalId: record.approval_id, tool: call.name, callId: call.id, usage, model: turn.route.model }, "turn paused for a decision on a tool call");
