@@ -6,7 +6,8 @@ import { GitFailed, runGit, type GitRun } from "../git/git-command.js";
 import { readCommandHead, readCommandRef, readIndexSeal, readPlainFile, takeCommandObjects, type IndexSeal } from "./command-git-files.js";
 import type { LocalRepository } from "./local-repository.js";
 import type { TreeState } from "./repository-values.js";
-import { stageChanges } from "./staged-changes.js";
+import { stageChanges, type IndexedAt } from "./staged-changes.js";
+import { TreeReader } from "./tree-reader.js";
 import { TreeWatcher } from "./tree-watcher.js";
 
 /** What a command gets: the working tree, its `.git`, and the repository's objects (read-only for the command). */
@@ -57,6 +58,7 @@ export class Checkout {
   readonly place: CheckoutPlace;
   private readonly hostFolder: string;
   private watcher: TreeWatcher | undefined;
+  private trees: TreeReader | undefined;
   /** the command's index as the host last knew it, and its tree: unchanged since, its tree is known */
   private knownIndex: { seal: IndexSeal; tree: string } | undefined;
 
@@ -114,7 +116,7 @@ export class Checkout {
       const cwd = this.place.directory;
       // what the watcher saw, else (in doubt) every file: the host's index then holds the files as they are
       const changed = await this.watcher?.changes();
-      const staged = changed !== undefined && (await stageChanges((args, input) => this.git({ ...inIncoming, args, cwd, ...(input === undefined ? {} : { input }) }), cwd, changed));
+      const staged = changed !== undefined && (await stageChanges((args, input) => this.git({ ...inIncoming, args, cwd, ...(input === undefined ? {} : { input }) }), cwd, changed, this.indexedIn(before.files)));
       if (!staged) await this.git({ ...inIncoming, args: ["add", "-A", "--", "."], cwd });
       // nothing changed since the checkout showed `before`: the host's index still holds its files
       const files = staged && changed.size === 0 ? before.files : (await this.git({ ...inIncoming, args: ["write-tree"] })).stdout.toString("latin1").trim();
@@ -175,6 +177,15 @@ export class Checkout {
     await rm(this.folder, { recursive: true, force: true });
   }
 
+  /** What the host's index holds at a path: it was made from (or brought to) the files tree `files`. */
+  private indexedIn(files: string): IndexedAt {
+    const trees = (this.trees ??= new TreeReader(this.local));
+    return async (name) => {
+      const found = await trees.lookup(files, name);
+      return found.found === "entry" ? "file" : found.found === "tree" ? "folder" : "none";
+    };
+  }
+
   /** Starts the watcher of the checkout's files, unless it runs. */
   private async watch(): Promise<void> {
     this.watcher ??= await TreeWatcher.start(this.place.directory);
@@ -232,7 +243,10 @@ export class Checkout {
       const seal = await readIndexSeal(path.join(gitDirectory, "index"));
       this.knownIndex = seal === undefined ? undefined : { seal, tree: shown.index };
     }
-    await replaceFile(path.join(this.place.directory, ".git"), `gitdir: ${path.relative(this.place.directory, gitDirectory)}\n`);
+    // written only when it differs: the watcher then sees no change of the host's own between two commands
+    const pointer = `gitdir: ${path.relative(this.place.directory, gitDirectory)}\n`;
+    const gitFile = path.join(this.place.directory, ".git");
+    if ((await readPlainFile(gitFile, 4096))?.toString("utf8") !== pointer) await replaceFile(gitFile, pointer);
     await this.writeShown(shown);
   }
 

@@ -25,6 +25,12 @@ async function write(name: string, text: string): Promise<void> {
   await writeFile(path.join(files, name), text);
 }
 
+/** What the incremental index holds at `name`, as the host reads it from the files tree the index was made from. */
+async function indexed(name: string): Promise<"file" | "folder" | "none"> {
+  const listed = (await git("index", ["--literal-pathspecs", "ls-files", "-z", "--", name])).stdout.toString("utf8").split("\0");
+  return listed.includes(name) ? "file" : listed.some((one) => one.startsWith(`${name}/`)) ? "folder" : "none";
+}
+
 /**
  * Stages what the watcher saw into the incremental index (or reads every file when it answers so) and expects the
  * tree a full `git add -A` makes in an index of its own; `staged`, when given, says which of the two it must have been.
@@ -37,7 +43,7 @@ async function readBack(staged?: boolean): Promise<void> {
 
 async function trees(): Promise<{ staged: boolean; incremental: string; full: string }> {
   const changed = await watcher.changes();
-  const staged = changed !== undefined && (await stageChanges((args, input) => git("index", args, input), files, changed));
+  const staged = changed !== undefined && (await stageChanges((args, input) => git("index", args, input), files, changed, indexed));
   if (!staged) await git("index", ["add", "-A", "--", "."]);
   await rm(path.join(root, "full-index"), { force: true });
   await git("full-index", ["add", "-A", "--", "."]);
@@ -98,6 +104,21 @@ describe("what a command changed, from the watcher", () => {
     await readBack();
     await write("source/lib/util.js", "moved and changed\n");
     await readBack(true);
+  });
+
+  it("keeps a tracked file that an ignore rule names, as git add -A does, when its folder is read again", async () => {
+    await write("logs/kept.log", "tracked although *.log is ignored\n");
+    await git("index", ["add", "-f", "--", "logs/kept.log"]);
+    // that window is the force-add's, which a full `git add -A` would not make: it is taken and left aside
+    await watcher.changes();
+    await rename(path.join(files, "logs"), path.join(files, "old-logs"));
+    await mkdir(path.join(files, "logs"));
+    await write("logs/kept.log", "written again\n");
+    await write("logs/new.log", "ignored\n");
+    const changed = await watcher.changes();
+    expect(changed).toBeDefined();
+    expect(await stageChanges((args, input) => git("index", args, input), files, changed ?? new Set(), indexed)).toBe(true);
+    expect((await git("index", ["ls-files", "logs", "old-logs"])).stdout.toString()).toBe("logs/kept.log\n");
   });
 
   it("keeps a file a command names like the host's sync cookie (case 327)", async () => {

@@ -233,6 +233,47 @@ describe("withWorkingTree", () => {
     }
   });
 
+  it("keeps every change of a warm checkout's later commands, which read back only what the watcher saw", async () => {
+    const project = await system.attached(bundle);
+    const chat = { project, session: "s1" };
+    const other = await system.replica();
+    const files = async () => {
+      const view = (await other.trees.view(chat)) as TreeView;
+      const listed = await view.repository.reader.files(view.state.files);
+      return Object.fromEntries(await Promise.all(listed.map(async (file) => [file.path, (await view.repository.reader.blob(file.id)).toString("utf8")] as const)));
+    };
+    // the first command reads every file (the watcher's first window); the next ones only what changed
+    await system.trees.withWorkingTree(chat, async () => undefined, alice);
+    await system.trees.withWorkingTree(
+      chat,
+      async ({ directory }) => {
+        await writeFile(path.join(directory, "src", "add.js"), "export const add = (a, b) => a + b;\n");
+        await rm(path.join(directory, "test", "add.test.js"));
+        await mkdir(path.join(directory, "lib", "deep"), { recursive: true });
+        await writeFile(path.join(directory, "lib", "deep", "x.js"), "x\n");
+        testGit(directory, ["mv", "package.json", "pkg.json"]);
+      },
+      alice,
+    );
+    expect(await files()).toEqual({
+      "_bmad-output/implementation-artifacts/1-1-add.md": nodeProject["_bmad-output/implementation-artifacts/1-1-add.md"],
+      "lib/deep/x.js": "x\n",
+      "pkg.json": nodeProject["package.json"],
+      "src/add.js": "export const add = (a, b) => a + b;\n",
+    });
+    // a change made right before git status in the same command line is in the status, and kept
+    const status = await system.trees.withWorkingTree(
+      chat,
+      async ({ directory }) => {
+        await writeFile(path.join(directory, "lib", "y.js"), "y\n");
+        return testGit(directory, ["status", "--porcelain", "--", "lib"]);
+      },
+      alice,
+    );
+    expect(status).toBe("?? lib/\n");
+    expect((await files())["lib/y.js"]).toBe("y\n");
+  });
+
   it("starts a checkout again when the command broke its .git", async () => {
     const project = await system.attached(bundle);
     const chat = { project, session: "s1" };
