@@ -83,6 +83,8 @@ beforeAll(async () => {
   project = created.body["project"].id as string;
   await api("alice", "PUT", `/api/projects/${project}/members/bob`, JSON.stringify({ role: "editor" }), "application/json");
   await api("alice", "PUT", `/api/projects/${project}/members/carol`, JSON.stringify({ role: "viewer" }), "application/json");
+  // a file the project stored before it had a repository
+  await api("alice", "PUT", `/api/projects/${project}/files/notes.md`, "stored before\n", "text/markdown");
 }, 240_000);
 
 afterAll(async () => {
@@ -156,7 +158,8 @@ describe("a project's repository", { shuffle: false }, () => {
   });
 
   it("is detached by its owner only, and the project's stored files show again", async () => {
-    await api("alice", "PUT", `/api/projects/${project}/files/notes.md`, "stored before\n", "text/markdown");
+    // while the repository is attached, a change of the stored files would go where nobody sees it: refused
+    expect((await api("alice", "PUT", `/api/projects/${project}/files/notes.md`, "changed meanwhile\n", "text/markdown")).body["error"].code).toBe("REPOSITORY_FILES_READ_ONLY");
     expect((await tool("read_file", { file_path: "{project-root}/notes.md" }))["error"].code).toBe("FILE_NOT_FOUND");
     expect((await api("bob", "DELETE", `/api/projects/${project}/repository`)).status).toBe(403);
     expect((await api("alice", "DELETE", `/api/projects/${project}/repository`)).body).toEqual({ success: true, repository: null });
