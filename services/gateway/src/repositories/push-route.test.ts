@@ -28,7 +28,7 @@ const push = async (user: "alice" | "bob" | "carol" | "dave", body: unknown, pro
 describe("POST /api/projects/:id/repository/push", () => {
   it("asks a tool-runner to push the owner's branch and answers what was pushed", async () => {
     expect(await push("alice", { branch: "main" })).toEqual({ status: 200, body: { success: true, branch: "main", commit, remote: { url: "https://git.example.com/app.git" }, pushed: true } });
-    expect(asked.at(-1)).toEqual({ project_id: "app", branch: "main", user: "alice" });
+    expect(asked.at(-1)).toEqual({ project_id: "app", branch: "main", user: "alice", wait_ms: 300_000 });
   });
 
   it("refuses another member (403) and anyone else (404) without asking a tool-runner", async () => {

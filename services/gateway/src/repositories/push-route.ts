@@ -25,7 +25,8 @@ export function pushRoute(context: GatewayContext, { audit }: { audit: AuditPubl
     if (project.role !== "owner") throw new AppError("PROJECT_FORBIDDEN", "Only the project's owner pushes its repository to the remote");
     const { branch } = parseInput(RepositoryPushBody, request.body, "body");
     noteAudit(response, { target: branch });
-    const reply = await callService(context, subjects.repository("push"), { project_id: project.id, branch, user }, RepositoryPushReply, { timeoutMs: context.config.UPLOAD_TIMEOUT_MS });
+    const waitMs = context.config.UPLOAD_TIMEOUT_MS;
+    const reply = await callService(context, subjects.repository("push"), { project_id: project.id, branch, user, wait_ms: waitMs }, RepositoryPushReply, { timeoutMs: waitMs });
     const { success, ...pushed } = reply;
     noteAudit(response, { detail: `${pushed.pushed === true ? "pushed" : "up to date"}: ${pushed.commit} to ${pushed.remote.url}` });
     response.json({ success, ...pushed });

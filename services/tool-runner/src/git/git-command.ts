@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { AppError } from "@agent-orchestrator/shared/runtime";
 
 /** Where one git run works: always a repository the host made, never one a command or a remote could configure. */
@@ -94,7 +94,9 @@ export const hardenedSettings: ReadonlyArray<readonly [string, string]> = [
 export async function runGit(run: GitRun): Promise<GitResult> {
   const settings = [...hardenedSettings, ["protocol.allow", "never"] as const, ...(run.protocols ?? []).map((protocol) => [`protocol.${protocol}.allow`, "always"] as const)];
   const args = [...settings.flatMap(([key, value]) => ["-c", `${key}=${value}`]), ...run.args];
-  const child = spawn("git", args, { env: gitEnvironment(run), stdio: ["pipe", "pipe", "pipe"], ...(run.cwd === undefined ? {} : { cwd: run.cwd }) });
+  // a group of its own: git's helpers (git-remote-https, pack-objects) hold its pipes, and are stopped with it
+  const child = spawn("git", args, { env: gitEnvironment(run), stdio: ["pipe", "pipe", "pipe"], detached: true, ...(run.cwd === undefined ? {} : { cwd: run.cwd }) });
+  const kill = () => killGroup(child);
   const maxOutput = run.maxOutputBytes ?? defaultMaxOutputBytes;
   const stdout: Buffer[] = [];
   let stdoutBytes = 0;
@@ -104,7 +106,7 @@ export async function runGit(run: GitRun): Promise<GitResult> {
     stdoutBytes += chunk.length;
     if (stdoutBytes > maxOutput) {
       overflow = true;
-      child.kill("SIGKILL");
+      kill();
       return;
     }
     stdout.push(chunk);
@@ -112,14 +114,14 @@ export async function runGit(run: GitRun): Promise<GitResult> {
   child.stderr.on("data", (chunk: Buffer) => {
     if (stderr.length < stderrKeptBytes) stderr += chunk.toString("utf8");
   });
-  const timer = setTimeout(() => child.kill("SIGKILL"), run.timeoutMs ?? defaultTimeoutMs);
-  const abort = () => child.kill("SIGKILL");
+  const timer = setTimeout(kill, run.timeoutMs ?? defaultTimeoutMs);
+  const abort = kill;
   run.signal?.addEventListener("abort", abort);
   child.stdin.on("error", () => undefined);
   const input = run.input ?? "";
   if (typeof input === "string" || input instanceof Uint8Array) child.stdin.end(input);
   else {
-    input.on("error", () => child.kill("SIGKILL"));
+    input.on("error", kill);
     input.pipe(child.stdin);
   }
   try {
@@ -136,6 +138,15 @@ export async function runGit(run: GitRun): Promise<GitResult> {
   } finally {
     clearTimeout(timer);
     run.signal?.removeEventListener("abort", abort);
+  }
+}
+
+/** Kills git and every helper it started (its process group); git alone when the group is gone already. */
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+  } catch {
+    child.kill("SIGKILL");
   }
 }
 

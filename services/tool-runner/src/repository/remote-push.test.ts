@@ -116,6 +116,28 @@ describe("a remote that is not the one cloned from (cases 324, 325)", () => {
   });
 });
 
+describe("the push's time (the gateway's wait)", () => {
+  it("stops git in time to answer before the caller stops waiting, and sends nothing when no time is left", async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const elsewhere = await openTestRepositories();
+    try {
+      const { value: record } = await system.repositories.bucket.record(project);
+      const moved = { ...record!, remote: { ...record!.remote!, url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/app.git` } };
+      await elsewhere.repositories.bucket.createRecord(project, moved);
+      await elsewhere.repositories.bucket.changeRefs(project, moved.generation, () => ({ refs: [{ name: "refs/heads/main", id: remoteHead("main") }] }));
+      const stopped = await appErrorOf(pushBranch(elsewhere.repositories, project, "main", Date.now() + 3_000), tmpdir());
+      expect(stopped).toMatchObject({ code: "REMOTE_PUSH_FAILED", message: expect.stringContaining("did not end within") });
+      const late = await appErrorOf(pushBranch(system.repositories, project, "feature", Date.now() + 1_000), tmpdir());
+      expect(late).toMatchObject({ code: "REMOTE_PUSH_FAILED", message: expect.stringContaining("nothing was sent") });
+    } finally {
+      await elsewhere.close();
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+});
+
 describe("pushRefusal", () => {
   it("keeps git's reasons and takes out the credential, the host's folders and git's hints", () => {
     const stderr = [

@@ -14,7 +14,7 @@ import type { Repositories } from "./repositories.js";
  * in its environment, never its arguments; what comes back is git's reason with the credential and host paths
  * taken out.
  */
-export async function pushBranch(repositories: Repositories, project: string, branch: string): Promise<RepositoryPushed> {
+export async function pushBranch(repositories: Repositories, project: string, branch: string, answerBy = Number.POSITIVE_INFINITY): Promise<RepositoryPushed> {
   const repository = await repositories.attached(project);
   if (!repository) throw new AppError("NOT_FOUND", "The project has no repository");
   const { record, bucket, local } = repository;
@@ -26,6 +26,9 @@ export async function pushBranch(repositories: Repositories, project: string, br
   if (ref === undefined || commit === undefined) throw new AppError("BRANCH_NOT_FOUND", `The repository has no branch ${branch}`);
   const credential = await bucket.credential(project, record.generation);
   await local.sync();
+  // stopped at REPOSITORY_CLONE_TIMEOUT_MS, or in time to be answered before the caller stops waiting
+  const timeoutMs = Math.min(settings.timeoutMs, answerBy - answerMarginMs - Date.now());
+  if (timeoutMs <= 0) throw new AppError("REMOTE_PUSH_FAILED", "No time was left to push before the answer was due; nothing was sent to the remote");
   const authorization = remoteAuthorization({ username: record.remote.username, credential });
   // the credential as given and as HTTP basic sends it (`Authorization: Basic <base64>`)
   const secrets = credential === undefined ? [] : [credential, ...authorization.map(([, header]) => header.slice(header.lastIndexOf(" ") + 1))];
@@ -34,16 +37,19 @@ export async function pushBranch(repositories: Repositories, project: string, br
       gitDir: local.gitDir,
       secretConfig: authorization,
       protocols: remoteProtocols(settings),
-      timeoutMs: settings.timeoutMs,
+      timeoutMs,
       args: ["push", "--no-recurse-submodules", "--", url, `${commit}:${ref}`],
     });
     return { branch, commit, remote: { url }, pushed: /Everything up-to-date/.test(pushed.stderr) ? "up-to-date" : true };
   } catch (error) {
     if (!(error instanceof GitFailed)) throw error;
-    if (error.exitCode === null) throw new AppError("REMOTE_PUSH_FAILED", `The push did not end within ${settings.timeoutMs} ms (REPOSITORY_CLONE_TIMEOUT_MS); the remote may have taken it or not`, { cause: error });
+    if (error.exitCode === null) throw new AppError("REMOTE_PUSH_FAILED", `The push did not end within ${timeoutMs} ms (REPOSITORY_CLONE_TIMEOUT_MS, or the gateway's UPLOAD_TIMEOUT_MS); the remote may have taken it or not`, { cause: error });
     throw new AppError("REMOTE_PUSH_FAILED", `The remote refused the push: ${pushRefusal(error.stderr, { secrets, folder: local.folder })}`, { cause: error });
   }
 }
+
+// what a refusal needs to reach the caller once git is stopped
+const answerMarginMs = 2_000;
 
 // the lines of git's output that say why: a refused ref, git's own error, the remote's words
 const reasonLine = /^\s*(! |error:|fatal:|remote:)/;

@@ -38,7 +38,7 @@ export class RepositoryRequests {
 
   /** The owner's push of a branch to the repository's remote. */
   async push(request: z.infer<typeof RepositoryPushRequest>): Promise<RepositoryPushReply> {
-    return { success: true, ...(await pushBranch(this.repositories, request.project_id, request.branch)) };
+    return { success: true, ...(await pushBranch(this.repositories, request.project_id, request.branch, Date.now() + request.wait_ms)) };
   }
 
   async detach(request: z.infer<typeof RepositoryRequest>): Promise<RepositoryReply> {

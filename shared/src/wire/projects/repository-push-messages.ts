@@ -11,8 +11,11 @@ import { projectIdSchema, userNameSchema } from "./project-record.js";
 /** `POST /api/projects/:id/repository/push`: the branch to push, any branch of the repository (`chat/<id>` too). */
 export const RepositoryPushBody = z.object({ branch: BranchName }).strict();
 
-/** gateway → tool-runner on `project.repository.push`; the gateway has checked that `user` owns the project. */
-export const RepositoryPushRequest = RepositoryPushBody.extend({ project_id: projectIdSchema, user: userNameSchema });
+/**
+ * gateway → tool-runner on `project.repository.push`; the gateway has checked that `user` owns the project.
+ * `wait_ms`: how long the gateway waits for the answer, so the push is stopped in time to be answered.
+ */
+export const RepositoryPushRequest = RepositoryPushBody.extend({ project_id: projectIdSchema, user: userNameSchema, wait_ms: z.number().int().positive() });
 
 /** What was pushed: the branch's commit, to the remote's URL (never a credential); `up-to-date` when the remote had it already. */
 export const RepositoryPushed = z.object({
