@@ -7,7 +7,7 @@ import { parseInput } from "../http/parse-input.js";
 import { publishCancel } from "./run-cancel.js";
 import { sendError } from "../http/send-error.js";
 import { writeSseStream } from "../http/sse-stream.js";
-import { projectOfRun, type StartChat } from "./start-chat.js";
+import type { StartChat } from "./start-chat.js";
 import { turnAnswer } from "./turn-answer.js";
 
 /**
@@ -31,7 +31,7 @@ export function chatRoute(context: GatewayContext, { startChat }: { startChat: S
         if (!finished && !body.detach) publishCancel(context, run.first.session_id, run.first.run_id);
       });
       if (wantsEventStream(request)) await writeSseStream(response, run.events);
-      else await answerJson(response, run.events, () => projectOfRun(context, run, user));
+      else await answerJson(response, run.events, run.projectId);
       finished = true;
     },
   );
@@ -40,20 +40,19 @@ export function chatRoute(context: GatewayContext, { startChat }: { startChat: S
 
 const wantsEventStream = (request: Request): boolean => (request.headers.accept ?? "").includes("text/event-stream");
 
-async function answerJson(response: Response, events: AsyncIterable<RunEvent>, projectId: () => Promise<string>): Promise<void> {
+async function answerJson(response: Response, events: AsyncIterable<RunEvent>, projectId: string): Promise<void> {
   // the text said before a pause: a paused turn's answer so far (its subagents' text is their parent's tool result)
   let said = "";
   for await (const event of events) {
     if (event.type === "delta" && event.parent_call_id === undefined) said += event.text;
     if (event.type === "approval_required") {
       const { type: _type, session_id, run_id: _run, seq: _seq, ...call } = event;
-      const reply: ChatAwaitingApprovalReply = { success: true, session_id, project_id: await projectId(), status: "awaiting_approval", response: said, approvals: [call] };
+      const reply: ChatAwaitingApprovalReply = { success: true, session_id, project_id: projectId, status: "awaiting_approval", response: said, approvals: [call] };
       response.status(202).json(reply);
       return;
     }
     if (event.type === "done") {
-      const project_id = await projectId();
-      response.json({ success: true, session_id: event.session_id, project_id, ...turnAnswer(event), iterations: event.iterations, usage: event.usage });
+      response.json({ success: true, session_id: event.session_id, project_id: projectId, ...turnAnswer(event), iterations: event.iterations, usage: event.usage });
       return;
     }
     if (event.type === "error") {

@@ -31,8 +31,13 @@ export interface ChatStart {
   approvalMode?: "pause" | "refuse";
 }
 
+/** A started chat turn: its run, and the project the chat belongs to. */
+export interface StartedChat extends StartedRun {
+  projectId: string;
+}
+
 /** Starts a chat turn: the use case the four doors (`/api/chat`, the WebSocket, `/v1`, MCP's `chat` tool) share. */
-export type StartChat = (start: ChatStart) => Promise<StartedRun>;
+export type StartChat = (start: ChatStart) => Promise<StartedChat>;
 
 /** A busy orchestrator may answer a ping late; a short wait would count it as absent. */
 const orchestratorPingWaitMs = 500;
@@ -41,7 +46,8 @@ const orchestratorPingWaitMs = 500;
  * The chat use case, wired once (app.ts): a turn for `owner` in a new session unless the body names one, in the
  * project the body names (absent or `default`: the owner's default project). Its attachments are checked, and
  * inline ones uploaded, before the turn is queued (uploads/chat-attachments.ts); the turn is queued for an
- * orchestrator and its events followed (run-client.ts) and counted (metrics.ts); a new chat's start is audited.
+ * orchestrator and its events followed (run-client.ts) and counted (metrics.ts); a new chat's start is audited. The
+ * chat's project comes with the started turn, for the doors that answer with it.
  */
 export function chatStarter(context: GatewayContext, services: ChatStartServices): StartChat {
   return async ({ body, owner, signIn, clientAddress, approvalMode }) => {
@@ -74,12 +80,20 @@ export function chatStarter(context: GatewayContext, services: ChatStartServices
     const started = await (run.new_session
       ? auditChatStart(services, queued, { actor: owner, target: run.session_id, project_id: run.project_id, client_address: clientAddress })
       : queued);
-    return { ...started, events: context.metrics.observe(started.events) };
+    let projectId: string;
+    try {
+      projectId = await projectOfRun(context, started, owner);
+    } catch (error) {
+      // the turn goes on; this door stops listening to it
+      started.close();
+      throw error;
+    }
+    return { ...started, events: context.metrics.observe(started.events), projectId };
   };
 }
 
 /** The project a started chat belongs to, as its `session` event names it (an older orchestrator's does not: the migration asks the chat's record). */
-export async function projectOfRun(context: GatewayContext, run: StartedRun, user: string): Promise<string> {
+async function projectOfRun(context: GatewayContext, run: StartedRun, user: string): Promise<string> {
   if (run.first.type === "session" && run.first.project_id !== undefined) return run.first.project_id;
   return projectOfChatRecord(context, run.first.session_id, user);
 }

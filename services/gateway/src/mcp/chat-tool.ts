@@ -17,7 +17,7 @@ import { callService } from "../nats-call.js";
 import { decideApproval } from "../chat/approval-decision.js";
 import { replayRun } from "../chat/event-replay.js";
 import { publishCancel } from "../chat/run-cancel.js";
-import { projectOfRun, type StartChat } from "../chat/start-chat.js";
+import type { StartChat } from "../chat/start-chat.js";
 import { turnAnswer, type TurnAnswer } from "../chat/turn-answer.js";
 import { approvalAnswer, approvalQuestion } from "./approval-question.js";
 import type { ElicitationOutcome } from "./client-elicitation.js";
@@ -88,7 +88,7 @@ export async function runChatTool(context: GatewayContext, startChat: StartChat,
       const ending = await followRun(events, caller.onProgress, said, signal);
       if (ending.type === "error") throw new AppError(ending.error.code, ending.error.message);
       if (ending.type === "done") {
-        const projectId = await projectOfRun(context, run, owner);
+        const { projectId } = run;
         const [project, scratch] = await Promise.all([listSpace(context, { kind: "project", id: projectId }), listSpace(context, { kind: "session", id: sessionId })]);
         const files = [
           ...project.filter((file) => file.author.session_id === sessionId).map((file) => ({ ...file, path: `{project-root}/${file.path}` })),
@@ -99,7 +99,7 @@ export async function runChatTool(context: GatewayContext, startChat: StartChat,
       }
       const { type: _type, session_id: _session, run_id: _run, seq: _seq, ...call } = ending;
       if (!caller.ask || (await askUntilDecided(context, { ...caller, ask: caller.ask }, sessionId, call, signal)) === "undecided") {
-        return { status: "awaiting_approval", session_id: sessionId, project_id: await projectOfRun(context, run, owner), response: joinAnswerTexts(said), approvals: [call] };
+        return { status: "awaiting_approval", session_id: sessionId, project_id: run.projectId, response: joinAnswerTexts(said), approvals: [call] };
       }
       // the resumed run is named by the approval; its events are read from the stream's start, so none is missed
       runId = call.approval_id;

@@ -4,7 +4,7 @@ import { subjectTokenPattern, type Attachment, type RunEvent } from "@agent-orch
 import { currentSignIn } from "../auth/auth.js";
 import { publishCancel } from "../chat/run-cancel.js";
 import type { StartedRun } from "../chat/run-client.js";
-import { projectOfRun, type StartChat } from "../chat/start-chat.js";
+import type { StartChat } from "../chat/start-chat.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { defaultProjectAlias } from "../access/project-access.js";
 
@@ -45,7 +45,7 @@ export async function startOpenAiTurn(context: GatewayContext, startChat: StartC
     run.close();
     if (!done) publishCancel(context, sessionId, run.first.run_id);
   });
-  const projectId = await projectOfRun(context, run, owner);
+  const { projectId } = run;
   response.set(sessionHeader, sessionId);
   response.set(projectHeader, projectId);
   return { run, sessionId, projectId, events: run.events, finished: () => (done = true) };
