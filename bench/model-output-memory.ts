@@ -10,7 +10,7 @@
  */
 import type { BenchContext } from "./support/bench-context.js";
 import { pick } from "./support/bench-settings.js";
-import { benchEnv } from "./support/bench-system.js";
+import { benchEnv } from "./support/bench-env.js";
 import { postChat } from "./support/gateway-client.js";
 import type { MeasureReport, MeasureRow } from "./support/measure-report.js";
 import { percentile } from "./support/percentile.js";

@@ -7,7 +7,8 @@
  * writes a dated JSON file to bench/results/ (git-ignored); a full run of every measure also writes
  * bench/results/latest.json, the one that is committed.
  *
- * BENCH_QUICK=1 runs far fewer samples (for development); BENCH_ONLY=1,3 runs only those measures;
+ * BENCH_QUICK=1 runs far fewer samples (for development); BENCH_ONLY=1,3 runs only those measures; BENCH_LARGE=1
+ * adds measure 21 (a repository of 1 GB, minutes and about 6 GB of disk);
  * BENCH_PROFILE=1 also writes flame summaries of the service processes of measure 5 to bench/profiles/.
  */
 import { mkdir, writeFile } from "node:fs/promises";
@@ -23,6 +24,7 @@ import { measureCompaction } from "./compaction.js";
 import { measureConcurrentLoad } from "./concurrent-load.js";
 import { measureFileTools } from "./file-tools.js";
 import { measureIdleSessionMemory } from "./idle-session-memory.js";
+import { measureLargeRepository } from "./large-repository.js";
 import { measureLazyLoading } from "./lazy-loading.js";
 import { measureModelOutputMemory } from "./model-output-memory.js";
 import { measureProjectFiles } from "./project-files.js";
@@ -57,6 +59,8 @@ const measures: Array<{ id: number; run: (context: BenchContext) => Promise<Meas
   { id: 18, run: measureProjectListings },
   { id: 19, run: measureCompaction },
   { id: 20, run: measureRepositories },
+  // opt-in (BENCH_LARGE=1): a 1 GB repository takes minutes and about 6 GB of disk
+  ...(process.env["BENCH_LARGE"] === "1" ? [{ id: 21, run: measureLargeRepository }] : []),
   // last: it restarts the server under everything
   { id: 10, run: measureRecovery },
 ];

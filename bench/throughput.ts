@@ -8,7 +8,7 @@
 import { startSystem as startServiceProcesses } from "@agent-orchestrator/testing/service-processes";
 import type { BenchContext } from "./support/bench-context.js";
 import { pick, quick } from "./support/bench-settings.js";
-import { benchEnv } from "./support/bench-system.js";
+import { benchEnv } from "./support/bench-env.js";
 import { chatFirstDeltaMs, chatJson } from "./support/gateway-client.js";
 import { createInProcessAgent } from "./support/in-process-agent.js";
 import { cpuMs } from "./support/cpu-time.js";

@@ -12,17 +12,17 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import { connectNats, createLogger } from "@agent-orchestrator/shared/runtime";
-import { FileListing, FileRevision, jetStreamNames, serviceNames } from "@agent-orchestrator/shared/wire";
+import { FileListing, FileRevision } from "@agent-orchestrator/shared/wire";
 import { startSystem as startServiceProcesses, type ServiceProcess } from "@agent-orchestrator/testing/service-processes";
 import type { BenchContext } from "./support/bench-context.js";
 import { pick } from "./support/bench-settings.js";
-import { benchEnv } from "./support/bench-system.js";
+import { benchEnv } from "./support/bench-env.js";
 import { cpuMs } from "./support/cpu-time.js";
 import { formatMs, type MeasureReport, type MeasureRow } from "./support/measure-report.js";
 import { percentile } from "./support/percentile.js";
 import { rssKiB, startRssSampler, waitForRestingRss, type RssTrace } from "./support/rss-sampler.js";
 import { downloadSlowly } from "./support/slow-download.js";
+import { removeStoredData } from "./support/stored-data.js";
 import { putGenerated } from "./support/streamed-upload.js";
 
 const sizesMb = [20, 100, 200] as const;
@@ -140,19 +140,6 @@ function bySize(figures: readonly UploadFigure[], sizeMb: number) {
     medianGrowthKiB: { gateway: median(growth("gateway")), "tool-runner": median(growth("tool-runner")) },
     largestPeakKiB: { gateway: Math.max(...rounds.map((figure) => figure.peakKiB.gateway)), "tool-runner": Math.max(...rounds.map((figure) => figure.peakKiB["tool-runner"])) },
   };
-}
-
-/** Removes every stream and bucket of the unprefixed set these processes used (about 1 GB of contents), so measure 10's restart does not read them back. */
-async function removeStoredData(natsUrl: string): Promise<void> {
-  // without credentials the bench server lets a client in as admin
-  const connection = await connectNats({ url: natsUrl, service: serviceNames.toolRunner, logger: createLogger("bench", "silent"), credentials: null });
-  try {
-    const manager = await connection.jetstreamManager();
-    const names = Object.values(jetStreamNames("")).flatMap((name) => [name, `KV_${name}`, `OBJ_${name}`]);
-    await Promise.all(names.map((name) => manager.streams.delete(name).catch(() => undefined)));
-  } finally {
-    await connection.drain();
-  }
 }
 
 export async function measureUploads(context: BenchContext): Promise<MeasureReport> {

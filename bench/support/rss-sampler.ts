@@ -98,3 +98,10 @@ export async function waitForRestingRss(pids: Record<string, number>, rest: { wi
     await sleep(250);
   }
 }
+
+/** VmHWM of a process (Linux), in KiB: the highest resident set it has had since it started. */
+export function peakRssKiB(pid: number): number {
+  const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (!match) throw new Error(`no VmHWM in /proc/${pid}/status (has the process exited?)`);
+  return Number(match[1]);
+}
