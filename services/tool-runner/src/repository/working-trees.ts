@@ -174,9 +174,9 @@ export class WorkingTrees {
       clearInterval(renew);
       await renewing;
     };
+    const identity = commitIdentity({ user: author.user, displayName: caller.displayName, agent: author.agent_id, chat: chat.session });
     // held while the command runs: the cache's sweep never removes it under the command
     const { checkout, release } = await this.repositories.cache.holdCheckout(local, view.state.branch);
-    const identity = commitIdentity({ user: author.user, displayName: caller.displayName, agent: author.agent_id, chat: chat.session });
     try {
       // the packs other replicas stored since: the checkout is made from the state's trees
       await local.sync();
