@@ -41,7 +41,7 @@ interface ProjectEntry {
 }
 
 const defaultObjectsIdleMs = 60_000;
-// sweeps coalesce: one runs at a time, and the next starts at most this long after the last one ended
+// a sweep runs this long after a use: the uses of one turn make one sweep
 const sweepPauseMs = 1_000;
 // a checkout's files are counted by a walk, as long as git status's: once after its first command, then at most this often
 const remeasureMs = 60_000;
@@ -51,15 +51,16 @@ const remeasureMs = 60_000;
  * project's objects (`<project>.<generation>/repo.git`) and the checkouts of its working trees, each of which any
  * replica makes again from JetStream. After a command, and when a project is used, a sweep measures them and
  * removes the least recently used until at most `cacheMaxBytes` and `checkouts` are left: never a checkout a
- * command holds, never the objects of a project with a held checkout or used in the last `objectsIdleMs`. A use
+ * command holds, never the objects of a project with a checkout left or used in the last `objectsIdleMs`. A use
  * that comes while its folder is being removed waits for the removal, then starts afresh.
  */
 export class RepositoryCache {
   private readonly projects = new Map<string, ProjectEntry>();
   /** folders being removed, by project key or checkout folder */
   private readonly removing = new Map<string, Promise<void>>();
-  private sweeping: Promise<void> | undefined;
-  private again = false;
+  /** the last sweep run or queued, and the one queued and not started (which a new call joins) */
+  private last: Promise<void> = Promise.resolve();
+  private queued: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -106,13 +107,6 @@ export class RepositoryCache {
     };
   }
 
-  private touch(key: string, folder: string): ProjectEntry {
-    const entry = this.projects.get(key) ?? { folder, usedAt: 0, checkouts: new Map<string, CheckoutEntry>() };
-    entry.usedAt = this.now();
-    this.projects.set(key, entry);
-    return entry;
-  }
-
   /** Removes a project's objects and checkouts now (its repository was detached), unless a command holds one. */
   async forget(key: string): Promise<void> {
     const entry = this.projects.get(key);
@@ -121,24 +115,18 @@ export class RepositoryCache {
   }
 
   /**
-   * Measures the cache and removes the least recently used until it is within its limits; one at a time, a call
-   * meanwhile waits for the sweep under way and one more after it.
+   * Measures the cache and removes the least recently used until it is within its limits. One runs at a time; a
+   * call while one runs is answered by the next, which starts when it ends and sees everything done before the call.
    */
   sweep(): Promise<void> {
-    if (this.sweeping) {
-      this.again = true;
-      return this.sweeping;
-    }
-    this.sweeping = this.sweepOnce()
-      .catch((error: unknown) => this.logger.warn({ err: error }, "the repository cache could not be swept; it is tried again after the next command"))
-      .finally(() => {
-        this.sweeping = undefined;
-        if (this.again) {
-          this.again = false;
-          this.schedule();
-        }
-      });
-    return this.sweeping;
+    if (this.queued) return this.queued;
+    const queued = this.last.then(async () => {
+      this.queued = undefined;
+      await this.sweepOnce().catch((error: unknown) => this.logger.warn({ err: error }, "the repository cache could not be swept; it is tried again after the next command"));
+    });
+    this.queued = queued;
+    this.last = queued;
+    return queued;
   }
 
   /** Stops sweeping (the process stops; its folder is removed whole). */
@@ -147,17 +135,21 @@ export class RepositoryCache {
     clearTimeout(this.timer);
   }
 
+  /** A sweep a moment from now, unless one is due already: uses close together make one sweep. */
   private schedule(): void {
     if (this.closed || this.timer) return;
-    if (this.sweeping) {
-      this.again = true;
-      return;
-    }
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.sweep();
     }, sweepPauseMs);
     this.timer.unref();
+  }
+
+  private touch(key: string, folder: string): ProjectEntry {
+    const entry = this.projects.get(key) ?? { folder, usedAt: 0, checkouts: new Map<string, CheckoutEntry>() };
+    entry.usedAt = this.now();
+    this.projects.set(key, entry);
+    return entry;
   }
 
   private async sweepOnce(): Promise<void> {
@@ -194,14 +186,17 @@ export class RepositoryCache {
         await this.remove(folder, () => entry.checkout.discard());
       } else {
         const { key, project } = victim;
-        total -= (sizes.get(key) ?? 0) + [...project.checkouts.values()].reduce((sum, checkout) => sum + (checkout.bytes ?? 0), 0);
-        checkouts -= project.checkouts.size;
+        // chosen only once its checkouts are gone
+        total -= sizes.get(key) ?? 0;
         await this.remove(key, () => this.removeProject(key, project));
       }
     }
   }
 
-  /** The least recently used checkout no command holds, or (unless only checkouts are too many) project whose objects no one uses. */
+  /**
+   * The least recently used checkout no command holds, or (unless only checkouts are too many) a project's objects
+   * once none of its checkouts is left and no tool used it for `idleMs`.
+   */
   private oldestRemovable(checkoutsOnly: boolean, idleMs: number) {
     type Victim =
       | { kind: "checkout"; usedAt: number; project: ProjectEntry; folder: string; entry: CheckoutEntry }
