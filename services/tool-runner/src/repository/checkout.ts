@@ -129,8 +129,11 @@ export class Checkout {
       const outcome: CommandOutcome = { files, index, head: onBranch ? branchHead : headCommit, detached: !onBranch, branchHead };
       const previous = [before.files, before.index, before.head, before.branch_head ?? before.head];
       const roots = [outcome.files, outcome.index, outcome.head, outcome.branchHead];
-      // nothing new is named (a command that changed nothing): no pack to make, and no walk of the trees to find that out
-      if (roots.some((root) => !previous.includes(root))) await this.local.storeNew(incoming, { include: [...new Set([outcome.files, outcome.index, outcome.head, outcome.branchHead])], exclude: [...new Set(previous)] }, limits.maxNewBytes).catch((error: unknown) => {
+      // nothing new is named (a command that changed nothing): no pack to make, and no walk of the trees to find that out;
+      // the command left no object of its own: what is new is exactly what the host's git wrote into `incoming`
+      const named = roots.some((root) => !previous.includes(root));
+      if (named && taken.files.length === 0) await this.local.storeLoose(incoming, limits.maxNewBytes);
+      else if (named) await this.local.storeNew(incoming, { include: [...new Set([outcome.files, outcome.index, outcome.head, outcome.branchHead])], exclude: [...new Set(previous)] }, limits.maxNewBytes).catch((error: unknown) => {
         // a commit or index naming objects the command did not leave (or left under another object's name)
         if (error instanceof GitFailed) throw new AppError("WRITE_FAILED", "The command left git objects that are missing or damaged (a commit naming what the repository does not hold); nothing it changed was kept", { cause: error });
         throw error;
@@ -188,7 +191,7 @@ export class Checkout {
 
   /** Starts the watcher of the checkout's files, unless it runs. */
   private async watch(): Promise<void> {
-    this.watcher ??= await TreeWatcher.start(this.place.directory);
+    this.watcher ??= await TreeWatcher.start(this.place.directory, path.join(this.hostFolder, "watch"));
   }
 
   /**

@@ -60,7 +60,7 @@ beforeEach(async () => {
   await write("src/lib/util.js", "export const id = (x) => x;\n");
   await write("test/add.test.js", "test\n");
   await write("README.md", "# app\n");
-  watcher = await TreeWatcher.start(files);
+  watcher = await TreeWatcher.start(files, path.join(root, "watch"));
   // the first window is never trusted: the caller reads every file once
   await readBack(false);
 });
@@ -159,7 +159,7 @@ describe("what a command changed, from the watcher", () => {
   it("reads every file once a watcher is closed (a tool-runner restarted keeps no history)", async () => {
     watcher.close();
     await write("src/add.js", "changed while no watcher ran\n");
-    watcher = await TreeWatcher.start(files);
+    watcher = await TreeWatcher.start(files, path.join(root, "watch"));
     await readBack(false);
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { watch, type FSWatcher } from "node:fs";
-import { lstat, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 /*
@@ -16,12 +16,12 @@ const queueLength = await readFile("/proc/sys/fs/inotify/max_queued_events", "ut
 /** Every event this process read from inotify, for the overflow check of each window. */
 let eventsRead = 0;
 const syncTimeoutMs = 2_000;
-const cookiePrefix = ".aop-sync-";
 
 /**
  * What changed in a checkout's working tree since the last `changes()` (docs/repositories.md "What changed, without
  * reading every file"): inotify watches on each of its folders, the paths they name kept as a set. `changes()`
- * syncs first (watchman's cookie: a file the host makes in the tree, whose event comes after every earlier one)
+ * syncs first (watchman's cookie: a file the host makes in a folder of its own, watched by the same inotify queue, so
+ * its event comes after every earlier one; not in the tree, whose root folder's time git's untracked cache keeps)
  * and answers undefined whenever it cannot be sure it saw everything: the watcher started since the last full
  * read, a watch could not be added (the user's inotify watches used up), an event without a name, the cookie not
  * seen in time, more events read since the last sync than half of inotify's queue (the kernel may have dropped some),
@@ -37,15 +37,28 @@ export class TreeWatcher {
   private eventsAtSync = eventsRead;
   private adding: Promise<void> = Promise.resolve();
   private readonly cookies = new Map<string, () => void>();
-  /** the cookies whose events may still come: the last one's removal is read before the next one arrives */
-  private readonly ownCookies = new Set<string>();
   private closed = false;
 
-  private constructor(readonly root: string) {}
+  private cookieWatch: FSWatcher | undefined;
 
-  /** Watches every folder below `root` (links are not followed). */
-  static async start(root: string): Promise<TreeWatcher> {
-    const watcher = new TreeWatcher(root);
+  private constructor(
+    readonly root: string,
+    private readonly cookieFolder: string,
+  ) {}
+
+  /** Watches every folder below `root` (links are not followed); its cookies go to `cookieFolder`, the host's alone. */
+  static async start(root: string, cookieFolder: string): Promise<TreeWatcher> {
+    const watcher = new TreeWatcher(root, cookieFolder);
+    await mkdir(cookieFolder, { recursive: true, mode: 0o700 });
+    try {
+      watcher.cookieWatch = watch(cookieFolder, { persistent: false }, (_event, name) => {
+        eventsRead += 1;
+        if (name !== null) watcher.cookies.get(name)?.();
+      });
+      watcher.cookieWatch.on("error", () => watcher.distrust());
+    } catch {
+      watcher.distrust();
+    }
     await watcher.watchBelow("");
     return watcher;
   }
@@ -77,17 +90,16 @@ export class TreeWatcher {
 
   close(): void {
     this.closed = true;
+    this.cookieWatch?.close();
     for (const watcher of this.watchers.values()) watcher.close();
     this.watchers.clear();
     for (const resolve of this.cookies.values()) resolve();
   }
 
-  /** Makes a cookie file in the tree's root and waits for its event: every event before it has been read. */
+  /** Makes a cookie file and waits for its event: every event before it has been read. */
   private async sync(): Promise<boolean> {
-    const name = `${cookiePrefix}${randomUUID()}`;
-    const file = path.join(this.root, name);
-    const earlier = [...this.ownCookies];
-    this.ownCookies.add(name);
+    const name = randomUUID();
+    const file = path.join(this.cookieFolder, name);
     let seen = false;
     const arrived = new Promise<void>((resolve) =>
       this.cookies.set(name, () => {
@@ -106,7 +118,6 @@ export class TreeWatcher {
       this.cookies.delete(name);
       await rm(file, { force: true });
     }
-    if (seen) for (const old of earlier) this.ownCookies.delete(old);
     return seen && !this.closed;
   }
 
@@ -140,11 +151,6 @@ export class TreeWatcher {
     const text = name.toString("utf8");
     // a name that is not UTF-8 cannot be given back to git as it is: the window is in doubt
     if (!Buffer.from(text, "utf8").equals(name)) this.distrust();
-    // only a cookie the host made is one (its making and its removal): a file a command names so is a change like any other
-    if (folder === "" && this.ownCookies.has(text)) {
-      this.cookies.get(text)?.();
-      return;
-    }
     if (folder === "" && text === ".git") return;
     const relative = join(folder, text);
     this.changed.add(relative);
