@@ -31,6 +31,8 @@ export class LocalRepository {
   private readonly sizes: ObjectReader;
   private readonly present = new Set<string>();
   private syncing: Promise<void> | undefined;
+  /** when an object was last read here (ms): a long read (a search of every file) keeps the cache from removing these objects */
+  readAt = 0;
   private consolidating: Promise<void> | undefined;
 
   private constructor(
@@ -197,6 +199,7 @@ export class LocalRepository {
   }
 
   private async found(id: string, reader: ObjectReader): Promise<GitObject | undefined> {
+    this.readAt = Date.now();
     const object = await reader.read(id);
     if (object) return object;
     await this.sync();

@@ -57,7 +57,10 @@ export class Repositories {
     private readonly folder: string,
     private readonly logger: Logger,
   ) {
-    this.cache = new RepositoryCache(settings, logger, (key) => this.locals.delete(key));
+    this.cache = new RepositoryCache(settings, logger, {
+      removed: (key) => this.locals.delete(key),
+      readAt: (key) => this.locals.peek(key)?.local.readAt ?? 0,
+    });
   }
 
   /** Makes this process's cache folder in `settings.cacheFolder`. */

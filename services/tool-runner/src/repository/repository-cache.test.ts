@@ -111,6 +111,22 @@ describe("a tool-runner's cache of repositories", () => {
     expect(seen.status).toBe("?? kept.bin\n");
   });
 
+  it("keeps a project's objects while a long read still reads them, with no new use of the project", async () => {
+    const repositories = await system({ cacheMaxBytes: 1, objectsIdleMs: idleMs });
+    const project = await repositories.attached(bundle);
+    const view = (await repositories.trees.view({ project, session: "s1" })) as TreeView;
+    const found = await repositories.trees.lookup(view, "README.md");
+    if (found.found !== "entry") throw new Error("README.md is not in the bundle's tree");
+    await sleep(idleMs + 100);
+    // a search reads object after object through the repository it was given: it takes no hold, each read counts
+    expect((await view.repository.local.read(found.entry.id)).content.toString()).toBe("# cached\n");
+    await repositories.repositories.cache.sweep();
+    expect(existsSync(view.repository.local.folder)).toBe(true);
+    await sleep(idleMs + 100);
+    await repositories.repositories.cache.sweep();
+    expect(existsSync(view.repository.local.folder)).toBe(false);
+  });
+
   it("removes a detached repository's objects and checkouts from this tool-runner at once", async () => {
     const repositories = await system({});
     const project = await repositories.attached(bundle);

@@ -17,6 +17,14 @@ export interface CacheLimits {
   objectsIdleMs?: number;
 }
 
+/** What the owner of the projects' object readers tells the cache. */
+export interface ObjectsInUse {
+  /** called when a project's objects are removed: the readers of its folder are to be closed */
+  removed(key: string): void;
+  /** when an object of the project was last read (ms, 0: never) */
+  readAt(key: string): number;
+}
+
 /** A checkout a command works in, held until `release`: no sweep removes it meanwhile. */
 export interface HeldCheckout {
   checkout: Checkout;
@@ -64,11 +72,10 @@ export class RepositoryCache {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  /** `removed(key)` is called when a project's objects are removed: the readers of its folder are to be closed. */
   constructor(
     private readonly limits: CacheLimits,
     private readonly logger: Logger,
-    private readonly removed: (key: string) => void,
+    private readonly objects: ObjectsInUse,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -207,15 +214,16 @@ export class RepositoryCache {
       for (const [folder, entry] of project.checkouts) {
         if (entry.holds === 0 && (!oldest || entry.usedAt < oldest.usedAt)) oldest = { kind: "checkout", usedAt: entry.usedAt, project, folder, entry };
       }
-      if (checkoutsOnly || project.checkouts.size > 0 || now - project.usedAt < idleMs) continue;
-      if (!oldest || project.usedAt < oldest.usedAt) oldest = { kind: "objects", usedAt: project.usedAt, key, project };
+      const usedAt = Math.max(project.usedAt, this.objects.readAt(key));
+      if (checkoutsOnly || project.checkouts.size > 0 || now - usedAt < idleMs) continue;
+      if (!oldest || usedAt < oldest.usedAt) oldest = { kind: "objects", usedAt, key, project };
     }
     return oldest;
   }
 
   private async removeProject(key: string, project: ProjectEntry): Promise<void> {
     this.projects.delete(key);
-    this.removed(key);
+    this.objects.removed(key);
     await rm(project.folder, { recursive: true, force: true, maxRetries: 3 });
   }
 
