@@ -147,7 +147,7 @@ export async function measureLargeRepositoryOn(natsUrl: string, bmadRoot: string
       ],
       details: { shape, bundle, put: { status: put.status, wallMs: put.wallMs }, beforeKiB, trace, hwmKiB, first, again, other, disk: { freeBefore, freeAfterImport, freeLowest } },
       notes: [
-        "Memory should not follow the bundle: the gateway streams the body into the uploads Object Store, the tool-runner takes it onto disk, git index-pack reads it from there, and the pack is stored chunk by chunk.",
+        "Memory should not follow the bundle: the gateway streams the body into the uploads Object Store, the tool-runner reads it from there straight into git index-pack, and the pack is stored chunk by chunk.",
         "Disk used also counts other work on the machine in the same moments; the bench removes its files at the end.",
       ],
     };

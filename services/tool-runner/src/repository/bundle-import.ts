@@ -1,5 +1,7 @@
 import { createReadStream } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
+import { Readable } from "node:stream";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { GitFailed, runGit } from "../git/git-command.js";
 import { checkedImport, repositoryRefused, type ImportLimits, type ImportedPack, type ImportedRef } from "./imported-pack.js";
 
@@ -13,26 +15,72 @@ const minObjectBytes = 8;
 interface BundleHeader {
   refs: ImportedRef[];
   head: string | undefined;
-  /** where the pack starts */
-  packOffset: number;
+}
+
+/** A bundle as it is read: its size, and its bytes in order (a file's, or a staged upload's straight from the store). */
+export interface BundleSource {
+  size: number;
+  chunks: AsyncIterable<Uint8Array>;
+}
+
+/** A bundle file on this disk as a source. */
+export async function bundleFile(file: string): Promise<BundleSource> {
+  return { size: (await stat(file)).size, chunks: createReadStream(file) };
 }
 
 /**
  * A git bundle (`git bundle create … --all`) taken into the empty bare repository `gitDir` (docs/repositories.md
- * "What a user does"). The header is read here; the pack after it goes through `git index-pack --strict --stdin`,
- * which names every object by its content and applies git's fsck checks (a tree naming `.git`, RELIABILITY case
- * 92), something `git fetch` from a bundle does not do in git 2.39. A bundle that needs commits it does not hold
- * (made with a range) is refused: a repository here starts whole.
+ * "What a user does"). The header is read here; the pack after it streams through `git index-pack --strict
+ * --stdin` (never held whole: a 1 GB bundle goes from the store into git chunk by chunk), which names every object
+ * by its content and applies git's fsck checks (a tree naming `.git`, RELIABILITY case 92), something `git fetch`
+ * from a bundle does not do in git 2.39. A bundle that needs commits it does not hold (made with a range) is
+ * refused: a repository here starts whole.
  */
-export async function importBundle(file: string, gitDir: string, limits: ImportLimits): Promise<ImportedPack> {
-  const size = (await stat(file)).size;
+export async function importBundle(source: BundleSource, gitDir: string, limits: ImportLimits): Promise<ImportedPack> {
+  const { size } = source;
   if (size > limits.maxBytes + headerMaxBytes) throw repositoryRefused(`the bundle has ${size} bytes; at most ${limits.maxBytes} (REPOSITORY_MAX_BYTES)`);
-  const header = await readHeader(file);
-  await refuseImpossiblePack(file, header.packOffset, size);
+  const chunks = source.chunks[Symbol.asyncIterator]();
+  try {
+    return await importPack(chunks, size, gitDir, limits);
+  } finally {
+    // a bundle refused before its end: its file closed, its reading from the store stopped
+    await chunks.return?.();
+  }
+}
+
+async function importPack(chunks: AsyncIterator<Uint8Array>, size: number, gitDir: string, limits: ImportLimits): Promise<ImportedPack> {
+  let pending = Buffer.alloc(0);
+  // the header, and the pack's own 12, are read before git sees a byte
+  const readUntil = async (done: (bytes: Buffer) => boolean) => {
+    while (!done(pending) && pending.byteLength <= headerMaxBytes) {
+      const next = await chunks.next();
+      if (next.done === true) break;
+      pending = Buffer.concat([pending, next.value]);
+    }
+  };
+  await readUntil((bytes) => bytes.includes("\n\n"));
+  const end = pending.indexOf("\n\n");
+  if (end === -1) throw repositoryRefused("not a git bundle (make one with `git bundle create repo.bundle --all`)");
+  const header = parseHeader(pending.subarray(0, end + 1).toString("utf8"));
+  const packOffset = end + 2;
+  await readUntil((bytes) => bytes.byteLength >= packOffset + 12);
+  refuseImpossiblePack(pending.subarray(packOffset, packOffset + 12), size - packOffset);
+  let sourceFailure: unknown;
+  const first = pending.subarray(packOffset);
+  const pack = async function* () {
+    yield first;
+    try {
+      for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) yield next.value;
+    } catch (error) {
+      sourceFailure = error;
+      throw error;
+    }
+  };
   try {
     // two threads: an import shares its tool-runner's cores and memory (each thread keeps its own delta bases)
-    await runGit({ gitDir, args: ["index-pack", "--strict", "--threads=2", "--stdin"], input: createReadStream(file, { start: header.packOffset }), timeoutMs: 30 * 60_000 });
+    await runGit({ gitDir, args: ["index-pack", "--strict", "--threads=2", "--stdin"], input: Readable.from(pack()), timeoutMs: 30 * 60_000 });
   } catch (error) {
+    if (sourceFailure !== undefined) throw new AppError("WRITE_FAILED", "The bundle could not be read back from the uploads store; send it again", { cause: sourceFailure });
     if (error instanceof GitFailed) throw repositoryRefused(indexPackReason(error.stderr), error);
     throw error;
   }
@@ -43,18 +91,8 @@ export async function importBundle(file: string, gitDir: string, limits: ImportL
   return checkedImport(gitDir, header.refs, preferred.find((name) => name === "main" || name === "master") ?? preferred[0], limits);
 }
 
-async function readHeader(file: string): Promise<BundleHeader> {
-  const handle = await open(file, "r");
-  let text: string;
-  try {
-    const bytes = Buffer.alloc(headerMaxBytes);
-    const { bytesRead } = await handle.read(bytes, 0, headerMaxBytes, 0);
-    const end = bytes.subarray(0, bytesRead).indexOf("\n\n");
-    if (end === -1) throw repositoryRefused("not a git bundle (make one with `git bundle create repo.bundle --all`)");
-    text = bytes.subarray(0, end + 1).toString("utf8");
-  } finally {
-    await handle.close();
-  }
+/** The header's lines (the text before the blank line that ends it). */
+function parseHeader(text: string): BundleHeader {
   const [signature, ...lines] = text.split("\n").slice(0, -1);
   if (signature !== "# v2 git bundle" && signature !== "# v3 git bundle") throw repositoryRefused("not a git bundle (make one with `git bundle create repo.bundle --all`)");
   const refs: ImportedRef[] = [];
@@ -70,7 +108,7 @@ async function readHeader(file: string): Promise<BundleHeader> {
     if (match[2] === "HEAD") head = match[1];
     else refs.push({ name: match[2], id: match[1] });
   }
-  return { refs, head, packOffset: Buffer.byteLength(text, "utf8") + 1 };
+  return { refs, head };
 }
 
 /**
@@ -78,19 +116,12 @@ async function readHeader(file: string): Promise<BundleHeader> {
  * at least a byte of header and a zlib stream of a few): `git index-pack` sizes its tables by the claimed count
  * before it reads an object (case 334).
  */
-async function refuseImpossiblePack(file: string, packOffset: number, size: number): Promise<void> {
-  const handle = await open(file, "r");
-  const bytes = Buffer.alloc(12);
-  try {
-    await handle.read(bytes, 0, 12, packOffset);
-  } finally {
-    await handle.close();
-  }
-  const version = bytes.readUInt32BE(4);
-  if (bytes.toString("latin1", 0, 4) !== "PACK" || (version !== 2 && version !== 3)) throw repositoryRefused("its pack is damaged or not a git pack");
-  const objects = bytes.readUInt32BE(8);
-  const room = Math.floor((size - packOffset - packFrameBytes) / minObjectBytes);
-  if (objects > room) throw repositoryRefused(`its pack claims ${objects} objects in ${size - packOffset} bytes; it is damaged`);
+function refuseImpossiblePack(header: Buffer, packBytes: number): void {
+  const version = header.byteLength === 12 ? header.readUInt32BE(4) : 0;
+  if (header.toString("latin1", 0, 4) !== "PACK" || (version !== 2 && version !== 3)) throw repositoryRefused("its pack is damaged or not a git pack");
+  const objects = header.readUInt32BE(8);
+  const room = Math.floor((packBytes - packFrameBytes) / minObjectBytes);
+  if (objects > room) throw repositoryRefused(`its pack claims ${objects} objects in ${packBytes} bytes; it is damaged`);
 }
 
 /** What `git index-pack` refused, in words a user can act on (its stderr may hold host paths: never shown). */

@@ -5,7 +5,7 @@ import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
 import type { RepositoryView } from "@agent-orchestrator/shared/wire";
 import { LRUCache } from "lru-cache";
 import { runGit } from "../git/git-command.js";
-import { importBundle } from "./bundle-import.js";
+import { bundleFile, importBundle, type BundleSource } from "./bundle-import.js";
 import type { ImportedPack } from "./imported-pack.js";
 import { LocalRepository } from "./local-repository.js";
 import { RepositoryCache, projectKey, type CacheLimits } from "./repository-cache.js";
@@ -112,9 +112,12 @@ export class Repositories {
     };
   }
 
-  /** Attaches the bundle in `file` (on this process's disk) as the project's repository. */
-  attachBundle(project: string, file: string, user: string): Promise<RepositoryView> {
-    return this.attach(project, user, async (gitDir) => ({ imported: await importBundle(file, gitDir, this.settings), remote: null }));
+  /** Attaches a bundle (a file on this process's disk, or one read as it comes: a staged upload) as the project's repository. */
+  attachBundle(project: string, bundle: string | BundleSource, user: string): Promise<RepositoryView> {
+    return this.attach(project, user, async (gitDir) => ({
+      imported: await importBundle(typeof bundle === "string" ? await bundleFile(bundle) : bundle, gitDir, this.settings),
+      remote: null,
+    }));
   }
 
   /** Attaches a clone of `source` as the project's repository; its credential is kept apart. */

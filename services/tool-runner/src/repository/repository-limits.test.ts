@@ -54,6 +54,25 @@ describe("a repository's limits", () => {
     expect(await system.repositories.view(project)).toBeNull();
   });
 
+  it("refuses a body that is not a bundle or whose pack is cut short, and tells a bundle the store could not give back from one git refused", async () => {
+    const bytes = await readFile(bundle);
+    const project = newProject();
+    const source = (parts: Buffer[], failure?: Error) => ({
+      size: bytes.byteLength,
+      chunks: (async function* () {
+        yield* parts;
+        if (failure) throw failure;
+      })(),
+    });
+    const notBundle = await appErrorOf(system.repositories.attachBundle(project, source([Buffer.from("hello\n\nworld")]), "alice"));
+    expect(notBundle).toMatchObject({ code: "REPOSITORY_REFUSED", message: expect.stringContaining("not a git bundle") });
+    const cut = await appErrorOf(system.repositories.attachBundle(project, source([bytes.subarray(0, bytes.byteLength - 30)]), "alice"));
+    expect(cut).toMatchObject({ code: "REPOSITORY_REFUSED", message: expect.stringContaining("its pack is damaged") });
+    const lost = await appErrorOf(system.repositories.attachBundle(project, source([bytes.subarray(0, bytes.indexOf("PACK") + 40)], new Error("the store went away")), "alice"));
+    expect(lost.code).toBe("WRITE_FAILED");
+    expect(await system.repositories.view(project)).toBeNull();
+  });
+
   it("refuses a change that would pass REPOSITORY_MAX_FILES, keeping the working tree as it was", async () => {
     const project = newProject();
     await system.repositories.attachBundle(project, bundle, "alice");

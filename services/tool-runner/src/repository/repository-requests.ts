@@ -6,7 +6,7 @@ import type { Repositories } from "./repositories.js";
 
 /**
  * The gateway's requests on `project.repository.*` (docs/repositories.md "What a user does"); the gateway has
- * checked the caller's role. A bundle arrives staged in the uploads store and is taken onto this process's disk.
+ * checked the caller's role. A bundle arrives staged in the uploads store and is read from there into git.
  */
 export class RepositoryRequests {
   constructor(
@@ -16,12 +16,8 @@ export class RepositoryRequests {
 
   async import(request: z.infer<typeof RepositoryImportRequest>): Promise<RepositoryReply> {
     try {
-      const received = await this.staged.receive(request.staged);
-      try {
-        return { success: true, repository: await this.repositories.attachBundle(request.project_id, received.file, request.user) };
-      } finally {
-        await received.discard();
-      }
+      // straight from the store into git: a bundle of a gigabyte is never copied onto this disk whole first
+      return { success: true, repository: await this.repositories.attachBundle(request.project_id, await this.staged.stream(request.staged), request.user) };
     } finally {
       await this.staged.remove(request.staged);
     }

@@ -6,7 +6,7 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { AppError, readObjectChunks, retryNats, fileStoreElectionWaitMs } from "@agent-orchestrator/shared/runtime";
 import { jetStreamNames } from "@agent-orchestrator/shared/wire";
-import { nanos, type JetStreamClient, type JetStreamManager, type ObjectStore } from "nats";
+import { nanos, type JetStreamClient, type JetStreamManager, type ObjectInfo, type ObjectStore } from "nats";
 
 /** How long a staged upload the tool-runner never took is kept (a client gone mid-way, a tool-runner that stopped). */
 export const stagedUploadLifetimeMs = 60 * 60 * 1000;
@@ -46,8 +46,7 @@ export class StagedUploads {
 
   /** Takes the staged upload `name` onto local disk, hashing it; NOT_FOUND when it is not there (expired, taken). */
   async receive(name: string): Promise<ReceivedUpload> {
-    const info = await retryNats(() => this.store.info(name), { retryOn: ["no-responders", "no-leader", "timeout"], budgetMs: fileStoreElectionWaitMs });
-    if (!info || info.deleted) throw new AppError("NOT_FOUND", "The upload is no longer there; send it again");
+    const info = await this.info(name);
     const file = path.join(this.directory, randomUUID());
     const hash = createHash("sha256");
     const head: Uint8Array[] = [];
@@ -75,9 +74,25 @@ export class StagedUploads {
     return { file, sha256: hash.digest("hex"), size: info.size, head: Buffer.concat(head), discard };
   }
 
+  /**
+   * The staged upload `name` as it is read from the store, chunk by chunk at the reader's pace (a bundle goes
+   * straight into git, never onto this disk whole); the chunks fail at the end when they do not match the stored
+   * size and digest. NOT_FOUND when it is not there.
+   */
+  async stream(name: string): Promise<{ size: number; chunks: AsyncIterable<Uint8Array> }> {
+    const info = await this.info(name);
+    return { size: info.size, chunks: readObjectChunks(this.manager, this.bucket, info) };
+  }
+
   /** Removes a staged upload (taken, refused or failed); a removal that fails is left to the store's lifetime. */
   async remove(name: string): Promise<void> {
     await this.store.delete(name).catch(() => undefined);
+  }
+
+  private async info(name: string): Promise<ObjectInfo> {
+    const info = await retryNats(() => this.store.info(name), { retryOn: ["no-responders", "no-leader", "timeout"], budgetMs: fileStoreElectionWaitMs });
+    if (!info || info.deleted) throw new AppError("NOT_FOUND", "The upload is no longer there; send it again");
+    return info;
   }
 
   /** Removes this process's local copies folder. */
