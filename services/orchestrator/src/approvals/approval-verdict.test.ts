@@ -13,6 +13,9 @@ describe("approvalVerdict", () => {
     expect(command(builtInApprovals, "npm test")).toMatchObject({ policy: "ask", reason: expect.stringContaining("run_command is set to ask") });
     expect(command(builtInApprovals, "git status --short").policy).toBe("allow");
     expect(command(builtInApprovals, "git diff HEAD~1").policy).toBe("allow");
+    expect(command(builtInApprovals, "git rev-parse HEAD").policy).toBe("allow");
+    expect(command(builtInApprovals, "git branch --show-current").policy).toBe("allow");
+    expect(command(builtInApprovals, "git branch -D main").policy).toBe("ask");
     expect(command(builtInApprovals, "git push origin main").policy).toBe("ask");
   });
 

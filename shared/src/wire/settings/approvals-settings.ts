@@ -81,7 +81,8 @@ export type EffectiveApprovals = z.infer<typeof EffectiveApprovals>;
  */
 export const builtInApprovals: EffectiveApprovals = {
   tools: { save_output: "allow", edit_file: "allow", run_script: "allow", run_command: "ask" },
-  commands: ["git status*", "git diff*", "git log*", "git show*"].map((pattern) => ({ pattern, policy: "allow" })),
+  // what BMAD's dev steps ask first ("is the tree clean, does the branch make sense, which commit is the baseline")
+  commands: ["git status*", "git diff*", "git log*", "git show*", "git rev-parse*", "git branch --show-current"].map((pattern) => ({ pattern, policy: "allow" })),
   deciders: "requester",
   expire_minutes: 24 * 60,
 };
