@@ -1,4 +1,5 @@
-import type { KV } from "nats";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { KV, KvEntry } from "nats";
 import { isCasConflict, leaderElectionWaitMs, natsFailureKind, retryNats } from "@agent-orchestrator/shared/runtime";
 
 /**
@@ -35,4 +36,20 @@ export async function writeThroughFailover(kv: KV, key: string, value: Uint8Arra
     },
     { retryOn: ["no-responders", "no-leader", "timeout"], budgetMs: leaderElectionWaitMs },
   );
+}
+
+/**
+ * A key the server has just said holds a value (a create refused because another caller's landed first), read until
+ * it shows. A read is a direct get, which any replica may answer: one that has not caught up since a leader change
+ * finds nothing for a moment (docs/nats.md "Failures and retries"). Undefined only if it never shows within the
+ * leader-election budget.
+ */
+export async function readExisting(kv: KV, key: string): Promise<KvEntry | undefined> {
+  const deadline = Date.now() + leaderElectionWaitMs;
+  for (;;) {
+    const entry = await readThroughFailover(() => kv.get(key));
+    if (entry?.operation === "PUT") return entry;
+    if (Date.now() > deadline) return undefined;
+    await sleep(50);
+  }
 }

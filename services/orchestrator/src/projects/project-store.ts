@@ -4,7 +4,7 @@ import { AppError, decodeJson, encodeJson, isCasConflict, retryWhileLeaderless }
 import { ProjectRecord, roleOf } from "@agent-orchestrator/shared/wire";
 import { z } from "zod";
 import { retryOnConflict } from "../nats/compare-and-set.js";
-import { readThroughFailover, writeThroughFailover } from "../nats/kv-failover.js";
+import { readExisting, readThroughFailover, writeThroughFailover } from "../nats/kv-failover.js";
 import { ProjectIndex } from "./project-index.js";
 
 /** The name a user's personal default project gets when it is made. */
@@ -118,9 +118,9 @@ export class ProjectStore {
       return record;
     } catch (error) {
       if (!isCasConflict(error)) throw error;
-      const made = await this.get(id);
+      const made = await readExisting(this.kv, projectKey(id));
       if (!made) throw new AppError("INTERNAL", "The default project vanished as it was made", { cause: error });
-      return made.record;
+      return decodeJson(made.value, ProjectRecord);
     }
   }
 
@@ -132,19 +132,23 @@ export class ProjectStore {
   /** The id `default.<user>` names, claimed first if it names none, and kept. */
   private async defaultPointer(user: string): Promise<string> {
     const key = defaultKey(user);
-    let entry = await readThroughFailover(() => this.kv.get(key));
-    if (!entry || entry.operation !== "PUT") {
+    const entry = await readThroughFailover(() => this.kv.get(key));
+    let id = entry?.operation === "PUT" ? decodeJson(entry.value, DefaultPointer).project_id : undefined;
+    if (id === undefined) {
+      const mine = randomUUID();
+      const pointer = encodeJson({ project_id: mine });
       try {
-        // a pointer that lands as its answer is lost is read back below, as one another caller made
-        const pointer = encodeJson({ project_id: randomUUID() });
+        // a create that lands as its answer is lost is taken as this one's by writeThroughFailover
         await writeThroughFailover(this.kv, key, pointer, () => this.kv.create(key, pointer));
+        id = mine;
       } catch (error) {
         if (!isCasConflict(error)) throw error;
+        // not read back after a create of our own: a replica behind the new leader may not show it yet
+        const theirs = await readExisting(this.kv, key);
+        if (!theirs) throw new AppError("INTERNAL", "The default project's pointer vanished as it was made", { cause: error });
+        id = decodeJson(theirs.value, DefaultPointer).project_id;
       }
-      entry = await readThroughFailover(() => this.kv.get(key));
-      if (!entry || entry.operation !== "PUT") throw new AppError("INTERNAL", "The default project's pointer vanished as it was made");
     }
-    const { project_id: id } = decodeJson(entry.value, DefaultPointer);
     if (this.defaults.size >= keptDefaults) this.defaults.delete(this.defaults.keys().next().value as string);
     this.defaults.set(user, id);
     return id;
