@@ -178,6 +178,8 @@ export class App {
       document.title = "Agent Orchestrator";
       return;
     }
+    // a message written before the chat is shown would have no chat to go to: showChat enables the box
+    this.composer.setDisabled(true);
     if (route.view === "agent") await this.newChat(route.agentId, generation);
     else await this.openSession(route.sessionId, generation);
   }
