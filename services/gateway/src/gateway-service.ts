@@ -22,6 +22,7 @@ import { WebSocketCaps } from "./limits/websocket-caps.js";
 import { attachWebSocket } from "./websocket/websocket-server.js";
 import { ContentReader } from "./files/content-reader.js";
 import { UploadStaging } from "./uploads/upload-staging.js";
+import { closeServer } from "./http/close-server.js";
 
 export interface GatewayOptions {
   connection: NatsConnection;
@@ -99,10 +100,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       services.agents.close();
       for (const socket of sockets.clients) socket.close(1001, "gateway stopping");
       sockets.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      await closeServer(server);
     },
   };
 }
