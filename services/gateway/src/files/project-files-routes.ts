@@ -13,7 +13,8 @@ import { spacePath } from "./project-file-path.js";
 import { sendRawFile } from "./raw-file-response.js";
 import type { ContentReader } from "./content-reader.js";
 import { sendFileDownload } from "./file-download.js";
-import { branchFiles, sendBranchFile, type StagedBodies } from "./repository-files.js";
+import { branchFiles, sendBranchFile } from "./repository-files.js";
+import type { StagedBodies } from "./staged-body.js";
 
 const revisionNumber = z.string().regex(/^[1-9][0-9]{0,9}$/, "a revision number (1, 2, …)").transform(Number);
 

@@ -1,17 +1,11 @@
-import { once } from "node:events";
 import type { Request, Response } from "express";
 import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
-import { BranchFileReply, BranchFilesReply, subjects, type GitBody } from "@agent-orchestrator/shared/wire";
+import { BranchFileReply, BranchFilesReply, subjects } from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { downloadHeaders } from "./file-download.js";
 import { sendRawFile } from "./raw-file-response.js";
-
-/** Bodies the tool-runner staged in the uploads store for the gateway to stream, then remove (git/staged-responses.ts). */
-export interface StagedBodies {
-  chunks(name: string): AsyncGenerator<Uint8Array>;
-  remove(name: string): Promise<void>;
-}
+import { sendStagedBody, type StagedBodies } from "./staged-body.js";
 
 /** What a read of a repository's file asks for: its text (JSON or `raw`), or its bytes. */
 export interface BranchFileQuery {
@@ -56,7 +50,14 @@ export async function sendBranchFile(
   }
   const { body, file, content, truncated, ...point } = shown;
   if (body !== undefined) {
-    await sendStagedBody(staged, response, body, path, file.size, response.locals["logger"] as Logger);
+    response.status(200).set(downloadHeaders(path, file.size));
+    try {
+      await sendStagedBody(response, body, staged);
+    } catch (error) {
+      // after the first byte the status cannot change: the download is cut, and the client sees it short
+      (response.locals["logger"] as Logger).error({ err: error, path }, "download cut short");
+      response.destroy();
+    }
     return true;
   }
   // checked after the read, so a file missing on the branch says so first
@@ -70,26 +71,4 @@ export async function sendBranchFile(
   }
   response.json({ success: true, ...point, file, content: content ?? "", truncated: truncated === true });
   return true;
-}
-
-/** A file's bytes from the tool-runner as an attachment: in the reply, or chunk by chunk from the uploads store (then removed). */
-async function sendStagedBody(staged: StagedBodies, response: Response, body: GitBody, path: string, size: number, logger: Logger): Promise<void> {
-  response.status(200).set(downloadHeaders(path, size));
-  if ("inline" in body) {
-    response.end(Buffer.from(body.inline, "base64"));
-    return;
-  }
-  try {
-    for await (const chunk of staged.chunks(body.staged)) {
-      if (response.destroyed) break;
-      if (!response.write(chunk)) await Promise.race([once(response, "drain"), once(response, "close")]);
-    }
-    response.end();
-  } catch (error) {
-    // after the first byte the status cannot change: the download is cut, and the client sees it short
-    logger.error({ err: error, path }, "download cut short");
-    response.destroy();
-  } finally {
-    await staged.remove(body.staged);
-  }
 }

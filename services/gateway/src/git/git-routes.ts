@@ -1,7 +1,6 @@
-import { once } from "node:events";
 import { Router, type NextFunction, type Request, type Response } from "express";
 import { AppError, type AuditPublisher, type Logger } from "@agent-orchestrator/shared/runtime";
-import { GitProtocolHeader, GitRpcReply, GitService, mayWrite, subjectTokenPattern, subjects, type GitBody, type GitRefUpdate, type ProjectView } from "@agent-orchestrator/shared/wire";
+import { GitProtocolHeader, GitRpcReply, GitService, mayWrite, subjectTokenPattern, subjects, type GitRefUpdate, type ProjectView } from "@agent-orchestrator/shared/wire";
 import { getProject } from "../access/project-access.js";
 import { currentUser } from "../auth/auth.js";
 import type { SignInServices } from "../auth/sign-in-services.js";
@@ -12,6 +11,7 @@ import { toAppError } from "../http/to-app-error.js";
 import { rateLimit } from "../limits/rate-limit.js";
 import type { UserRateLimit } from "../limits/user-rate-limit.js";
 import { callService } from "../nats-call.js";
+import { sendStagedBody } from "../files/staged-body.js";
 import type { UploadStaging } from "../uploads/upload-staging.js";
 import { readGitRequestBody } from "./git-request-body.js";
 import { gitSignIn } from "./git-sign-in.js";
@@ -44,7 +44,7 @@ export function gitRoutes(context: GatewayContext, services: { auth: SignInServi
       const project = await gitProject(context, currentUser(response), request.params["repository"], service);
       const reply = await callService(context, subjects.git("advertise"), { project_id: project.id, service, ...protocolOf(request) }, GitRpcReply, long);
       response.set({ "content-type": `application/x-${service}-advertisement`, "cache-control": "no-cache, max-age=0, must-revalidate" });
-      await sendBody(response, reply.body, responses);
+      await sendStagedBody(response, reply.body, responses);
     } catch (error) {
       if (service === "git-receive-pack") recordPush(context, audit, request, response, { error });
       throw error;
@@ -76,7 +76,7 @@ export function gitRoutes(context: GatewayContext, services: { auth: SignInServi
         recorded = true;
       }
       response.set({ "content-type": `application/x-${service}-result`, "cache-control": "no-cache, max-age=0, must-revalidate" });
-      await sendBody(response, reply.body, responses);
+      await sendStagedBody(response, reply.body, responses);
     } catch (error) {
       if (push && !recorded) recordPush(context, audit, request, response, { error });
       throw error;
@@ -110,24 +110,6 @@ function protocolOf(request: Request): { protocol?: string } {
 function requireContentType(request: Request, expected: string): void {
   const type = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
   if (type !== expected) throw new AppError("BAD_REQUEST", `A git request is sent as ${expected}`);
-}
-
-/** Writes a body from the tool-runner: as it came, or chunk by chunk from the uploads store (then removed), at the client's pace. */
-async function sendBody(response: Response, body: GitBody, responses: StagedResponses): Promise<void> {
-  if ("inline" in body) {
-    response.end(Buffer.from(body.inline, "base64"));
-    return;
-  }
-  try {
-    response.set("content-length", String(body.bytes));
-    for await (const chunk of responses.chunks(body.staged)) {
-      if (response.destroyed) break;
-      if (!response.write(chunk)) await Promise.race([once(response, "drain"), once(response, "close")]);
-    }
-    response.end();
-  } finally {
-    await responses.remove(body.staged);
-  }
 }
 
 /** A git error as plain text, which git prints as `remote: …` (a 401 keeps the Basic challenge set before). */
