@@ -6,9 +6,11 @@ import { GitFailed, runGit, type GitRun } from "../git/git-command.js";
 import { readCommandHead, readCommandRef, readIndexSeal, readPlainFile, takeCommandObjects, type IndexSeal } from "./command-git-files.js";
 import type { LocalRepository } from "./local-repository.js";
 import type { TreeState } from "./repository-values.js";
-import { stageChanges, type IndexedAt } from "./staged-changes.js";
+import { stagedTree } from "./staged-changes.js";
+import { editTree } from "./tree-edits.js";
 import { TreeReader } from "./tree-reader.js";
 import { TreeWatcher } from "./tree-watcher.js";
+import { unracyIndex } from "./unracy-index.js";
 
 /** What a command gets: the working tree, its `.git`, and the repository's objects (read-only for the command). */
 export interface CheckoutPlace {
@@ -18,6 +20,8 @@ export interface CheckoutPlace {
   gitDirectory: string;
   /** the repository's objects, which `gitDirectory/objects/info/alternates` names; bind it read-only */
   objectDirectory: string;
+  /** the change log and hook of the command's `core.fsmonitor` (read-only), and where the hook makes its cookies */
+  monitor: { folder: string; cookies: string };
 }
 
 /** What a command left, as the host read it: the new trees and commits (all stored), and what was new. */
@@ -61,12 +65,22 @@ export class Checkout {
   private trees: TreeReader | undefined;
   /** the command's index as the host last knew it, and its tree: unchanged since, its tree is known */
   private knownIndex: { seal: IndexSeal; tree: string } | undefined;
+  /**
+   * The files tree the host's index holds (undefined: not known, as after a restart). A command's files are made a
+   * tree without the host's index, which then holds an older tree until a full read or a move needs it (syncIndex).
+   */
+  private indexFiles: string | undefined;
 
   constructor(
     readonly folder: string,
     private readonly local: LocalRepository,
   ) {
-    this.place = { directory: path.join(folder, "tree"), gitDirectory: path.join(folder, "gitdir"), objectDirectory: local.objectDirectory };
+    this.place = {
+      directory: path.join(folder, "tree"),
+      gitDirectory: path.join(folder, "gitdir"),
+      objectDirectory: local.objectDirectory,
+      monitor: { folder: path.join(folder, "monitor"), cookies: path.join(folder, "monitor-cookies") },
+    };
     this.hostFolder = path.join(folder, "host");
   }
 
@@ -81,11 +95,14 @@ export class Checkout {
       return;
     }
     if (shown && shown.branch === state.branch) {
-      const moved = await this.git({ args: ["read-tree", "-m", "-u", shown.files, state.files] }).then(
-        () => true,
-        () => false,
-      );
+      const moved = await this.syncIndex(shown.files)
+        .then(() => this.git({ args: ["read-tree", "-m", "-u", shown.files, state.files] }))
+        .then(
+          () => true,
+          () => false,
+        );
       if (moved) {
+        this.indexFiles = state.files;
         await this.writeGitState(wanted, shown.index !== state.index);
         await this.watch();
         return;
@@ -95,6 +112,8 @@ export class Checkout {
     await mkdir(this.place.directory, { recursive: true, mode: 0o755 });
     await mkdir(this.hostFolder, { recursive: true, mode: 0o700 });
     await this.git({ args: ["read-tree", "--reset", "-u", state.files] });
+    this.indexFiles = state.files;
+    await unracyIndex(this.hostIndex);
     await this.writeGitState(wanted, true);
     await this.watch();
   }
@@ -112,14 +131,8 @@ export class Checkout {
       const { gitDirectory } = this.place;
       const alternates = [this.local.objectDirectory];
       const taken = await takeCommandObjects(gitDirectory, incoming, this.local.gitDir, alternates, limits.maxNewBytes);
-      const inIncoming = { objectDirectory: incoming, alternates };
-      const cwd = this.place.directory;
-      // what the watcher saw, else (in doubt) every file: the host's index then holds the files as they are
-      const changed = await this.watcher?.changes();
-      const staged = changed !== undefined && (await stageChanges((args, input) => this.git({ ...inIncoming, args, cwd, ...(input === undefined ? {} : { input }) }), cwd, changed, this.indexedIn(before.files)));
-      if (!staged) await this.git({ ...inIncoming, args: ["add", "-A", "--", "."], cwd });
-      // nothing changed since the checkout showed `before`: the host's index still holds its files
-      const files = staged && changed.size === 0 ? before.files : (await this.git({ ...inIncoming, args: ["write-tree"] })).stdout.toString("latin1").trim();
+      // what the watcher saw, else (in doubt) every file
+      const files = (await this.changedFiles(before.files, incoming)) ?? (await this.readAllFiles(before.files, incoming));
       const index = (await this.commandIndexTree(incoming)) ?? before.index;
       const head = await readCommandHead(gitDirectory);
       const branchRef = `refs/heads/${before.branch}`;
@@ -177,21 +190,61 @@ export class Checkout {
     this.watcher?.close();
     this.watcher = undefined;
     this.knownIndex = undefined;
+    this.indexFiles = undefined;
     await rm(this.folder, { recursive: true, force: true });
   }
 
-  /** What the host's index holds at a path: it was made from (or brought to) the files tree `files`. */
-  private indexedIn(files: string): IndexedAt {
+  /**
+   * The files tree after the paths the watcher saw change, made from `before` (the tree the checkout showed) without
+   * the host's index; undefined when the watcher cannot vouch for its window or the paths alone cannot say what
+   * `git add -A` would do (docs/repositories.md "What changed, without reading every file").
+   */
+  private async changedFiles(before: string, incoming: string): Promise<string | undefined> {
+    const changed = await this.watcher?.changes();
+    if (changed === undefined) return undefined;
+    if (changed.size === 0) return before;
     const trees = (this.trees ??= new TreeReader(this.local));
-    return async (name) => {
-      const found = await trees.lookup(files, name);
-      return found.found === "entry" ? "file" : found.found === "tree" ? "folder" : "none";
-    };
+    const scratchIndex = path.join(this.hostFolder, `staged-index-${randomUUID()}`);
+    const cwd = this.place.directory;
+    return stagedTree(
+      {
+        git: (args, input) => this.git({ objectDirectory: incoming, alternates: [this.local.objectDirectory], indexFile: scratchIndex, args, cwd, ...(input === undefined ? {} : { input }) }),
+        directory: cwd,
+        scratchIndex,
+        indexed: (name) => trees.lookup(before, name),
+        edit: (edits) => editTree(trees, before, edits, incoming),
+      },
+      changed,
+    );
   }
 
-  /** Starts the watcher of the checkout's files, unless it runs. */
+  /** Every file read into the host's index (`git add -A`: only files whose size or time changed are hashed again), as a tree. */
+  private async readAllFiles(before: string, incoming: string): Promise<string> {
+    const inIncoming = { objectDirectory: incoming, alternates: [this.local.objectDirectory] };
+    // the index must hold `before` first: a file it lacks would be untracked, and left out if an ignore rule names it
+    await this.syncIndex(before);
+    this.indexFiles = undefined;
+    await this.git({ ...inIncoming, args: ["add", "-A", "--", "."], cwd: this.place.directory });
+    const files = (await this.git({ ...inIncoming, args: ["write-tree"] })).stdout.toString("latin1").trim();
+    this.indexFiles = files;
+    return files;
+  }
+
+  /**
+   * Brings the host's index to the files tree `files` when it holds another: `git read-tree -m` keeps the times and
+   * sizes of every entry that did not change, so what follows hashes only the files that did.
+   */
+  private async syncIndex(files: string): Promise<void> {
+    if (this.indexFiles === files) return;
+    this.indexFiles = undefined;
+    await this.git({ args: ["read-tree", "-m", files] });
+    this.indexFiles = files;
+  }
+
+  /** Starts the watcher of the checkout's files (and the change log of the command's git hook), unless it runs. */
   private async watch(): Promise<void> {
-    this.watcher ??= await TreeWatcher.start(this.place.directory, path.join(this.hostFolder, "watch"));
+    this.watcher ??= await TreeWatcher.start(this.place.directory, path.join(this.hostFolder, "watch"), this.place.monitor);
+    await this.watcher.log?.reset();
   }
 
   /**
