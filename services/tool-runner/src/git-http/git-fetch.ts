@@ -48,7 +48,12 @@ export async function uploadPack(deps: GitHttpDeps, request: GitRpcRequest): Pro
   });
   try {
     const running = startGitService({ service: "upload-pack", gitDir: served.gitDir, input: received.from(0), ...(request.protocol === undefined ? {} : { protocol: request.protocol }), timeoutMs: deps.timeoutMs });
-    const body = await deps.bodies.send(running.stdout);
+    const body = await deps.bodies.send(running.stdout).catch(async (error: unknown) => {
+      // the body could not be sent (the store failed, the wait ended): git and pack-objects stop now, not at the timeout
+      running.kill();
+      await running.finished.catch(() => undefined);
+      throw error;
+    });
     await running.finished.catch((error: unknown) => {
       deps.logger.warn({ project_id: request.project_id, stderr: error instanceof GitFailed ? error.stderr.slice(0, 500) : undefined }, "git upload-pack ended with an error");
     });

@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { AppError } from "@agent-orchestrator/shared/runtime";
+import { spawnGit } from "../git/git-command.js";
 import { GitFailed, gitEnvironment, hardenedSettings } from "../git/index.js";
 
 /** One run of git's server side on a repository the host made (served-repository.ts). */
@@ -34,18 +34,18 @@ const stderrKeptBytes = 16 * 1024;
  * Starts `git upload-pack` or `git receive-pack` with `--stateless-rpc`, as git-http-backend does, hardened like
  * every git the host runs (git/git-command.ts: no hook, no config of the user's or the system's, no program a
  * repository names) and in the environment of `gitEnvironment`, so its output can be streamed as it is made
- * (a clone's pack is not held in memory).
+ * (a clone's pack is not held in memory). `kill`, the timeout and a body that fails stop git with its helpers
+ * (upload-pack's pack-objects) as one process group (git/git-command.ts spawnGit).
  */
 export function startGitService(run: GitServiceRun): GitServiceProcess {
   const settings = [...hardenedSettings, ["protocol.allow", "never"] as const, ...(run.settings ?? [])];
   const args = [...settings.flatMap(([key, value]) => ["-c", `${key}=${value}`]), run.service, "--stateless-rpc", ...(run.advertise === true ? ["--advertise-refs"] : []), run.gitDir];
   const env = { ...gitEnvironment({ gitDir: run.gitDir }), ...(run.protocol === undefined || run.protocol === "" ? {} : { GIT_PROTOCOL: run.protocol }) };
-  const child = spawn("git", args, { env, stdio: ["pipe", "pipe", "pipe"] });
+  const { child, kill } = spawnGit(args, { env, timeoutMs: run.timeoutMs });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
     if (stderr.length < stderrKeptBytes) stderr += chunk.toString("utf8");
   });
-  const kill = () => child.kill("SIGKILL");
   const timer = setTimeout(kill, run.timeoutMs);
   child.stdin.on("error", () => undefined);
   const input = run.input ?? Buffer.alloc(0);

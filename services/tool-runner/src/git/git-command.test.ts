@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeTestRepository } from "../testing/repository-fixture.js";
-import { GitFailed, runGit } from "./git-command.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { GitFailed, gitEnvironment, runGit, spawnGit } from "./git-command.js";
 import { encodeTree, objectId, parseTree, writeLooseObject } from "./tree-object.js";
 
 const removals: Array<() => Promise<void>> = [];
@@ -66,5 +67,49 @@ describe("git's formats", () => {
     const raw = (await runGit({ gitDir, args: ["cat-file", "tree", root] })).stdout;
     expect(objectId("tree", raw)).toBe(root);
     expect(parseTree(raw).map((entry) => entry.name)).toEqual(["a.b", "a", "run.sh"]);
+  });
+});
+
+/** Whether process `pid` still runs (a zombie nobody reaped yet runs no more). */
+async function running(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
+  return stat !== undefined && !/^\d+ \(.*\) Z/s.test(stat);
+}
+
+/** A git whose helper (a shell its alias starts) writes its pid and waits; resolves with the helper's pid. */
+async function gitWithHelper(timeoutMs: number): Promise<{ spawned: ReturnType<typeof spawnGit>; helper: number }> {
+  const folder = await mkdtemp(path.join(tmpdir(), "ao-git-group-"));
+  removals.push(() => rm(folder, { recursive: true, force: true }));
+  const pidFile = path.join(folder, "helper.pid");
+  const spawned = spawnGit(["-c", `alias.hold=!echo $$ > ${pidFile}; exec sleep 300`, "hold"], { env: gitEnvironment({ gitDir: path.join(folder, "none.git") }), timeoutMs, cwd: folder });
+  spawned.child.stdout.resume();
+  spawned.child.stderr.resume();
+  for (;;) {
+    const text = await readFile(pidFile, "utf8").catch(() => "");
+    if (text.endsWith("\n")) return { spawned, helper: Number(text.trim()) };
+    await sleep(20);
+  }
+}
+
+async function stopped(pid: number): Promise<boolean> {
+  for (let tries = 0; tries < 1_000; tries += 1) {
+    if (!(await running(pid))) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
+describe("spawnGit", () => {
+  it("stops git's helpers with it: upload-pack's pack-objects does not outlive a client that went away", async () => {
+    const { spawned, helper } = await gitWithHelper(60_000);
+    expect(await running(helper)).toBe(true);
+    spawned.kill();
+    expect(await stopped(helper)).toBe(true);
+  });
+
+  it("stops git and its helpers past their time even when nobody is left to stop them (a tool-runner killed with SIGKILL)", async () => {
+    // no timer of the caller's here, as after the tool-runner's death: only coreutils' timeout is left
+    const { helper } = await gitWithHelper(500);
+    expect(await stopped(helper)).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { AppError } from "@agent-orchestrator/shared/runtime";
 
 /** Where one git run works: always a repository the host made, never one a command or a remote could configure. */
@@ -94,9 +94,7 @@ export const hardenedSettings: ReadonlyArray<readonly [string, string]> = [
 export async function runGit(run: GitRun): Promise<GitResult> {
   const settings = [...hardenedSettings, ["protocol.allow", "never"] as const, ...(run.protocols ?? []).map((protocol) => [`protocol.${protocol}.allow`, "always"] as const)];
   const args = [...settings.flatMap(([key, value]) => ["-c", `${key}=${value}`]), ...run.args];
-  // a group of its own: git's helpers (git-remote-https, pack-objects) hold its pipes, and are stopped with it
-  const child = spawn("git", args, { env: gitEnvironment(run), stdio: ["pipe", "pipe", "pipe"], detached: true, ...(run.cwd === undefined ? {} : { cwd: run.cwd }) });
-  const kill = () => killGroup(child);
+  const { child, kill } = spawnGit(args, { env: gitEnvironment(run), timeoutMs: run.timeoutMs ?? defaultTimeoutMs, ...(run.cwd === undefined ? {} : { cwd: run.cwd }) });
   const maxOutput = run.maxOutputBytes ?? defaultMaxOutputBytes;
   const stdout: Buffer[] = [];
   let stdoutBytes = 0;
@@ -139,6 +137,26 @@ export async function runGit(run: GitRun): Promise<GitResult> {
     clearTimeout(timer);
     run.signal?.removeEventListener("abort", abort);
   }
+}
+
+/** A git started by spawnGit, and how to stop it with every helper it started. */
+export interface SpawnedGit {
+  child: ChildProcessWithoutNullStreams;
+  kill(): void;
+}
+
+/**
+ * Starts git (arguments `args`, settings included) in a process group of its own, so its helpers (git-remote-https,
+ * pack-objects under upload-pack), which hold its pipes, are stopped with it by `kill`. It runs under coreutils'
+ * `timeout`, which kills the whole group a tenth and a second after `timeoutMs` (the caller's timer normally stops
+ * it first) even when the tool-runner was killed (SIGKILL) and its timer with it: Node cannot ask for a signal at its
+ * death (prctl PR_SET_PDEATHSIG), and a git in a group of its own outlives its parent (docs/repositories.md "Git on
+ * the host never runs what a repository says").
+ */
+export function spawnGit(args: readonly string[], options: { env: NodeJS.ProcessEnv; timeoutMs: number; cwd?: string }): SpawnedGit {
+  const seconds = Math.ceil((options.timeoutMs * 1.1) / 1000) + 1;
+  const child = spawn("timeout", ["--signal=KILL", `${seconds}s`, "git", ...args], { env: options.env, stdio: ["pipe", "pipe", "pipe"], detached: true, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
+  return { child, kill: () => killGroup(child) };
 }
 
 /** Kills git and every helper it started (its process group); git alone when the group is gone already. */
