@@ -1,5 +1,6 @@
 import { addJsonEndpoint, AuditPublisher, type Logger } from "@agent-orchestrator/shared/runtime";
 import {
+  BranchArchiveRequest,
   BranchFileRequest,
   BranchFilesRequest,
   FilesDeleteRequest,
@@ -14,6 +15,7 @@ import {
   FilesUploadRequest,
   BranchCommitsRequest,
   ChatDiscardRequest,
+  ChatFilesStatRequest,
   ChatTreeRequest,
   RepositoryCloneRequest,
   RepositoryImportRequest,
@@ -52,7 +54,7 @@ import { putSource } from "./uploads/source-upload.js";
 import { ToolDispatcher } from "./tool-dispatcher.js";
 import { TransitBodies, addGitEndpoints, gitServiceTimeoutMs } from "./git-http/index.js";
 import { replyOverheadBytes } from "./reply-budget.js";
-import { BranchFiles } from "./view/index.js";
+import { BranchArchive, BranchFiles, statChatFiles, TreeFiles } from "./view/index.js";
 import type { z } from "zod";
 
 /** What `startToolRunner` needs. */
@@ -181,9 +183,14 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   const transit = await TransitBodies.open(connection.jetstream(), staged, { subjectPrefix: prefix, flush: () => connection.flush(), inlineMax: () => Math.floor(replyBudget() / 4) });
   addGitEndpoints(service, { repositories, bodies: transit, logger, timeoutMs: gitServiceTimeoutMs, now: () => new Date() }, { prefix, track, logger });
   // a branch's files for the files API (docs/repositories.md "The files API on a repository"); a download's bytes travel as git's bodies do
-  const branchFiles = new BranchFiles(repositories, transit, replyBudget);
+  const treeFiles = new TreeFiles();
+  const branchFiles = new BranchFiles(repositories, transit, replyBudget, treeFiles);
   addJsonEndpoint(service, "repository_files", repositorySubject("files"), BranchFilesRequest, (request) => track(branchFiles.list(request)), logger);
   addJsonEndpoint(service, "repository_read", repositorySubject("read"), BranchFileRequest, (request) => track(branchFiles.read(request)), logger);
+  const branchArchive = new BranchArchive(repositories, transit, treeFiles);
+  addJsonEndpoint(service, "repository_archive", repositorySubject("archive"), BranchArchiveRequest, (request) => track(branchArchive.archive(request)), logger);
+  // a chat message's attachments, looked up in the chat's working tree (docs/repositories.md "Attachments in a chat")
+  addJsonEndpoint(service, "repository_stat", repositorySubject("stat"), ChatFilesStatRequest, (request) => track(statChatFiles(trees, request)), logger);
   const installFiles = new InstallFiles(sandbox, replyBudget);
   addJsonEndpoint(service, "files_installed_list", filesSubject("installed_list"), InstalledFilesListRequest, (request) => track(installFiles.list(request)), logger);
   addJsonEndpoint(service, "files_installed_read", filesSubject("installed_read"), InstalledFileReadRequest, (request) => track(installFiles.read(request)), logger);

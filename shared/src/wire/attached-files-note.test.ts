@@ -18,4 +18,16 @@ describe("withAttachedFiles", () => {
       ].join("\n"),
     );
   });
+
+  it("names a file kept in the chat's scratch space by {session-folder}, its Markdown form too", () => {
+    expect(withAttachedFiles("Read it", [{ path: "inputs/brief.pdf", markdown_path: "inputs/brief.pdf.md", folder: "session" }, { path: "src/app.js" }])).toBe(
+      [
+        "Read it",
+        "",
+        "Attached files (read them with read_file when you need them):",
+        "- {session-folder}/inputs/brief.pdf — as Markdown: {session-folder}/inputs/brief.pdf.md",
+        "- {project-root}/src/app.js",
+      ].join("\n"),
+    );
+  });
 });

@@ -8,8 +8,9 @@ import type { AttachedFile } from "./chat-attachment.js";
  */
 export function withAttachedFiles(message: string, attachments: readonly AttachedFile[] | undefined): string {
   if (!attachments || attachments.length === 0) return message;
-  const lines = attachments.map(({ path, markdown_path }) =>
-    markdown_path === undefined ? `- {project-root}/${path}` : `- {project-root}/${path} — as Markdown: {project-root}/${markdown_path}`,
-  );
+  const lines = attachments.map(({ path, markdown_path, folder }) => {
+    const root = folder === "session" ? "{session-folder}" : "{project-root}";
+    return markdown_path === undefined ? `- ${root}/${path}` : `- ${root}/${path} — as Markdown: ${root}/${markdown_path}`;
+  });
   return `${message}\n\nAttached files (read them with read_file when you need them):\n${lines.join("\n")}`;
 }

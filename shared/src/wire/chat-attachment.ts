@@ -31,11 +31,15 @@ export const Attachments = z.array(Attachment).max(maxAttachments);
 
 /**
  * An attachment as the gateway resolved it: a file of the chat's project (project-relative) and, for a
- * converted document, its Markdown form beside it. The model is told both as `{project-root}/…` paths.
+ * converted document, its Markdown form beside it. The model is told both as `{project-root}/…` paths; with
+ * `folder: "session"`, as `{session-folder}/…` paths: a file sent inline into a chat whose project has a git
+ * repository is kept in the chat's scratch space, not written into the repository (docs/repositories.md
+ * "Attachments in a chat").
  */
 export const AttachedFile = z.object({
   path: z.string().min(1).max(maxPathLength),
   markdown_path: z.string().min(1).max(maxPathLength).optional(),
+  folder: z.literal("session").optional(),
 });
 export type AttachedFile = z.infer<typeof AttachedFile>;
 

@@ -79,6 +79,8 @@ export {
   maxShownBodyChars,
 } from "./projects/branch-messages.js";
 export {
+  BranchArchiveReply,
+  BranchArchiveRequest,
   BranchFileListing,
   BranchFileReply,
   BranchFileRequest,
@@ -86,6 +88,9 @@ export {
   BranchFilesReply,
   BranchFilesRequest,
   BranchPoint,
+  ChatFilesStatReply,
+  ChatFilesStatRequest,
+  maxBranchFilesPage,
 } from "./projects/branch-files-messages.js";
 export { InstalledFileListing, InstalledFileReadReply, InstalledFileReadRequest, InstalledFilesListReply, InstalledFilesListRequest } from "./projects/installed-file-messages.js";
 export { ChatBranchName, branchRef, chatBranch, chatBranchPrefix, isAcceptedRefName, refNameMaxLength } from "./projects/ref-name.js";

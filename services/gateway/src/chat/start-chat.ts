@@ -51,11 +51,13 @@ const orchestratorPingWaitMs = 500;
  */
 export function chatStarter(context: GatewayContext, services: ChatStartServices): StartChat {
   return async ({ body, owner, signIn, clientAddress, approvalMode }) => {
-    const attachments = await resolveAttachments(context, services.uploads, owner, body);
+    // a new chat's id is picked first: an inline file of a chat in a repository project goes into its scratch space
+    const sessionId = body.session_id ?? randomUUID();
+    const attachments = await resolveAttachments(context, services.uploads, owner, body, sessionId);
     const name = callerName(context.config, owner, signIn);
     const run: NewRun = {
       run_id: randomUUID(),
-      session_id: body.session_id ?? randomUUID(),
+      session_id: sessionId,
       new_session: body.session_id === undefined,
       agent_id: body.agent_id,
       message: body.message,

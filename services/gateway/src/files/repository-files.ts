@@ -16,13 +16,50 @@ export interface BranchFileQuery {
   revisions?: string | undefined;
 }
 
+/** A branch's files as the files API lists them, or null for a project without a repository. */
+export type BranchListing = Extract<BranchFilesReply, { success: true }>["files"];
+
+/** A branch's files listed whole: every page's, in path order. */
+export type WholeBranchListing = Omit<NonNullable<BranchListing>, "tree" | "next_after" | "truncated">;
+
+/** Times a list starts again because the branch moved between its pages, before it is given up. */
+const maxListRestarts = 3;
+
 /**
  * The files API on a project's repository (docs/repositories.md "The files API on a repository"): a branch's files
- * listed, or null when the project has none (its stored files are shown then). `?branch=` on a project without a
- * repository is BRANCH_NOT_FOUND: no branch of it exists.
+ * listed whole, or null when the project has none (its stored files are shown then). The tool-runner answers a
+ * page at a time (one NATS reply each); the pages are asked for one after another, and when the branch moved
+ * between two of them (its tree is another) the list starts again, so the answer is one state's. `?branch=` on a
+ * project without a repository is BRANCH_NOT_FOUND: no branch of it exists.
  */
-export async function branchFiles(context: GatewayContext, project: string, query: { branch?: string | undefined; prefix?: string | undefined }): Promise<Extract<BranchFilesReply, { success: true }>["files"]> {
-  const reply = await callService(context, subjects.repository("files"), { project_id: project, branch: query.branch, prefix: query.prefix }, BranchFilesReply);
+export async function branchFiles(context: GatewayContext, project: string, query: { branch?: string | undefined; prefix?: string | undefined }): Promise<WholeBranchListing | null> {
+  for (let attempt = 0; ; attempt++) {
+    const first = await branchFilesPage(context, project, query);
+    if (first === null) return null;
+    const files = [...first.files];
+    let page = first;
+    while (page.next_after !== undefined && page.tree === first.tree) {
+      const next = await branchFilesPage(context, project, { ...query, after: page.next_after });
+      if (next === null) return null;
+      if (next.files.length === 0 && next.next_after !== undefined) throw new AppError("INTERNAL", "A page of the branch's files held none");
+      page = next;
+      files.push(...page.files);
+    }
+    if (page.tree === first.tree) {
+      const { truncated: _truncated, next_after: _next, tree: _tree, ...point } = first;
+      return { ...point, files };
+    }
+    if (attempt + 1 >= maxListRestarts) throw new AppError("SERVICE_UNAVAILABLE", "The branch kept changing while its files were listed; try again");
+  }
+}
+
+/** One page of a branch's files from the tool-runner: those after `after`, at most `limit`; null without a repository. */
+export async function branchFilesPage(
+  context: GatewayContext,
+  project: string,
+  query: { branch?: string | undefined; prefix?: string | undefined; after?: string | undefined; limit?: number | undefined },
+): Promise<BranchListing> {
+  const reply = await callService(context, subjects.repository("files"), { project_id: project, branch: query.branch, prefix: query.prefix, after: query.after, limit: query.limit }, BranchFilesReply);
   if (reply.files === null && query.branch !== undefined) throw new AppError("BRANCH_NOT_FOUND", "The project has no git repository, so no branch");
   return reply.files;
 }

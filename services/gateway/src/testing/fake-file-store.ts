@@ -1,6 +1,8 @@
 import {
+  BranchArchiveRequest,
   BranchFileRequest,
   BranchFilesRequest,
+  ChatFilesStatRequest,
   FilesDeleteRequest,
   FilesListRequest,
   FilesReadRequest,
@@ -34,6 +36,8 @@ export class FakeFileStore {
   readonly uploaded = new Map<string, Uint8Array>();
   /** the installed BMAD files (`project.files.installed_*`), by path from BMAD_ROOT */
   readonly installed = new Map<string, string>();
+  /** projects with a git repository: the files of every chat's working tree, by path (`project.repository.stat`) */
+  readonly repositories = new Map<string, Map<string, string>>();
 
   constructor(private readonly fixture: GatewayFixture) {}
 
@@ -105,9 +109,18 @@ export class FakeFileStore {
       const content = this.installed.get(path);
       return content === undefined ? missing() : { success: true, path, size: Buffer.byteLength(content), content, truncated: false };
     });
-    // the fake tool-runner has no repositories: the files API shows the stored files
+    // the fake tool-runner's repositories show no branch: the files API and the archive show the stored files
     this.fixture.respond(subjects.repository("files"), BranchFilesRequest, () => ({ success: true, files: null }));
     this.fixture.respond(subjects.repository("read"), BranchFileRequest, () => ({ success: true, file: null }));
+    this.fixture.respond(subjects.repository("archive"), BranchArchiveRequest, () => ({ success: true, archive: null }));
+    // a chat's attachments, looked up in its working tree where the project has a repository
+    this.fixture.respond(subjects.repository("stat"), ChatFilesStatRequest, (request) => {
+      this.received.push({ operation: "repository_stat", request });
+      const files = this.repositories.get(request.project_id);
+      if (!files) return { success: true, files: null };
+      const blob = "0".repeat(40);
+      return { success: true, files: request.paths.map((path) => (files.has(path) ? { path, size: Buffer.byteLength(files.get(path) ?? ""), blob, executable: false, read_only: true } : null)) };
+    });
     on("restore", FilesRestoreRequest, ({ space, path, revision, author }) => {
       const old = this.space(space).get(path)?.[revision - 1];
       return old && !old.deleted ? { success: true, file: fileOf(this.put(space, path, old.content, author)) } : missing();

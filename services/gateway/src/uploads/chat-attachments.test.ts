@@ -20,6 +20,11 @@ beforeAll(() => {
   store.put({ kind: "project", id: "other" }, "secret/plan.md", "# Plan\n", { user: "alice" });
   orchestrator.addChat("bobs-chat", "team", "bob");
   orchestrator.addChat("alices-chat", "team", "alice");
+  // a project with a git repository: `{project-root}` is the chat's working tree (docs/repositories.md "Attachments in a chat")
+  orchestrator.addProject("repo", "alice", { bob: "editor", carol: "viewer" });
+  store.repositories.set("repo", new Map([["src/app.js", "export {};\n"]]));
+  store.put({ kind: "project", id: "repo" }, "docs/old.md", "# From before the repository\n", { user: "alice" });
+  orchestrator.addChat("bobs-repo-chat", "repo", "bob").branch = "feature/login";
 });
 
 const json = async (response: Response) => ({ status: response.status, body: (await response.json()) as Record<string, any> });
@@ -104,6 +109,55 @@ describe("chat attachments", () => {
     socket.send(JSON.stringify({ type: "chat", agent_id: "a", message: "hi", project_id: "team", attachments: [{ path: "docs/brief.md" }] }));
     await expect.poll(() => events.find((event) => event["type"] === "done")).toBeTruthy();
     expect(turnOf(events[0]?.["session_id"] as string).attachments).toEqual([{ path: "docs/brief.md" }]);
+  });
+});
+
+describe("chat attachments in a project with a git repository", () => {
+  const statOf = (sessionId: string) => store.requests("repository_stat").findLast((request) => (request as { session_id: string }).session_id === sessionId);
+
+  it("attaches a file of the chat's working tree by its path, looked up for the new chat's id and the branch it starts on", async () => {
+    const { status, body } = await json(await post("bob", "/api/chat", { agent_id: "a", message: "Review", project_id: "repo", branch: "feature/login", attachments: [{ path: "{project-root}/src/app.js" }] }));
+    expect(status).toBe(200);
+    const sessionId = body["session_id"] as string;
+    expect(statOf(sessionId)).toEqual({ project_id: "repo", session_id: sessionId, branch: "feature/login", paths: ["src/app.js"] });
+    expect(turnOf(sessionId).attachments).toEqual([{ path: "src/app.js" }]);
+  });
+
+  it("answers 404 for a file only the project's old stored files hold: the working tree is what the chat's tools see", async () => {
+    const before = turns().length;
+    const { status, body } = await json(await post("bob", "/api/chat", { agent_id: "a", message: "read", project_id: "repo", attachments: [{ path: "docs/old.md" }] }));
+    expect({ status, body }).toEqual({ status: 404, body: failure("FILE_NOT_FOUND", expect.stringContaining("chat's working tree: docs/old.md")) });
+    expect(turns().length).toBe(before);
+  });
+
+  it("stores an inline file in the chat's scratch space, never in the repository or the old stored files, and names it {session-folder}/…", async () => {
+    const attachments = [{ name: "notes.md", content_base64: base64("# Notes\n") }, { path: "src/app.js" }];
+    const { status, body } = await json(await post("bob", "/api/chat", { agent_id: "a", message: "Read my notes", project_id: "repo", attachments }));
+    expect(status).toBe(200);
+    const sessionId = body["session_id"] as string;
+    expect(content("inputs/notes.md", `session:${sessionId}`)).toBe("# Notes\n");
+    expect(store.uploaded.has("project:repo:inputs/notes.md")).toBe(false);
+    const turn = turnOf(sessionId);
+    expect(turn.attachments).toEqual([{ path: "inputs/notes.md", folder: "session" }, { path: "src/app.js" }]);
+    expect(withAttachedFiles(turn.message, turn.attachments)).toContain("- {session-folder}/inputs/notes.md\n- {project-root}/src/app.js");
+  });
+
+  it("a continued chat looks its files up on its own branch and keeps an inline file in its own scratch space", async () => {
+    const attachments = [{ name: "later.md", content_base64: base64("later") }];
+    const { status } = await json(await post("bob", "/api/chat", { agent_id: "a", message: "more", session_id: "bobs-repo-chat", attachments }));
+    expect(status).toBe(200);
+    expect(statOf("bobs-repo-chat")).toMatchObject({ project_id: "repo", branch: "feature/login" });
+    expect(content("inputs/later.md", "session:bobs-repo-chat")).toBe("later");
+    expect(turnOf("bobs-repo-chat").attachments).toEqual([{ path: "inputs/later.md", folder: "session" }]);
+  });
+
+  it("refuses a viewer's attachments (403) and a name no file may have (400) before anything is stored (case 350)", async () => {
+    const uploads = store.requests("upload").length;
+    const viewer = await json(await post("carol", "/api/chat", { agent_id: "a", message: "read", project_id: "repo", attachments: [{ name: "v.md", content_base64: base64("x") }] }));
+    expect(viewer).toEqual({ status: 403, body: failure("PROJECT_FORBIDDEN") });
+    const secret = await json(await post("bob", "/api/chat", { agent_id: "a", message: "read", project_id: "repo", attachments: [{ name: ".env", content_base64: base64("x") }] }));
+    expect(secret).toEqual({ status: 400, body: failure("INVALID_PATH") });
+    expect(store.requests("upload").length).toBe(uploads);
   });
 });
 

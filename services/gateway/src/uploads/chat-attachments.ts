@@ -1,5 +1,6 @@
 import { AppError } from "@agent-orchestrator/shared/runtime";
 import {
+  ChatFilesStatReply,
   FilesStatReply,
   FilesUploadReply,
   subjects,
@@ -26,53 +27,67 @@ const projectRootPrefix = "{project-root}/";
 /**
  * The files a chat message attaches, checked for the project the turn will run in, before the turn is queued:
  * `{path}` must be a file of that project (its own or the code snapshot's), `{name, content_base64}` is uploaded
- * to `inputs/<name>` there first (a new revision when it exists). Nothing is uploaded when one of the message's
- * attachments is refused. The caller must be allowed to run a turn there, so to write (an editor or the owner).
- * Returns the attached files with their Markdown forms, in the order given; undefined when there are none.
+ * to `inputs/<name>` there first (a new revision when it exists). In a project with a git repository, where
+ * `{project-root}` is the chat's working tree (docs/repositories.md "Attachments in a chat"), `{path}` is looked up
+ * there as the chat's tools see it, and an inline file goes into the chat's scratch space, `{session-folder}/inputs/<name>`,
+ * never into the repository. Nothing is uploaded when one of the message's attachments is refused. The caller must
+ * be allowed to run a turn there, so to write (an editor or the owner). `sessionId` is the chat's id, picked
+ * already for a new chat. Returns the attached files with their Markdown forms, in the order given; undefined when
+ * there are none.
  */
 export async function resolveAttachments(
   context: GatewayContext,
   staging: UploadStaging,
   owner: string,
-  body: Pick<ChatRequestBody, "session_id" | "project_id" | "attachments">,
+  body: Pick<ChatRequestBody, "session_id" | "project_id" | "attachments" | "branch">,
+  sessionId: string,
 ): Promise<AttachedFile[] | undefined> {
   const attachments = body.attachments ?? [];
   if (attachments.length === 0) return undefined;
   const paths = attachments.map((attachment, index) => attachmentPath(attachment, index));
-  const project = await chatProject(context, owner, body);
+  const chat = await chatProject(context, owner, body);
+  const { project } = chat;
   requireWriter(project);
-  const space: FileSpaceRef = { kind: "project", id: project.id };
-  const inline = attachments.flatMap((attachment, index) => ("content_base64" in attachment ? [{ path: paths[index] as string, content: attachment.content_base64 }] : []));
-  const named = paths.filter((_path, index) => "path" in (attachments[index] as Attachment));
-  const found = new Map<string, AttachedFile>();
-  if (named.length > 0) {
-    const { files } = await callService(context, subjects.files("stat"), { space, paths: named }, FilesStatReply);
-    files.forEach((listing, index) => {
-      const path = named[index] as string;
-      if (!listing) throw new AppError("FILE_NOT_FOUND", `Attached file not found in this project: ${path}`);
-      found.set(path, attachedFile(path, listing.conversion));
+  // one question says whether the project has a repository, and where each named file is in the chat's working tree
+  const tree = { project_id: project.id, session_id: sessionId, ...(chat.branch === undefined ? {} : { branch: chat.branch }) };
+  const inTree = (await callService(context, subjects.repository("stat"), { ...tree, paths }, ChatFilesStatReply)).files;
+  const space: FileSpaceRef = inTree === null ? { kind: "project", id: project.id } : { kind: "session", id: sessionId };
+  const namedAt = attachments.flatMap((attachment, index) => ("path" in attachment ? [index] : []));
+  const inlineAt = attachments.flatMap((attachment, index) => ("content_base64" in attachment ? [index] : []));
+  const resolved: AttachedFile[] = [];
+  if (namedAt.length > 0) {
+    const named = namedAt.map((index) => paths[index] as string);
+    const listings = inTree === null ? (await callService(context, subjects.files("stat"), { space, paths: named }, FilesStatReply)).files : namedAt.map((index) => inTree[index] ?? null);
+    listings.forEach((listing, position) => {
+      const path = named[position] as string;
+      if (!listing) throw new AppError("FILE_NOT_FOUND", `Attached file not found in this ${inTree === null ? "project" : "chat's working tree"}: ${path}`);
+      resolved[namedAt[position] as number] = attachedFile(path, "conversion" in listing ? listing.conversion : undefined);
     });
   }
-  if (inline.length > 0) {
-    // every name's verdict before any upload: a refused one leaves the project as it was
-    await callService(context, subjects.files("stat"), { space, paths: inline.map((file) => file.path), for_write: true }, FilesStatReply);
-    for (const file of inline) found.set(file.path, await upload(context, staging, space, owner, file.path, file.content));
+  if (inlineAt.length > 0) {
+    // every name's verdict before any upload: a refused one leaves the project (or the chat's scratch space) as it was
+    await callService(context, subjects.files("stat"), { space, paths: inlineAt.map((index) => paths[index] as string), for_write: true }, FilesStatReply);
+    for (const index of inlineAt) {
+      const uploaded = await upload(context, staging, space, owner, paths[index] as string, (attachments[index] as { content_base64: string }).content_base64);
+      resolved[index] = inTree === null ? uploaded : { ...uploaded, folder: "session" };
+    }
   }
-  return paths.map((path) => found.get(path) as AttachedFile);
+  return resolved;
 }
 
 /**
- * The project a turn of this chat runs in, with the caller's role: a continued chat's own (the caller must be
- * its owner, as the orchestrator checks again), else the named project or the caller's default.
+ * The project a turn of this chat runs in, with the caller's role, and the branch the chat was started on: a
+ * continued chat's own (the caller must be its owner, as the orchestrator checks again), else the named project
+ * or the caller's default, and the branch the body names.
  */
-async function chatProject(context: GatewayContext, owner: string, body: Pick<ChatRequestBody, "session_id" | "project_id">): Promise<ProjectView> {
-  if (body.session_id === undefined) return getProject(context, owner, body.project_id ?? defaultProjectAlias);
+async function chatProject(context: GatewayContext, owner: string, body: Pick<ChatRequestBody, "session_id" | "project_id" | "branch">): Promise<{ project: ProjectView; branch: string | undefined }> {
+  if (body.session_id === undefined) return { project: await getProject(context, owner, body.project_id ?? defaultProjectAlias), branch: body.branch };
   const session = await sessionAccess(context, body.session_id, owner);
   if (session.owner !== owner) throw new AppError("PROJECT_FORBIDDEN", `Only the chat's owner, ${session.owner}, runs its turns; start a chat of your own in this project`);
   const project = await getProject(context, owner, session.project_id);
   const named = body.project_id === undefined ? undefined : body.project_id === defaultProjectAlias ? (await getProject(context, owner, defaultProjectAlias)).id : body.project_id;
   if (named !== undefined && named !== project.id) throw new AppError("BAD_REQUEST", "This chat belongs to another project; a chat stays in the project it was started in");
-  return project;
+  return { project, branch: session.branch };
 }
 
 /**

@@ -5,7 +5,7 @@
 export type { CheckoutPlace } from "./checkout.js";
 export { RepositoryBucket } from "./repository-bucket.js";
 export { Repositories, type AttachedRepository, type RepositorySettings } from "./repositories.js";
-export type { TreeFile, TreeLookup } from "./tree-reader.js";
+export type { TreeFile, TreeLookup, TreeReader } from "./tree-reader.js";
 export type { TreeChange } from "./tree-writer.js";
 export { WorkingTrees, branchOf, chatTreeOf, type ChatTree, type CommandCaller, type CommitPlace, type TreeView, type TreeWritten, type WorkingTreeLimits } from "./working-trees.js";
 export { repositorySettingsOf } from "./repository-config.js";

@@ -9,16 +9,19 @@ let system: TestRepositories;
 let project: string;
 const removals: Array<() => Promise<void>> = [];
 const appErrorOf = (promise: Promise<unknown>) => errorOf(promise, tmpdir());
-/** The bytes a download sent, as the gateway would read them. */
+/** The bytes a download sent, as the gateway would read them, and the chunks they came in. */
 const sent: Buffer[] = [];
+const chunkCounts: number[] = [];
 const bodies = {
   async send(output: AsyncIterable<Buffer>) {
     const chunks: Buffer[] = [];
     for await (const chunk of output) chunks.push(chunk);
     sent.push(Buffer.concat(chunks));
+    chunkCounts.push(chunks.length);
     return { inline: Buffer.concat(chunks).toString("base64") };
   },
 };
+const large = Buffer.alloc(3 << 20, "0123456789abcdef").toString("latin1");
 const files = (budget = 1 << 20) => new BranchFiles(system.repositories, bodies, () => budget);
 const listed = (reply: BranchFilesReply) => {
   if (!reply.success || reply.files === null) throw new Error(JSON.stringify(reply));
@@ -28,7 +31,7 @@ const listed = (reply: BranchFilesReply) => {
 beforeAll(async () => {
   system = await openTestRepositories();
   const made = await makeTestRepository(
-    { "README.md": "# Calc\n", "src/add.js": "export const add = (a, b) => a + b;\n", "logo.png": "\u0089PNG\0\0binary" },
+    { "README.md": "# Calc\n", "src/add.js": "export const add = (a, b) => a + b;\n", "logo.png": "\u0089PNG\0\0binary", "data/large.bin": large, "src-b.js": "b\n" },
     { feature: { "src/mul.js": "export const mul = (a, b) => a * b;\n" } },
   );
   removals.push(made.remove);
@@ -45,7 +48,8 @@ describe("a branch's files for the files API", () => {
   it("shows the default branch's last commit without a branch, another branch's last commit, a chat's branch as its working tree", async () => {
     const main = listed(await files().list({ project_id: project }));
     expect(main).toMatchObject({ branch: "main", working_tree: false, unservable_names: 0 });
-    expect(main.files.map((file) => file.path)).toEqual(["README.md", "logo.png", "src/add.js"]);
+    // by path as strings compare (git's own order puts the folder src/ before src-b.js)
+    expect(main.files.map((file) => file.path)).toEqual(["README.md", "data/large.bin", "logo.png", "src-b.js", "src/add.js"]);
     const feature = listed(await files().list({ project_id: project, branch: "feature" }));
     expect(feature.files.map((file) => file.path)).toContain("src/mul.js");
     expect(feature.commit).not.toBe(main.commit);
@@ -55,12 +59,25 @@ describe("a branch's files for the files API", () => {
     expect(listed(await files().list({ project_id: project, prefix: "src/" })).files.map((file) => file.path)).toEqual(["src/add.js"]);
   });
 
-  it("cuts a list to fit one reply, saying so, with every file's bytes counted", async () => {
+  it("cuts a list to fit one reply, saying so and where the next page starts, with every file's bytes counted", async () => {
     const whole = listed(await files().list({ project_id: project }));
-    const cut = listed(await files(JSON.stringify({ success: true, files: whole }).length - 40).list({ project_id: project }));
+    expect(whole.truncated).toBeUndefined();
+    expect(whole.next_after).toBeUndefined();
+    const cut = listed(await files(JSON.stringify({ success: true, files: whole }).length + 1000).list({ project_id: project }));
     expect(cut.truncated).toBe(true);
     expect(cut.files.length).toBeLessThan(whole.files.length);
+    expect(cut.next_after).toBe(cut.files.at(-1)?.path);
     expect(cut.bytes).toBe(whole.bytes);
+  });
+
+  it("pages a list: each page starts after the path the last one ended at, and together they are the whole list of one tree", async () => {
+    const whole = listed(await files().list({ project_id: project }));
+    const pages = [listed(await files().list({ project_id: project, limit: 2 }))];
+    while (pages.at(-1)?.next_after !== undefined) pages.push(listed(await files().list({ project_id: project, limit: 2, after: pages.at(-1)?.next_after })));
+    expect(pages.map((page) => page.files.length)).toEqual([2, 2, 1]);
+    expect(pages.flatMap((page) => page.files)).toEqual(whole.files);
+    expect(new Set(pages.map((page) => page.tree))).toEqual(new Set([whole.tree]));
+    expect(listed(await files().list({ project_id: project, after: "src/add.js" })).files).toEqual([]);
   });
 
   it("reads a text file, refuses a binary one and a branch the repository lacks, sends any file's bytes", async () => {
@@ -71,6 +88,13 @@ describe("a branch's files for the files API", () => {
     expect((await appErrorOf(files().list({ project_id: project, branch: "chat/s2" }))).code).toBe("BRANCH_NOT_FOUND");
     await files().read({ project_id: project, path: "logo.png", download: true });
     expect(sent.at(-1)?.toString("latin1")).toBe(Buffer.from("\u0089PNG\0\0binary").toString("latin1"));
+  });
+
+  it("streams a large file's download from git chunk by chunk, its bytes whole", async () => {
+    const read = await files().read({ project_id: project, path: "data/large.bin", download: true });
+    expect(read).toMatchObject({ success: true, file: { file: { path: "data/large.bin", size: 3 << 20 } } });
+    expect(sent.at(-1)?.equals(Buffer.from(large, "latin1"))).toBe(true);
+    expect(chunkCounts.at(-1)).toBeGreaterThan(1);
   });
 
   it("answers null for a project without a repository", async () => {

@@ -1,20 +1,14 @@
-import { isInstallPlace } from "@agent-orchestrator/shared/bmad";
 import { AppError } from "@agent-orchestrator/shared/runtime";
-import { branchRef, type BranchFileListing, type BranchFileReply, type BranchFilesReply, type BranchPoint } from "@agent-orchestrator/shared/wire";
+import { maxBranchFilesPage, type BranchFileListing, type BranchFileReply, type BranchFilesReply } from "@agent-orchestrator/shared/wire";
+import { blobStream } from "../git/index.js";
 import type { TransitBodies } from "../git-http/transit-bodies.js";
-import { isProtectedSegment } from "../paths/protected-names.js";
-import { isServablePath } from "../paths/servable-name.js";
 import { jsonBytes, fitContentsToBudget } from "../reply-budget.js";
-import type { AttachedRepository, Repositories, TreeFile } from "../repository/index.js";
+import type { Repositories, TreeFile } from "../repository/index.js";
 import { decodeText } from "../sandbox/text-content.js";
 import { checkedSpacePath } from "../store/space-path.js";
+import { shownTree } from "./shown-tree.js";
 import { TreeFiles } from "./tree-files.js";
-
-/** One state of a repository the files API shows: which branch and commit, and the root of its files. */
-interface ShownTree extends BranchPoint {
-  repository: AttachedRepository;
-  files: string;
-}
+import { branchFileListing as listing, viewedFile, hiddenFromView } from "./view-listing.js";
 
 // a text shown in the files view is cut to fit one reply anyway: a larger blob is not decoded whole
 const maxReadBlobBytes = 16 * 1024 * 1024;
@@ -28,51 +22,59 @@ const maxReadBlobBytes = 16 * 1024 * 1024;
  * its last commit. Every answer names the branch and the commit. Null where the project has no repository.
  */
 export class BranchFiles {
-  private readonly listed = new TreeFiles();
-
   constructor(
     private readonly repositories: Repositories,
     private readonly bodies: Pick<TransitBodies, "send">,
     private readonly replyBudget: () => number,
+    /** the filtered lists of trees, shared with the archive */
+    private readonly listed = new TreeFiles(),
   ) {}
 
-  async list(request: { project_id: string; branch?: string | undefined; prefix?: string | undefined }): Promise<BranchFilesReply> {
-    const shown = await this.shown(request.project_id, request.branch);
+  /**
+   * A page of the branch's files, by path as strings compare: those after `after`, at most `limit`, as many as fit
+   * one reply; `next_after` names where the next page starts (docs/repositories.md "The files API on a repository").
+   */
+  async list(request: { project_id: string; branch?: string | undefined; prefix?: string | undefined; after?: string | undefined; limit?: number | undefined }): Promise<BranchFilesReply> {
+    const shown = await shownTree(this.repositories, request.project_id, request.branch);
     if (!shown) return { success: true, files: null };
     const prefix = request.prefix === undefined || request.prefix === "" ? "" : `${checkedSpacePath(request.prefix.replace(/\/+$/, ""))}/`;
     const { repository, files: root, ...point } = shown;
     const all = (await repository.reader.files(root)).filter((file) => file.path.startsWith(prefix) && !hiddenFromView(file.path));
-    const files = (await this.listed.list({ repository, state: { files: root } })).filter((file) => file.path.startsWith(prefix)).map(listing);
+    // git orders a tree's entries its own way (a folder as `name/`); a cursor needs the order strings compare in
+    const files = (await this.listed.list({ repository, state: { files: root } })).filter((file) => file.path.startsWith(prefix)).map(listing).sort(byPath);
     const bytes = files.reduce((sum, file) => sum + file.size, 0);
-    const listed = { ...point, files, bytes, unservable_names: all.length - files.length };
-    // a large repository's list is cut to fit one reply; `bytes` still counts every file
+    const after = request.after;
+    const from = after === undefined ? 0 : firstAfter(files, after);
+    const limit = request.limit ?? maxBranchFilesPage;
+    const page = { ...point, files: [] as BranchFileListing[], bytes, unservable_names: all.length - files.length, tree: root };
     const budget = this.replyBudget();
-    if (jsonBytes({ success: true, files: listed }) <= budget) return { success: true, files: listed };
-    let room = budget - jsonBytes({ success: true, files: { ...listed, files: [], truncated: true } });
-    const kept: BranchFileListing[] = [];
-    for (const file of files) {
+    // room for the page's frame with the longest cursor it may carry
+    let room = budget - jsonBytes({ success: true, files: { ...page, truncated: true, next_after: "x".repeat(1024) } });
+    let at = from;
+    for (; at < files.length && page.files.length < limit; at++) {
+      const file = files[at] as BranchFileListing;
       room -= jsonBytes(file) + 1;
       if (room < 0) break;
-      kept.push(file);
+      page.files.push(file);
     }
-    return { success: true, files: { ...listed, files: kept, truncated: true } };
+    if (at >= files.length) return { success: true, files: page };
+    // a large repository's list comes in pages; `bytes` counts every file of every page
+    const last = page.files.at(-1)?.path ?? after;
+    return { success: true, files: { ...page, truncated: true, ...(last === undefined ? {} : { next_after: last }) } };
   }
 
   /** One file as text cut to fit a reply (BINARY_FILE when it is not text), or with `download` its bytes. */
   async read(request: { project_id: string; branch?: string | undefined; path: string; download?: boolean | undefined }): Promise<BranchFileReply> {
-    const shown = await this.shown(request.project_id, request.branch);
+    const shown = await shownTree(this.repositories, request.project_id, request.branch);
     if (!shown) return { success: true, file: null };
     const path = checkedSpacePath(request.path);
     const { repository, files: root, ...point } = shown;
-    const notFound = () => new AppError("FILE_NOT_FOUND", `File not found on ${point.branch}: ${path}`);
-    // what the view lists is what it reads: no link or submodule (never followed), protected name or install place
-    const found = hiddenFromView(path) || !isServablePath(path) ? undefined : await repository.reader.lookup(root, path);
-    if (found?.found !== "entry" || (found.entry.kind !== "file" && found.entry.kind !== "executable")) throw notFound();
-    const file: TreeFile = { path, id: found.entry.id, kind: found.entry.kind, size: await repository.reader.size(found.entry.id) };
+    const file = await viewedFile(repository.reader, root, path);
+    if (!file) throw new AppError("FILE_NOT_FOUND", `File not found on ${point.branch}: ${path}`);
     const listed = listing(file);
     if (request.download === true) {
-      const bytes = await repository.reader.blob(file.id);
-      return { success: true, file: { ...point, file: listed, body: await this.bodies.send(chunked(bytes)) } };
+      // streamed from git as it reads the blob (its pack is here: its size was read above), never held whole
+      return { success: true, file: { ...point, file: listed, body: await this.bodies.send(blobStream(repository.local.place, file.id)) } };
     }
     if (file.size > maxReadBlobBytes) {
       throw new AppError("FILE_TOO_LARGE", `${path} is ${file.size} bytes; download it (?download) to read it`);
@@ -84,34 +86,20 @@ export class BranchFiles {
     fitContentsToBudget(reply, [shownFile], this.replyBudget());
     return reply;
   }
+}
 
-  /** The state to show, or undefined when the project has no repository; BRANCH_NOT_FOUND for a branch it lacks. */
-  private async shown(project: string, branch: string | undefined): Promise<ShownTree | undefined> {
-    const repository = await this.repositories.attached(project);
-    if (!repository) return undefined;
-    const { bucket, record, reader } = repository;
-    const name = branch ?? record.default_branch;
-    if (branch !== undefined) {
-      const stored = await bucket.treeState(project, record.generation, branch);
-      if (stored.value) return { repository, branch, commit: stored.value.head, working_tree: true, files: stored.value.files };
-    }
-    const ref = branchRef(name);
-    const head = ref === undefined ? undefined : ((await bucket.refs(project, record.generation)).value?.refs ?? []).find((one) => one.name === ref);
-    if (!head) throw new AppError("BRANCH_NOT_FOUND", `The repository has no branch ${name} (a chat's branch is made by its first change)`);
-    return { repository, branch: name, commit: head.id, working_tree: false, files: await reader.commitTree(head.id) };
+function byPath(a: { path: string }, b: { path: string }): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
+/** The position of the first file whose path comes after `after` (files sorted by path). */
+function firstAfter(files: readonly { path: string }[], after: string): number {
+  let low = 0;
+  let high = files.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((files[middle] as { path: string }).path <= after) low = middle + 1;
+    else high = middle;
   }
-}
-
-/** Paths the view never shows: BMAD's install places (the installed files cover them) and protected names. */
-function hiddenFromView(path: string): boolean {
-  return isInstallPlace(path) || path.split("/").some(isProtectedSegment);
-}
-
-function listing(file: TreeFile): BranchFileListing {
-  return { path: file.path, size: file.size, blob: file.id, executable: file.kind === "executable", read_only: true };
-}
-
-async function* chunked(bytes: Buffer): AsyncGenerator<Buffer> {
-  const chunk = 128 * 1024;
-  for (let at = 0; at < bytes.length; at += chunk) yield bytes.subarray(at, at + chunk);
+  return low;
 }

@@ -10,3 +10,6 @@ export { widerGlob } from "./glob-pattern.js";
 export { searchLimits, searchViewFiles, type SearchLimits, type SearchOutcome } from "./search-view-files.js";
 export { viewFiles, type ViewFile, type ViewListing } from "./view-files.js";
 export { BranchFiles } from "./branch-files.js";
+export { BranchArchive } from "./branch-archive.js";
+export { statChatFiles } from "./chat-files-stat.js";
+export { TreeFiles } from "./tree-files.js";

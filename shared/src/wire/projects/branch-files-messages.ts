@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ErrorReply } from "../error-code.js";
-import { BranchName } from "./branch-messages.js";
+import { BranchName, ChatTreeRequest } from "./branch-messages.js";
 import { GitBody } from "./git-messages.js";
 import { projectIdSchema } from "./project-record.js";
 
@@ -37,8 +37,20 @@ export const BranchFileListing = z.object({
 });
 export type BranchFileListing = z.infer<typeof BranchFileListing>;
 
-/** gateway → tool-runner on `project.repository.files`: a branch's files (the default branch without `branch`). */
-export const BranchFilesRequest = z.object({ project_id: projectIdSchema, branch: BranchName.optional(), prefix: z.string().max(1024).optional() });
+/** Most files one page of `project.repository.files` lists (fewer when they do not fit one reply). */
+export const maxBranchFilesPage = 50_000;
+
+/**
+ * gateway → tool-runner on `project.repository.files`: a page of a branch's files (the default branch without
+ * `branch`), by path as strings compare, those after `after`, at most `limit`.
+ */
+export const BranchFilesRequest = z.object({
+  project_id: projectIdSchema,
+  branch: BranchName.optional(),
+  prefix: z.string().max(1024).optional(),
+  after: filePath.optional(),
+  limit: z.number().int().min(1).max(maxBranchFilesPage).optional(),
+});
 
 /** `files: null`: the project has no repository (the gateway shows its stored files instead). */
 export const BranchFilesReply = z.union([
@@ -51,6 +63,10 @@ export const BranchFilesReply = z.union([
       unservable_names: z.number().int().nonnegative(),
       /** files were left out to fit one reply */
       truncated: z.boolean().optional(),
+      /** the root tree listed: a next page of another tree means the branch moved between pages */
+      tree: ObjectId,
+      /** more files follow this page: ask again with `after` set to this */
+      next_after: filePath.optional(),
     }).nullable(),
   }),
   ErrorReply,
@@ -74,3 +90,26 @@ export const BranchFileReply = z.union([
   ErrorReply,
 ]);
 export type BranchFileReply = z.infer<typeof BranchFileReply>;
+
+/**
+ * gateway → tool-runner on `project.repository.stat`: files a chat message attaches, looked up in the chat's working
+ * tree as its tools see it (its branch's stored state, else the branch's or the default branch's last commit).
+ */
+export const ChatFilesStatRequest = ChatTreeRequest.omit({ path: true }).extend({ paths: z.array(filePath).min(1).max(100) });
+
+/** Each path's listing, or null where the chat's working tree has no file the tools open there; `files: null`: no repository. */
+export const ChatFilesStatReply = z.union([
+  z.object({ success: z.literal(true), files: z.array(BranchFileListing.nullable()).nullable() }),
+  ErrorReply,
+]);
+export type ChatFilesStatReply = z.infer<typeof ChatFilesStatReply>;
+
+/** gateway → tool-runner on `project.repository.archive`: a branch's files as a zip (the default branch without `branch`). */
+export const BranchArchiveRequest = z.object({ project_id: projectIdSchema, branch: BranchName.optional() });
+
+/** The zip in transit (GitBody), and which state it holds; `archive: null`: the project has no repository. */
+export const BranchArchiveReply = z.union([
+  z.object({ success: z.literal(true), archive: BranchPoint.extend({ body: GitBody }).nullable() }),
+  ErrorReply,
+]);
+export type BranchArchiveReply = z.infer<typeof BranchArchiveReply>;

@@ -1,0 +1,37 @@
+import { spawn } from "node:child_process";
+import { AppError } from "@agent-orchestrator/shared/runtime";
+import { GitFailed, gitEnvironment, hardenedSettings, type GitPlace } from "./git-command.js";
+
+const stderrKeptBytes = 16 * 1024;
+
+/**
+ * What a git run prints, chunk by chunk as it comes (hardened like every git the host runs, git-command.ts): a
+ * blob downloaded (`cat-file blob`) or a branch archived (`archive`) is never held whole in memory. GitFailed when
+ * git exits with an error (its stderr is for the log, never for a client); a reader that stops early stops git.
+ */
+export async function* gitOutputStream(place: GitPlace, args: readonly string[]): AsyncGenerator<Buffer> {
+  const child = spawn("git", [...hardenedSettings.flatMap(([key, value]) => ["-c", `${key}=${value}`]), ...args], { env: gitEnvironment(place), stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    if (stderr.length < stderrKeptBytes) stderr += chunk.toString("utf8");
+  });
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.once("error", (error) => reject(new AppError("INTERNAL", "git could not be run", { cause: error })));
+    child.once("close", (code) => resolve(code));
+  });
+  // a reader that stops early leaves no unhandled rejection behind
+  exited.catch(() => undefined);
+  try {
+    for await (const chunk of child.stdout) yield chunk as Buffer;
+    const code = await exited;
+    if (code !== 0) throw new GitFailed([args[0] ?? ""], code, stderr);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+}
+
+/** The content of blob `id`, chunk by chunk; the caller makes sure the object is there first (its pack fetched). */
+export function blobStream(place: GitPlace, id: string): AsyncGenerator<Buffer> {
+  if (!/^[0-9a-f]{40}$/.test(id)) throw new AppError("INTERNAL", `Not an object id: ${id.slice(0, 60)}`);
+  return gitOutputStream(place, ["cat-file", "blob", id]);
+}
