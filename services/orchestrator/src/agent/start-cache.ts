@@ -1,6 +1,8 @@
 import { LRUCache } from "lru-cache";
-import type { AgentDefinition } from "@agent-orchestrator/shared/wire";
-import type { AgentStart } from "./agent-start.js";
+import type { AgentDefinition, ToolContext } from "@agent-orchestrator/shared/wire";
+import type { ToolCaller } from "../loop/tool-caller.js";
+import { startAgent, type AgentStart } from "./agent-start.js";
+import { withStartSettings } from "./start-settings.js";
 
 interface Kept {
   fingerprint: string;
@@ -24,6 +26,22 @@ export class StartCache {
   constructor(maxAgeMs: number, now: () => number = () => performance.now()) {
     // ttlResolution 0: the age is read from `now` on every look-up, not from a value lru-cache keeps for a millisecond
     this.#kept = new LRUCache<string, Kept>({ max: maxKeptStarts, ttl: maxAgeMs, ttlResolution: 0, perf: { now } });
+  }
+
+  /**
+   * The agent's start (agent-start.ts) for a turn or a greeting, its calls marked as the system's (`agent_start`) and
+   * named `<callPrefix>:<path>`; kept while the files it read are unchanged, the chat's settings merged over it
+   * (start-settings.ts).
+   */
+  async start(tools: ToolCaller, agent: AgentDefinition, context: ToolContext, callPrefix: string, signal: AbortSignal): Promise<AgentStart> {
+    const startContext: ToolContext = { ...context, agent_start: true };
+    const started = await this.get(agent, () =>
+      startAgent(agent, {
+        readFile: (path) => tools.call("read_file", `${callPrefix}:${path}`, startContext, { file_path: path }, signal),
+        loadSkill: (name) => tools.call("load_skill", `${callPrefix}:skill`, startContext, { name }, signal),
+      }),
+    );
+    return withStartSettings(started, context.settings);
   }
 
   async get(agent: AgentDefinition, start: () => Promise<AgentStart>): Promise<AgentStart> {

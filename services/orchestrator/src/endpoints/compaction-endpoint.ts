@@ -13,7 +13,6 @@ import {
   type ToolContext,
 } from "@agent-orchestrator/shared/wire";
 import { toolsForAgent } from "../agent/agent-tools.js";
-import { keptAgentStart } from "../agent/kept-agent-start.js";
 import { compactedView } from "../compaction/compacted-view.js";
 import { Compactor } from "../compaction/compactor.js";
 import { fixedPromptTokens, PromptCounter } from "../compaction/prompt-counter.js";
@@ -82,7 +81,7 @@ async function compactChat(deps: CompactionDeps, sessionId: string, user: string
   const callPrefix = `compact-${randomUUID()}`;
   // the prompt the chat's next turn would start from: the agent's activation, then the conversation so far
   const toolNames = toolsForAgent(agent, { subagents: true });
-  const [start, rules] = await Promise.all([keptAgentStart(deps, agent, context, `${callPrefix}:start`, signal), deps.registry.rules(agent.id).catch(() => ({ handlers: {}, rules: [] }))]);
+  const [start, rules] = await Promise.all([deps.starts.start(deps.tools, agent, context, `${callPrefix}:start`, signal), deps.registry.rules(agent.id).catch(() => ({ handlers: {}, rules: [] }))]);
   const conversation: ChatCompletionMessageParam[] = [
     { role: "system", content: buildSystemPrompt(agent, start, { rules, tools: toolNames, lateAnswers: lateAnswerNames(context.settings) }) },
     ...modelConversation(record.messages),

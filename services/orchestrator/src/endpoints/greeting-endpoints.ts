@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { Service } from "nats";
 import { addJsonEndpoint, AppError, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
 import { GreetingRequest, subjects, type AgentDefinition, type Greeting, type ProjectRecord, type ToolContext } from "@agent-orchestrator/shared/wire";
-import { keptAgentStart } from "../agent/kept-agent-start.js";
 import { projectOfMember, projectOfWriter } from "../projects/project-access.js";
 import type { TurnDeps } from "../turn/turn-deps.js";
 import { buildGreeting } from "../sessions/greeting.js";
@@ -71,6 +70,6 @@ async function greetingOf(
     agent_id: agent.id,
     ...(settings ? { settings } : {}),
   };
-  const start = await keptAgentStart(deps, agent, context, `greeting-${chat.sessionId}:start`, AbortSignal.timeout(deps.config.TOOL_TIMEOUT_MS));
+  const start = await deps.starts.start(deps.tools, agent, context, `greeting-${chat.sessionId}:start`, AbortSignal.timeout(deps.config.TOOL_TIMEOUT_MS));
   return { agent, greeting: buildGreeting(agent, start) };
 }

@@ -1,6 +1,6 @@
 import type { KV, KvEntry, NatsConnection } from "nats";
-import { AppError, decodeJson, encodeJson, isCasConflict, natsFailureKind } from "@agent-orchestrator/shared/runtime";
-import { ConversationMessage, SessionHead, SessionRecord, zeroUsage, type ConversationBatch } from "@agent-orchestrator/shared/wire";
+import { AppError, decodeJson, encodeJson, isCasConflict, natsFailureKind, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { ConversationMessage, SessionHead, SessionRecord, zeroUsage, type ConversationBatch, type SessionStatus } from "@agent-orchestrator/shared/wire";
 import { z } from "zod";
 import { readThroughFailover, writeThroughFailover } from "../nats/kv-failover.js";
 import { ConversationChunks } from "./conversation-chunks.js";
@@ -345,4 +345,14 @@ export interface NewSession {
 function newSession(input: NewSession, now: string, state: Pick<SessionRecord, "status" | "run_id" | "run_started_at" | "last_run_id" | "messages">): SessionRecord {
   const branch = input.branch === undefined ? {} : { branch: input.branch };
   return { id: input.id, agent_id: input.agentId, owner: input.owner, project_id: input.projectId, ...branch, ...state, usage: zeroUsage(), turns: 0, created_at: now, updated_at: now };
+}
+
+/**
+ * Saves the end of the turn that marked the session running at `version`: `record` with the turn's `status`, and no
+ * turn running. `counted` (the turn's spending) is stored before the head, while the conversation is written. A
+ * function beside the store, not a method of it: its write is the store's `update`, traced as that
+ * (traced-session-store.ts, docs/operations.md).
+ */
+export function saveTurnEnd(store: SessionStore, version: SessionVersion, record: SessionRecord, status: SessionStatus, counted?: Promise<void>): Promise<SessionVersion> {
+  return retryWhileLeaderless(() => store.update({ ...record, status, run_id: null, run_started_at: null }, version, counted ? { before: counted } : {}));
 }

@@ -8,7 +8,6 @@ import { failTurn, finishTurn } from "./turn-finish.js";
 import { prepareChildTurn } from "./turn-preparation.js";
 import { inPhase } from "./turn-phase.js";
 import { announceTurn } from "./turn-session.js";
-import { closeTurn, openTurn } from "./turn-state.js";
 
 export type ChildRunRequest = RunStartRequest & { parent: RunParent };
 
@@ -32,7 +31,7 @@ export const isChildRequestSubject = (request: ChildRunRequest, subject: string,
 export async function runChildTurn(deps: TurnDeps, request: ChildRunRequest, attempt: number): Promise<void> {
   const { config } = deps;
   const timeoutMs = Math.max(0, Math.min(config.SUBAGENT_TIMEOUT_MS, request.expires_at - Date.now()));
-  const turn = openTurn(deps, request, attempt, {
+  const turn = deps.active.open(deps, request, attempt, {
     timeoutMs,
     // the parent waits as long and answers SERVICE_TIMEOUT; whichever deadline fires first, the code is the same
     timeoutError: () => new AppError("SERVICE_TIMEOUT", `The subagent did not finish within ${timeoutMs} ms and was stopped.`),
@@ -47,6 +46,6 @@ export async function runChildTurn(deps: TurnDeps, request: ChildRunRequest, att
   } catch (error) {
     await inPhase("finish", () => failTurn(deps, turn, error));
   } finally {
-    await closeTurn(deps, turn);
+    await deps.active.close(turn);
   }
 }

@@ -1,34 +1,30 @@
-import { AppError, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { AppError } from "@agent-orchestrator/shared/runtime";
 import { type AgentDefinition, type RunParent, type ToolContext } from "@agent-orchestrator/shared/wire";
 import { modelNotConfiguredMessage } from "../config.js";
 import type { ModelCaller } from "../loop/model-caller.js";
 import { UsageMeter } from "../model/usage-meter.js";
-import type { SettingsDocuments } from "../settings/settings-store.js";
 import { turnSettings } from "../settings/turn-settings.js";
 import { projectApprovals } from "../approvals/project-approvals.js";
 import { DeliverySpending } from "../spending/delivery-spending.js";
 import { withinBudget } from "../spending/within-budget.js";
 import { familyEnded, familyStillRuns, whileFamilyRuns } from "../subagents/family-guard.js";
 import type { TurnDeps } from "./turn-deps.js";
-import { placeTurn, type TurnPlace } from "./turn-place.js";
+import { placeChildTurn, placeTurn, type PlaceStores, type TurnPlace } from "./turn-place.js";
 import type { AdmittedTurn, TurnState } from "./turn-state.js";
 
 type AdmissionDeps = Pick<TurnDeps, "registry" | "store" | "projects" | "models" | "budgets" | "spending" | "settings" | "config" | "repositories">;
 
 /**
- * Admits a user's turn, reading only: the agent and its rules from the registry, the chat's project and the owner's role in it
- * (turn-place.ts) with the settings and the project's repository record alongside, then the route and the budgets.
+ * Admits a user's turn, reading only: the agent and its rules from the registry, and the chat's place (turn-place.ts:
+ * the project and the owner's role in it, with the settings and the project's repository record alongside), then the
+ * route and the budgets, made from what was read.
  * A refusal here (an unknown agent, another user's chat, a viewer, no model configured) is the turn's one `error`
  * event; its session is not touched.
  */
 export async function admitTurn(deps: AdmissionDeps, turn: TurnState): Promise<AdmittedTurn> {
-  const early = earlyReads(deps, turn.request.owner);
   // read at once; a refusal names the agent first, as when they were read one after the other
-  const [{ agent, rules }, place] = await inOrder(
-    deps.registry.agentWithRules(turn.request.agent_id, turn.log),
-    placeTurn({ sessions: deps.store, projects: deps.projects }, turn.request, early.known),
-  );
-  return Object.assign(await admitted(deps, turn, agent, place, (model) => model, early), { rules });
+  const [{ agent, rules }, place] = await inOrder(deps.registry.agentWithRules(turn.request.agent_id, turn.log), placeTurn(placeStores(deps), turn.request));
+  return Object.assign(admitted(deps, turn, agent, place, (model) => model), { rules });
 }
 
 /**
@@ -45,35 +41,10 @@ export async function admitChildTurn(deps: AdmissionDeps, turn: TurnState, paren
     throw familyEnded();
   }
   const agent = await deps.registry.agent(request.agent_id);
-  const early = earlyReads(deps, request.owner);
-  return admitted(deps, turn, agent, await childPlace(deps, turn, early.known), (model) => whileFamilyRuns(model, stillRuns), early);
+  return admitted(deps, turn, agent, await placeChildTurn(placeStores(deps), request), (model) => whileFamilyRuns(model, stillRuns));
 }
 
-/** What admission reads besides the chat's place, once: the settings documents, and whether the project has a repository. */
-interface EarlyReads {
-  /** the chat's project is known: the reads keyed by it start, alongside the project's own read */
-  known: (projectId: string) => void;
-  of: (projectId: string) => Promise<[SettingsDocuments | undefined, boolean]>;
-}
-
-/**
- * The reads of a turn's admission keyed by its project, started as soon as the project's id is known (turn-place.ts),
- * each once; unheard when the turn is refused.
- */
-function earlyReads(deps: Pick<TurnDeps, "settings" | "repositories">, owner: string): EarlyReads {
-  const reads = new Map<string, Promise<[SettingsDocuments | undefined, boolean]>>();
-  const of = (projectId: string): Promise<[SettingsDocuments | undefined, boolean]> => {
-    let reading = reads.get(projectId);
-    if (!reading) {
-      // the project's settings document holds both BMAD's answers and the approval policies: read once for both;
-      // run_command is offered only where it can run: in a project with a repository (docs/commands.md)
-      reading = Promise.all([deps.settings?.documents(projectId, owner), deps.repositories?.has(projectId) ?? false]);
-      reads.set(projectId, reading);
-    }
-    return reading;
-  };
-  return { known: (projectId) => void of(projectId).catch(() => undefined), of };
-}
+const placeStores = (deps: AdmissionDeps): PlaceStores => ({ sessions: deps.store, projects: deps.projects, settings: deps.settings, repositories: deps.repositories });
 
 /** Asks the turn's budgets, counting what it spent that the totals do not have yet; BUDGET_EXCEEDED when one is spent. */
 export const checkBudget = async ({ budget, spending }: Pick<AdmittedTurn, "budget" | "spending">): Promise<void> => budget?.check(await spending.unstoredCost());
@@ -81,21 +52,14 @@ export const checkBudget = async ({ budget, spending }: Pick<AdmittedTurn, "budg
 /** Asks the turn's budgets as it is accepted (turn-session.ts): its first model call goes on this answer. */
 export const admitBudget = async (turn: AdmittedTurn): Promise<void> => turn.budget?.admit(await turn.spending.unstoredCost());
 
-async function admitted(
-  deps: AdmissionDeps,
-  turn: TurnState,
-  agent: AgentDefinition,
-  place: TurnPlace,
-  guard: (model: ModelCaller) => ModelCaller,
-  early: EarlyReads,
-): Promise<AdmittedTurn> {
+function admitted(deps: AdmissionDeps, turn: TurnState, agent: AgentDefinition, place: TurnPlace, guard: (model: ModelCaller) => ModelCaller): AdmittedTurn {
   const { request } = turn;
   // the agent's route: by its id, its module and the chat's project (docs/models.md "Routes")
   const route = deps.models.pick({ agent: agent.id, module: agent.bundleName, project: place.projectId });
   // the route that writes its hand-off summaries, when one is configured (docs/models.md "Compaction")
   const summaries = deps.models.compaction();
   if (!route) throw new AppError("MODEL_NOT_CONFIGURED", modelNotConfiguredMessage);
-  const [documents, commands] = await early.of(place.projectId);
+  const { documents } = place;
   const budget = deps.budgets?.forTurn(place.projectId, request.owner, place.project);
   const settings = documents && turnSettings(documents, { projectName: place.projectName, callerName: request.caller_name });
   const approvals = projectApprovals(documents?.project, deps.config.APPROVALS_DEFAULTS);
@@ -121,24 +85,7 @@ async function admitted(
     ...(place.branch === undefined ? {} : { branch: place.branch }),
     ...(request.caller_name === undefined ? {} : { author_name: request.caller_name }),
   };
-  return Object.assign(turn, { agent, place, route, summaries, budget, spending, meter, context, approvals, commands });
-}
-
-/**
- * The chat a subagent works in: its project as its parent names it (a child queued by an orchestrator from before
- * projects reads it from the session's head), and the project's name, its settings' default `project_name`.
- */
-async function childPlace(deps: Pick<TurnDeps, "store" | "projects">, turn: TurnState, known: (projectId: string) => void): Promise<TurnPlace> {
-  const { request } = turn;
-  let projectId = request.project_id;
-  if (projectId === undefined) {
-    const state = await retryWhileLeaderless(() => deps.store.getState(request.session_id, request.owner));
-    if (state?.project_id === undefined) throw new AppError("SESSION_NOT_FOUND", "The subagent's chat has no project");
-    projectId = state.project_id;
-  }
-  known(projectId);
-  const project = await deps.projects.get(projectId);
-  return { projectId, projectName: project && !project.record.personal ? project.record.name : undefined, project: project?.record, branch: request.branch };
+  return Object.assign(turn, { agent, place, route, summaries, budget, spending, meter, context, approvals, commands: place.repository });
 }
 
 /** Both answers once both have come; when both failed, the first one's error. */

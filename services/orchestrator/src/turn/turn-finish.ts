@@ -7,7 +7,7 @@ import { errorEvent } from "./error-event.js";
 import { keptOnFailure } from "./kept-on-failure.js";
 import type { TurnDeps } from "./turn-deps.js";
 import type { TurnEnding } from "./turn-execution.js";
-import { saveSession } from "./turn-session.js";
+import { saveTurnEnd } from "../sessions/session-store.js";
 import { spentBeforeFailure } from "./turn-spending.js";
 import { pauseTurn } from "./turn-pause.js";
 import { withClosedToolCalls } from "./closed-tool-calls.js";
@@ -34,7 +34,7 @@ export async function finishTurn(deps: Pick<TurnDeps, "store" | "approvals" | "c
   }
   const session = completed(turn.session.record, turn, output, usage);
   // counted before the session's head is saved: a crash between the two runs the turn again, and both deliveries were paid for
-  await saveSession(deps.store, turn.session, session, "completed", turn.spending.endTurn(usage));
+  await saveTurnEnd(deps.store, turn.session.version, session, "completed", turn.spending.endTurn(usage));
   await turn.releaseSlot?.();
   turn.events.finish(doneEvent(output, usage, turn.subagents, session.usage, model));
   turn.log.info({ ...recordTurnEnd({ agentId: turn.agent.id, outcome: "completed", startedAt: turn.startedAt, span: turn.span, output, usage }), model }, "turn completed");
@@ -75,7 +75,7 @@ export async function failTurn(deps: Pick<TurnDeps, "store">, turn: TurnState, e
     const kept = turn.resumed
       ? { ...session.record, messages: withClosedToolCalls([...session.record.messages, ...(turn.added as ConversationMessage[])], error) as SessionRecord["messages"] }
       : keptOnFailure(error, session.record, storedUserMessage(turn.request), turn.added);
-    await saveSession(deps.store, session, { ...kept, usage: sessionUsage }, status, counted).catch((saveError: unknown) => turn.log.error({ err: saveError }, "session status not saved"));
+    await saveTurnEnd(deps.store, session.version, { ...kept, usage: sessionUsage }, status, counted).catch((saveError: unknown) => turn.log.error({ err: saveError }, "session status not saved"));
     await counted;
   }
   await turn.releaseSlot?.();

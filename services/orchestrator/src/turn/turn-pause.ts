@@ -4,7 +4,7 @@ import { addUsage, zeroUsage, type ApprovalRecord, type RunEventBody, type Sessi
 import { previewArguments } from "../events/bounded-event.js";
 import type { TurnDeps } from "./turn-deps.js";
 import type { TurnEnding } from "./turn-execution.js";
-import { saveSession } from "./turn-session.js";
+import { saveTurnEnd } from "../sessions/session-store.js";
 import type { PreparedTurn } from "./turn-state.js";
 
 /**
@@ -53,7 +53,7 @@ export async function pauseTurn(deps: Pick<TurnDeps, "store" | "approvals" | "co
     usage: addUsage(session.record.usage, usage),
     turns: session.record.turns + (turn.resumed ? 0 : 1),
   };
-  await saveSession(deps.store, session, paused, "awaiting_approval", turn.spending.endTurn(usage));
+  await saveTurnEnd(deps.store, session.version, paused, "awaiting_approval", turn.spending.endTurn(usage));
   await turn.releaseSlot?.();
   turn.events.finish(approvalRequired(record));
   turn.log.info({ approvalId: record.approval_id, tool: call.name, callId: call.id, usage, model: turn.route.model }, "turn paused for a decision on a tool call");

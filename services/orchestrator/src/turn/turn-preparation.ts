@@ -2,7 +2,6 @@ import type { ChatCompletionMessageParam } from "openai/resources/chat/completio
 import { lateAnswerNames } from "@agent-orchestrator/shared/bmad";
 import { type ToolName } from "@agent-orchestrator/shared/wire";
 import { toolsForAgent } from "../agent/agent-tools.js";
-import { keptAgentStart } from "../agent/kept-agent-start.js";
 import { buildSystemPrompt } from "../prompt/system-prompt.js";
 import { buildSubagentPrompt } from "../subagents/subagent-prompt.js";
 import { subagentsForTurn, type SubagentRunner } from "../subagents/subagent-runner.js";
@@ -22,7 +21,7 @@ type PreparationDeps = Pick<TurnDeps, "connection" | "config" | "logger" | "subj
  */
 export async function systemPromptOf(deps: Pick<TurnDeps, "starts" | "tools">, turn: AdmittedTurn): Promise<string> {
   const { agent, context, rules } = turn;
-  const start = await keptAgentStart(deps, agent, context, `${turn.delivery}:start`, turn.controller.signal);
+  const start = await deps.starts.start(deps.tools, agent, context, `${turn.delivery}:start`, turn.controller.signal);
   return buildSystemPrompt(agent, start, { ...(rules ? { rules } : {}), tools: toolsOf(turn), lateAnswers: lateAnswerNames(context.settings) });
 }
 

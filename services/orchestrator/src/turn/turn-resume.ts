@@ -12,7 +12,7 @@ import { executeTurn } from "./turn-execution.js";
 import { failTurn, finishTurn } from "./turn-finish.js";
 import { prepareTurn, systemPromptOf } from "./turn-preparation.js";
 import { announceTurn } from "./turn-session.js";
-import { closeTurn, openTurn, type HeldSession, type TurnState } from "./turn-state.js";
+import type { HeldSession, TurnState } from "./turn-state.js";
 
 /** The statuses a call leaves `pending` for; its turn resumes from any of them. */
 const decidedStatuses = ["approved", "rejected", "expired", "cancelled"] as const;
@@ -38,7 +38,7 @@ export async function runResumedTurn(deps: TurnDeps & { approvals: ApprovalStore
   const { config } = deps;
   const used = record.turn ?? { iterations: 0, elapsed_ms: 0 };
   const timeoutMs = Math.max(1_000, config.TURN_TIMEOUT_MS - used.elapsed_ms);
-  const turn = openTurn(deps, request, attempt, {
+  const turn = deps.active.open(deps, request, attempt, {
     timeoutMs,
     timeoutError: () => new AppError("TURN_TIMEOUT", `The turn took longer than ${config.TURN_TIMEOUT_MS} ms of running time and was stopped`),
     limits: { ...loopLimits(config), maxIterations: Math.max(0, config.MAX_ITERATIONS - used.iterations) },
@@ -65,7 +65,7 @@ export async function runResumedTurn(deps: TurnDeps & { approvals: ApprovalStore
     await failTurn(deps, turn, error);
   } finally {
     // the record stays, resumed, so a decision sent again is told who decided; the sweep purges it after a week
-    await closeTurn(deps, turn);
+    await deps.active.close(turn);
   }
 }
 

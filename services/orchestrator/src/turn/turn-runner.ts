@@ -8,7 +8,6 @@ import { failTurn, finishTurn } from "./turn-finish.js";
 import { prepareTurn, systemPromptOf } from "./turn-preparation.js";
 import { inPhase } from "./turn-phase.js";
 import { holdSession } from "./turn-session.js";
-import { closeTurn, openTurn } from "./turn-state.js";
 
 /**
  * A user's turn, from its work-queue request to its one final event, as the phases of turn/ (ARCHITECTURE.md "One
@@ -19,7 +18,7 @@ import { closeTurn, openTurn } from "./turn-state.js";
  */
 export async function runTurn(deps: TurnDeps, request: RunStartRequest, attempt: number, releaseSlot?: () => Promise<void>): Promise<void> {
   const { config } = deps;
-  const turn = openTurn(deps, request, attempt, {
+  const turn = deps.active.open(deps, request, attempt, {
     timeoutMs: config.TURN_TIMEOUT_MS,
     timeoutError: () => new AppError("TURN_TIMEOUT", `The turn took longer than ${config.TURN_TIMEOUT_MS} ms and was stopped`),
     limits: loopLimits(config),
@@ -38,6 +37,6 @@ export async function runTurn(deps: TurnDeps, request: RunStartRequest, attempt:
   } catch (error) {
     await inPhase("finish", () => failTurn(deps, turn, error));
   } finally {
-    await closeTurn(deps, turn);
+    await deps.active.close(turn);
   }
 }

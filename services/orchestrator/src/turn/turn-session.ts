@@ -1,6 +1,5 @@
 import { AppError, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
-import { type SessionRecord, type SessionStatus } from "@agent-orchestrator/shared/wire";
-import type { SessionStore, SessionVersion } from "../sessions/session-store.js";
+import { type SessionRecord } from "@agent-orchestrator/shared/wire";
 import { admitBudget } from "./turn-admission.js";
 import { decideTurnAcceptance, type TurnAcceptance } from "./turn-acceptance.js";
 import type { TurnDeps } from "./turn-deps.js";
@@ -34,14 +33,6 @@ export async function holdSession(deps: Pick<TurnDeps, "store" | "config">, turn
  */
 export function announceTurn(turn: AdmittedTurn): void {
   turn.events.emit({ type: "session", agent_id: turn.agent.id, project_id: turn.place.projectId, attempt: turn.attempt, model: turn.route.model });
-}
-
-/**
- * Saves the session a turn held, as `record` says, with the turn's end: its status, and no turn running. `counted`
- * (the turn's spending) is stored before the head, while the conversation is written.
- */
-export function saveSession(store: SessionStore, held: HeldSession, record: SessionRecord, status: SessionStatus, counted?: Promise<void>): Promise<SessionVersion> {
-  return retryWhileLeaderless(() => store.update({ ...record, status, run_id: null, run_started_at: null }, held.version, counted ? { before: counted } : {}));
 }
 
 async function markRunning(deps: Pick<TurnDeps, "store" | "config">, turn: AdmittedTurn): Promise<HeldSession | Dropped> {

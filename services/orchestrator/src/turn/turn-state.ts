@@ -1,8 +1,7 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import { trace, type Span } from "@opentelemetry/api";
-import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
+import type { Span } from "@opentelemetry/api";
+import type { AppError, Logger } from "@agent-orchestrator/shared/runtime";
 import {
-  subjects,
   type AgentDefinition,
   type ApprovalRecord,
   type ConversationMessage,
@@ -14,7 +13,7 @@ import {
   type ToolName,
 } from "@agent-orchestrator/shared/wire";
 import type { AgentRules } from "../agent/agent-rules.js";
-import { RunEventPublisher } from "../events/run-event-publisher.js";
+import type { RunEventPublisher } from "../events/run-event-publisher.js";
 import type { LoopLimits } from "../loop/loop-limits.js";
 import type { StreamedToolCall } from "../loop/tool-call-accumulator.js";
 import type { CallDecision } from "../loop/tool-gate.js";
@@ -24,7 +23,6 @@ import type { SessionVersion } from "../sessions/session-store.js";
 import type { TurnBudget } from "../spending/budgets.js";
 import type { DeliverySpending } from "../spending/delivery-spending.js";
 import type { SubagentRunner } from "../subagents/subagent-runner.js";
-import type { TurnDeps } from "./turn-deps.js";
 import type { TurnPlace } from "./turn-place.js";
 
 /** What differs between a user's turn and a subagent's when it opens. */
@@ -44,7 +42,7 @@ export interface HeldSession {
 }
 
 /**
- * One turn, a user's or a subagent's, from its request to its final event: opened by `openTurn`, filled in by
+ * One turn, a user's or a subagent's, from its request to its final event: opened by `ActiveTurns.open`, filled in by
  * each phase in turn (admission, the session's hold, preparation, execution: the files of turn/), read by the
  * finish, which ends it however far it got. One object, so what a phase needs is where every phase put it.
  *
@@ -134,51 +132,3 @@ export interface ResumedCalls {
 export type AdmittedTurn = TurnState & Required<Pick<TurnState, "agent" | "place" | "route" | "spending" | "meter" | "context">>;
 export type HeldTurn = AdmittedTurn & Required<Pick<TurnState, "session">>;
 export type PreparedTurn = AdmittedTurn & Required<Pick<TurnState, "toolNames" | "conversation">>;
-
-/** Opens a turn: its log, its events, its deadline, and its place among the turns a cancel can reach. */
-export function openTurn(
-  deps: Pick<TurnDeps, "connection" | "logger" | "active" | "subjectPrefix">,
-  request: RunStartRequest,
-  attempt: number,
-  terms: TurnTerms,
-): TurnState {
-  const { session_id: sessionId, run_id: runId, parent } = request;
-  const log = deps.logger.child({ sessionId, runId, ...(parent ? { parentRunId: parent.run_id } : {}), attempt });
-  // a subagent's events are its parent's to relay: on their own subject, and not kept in RUN_EVENTS
-  const events = parent
-    ? new RunEventPublisher(deps.connection, sessionId, runId, deps.subjectPrefix, subjects.runChildEvents(sessionId, runId), false)
-    : new RunEventPublisher(deps.connection, sessionId, runId, deps.subjectPrefix);
-  const controller = new AbortController();
-  const deadline = setTimeout(() => controller.abort(terms.timeoutError()), terms.timeoutMs);
-  deps.active.add(sessionId, runId, controller);
-  const delivery = `${runId}:${attempt}`;
-  return {
-    request,
-    attempt,
-    parent,
-    delivery,
-    log,
-    startedAt: performance.now(),
-    span: trace.getActiveSpan(),
-    endsAt: Date.now() + terms.timeoutMs,
-    limits: terms.limits,
-    events,
-    controller,
-    deadline,
-    releaseSlot: terms.releaseSlot,
-    added: [],
-  };
-}
-
-/**
- * Closes a turn, however it ended: stops what of it still runs (the agent's start of a turn that was not
- * admitted), its deadline and its place among the turns a cancel reaches, then waits until its events are
- * kept: the work-queue message is acknowledged after this returns.
- */
-export async function closeTurn(deps: Pick<TurnDeps, "active">, turn: TurnState): Promise<void> {
-  turn.controller.abort(new AppError("CANCELLED", "The turn has ended"));
-  clearTimeout(turn.deadline);
-  deps.active.remove(turn.request.session_id, turn.request.run_id);
-  const lost = await turn.events.settled();
-  if (lost) turn.log.error({ err: lost }, "the turn's events could not all be stored in RUN_EVENTS");
-}
