@@ -30,6 +30,21 @@ export class IdempotencyCache {
     this.entries = new LRUCache<string, Entry>({ max: options.maxEntries, maxSize: options.maxBytes, sizeCalculation: (entry) => Math.max(1, entry.bytes) });
   }
 
+  /**
+   * The answer to the call named `key`: a retry shares the original's (in flight or kept), a different call reusing
+   * the key is refused, and a new call is `run` and remembered from its start.
+   */
+  once(key: string, fingerprint: string, run: () => Promise<ToolResult>): Promise<ToolResult> {
+    const known = this.lookup(key);
+    if (known) {
+      if (known.fingerprint === fingerprint) return known.result;
+      return Promise.resolve({ success: false, error: { code: "BAD_REQUEST", message: `call_id ${key} was already used for a different call` } });
+    }
+    const result = run();
+    this.remember(key, fingerprint, result);
+    return result;
+  }
+
   /** The entry for `key`, marked as recently used. */
   lookup(key: string): { fingerprint: string; result: Promise<ToolResult> } | undefined {
     return this.entries.get(key);

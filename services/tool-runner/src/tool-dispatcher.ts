@@ -40,18 +40,13 @@ export class ToolDispatcher {
   /** Runs one call, or answers it from a retry's original; never rejects. */
   call(tool: RunnerToolName, request: ToolCallRequest): Promise<ToolResult> {
     const fingerprint = createHash("sha256").update(JSON.stringify([tool, request.context, request.arguments])).digest("hex");
-    const known = this.cache.lookup(request.call_id);
-    if (known) {
-      if (known.fingerprint === fingerprint) return known.result;
-      return Promise.resolve(failure("BAD_REQUEST", `call_id ${request.call_id} was already used for a different call`));
-    }
-    if (this.running.size >= this.options.concurrency) {
-      this.options.logger.warn({ tool, call_id: request.call_id, in_flight: this.running.size }, "tool call refused: busy");
-      return Promise.resolve(failure("BUSY", "The tool runner is busy; retry shortly"));
-    }
-    const result = this.running.track(recordedTools.has(tool) ? this.executeOnce(tool, request, fingerprint) : this.execute(tool, request));
-    this.cache.remember(request.call_id, fingerprint, result);
-    return result;
+    return this.cache.once(request.call_id, fingerprint, () => {
+      if (this.running.size >= this.options.concurrency) {
+        this.options.logger.warn({ tool, call_id: request.call_id, in_flight: this.running.size }, "tool call refused: busy");
+        return Promise.resolve(failure("BUSY", "The tool runner is busy; retry shortly"));
+      }
+      return this.running.track(recordedTools.has(tool) ? this.executeOnce(tool, request, fingerprint) : this.execute(tool, request));
+    });
   }
 
   /** A side-effecting call: answered from its record when another replica completed it, else run and recorded. */
