@@ -3,7 +3,7 @@ import { placeLayout } from "./command-place.js";
 
 describe("a place as the sandbox holds it", () => {
   it("binds a plain working tree, .git inside, at /project and nothing else", () => {
-    expect(placeLayout({ directory: "/cache/p1/tree" })).toEqual({ folders: [{ host: "/cache/p1/tree", inside: "/project", writable: true }], files: [] });
+    expect(placeLayout({ directory: "/cache/p1/tree" })).toEqual({ folders: [{ host: "/cache/p1/tree", inside: "/project", writable: true }], files: [], environment: {} });
   });
 
   it("binds a checkout's .git and objects at fixed places and gives git inside its own pointers to them", () => {
@@ -18,6 +18,27 @@ describe("a place as the sandbox holds it", () => {
         { inside: "/project/.git", content: "gitdir: /git\n" },
         { inside: "/git/objects/info/alternates", content: "/git-objects\n" },
       ],
+      environment: {},
+    });
+  });
+
+  it("binds a checkout's monitor read-only and its cookie folder writable, and gives git the hook by GIT_CONFIG_* variables", () => {
+    const layout = placeLayout({
+      directory: "/cache/p1/checkouts/main/tree",
+      gitDirectory: "/cache/p1/checkouts/main/gitdir",
+      objectDirectory: "/cache/p1/objects",
+      monitor: { folder: "/cache/p1/checkouts/main/monitor", cookies: "/cache/p1/checkouts/main/monitor-cookies" },
+    });
+    expect(layout.folders.slice(3)).toEqual([
+      { host: "/cache/p1/checkouts/main/monitor", inside: "/fsmonitor", writable: false },
+      { host: "/cache/p1/checkouts/main/monitor-cookies", inside: "/fsmonitor-cookies", writable: true },
+    ]);
+    expect(layout.environment).toEqual({
+      GIT_CONFIG_COUNT: "2",
+      GIT_CONFIG_KEY_0: "core.fsmonitor",
+      GIT_CONFIG_VALUE_0: "/fsmonitor/query",
+      GIT_CONFIG_KEY_1: "core.fsmonitorHookVersion",
+      GIT_CONFIG_VALUE_1: "2",
     });
   });
 });

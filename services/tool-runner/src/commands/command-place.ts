@@ -1,12 +1,35 @@
+import { monitorGitConfig, monitorInside } from "../repository/monitor-hook.js";
 import { workingTreeLayout, type PlaceLayout, type WorkingTreePlace } from "../os-sandbox/working-tree-layout.js";
 
 /** Where the working tree is inside every command's sandbox: the command starts there. */
-export const insideTree = "/project";
+export const insideTree = monitorInside.tree;
 
-/** The host folders a command works in (os-sandbox/working-tree-layout.ts). */
-export type CommandPlace = WorkingTreePlace;
+/**
+ * The host folders a command works in (os-sandbox/working-tree-layout.ts), and, for a checkout, its monitor: the
+ * folder of the `core.fsmonitor` hook and its change log (read-only), and the one its cookies go to.
+ */
+export type CommandPlace = WorkingTreePlace & { monitor?: { folder: string; cookies: string } | undefined };
 
-/** The place as a command's sandbox binds it: the tree at /project, a checkout's `.git` at /git and its objects at /git-objects. */
-export function placeLayout(place: CommandPlace): PlaceLayout {
-  return workingTreeLayout(place, { tree: insideTree, git: "/git", objects: "/git-objects" });
+/** How a command's sandbox holds its place, and the GIT_CONFIG_* variables that make its git ask the hook. */
+export interface CommandLayout extends PlaceLayout {
+  environment: Record<string, string>;
+}
+
+/**
+ * The place as a command's sandbox binds it: the tree at /project, a checkout's `.git` at /git and its objects at
+ * /git-objects, its monitor at /fsmonitor (read-only) and /fsmonitor-cookies (docs/repositories.md "git status in a
+ * command"). Only the command's git is given the hook; the host's git never runs one.
+ */
+export function placeLayout(place: CommandPlace): CommandLayout {
+  const layout = workingTreeLayout(place, { tree: insideTree, git: "/git", objects: "/git-objects" });
+  if (place.monitor === undefined || place.gitDirectory === undefined) return { ...layout, environment: {} };
+  layout.folders.push({ host: place.monitor.folder, inside: monitorInside.folder, writable: false }, { host: place.monitor.cookies, inside: monitorInside.cookies, writable: true });
+  const environment = Object.fromEntries([
+    ["GIT_CONFIG_COUNT", String(monitorGitConfig.length)],
+    ...monitorGitConfig.flatMap(([key, value], index) => [
+      [`GIT_CONFIG_KEY_${index}`, key],
+      [`GIT_CONFIG_VALUE_${index}`, value],
+    ]),
+  ]) as Record<string, string>;
+  return { ...layout, environment };
 }

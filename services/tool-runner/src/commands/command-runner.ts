@@ -151,7 +151,7 @@ export class CommandRunner {
           nodeApart: options.nodeFolder !== undefined,
           network: request.network,
           tmpBytes: bounds.diskBytes,
-          gitEnvironment: request.gitEnvironment ?? {},
+          gitEnvironment: { ...request.gitEnvironment, ...layout.environment },
           seccompFd: options.seccomp ? seccompChildFd : undefined,
           statusFd: channelChildFd,
           command: limitedCommand(limits, ["/bin/sh", "-c", request.command]),

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { watch, type FSWatcher } from "node:fs";
 import { lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { MonitorLog } from "./monitor-log.js";
 
 /*
  * No dependency: Node's own fs.watch on one folder is libuv's inotify watch, which is all this needs; the packaged
@@ -27,14 +28,20 @@ const syncTimeoutMs = 2_000;
  * seen in time, more events read since the last sync than half of inotify's queue (the kernel may have dropped some),
  * or a file with more than one link (a write through its other name is reported in the other folder only). Then
  * the caller reads the whole tree, as before. A write through a shared memory map makes no event at all: the
- * limit every inotify watcher has (git's own monitor and watchman alike).
+ * limit every inotify watcher has (git's own monitor and watchman alike). With a `monitor`, the same events feed
+ * the change log of the command's `core.fsmonitor` hook (monitor-log.ts), and its doubts end the log's epoch.
  */
 export class TreeWatcher {
-  private readonly watchers = new Map<string, FSWatcher>();
+  /** each watched folder, with the inode it had when its watch was added */
+  private readonly watchers = new Map<string, { watcher: FSWatcher; inode: number }>();
   private changed = new Set<string>();
   /** whether the last window can be trusted; false until a full read of the tree cleared it */
   private trusted = false;
   private eventsAtSync = eventsRead;
+  /** a watch could not be added: no window is trusted while this watcher runs */
+  private blind = false;
+  private monitorWatch: FSWatcher | undefined;
+  private eventsAtAck = eventsRead;
   private adding: Promise<void> = Promise.resolve();
   private readonly cookies = new Map<string, () => void>();
   private closed = false;
@@ -44,11 +51,18 @@ export class TreeWatcher {
   private constructor(
     readonly root: string,
     private readonly cookieFolder: string,
+    /** the change log of the command's git hook, when there is one */
+    readonly log: MonitorLog | undefined,
   ) {}
 
-  /** Watches every folder below `root` (links are not followed); its cookies go to `cookieFolder`, the host's alone. */
-  static async start(root: string, cookieFolder: string): Promise<TreeWatcher> {
-    const watcher = new TreeWatcher(root, cookieFolder);
+  /**
+   * Watches every folder below `root` (links are not followed); its cookies go to `cookieFolder`, the host's alone.
+   * With `monitor`, it also writes the hook's change log into `monitor.folder` and acks the hook's cookies made in
+   * `monitor.cookies` (monitor-log.ts).
+   */
+  static async start(root: string, cookieFolder: string, monitor?: { folder: string; cookies: string }): Promise<TreeWatcher> {
+    const log = monitor === undefined ? undefined : await MonitorLog.open(root, monitor.folder, monitor.cookies);
+    const watcher = new TreeWatcher(root, cookieFolder, log);
     await mkdir(cookieFolder, { recursive: true, mode: 0o700 });
     try {
       watcher.cookieWatch = watch(cookieFolder, { persistent: false }, (_event, name) => {
@@ -59,7 +73,15 @@ export class TreeWatcher {
     } catch {
       watcher.distrust();
     }
-    await watcher.watchBelow("");
+    if (log !== undefined) {
+      try {
+        watcher.monitorWatch = watch(log.cookies, { persistent: false }, (_event, name) => watcher.hookCookie(name));
+        watcher.monitorWatch.on("error", () => log.lostSight());
+      } catch {
+        log.lostSight();
+      }
+    }
+    await watcher.watchBelow("", false);
     return watcher;
   }
 
@@ -71,7 +93,7 @@ export class TreeWatcher {
     const synced = await this.sync();
     await this.adding;
     const changed = this.changed;
-    const trusted = this.trusted && synced && eventsRead - this.eventsAtSync < queueLength / 2 && !this.closed;
+    const trusted = this.trusted && !this.blind && synced && eventsRead - this.eventsAtSync < queueLength / 2 && !this.closed;
     this.changed = new Set();
     this.eventsAtSync = eventsRead;
     this.trusted = !this.closed;
@@ -86,12 +108,14 @@ export class TreeWatcher {
   /** Forgets what was seen: the next `changes()` answers undefined (the caller reads the whole tree). */
   distrust(): void {
     this.trusted = false;
+    this.log?.doubt();
   }
 
   close(): void {
     this.closed = true;
     this.cookieWatch?.close();
-    for (const watcher of this.watchers.values()) watcher.close();
+    this.monitorWatch?.close();
+    for (const { watcher } of this.watchers.values()) watcher.close();
     this.watchers.clear();
     for (const resolve of this.cookies.values()) resolve();
   }
@@ -121,22 +145,42 @@ export class TreeWatcher {
     return seen && !this.closed;
   }
 
-  /** Watches the folder `relative` and every folder below it; each is watched before it is read, so nothing made meanwhile is missed. */
-  private async watchBelow(relative: string): Promise<void> {
+  /** The hook made a cookie (or something happened in its cookie folder): acked once every event before it is handled. */
+  private hookCookie(name: string | null): void {
+    eventsRead += 1;
+    const log = this.log;
+    if (log === undefined || name === null || !log.claim(name)) return;
+    const overflowed = eventsRead - this.eventsAtAck >= queueLength / 2;
+    this.eventsAtAck = eventsRead;
+    // after the watches the earlier events add, so the folders they made are in the log before the ack
+    this.adding = this.adding.then(() => log.acknowledge(name, overflowed).catch(() => log.doubt()));
+  }
+
+  /**
+   * Watches the folder `relative` and every folder below it; each is watched before it is read, so nothing made
+   * meanwhile is missed. `changed`: a folder made or moved in since the watcher started, which the log names.
+   */
+  private async watchBelow(relative: string, changed: boolean): Promise<void> {
     if (this.closed || this.watchers.has(relative)) return;
     const folder = path.join(this.root, relative);
+    // the inode before the watch: a folder swapped in between is told by the next event on its name
+    const inode = (await lstat(folder).catch(() => undefined))?.ino ?? -1;
     try {
       const watcher = watch(folder, { persistent: false, encoding: "buffer" }, (event, name) => this.seen(relative, event, name));
       watcher.on("error", () => this.distrust());
-      this.watchers.set(relative, watcher);
+      this.watchers.set(relative, { watcher, inode });
     } catch (error) {
       // a folder gone meanwhile is reported by its parent; anything else (ENOSPC: no inotify watches left) is doubt
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") this.distrust();
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+        this.blind = true;
+        this.log?.lostSight();
+      }
       return;
     }
+    if (changed) this.log?.folderWatched(relative);
     const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
-      if (entry.isDirectory() && !(relative === "" && entry.name === ".git")) await this.watchBelow(join(relative, entry.name));
+      if (entry.isDirectory() && !(relative === "" && entry.name === ".git")) await this.watchBelow(join(relative, entry.name), changed);
     }
   }
 
@@ -146,6 +190,7 @@ export class TreeWatcher {
       // an event on the folder itself (removed, moved): everything below it is in doubt
       this.changed.add(folder === "" ? "" : folder);
       if (folder === "") this.distrust();
+      else this.log?.record(folder);
       return;
     }
     const text = name.toString("utf8");
@@ -154,19 +199,22 @@ export class TreeWatcher {
     if (folder === "" && text === ".git") return;
     const relative = join(folder, text);
     this.changed.add(relative);
+    this.log?.record(relative);
     // a content or mode change ("change": IN_MODIFY, IN_ATTRIB) never makes or removes a folder
     if (event !== "rename") return;
-    // a folder made or moved in is watched (with all below it) before the next window is read
+    // a folder made or moved in is watched (with all below it) before the next window is read; a watch whose folder
+    // was moved away or replaced follows another inode now, and is made again
     this.adding = this.adding.then(async () => {
       const seen = await lstat(path.join(this.root, relative)).catch(() => undefined);
-      if (seen?.isDirectory()) await this.watchBelow(relative);
-      else this.unwatchBelow(relative);
+      if (seen?.isDirectory() && this.watchers.get(relative)?.inode === seen.ino) return;
+      this.unwatchBelow(relative);
+      if (seen?.isDirectory()) await this.watchBelow(relative, true);
     });
   }
 
   /** Stops watching `relative` and below: it is gone or no longer a folder. */
   private unwatchBelow(relative: string): void {
-    for (const [folder, watcher] of this.watchers) {
+    for (const [folder, { watcher }] of this.watchers) {
       if (folder === relative || folder.startsWith(`${relative}/`)) {
         watcher.close();
         this.watchers.delete(folder);

@@ -1,0 +1,57 @@
+/** Where a command's sandbox sees the checkout's monitor: the hook, the change log and its acks (read-only), and the cookies (writable). */
+export const monitorInside = { folder: "/fsmonitor", cookies: "/fsmonitor-cookies", tree: "/project" } as const;
+
+/** The settings that make a command's git ask the hook (given by GIT_CONFIG_* variables, which win over any config file). */
+export const monitorGitConfig: ReadonlyArray<readonly [string, string]> = [
+  ["core.fsmonitor", `${monitorInside.folder}/query`],
+  ["core.fsmonitorHookVersion", "2"],
+];
+
+/** How many times the hook looks for its ack, 5 ms apart, before it answers "everything" (1 s and more). */
+const ackTries = 200;
+
+/**
+ * git's `core.fsmonitor` hook, protocol version 2 (githooks(5) "fsmonitor-watchman"), as a command's git runs it
+ * (docs/repositories.md "git status in a command"): called as `query 2 <token>` from the working tree's root, it
+ * prints a new token, a NUL, then the paths changed since `<token>`, each NUL-ended, or `/` alone (everything may
+ * have changed). A token is `<epoch>:<offset>` in the change log the host's watcher writes (`log-<epoch>`, paths
+ * NUL-ended). To be sure the log holds every change made before it was called, the hook makes a cookie file in the
+ * watched cookie folder and waits for the watcher's ack of it (`ack-<cookie>`: the epoch and the log's length
+ * when the cookie's event was read; inotify delivers in order). Any doubt is answered with `/`: another working
+ * tree (a repository made in /tmp), a cookie that cannot be made, no ack in time, a token of another epoch (a
+ * restarted or doubting watcher starts a new one) or malformed or past the log's end, a log that cannot be read.
+ * POSIX sh and coreutils: a hook runs at every git command, so it must start fast.
+ */
+export const monitorHookScript = `#!/bin/sh
+everything() {
+  printf '%s\\0/\\0' "\${1:-0:0}"
+  exit 0
+}
+[ "$1" = 2 ] || exit 1
+cd -P . 2>/dev/null && [ "$PWD" = ${monitorInside.tree} ] || everything
+set -C
+n=0
+while :; do
+  n=$((n + 1))
+  [ "$n" -gt 8 ] && everything
+  name=$$-$n
+  [ -e ${monitorInside.folder}/ack-$name ] && continue
+  { true > ${monitorInside.cookies}/$name; } 2>/dev/null && break
+done
+i=0
+while [ ! -e ${monitorInside.folder}/ack-$name ]; do
+  i=$((i + 1))
+  [ "$i" -gt ${ackTries} ] && everything
+  sleep 0.005
+done
+read -r epoch end < ${monitorInside.folder}/ack-$name || everything
+case $epoch:$end in *[!0-9a-f:]* | :* | *:) everything ;; esac
+token=$epoch:$end
+case $2 in "$epoch":*) start=\${2#"$epoch":} ;; *) everything "$token" ;; esac
+case $start in "" | *[!0-9]* | ????????????????*) everything "$token" ;; esac
+[ "$start" -le "$end" ] || everything "$token"
+exec 3< ${monitorInside.folder}/log-$epoch || everything "$token"
+printf '%s\\0' "$token"
+[ "$start" -lt "$end" ] || exit 0
+tail -c +$((start + 1)) <&3 | head -c $((end - start))
+`;
