@@ -70,6 +70,8 @@ export class Checkout {
    * tree without the host's index, which then holds an older tree until a full read or a move needs it (syncIndex).
    */
   private indexFiles: string | undefined;
+  /** files hashed since the host's index held `indexFiles`: their entries there are out of date, times included */
+  private readonly staleEntries = new Set<string>();
 
   constructor(
     readonly folder: string,
@@ -113,6 +115,7 @@ export class Checkout {
     await mkdir(this.hostFolder, { recursive: true, mode: 0o700 });
     await this.git({ args: ["read-tree", "--reset", "-u", state.files] });
     this.indexFiles = state.files;
+    this.staleEntries.clear();
     await unracyIndex(this.hostIndex);
     await this.writeGitState(wanted, true);
     await this.watch();
@@ -191,6 +194,7 @@ export class Checkout {
     this.watcher = undefined;
     this.knownIndex = undefined;
     this.indexFiles = undefined;
+    this.staleEntries.clear();
     await rm(this.folder, { recursive: true, force: true });
   }
 
@@ -206,7 +210,7 @@ export class Checkout {
     const trees = (this.trees ??= new TreeReader(this.local));
     const scratchIndex = path.join(this.hostFolder, `staged-index-${randomUUID()}`);
     const cwd = this.place.directory;
-    return stagedTree(
+    const staged = await stagedTree(
       {
         git: (args, input) => this.git({ objectDirectory: incoming, alternates: [this.local.objectDirectory], indexFile: scratchIndex, args, cwd, ...(input === undefined ? {} : { input }) }),
         directory: cwd,
@@ -216,28 +220,47 @@ export class Checkout {
       },
       changed,
     );
+    for (const name of staged?.taken ?? []) this.staleEntries.add(name);
+    return staged?.tree;
   }
 
   /** Every file read into the host's index (`git add -A`: only files whose size or time changed are hashed again), as a tree. */
   private async readAllFiles(before: string, incoming: string): Promise<string> {
     const inIncoming = { objectDirectory: incoming, alternates: [this.local.objectDirectory] };
-    // the index must hold `before` first: a file it lacks would be untracked, and left out if an ignore rule names it
-    await this.syncIndex(before);
+    // the index must hold `before` first: a file it lacks would be untracked, and left out if an ignore rule names it;
+    // the times of its entries need not be right, git add hashes again any file whose time differs
+    await this.syncIndex(before, false);
     this.indexFiles = undefined;
     await this.git({ ...inIncoming, args: ["add", "-A", "--", "."], cwd: this.place.directory });
     const files = (await this.git({ ...inIncoming, args: ["write-tree"] })).stdout.toString("latin1").trim();
     this.indexFiles = files;
+    this.staleEntries.clear();
     return files;
   }
 
   /**
-   * Brings the host's index to the files tree `files` when it holds another: `git read-tree -m` keeps the times and
-   * sizes of every entry that did not change, so what follows hashes only the files that did.
+   * Brings the host's index to the files tree `files` (which the checkout's files show) when it holds another:
+   * `git read-tree -m` keeps the times and sizes of every entry that did not change (`-i`: the files are those of
+   * `files` already, not of the index's older entries). With `withTimes`, the entries of the files hashed since get
+   * their times too (`git read-tree -m -u` takes a file whose time differs from its entry for one a user changed):
+   * those the read-back took, or, not known (a restarted tool-runner), every file whose time differs.
    */
-  private async syncIndex(files: string): Promise<void> {
+  private async syncIndex(files: string, withTimes = true): Promise<void> {
     if (this.indexFiles === files) return;
+    const stale = this.indexFiles === undefined ? undefined : [...this.staleEntries];
     this.indexFiles = undefined;
-    await this.git({ args: ["read-tree", "-m", files] });
+    await this.git({ args: ["read-tree", "-m", "-i", files] });
+    if (withTimes) {
+      const cwd = this.place.directory;
+      if (stale === undefined) await this.git({ args: ["update-index", "-q", "--refresh"], cwd });
+      else {
+        const trees = (this.trees ??= new TreeReader(this.local));
+        const held = await Promise.all(stale.map(async (name) => ((await trees.lookup(files, name)).found === "entry" ? [name] : [])));
+        const names = held.flat();
+        if (names.length > 0) await this.git({ args: ["update-index", "-z", "--stdin"], cwd, input: names.map((name) => `${name}\0`).join("") });
+      }
+    }
+    this.staleEntries.clear();
     this.indexFiles = files;
   }
 

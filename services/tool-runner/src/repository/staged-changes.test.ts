@@ -4,18 +4,26 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runGit } from "../git/git-command.js";
-import { stageChanges } from "./staged-changes.js";
+import { ObjectReader } from "../git/object-reader.js";
+import { stagedTree } from "./staged-changes.js";
+import { editTree } from "./tree-edits.js";
+import { TreeReader } from "./tree-reader.js";
 import { TreeWatcher } from "./tree-watcher.js";
 
 /*
- * The watcher and the staging of what it saw must leave the host's index exactly as `git add -A` over every file
- * would (docs/repositories.md "What changed, without reading every file"): each case makes a change, stages what
- * the watcher reported, and compares the tree with the one a full `git add -A` makes in an index of its own.
+ * The tree made from what the watcher saw must be exactly the one `git add -A` over every file and `git write-tree`
+ * make (docs/repositories.md "What changed, without reading every file"): each case makes a change, makes the tree
+ * from the paths the watcher reported and the tree before, and compares it with the one a full `git add -A` makes
+ * in an index that, like the host's, has followed every change.
  */
 
 let root: string;
 let files: string;
 let watcher: TreeWatcher;
+let objects: ObjectReader;
+let trees: TreeReader;
+/** the files tree before the window, as the working tree's state holds it */
+let base: string;
 
 const git = (index: string, args: readonly string[], input?: string) =>
   runGit({ gitDir: path.join(root, "repo.git"), workTree: files, indexFile: path.join(root, index), cwd: files, args, ...(input === undefined ? {} : { input }) });
@@ -25,41 +33,68 @@ async function write(name: string, text: string): Promise<void> {
   await writeFile(path.join(files, name), text);
 }
 
-/** What the incremental index holds at `name`, as the host reads it from the files tree the index was made from. */
-async function indexed(name: string): Promise<"file" | "folder" | "none"> {
-  const listed = (await git("index", ["--literal-pathspecs", "ls-files", "-z", "--", name])).stdout.toString("utf8").split("\0");
-  return listed.includes(name) ? "file" : listed.some((one) => one.startsWith(`${name}/`)) ? "folder" : "none";
+/** The tree made from the paths the watcher saw and the tree before them, or undefined when they cannot say. */
+async function stagedFromWatcher(): Promise<string | undefined> {
+  const changed = await watcher.changes();
+  if (changed === undefined) return undefined;
+  const scratchIndex = path.join(root, "scratch-index");
+  const staged = await stagedTree(
+    {
+      git: (args, input) => git("scratch-index", args, input),
+      directory: files,
+      scratchIndex,
+      indexed: (name) => trees.lookup(base, name),
+      edit: (edits) => editTree(trees, base, edits, path.join(root, "repo.git", "objects")),
+    },
+    changed,
+  );
+  return staged?.tree;
 }
 
 /**
- * Stages what the watcher saw into the incremental index (or reads every file when it answers so) and expects the
- * tree a full `git add -A` makes in an index of its own; `staged`, when given, says which of the two it must have been.
+ * Makes the tree from what the watcher saw (or, when it cannot, reads every file as the host does: its index brought
+ * to the tree before, then `git add -A`) and expects the tree a full `git add -A` makes in an index that followed
+ * every change; `staged`, when given, says which of the two it must have been.
  */
-async function readBack(staged?: boolean): Promise<void> {
-  const result = await trees();
-  expect(result.incremental).toBe(result.full);
-  if (staged !== undefined) expect(result.staged).toBe(staged);
+async function readBack(staged?: boolean): Promise<string> {
+  const made = await stagedFromWatcher();
+  let incremental = made;
+  if (incremental === undefined) {
+    await git("index", ["read-tree", "-m", base]);
+    await git("index", ["add", "-A", "--", "."]);
+    incremental = (await git("index", ["write-tree"])).stdout.toString("latin1").trim();
+  }
+  await git("full-index", ["add", "-A", "--", "."]);
+  const full = (await git("full-index", ["write-tree"])).stdout.toString("latin1").trim();
+  expect(incremental).toBe(full);
+  if (staged !== undefined) expect(made !== undefined).toBe(staged);
+  base = full;
+  return full;
 }
 
-async function trees(): Promise<{ staged: boolean; incremental: string; full: string }> {
-  const changed = await watcher.changes();
-  const staged = changed !== undefined && (await stageChanges((args, input) => git("index", args, input), files, changed, indexed));
-  if (!staged) await git("index", ["add", "-A", "--", "."]);
-  await rm(path.join(root, "full-index"), { force: true });
-  await git("full-index", ["add", "-A", "--", "."]);
-  const tree = async (index: string) => (await git(index, ["write-tree"])).stdout.toString("latin1").trim();
-  return { staged, incremental: await tree("index"), full: await tree("full-index") };
+/** The bytes of `name` in tree `tree`. */
+async function blobIn(tree: string, name: string): Promise<string> {
+  return (await git("index", ["cat-file", "blob", `${tree}:${name}`])).stdout.toString("latin1");
 }
 
 beforeEach(async () => {
   root = await mkdtemp(path.join(tmpdir(), "ao-staged-changes-"));
   files = path.join(root, "tree");
   await runGit({ gitDir: path.join(root, "repo.git"), args: ["init", "--bare", "-q"] });
+  objects = new ObjectReader({ gitDir: path.join(root, "repo.git") });
+  const read = async (id: string) => {
+    const object = await objects.read(id);
+    if (!object) throw new Error(`missing ${id}`);
+    return object;
+  };
+  trees = new TreeReader({ read, size: async (id) => (await read(id)).content.length });
   await write(".gitignore", "node_modules/\n*.log\n");
   await write("src/add.js", "export const add = (a, b) => a - b;\n");
   await write("src/lib/util.js", "export const id = (x) => x;\n");
   await write("test/add.test.js", "test\n");
   await write("README.md", "# app\n");
+  // the empty tree: what the state holds before the first full read
+  base = (await git("index", ["write-tree"])).stdout.toString("latin1").trim();
   watcher = await TreeWatcher.start(files, path.join(root, "watch"));
   // the first window is never trusted: the caller reads every file once
   await readBack(false);
@@ -67,6 +102,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   watcher.close();
+  objects.close();
   await rm(root, { recursive: true, force: true });
 });
 
@@ -75,8 +111,8 @@ describe("what a command changed, from the watcher", () => {
     await write("src/add.js", "export const add = (a, b) => a + b;\n");
     await rm(path.join(files, "test/add.test.js"));
     await rename(path.join(files, "README.md"), path.join(files, "READ.md"));
-    await readBack(true);
-    expect((await git("index", ["ls-files"])).stdout.toString()).toBe(".gitignore\nREAD.md\nsrc/add.js\nsrc/lib/util.js\n");
+    const tree = await readBack(true);
+    expect((await git("index", ["ls-tree", "-r", "--name-only", tree])).stdout.toString()).toBe(".gitignore\nREAD.md\nsrc/add.js\nsrc/lib/util.js\n");
   });
 
   it("stages a new folder of folders written at once, without the files git ignores", async () => {
@@ -84,8 +120,8 @@ describe("what a command changed, from the watcher", () => {
     await write("lib/deep/y.js", "y\n");
     await write("lib/z.log", "ignored\n");
     await write("node_modules/pkg/index.js", "ignored\n");
-    await readBack(true);
-    expect((await git("index", ["ls-files", "lib"])).stdout.toString()).toBe("lib/deep/er/x.js\nlib/deep/y.js\n");
+    const tree = await readBack(true);
+    expect((await git("index", ["ls-tree", "-r", "--name-only", tree, "lib"])).stdout.toString()).toBe("lib/deep/er/x.js\nlib/deep/y.js\n");
   });
 
   it("stages a folder removed whole, a file become a folder, a folder become a file, a mode and a link", async () => {
@@ -108,23 +144,62 @@ describe("what a command changed, from the watcher", () => {
 
   it("keeps a tracked file that an ignore rule names, as git add -A does, when its folder is read again", async () => {
     await write("logs/kept.log", "tracked although *.log is ignored\n");
-    await git("index", ["add", "-f", "--", "logs/kept.log"]);
+    await git("full-index", ["add", "-f", "--", "logs/kept.log"]);
+    base = (await git("full-index", ["write-tree"])).stdout.toString("latin1").trim();
     // that window is the force-add's, which a full `git add -A` would not make: it is taken and left aside
     await watcher.changes();
     await rename(path.join(files, "logs"), path.join(files, "old-logs"));
     await mkdir(path.join(files, "logs"));
     await write("logs/kept.log", "written again\n");
     await write("logs/new.log", "ignored\n");
-    const changed = await watcher.changes();
-    expect(changed).toBeDefined();
-    expect(await stageChanges((args, input) => git("index", args, input), files, changed ?? new Set(), indexed)).toBe(true);
-    expect((await git("index", ["ls-files", "logs", "old-logs"])).stdout.toString()).toBe("logs/kept.log\n");
+    const tree = await readBack(true);
+    expect((await git("index", ["ls-tree", "-r", "--name-only", tree, "logs", "old-logs"])).stdout.toString()).toBe("logs/kept.log\n");
+    // and a full read after that window keeps it too, from the host's index brought to the tree first
+    await write(".gitignore", "node_modules/\n*.log\n# changed\n");
+    expect((await git("index", ["ls-tree", "-r", "--name-only", await readBack(false), "logs"])).stdout.toString()).toBe("logs/kept.log\n");
+  });
+
+  it("takes a folder moved out of the tree away, when a file git ignores is made in its place", async () => {
+    await write("cache/a.js", "tracked\n");
+    await readBack(true);
+    // from now on git ignores `cache`, which stays tracked
+    await write(".gitignore", "node_modules/\n*.log\ncache\n");
+    await readBack(false);
+    await rename(path.join(files, "cache"), path.join(root, "away"));
+    await write("cache", "an ignored file\n");
+    const tree = await readBack(true);
+    expect((await git("index", ["ls-tree", "-r", "--name-only", tree, "cache"])).stdout.toString()).toBe("");
+  });
+
+  it("converts line endings as git add does in the host's index: a file committed with CRLF keeps them under text=auto", async () => {
+    await write("crlf.txt", "a\r\nb\r\n");
+    await readBack(true);
+    await write(".gitattributes", "* text=auto\n");
+    await readBack(false);
+    await write("crlf.txt", "a\r\nb\r\nc\r\n");
+    await write("new.txt", "x\r\ny\r\n");
+    await write("src/add.js", "export const add = (a, b) => a + b;\r\n");
+    const tree = await readBack(true);
+    expect(await blobIn(tree, "crlf.txt")).toBe("a\r\nb\r\nc\r\n");
+    expect(await blobIn(tree, "new.txt")).toBe("x\ny\n");
+    expect(await blobIn(tree, "src/add.js")).toBe("export const add = (a, b) => a + b;\n");
+  });
+
+  it("reads every file when a path is in a submodule's folder, which git never looks into", async () => {
+    await git("full-index", ["update-index", "--add", "--cacheinfo", `160000,${"1".repeat(40)},vendor/lib`]);
+    base = (await git("full-index", ["write-tree"])).stdout.toString("latin1").trim();
+    await mkdir(path.join(files, "vendor", "lib"), { recursive: true });
+    await watcher.changes();
+    await write("vendor/lib/x.js", "the submodule's\n");
+    await write("src/add.js", "changed\n");
+    const tree = await readBack(false);
+    expect((await git("index", ["ls-tree", "-r", tree, "vendor"])).stdout.toString()).toBe(`160000 commit ${"1".repeat(40)}\tvendor/lib\n`);
   });
 
   it("keeps a file a command names like the host's sync cookie (case 327)", async () => {
     await write(".aop-sync-00000000-0000-0000-0000-000000000000", "mine\n");
-    await readBack(true);
-    expect((await git("index", ["ls-files", ".aop-sync-*"])).stdout.toString()).toBe(".aop-sync-00000000-0000-0000-0000-000000000000\n");
+    const tree = await readBack(true);
+    expect((await git("index", ["ls-tree", "--name-only", tree, ".aop-sync-00000000-0000-0000-0000-000000000000"])).stdout.toString()).toBe(".aop-sync-00000000-0000-0000-0000-000000000000\n");
   });
 
   it("never looks through a link that replaced a watched folder (case 328)", async () => {
@@ -134,8 +209,8 @@ describe("what a command changed, from the watcher", () => {
     await rm(path.join(files, "src"), { recursive: true });
     await symlink(outside, path.join(files, "src"));
     await writeFile(path.join(outside, "lib", "util.js"), "a host file, changed\n");
-    await readBack();
-    expect((await git("index", ["ls-files", "-s", "src"])).stdout.toString()).toMatch(/^120000 [0-9a-f]{40} 0\tsrc\n$/);
+    const tree = await readBack();
+    expect((await git("index", ["ls-tree", tree, "src"])).stdout.toString()).toMatch(/^120000 blob [0-9a-f]{40}\tsrc\n$/);
   });
 
   it("reads every file when an ignore file changed, a file has a second link, or the watcher was told to doubt", async () => {
@@ -147,6 +222,9 @@ describe("what a command changed, from the watcher", () => {
 
     await write("src/add.js", "changed while the watcher was in doubt\n");
     watcher.distrust();
+    await readBack(false);
+
+    await write("vendor/repo/.git/HEAD", "ref: refs/heads/main\n");
     await readBack(false);
   });
 

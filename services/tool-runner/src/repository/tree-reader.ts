@@ -43,7 +43,7 @@ export class TreeReader {
   private readonly summaries = new LRUCache<string, TreeSummary>({ max: 100_000 });
   private readonly listings = new LRUCache<string, TreeFile[]>({ maxSize: maxKeptEntries, sizeCalculation: (files) => files.length + 1 });
 
-  constructor(private readonly local: LocalRepository) {}
+  constructor(private readonly local: Pick<LocalRepository, "read" | "size">) {}
 
   /** The entries of tree `id`. */
   async entries(id: string): Promise<TreeEntry[]> {

@@ -274,6 +274,41 @@ describe("withWorkingTree", () => {
     expect((await files())["lib/y.js"]).toBe("y\n");
   });
 
+  it("moves a warm checkout and reads every file from the host's index brought to the state, whose files no command's read-back wrote into it", async () => {
+    const made = await makeTestRepository({ ...nodeProject, ".gitignore": "scratch/\n" });
+    removals.push(made.remove);
+    const project = await system.attached(made.bundle);
+    const chat = { project, session: "s1" };
+    await system.trees.withWorkingTree(chat, async () => undefined, alice);
+    // read back from the watcher's paths alone: the host's index still holds the files before
+    await system.trees.withWorkingTree(
+      chat,
+      async ({ directory }) => {
+        await mkdir(path.join(directory, "scratch"));
+        await writeFile(path.join(directory, "scratch", "keep"), "ignored, kept while the checkout is\n");
+        await writeFile(path.join(directory, "notes.log"), "kept\n");
+        await writeFile(path.join(directory, "src", "add.js"), "export const add = (a, b) => a * b;\n");
+      },
+      alice,
+    );
+    // a file tool's write of a file the command changed: the next command's checkout is moved to it, not made again
+    await replace(system.trees, project, "s1", "src/add.js", "a * b", "a + b");
+    const scratch = await system.trees.withWorkingTree(
+      chat,
+      async ({ directory }) => {
+        // an ignore file changed: every file is read, and notes.log, tracked since the last command, stays
+        await writeFile(path.join(directory, ".gitignore"), "scratch/\n*.log\n");
+        return readFile(path.join(directory, "scratch", "keep"), "utf8").catch(() => undefined);
+      },
+      alice,
+    );
+    expect(scratch).toBe("ignored, kept while the checkout is\n");
+    const view = (await (await system.replica()).trees.view(chat)) as TreeView;
+    const listed = await view.repository.reader.files(view.state.files);
+    expect(listed.map((file) => file.path).sort()).toEqual([".gitignore", "_bmad-output/implementation-artifacts/1-1-add.md", "notes.log", "package.json", "src/add.js", "test/add.test.js"]);
+    expect(await text(system.trees, view, "src/add.js")).toBe("export const add = (a, b) => a + b;\n");
+  });
+
   it("starts a checkout again when the command broke its .git", async () => {
     const project = await system.attached(bundle);
     const chat = { project, session: "s1" };
