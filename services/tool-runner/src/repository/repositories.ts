@@ -1,10 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
 import type { RepositoryView } from "@agent-orchestrator/shared/wire";
 import { LRUCache } from "lru-cache";
 import { runGit } from "../git/git-command.js";
+import { CacheFolder } from "./cache-folder.js";
 import { bundleFile, importBundle, type BundleSource } from "./bundle-import.js";
 import type { ImportedPack } from "./imported-pack.js";
 import { LocalRepository } from "./local-repository.js";
@@ -50,24 +51,24 @@ export class Repositories {
 
   /** the bound on this process's disk: objects and checkouts beyond it are removed, least recently used first */
   readonly cache: RepositoryCache;
+  private readonly folder: string;
 
   private constructor(
     readonly bucket: RepositoryBucket,
     readonly settings: RepositorySettings,
-    private readonly folder: string,
+    private readonly ownFolder: CacheFolder,
     private readonly logger: Logger,
   ) {
+    this.folder = ownFolder.folder;
     this.cache = new RepositoryCache(settings, logger, {
       removed: (key) => this.locals.delete(key),
       readAt: (key) => this.locals.peek(key)?.local.readAt ?? 0,
     });
   }
 
-  /** Makes this process's cache folder in `settings.cacheFolder`. */
+  /** Makes this process's cache folder in `settings.cacheFolder`, and removes those dead predecessors left there. */
   static async open(bucket: RepositoryBucket, settings: RepositorySettings, logger: Logger): Promise<Repositories> {
-    await mkdir(settings.cacheFolder, { recursive: true });
-    const folder = await mkdtemp(path.join(settings.cacheFolder, "repositories-"));
-    return new Repositories(bucket, settings, folder, logger);
+    return new Repositories(bucket, settings, await CacheFolder.claim(settings.cacheFolder, logger), logger);
   }
 
   /** The project's repository, or undefined when it has none. */
@@ -145,7 +146,7 @@ export class Repositories {
   async close(): Promise<void> {
     this.cache.close();
     this.locals.clear();
-    await rm(this.folder, { recursive: true, force: true });
+    await this.ownFolder.close();
   }
 
   private async attach(
