@@ -55,11 +55,11 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     "largest git bundle `PUT /api/projects/:id/repository` takes (docs/repositories.md); past it 413 PAYLOAD_TOO_LARGE and nothing is stored. The tool-runner's REPOSITORY_MAX_BYTES bounds what it keeps",
   ),
   REPOSITORY_IMPORT_TIMEOUT_MS: envInt(30 * 60_000, 10_000, 2 * 60 * 60_000).describe(
-    "how long the gateway waits for a tool-runner to take a repository once the body is staged: a bundle received, checked by git index-pack and stored, or a clone made (a 1 GB bundle takes minutes: bench/README.md measure 21). Past it 504 SERVICE_TIMEOUT; the tool-runner may still finish, and GET shows whether it did",
+    "how long a client may take to send a repository bundle (`PUT /api/projects/:id/repository`: 1 GB at 0.6 MB/s by default; past it 408 and the connection closed), and how long the gateway then waits for a tool-runner to take the repository: a bundle received, checked by git index-pack and stored, or a clone made (a 1 GB bundle takes minutes: bench/README.md measure 21). Past it 504 SERVICE_TIMEOUT; the tool-runner may still finish, and GET shows whether it did",
   ),
   UPLOAD_MAX_FILES: envInt(100, 1, 10_000).describe("files one multipart upload may carry; past it the request is refused with 413 and nothing after the limit is stored"),
   UPLOAD_TIMEOUT_MS: envInt(300_000, 1_000, 600_000).describe(
-    "how long the gateway waits for the tool-runner to take one upload (store it, convert a document) or an archive (check and store every file), and to answer one git request (a clone's pack made, a push stored)",
+    "how long a client may take to send an upload, snapshot, import archive or `git push` body (past it 408 and the connection closed), and how long the gateway then waits for the tool-runner to take one upload (store it, convert a document) or an archive (check and store every file), and to answer one git request (a clone's pack made, a push stored)",
   ),
   GIT_PUSH_MAX_BYTES: envInt(512 * 1024 * 1024, 1_024, 64 * 1024 * 1024 * 1024).describe(
     "largest body of one `git push` over /git/<project>.git (its pack, after decompression); past it the push is refused in git's own report (`remote unpack failed: the push is larger than …`) and nothing of it is stored (docs/repositories.md \"Plain git over HTTP\")",
@@ -127,8 +127,11 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     .max(300_000)
     .optional()
     .describe(
-      "how long a client may take to send a request's headers; unset: HTTP_KEEP_ALIVE_TIMEOUT_MS + 1000. Must be above HTTP_KEEP_ALIVE_TIMEOUT_MS (the gateway stops at start otherwise), and at most Node's 300 s for a whole request",
+      "how long a client may take to send a request's headers; unset: HTTP_KEEP_ALIVE_TIMEOUT_MS + 1000. Must be above HTTP_KEEP_ALIVE_TIMEOUT_MS (the gateway stops at start otherwise)",
     ),
+  HTTP_REQUEST_TIMEOUT_MS: envInt(300_000, 1_000, 60 * 60_000).describe(
+    "how long a client may take to send a whole request once its headers arrived, on routes without a bound of their own (Node's 300 s); a repository bundle (`PUT /api/projects/:id/repository`) has REPOSITORY_IMPORT_TIMEOUT_MS, a file upload, snapshot, import archive or `git push` body UPLOAD_TIMEOUT_MS. Past it 408 and the connection is closed (docs/operations.md \"Slow uploads\")",
+  ),
   ALLOWED_HOSTS: z
     .string()
     .optional()

@@ -7,6 +7,7 @@ import type { SignInServices } from "../auth/sign-in-services.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { refuseCrossSiteWrites } from "../http/cross-site-writes.js";
 import { httpStatusByCode, retryAfterSecondsByCode } from "../http/http-status.js";
+import { bodyDeadline } from "../http/request-deadline.js";
 import { toAppError } from "../http/to-app-error.js";
 import { rateLimit } from "../limits/rate-limit.js";
 import type { UserRateLimit } from "../limits/user-rate-limit.js";
@@ -34,7 +35,8 @@ export function gitRoutes(context: GatewayContext, services: { auth: SignInServi
   const responses = new StagedResponses(context);
   const long = { timeoutMs: context.config.UPLOAD_TIMEOUT_MS };
   const router = Router();
-  router.use("/git", gitSignIn(context, services.auth), rateLimit(services.requestRate));
+  // a push's body may be hundreds of MiB: its own bound, not the server's default (http/request-deadline.ts)
+  router.use("/git", bodyDeadline(context.config.UPLOAD_TIMEOUT_MS), gitSignIn(context, services.auth), rateLimit(services.requestRate));
 
   router.get("/git/:repository/info/refs", async (request, response) => {
     const parsed = GitService.safeParse(request.query["service"]);

@@ -6,6 +6,7 @@ import { audited, noteAudit } from "../audit/audited.js";
 import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { parseInput } from "../http/parse-input.js";
+import { bodyDeadline } from "../http/request-deadline.js";
 import { callService } from "../nats-call.js";
 import type { UploadStaging } from "../uploads/upload-staging.js";
 
@@ -23,7 +24,8 @@ export function repositoryRoutes(context: GatewayContext, { uploads, audit }: { 
   const path = "/api/projects/:id/repository";
   const json = express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true });
 
-  router.put(path, audited(context, audit, "repository_attached"), json, async (request, response) => {
+  // a 1 GB bundle from a slow link takes longer than Node's 300 s for a whole request (http/request-deadline.ts)
+  router.put(path, bodyDeadline(context.config.REPOSITORY_IMPORT_TIMEOUT_MS), audited(context, audit, "repository_attached"), json, async (request, response) => {
     const user = currentUser(response);
     const project = await ownedProject(context, request, response);
     const type = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";

@@ -9,6 +9,7 @@ import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { parseInput } from "../http/parse-input.js";
 import { httpStatusByCode } from "../http/http-status.js";
+import { bodyDeadline } from "../http/request-deadline.js";
 import { getProject, projectSpace, requireWriter } from "../access/project-access.js";
 import { spacePath } from "../files/project-file-path.js";
 import { toAppError } from "../http/to-app-error.js";
@@ -34,8 +35,9 @@ export function uploadRoutes(context: GatewayContext, { uploads: staging, conten
   const router = Router();
   const maxBytes = context.config.UPLOAD_MAX_BYTES;
   const long = { timeoutMs: context.config.UPLOAD_TIMEOUT_MS };
+  const receiving = bodyDeadline(context.config.UPLOAD_TIMEOUT_MS);
 
-  router.put("/api/projects/:id/files/*path", audited(context, audit, "file_uploaded", filePathTarget), async (request, response) => {
+  router.put("/api/projects/:id/files/*path", receiving, audited(context, audit, "file_uploaded", filePathTarget), async (request, response) => {
     const path = spacePath(request.params["path"]);
     const user = currentUser(response);
     const space = await projectSpace(context, user, request.params["id"], "write");
@@ -47,7 +49,7 @@ export function uploadRoutes(context: GatewayContext, { uploads: staging, conten
     response.status(reply.file.revision === 1 ? 201 : 200).json({ success: true, file: reply.file, ...(reply.markdown ? { markdown: reply.markdown } : {}) });
   });
 
-  router.post("/api/projects/:id/files", audited(context, audit, "file_uploaded"), async (request, response) => {
+  router.post("/api/projects/:id/files", receiving, audited(context, audit, "file_uploaded"), async (request, response) => {
     const { folder } = parseInput(MultipartQuery, request.query, "query");
     const user = currentUser(response);
     const space = await projectSpace(context, user, request.params["id"], "write");
@@ -71,7 +73,7 @@ export function uploadRoutes(context: GatewayContext, { uploads: staging, conten
     response.status(201).json({ success: true, files: outcome.stored });
   });
 
-  router.post("/api/projects/:id/source", audited(context, audit, "snapshot_put"), async (request, response) => {
+  router.post("/api/projects/:id/source", receiving, audited(context, audit, "snapshot_put"), async (request, response) => {
     const { strip } = parseInput(SourceQuery, request.query, "query");
     requireArchiveType(request);
     const user = currentUser(response);
@@ -97,7 +99,7 @@ export function uploadRoutes(context: GatewayContext, { uploads: staging, conten
     response.json({ success: true, source: null });
   });
 
-  router.post("/api/projects/:id/import", audited(context, audit, "archive_imported"), async (request, response) => {
+  router.post("/api/projects/:id/import", receiving, audited(context, audit, "archive_imported"), async (request, response) => {
     requireArchiveType(request);
     const user = currentUser(response);
     const space = await projectSpace(context, user, request.params["id"], "write");
