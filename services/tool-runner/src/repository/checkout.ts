@@ -3,6 +3,7 @@ import { copyFile, lstat, mkdir, readFile, rename, rm, unlink, writeFile } from 
 import path from "node:path";
 import { AppError } from "@agent-orchestrator/shared/runtime";
 import { GitFailed, runGit, type GitRun } from "../git/git-command.js";
+import { readIndex } from "../git/index-file.js";
 import { readCommandHead, readCommandRef, readIndexSeal, readPlainFile, takeCommandObjects, type IndexSeal } from "./command-git-files.js";
 import type { LocalRepository } from "./local-repository.js";
 import type { TreeState } from "./repository-values.js";
@@ -20,8 +21,11 @@ export interface CheckoutPlace {
   gitDirectory: string;
   /** the repository's objects, which `gitDirectory/objects/info/alternates` names; bind it read-only */
   objectDirectory: string;
-  /** the change log and hook of the command's `core.fsmonitor` (read-only), and where the hook makes its cookies */
-  monitor: { folder: string; cookies: string };
+  /**
+   * the change log and hook of the command's `core.fsmonitor` (read-only), where the hook makes its cookies, and
+   * the command's `core.untrackedCache` (monitor-hook.ts: `true` only until the monitor's epoch gave its first answer)
+   */
+  monitor: { folder: string; cookies: string; untrackedCache: "true" | "keep" };
 }
 
 /** What a command left, as the host read it: the new trees and commits (all stored), and what was new. */
@@ -81,7 +85,7 @@ export class Checkout {
       directory: path.join(folder, "tree"),
       gitDirectory: path.join(folder, "gitdir"),
       objectDirectory: local.objectDirectory,
-      monitor: { folder: path.join(folder, "monitor"), cookies: path.join(folder, "monitor-cookies") },
+      monitor: { folder: path.join(folder, "monitor"), cookies: path.join(folder, "monitor-cookies"), untrackedCache: "true" },
     };
     this.hostFolder = path.join(folder, "host");
   }
@@ -92,8 +96,9 @@ export class Checkout {
     const wanted = shownOf(state);
     if (shown && sameShown(shown, wanted)) {
       // the same state: a command's `.git` is written again in case the last command broke it
-      await this.writeGitState(wanted, !(await lstat(path.join(this.place.gitDirectory, "index")).catch(() => undefined))?.isFile());
-      await this.watch();
+      const noIndex = !(await lstat(path.join(this.place.gitDirectory, "index")).catch(() => undefined))?.isFile();
+      await this.writeGitState(wanted, noIndex);
+      await this.watch(noIndex);
       return;
     }
     if (shown && shown.branch === state.branch) {
@@ -106,7 +111,7 @@ export class Checkout {
       if (moved) {
         this.indexFiles = state.files;
         await this.writeGitState(wanted, shown.index !== state.index);
-        await this.watch();
+        await this.watch(shown.index !== state.index);
         return;
       }
     }
@@ -118,7 +123,7 @@ export class Checkout {
     this.staleEntries.clear();
     await unracyIndex(this.hostIndex);
     await this.writeGitState(wanted, true);
-    await this.watch();
+    await this.watch(true);
   }
 
   /**
@@ -264,10 +269,16 @@ export class Checkout {
     this.indexFiles = files;
   }
 
-  /** Starts the watcher of the checkout's files (and the change log of the command's git hook), unless it runs. */
-  private async watch(): Promise<void> {
+  /**
+   * Starts the watcher of the checkout's files (and the change log of the command's git hook), unless it runs.
+   * `newIndex`: the command's index was written by the host, without the monitor's token and the untracked cache.
+   */
+  private async watch(newIndex: boolean): Promise<void> {
     this.watcher ??= await TreeWatcher.start(this.place.directory, path.join(this.hostFolder, "watch"), this.place.monitor);
-    await this.watcher.log?.reset();
+    const log = this.watcher.log;
+    if (log === undefined) return;
+    await log.reset(newIndex);
+    this.place.monitor.untrackedCache = log.fresh ? "true" : "keep";
   }
 
   /**
@@ -280,6 +291,12 @@ export class Checkout {
     if (seal !== undefined && this.knownIndex !== undefined && sameSeal(seal, this.knownIndex.seal)) return this.knownIndex.tree;
     const bytes = await readPlainFile(file, indexMaxBytes);
     if (!bytes) return undefined;
+    // a cache tree valid throughout names the tree git's write-tree would give, which takes it as it is
+    const cached = readIndex(bytes)?.cacheTree;
+    if (cached !== undefined && (await this.holds(incoming, cached))) {
+      this.knownIndex = seal === undefined ? undefined : { seal, tree: cached };
+      return cached;
+    }
     const copy = path.join(this.hostFolder, `command-index-${randomUUID()}`);
     try {
       await writeFile(copy, bytes, { mode: 0o600 });
@@ -292,6 +309,15 @@ export class Checkout {
     } finally {
       await rm(copy, { force: true });
     }
+  }
+
+  /** Whether tree `id` is here, as a loose object the command left or in the repository's objects (else git is asked). */
+  private async holds(incoming: string, id: string): Promise<boolean> {
+    if (await lstat(path.join(incoming, id.slice(0, 2), id.slice(2))).then(() => true, () => false)) return true;
+    return this.local.read(id).then(
+      (object) => object.type === "tree",
+      () => false,
+    );
   }
 
   /**
