@@ -13,13 +13,14 @@ import type { GatewayContext } from "./gateway-context.js";
 import { healthRoute } from "./health-route.js";
 import { gitRoutes } from "./git/git-routes.js";
 import { StagedResponses } from "./git/staged-responses.js";
+import { repositoryArchiveRoute } from "./repositories/repository-archive-route.js";
 import { greetingRoutes } from "./sessions/greeting-routes.js";
 import { requireAllowedHost } from "./http/host-check.js";
 import { refuseCrossSiteWrites } from "./http/cross-site-writes.js";
 import { mcpRoute } from "./mcp/mcp-route.js";
 import { openAiRoutes } from "./openai/openai-routes.js";
 import { projectFilesRoutes } from "./files/project-files-routes.js";
-import { projectOverviewRoute } from "./projects/project-overview-route.js";
+import { projectOverviewRoute } from "./files/project-overview-route.js";
 import { projectsRoutes } from "./projects/projects-routes.js";
 import { branchRoutes } from "./repositories/branch-routes.js";
 import { pushRoute } from "./repositories/push-route.js";
@@ -93,7 +94,10 @@ export function createApp(context: GatewayContext, services: GatewayServices): e
   app.use(oidcRoutes(context, { auth, audit }));
   app.use("/api", authenticate(context, auth, { cookie: true }), rateLimit(requestRate));
   // a file upload's body is the file itself, whatever its type: these routes come before the JSON parser
-  app.use(uploadRoutes(context, { uploads, contents, audit }), projectFilesRoutes(context, { contents, staged: new StagedResponses(context), audit }), repositoryRoutes(context, { uploads, audit }), branchRoutes(context, { audit }));
+  const staged = new StagedResponses(context);
+  // a repository's archive before the stored files' export, which it hands a project without a repository to
+  app.use(repositoryArchiveRoute(context, { staged, audit }));
+  app.use(uploadRoutes(context, { uploads, contents, audit }), projectFilesRoutes(context, { contents, staged, audit }), repositoryRoutes(context, { uploads, audit }), branchRoutes(context, { audit }));
   app.use(pushRoute(context, { audit }));
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
   app.use(

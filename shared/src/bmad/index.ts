@@ -15,7 +15,7 @@ export { parseHelpCatalogue } from "./help-catalogue.js";
 export type { HelpEntry } from "./help-catalogue.js";
 export { coreModuleFolder, isInstallPlace, isInstallTreeName, isOutputVariable, isSkillHostName, mapOutputVariables, skillFileName, skillsFolderName } from "./install-layout.js";
 export { checkManifestPath } from "./manifest-path.js";
-export { methodOverview } from "./method-overview.js";
+export { methodOverview, type OverviewFile } from "./method-overview.js";
 export { parseModuleConfig } from "./module-config.js";
 export { parseAgentFile, parseAgentForCache } from "./parse-agent-file.js";
 export type { ParseOutcome } from "./parse-outcome.js";

@@ -1,5 +1,8 @@
 import type { HelpCatalogueEntry } from "../wire/help-messages.js";
 import type { FileListing } from "../wire/projects/file-entry.js";
+
+/** What the overview reads of a project's file: where it is, who wrote it last and when, and whether it is the project's own. */
+export type OverviewFile = Pick<FileListing, "path" | "author" | "updated_at" | "read_only" | "converted_from">;
 import type { MethodPhase, NextStep, ProjectArtifact, ProjectOverview } from "../wire/projects/project-overview.js";
 
 /** A kind of document the method produces: its phase, and how its file names and catalogue outputs read. */
@@ -43,7 +46,7 @@ const phases: ReadonlyArray<{ phase: MethodPhase; label: string }> = [
  * workflow from the install's help catalogue with the agent that runs it: the one that produces the first of
  * brief → PRD → architecture → epics → sprint status the project lacks, then the implementation step.
  */
-export function methodOverview(files: readonly FileListing[], catalogue: readonly HelpCatalogueEntry[], catalogueSource: string | null): ProjectOverview {
+export function methodOverview(files: readonly OverviewFile[], catalogue: readonly HelpCatalogueEntry[], catalogueSource: string | null): ProjectOverview {
   const artifacts = files.flatMap((file) => {
     const found = artifactOf(file);
     return found ? [found] : [];
@@ -65,7 +68,7 @@ export function methodOverview(files: readonly FileListing[], catalogue: readonl
   };
 }
 
-function artifactOf(file: FileListing): ProjectArtifact | undefined {
+function artifactOf(file: OverviewFile): ProjectArtifact | undefined {
   if (file.read_only || file.converted_from !== undefined) return undefined;
   if (!/^(_bmad-output|docs)\//.test(file.path) || !/\.(md|ya?ml)$/i.test(file.path)) return undefined;
   const name = (file.path.split("/").at(-1) ?? "").toLowerCase();

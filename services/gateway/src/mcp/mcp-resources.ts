@@ -1,8 +1,19 @@
 import { ErrorCode, McpError, type ListResourcesResult, type ListResourceTemplatesResult, type ReadResourceResult, type Resource } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { AppError } from "@agent-orchestrator/shared/runtime";
-import { FilesListReply, FilesReadReply, ProjectListReply, subjects, subjectTokenPattern, type FileListing, type ProjectView } from "@agent-orchestrator/shared/wire";
+import {
+  BranchFileReply,
+  FilesListReply,
+  FilesReadReply,
+  ProjectListReply,
+  subjects,
+  subjectTokenPattern,
+  type BranchFileListing,
+  type FileListing,
+  type ProjectView,
+} from "@agent-orchestrator/shared/wire";
 import { spacePath } from "../files/project-file-path.js";
+import { branchFilesPage } from "../files/repository-files.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { projectSpace } from "../access/project-access.js";
@@ -45,7 +56,7 @@ const notFoundCodes: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * `resources/list` (docs/openai-api.md "Resources"): the own files of every project the caller is a member
+ * `resources/list` (docs/openai-api.md "Resources"): the own files (in a project with a git repository, its default branch's) of every project the caller is a member
  * of (the orchestrator's project list), project after project, each project's files by path, then the installed
  * BMAD files by path, paged.
  */
@@ -71,10 +82,18 @@ async function listProjectResources(context: GatewayContext, owner: string, posi
   let after = position?.after ?? "";
   for (let looked = 0; index < projects.length && looked < projectsPerPage && resources.length < resourcePageSize; index++, looked++, after = "") {
     const project = projects[index]!;
+    const room = resourcePageSize - resources.length;
+    // a project with a git repository shows its default branch's files, a page of them, as the files API does
+    const branch = await branchFilesPage(context, project.id, { ...(after === "" ? {} : { after }), limit: room });
+    if (branch !== null) {
+      resources.push(...branch.files.map((file) => branchResource(project, file)));
+      if (branch.next_after !== undefined) return encodeCursor({ project: project.id, after: branch.next_after });
+      continue;
+    }
     const listing = await callService(context, subjects.files("list"), { space: { kind: "project", id: project.id } }, FilesListReply);
     // the cursor's `after` needs one order whatever the store's: by path, as strings compare
     const files = listing.files.filter((file) => file.path > after).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const kept = files.slice(0, resourcePageSize - resources.length);
+    const kept = files.slice(0, room);
     resources.push(...kept.map((file) => projectResource(project, file)));
     if (kept.length < files.length) return encodeCursor({ project: project.id, after: kept.at(-1)!.path });
   }
@@ -122,8 +141,11 @@ export async function readResource(context: GatewayContext, owner: string, uri: 
 
 async function readProjectResource(context: GatewayContext, owner: string, uri: string, target: { projectId: string; path: string }): Promise<ReadResourceResult> {
   const space = await projectSpace(context, owner, target.projectId, "read");
-  const reply = await callService(context, subjects.files("read"), { space, path: spacePath(target.path.split("/")) }, FilesReadReply);
-  return { contents: [{ uri, mimeType: resourceMimeType(target.path), text: reply.content, ...(reply.truncated ? { _meta: { truncated: true } } : {}) }] };
+  const path = spacePath(target.path.split("/"));
+  // a project with a git repository: the default branch's file, as the files API reads it without `?branch`
+  const branch = await callService(context, subjects.repository("read"), { project_id: space.id, path }, BranchFileReply);
+  const reply = branch.file ?? (await callService(context, subjects.files("read"), { space, path }, FilesReadReply));
+  return { contents: [{ uri, mimeType: resourceMimeType(target.path), text: reply.content ?? "", ...(reply.truncated === true ? { _meta: { truncated: true } } : {}) }] };
 }
 
 function projectResource(project: ProjectView, file: FileListing): Resource {
@@ -135,6 +157,10 @@ function projectResource(project: ProjectView, file: FileListing): Resource {
     size: file.size,
     annotations: { lastModified: file.updated_at },
   };
+}
+
+function branchResource(project: ProjectView, file: BranchFileListing): Resource {
+  return { uri: projectResourceUri(project.id, file.path), name: file.path, title: `${project.name}: ${file.path}`, mimeType: resourceMimeType(file.path), size: file.size };
 }
 
 const notFound = (uri: string) => new McpError(resourceNotFoundCode, "Resource not found", { uri });

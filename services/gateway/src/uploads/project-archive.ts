@@ -65,7 +65,7 @@ function compressible(path: string): boolean {
 }
 
 /** The download's file name: the project's name in characters every system keeps, else its id. */
-function archiveName(project: ProjectView): string {
+export function archiveName(project: ProjectView): string {
   const name = project.name.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|[-.]+$/g, "").slice(0, 80);
   return name === "" ? project.id : name;
 }
