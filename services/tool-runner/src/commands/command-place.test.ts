@@ -27,18 +27,20 @@ describe("a place as the sandbox holds it", () => {
       directory: "/cache/p1/checkouts/main/tree",
       gitDirectory: "/cache/p1/checkouts/main/gitdir",
       objectDirectory: "/cache/p1/objects",
-      monitor: { folder: "/cache/p1/checkouts/main/monitor", cookies: "/cache/p1/checkouts/main/monitor-cookies" },
+      monitor: { folder: "/cache/p1/checkouts/main/monitor", cookies: "/cache/p1/checkouts/main/monitor-cookies", untrackedCache: "keep" },
     });
     expect(layout.folders.slice(3)).toEqual([
       { host: "/cache/p1/checkouts/main/monitor", inside: "/fsmonitor", writable: false },
       { host: "/cache/p1/checkouts/main/monitor-cookies", inside: "/fsmonitor-cookies", writable: true },
     ]);
     expect(layout.environment).toEqual({
-      GIT_CONFIG_COUNT: "2",
+      GIT_CONFIG_COUNT: "3",
       GIT_CONFIG_KEY_0: "core.fsmonitor",
       GIT_CONFIG_VALUE_0: "/fsmonitor/query",
       GIT_CONFIG_KEY_1: "core.fsmonitorHookVersion",
       GIT_CONFIG_VALUE_1: "2",
+      GIT_CONFIG_KEY_2: "core.untrackedCache",
+      GIT_CONFIG_VALUE_2: "keep",
     });
   });
 });

@@ -1,14 +1,26 @@
 /** Where a command's sandbox sees the checkout's monitor: the hook, the change log and its acks (read-only), and the cookies (writable). */
 export const monitorInside = { folder: "/fsmonitor", cookies: "/fsmonitor-cookies", tree: "/project" } as const;
 
-/** The settings that make a command's git ask the hook (given by GIT_CONFIG_* variables, which win over any config file). */
-export const monitorGitConfig: ReadonlyArray<readonly [string, string]> = [
-  ["core.fsmonitor", `${monitorInside.folder}/query`],
-  ["core.fsmonitorHookVersion", "2"],
-];
+/**
+ * The settings that make a command's git ask the hook (given by GIT_CONFIG_* variables, which win over any config
+ * file). `untrackedCache`: `true` makes git status add the untracked cache and write the index whenever it read a
+ * folder again, which with a monitor is at every change (git invalidates the folder of each path it is told of), a
+ * rewrite of the whole index (3.4 MB at 50,000 files) that the host then reads back; `keep` uses the cache and
+ * writes it only along with what else changed (git writes by itself past 100 paths, so the token moves on). So
+ * `true` goes only to the commands of a fresh epoch, whose git status reads everything and writes the index anyway.
+ */
+export function monitorGitConfig(untrackedCache: "true" | "keep"): Array<readonly [string, string]> {
+  return [
+    ["core.fsmonitor", `${monitorInside.folder}/query`],
+    ["core.fsmonitorHookVersion", "2"],
+    ["core.untrackedCache", untrackedCache],
+  ];
+}
 
-/** How many times the hook looks for its ack, 5 ms apart, before it answers "everything" (1 s and more). */
-const ackTries = 200;
+/** How many times the hook looks for its ack at once (the watcher's ack takes about a millisecond; a sleep is a process to start). */
+const ackSpins = 1000;
+/** Then how many times 5 ms apart before it answers "everything" (1 s and more). */
+const ackSleeps = 200;
 
 /**
  * git's `core.fsmonitor` hook, protocol version 2 (githooks(5) "fsmonitor-watchman"), as a command's git runs it
@@ -20,7 +32,9 @@ const ackTries = 200;
  * when the cookie's event was read; inotify delivers in order). Any doubt is answered with `/`: another working
  * tree (a repository made in /tmp), a cookie that cannot be made, no ack in time, a token of another epoch (a
  * restarted or doubting watcher starts a new one) or malformed or past the log's end, a log that cannot be read.
- * POSIX sh and coreutils: a hook runs at every git command, so it must start fast.
+ * The paths are the log's from the token's offset to its end, past the ack too: what was written since is also a
+ * change after the token, and told again next time (telling git more than changed costs a stat, never a wrong
+ * answer). POSIX sh and coreutils, and as few processes as it can: a hook runs at every git command.
  */
 export const monitorHookScript = `#!/bin/sh
 everything() {
@@ -41,7 +55,8 @@ done
 i=0
 while [ ! -e ${monitorInside.folder}/ack-$name ]; do
   i=$((i + 1))
-  [ "$i" -gt ${ackTries} ] && everything
+  [ "$i" -gt ${ackSpins} ] || continue
+  [ "$i" -gt ${ackSpins + ackSleeps} ] && everything
   sleep 0.005
 done
 read -r epoch end < ${monitorInside.folder}/ack-$name || everything
@@ -53,5 +68,5 @@ case $start in "" | *[!0-9]* | ????????????????*) everything "$token" ;; esac
 exec 3< ${monitorInside.folder}/log-$epoch || everything "$token"
 printf '%s\\0' "$token"
 [ "$start" -lt "$end" ] || exit 0
-tail -c +$((start + 1)) <&3 | head -c $((end - start))
+exec tail -c +$((start + 1)) <&3
 `;

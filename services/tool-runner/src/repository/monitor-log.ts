@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { appendFile, lstat, mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { appendFileSync, lstatSync, renameSync, writeFileSync } from "node:fs";
+import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { monitorHookScript } from "./monitor-hook.js";
 
@@ -7,8 +8,8 @@ import { monitorHookScript } from "./monitor-hook.js";
 const cookieName = /^[0-9]{1,10}-[0-9]{1,2}$/;
 /** Past this, a log starts a new epoch: the hook's answers stay small, and so does the disk it takes. */
 const logMaxBytes = 8 * 1024 * 1024;
-/** Paths kept between two acks at most; past it the next ack starts a new epoch. */
-const pendingMaxPaths = 100_000;
+/** Paths kept between two acks at most; past it the next ack starts a new epoch (git would look at most files anyway). */
+const pendingMaxPaths = 2_000;
 /** An ack is removed once this old: the hook that waited for it has answered or given up long before. */
 const ackKeptMs = 30_000;
 /**
@@ -36,6 +37,8 @@ export class MonitorLog {
   /** watches that could not be added: every epoch is in doubt until the watcher is made again */
   private blind = false;
   private readonly acks = new Map<string, number>();
+  /** no ack was given in this epoch yet: the command's next git status reads everything */
+  private answered = false;
 
   private constructor(
     /** the working tree the paths are relative to */
@@ -93,37 +96,40 @@ export class MonitorLog {
   /**
    * Acks the hook's cookie `name`: every event before its own has been read (the caller runs this after the watches
    * those events added), so the log is written up to here, then the ack names the epoch and the log's length.
-   * `overflowed`: more events were read since the last ack than inotify's queue surely kept.
+   * `overflowed`: more events were read since the last ack than inotify's queue surely kept. Written with
+   * synchronous calls (a few small files, at most `pendingMaxPaths` stats): the hook waits for this and nothing else.
    */
   async acknowledge(name: string, overflowed: boolean): Promise<void> {
     const batch = this.pending;
     this.pending = new Set();
-    let doubtful = this.doubtful || this.blind || overflowed;
+    const doubtful = this.doubtful || this.blind || overflowed || this.anyDoubtful(batch);
     this.doubtful = false;
-    if (!doubtful) doubtful = await this.anyDoubtful(batch);
     const entries = doubtful ? Buffer.alloc(0) : Buffer.from([...batch].map((name) => `${name}\0`).join(""), "utf8");
-    if (doubtful || this.logBytes + entries.length > logMaxBytes) {
-      this.epoch = newEpoch();
-      this.logBytes = 0;
-      await writeFile(this.logFile, "", { mode: 0o644 });
-    }
-    if (!doubtful && entries.length > 0) {
-      await appendFile(this.logFile, entries);
+    if (doubtful || this.logBytes + entries.length > logMaxBytes) this.startEpoch();
+    this.answered = true;
+    if (entries.length > 0) {
+      appendFileSync(this.logFile, entries);
       this.logBytes += entries.length;
     }
-    const ack = path.join(this.folder, `ack-${name}`);
     const temporary = path.join(this.folder, `.ack-${name}`);
-    await writeFile(temporary, `${this.epoch} ${this.logBytes}\n`, { mode: 0o644 });
-    await rename(temporary, ack);
+    writeFileSync(temporary, `${this.epoch} ${this.logBytes}\n`, { mode: 0o644 });
+    renameSync(temporary, path.join(this.folder, `ack-${name}`));
     await rm(path.join(this.cookies, name), { force: true }).catch(() => undefined);
     await this.pruneAcks();
   }
 
+  /** Whether no answer was given in this epoch yet: the command's git will read everything once. */
+  get fresh(): boolean {
+    return !this.answered;
+  }
+
   /**
    * Between two commands (nothing of the sandbox runs): removes the acks, the cookies and whatever a command left in
-   * the cookie folder, and the logs of earlier epochs. The epoch goes on: the command's index keeps its token.
+   * the cookie folder, and the logs of earlier epochs. The epoch goes on, so the command's index keeps its token,
+   * unless `newEpoch` (the host wrote the command's index anew).
    */
-  async reset(): Promise<void> {
+  async reset(newEpoch: boolean): Promise<void> {
+    if (newEpoch && this.answered) this.startEpoch();
     this.acks.clear();
     for (const entry of await readdir(this.folder).catch(() => [])) {
       if (entry !== "query" && entry !== `log-${this.epoch}`) await rm(path.join(this.folder, entry), { force: true });
@@ -131,19 +137,26 @@ export class MonitorLog {
     for (const entry of await readdir(this.cookies).catch(() => [])) await rm(path.join(this.cookies, entry), { recursive: true, force: true });
   }
 
+  private startEpoch(): void {
+    this.epoch = newEpoch();
+    this.logBytes = 0;
+    this.answered = false;
+    writeFileSync(this.logFile, "", { mode: 0o644 });
+  }
+
   private get logFile(): string {
     return path.join(this.folder, `log-${this.epoch}`);
   }
 
   /** A batch git cannot take from the paths alone: a rules file, a nested `.git`, a changed file with another link. */
-  private async anyDoubtful(batch: ReadonlySet<string>): Promise<boolean> {
+  private anyDoubtful(batch: ReadonlySet<string>): boolean {
     for (const name of batch) {
       const parts = name.split("/");
       if (parts.includes(".git") || parts.includes(".gitignore") || parts.includes(".gitattributes")) return true;
     }
     for (const name of batch) {
       if (name.endsWith(`/${folderMarker}`)) continue;
-      const seen = await lstat(path.join(this.tree, name)).catch(() => undefined);
+      const seen = lstatSync(path.join(this.tree, name), { throwIfNoEntry: false });
       if (seen?.isFile() && seen.nlink > 1) return true;
     }
     return false;
