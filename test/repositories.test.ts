@@ -5,12 +5,13 @@
  * (case 91), and a change made through one tool-runner is read through another after the first was SIGKILLed;
  * only the owner attaches and detaches, members see it, others get 404; a clone over HTTP with a credential
  * keeps the credential out of every answer, audit record and log line (case 94); a detach brings the project's
- * stored files back.
+ * stored files back. The SIGKILLed tool-runner's cache folder is removed by the next one (case 356), and a bundle
+ * trickled slower than the gateway's default bound on a request arrives within its own (case 358).
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import http from "node:http";
@@ -18,7 +19,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
 import { startGitHttpRemote, type GitHttpRemote } from "@agent-orchestrator/testing/git-http-remote";
-import { startServiceProcess } from "@agent-orchestrator/testing/service-processes";
+import { healthyGatewayUrl, startServiceProcess } from "@agent-orchestrator/testing/service-processes";
 import { toolCallResponder } from "@agent-orchestrator/testing/tool-call-responder";
 import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/test-system";
 import { makeTestRepository } from "@agent-orchestrator/tool-runner/testing";
@@ -30,6 +31,7 @@ let system: TestSystem;
 let project: string;
 let bundle: Buffer;
 let remote: GitHttpRemote;
+let cacheRoot: string;
 const removals: Array<() => Promise<void>> = [];
 
 async function api(user: keyof typeof tokens, method: string, route: string, body?: string | Uint8Array, type?: string) {
@@ -51,6 +53,35 @@ async function putRaw(route: string, body: Buffer, chunked: boolean): Promise<{ 
   return { status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString("utf8")) as Record<string, any> };
 }
 
+/** The cache folders in the cache root that process `pid` made (by their owner.json). */
+async function cacheFoldersOf(pid: number | undefined): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of await readdir(cacheRoot)) {
+    const owner = await readFile(path.join(cacheRoot, name, "owner.json"), "utf8").catch(() => "{}");
+    if ((JSON.parse(owner) as { pid?: number }).pid === pid) found.push(name);
+  }
+  return found;
+}
+
+/** alice's request to `url` with `body` sent in ten parts spread over `overMs`; the status and text of the answer. */
+async function trickle(url: string, method: string, body: Buffer, type: string, overMs: number): Promise<{ status: number; text: string }> {
+  const request = http.request(url, { method, headers: { authorization: `Bearer ${tokens.alice}`, "content-type": type, "content-length": String(body.byteLength) } });
+  const answered = once(request, "response") as Promise<[http.IncomingMessage]>;
+  request.on("error", () => undefined);
+  void (async () => {
+    const part = Math.ceil(body.byteLength / 10);
+    for (let at = 0; at < body.byteLength && !request.destroyed; at += part) {
+      await new Promise((resolve) => setTimeout(resolve, overMs / 10));
+      request.write(body.subarray(at, at + part));
+    }
+    request.end();
+  })();
+  const [response] = await answered;
+  let text = "";
+  for await (const chunk of response) text += (chunk as Buffer).toString("utf8");
+  return { status: response.statusCode ?? 0, text };
+}
+
 /** One turn of the developer agent that makes one tool call; the tool's result as the model saw it. */
 async function tool(name: string, args: Record<string, unknown>, session?: string): Promise<Record<string, any>> {
   const reply = await api("alice", "POST", "/api/chat", JSON.stringify({ agent_id: "bmm/analyst", project_id: project, ...(session ? { session_id: session } : {}), message: `call ${name}\n${JSON.stringify(args)}` }), "application/json");
@@ -60,9 +91,17 @@ async function tool(name: string, args: Record<string, unknown>, session?: strin
 
 beforeAll(async () => {
   const root = await ensureBmadInstall({ version: "6.12.0", tool: "claude-code" });
+  cacheRoot = await mkdtemp(path.join(tmpdir(), "ao-repository-cache-"));
+  removals.push(() => rm(cacheRoot, { recursive: true, force: true }));
   system = await startTestSystem({
     responder: toolCallResponder,
-    env: { BMAD_ROOT: root, AUTH_TOKENS: Object.entries(tokens).map(([user, token]) => `${user}:${token}`).join(","), REPOSITORY_ALLOW_HTTP: "true", REPOSITORY_BUNDLE_MAX_BYTES: String(bundleMaxBytes) },
+    env: {
+      BMAD_ROOT: root,
+      AUTH_TOKENS: Object.entries(tokens).map(([user, token]) => `${user}:${token}`).join(","),
+      REPOSITORY_ALLOW_HTTP: "true",
+      REPOSITORY_BUNDLE_MAX_BYTES: String(bundleMaxBytes),
+      REPOSITORY_CACHE_DIR: cacheRoot,
+    },
   });
   const made = await makeTestRepository({
     "package.json": '{ "name": "calc", "type": "module", "scripts": { "test": "node --test" } }\n',
@@ -143,10 +182,16 @@ describe("a project's repository", { shuffle: false }, () => {
     const edited = await tool("edit_file", { file_path: "{project-root}/src/add.js", old_string: "a - b", new_string: "a + b" });
     expect(edited["success"], JSON.stringify(edited)).toBe(true);
     const first = system.processes.find((service) => service.name === "tool-runner");
+    const killedFolders = await cacheFoldersOf(first?.child.pid);
+    expect(killedFolders).toHaveLength(1);
     await first?.stop("SIGKILL");
+    expect(await cacheFoldersOf(first?.child.pid)).toEqual(killedFolders);
     const second = startServiceProcess("tool-runner", system.env);
     system.processes.push(second);
     await second.waitForLine((line) => line["msg"] === "tool-runner serving");
+    // what the killed one left is removed by the next to start on the same cache root (case 356)
+    await second.waitForLine((line) => line["msg"] === "removed the repository cache folders that stopped tool-runners left");
+    expect(await cacheFoldersOf(first?.child.pid)).toEqual([]);
     const read = await tool("read_file", { file_path: "{project-root}/src/add.js" }, edited["session_id"] as string);
     expect(read["content"]).toContain("return a + b;");
     const shown = await api("bob", "GET", `/api/projects/${project}/repository`);
@@ -155,6 +200,19 @@ describe("a project's repository", { shuffle: false }, () => {
     expect(audit.body["records"]).toEqual(expect.arrayContaining([expect.objectContaining({ action: "file_written", target: "src/add.js", actor: "alice" })]));
     // another chat works on its own branch: it sees the default branch's file
     expect((await tool("read_file", { file_path: "{project-root}/src/add.js" }))["content"]).toContain("return a - b;");
+  });
+
+  it("takes a bundle trickled slower than the gateway's default bound on a request, within its own, and cuts a trickled body elsewhere (case 358)", async () => {
+    const slow = startServiceProcess("gateway", { ...system.env, PORT: "0", HTTP_REQUEST_TIMEOUT_MS: "1000" });
+    system.processes.push(slow);
+    const url = await healthyGatewayUrl(slow, 60_000);
+    const other = (await api("alice", "POST", "/api/projects", JSON.stringify({ name: "Slow link" }), "application/json")).body["project"].id as string;
+    const attached = await trickle(`${url}/api/projects/${other}/repository`, "PUT", bundle, "application/x-git-bundle", 3_000);
+    expect(attached.status, attached.text).toBe(201);
+    expect((await api("alice", "GET", `/api/projects/${other}/repository`)).body["repository"]).toMatchObject({ default_branch: "main" });
+    const cut = await trickle(`${url}/api/projects`, "POST", Buffer.from(JSON.stringify({ name: "Never made" })), "application/json", 3_000);
+    expect(cut.status).toBe(408);
+    await slow.stop();
   });
 
   it("is detached by its owner only, and the project's stored files show again", async () => {
