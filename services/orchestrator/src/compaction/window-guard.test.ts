@@ -160,7 +160,7 @@ describe("WindowGuard", () => {
 
   it("compacts with a hand-off when the provider refused the prompt, whatever the count", async () => {
     const summarizer = new InMemoryModel([summaryAnswer]);
-    const prepared = await guard(summarizer).prepare(workflowConversation(100, 100), toolDefinitions, signal, true);
+    const prepared = await guard(summarizer).prepare(workflowConversation(100, 100), toolDefinitions, signal, { force: true });
     expect(prepared.compaction?.marker.compaction).toMatchObject({ stage: "summary", reason: "overflow" });
   });
 

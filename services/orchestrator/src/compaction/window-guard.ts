@@ -1,7 +1,8 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import type { toolDefinitionsForModel, Usage } from "@agent-orchestrator/shared/wire";
+import type { toolDefinitionsForModel } from "@agent-orchestrator/shared/wire";
 import { fitContext } from "../loop/context-budget.js";
-import type { ContextGuard, GuardedPrompt } from "../loop/context-guard.js";
+import type { ContextGuard, GuardedPrompt, PromptAsked } from "../loop/context-guard.js";
+import { dateNote, withConversationNote } from "../loop/conversation-note.js";
 import { compactedView } from "./compacted-view.js";
 import { Compactor, type CompactorOptions } from "./compactor.js";
 import { fixedPromptTokens, PromptCounter } from "./prompt-counter.js";
@@ -39,12 +40,9 @@ export class WindowGuard implements ContextGuard {
     this.compactor = new Compactor({ ...options, targetShare: compactionTargetShare(options.thresholdPercent) });
   }
 
-  async prepare(
-    conversation: readonly ChatCompletionMessageParam[],
-    tools: ReturnType<typeof toolDefinitionsForModel>,
-    signal: AbortSignal,
-    force = false,
-  ): Promise<GuardedPrompt> {
+  async prepare(conversation: readonly ChatCompletionMessageParam[], tools: ReturnType<typeof toolDefinitionsForModel>, signal: AbortSignal, asked: PromptAsked = {}): Promise<GuardedPrompt> {
+    const { force = false, reported, today } = asked;
+    if (reported) this.counter.reported(reported.prompt_tokens);
     const { window } = this.options;
     const fixed = fixedPromptTokens(tools);
     const count = (messages: ChatCompletionMessageParam[]) => this.counter.count(messages, fixed);
@@ -60,12 +58,10 @@ export class WindowGuard implements ContextGuard {
     }
     // the estimate fitContext counts in, scaled as the provider's counts have shown
     const fitted = fitContext(view, Math.floor((promptLimit(window) - fixed) / this.counter.scale));
-    this.counter.sending(fitted, fixed);
-    return { messages: fitted, ...(compaction ? { compaction } : {}) };
-  }
-
-  observe(usage: Usage): void {
-    this.counter.reported(usage.prompt_tokens);
+    // the day's note goes after the system prompt, outside what is fitted and compacted (docs/models.md "Prompt caching")
+    const sent = withConversationNote(fitted, today && dateNote(today));
+    this.counter.sending(sent, fixed);
+    return { messages: sent, ...(compaction ? { compaction } : {}) };
   }
 
   private due(tokens: number): boolean {

@@ -402,7 +402,8 @@ function recordingGuard() {
   const asked: Array<{ force: boolean; length: number }> = [];
   const observed: number[] = [];
   const guard: ContextGuard = {
-    prepare(conversation, _tools, _signal, force = false) {
+    prepare(conversation, _tools, _signal, { force = false, reported } = {}) {
+      if (reported) observed.push(reported.prompt_tokens);
       asked.push({ force, length: conversation.length });
       if (!force) return Promise.resolve({ messages: [...conversation] });
       const marker: CompactionMarker = {
@@ -413,9 +414,6 @@ function recordingGuard() {
       const usage = { prompt_tokens: 50, completion_tokens: 5, total_tokens: 55 };
       return Promise.resolve({ messages: [conversation[0] as ChatCompletionMessageParam, { role: "user", content: "HAND-OFF" }], compaction: { marker, usage } });
     },
-    observe(usage) {
-      observed.push(usage.prompt_tokens);
-    },
   };
   return { guard, asked, observed };
 }
@@ -425,7 +423,7 @@ const overflow = () => new AppError("MODEL_UNAVAILABLE", "The conversation is lo
 describe("runAgentLoop: the context window (docs/models.md \"Compaction\")", () => {
   it("answers a provider's context-length refusal with one compaction and one retry, and keeps the compaction's marker", async () => {
     const model = new InMemoryModel([{ fail: overflow() }, { text: "resumed at step 2", usage: { prompt_tokens: 300, completion_tokens: 4, total_tokens: 304 } }]);
-    const { guard, asked, observed } = recordingGuard();
+    const { guard, asked } = recordingGuard();
     const { run, events } = loop(model, { contextGuard: guard });
     const output = await run();
     expect(output.response).toBe("resumed at step 2");
@@ -436,6 +434,16 @@ describe("runAgentLoop: the context window (docs/models.md \"Compaction\")", () 
     expect(output.added.map((message) => message.role)).toEqual(["system", "assistant"]);
     // the summary's tokens are the turn's
     expect(output.usageByCall.map((usage) => usage.total_tokens)).toEqual([55, 304]);
+  });
+
+  it("tells the guard what the provider counted of each prompt as it asks for the next one", async () => {
+    const model = new InMemoryModel([
+      { ...readConfig, usage: { prompt_tokens: 300, completion_tokens: 4, total_tokens: 304 } },
+      { text: "done", usage: { prompt_tokens: 400, completion_tokens: 2, total_tokens: 402 } },
+    ]);
+    const { guard, asked, observed } = recordingGuard();
+    await loop(model, { contextGuard: guard }).run();
+    expect(asked.map((question) => question.force)).toEqual([false, false]);
     expect(observed).toEqual([300]);
   });
 

@@ -13,7 +13,7 @@ import {
   zeroUsage,
 } from "@agent-orchestrator/shared/wire";
 import { prefixWithinBytes } from "../events/bounded-event.js";
-import type { ContextGuard } from "./context-guard.js";
+import type { ContextGuard, PromptAsked } from "./context-guard.js";
 import { dateNote, withConversationNote } from "./conversation-note.js";
 import type { ModelCaller } from "./model-caller.js";
 import { isContextOverflow, toModelError } from "./model-error.js";
@@ -107,7 +107,7 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
 
   if (input.resume) {
     // the answer the turn stopped at: the decided call, then the calls after it, before the model is called again
-    const pending = prepareToolCalls(input.resume.calls, input.limits.maxToolCallsPerAnswer, offered);
+    const pending = prepareToolCalls(input.resume.calls, input.limits.maxToolCallsPerAnswer, offered, input.gate);
     const ended = endingOf(input.resume.decision);
     const round = ended ? { toolMessages: unansweredCalls(input, pending, ended), anyValid: true } : await runToolRound(input, pending, input.resume.decision);
     messages.push(...round.toolMessages);
@@ -116,9 +116,12 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
     if ("paused" in round && round.paused) return { response: "", iterations: 0, usage, usageByCall, added, paused: round.paused };
   }
 
+  // what the provider counted of the last prompt, told to the guard as it is asked for the next
+  let reported: Usage | undefined;
   for (let iteration = 1; iteration <= input.limits.maxIterations; iteration++) {
     const prompt = async (force: boolean): Promise<ChatCompletionMessageParam[]> => {
-      const guarded = await guardedPrompt(input, messages, added, definitions, force);
+      const guarded = await guardedPrompt(input, messages, added, definitions, { force, reported });
+      reported = undefined;
       if (guarded.usage) {
         usage = addUsage(usage, guarded.usage);
         usageByCall.push(guarded.usage);
@@ -133,7 +136,7 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
       if (!input.contextGuard || !isContextOverflow(error)) throw error;
       step = await streamModelTurn(input, definitions, await prompt(true), budget);
     }
-    input.contextGuard?.observe(step.usage);
+    reported = step.usage;
     usage = addUsage(usage, step.usage);
     usageByCall.push(step.usage);
     if (step.cut) {
@@ -164,7 +167,7 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
         (call): ChatCompletionMessageToolCall => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }),
       ),
     };
-    const prepared = prepareToolCalls(calls, input.limits.maxToolCallsPerAnswer, offered);
+    const prepared = prepareToolCalls(calls, input.limits.maxToolCallsPerAnswer, offered, input.gate);
     const round = await runToolRound(input, prepared);
     messages.push(assistant, ...round.toolMessages);
     added.push(assistant, ...round.toolMessages);
@@ -180,20 +183,19 @@ export async function runAgentLoop(input: TurnInput): Promise<TurnOutput> {
 }
 
 /**
- * The prompt of the next call: the conversation as the guard shapes it (its compaction's marker added to the
- * conversation and to what the turn stores, and announced), then the note of the day; the usage of a hand-off
- * summary written for it.
+ * The prompt of the next call: the conversation as the guard shapes it, the note of the day included (its
+ * compaction's marker added to the conversation and to what the turn stores, and announced); the usage of a
+ * hand-off summary written for it.
  */
 async function guardedPrompt(
   input: TurnInput,
   messages: ChatCompletionMessageParam[],
   added: ChatCompletionMessageParam[],
   definitions: ReturnType<typeof toolDefinitionsForModel>,
-  force: boolean,
+  asked: PromptAsked,
 ): Promise<{ messages: ChatCompletionMessageParam[]; usage?: Usage }> {
-  const noted = (prompt: ChatCompletionMessageParam[]) => withConversationNote(prompt, input.today && dateNote(input.today));
-  if (!input.contextGuard) return { messages: noted(messages) };
-  const guarded = await input.contextGuard.prepare(messages, definitions, input.signal, force);
+  if (!input.contextGuard) return { messages: withConversationNote(messages, input.today && dateNote(input.today)) };
+  const guarded = await input.contextGuard.prepare(messages, definitions, input.signal, { ...asked, today: input.today });
   const compaction = guarded.compaction;
   if (compaction) {
     const marker = compaction.marker as unknown as ChatCompletionMessageParam;
@@ -202,7 +204,7 @@ async function guardedPrompt(
     const { before_tokens, after_tokens, stage, reason } = compaction.marker.compaction;
     input.emit({ type: "compaction", before_tokens, after_tokens, stage, reason });
   }
-  return { messages: noted(guarded.messages), ...(compaction?.usage ? { usage: compaction.usage } : {}) };
+  return { messages: guarded.messages, ...(compaction?.usage ? { usage: compaction.usage } : {}) };
 }
 
 interface ModelStep {

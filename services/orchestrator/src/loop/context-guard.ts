@@ -15,21 +15,24 @@ export interface GuardedPrompt {
 
 /**
  * The loop's seam to the context window (compaction/ implements it): asked before each model call for the prompt
- * to send, told after it what the provider counted. The loop keeps the whole conversation; the guard decides what
- * the model sees of it.
+ * to send, the day's note included (conversation-note.ts), so what it counts is what goes, and told then what the
+ * provider counted of the last one. The loop keeps the whole conversation; the guard decides what the model sees of it.
  */
 export interface ContextGuard {
   /**
    * The prompt for the next call of `conversation` (system prompt first, earlier markers included), compacted
    * first when it passes the threshold, or whatever its size when `force` (the provider refused the last one as
-   * too long).
+   * too long). `reported` is the usage the provider reported for the prompt `prepare` last gave, when it answered.
    */
-  prepare(
-    conversation: readonly ChatCompletionMessageParam[],
-    tools: ReturnType<typeof toolDefinitionsForModel>,
-    signal: AbortSignal,
-    force?: boolean,
-  ): Promise<GuardedPrompt>;
-  /** The usage the provider reported for the prompt `prepare` last gave. */
-  observe(usage: Usage): void;
+  prepare(conversation: readonly ChatCompletionMessageParam[], tools: ReturnType<typeof toolDefinitionsForModel>, signal: AbortSignal, asked?: PromptAsked): Promise<GuardedPrompt>;
+}
+
+/** How the next prompt is asked for. */
+export interface PromptAsked {
+  /** the provider refused the last prompt as too long: compact whatever its size */
+  force?: boolean;
+  /** the usage the provider reported for the last prompt */
+  reported?: Usage | undefined;
+  /** the day the prompt tells the model of (`withConversationNote`); without it no date */
+  today?: Date | undefined;
 }

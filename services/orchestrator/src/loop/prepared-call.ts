@@ -1,17 +1,23 @@
 import { firstIssue, parseJson } from "@agent-orchestrator/shared/runtime";
 import { getOwn, toolCatalog, type ToolName, type ToolResult } from "@agent-orchestrator/shared/wire";
+import { approvalVerdict, type ApprovalVerdict } from "../approvals/approval-verdict.js";
 import type { StreamedToolCall } from "./tool-call-accumulator.js";
+import type { ToolGate } from "./tool-gate.js";
 
-/** A model's tool call as checked before anything runs: valid (its tool and its parsed arguments), or the error the model reads. */
+/**
+ * A model's tool call as checked before anything runs: valid (its tool, its parsed arguments, and what the turn's
+ * approval policies say of it), or the error the model reads.
+ */
 export type PreparedCall =
-  | { valid: true; id: string; name: ToolName; args: Record<string, unknown> }
+  | { valid: true; id: string; name: ToolName; args: Record<string, unknown>; verdict: ApprovalVerdict }
   | { valid: false; id: string; name: string; args: Record<string, unknown>; error: ToolResult };
 
 /**
- * Checks each call before anything runs: within the per-answer cap, an offered tool, JSON arguments, schema.
- * Ids are already unique (ToolCallIds).
+ * Checks each call before anything runs: within the per-answer cap, an offered tool, JSON arguments, schema; then
+ * asks the gate's policies of each valid one (docs/approvals.md; without a gate every call is allowed). Ids are
+ * already unique (ToolCallIds).
  */
-export function prepareToolCalls(calls: readonly StreamedToolCall[], maxCalls: number, offered: readonly ToolName[]): PreparedCall[] {
+export function prepareToolCalls(calls: readonly StreamedToolCall[], maxCalls: number, offered: readonly ToolName[], gate?: ToolGate): PreparedCall[] {
   const availableTools = offered.join(", ");
   return calls.map((call, index): PreparedCall => {
     const { id } = call;
@@ -31,7 +37,9 @@ export function prepareToolCalls(calls: readonly StreamedToolCall[], maxCalls: n
     const checked = entry.args.safeParse(parsed.value);
     const shown = isRecord(parsed.value) ? parsed.value : {};
     if (!checked.success) return invalid(`Invalid arguments for ${call.name}: ${firstIssue(checked.error, "(arguments)")}`, shown);
-    return { valid: true, id, name: call.name as ToolName, args: checked.data as Record<string, unknown> };
+    const args = checked.data as Record<string, unknown>;
+    const verdict: ApprovalVerdict = gate ? approvalVerdict(gate.approvals, call.name, args, gate.cannotWait) : { policy: "allow", reason: "" };
+    return { valid: true, id, name: call.name as ToolName, args, verdict };
   });
 }
 

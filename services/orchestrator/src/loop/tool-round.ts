@@ -1,11 +1,10 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { AppError, mapWithConcurrency } from "@agent-orchestrator/shared/runtime";
 import { toolCatalog, type RunEventBody, type ToolArgs, type ToolContext, type ToolName, type ToolResult } from "@agent-orchestrator/shared/wire";
-import { approvalVerdict } from "../approvals/approval-verdict.js";
 import type { LoopLimits } from "./loop-limits.js";
 import type { PreparedCall } from "./prepared-call.js";
 import type { ToolCaller } from "./tool-caller.js";
-import type { CallDecision, PausedCall, ToolGate } from "./tool-gate.js";
+import type { CallDecision, PausedCall } from "./tool-gate.js";
 import { truncateMiddle } from "./truncate-middle.js";
 
 /** What a round of tool calls needs of the turn. */
@@ -18,7 +17,6 @@ export interface RoundInput {
   signal: AbortSignal;
   limits: LoopLimits;
   subagents?: { call(callId: string, args: ToolArgs["run_subagent"], signal: AbortSignal): Promise<ToolResult> } | undefined;
-  gate?: ToolGate | undefined;
 }
 
 /** One answer's tool calls, run: the tool messages in the model's order, and the call the turn stopped at, if one waits. */
@@ -34,7 +32,7 @@ type Plan = Ready | { kind: "wait"; reason: string };
 
 /**
  * Runs one model answer's tool calls (docs/design.md "The agentic loop"; docs/approvals.md "Policies"): each valid
- * call is asked of the gate; allowed ones run (at most `toolConcurrency` at a time), denied ones are answered with
+ * call goes as its verdict says (prepared-call.ts asked the gate); allowed ones run (at most `toolConcurrency` at a time), denied ones are answered with
  * TOOL_CALL_DENIED, invalid ones with their error. At the first call that must wait, the round stops: the calls
  * before it are run and answered, it and the calls after it are left for the resumed turn. `decision` is how the
  * call a resumed turn stopped at was decided: approved (with a member's arguments, which the model is told of), or
@@ -72,7 +70,7 @@ function planCall(input: RoundInput, call: PreparedCall, decision: CallDecision 
   if (!call.valid) return { kind: "answer", result: call.error };
   const key = `${input.runId}:${call.id}`;
   if (decision?.callId === call.id) return decided(call, decision);
-  const verdict = input.gate ? approvalVerdict(input.gate.approvals, call.name, call.args, input.gate.cannotWait) : { policy: "allow", reason: "" };
+  const { verdict } = call;
   if (verdict.policy === "allow") return { kind: "run", args: call.args, key };
   if (verdict.policy === "ask") return { kind: "wait", reason: verdict.reason };
   return {

@@ -3,7 +3,7 @@ import { trace } from "@opentelemetry/api";
 import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
 import { subjects, type RunStartRequest } from "@agent-orchestrator/shared/wire";
 import { RunEventPublisher } from "../events/run-event-publisher.js";
-import type { TurnState, TurnTerms } from "./turn-state.js";
+import type { LastEvent, TurnState, TurnTerms } from "./turn-state.js";
 
 /** What opening a turn needs of the process: where its events go and its log. */
 export interface TurnOpening {
@@ -52,11 +52,13 @@ export class ActiveTurns {
   }
 
   /**
-   * Closes a turn, however it ended: stops what of it still runs (the agent's start of a turn that was not
-   * admitted), its deadline and its place among the turns a cancel reaches, then waits until its events are
-   * kept: the work-queue message is acknowledged after this returns.
+   * Closes a turn, however it ended: publishes its last event (none for a delivery that was dropped: the one that
+   * runs or ran the turn says it), stops what of it still runs (the agent's start of a turn that was not admitted),
+   * its deadline and its place among the turns a cancel reaches, then waits until its events are kept: the
+   * work-queue message is acknowledged after this returns.
    */
-  async close(turn: TurnState): Promise<void> {
+  async close(turn: TurnState, last: LastEvent | undefined): Promise<void> {
+    if (last) turn.events.finish(last);
     turn.controller.abort(new AppError("CANCELLED", "The turn has ended"));
     clearTimeout(turn.deadline);
     this.remove(turn.request.session_id, turn.request.run_id);

@@ -8,6 +8,7 @@ import { failTurn, finishTurn } from "./turn-finish.js";
 import { prepareChildTurn } from "./turn-preparation.js";
 import { inPhase } from "./turn-phase.js";
 import { announceTurn } from "./turn-session.js";
+import type { LastEvent } from "./turn-state.js";
 
 export type ChildRunRequest = RunStartRequest & { parent: RunParent };
 
@@ -37,15 +38,16 @@ export async function runChildTurn(deps: TurnDeps, request: ChildRunRequest, att
     timeoutError: () => new AppError("SERVICE_TIMEOUT", `The subagent did not finish within ${timeoutMs} ms and was stopped.`),
     limits: { ...loopLimits(config), maxIterations: config.SUBAGENT_MAX_ITERATIONS },
   });
+  let last: LastEvent | undefined;
   try {
     const admitted = await inPhase("admission", () => admitChildTurn(deps, turn, request.parent));
     announceTurn(admitted);
     const prepared = await inPhase("preparation", () => prepareChildTurn(deps, admitted));
     const ending = await inPhase("execution", () => executeTurn(deps, prepared));
-    await inPhase("finish", () => finishTurn(deps, prepared, ending));
+    last = await inPhase("finish", () => finishTurn(deps, prepared, ending));
   } catch (error) {
-    await inPhase("finish", () => failTurn(deps, turn, error));
+    last = await inPhase("finish", () => failTurn(deps, turn, error));
   } finally {
-    await deps.active.close(turn);
+    await deps.active.close(turn, last);
   }
 }

@@ -11,15 +11,16 @@ import { saveTurnEnd } from "../sessions/session-store.js";
 import { spentBeforeFailure } from "./turn-spending.js";
 import { pauseTurn } from "./turn-pause.js";
 import { withClosedToolCalls } from "./closed-tool-calls.js";
-import type { PreparedTurn, TurnState } from "./turn-state.js";
+import type { LastEvent, PreparedTurn, TurnState } from "./turn-state.js";
 import { recordTurnEnd } from "./turn-telemetry.js";
 
 /**
  * Finishes a turn whose execution ended: its tokens with its subagents', counted in the totals; a user's turn
- * saves its session with what the turn added, gives its slot back, and only then publishes `done`, so a client
- * that hears `done` reads the final state; a subagent's `done` goes to its parent, which makes it the tool result.
+ * saves its session with what the turn added and gives its slot back before its `done` is published (as the turn
+ * closes), so a client that hears `done` reads the final state; a subagent's `done` goes to its parent, which makes
+ * it the tool result.
  */
-export async function finishTurn(deps: Pick<TurnDeps, "store" | "approvals" | "config">, turn: PreparedTurn, ending: TurnEnding): Promise<void> {
+export async function finishTurn(deps: Pick<TurnDeps, "store" | "approvals" | "config">, turn: PreparedTurn, ending: TurnEnding): Promise<LastEvent> {
   if (ending.outcome === "paused") return pauseTurn(deps, turn, ending);
   const { output } = ending;
   const { model } = turn.route;
@@ -28,16 +29,15 @@ export async function finishTurn(deps: Pick<TurnDeps, "store" | "approvals" | "c
   const usage = addUsage(output.usage, turn.subagents?.usage ?? zeroUsage());
   if (!turn.session) {
     await turn.spending.endSubagent();
-    turn.events.finish(doneEvent(output, usage, turn.subagents, usage, model));
     turn.log.info({ iterations: output.iterations, usage, model }, "subagent completed");
-    return;
+    return doneEvent(output, usage, turn.subagents, usage, model);
   }
   const session = completed(turn.session.record, turn, output, usage);
   // counted before the session's head is saved: a crash between the two runs the turn again, and both deliveries were paid for
   await saveTurnEnd(deps.store, turn.session.version, session, "completed", turn.spending.endTurn(usage));
   await turn.releaseSlot?.();
-  turn.events.finish(doneEvent(output, usage, turn.subagents, session.usage, model));
   turn.log.info({ ...recordTurnEnd({ agentId: turn.agent.id, outcome: "completed", startedAt: turn.startedAt, span: turn.span, output, usage }), model }, "turn completed");
+  return doneEvent(output, usage, turn.subagents, session.usage, model);
 }
 
 /**
@@ -45,15 +45,14 @@ export async function finishTurn(deps: Pick<TurnDeps, "store" | "approvals" | "c
  * what it spent before (the stopped subagents' included), as a success's `done` does. A user's turn that held its
  * session saves it as it was (or with what the turn did: kept-on-failure.ts) and marked failed or cancelled.
  */
-export async function failTurn(deps: Pick<TurnDeps, "store">, turn: TurnState, error: unknown): Promise<void> {
+export async function failTurn(deps: Pick<TurnDeps, "store">, turn: TurnState, error: unknown): Promise<LastEvent> {
   const spent = await spentBeforeFailure(turn.meter, turn.subagents);
   if (turn.parent) {
     if (AppError.is(error)) turn.log.warn({ code: error.code, usage: spent?.usage }, error.message);
     else turn.log.error({ err: error, usage: spent?.usage }, "subagent failed");
     await turn.spending?.endSubagent();
     // what it spent goes to its parent on the error event, which sums it into the turn's usage
-    turn.events.finish(errorEvent(error, spent));
-    return;
+    return errorEvent(error, spent);
   }
   const { session } = turn;
   const sessionUsage = session ? addUsage(session.record.usage, spent?.usage ?? zeroUsage()) : undefined;
@@ -79,7 +78,7 @@ export async function failTurn(deps: Pick<TurnDeps, "store">, turn: TurnState, e
     await counted;
   }
   await turn.releaseSlot?.();
-  turn.events.finish(errorEvent(error, spent, sessionUsage));
+  return errorEvent(error, spent, sessionUsage);
 }
 
 /**

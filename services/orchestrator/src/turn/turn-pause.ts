@@ -5,7 +5,7 @@ import { previewArguments } from "../events/bounded-event.js";
 import type { TurnDeps } from "./turn-deps.js";
 import type { TurnEnding } from "./turn-execution.js";
 import { saveTurnEnd } from "../sessions/session-store.js";
-import type { PreparedTurn } from "./turn-state.js";
+import type { LastEvent, PreparedTurn } from "./turn-state.js";
 
 /**
  * Pauses a user's turn at a tool call that waits for a member's decision (docs/approvals.md "Pausing"): the call is
@@ -15,7 +15,11 @@ import type { PreparedTurn } from "./turn-state.js";
  * it stays in this process. The record comes first: a crash between the two leaves the chat running, and the work
  * queue gives the turn to another replica as any crashed turn.
  */
-export async function pauseTurn(deps: Pick<TurnDeps, "store" | "approvals" | "config">, turn: PreparedTurn, ending: Extract<TurnEnding, { outcome: "paused" }>): Promise<void> {
+export async function pauseTurn(
+  deps: Pick<TurnDeps, "store" | "approvals" | "config">,
+  turn: PreparedTurn,
+  ending: Extract<TurnEnding, { outcome: "paused" }>,
+): Promise<LastEvent> {
   const { session, request } = turn;
   if (!session || !deps.approvals) throw new AppError("INTERNAL", "only a user's turn with the approvals store can pause");
   const { output, call } = ending;
@@ -55,8 +59,8 @@ export async function pauseTurn(deps: Pick<TurnDeps, "store" | "approvals" | "co
   };
   await saveTurnEnd(deps.store, session.version, paused, "awaiting_approval", turn.spending.endTurn(usage));
   await turn.releaseSlot?.();
-  turn.events.finish(approvalRequired(record));
   turn.log.info({ approvalId: record.approval_id, tool: call.name, callId: call.id, usage, model: turn.route.model }, "turn paused for a decision on a tool call");
+  return approvalRequired(record);
 }
 
 /** The run's last event: the call that waits, its arguments previewed as on `tool_call`. */

@@ -10,14 +10,12 @@ import { preloadedSkill } from "./preloaded-skill.js";
 import type { TurnDeps } from "./turn-deps.js";
 import type { AdmittedTurn, HeldTurn, PreparedTurn } from "./turn-state.js";
 
-type PreparationDeps = Pick<TurnDeps, "connection" | "config" | "logger" | "subjectPrefix" | "lendSlot" | "tools">;
+type PreparationDeps = Pick<TurnDeps, "connection" | "config" | "logger" | "subjectPrefix" | "lendSlot" | "tools" | "starts">;
 
 /**
  * The system prompt of a user's turn: the agent's start (agent/agent-start.ts, kept in start-cache.ts; a
  * markdown agent's critical actions, a skills-era agent's own skill), its activation rules (read with the agent by the
- * admission) and its tools. It
- * only reads the agent's own files and records nothing, so it is made while the session is being held
- * (turn-runner.ts); the turn stops it as it closes if it was not admitted, and it is never seen.
+ * admission) and its tools.
  */
 export async function systemPromptOf(deps: Pick<TurnDeps, "starts" | "tools">, turn: AdmittedTurn): Promise<string> {
   const { agent, context, rules } = turn;
@@ -26,10 +24,22 @@ export async function systemPromptOf(deps: Pick<TurnDeps, "starts" | "tools">, t
 }
 
 /**
- * Prepares a user's turn once its session is held: the loop starts from the system prompt, the chat so far and
+ * Prepares a user's turn while its session is being held (`holding`, turn-session.ts): the system prompt only reads
+ * the agent's own files and records nothing, so it is made meanwhile, and a turn whose hold refuses or drops it
+ * never sees it (the turn stops it as it closes). Undefined when this delivery is dropped.
+ */
+export async function prepareTurn(deps: PreparationDeps, turn: AdmittedTurn, holding: Promise<HeldTurn | undefined>): Promise<PreparedTurn | undefined> {
+  const prompting = systemPromptOf(deps, turn);
+  prompting.catch(() => undefined);
+  const held = await holding;
+  return held && prepareHeldTurn(deps, held, await prompting);
+}
+
+/**
+ * A user's turn whose session is held, prepared: the loop starts from the system prompt, the chat so far and
  * the user's message, each user message's attachments composed as the model reads them (attached-user-message.ts).
  */
-export function prepareTurn(deps: PreparationDeps, turn: HeldTurn, systemPrompt: string): PreparedTurn {
+export function prepareHeldTurn(deps: PreparationDeps, turn: HeldTurn, systemPrompt: string): PreparedTurn {
   // a resumed turn goes on from the chat as its pause saved it, the user's message already in it (turn-resume.ts)
   const userMessage = turn.resumed ? undefined : storedUserMessage(turn.request);
   const conversation: ChatCompletionMessageParam[] = [

@@ -10,9 +10,9 @@ import { admitTurn } from "./turn-admission.js";
 import type { TurnDeps } from "./turn-deps.js";
 import { executeTurn } from "./turn-execution.js";
 import { failTurn, finishTurn } from "./turn-finish.js";
-import { prepareTurn, systemPromptOf } from "./turn-preparation.js";
+import { prepareHeldTurn, systemPromptOf } from "./turn-preparation.js";
 import { announceTurn } from "./turn-session.js";
-import type { HeldSession, TurnState } from "./turn-state.js";
+import type { HeldSession, LastEvent, TurnState } from "./turn-state.js";
 
 /** The statuses a call leaves `pending` for; its turn resumes from any of them. */
 const decidedStatuses = ["approved", "rejected", "expired", "cancelled"] as const;
@@ -44,6 +44,7 @@ export async function runResumedTurn(deps: TurnDeps & { approvals: ApprovalStore
     limits: { ...loopLimits(config), maxIterations: Math.max(0, config.MAX_ITERATIONS - used.iterations) },
     ...(releaseSlot ? { releaseSlot } : {}),
   });
+  let last: LastEvent | undefined;
   try {
     const held = await holdPausedSession(deps, turn, record);
     if (held === "dropped") return;
@@ -59,13 +60,13 @@ export async function runResumedTurn(deps: TurnDeps & { approvals: ApprovalStore
       ...(decided.record.decided?.by === undefined ? {} : { by: decided.record.decided.by }),
       ...(decided.record.decided?.arguments === undefined ? {} : { arguments_edited: true }),
     });
-    const prepared = prepareTurn(deps, Object.assign(admitted, { session: held }), await systemPromptOf(deps, admitted));
-    await finishTurn(deps, prepared, await executeTurn(deps, prepared));
+    const prepared = prepareHeldTurn(deps, Object.assign(admitted, { session: held }), await systemPromptOf(deps, admitted));
+    last = await finishTurn(deps, prepared, await executeTurn(deps, prepared));
   } catch (error) {
-    await failTurn(deps, turn, error);
+    last = await failTurn(deps, turn, error);
   } finally {
     // the record stays, resumed, so a decision sent again is told who decided; the sweep purges it after a week
-    await deps.active.close(turn);
+    await deps.active.close(turn, last);
   }
 }
 

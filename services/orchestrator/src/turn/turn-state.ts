@@ -6,6 +6,7 @@ import {
   type ApprovalRecord,
   type ConversationMessage,
   type EffectiveApprovals,
+  type RunEventBody,
   type RunParent,
   type RunStartRequest,
   type SessionRecord,
@@ -34,6 +35,9 @@ export interface TurnTerms {
   /** gives the user's turn slot back (turn-entry.ts) */
   releaseSlot?: () => Promise<void>;
 }
+
+/** The one event a turn ends with (`done`, `error`, or `approval_required`): its finish makes it, its close publishes it (active-turns.ts). */
+export type LastEvent = Extract<RunEventBody, { type: "done" | "error" | "approval_required" }>;
 
 /** The session a user's turn holds while it runs: its head as marked running, and the version its end is saved over. */
 export interface HeldSession {
