@@ -107,10 +107,12 @@ export function encodeIndex(entries: ReadonlyArray<Omit<IndexEntry, "stage">>): 
   return Buffer.concat([body, createHash("sha1").update(body).digest()]);
 }
 
-/** The root's id of a cache tree extension when every node of it is valid, else undefined. */
+/** The root's id of a cache tree extension when every node of it is valid (and their count is the one they name), else undefined. */
 function fullyValidRoot(data: Buffer): string | undefined {
   let at = 0;
   let root: string | undefined;
+  let nodes = 0;
+  let named = 1;
   while (at < data.length) {
     const nameEnd = data.indexOf(0, at);
     const lineEnd = data.indexOf(0x0a, nameEnd + 1);
@@ -121,9 +123,11 @@ function fullyValidRoot(data: Buffer): string | undefined {
     if (Number(counts[1]) < 0) return undefined;
     if (lineEnd + 21 > data.length) return undefined;
     root ??= data.toString("hex", lineEnd + 1, lineEnd + 21);
+    nodes += 1;
+    named += Number(counts[2]);
     at = lineEnd + 21;
   }
-  return root;
+  return nodes === named ? root : undefined;
 }
 
 /** git's offset varint of an index version 4 entry (each continuation adds one before shifting). */
