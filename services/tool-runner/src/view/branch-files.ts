@@ -1,4 +1,5 @@
 import { AppError } from "@agent-orchestrator/shared/runtime";
+import { LRUCache } from "lru-cache";
 import { maxBranchFilesPage, type BranchFileListing, type BranchFileReply, type BranchFilesReply } from "@agent-orchestrator/shared/wire";
 import { blobStream } from "../git/index.js";
 import type { TransitBodies } from "../git-http/transit-bodies.js";
@@ -6,9 +7,19 @@ import { jsonBytes, fitContentsToBudget } from "../reply-budget.js";
 import type { Repositories, TreeFile } from "../repository/index.js";
 import { decodeText } from "../sandbox/text-content.js";
 import { checkedSpacePath } from "../store/space-path.js";
-import { shownTree } from "./shown-tree.js";
+import { shownTree, type ShownTree } from "./shown-tree.js";
 import { TreeFiles } from "./tree-files.js";
 import { branchFileListing as listing, viewedFile, hiddenFromView } from "./view-listing.js";
+
+/** A state's files as the files API lists them, in path order, with their bytes and the names left out. */
+interface SortedListing {
+  files: BranchFileListing[];
+  bytes: number;
+  unservable: number;
+}
+
+// files kept in all: the sorted lists of a few large states, each asked for a page at a time
+const maxKeptListings = 300_000;
 
 // a text shown in the files view is cut to fit one reply anyway: a larger blob is not decoded whole
 const maxReadBlobBytes = 16 * 1024 * 1024;
@@ -22,6 +33,8 @@ const maxReadBlobBytes = 16 * 1024 * 1024;
  * its last commit. Every answer names the branch and the commit. Null where the project has no repository.
  */
 export class BranchFiles {
+  private readonly listings = new LRUCache<string, SortedListing>({ maxSize: maxKeptListings, sizeCalculation: (sorted) => sorted.files.length + 1 });
+
   constructor(
     private readonly repositories: Repositories,
     private readonly bodies: Pick<TransitBodies, "send">,
@@ -38,15 +51,12 @@ export class BranchFiles {
     const shown = await shownTree(this.repositories, request.project_id, request.branch);
     if (!shown) return { success: true, files: null };
     const prefix = request.prefix === undefined || request.prefix === "" ? "" : `${checkedSpacePath(request.prefix.replace(/\/+$/, ""))}/`;
-    const { repository, files: root, ...point } = shown;
-    const all = (await repository.reader.files(root)).filter((file) => file.path.startsWith(prefix) && !hiddenFromView(file.path));
-    // git orders a tree's entries its own way (a folder as `name/`); a cursor needs the order strings compare in
-    const files = (await this.listed.list({ repository, state: { files: root } })).filter((file) => file.path.startsWith(prefix)).map(listing).sort(byPath);
-    const bytes = files.reduce((sum, file) => sum + file.size, 0);
+    const { repository: _repository, files: root, ...point } = shown;
+    const { files, bytes, unservable } = await this.sorted(shown, prefix);
     const after = request.after;
     const from = after === undefined ? 0 : firstAfter(files, after);
     const limit = request.limit ?? maxBranchFilesPage;
-    const page = { ...point, files: [] as BranchFileListing[], bytes, unservable_names: all.length - files.length, tree: root };
+    const page = { ...point, files: [] as BranchFileListing[], bytes, unservable_names: unservable, tree: root };
     const budget = this.replyBudget();
     // room for the page's frame with the longest cursor it may carry
     let room = budget - jsonBytes({ success: true, files: { ...page, truncated: true, next_after: "x".repeat(1024) } });
@@ -61,6 +71,23 @@ export class BranchFiles {
     // a large repository's list comes in pages; `bytes` counts every file of every page
     const last = page.files.at(-1)?.path ?? after;
     return { success: true, files: { ...page, truncated: true, ...(last === undefined ? {} : { next_after: last }) } };
+  }
+
+  /**
+   * The files of a state under `prefix`, listed as the view lists them and sorted by path, kept per tree: a large
+   * repository's list comes in pages, and each page of one tree slices the same list.
+   */
+  private async sorted(shown: ShownTree, prefix: string): Promise<SortedListing> {
+    const key = `${shown.files}\0${prefix}`;
+    const known = this.listings.get(key);
+    if (known) return known;
+    const { repository, files: root } = shown;
+    const all = (await repository.reader.files(root)).filter((file) => file.path.startsWith(prefix) && !hiddenFromView(file.path));
+    // git orders a tree's entries its own way (a folder as `name/`); a cursor needs the order strings compare in
+    const files = (await this.listed.list({ repository, state: { files: root } })).filter((file) => file.path.startsWith(prefix)).map(listing).sort(byPath);
+    const sorted = { files, bytes: files.reduce((sum, file) => sum + file.size, 0), unservable: all.length - files.length };
+    this.listings.set(key, sorted);
+    return sorted;
   }
 
   /** One file as text cut to fit a reply (BINARY_FILE when it is not text), or with `download` its bytes. */
