@@ -11,7 +11,7 @@ import { stagedTree } from "./staged-changes.js";
 import { editTree } from "./tree-edits.js";
 import { TreeReader } from "./tree-reader.js";
 import { TreeWatcher } from "./tree-watcher.js";
-import { unracyIndex } from "./unracy-index.js";
+import { unracyIndex, unracyWorthMs } from "./unracy-index.js";
 
 /** What a command gets: the working tree, its `.git`, and the repository's objects (read-only for the command). */
 export interface CheckoutPlace {
@@ -118,10 +118,11 @@ export class Checkout {
     await this.discard();
     await mkdir(this.place.directory, { recursive: true, mode: 0o755 });
     await mkdir(this.hostFolder, { recursive: true, mode: 0o700 });
+    const writing = Date.now();
     await this.git({ args: ["read-tree", "--reset", "-u", state.files] });
     this.indexFiles = state.files;
     this.staleEntries.clear();
-    await unracyIndex(this.hostIndex);
+    if (Date.now() - writing >= unracyWorthMs) await unracyIndex(this.hostIndex);
     await this.writeGitState(wanted, true);
     await this.watch(true);
   }

@@ -5,6 +5,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 const marginMs = 20;
 
 /**
+ * A checkout written faster than this is not worth the wait (half a second on average): git hashes its racy files
+ * again in about the time it took to write them.
+ */
+export const unracyWorthMs = 250;
+
+/**
  * Makes a fresh checkout's index not "racily clean" (git's Documentation/technical/racy-git.txt): git trusts an
  * entry's stat data only when the file's mtime is older than the index file's, in whole seconds, so every file
  * written in the second the index was written is hashed again by each git that reads it until one rewrites the
