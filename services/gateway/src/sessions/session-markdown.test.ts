@@ -60,6 +60,11 @@ describe("sessionMarkdown", () => {
     );
   });
 
+  it("names a file kept in the chat's scratch space by {session-folder}", () => {
+    const text = sessionMarkdown({ ...session, messages: [{ role: "user", content: "Read it", attachments: [{ path: "inputs/notes.md", folder: "session" }, { path: "src/app.js" }] }] }, { agentName: "Mary", projectName: "Launch" });
+    expect(text).toContain("Attached:\n- `{session-folder}/inputs/notes.md`\n- `src/app.js`");
+  });
+
   it("names a chat without a title, and keeps zero usage readable", () => {
     const text = sessionMarkdown({ ...session, title: "", usage: zeroUsage(), messages: [] }, { agentName: "Mary", projectName: "Launch" });
     expect(text.split("\n")[0]).toBe("# Untitled chat");

@@ -29,7 +29,8 @@ export function sessionMarkdown(session: SessionView, names: ExportNames): strin
   for (const message of session.messages) {
     lines.push("", "---", "", `**${message.role === "user" ? "You" : oneLine(names.agentName)}:**`, "", message.content);
     const attached = message.attachments ?? [];
-    if (attached.length > 0) lines.push("", "Attached:", ...attached.map((file) => `- ${code(file.path)}`));
+    // a file kept in the chat's scratch space (a project with a git repository) is named as the model was told it
+    if (attached.length > 0) lines.push("", "Attached:", ...attached.map((file) => `- ${code(file.folder === "session" ? `{session-folder}/${file.path}` : file.path)}`));
   }
   return `${lines.join("\n")}\n`;
 }
