@@ -17,6 +17,8 @@ export { accessDenied } from "./paths/sandbox-error.js";
 export type { ToolDependencies } from "./tools/tool-handler.js";
 export { readFileTool } from "./tools/read-file-tool.js";
 export { runScriptTool } from "./tools/run-script-tool.js";
+export { runCommandTool } from "./tools/run-command-tool.js";
+export { startCommandRunner } from "./commands/start-command-runner.js";
 export { scratchTextForModel } from "./scripts/scratch-text.js";
 export { startScriptRunner, type ScriptSettings } from "./scripts/start-script-runner.js";
 export { workspaceInputs } from "./scripts/workspace-inputs.js";

@@ -34,13 +34,15 @@ describe("a place as the sandbox holds it", () => {
       { host: "/cache/p1/checkouts/main/monitor-cookies", inside: "/fsmonitor-cookies", writable: true },
     ]);
     expect(layout.environment).toEqual({
-      GIT_CONFIG_COUNT: "3",
+      GIT_CONFIG_COUNT: "4",
       GIT_CONFIG_KEY_0: "core.fsmonitor",
       GIT_CONFIG_VALUE_0: "/fsmonitor/query",
       GIT_CONFIG_KEY_1: "core.fsmonitorHookVersion",
       GIT_CONFIG_VALUE_1: "2",
       GIT_CONFIG_KEY_2: "core.untrackedCache",
       GIT_CONFIG_VALUE_2: "keep",
+      GIT_CONFIG_KEY_3: "core.preloadIndex",
+      GIT_CONFIG_VALUE_3: "false",
     });
   });
 });

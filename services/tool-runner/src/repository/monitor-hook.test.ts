@@ -144,6 +144,17 @@ describe("the command's git status with the checkout's monitor", () => {
     expect(rest.join("\n")).toBe("");
   });
 
+  it("answers as git would when the command litters the cookie folder with links, folders and cookie-like names (case 346)", async () => {
+    const { status } = await chatTree();
+    await status();
+    const littered = await status("for n in 1 2 3 4 5 6 7 8 9; do mkdir -p /fsmonitor-cookies/$n-1; done; ln -s / /fsmonitor-cookies/10-1; touch /fsmonitor-cookies/x && echo z >> src/add.js && ");
+    expect(littered.withHook).toBe(" M src/add.js\n");
+    expect(littered.withHook).toBe(littered.without);
+    // the host emptied the folder before this command: the hook's cookies work again
+    const next = await status("echo w >> README.md && ");
+    expect(next.answered).toContain("README.md");
+  });
+
   it("never runs a core.fsmonitor the command put in .git/config on the host (case 344)", async () => {
     const { run, status } = await chatTree();
     await run("printf '#!/bin/sh\\necho ran > ran-by-host\\n' > .hook && chmod +x .hook && git config core.fsmonitor ./.hook && git config core.fsmonitorHookVersion 1");

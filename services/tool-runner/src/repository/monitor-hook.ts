@@ -8,12 +8,15 @@ export const monitorInside = { folder: "/fsmonitor", cookies: "/fsmonitor-cookie
  * rewrite of the whole index (3.4 MB at 50,000 files) that the host then reads back; `keep` uses the cache and
  * writes it only along with what else changed (git writes by itself past 100 paths, so the token moves on). So
  * `true` goes only to the commands of a fresh epoch, whose git status reads everything and writes the index anyway.
+ * Those also keep git's preload (threads that stat every file, which a first answer of everything needs); the others
+ * go without, as it would only walk every entry to stat the few the hook named.
  */
 export function monitorGitConfig(untrackedCache: "true" | "keep"): Array<readonly [string, string]> {
   return [
     ["core.fsmonitor", `${monitorInside.folder}/query`],
     ["core.fsmonitorHookVersion", "2"],
     ["core.untrackedCache", untrackedCache],
+    ["core.preloadIndex", untrackedCache === "true" ? "true" : "false"],
   ];
 }
 
