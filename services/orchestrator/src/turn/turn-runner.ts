@@ -14,8 +14,9 @@ import type { LastEvent } from "./turn-state.js";
  * A user's turn, from its work-queue request to its one final event, as the phases of turn/ (ARCHITECTURE.md "One
  * chat turn"): admitted (the agent, the chat's project, the model route, budgets and settings), its session held
  * (marked running, compare-and-set) while it is prepared (the system prompt, then the conversation), executed (the
- * loop), then finished (saved), or failed at any phase; its close publishes its one last event (`done`, `error`). `attempt` > 1 means an orchestrator died
- * during this turn and this one takes it over. `releaseSlot` gives the user's turn slot back (turn-entry.ts).
+ * loop), then finished (saved), or failed at any phase; its close publishes its one last event (`done`, `error`).
+ * `attempt` > 1 means an orchestrator died during this turn and this one takes it over. `releaseSlot` gives the
+ * user's turn slot back (turn-entry.ts).
  */
 export async function runTurn(deps: TurnDeps, request: RunStartRequest, attempt: number, releaseSlot?: () => Promise<void>): Promise<void> {
   const { config } = deps;
