@@ -47,6 +47,21 @@ describe("DeliverySpending", () => {
     expect((await spending.userPeriods("ada", today(), month())).day).toMatchObject({ cost: 0.75, turns: 1 });
   });
 
+  it("case 225: counts a turn's last call with the turn itself, one write per total", async () => {
+    const spending = await store();
+    const writes: number[] = [];
+    const counting = { recordAll: (entries: readonly SpentTurn[]) => (writes.push(entries.length), spending.recordAll(entries)) };
+    const turn = new DeliverySpending(counting, { runKey: "r1:1", user: "ada", projectId: "p1", agentId: "bmm/pm" }, logger);
+    turn.call(usage(0.25));
+    expect(await turn.unstoredCost()).toBe(0);
+    // the answer that ends the turn, and the turn's end right after it
+    turn.call(usage(0.5));
+    await turn.endTurn(usage(0.75));
+    expect(writes).toEqual([1, 2]);
+    expect((await spending.projectMonth("p1", month())).totals).toMatchObject({ cost: 0.75, turns: 1 });
+    expect((await spending.userPeriods("ada", today(), month())).day).toMatchObject({ cost: 0.75, turns: 1 });
+  });
+
   it("counts a subagent's calls in its parent's project and user, and no turn of its own", async () => {
     const spending = await store();
     const child = new DeliverySpending(spending, { runKey: "child:1", user: "ada", projectId: "p1", agentId: "bmm/analyst" }, logger);
@@ -63,7 +78,7 @@ describe("DeliverySpending", () => {
     // the totals cannot be written once, as while JetStream elects a leader for longer than the retries last
     let refusals = 1;
     const flaky = {
-      record: (entry: SpentTurn) => (refusals-- > 0 ? Promise.reject(new Error("no responders")) : spending.record(entry)),
+      recordAll: (entries: readonly SpentTurn[]) => (refusals-- > 0 ? Promise.reject(new Error("no responders")) : spending.recordAll(entries)),
     };
     const turn = new DeliverySpending(flaky, { runKey: "r1:1", user: "ada", projectId: "p1", agentId: "bmm/pm" }, logger);
     turn.call(usage(0.25));
@@ -79,13 +94,13 @@ describe("DeliverySpending", () => {
     // the user's total cannot be written the first two times: the project's has the call already
     let refusals = 2;
     const halfFlaky = {
-      record: async (entry: SpentTurn) => {
-        const inProject = spending.record({ ...entry, user: "nobody" });
+      recordAll: async (entries: readonly SpentTurn[]) => {
+        const inProject = spending.recordAll(entries.map((entry) => ({ ...entry, user: "nobody" })));
         if (refusals-- > 0) {
           await inProject;
           throw new Error("no responders");
         }
-        return spending.record(entry);
+        return spending.recordAll(entries);
       },
     };
     const turn = new DeliverySpending(halfFlaky, { runKey: "r1:1", user: "ada", projectId: "p1", agentId: "bmm/pm" }, logger);

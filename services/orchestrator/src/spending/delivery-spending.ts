@@ -14,7 +14,8 @@ interface Unstored {
  * What one delivery of a turn, or of a subagent, spends, counted in the totals while it happens (docs/models.md
  * "Cost totals"): each model call's usage is written as the call ends (`<run id>:<attempt>:<n>`), while the turn goes
  * on with its tools, and before its next budget check, which waits for it (`unstoredCost`): so turns running at once
- * pass a budget by at most one call each. The turn itself is counted once at its end (`<run id>:<attempt>`). It never
+ * pass a budget by at most one call each. The turn itself is counted once at its end (`<run id>:<attempt>`), with the
+ * call that ended it when that one is not written yet: one write per total instead of two one after the other. It never
  * throws: a call that cannot be written is logged and kept here, seen by the budgets, and written again under its own
  * key with the next call and at the end, so a total that had it already (one of the two written) does not count it
  * twice.
@@ -28,7 +29,7 @@ export class DeliverySpending {
 
   /** `delivery` names the delivery, its user, and the project and agent it spends for (its admission found them). */
   constructor(
-    private readonly spending: Pick<SpendingStore, "record"> | undefined,
+    private readonly spending: Pick<SpendingStore, "recordAll"> | undefined,
     private readonly delivery: { runKey: string; user: string; projectId: string; agentId: string },
     private readonly logger: Logger,
   ) {}
@@ -43,7 +44,8 @@ export class DeliverySpending {
   call(usage: Usage): void {
     if (isEmpty(usage)) return;
     this.unstored.push({ runKey: `${this.delivery.runKey}:${++this.calls}`, usage, at: new Date() });
-    this.writing = this.writing.then(() => this.storeUnstored());
+    // written once what the call's end set off has run: a turn that ends there (its last call) writes it with its own count
+    this.writing = this.writing.then(afterThisTurnOfTheLoop).then(() => this.storeUnstored());
   }
 
   /**
@@ -51,11 +53,19 @@ export class DeliverySpending {
    * included) in the cost metric. A turn that made no model call (`usage` undefined) is not counted.
    */
   async endTurn(usage: Usage | undefined): Promise<void> {
+    // a call whose write has not started (the turn's last) is taken here, before the writes under way are awaited
+    const notSent = this.unstored;
+    this.unstored = [];
     await this.writing;
-    if (!usage || this.ended) return;
+    this.unstored.push(...notSent);
+    if (!usage || this.ended) return this.storeUnstored();
     this.ended = true;
     if (usage.cost !== undefined) countCost(this.delivery.projectId, this.delivery.agentId, usage.cost);
-    await Promise.all([this.storeUnstored(), this.store({ runKey: this.delivery.runKey, usage: zeroUsage(), at: new Date() }, 1)]);
+    // the turn with what its calls have not stored, in one write per key
+    const pending = this.unstored;
+    this.unstored = [];
+    const turn: Unstored = { runKey: this.delivery.runKey, usage: zeroUsage(), at: new Date() };
+    if (!(await this.store([...pending.map((call) => ({ ...call, turns: 0 as const })), { ...turn, turns: 1 }]))) this.unstored.push(...pending);
   }
 
   /** Ends a subagent, once: what its calls could not store is tried again; it is no turn of its own. */
@@ -70,22 +80,24 @@ export class DeliverySpending {
   private async storeUnstored(): Promise<void> {
     const pending = this.unstored;
     this.unstored = [];
-    const stored = await Promise.all(pending.map((call) => this.store(call, 0)));
+    const stored = await Promise.all(pending.map((call) => this.store([{ ...call, turns: 0 }])));
     this.unstored.push(...pending.filter((_call, index) => !stored[index]));
   }
 
-  /** Whether the usage is now in the totals; never without a store (the budgets then count it from here). */
-  private async store({ runKey, usage, at }: Unstored, turns: 0 | 1): Promise<boolean> {
+  /** Whether the entries are now in the totals; never without a store (the budgets then count them from here). */
+  private async store(entries: Array<Unstored & { turns: 0 | 1 }>): Promise<boolean> {
     if (!this.spending) return false;
     const { user, projectId, agentId } = this.delivery;
     try {
-      await this.spending.record({ runKey, user, projectId, agentId, usage, turns, at });
+      await this.spending.recordAll(entries.map(({ runKey, usage, at, turns }) => ({ runKey, user, projectId, agentId, usage, turns, at })));
       return true;
     } catch (error) {
-      this.logger.error({ err: error, usage }, "the turn's spending could not be added to the totals");
+      this.logger.error({ err: error, usage: entries.map((entry) => entry.usage) }, "the turn's spending could not be added to the totals");
       return false;
     }
   }
 }
+
+const afterThisTurnOfTheLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 const isEmpty = (usage: Usage): boolean => usage.prompt_tokens === 0 && usage.completion_tokens === 0 && !usage.cost;

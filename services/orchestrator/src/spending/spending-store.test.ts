@@ -78,4 +78,21 @@ describe("SpendingStore", () => {
     expect(await first.userPeriods("ada@example.com", "2026-11-01", "2026-11")).toMatchObject({ day: { cost: 2, turns: 2 }, month: { cost: 2 } });
     expect((await first.userPeriods("bob", "2026-11-01", "2026-11")).day.turns).toBe(0);
   });
+
+  it("case 214: counts several entries at once, each in its own period, those a key has already only once", async () => {
+    const { first, second } = await twoReplicas();
+    expect(await second.record(turn("r1:1:1", { turns: 0 }))).toBe(true);
+    // a turn's end with its calls, the first already counted by another replica, the last in the next month
+    const entries = [
+      turn("r1:1:1", { turns: 0 }),
+      turn("r1:1:2", { turns: 0, usage: usage(0.5) }),
+      turn("r1:1", { turns: 1, usage: usage(0), at: new Date("2026-12-01T00:00:01Z") }),
+    ];
+    expect(await first.recordAll(entries)).toBe(true);
+    expect(await second.recordAll(entries)).toBe(false);
+    expect((await first.projectMonth("p1", "2026-11")).totals).toMatchObject({ cost: 0.75, turns: 0 });
+    expect((await second.projectMonth("p1", "2026-12")).totals).toMatchObject({ cost: 0, turns: 1 });
+    expect(await first.userPeriods("ada@example.com", "2026-11-25", "2026-11")).toMatchObject({ day: { cost: 0.75, turns: 0 }, month: { cost: 0.75 } });
+    expect(await first.userPeriods("ada@example.com", "2026-12-01", "2026-12")).toMatchObject({ day: { turns: 1 }, month: { turns: 1 } });
+  });
 });

@@ -28,7 +28,12 @@ const keptMonths = 24;
 const knownKeys = 256;
 
 const ProjectMonth = SpendingTotals.extend({ by_agent: z.record(z.string(), SpendingTotals), runs: z.array(z.string()) });
+type ProjectMonth = z.infer<typeof ProjectMonth>;
 const UserSpending = z.object({ days: z.record(z.string(), SpendingTotals), months: z.record(z.string(), SpendingTotals), runs: z.array(z.string()) });
+type UserSpending = z.infer<typeof UserSpending>;
+
+/** What one entry makes of a key's value; undefined when the key has it already. */
+type Edit<T> = (stored: T | undefined) => T | undefined;
 
 /**
  * Spending to count once: one model call's as it ends, or the end of a delivery of a turn (the turn itself, and
@@ -100,32 +105,47 @@ export class SpendingStore {
    * When one of the two fails, the other may have counted it: recording the same `runKey` again counts it only where
    * it is missing (delivery-spending.ts tries a call again under its own key).
    */
-  async record(turn: SpentTurn): Promise<boolean> {
-    const spent = spendingOf(turn.usage, turn.turns);
-    const month = monthOf(turn.at);
-    const day = dayOf(turn.at);
-    const entry = entryOf(turn.runKey);
-    const project = this.change(projectPrefix(turn.projectId) + month, ProjectMonth, (stored) => {
-      const current = stored ?? { ...zeroSpending(), by_agent: {}, runs: [] };
-      if (current.runs.includes(entry)) return undefined;
-      const agent = Object.hasOwn(current.by_agent, turn.agentId) ? current.by_agent[turn.agentId] : undefined;
-      return {
-        ...addSpending(current, spent),
-        by_agent: { ...current.by_agent, [turn.agentId]: addSpending(agent ?? zeroSpending(), spent) },
-        runs: remember(current.runs, entry),
-      };
-    });
-    const user = this.change(userKey(turn.user), UserSpending, (stored) => {
-      const current = stored ?? { days: {}, months: {}, runs: [] };
-      if (current.runs.includes(entry)) return undefined;
-      return {
-        days: latest({ ...current.days, [day]: addSpending(ownOrZero(current.days, day), spent) }, keptDays),
-        months: latest({ ...current.months, [month]: addSpending(ownOrZero(current.months, month), spent) }, keptMonths),
-        runs: remember(current.runs, entry),
-      };
-    });
-    const [inProject, inUser] = await Promise.all([project, user]);
-    return inProject || inUser;
+  record(turn: SpentTurn): Promise<boolean> {
+    return this.recordAll([turn]);
+  }
+
+  /**
+   * Adds several entries as `record` does, with one write per key (a turn's end with its last call: two writes, not
+   * four one after the other); false when every key had every entry already.
+   */
+  async recordAll(turns: readonly SpentTurn[]): Promise<boolean> {
+    const projectEdits = new Map<string, Array<Edit<ProjectMonth>>>();
+    const userEdits = new Map<string, Array<Edit<UserSpending>>>();
+    for (const turn of turns) {
+      const spent = spendingOf(turn.usage, turn.turns);
+      const month = monthOf(turn.at);
+      const day = dayOf(turn.at);
+      const entry = entryOf(turn.runKey);
+      editsOf(projectEdits, projectPrefix(turn.projectId) + month).push((stored) => {
+        const current = stored ?? { ...zeroSpending(), by_agent: {}, runs: [] };
+        if (current.runs.includes(entry)) return undefined;
+        const agent = Object.hasOwn(current.by_agent, turn.agentId) ? current.by_agent[turn.agentId] : undefined;
+        return {
+          ...addSpending(current, spent),
+          by_agent: { ...current.by_agent, [turn.agentId]: addSpending(agent ?? zeroSpending(), spent) },
+          runs: remember(current.runs, entry),
+        };
+      });
+      editsOf(userEdits, userKey(turn.user)).push((stored) => {
+        const current = stored ?? { days: {}, months: {}, runs: [] };
+        if (current.runs.includes(entry)) return undefined;
+        return {
+          days: latest({ ...current.days, [day]: addSpending(ownOrZero(current.days, day), spent) }, keptDays),
+          months: latest({ ...current.months, [month]: addSpending(ownOrZero(current.months, month), spent) }, keptMonths),
+          runs: remember(current.runs, entry),
+        };
+      });
+    }
+    const written = await Promise.all([
+      ...[...projectEdits].map(([key, edits]) => this.change(key, ProjectMonth, oneAfterAnother(edits))),
+      ...[...userEdits].map(([key, edits]) => this.change(key, UserSpending, oneAfterAnother(edits))),
+    ]);
+    return written.some(Boolean);
   }
 
   /** A project's spending in `month` (`yyyy-mm`). */
@@ -202,6 +222,27 @@ export class SpendingStore {
     if (this.known.size > knownKeys) this.known.delete(this.known.keys().next().value as string);
   }
 }
+
+function editsOf<T>(edits: Map<string, Array<Edit<T>>>, key: string): Array<Edit<T>> {
+  let list = edits.get(key);
+  if (!list) edits.set(key, (list = []));
+  return list;
+}
+
+/** Each edit over what the ones before it made; undefined when none of them changed anything. */
+const oneAfterAnother =
+  <T>(edits: ReadonlyArray<Edit<T>>): Edit<T> =>
+  (stored) => {
+    let current = stored;
+    let changed = false;
+    for (const edit of edits) {
+      const next = edit(current);
+      if (next === undefined) continue;
+      current = next;
+      changed = true;
+    }
+    return changed ? current : undefined;
+  };
 
 const remember = (runs: readonly string[], entry: string): string[] => [...runs, entry].slice(-rememberedRuns);
 
