@@ -38,8 +38,7 @@ export class ModelRouter {
     const http = modelHttpFetch(limits);
     // one streamed event may carry a whole answer, JSON-escaped (up to 6 bytes a character), and no more; the silence
     // limit counts the bytes as they come, below the event cap, which holds a line until it ends
-    const transport = (stop: Parameters<typeof silenceLimitedFetch>[1]) =>
-      cappedRetryAfterFetch(config.MODEL_RETRY_AFTER_MAX_MS, cappedEventFetch(6 * config.MODEL_ANSWER_MAX_BYTES + 64 * 1024, silenceLimitedFetch(limits, stop, http)));
+    const transport = cappedRetryAfterFetch(config.MODEL_RETRY_AFTER_MAX_MS, cappedEventFetch(6 * config.MODEL_ANSWER_MAX_BYTES + 64 * 1024, silenceLimitedFetch(limits, http)));
     this.routes = specs.map((spec) => {
       const client = new OpenAI({
         apiKey: spec.apiKey ?? "not-needed",
@@ -47,9 +46,9 @@ export class ModelRouter {
         maxRetries: config.MODEL_MAX_RETRIES,
         // the client's own timeout ends at the response headers and is retried: kept past the first-byte limit, which ends the call first
         timeout: limits.firstByteMs + 5_000,
-        fetch: http,
+        fetch: transport,
       });
-      const caller = openAiModel({ client, model: spec.model, parameters: parametersOf(spec), transport, ...(spec.price ? { price: spec.price } : {}) });
+      const caller = openAiModel({ client, model: spec.model, parameters: parametersOf(spec), ...(spec.price ? { price: spec.price } : {}) });
       const window = { tokens: spec.contextWindow, outputReserve: spec.outputReserve };
       return { spec, routed: { caller, model: { name: spec.model, route: spec.name }, ...(spec.price ? { price: spec.price } : {}), window } };
     });

@@ -4,6 +4,7 @@ import { costOf, type ModelPrice, type Usage } from "@agent-orchestrator/shared/
 import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-caller.js";
 import { ModelCallTelemetry } from "./model-call-telemetry.js";
 import { toModelError } from "../loop/model-error.js";
+import { withSilenceStop } from "./silence-limited-fetch.js";
 
 /** The reason a call the loop stopped reading is aborted with: given, so no DOMException (a stack trace) is made for it. */
 const callOver = new AppError("CANCELLED", "The model call is over");
@@ -18,20 +19,18 @@ export interface ModelParameters {
 
 /** One model route as the loop calls it. */
 export interface OpenAiRoute {
-  /** the route's client, built once */
+  /** the route's client, built once, with the route's HTTP stack (its fetch ends a call as the call's init says: silence-limited-fetch.ts) */
   client: OpenAI;
   model: string;
   parameters: ModelParameters;
   /** each call's usage carries its cost at this price; without it, no cost */
   price?: ModelPrice;
-  /** the HTTP stack of one call; `stop` ends the call with the given error (silence-limited-fetch.ts) */
-  transport: (stop: (error: AppError) => void) => typeof fetch;
 }
 
 /**
  * The model behind the loop as an OpenAI-compatible chat-completions server, streamed with usage. Each call
  * is one span and its metrics (model-call-telemetry.ts); a failure is classified here for them, and the loop
- * gets the same classified error. Each call has its own fetch on the route's client, so the silence limits
+ * gets the same classified error. Each call hands the route's fetch its own stop, so the silence limits
  * stop that call alone and as the caller would (an abort the openai client does not retry).
  */
 export function openAiModel(route: OpenAiRoute): ModelCaller {
@@ -44,14 +43,13 @@ export function openAiModel(route: OpenAiRoute): ModelCaller {
       const relayAbort = () => call.abort(request.signal.reason);
       if (request.signal.aborted) relayAbort();
       else request.signal.addEventListener("abort", relayAbort, { once: true });
-      const client = route.client.withOptions({ fetch: route.transport((error) => call.abort(error)) });
       const telemetry = new ModelCallTelemetry(model);
       let usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
       let finishReason: string | null = null;
       let textStreamed = false;
       let readToItsEnd = false;
       try {
-        const stream = await client.chat.completions.create(
+        const stream = await route.client.chat.completions.create(
           {
             model,
             messages: request.messages,
@@ -63,7 +61,8 @@ export function openAiModel(route: OpenAiRoute): ModelCaller {
             ...(parameters.maxOutputTokens ? { [parameters.maxOutputTokens.field]: parameters.maxOutputTokens.tokens } : {}),
             ...(parameters.reasoningEffort ? { reasoning_effort: parameters.reasoningEffort } : {}),
           },
-          { signal: call.signal },
+          // the silence limits stop this call alone, as its caller would
+          { signal: call.signal, fetchOptions: withSilenceStop((error) => call.abort(error)) as OpenAI.RequestOptions["fetchOptions"] },
         );
         for await (const chunk of stream) {
           telemetry.chunk(chunk);

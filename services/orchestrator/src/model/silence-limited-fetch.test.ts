@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AppError } from "@agent-orchestrator/shared/runtime";
-import { silenceLimitedFetch } from "./silence-limited-fetch.js";
+import { silenceLimitedFetch, withSilenceStop } from "./silence-limited-fetch.js";
 
 const limits = { firstByteMs: 10_000, idleMs: 1_000 };
 const bytes = new TextEncoder().encode("data: {}\n\n");
@@ -35,7 +35,7 @@ describe("a model call limited by silence", () => {
   it("lets an answer that keeps coming run far past the idle limit", async () => {
     const server = controllableFetch();
     const stops: AppError[] = [];
-    const fetching = silenceLimitedFetch(limits, (error) => stops.push(error), server.baseFetch)("http://model/v1/chat/completions");
+    const fetching = silenceLimitedFetch(limits, server.baseFetch)("http://model/v1/chat/completions", withSilenceStop((error) => stops.push(error)) as RequestInit);
     // the model reads its prompt for longer than the idle limit, within the first-byte limit
     await vi.advanceTimersByTimeAsync(9_000);
     server.answer();
@@ -53,7 +53,7 @@ describe("a model call limited by silence", () => {
   it("stops a call whose first byte does not come within the first-byte limit, headers or not", async () => {
     const server = controllableFetch();
     const stops: AppError[] = [];
-    const fetching = silenceLimitedFetch(limits, (error) => stops.push(error), server.baseFetch)("http://model/v1/chat/completions");
+    const fetching = silenceLimitedFetch(limits, server.baseFetch)("http://model/v1/chat/completions", withSilenceStop((error) => stops.push(error)) as RequestInit);
     server.answer();
     await fetching;
     await vi.advanceTimersByTimeAsync(9_999);
@@ -65,7 +65,7 @@ describe("a model call limited by silence", () => {
   it("stops a call whose answer goes silent past the idle limit", async () => {
     const server = controllableFetch();
     const stops: AppError[] = [];
-    const fetching = silenceLimitedFetch(limits, (error) => stops.push(error), server.baseFetch)("http://model/v1/chat/completions");
+    const fetching = silenceLimitedFetch(limits, server.baseFetch)("http://model/v1/chat/completions", withSilenceStop((error) => stops.push(error)) as RequestInit);
     server.answer();
     void readAll(await fetching).catch(() => undefined);
     server.send();
@@ -78,7 +78,7 @@ describe("a model call limited by silence", () => {
   it("leaves no timer from a refused attempt, which the client may retry", async () => {
     const server = controllableFetch(429);
     const stops: AppError[] = [];
-    const fetching = silenceLimitedFetch(limits, (error) => stops.push(error), server.baseFetch)("http://model/v1/chat/completions");
+    const fetching = silenceLimitedFetch(limits, server.baseFetch)("http://model/v1/chat/completions", withSilenceStop((error) => stops.push(error)) as RequestInit);
     server.answer();
     await fetching;
     await vi.advanceTimersByTimeAsync(60_000);
@@ -88,7 +88,7 @@ describe("a model call limited by silence", () => {
   it("keeps no timer once the client stops reading", async () => {
     const server = controllableFetch();
     const stops: AppError[] = [];
-    const fetching = silenceLimitedFetch(limits, (error) => stops.push(error), server.baseFetch)("http://model/v1/chat/completions");
+    const fetching = silenceLimitedFetch(limits, server.baseFetch)("http://model/v1/chat/completions", withSilenceStop((error) => stops.push(error)) as RequestInit);
     server.answer();
     const reader = ((await fetching).body as ReadableStream<Uint8Array>).getReader();
     server.send();
@@ -102,7 +102,7 @@ describe("a model call limited by silence", () => {
     const server = controllableFetch();
     const stops: AppError[] = [];
     const call = new AbortController();
-    const fetching = silenceLimitedFetch(limits, (error) => stops.push(error), server.baseFetch)("http://model/v1/chat/completions", { signal: call.signal });
+    const fetching = silenceLimitedFetch(limits, server.baseFetch)("http://model/v1/chat/completions", { signal: call.signal, ...withSilenceStop((error) => stops.push(error)) } as RequestInit);
     server.answer();
     await fetching;
     call.abort();

@@ -6,17 +6,30 @@ export interface SilenceLimits {
   idleMs: number;
 }
 
+const silenceStop = Symbol("silence stop");
+
+/** The init of a call's fetch carries how the silence limits end that call; spread into it (or the openai client's `fetchOptions`). */
+export interface WithSilenceStop {
+  [silenceStop]: (error: AppError) => void;
+}
+
+/** What a call's fetch init carries so that its silence limits end it with `stop` (silenceLimitedFetch). */
+export const withSilenceStop = (stop: (error: AppError) => void): WithSilenceStop => ({ [silenceStop]: stop });
+
 /**
- * A `fetch` for one model call that ends it by silence, never by its length (docs/models.md "Timeouts"): no byte of
+ * A `fetch` for model calls that ends each by silence, never by its length (docs/models.md "Timeouts"): no byte of
  * the answer for `firstByteMs` after the request is sent (a local model reads the whole prompt before its first
  * token; the response headers do not count, as some servers send them at once), or for `idleMs` between bytes
  * once it has begun. Bytes are counted before the SSE parser sees them, so a server's keep-alive comments are signs
- * of life too. When a limit passes, `stop` gets a MODEL_TIMEOUT error, once; the caller aborts the call with it
+ * of life too. When a limit passes, the call's `stop` (its init's, withSilenceStop: one fetch serves a route's every
+ * call, so the openai client is not built again per call) gets a MODEL_TIMEOUT error, once; the caller aborts the call with it
  * (a fetch failure instead would be retried by the openai client, which would wait as long again).
  * Home-made: the openai client's own `timeout` ends when the response headers come, and fetch measures no silence.
  */
-export function silenceLimitedFetch(limits: SilenceLimits, stop: (error: AppError) => void, baseFetch: typeof fetch): typeof fetch {
+export function silenceLimitedFetch(limits: SilenceLimits, baseFetch: typeof fetch): typeof fetch {
   return async (input, init) => {
+    const stop = (init as WithSilenceStop | undefined)?.[silenceStop];
+    if (!stop) throw new AppError("INTERNAL", "A model call was made without the stop its silence limits end it with");
     let timer: NodeJS.Timeout | undefined;
     const disarm = () => clearTimeout(timer);
     const arm = (ms: number, error: () => AppError) => {
