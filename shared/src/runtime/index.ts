@@ -31,6 +31,7 @@ export {
   toolTimeoutDefaultMs,
 } from "./nats/nats-wait-budgets.js";
 export { putObjectPaced, readObjectChunks } from "./nats/object-streams.js";
+export { jetStreamOf } from "./nats/kept-jetstream.js";
 export { queueRunRequest } from "./nats/queue-run-request.js";
 export { isInside, relativeInside } from "./path-containment.js";
 export { watchRegistryChanges } from "./registry-change-watch.js";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { MsgHdrs, NatsConnection } from "nats";
-import { retryNats, runEventStoreBudgetMs, traceHeadersOption, type NatsFailureKind } from "@agent-orchestrator/shared/runtime";
+import { jetStreamOf, retryNats, runEventStoreBudgetMs, traceHeadersOption, type NatsFailureKind } from "@agent-orchestrator/shared/runtime";
 import { subjects, type RunEvent, type RunEventBody } from "@agent-orchestrator/shared/wire";
 import { boundEvent } from "./bounded-event.js";
 import { natsMessageBudget } from "../nats/nats-message-budget.js";
@@ -118,7 +118,7 @@ export class RunEventPublisher {
   }
 
   private store(event: Unacknowledged): Promise<unknown> {
-    const ack = this.connection.jetstream().publish(this.subjectPrefix + this.subject, event.data, {
+    const ack = jetStreamOf(this.connection).publish(this.subjectPrefix + this.subject, event.data, {
       msgID: event.msgID,
       timeout: attemptTimeoutMs,
       ...(event.headers ? { headers: event.headers } : {}),

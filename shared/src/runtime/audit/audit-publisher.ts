@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { AuditRecord, maxAuditDetailChars, type AuditAction, type AuditOutcome, type AuditToolCall } from "../../wire/audit-record.js";
 import { subjects, subjectTokenPattern } from "../../wire/subjects.js";
 import { encodeJson } from "../nats-request.js";
+import { jetStreamOf } from "../nats/kept-jetstream.js";
 import { retryNats } from "../nats/nats-retry.js";
 
 /** What the acting code knows of an act; the publisher adds the id and the time. */
@@ -50,7 +51,7 @@ export class AuditPublisher {
       return Promise.resolve();
     }
     const subject = this.options.subjectPrefix + subjects.audit(auditProjectToken(record.project_id), auditActorToken(record.actor), record.action);
-    const publish = () => this.options.connection.jetstream().publish(subject, encodeJson(record), { msgID: record.id, timeout: publishAttemptTimeoutMs });
+    const publish = () => jetStreamOf(this.options.connection).publish(subject, encodeJson(record), { msgID: record.id, timeout: publishAttemptTimeoutMs });
     return retryNats(publish, { retryOn: ["timeout", "no-leader", "no-responders"], budgetMs: publishBudgetMs }).then(
       () => undefined,
       (error: unknown) => {

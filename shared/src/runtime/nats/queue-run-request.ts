@@ -1,5 +1,6 @@
 import type { MsgHdrs, NatsConnection } from "nats";
 import { AppError } from "../app-error.js";
+import { jetStreamOf } from "./kept-jetstream.js";
 import { natsFailureKind } from "./nats-failure.js";
 import { retryNats, type NatsRetryPolicy } from "./nats-retry.js";
 import { leaderElectionWaitMs } from "./nats-wait-budgets.js";
@@ -34,7 +35,7 @@ export async function queueRunRequest(connection: NatsConnection, subject: strin
     : { retryOn: ["timeout"], budgetMs, maxAttempts: singleServerAttempts };
   try {
     await retryNats(
-      () => connection.jetstream().publish(subject, data, { msgID: options.msgID, timeout: publishAttemptTimeoutMs, ...(options.headers ? { headers: options.headers } : {}) }),
+      () => jetStreamOf(connection).publish(subject, data, { msgID: options.msgID, timeout: publishAttemptTimeoutMs, ...(options.headers ? { headers: options.headers } : {}) }),
       { ...policy, ...(options.signal ? { signal: options.signal } : {}) },
     );
   } catch (error) {
