@@ -159,6 +159,16 @@ describe("what a command changed, from the watcher", () => {
     expect((await git("index", ["ls-tree", "-r", "--name-only", await readBack(false), "logs"])).stdout.toString()).toBe("logs/kept.log\n");
   });
 
+  it("takes a file a negated rule names, but not below a folder git ignores, which git add -A never looks into", async () => {
+    await write(".gitignore", "node_modules/\n*.log\n!important.log\n!node_modules/keep.js\n");
+    await readBack(false);
+    await write("important.log", "kept\n");
+    await write("debug.log", "ignored\n");
+    await write("node_modules/keep.js", "ignored with its folder\n");
+    const tree = await readBack(true);
+    expect((await git("index", ["ls-tree", "--name-only", tree])).stdout.toString()).toBe(".gitignore\nREADME.md\nimportant.log\nsrc\ntest\n");
+  });
+
   it("takes a folder moved out of the tree away, when a file git ignores is made in its place", async () => {
     await write("cache/a.js", "tracked\n");
     await readBack(true);
