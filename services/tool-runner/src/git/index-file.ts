@@ -29,9 +29,10 @@ const extendedFlag = 0x4000;
 /**
  * The entries and the cache tree's root of an index file's bytes, or undefined when they are not an index this
  * reads as git would: a wrong checksum, a version other than 2–4, a damaged entry, or an extension git requires its
- * reader to understand (a split or sparse index).
+ * reader to understand (a split or sparse index). Without `withEntries`, the entries are only stepped over (an
+ * index of 50,000 files: a few milliseconds instead of tens) and none is returned.
  */
-export function readIndex(bytes: Buffer): IndexContent | undefined {
+export function readIndex(bytes: Buffer, withEntries = true): IndexContent | undefined {
   if (bytes.length < 12 + 20 || bytes.toString("latin1", 0, 4) !== "DIRC") return undefined;
   const body = bytes.subarray(0, bytes.length - 20);
   if (!createHash("sha1").update(body).digest().equals(bytes.subarray(bytes.length - 20))) return undefined;
@@ -41,33 +42,43 @@ export function readIndex(bytes: Buffer): IndexContent | undefined {
   const entries: IndexEntry[] = [];
   let at = 12;
   let previous: Buffer = Buffer.alloc(0);
+  let previousLength = 0;
   for (let index = 0; index < count; index += 1) {
     if (at + entryFixedBytes > body.length) return undefined;
-    const mode = body.readUInt32BE(at + 24);
-    const id = body.toString("hex", at + 40, at + 60);
+    const start = at;
     const flags = body.readUInt16BE(at + 60);
     let nameAt = at + entryFixedBytes;
     if (flags & extendedFlag) {
       if (version < 3) return undefined;
       nameAt += 2;
     }
-    let name: Buffer;
+    let nameLength: number;
+    let name: Buffer | undefined;
     if (version === 4) {
       const strip = readVarint(body, nameAt);
-      if (strip === undefined || strip.value > previous.length) return undefined;
+      if (strip === undefined || strip.value > previousLength) return undefined;
       const end = body.indexOf(0, strip.next);
       if (end === -1) return undefined;
-      name = Buffer.concat([previous.subarray(0, previous.length - strip.value), body.subarray(strip.next, end)]);
+      nameLength = previousLength - strip.value + end - strip.next;
+      if (withEntries) name = Buffer.concat([previous.subarray(0, previousLength - strip.value), body.subarray(strip.next, end)]);
       at = end + 1;
     } else {
-      const end = body.indexOf(0, nameAt);
-      if (end === -1) return undefined;
-      name = body.subarray(nameAt, end);
+      // the length is in the flags, as git reads it, up to 4,094 bytes; a longer name ends at its NUL
+      nameLength = flags & 0xfff;
+      if (nameLength === 0xfff) {
+        const end = body.indexOf(0, nameAt + nameLength);
+        if (end === -1) return undefined;
+        nameLength = end - nameAt;
+      }
+      if (withEntries) name = body.subarray(nameAt, nameAt + nameLength);
       // 1 to 8 NULs after the name, so that each entry's length is a multiple of 8
-      at += (nameAt - at + name.length + 8) & ~7;
+      at += (nameAt - at + nameLength + 8) & ~7;
     }
+    if (at > body.length) return undefined;
+    previousLength = nameLength;
+    if (name === undefined) continue;
     previous = name;
-    entries.push({ path: name.toString("utf8"), mode, id, stage: (flags >> 12) & 3 });
+    entries.push({ path: name.toString("utf8"), mode: body.readUInt32BE(start + 24), id: body.toString("hex", start + 40, start + 60), stage: (flags >> 12) & 3 });
   }
   let cacheTree: string | undefined;
   while (at < body.length) {

@@ -293,7 +293,7 @@ export class Checkout {
     const bytes = await readPlainFile(file, indexMaxBytes);
     if (!bytes) return undefined;
     // a cache tree valid throughout names the tree git's write-tree would give, which takes it as it is
-    const cached = readIndex(bytes)?.cacheTree;
+    const cached = readIndex(bytes, false)?.cacheTree;
     if (cached !== undefined && (await this.holds(incoming, cached))) {
       this.knownIndex = seal === undefined ? undefined : { seal, tree: cached };
       return cached;
