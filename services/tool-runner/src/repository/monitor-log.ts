@@ -86,9 +86,13 @@ export class MonitorLog {
     this.blind = true;
   }
 
-  /** Whether `name` (from the cookie folder's watch) is a cookie of the hook's not acked yet; it is then the caller's to ack. */
+  /**
+   * Whether `name` (from the cookie folder's watch) is a cookie of the hook's not acked yet, there now (the event of
+   * a cookie removed, by the host or a command, is no cookie); it is then the caller's to ack.
+   */
   claim(name: string): boolean {
     if (!cookieName.test(name) || this.acks.has(name)) return false;
+    if (!lstatSync(path.join(this.cookies, name), { throwIfNoEntry: false })?.isFile()) return false;
     this.acks.set(name, Date.now());
     return true;
   }
