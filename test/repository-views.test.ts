@@ -187,6 +187,14 @@ describe("the overview, the MCP resources and the archive of a project with a gi
     await expect(outsider.readResource({ uri: uri("README.md") })).rejects.toThrow("Resource not found");
   });
 
+  it("names, in the MCP chat tool's result, the files a turn changed in the chat's working tree", async () => {
+    const client = await mcp("bob");
+    system.model.enqueue({ toolCalls: [{ name: "save_output", arguments: { file_path: "{project-root}/docs/mcp.md", content: "# From MCP\n" } }] });
+    const result = await client.callTool({ name: "chat", arguments: { agent_id: "bmm/pm", project_id: project, message: "save it" } });
+    expect(result.isError).toBeFalsy();
+    expect((result.structuredContent as { files: unknown[] }).files).toEqual([expect.objectContaining({ path: "{project-root}/docs/mcp.md", size: 11 })]);
+  });
+
   it("exports the default branch as a zip, named and headed by its branch and commit, holding only what the files API lists (case 353)", async () => {
     const response = await call("carol", "GET", `/api/projects/${project}/archive`);
     expect(response.status).toBe(200);

@@ -17,6 +17,7 @@ import { callService } from "../nats-call.js";
 import { decideApproval } from "../chat/approval-decision.js";
 import { replayRun } from "../chat/event-replay.js";
 import { publishCancel } from "../chat/run-cancel.js";
+import { chatWorkFiles, type WorkingTreeFile } from "./chat-work-files.js";
 import type { StartChat } from "../chat/start-chat.js";
 import { turnAnswer, type TurnAnswer } from "../chat/turn-answer.js";
 import { approvalAnswer, approvalQuestion } from "./approval-question.js";
@@ -29,9 +30,10 @@ export interface ChatToolResult extends TurnAnswer {
   usage: Usage;
   /**
    * what this chat has written, by the virtual paths its tools used: the project's files whose latest revision
-   * it wrote (`{project-root}/…`) and its own scratch files (`{session-folder}/…`)
+   * it wrote (`{project-root}/…`; in a project with a git repository, the files its work added or changed in its
+   * working tree) and its own scratch files (`{session-folder}/…`)
    */
-  files: FileListing[];
+  files: Array<FileListing | WorkingTreeFile>;
 }
 
 /**
@@ -89,11 +91,8 @@ export async function runChatTool(context: GatewayContext, startChat: StartChat,
       if (ending.type === "error") throw new AppError(ending.error.code, ending.error.message);
       if (ending.type === "done") {
         const { projectId } = run;
-        const [project, scratch] = await Promise.all([listSpace(context, { kind: "project", id: projectId }), listSpace(context, { kind: "session", id: sessionId })]);
-        const files = [
-          ...project.filter((file) => file.author.session_id === sessionId).map((file) => ({ ...file, path: `{project-root}/${file.path}` })),
-          ...scratch.map((file) => ({ ...file, path: `{session-folder}/${file.path}` })),
-        ];
+        const [project, scratch] = await Promise.all([projectFilesWritten(context, owner, { projectId, sessionId }), listSpace(context, { kind: "session", id: sessionId })]);
+        const files = [...project, ...scratch.map((file) => ({ ...file, path: `{session-folder}/${file.path}` }))];
         const answer = turnAnswer(ending);
         return { session_id: sessionId, project_id: projectId, ...answer, response: joinAnswerTexts([...said, answer.response]), iterations: ending.iterations, usage: ending.usage, files };
       }
@@ -178,6 +177,20 @@ async function askUntilDecided(
   } finally {
     watch.unsubscribe();
   }
+}
+
+/**
+ * The project's files the chat wrote, as `{project-root}/…`: in a project with a git repository, its working tree's
+ * changes (chat-work-files.ts), else the stored files whose latest revision it wrote. A failure only leaves them out.
+ */
+async function projectFilesWritten(context: GatewayContext, owner: string, chat: { projectId: string; sessionId: string }): Promise<Array<FileListing | WorkingTreeFile>> {
+  const inTree = await chatWorkFiles(context, owner, chat).catch((error: unknown) => {
+    context.logger.warn({ err: error, session_id: chat.sessionId }, "a chat's working tree changes could not be read; its result lists none");
+    return [];
+  });
+  if (inTree !== undefined) return inTree;
+  const stored = await listSpace(context, { kind: "project", id: chat.projectId });
+  return stored.filter((file) => file.author.session_id === chat.sessionId).map((file) => ({ ...file, path: `{project-root}/${file.path}` }));
 }
 
 /** The owner just ran a turn in this chat and project, so they may read both; a listing that fails only leaves its files out. */

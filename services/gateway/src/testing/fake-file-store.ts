@@ -3,6 +3,7 @@ import {
   BranchFileRequest,
   BranchFilesRequest,
   ChatFilesStatRequest,
+  ChatTreeRequest,
   FilesDeleteRequest,
   FilesListRequest,
   FilesReadRequest,
@@ -113,6 +114,7 @@ export class FakeFileStore {
     this.fixture.respond(subjects.repository("files"), BranchFilesRequest, () => ({ success: true, files: null }));
     this.fixture.respond(subjects.repository("read"), BranchFileRequest, () => ({ success: true, file: null }));
     this.fixture.respond(subjects.repository("archive"), BranchArchiveRequest, () => ({ success: true, archive: null }));
+    this.fixture.respond(subjects.repository("changes"), ChatTreeRequest, () => ({ success: true, changes: null }));
     // a chat's attachments, looked up in its working tree where the project has a repository
     this.fixture.respond(subjects.repository("stat"), ChatFilesStatRequest, (request) => {
       this.received.push({ operation: "repository_stat", request });
