@@ -25,7 +25,7 @@ import { pathToFileURL } from "node:url";
 import { connect } from "nats";
 import { createLogger } from "@agent-orchestrator/shared/runtime";
 import { jetStreamNames } from "@agent-orchestrator/shared/wire";
-import { Repositories, RepositoryBucket, WorkingTrees, repositorySettingsOf, runCommandTool, startCommandRunner, toolRunnerEnvSchema, type ToolDependencies } from "@agent-orchestrator/tool-runner";
+import { FileStore, Repositories, RepositoryBucket, WorkingTrees, repositorySettingsOf, runCommandTool, startCommandRunner, toolRunnerEnvSchema, type ToolDependencies } from "@agent-orchestrator/tool-runner";
 import type { BenchContext } from "./support/bench-context.js";
 import { startBenchNats } from "./support/bench-nats.js";
 import { pick, quick } from "./support/bench-settings.js";
@@ -82,9 +82,11 @@ export async function measureRepositoriesOn(natsUrl: string): Promise<MeasureRep
   const commands = await startCommandRunner({ settings: toolRunnerSettings, logger });
   if (!commands) throw new Error("the command sandbox does not work here (bwrap): measure 20 needs it");
   const replicas: Repositories[] = [];
+  // the projects' indexes an attach marks
+  const files = await FileStore.forConfig(connection, prefix, toolRunnerSettings);
   const replica = async () => {
     const bucket = await RepositoryBucket.open(connection.jetstream(), { subjectPrefix: prefix, replicas: 1, flush: () => connection.flush() });
-    const repositories = await Repositories.open(bucket, repositorySettings, logger);
+    const repositories = await Repositories.open(bucket, repositorySettings, files, logger);
     replicas.push(repositories);
     return { repositories, trees: new WorkingTrees(repositories, repositorySettings, logger) };
   };
@@ -173,7 +175,14 @@ export async function measureRepositoriesOn(natsUrl: string): Promise<MeasureRep
     await Promise.all(replicas.map((repositories) => repositories.close()));
     const manager = await connection.jetstreamManager();
     const names = jetStreamNames(prefix);
-    const streams = [`KV_${names.repositoriesBucket}`, `KV_${names.repositoryCredentialsBucket}`, `OBJ_${names.repositoryPacksStore}`];
+    const streams = [
+      `KV_${names.repositoriesBucket}`,
+      `KV_${names.repositoryCredentialsBucket}`,
+      `OBJ_${names.repositoryPacksStore}`,
+      `KV_${names.fileIndexBucket}`,
+      `KV_${names.fileRevisionsBucket}`,
+      `OBJ_${names.fileContentsStore}`,
+    ];
     await Promise.all(streams.map((stream) => manager.streams.delete(stream).catch(() => undefined)));
     await connection.drain();
     await rm(root, { recursive: true, force: true });

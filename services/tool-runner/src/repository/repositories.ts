@@ -13,6 +13,7 @@ import { RepositoryCache, projectKey, type CacheLimits } from "./repository-cach
 import { cloneRemote, type CloneSettings, type CloneSource } from "./remote-clone.js";
 import { repositoryExists, type RepositoryBucket } from "./repository-bucket.js";
 import type { RepositoryRecord } from "./repository-values.js";
+import type { FileStore } from "../store/file-store.js";
 import { TreeReader } from "./tree-reader.js";
 
 /** A project's repository as one call uses it. */
@@ -37,11 +38,15 @@ export interface RepositorySettings extends CloneSettings, CacheLimits {
 // projects whose objects and readers a process keeps at once
 const maxProjects = 64;
 
+/** Where a project's index is marked with its repository (the file store's `markRepository`). */
+export type IndexMarks = Pick<FileStore, "markRepository">;
+
 /**
  * Projects' git repositories (docs/repositories.md): attaching one from a bundle or a remote, showing it,
  * detaching it, and each attached repository's objects on this process's disk (a cache any replica makes
- * again). The record in KV decides whether a project has a repository, read on every call, so a detach on
- * one replica is seen by all at the next call.
+ * again). The record in KV decides whether a project has a repository, read on every call that finds the
+ * project's index marked, so a detach on one replica is seen by all at the next call. The mark goes on before
+ * the record can be seen and comes off after it is gone: an index that says "none" is never wrong.
  */
 export class Repositories {
   private readonly locals = new LRUCache<string, { local: LocalRepository; reader: TreeReader }>({
@@ -57,6 +62,7 @@ export class Repositories {
     readonly bucket: RepositoryBucket,
     readonly settings: RepositorySettings,
     private readonly ownFolder: CacheFolder,
+    private readonly marks: IndexMarks,
     private readonly logger: Logger,
   ) {
     this.folder = ownFolder.folder;
@@ -66,9 +72,12 @@ export class Repositories {
     });
   }
 
-  /** Makes this process's cache folder in `settings.cacheFolder`, and removes those dead predecessors left there. */
-  static async open(bucket: RepositoryBucket, settings: RepositorySettings, logger: Logger): Promise<Repositories> {
-    return new Repositories(bucket, settings, await CacheFolder.claim(settings.cacheFolder, logger), logger);
+  /**
+   * Makes this process's cache folder in `settings.cacheFolder`, and removes those dead predecessors left there;
+   * `marks` are the projects' indexes an attach and a detach mark.
+   */
+  static async open(bucket: RepositoryBucket, settings: RepositorySettings, marks: IndexMarks, logger: Logger): Promise<Repositories> {
+    return new Repositories(bucket, settings, await CacheFolder.claim(settings.cacheFolder, logger), marks, logger);
   }
 
   /** The project's repository, or undefined when it has none. */
@@ -130,11 +139,18 @@ export class Repositories {
     });
   }
 
-  /** Detaches the project's repository: the record goes, then everything of its generation. NOT_FOUND when it has none. */
+  /**
+   * Detaches the project's repository: the record goes, then the index's mark of its generation (one another
+   * attach made since stays), then everything of its generation. NOT_FOUND when it has none.
+   */
   async detach(project: string): Promise<void> {
     const { value: record, revision } = await this.bucket.record(project);
     if (!record) throw new AppError("NOT_FOUND", "The project has no repository");
     if (!(await this.bucket.removeRecord(project, revision))) throw new AppError("BUSY", "The repository is being attached or detached by someone else; try again");
+    // a mark left on only costs each call the bucket's "none"
+    await this.marks.markRepository(project, (index) => (index.repository === record.generation ? null : undefined)).catch((error: unknown) => {
+      this.logger.warn({ err: error, project_id: project }, "a detached repository's mark stayed on the project's index");
+    });
     await this.bucket.purge(project, record.generation).catch((error: unknown) => {
       this.logger.warn({ err: error, project_id: project }, "a detached repository's objects were not all removed");
     });
@@ -176,6 +192,9 @@ export class Repositories {
         created_at: new Date().toISOString(),
         created_by: user,
       };
+      // marked first: a call that can see the record finds the index marked (an attach that fails leaves a mark
+      // that only costs the bucket's answer)
+      await this.marks.markRepository(project, () => generation);
       try {
         await bucket.createRecord(project, record);
       } catch (error) {

@@ -6,7 +6,8 @@ import { AppError, relativeInside } from "@agent-orchestrator/shared/runtime";
 import { type FileAuthor, type FileRevision, type FileSpaceRef } from "@agent-orchestrator/shared/wire";
 import type { FileStore } from "../store/file-store.js";
 import { chatTreeOf, type ChatTree, type TreeView, type WorkingTrees } from "../repository/index.js";
-import { liveFiles } from "../store/space-index.js";
+import { liveFiles, type LoadedIndex } from "../store/space-index.js";
+import { learnRepositoryMark } from "../migrations/repository-mark-migration.js";
 import { sourceWriteVerdict, type LoadedSource } from "../store/source-snapshots.js";
 import { projectOutputPlaces } from "./output-folders.js";
 import { readFileCapped } from "./file-reader.js";
@@ -74,7 +75,8 @@ export interface SandboxListResult {
 /** Where a path the model gave lands: an installed BMAD file on disk, or a file of the store. */
 export type Location =
   | { kind: "installed"; hostPath: string; virtualPath: string; roots: ContextRoots; detail: Record<string, unknown> }
-  | { kind: "stored"; space: FileSpaceRef; path: string; virtualPath: string; roots: ContextRoots; detail: Record<string, unknown> }
+  /** `index`: the project's index as `locate` read it (a chat's scratch space is not read there) */
+  | { kind: "stored"; space: FileSpaceRef; path: string; virtualPath: string; roots: ContextRoots; detail: Record<string, unknown>; index?: LoadedIndex }
   /** a file of the project's git repository, in the chat's working tree (docs/repositories.md) */
   | { kind: "tree"; chat: ChatTree; view: TreeView; path: string; virtualPath: string; roots: ContextRoots; detail: Record<string, unknown> }
   /** a folder of the project that only leads to installed folders (`.claude`, `bmad` of a custom bundle) */
@@ -140,7 +142,7 @@ export class Sandbox {
       const read = await readTreeFile(located, this.options.readMaxBytes);
       return { path: located.virtualPath, content: read.content, size: read.size, truncated: false, revision: read.revision };
     }
-    const index = await this.options.files.index(located.space);
+    const index = located.index ?? (await this.options.files.index(located.space));
     const found = index.files.get(located.path);
     const own = found?.deleted === true ? undefined : found;
     // the code snapshot is looked at only for a path the project has no file of its own at
@@ -194,7 +196,7 @@ export class Sandbox {
     }
     if (located.kind === "stored") {
       const prefix = located.path === "" ? "" : `${located.path}/`;
-      const own = liveFiles(await this.options.files.index(located.space));
+      const own = liveFiles(located.index ?? (await this.options.files.index(located.space)));
       const source = await this.source(located.space);
       // the project's own files, then its code snapshot's (read-only), one entry per name
       for (const [files, readOnly] of [[own, false], [source?.files.values() ?? [], true]] as const) {
@@ -346,13 +348,18 @@ export class Sandbox {
       if (operation === "write") throw accessDenied("PROTECTED_PATH", detail, "BMAD's install folders are read-only; save under {output_folder}, {project-root}/docs or {session-folder}");
       throw accessDenied("PATH_OUTSIDE_ROOT", detail);
     }
+    const located = this.stored({ kind: "project", id: context.project_id }, inProject, { virtualPath, roots, detail });
+    const index = await this.options.files.index(located.space);
+    // the project's index says whether it has a repository (docs/repositories.md "Attaching"): only a marked index,
+    // or one whose mark is not known yet, asks the repositories' bucket
+    const { trees } = this.options;
+    if (!trees || index.repository === null) return { ...located, index };
     const chat = chatTreeOf(context);
-    const view = await this.options.trees?.view(chat);
-    if (view) {
-      const located = this.stored({ kind: "project", id: context.project_id }, inProject, { virtualPath, roots, detail });
-      return { kind: "tree", chat, view, path: located.path, virtualPath, roots, detail };
+    const view = await trees.view(chat);
+    if (index.repository === undefined && index.kvRevision !== 0) {
+      await learnRepositoryMark(this.options.files, context.project_id, index, view?.repository.record.generation ?? null);
     }
-    return this.stored({ kind: "project", id: context.project_id }, inProject, { virtualPath, roots, detail });
+    return view ? { kind: "tree", chat, view, path: located.path, virtualPath, roots, detail } : { ...located, index };
   }
 
   /** The chat's working tree when its project has a git repository (docs/repositories.md), else undefined. */

@@ -77,8 +77,7 @@ export class ClusterCasGuard {
    */
   async overwritten(space: FileSpaceRef, base: number, stored: number): Promise<LoadedIndex | undefined> {
     const text = await this.reads.interleaved(indexKey(space), base, stored).catch(() => undefined);
-    const files = decodeIndex(text);
-    return files ? { files, kvRevision: stored } : undefined;
+    return decodeIndex(text, stored);
   }
 
   /**
@@ -94,10 +93,10 @@ export class ClusterCasGuard {
     } catch {
       return true;
     }
-    const latest = decodeIndex(text);
+    const latest = decodeIndex(text, 0);
     if (!latest) return false;
     return written.every((mine) => {
-      const now = latest.get(mine.path);
+      const now = latest.files.get(mine.path);
       if (!now || now.revision < mine.revision) return false;
       return now.revision > mine.revision || (now.sha256 === mine.sha256 && now.updated_at === mine.updated_at && JSON.stringify(now.author) === JSON.stringify(mine.author));
     });
@@ -108,6 +107,6 @@ export class ClusterCasGuard {
    * cannot be (a `modify` whose file it moved): best effort, as a lost round.
    */
   async putBack(space: FileSpaceRef, overwritten: LoadedIndex): Promise<void> {
-    await this.index.update(indexKey(space), encodeIndex(overwritten.files), overwritten.kvRevision).catch(() => undefined);
+    await this.index.update(indexKey(space), encodeIndex(overwritten.files, overwritten.repository), overwritten.kvRevision).catch(() => undefined);
   }
 }

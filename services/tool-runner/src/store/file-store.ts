@@ -9,7 +9,7 @@ import { ContentCache } from "./content-cache.js";
 import type { FileChange, StoredContent } from "./file-change.js";
 import { FileContents } from "./file-contents.js";
 import { alwaysBusy, FileMoved, IndexCommit, maxCasRounds, type CommitOptions, type IndexCommitSettings } from "./index-commit.js";
-import { HistoryRecord, SpaceIndex, historyKey, historyPrefix, indexKey, usageOf, type LoadedIndex } from "./space-index.js";
+import { HistoryRecord, SpaceIndex, historyKey, historyPrefix, indexKey, loadedIndex, usageOf, type LoadedIndex, type RepositoryMark } from "./space-index.js";
 import { SourceSnapshots } from "./source-snapshots.js";
 import type { SpaceQuota } from "./space-quota.js";
 import { storedJson } from "./stored-json.js";
@@ -139,10 +139,18 @@ export class FileStore {
     // milliseconds to parse and check, and every tool call reads it
     const known = this.parsedIndexes.get(key);
     if (known?.kvRevision === entry.revision) return known;
-    const parsed = SpaceIndex.parse(storedJson(entry.string()));
-    const loaded = { files: new Map(parsed.files.map((file) => [file.path, file])), kvRevision: entry.revision };
+    const loaded = loadedIndex(SpaceIndex.parse(storedJson(entry.string())), entry.revision);
     this.parsedIndexes.set(key, loaded);
     return loaded;
+  }
+
+  /**
+   * Moves the project's repository mark by compare-and-set, as a write moves its files (index-commit.ts `mark`):
+   * `decide` gets the index as it is now and returns the mark, or undefined to leave it. With `at`, only from
+   * that KV revision, once: false when the index has moved since.
+   */
+  markRepository(project: string, decide: (current: LoadedIndex) => RepositoryMark | undefined, at?: number): Promise<boolean> {
+    return this.commits.mark({ kind: "project", id: project }, decide, at);
   }
 
   /** The latest live revision of `path`, or undefined. */

@@ -4,7 +4,7 @@ import type { KV } from "nats";
 import type { ClusterCasGuard } from "./cluster-cas-guard.js";
 import type { FileChange } from "./file-change.js";
 import { pathClash } from "./path-clash.js";
-import { encodeIndex, historyKey, indexKey, usageOf, type LoadedIndex } from "./space-index.js";
+import { encodeIndex, historyKey, indexKey, usageOf, type LoadedIndex, type RepositoryMark } from "./space-index.js";
 import { quotaVerdict, type SpaceQuota } from "./space-quota.js";
 import { storeFailure } from "./store-failure.js";
 import { notTaken, repeatable } from "./store-retries.js";
@@ -64,6 +64,56 @@ export class IndexCommit {
     return this.queue.run(indexKey(space), () => this.commit(space, changes, hashes, author, options));
   }
 
+  /**
+   * Moves a project's repository mark (space-index.ts `RepositoryMark`) by compare-and-set, as a write moves its
+   * files: `decide` gets the index as it is now and returns the mark to write, or undefined to leave it as it is.
+   * With `at`, one round from that KV revision only (a mark learnt from what was read after it): false when the
+   * index has moved since. Otherwise true once written or left.
+   */
+  mark(space: FileSpaceRef, decide: (current: LoadedIndex) => RepositoryMark | undefined, at?: number): Promise<boolean> {
+    return this.queue.run(indexKey(space), () => this.markIndex(space, decide, at));
+  }
+
+  private async markIndex(space: FileSpaceRef, decide: (current: LoadedIndex) => RepositoryMark | undefined, at: number | undefined): Promise<boolean> {
+    let overwritten: LoadedIndex | undefined;
+    for (let round = 0; round < maxCasRounds; round += 1) {
+      const current =
+        overwritten ??
+        (await this.settings.read(space).catch((error: unknown) => {
+          throw storeFailure(error);
+        }));
+      overwritten = undefined;
+      if (at !== undefined && current.kvRevision !== at) return false;
+      const mark = decide(current);
+      if (mark === undefined) return true;
+      const value = encodeIndex(current.files, mark);
+      if (value.byteLength > this.settings.maxIndexBytes) throw new AppError("QUOTA_EXCEEDED", "Project index full: it cannot list more files; delete some first");
+      const stored = await this.put(space, current, value);
+      if (stored === false) {
+        if (at !== undefined) return false;
+        continue;
+      }
+      // a mark acknowledged over another writer's index (cluster-cas-guard.ts) is made again on top of it
+      overwritten = await this.settings.guard?.overwritten(space, current.kvRevision, stored);
+      if (!overwritten) return true;
+    }
+    throw alwaysBusy();
+  }
+
+  /** Stores `value` as the index after `current` by compare-and-set: its KV revision, or false when another writer got there first. */
+  private async put(space: FileSpaceRef, current: LoadedIndex, value: Uint8Array): Promise<number | false> {
+    try {
+      return await retryNats(
+        () => (current.kvRevision === 0 ? this.settings.index.create(indexKey(space), value) : this.settings.index.update(indexKey(space), value, current.kvRevision)),
+        notTaken,
+      );
+    } catch (error) {
+      // not a NATS failure, so not retried above
+      if (isCasConflict(error)) return false;
+      throw storeFailure(error);
+    }
+  }
+
   private async commit(
     space: FileSpaceRef,
     changes: readonly FileChange[],
@@ -117,21 +167,13 @@ export class IndexCommit {
       const what = space.kind === "project" ? "Project" : "Chat";
       const verdict = quotaVerdict(what, usageOf(current.files.values()), usageOf(next.values()), this.settings.quotas[space.kind]);
       if (verdict) throw verdict;
-      const value = encodeIndex(next);
+      const value = encodeIndex(next, current.repository);
       if (value.byteLength > this.settings.maxIndexBytes) {
         throw new AppError("QUOTA_EXCEEDED", `${what} index full: it cannot list more files; delete some first`);
       }
-      let stored: number;
-      try {
-        stored = await retryNats(
-          () => (current.kvRevision === 0 ? this.settings.index.create(indexKey(space), value) : this.settings.index.update(indexKey(space), value, current.kvRevision)),
-          notTaken,
-        );
-      } catch (error) {
-        // another writer got there first: a new round from a fresh read (not a NATS failure, so not retried above)
-        if (isCasConflict(error)) continue;
-        throw storeFailure(error);
-      }
+      const stored = await this.put(space, current, value);
+      // another writer got there first: a new round from a fresh read
+      if (stored === false) continue;
       if (guard) {
         overwritten = await guard.overwritten(space, current.kvRevision, stored);
         // this write replaced another writer's index: it is made again on top of that one, so both are kept

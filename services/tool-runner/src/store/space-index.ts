@@ -5,33 +5,50 @@ import type { SpaceUsage } from "./space-quota.js";
 import { storedJson } from "./stored-json.js";
 
 /**
+ * Whether a project has a git repository, as its index says (docs/repositories.md "Attaching"): the generation of
+ * the repository an attach marked it with before its record could be seen, or null (none). A marked index whose
+ * repository is gone (a detach that stopped before unmarking, an attach that lost) only costs the repositories'
+ * bucket's answer, as before the mark; null is written only while no record can appear unmarked.
+ */
+export const RepositoryMark = z.string().min(1).nullable();
+export type RepositoryMark = z.infer<typeof RepositoryMark>;
+
+/**
  * The file index of one space (a project, or a chat's scratch space), one KV value under `idx.<p|s>.<id>`
  * moved only by compare-and-set (docs/projects.md "Storage"): the latest revision of every path, deleted
  * ones included (their revision numbers go on), so the quota and the file's next revision are decided in the
- * same compare-and-set that records a write. Files are an array, not an object keyed by path, so no path
- * (`__proto__`) is ever a property name.
+ * same compare-and-set that records a write; and a project's repository mark. Files are an array, not an object
+ * keyed by path, so no path (`__proto__`) is ever a property name.
  */
-export const SpaceIndex = z.object({ files: z.array(FileRevision) });
+export const SpaceIndex = z.object({ files: z.array(FileRevision), repository: RepositoryMark.optional() });
 export type SpaceIndex = z.infer<typeof SpaceIndex>;
 
 /**
- * The index as read: its files by path, and the KV revision a compare-and-set must name (0: no index yet).
+ * The index as read: its files by path, its repository mark (undefined: not known, as in an index an older
+ * tool-runner wrote, or none yet), and the KV revision a compare-and-set must name (0: no index yet).
  * Read-only: the store keeps one parse per KV revision and hands the same map to every caller.
  */
 export interface LoadedIndex {
   readonly files: ReadonlyMap<string, FileRevision>;
+  readonly repository?: RepositoryMark;
   readonly kvRevision: number;
 }
 
-/** The KV value of an index holding `files`. */
-export function encodeIndex(files: ReadonlyMap<string, FileRevision>): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify({ files: [...files.values()] } satisfies SpaceIndex));
+/** The KV value of an index holding `files` and the repository mark `repository` (left out when not known). */
+export function encodeIndex(files: ReadonlyMap<string, FileRevision>, repository: RepositoryMark | undefined): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify({ files: [...files.values()], ...(repository === undefined ? {} : { repository }) } satisfies SpaceIndex));
 }
 
-/** The files of an index value by path, or undefined when the text is none (missing, or not an index). */
-export function decodeIndex(text: string | undefined): Map<string, FileRevision> | undefined {
+/** An index value as read at KV revision `kvRevision`, or undefined when the text is none (missing, or not an index). */
+export function decodeIndex(text: string | undefined, kvRevision: number): LoadedIndex | undefined {
   const parsed = SpaceIndex.safeParse(text === undefined ? undefined : storedJson(text));
-  return parsed.success ? new Map(parsed.data.files.map((file) => [file.path, file])) : undefined;
+  return parsed.success ? loadedIndex(parsed.data, kvRevision) : undefined;
+}
+
+/** A parsed index value as the store hands it out. */
+export function loadedIndex(value: SpaceIndex, kvRevision: number): LoadedIndex {
+  const files = new Map(value.files.map((file) => [file.path, file]));
+  return value.repository === undefined ? { files, kvRevision } : { files, repository: value.repository, kvRevision };
 }
 
 export function indexKey(space: FileSpaceRef): string {

@@ -7,6 +7,8 @@ import { connect, type NatsConnection } from "nats";
 import { inject } from "vitest";
 import { createLogger } from "@agent-orchestrator/shared/runtime";
 import { Repositories, RepositoryBucket, WorkingTrees, type RepositorySettings, type WorkingTreeLimits } from "../repository/index.js";
+import { FileStore } from "../store/file-store.js";
+import { fixtureQuota } from "./file-store-fixture.js";
 
 /** Settings no test reaches unless it sets its own. */
 export const fixtureRepositorySettings: Omit<RepositorySettings, "cacheFolder"> & WorkingTreeLimits = {
@@ -31,6 +33,8 @@ export interface RepositoryReplica {
 /** Repositories on the test NATS server (buckets named after a fresh prefix), and how to remove them. */
 export interface TestRepositories extends RepositoryReplica {
   connection: NatsConnection;
+  /** the file store on the same prefix, whose project indexes an attach marks */
+  files: FileStore;
   prefix: string;
   /** another replica on the same buckets, with a cache of its own */
   replica(): Promise<RepositoryReplica>;
@@ -46,9 +50,17 @@ export async function openTestRepositories(settings: Partial<typeof fixtureRepos
   const all = { ...fixtureRepositorySettings, ...settings, cacheFolder };
   const logger = createLogger("repository-test", "silent");
   const replicas: Repositories[] = [];
+  const files = await FileStore.open(connection.jetstream(), {
+    flush: () => connection.flush(),
+    subjectPrefix: `${lead}.`,
+    replicas: 1,
+    cacheBytes: 16 << 20,
+    quotas: { project: fixtureQuota, session: fixtureQuota },
+    maxIndexBytes: 1 << 20,
+  });
   const open = async (): Promise<RepositoryReplica> => {
     const bucket = await RepositoryBucket.open(connection.jetstream(), { subjectPrefix: `${lead}.`, replicas: 1, flush: () => connection.flush() });
-    const repositories = await Repositories.open(bucket, all, logger);
+    const repositories = await Repositories.open(bucket, all, files, logger);
     replicas.push(repositories);
     return { repositories, trees: new WorkingTrees(repositories, all, logger) };
   };
@@ -56,6 +68,7 @@ export async function openTestRepositories(settings: Partial<typeof fixtureRepos
   return {
     ...first,
     connection,
+    files,
     prefix: `${lead}.`,
     replica: open,
     async attached(bundle) {
@@ -66,7 +79,7 @@ export async function openTestRepositories(settings: Partial<typeof fixtureRepos
     async close() {
       await Promise.all(replicas.map((repositories) => repositories.close()));
       const manager = await connection.jetstreamManager();
-      const streams = [`KV_${lead}_repositories`, `KV_${lead}_repository_credentials`, `OBJ_${lead}_repository_packs`];
+      const streams = [`KV_${lead}_repositories`, `KV_${lead}_repository_credentials`, `OBJ_${lead}_repository_packs`, `KV_${lead}_file_index`, `KV_${lead}_file_revisions`, `OBJ_${lead}_file_contents`];
       await Promise.all(streams.map((stream) => manager.streams.delete(stream).catch(() => undefined)));
       await connection.drain();
       await rm(cacheFolder, { recursive: true, force: true });
