@@ -131,9 +131,7 @@ export async function startToolRunner(options: StartToolRunnerOptions): Promise<
   for (const tool of RunnerToolName.options) {
     addJsonEndpoint(service, tool, `${prefix}${subjects.tool(tool)}`, ToolCallRequest, (request) => inFlight.track(observeToolCall(tool, dispatcher.call(tool, request))), logger);
   }
-  // an index that says "none" is never wrong (repositories.ts): only a marked or unknown one asks the bucket
-  const hasRepository = async (project: string) => (await files.index({ kind: "project", id: project })).repository !== null && (await repositories.attached(project)) !== undefined;
-  const projectFiles = new ProjectFiles(files, replyBudget, () => sandbox.outputPlaces(), hasRepository);
+  const projectFiles = new ProjectFiles(files, replyBudget, () => sandbox.outputPlaces(), async (project) => (await repositories.attached(project)) !== undefined);
   const staged = await StagedUploads.open(connection.jetstream(), { subjectPrefix: prefix, replicas: config.JS_REPLICAS });
   const writablePath = (space: FileSpaceRef, path: string) => projectFiles.writablePath(space, path);
   const archiveLimits = { maxEntries: config.SOURCE_MAX_FILES, maxTotalBytes: config.SOURCE_MAX_BYTES, maxEntryBytes: config.ARCHIVE_ENTRY_MAX_BYTES, maxRatio: config.ARCHIVE_MAX_RATIO };
