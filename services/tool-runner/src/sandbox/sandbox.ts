@@ -350,7 +350,7 @@ export class Sandbox {
     }
     const located = this.stored({ kind: "project", id: context.project_id }, inProject, { virtualPath, roots, detail });
     const index = await this.options.files.index(located.space);
-    // the project's index says whether it has a repository (docs/repositories.md "Attaching"): only a marked index,
+    // the project's index says whether it has a repository (docs/repositories.md "The index's mark"): only a marked index,
     // or one whose mark is not known yet, asks the repositories' bucket
     const { trees } = this.options;
     if (!trees || index.repository === null) return { ...located, index };

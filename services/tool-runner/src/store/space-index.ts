@@ -5,7 +5,7 @@ import type { SpaceUsage } from "./space-quota.js";
 import { storedJson } from "./stored-json.js";
 
 /**
- * Whether a project has a git repository, as its index says (docs/repositories.md "Attaching"): the generation of
+ * Whether a project has a git repository, as its index says (docs/repositories.md "The index's mark"): the generation of
  * the repository an attach marked it with before its record could be seen, or null (none). A marked index whose
  * repository is gone (a detach that stopped before unmarking, an attach that lost) only costs the repositories'
  * bucket's answer, as before the mark; null is written only while no record can appear unmarked.
