@@ -155,6 +155,9 @@ export class App {
     this.files.close();
     this.drawer.close();
     this.chatChanges.show(undefined);
+    // the chat that was open is gone: its Rename and Delete would act on nothing until the next one is shown
+    this.chatState = undefined;
+    this.showChatActions();
     await this.agentsLoaded;
     if (generation !== this.generation) return;
     this.pickerView.hidden = route.view !== "picker";
@@ -166,14 +169,12 @@ export class App {
     if (route.view !== "files") this.projectFiles.hide();
     if (route.view !== "project") this.overview.hide();
     if (route.view === "files" || route.view === "project") {
-      this.chatState = undefined;
       this.sessionList.setCurrent(undefined);
       if (route.view === "files") await Promise.all([this.projectFiles.show(route.projectId, route.path, route.branch), this.branchHistory.show(route.projectId)]);
       else await this.overview.show(route.projectId);
       return;
     }
     if (route.view === "picker") {
-      this.chatState = undefined;
       this.sessionList.setCurrent(undefined);
       document.title = "Agent Orchestrator";
       return;
