@@ -34,7 +34,7 @@ describe("a place as the sandbox holds it", () => {
       { host: "/cache/p1/checkouts/main/monitor-cookies", inside: "/fsmonitor-cookies", writable: true },
     ]);
     expect(layout.environment).toEqual({
-      GIT_CONFIG_COUNT: "4",
+      GIT_CONFIG_COUNT: "5",
       GIT_CONFIG_KEY_0: "core.fsmonitor",
       GIT_CONFIG_VALUE_0: "/fsmonitor/query",
       GIT_CONFIG_KEY_1: "core.fsmonitorHookVersion",
@@ -43,6 +43,8 @@ describe("a place as the sandbox holds it", () => {
       GIT_CONFIG_VALUE_2: "keep",
       GIT_CONFIG_KEY_3: "core.preloadIndex",
       GIT_CONFIG_VALUE_3: "false",
+      GIT_CONFIG_KEY_4: "core.checkStat",
+      GIT_CONFIG_VALUE_4: "minimal",
     });
   });
 });

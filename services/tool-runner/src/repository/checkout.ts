@@ -45,6 +45,14 @@ interface Shown {
   head: string;
   detached: boolean;
   branchHead: string;
+  /** a spare (makeSpare): files of no branch yet, with no `.git` for a command; whichever chat takes it moves it */
+  spare?: true;
+}
+
+/** A spare checkout handed to a chat's checkout (docs/repositories.md "A spare checkout"): its folder, and the files tree its host index holds. */
+export interface TakenSpare {
+  folder: string;
+  files: string;
 }
 
 /** How much one command may add. */
@@ -77,10 +85,15 @@ export class Checkout {
   /** files hashed since the host's index held `indexFiles`: their entries there are out of date, times included */
   private readonly staleEntries = new Set<string>();
 
+  /** a spare this checkout starts from: its folder becomes this one at the first `prepare` */
+  private spare: TakenSpare | undefined;
+
   constructor(
     readonly folder: string,
     private readonly local: LocalRepository,
+    spare?: TakenSpare,
   ) {
+    this.spare = spare;
     this.place = {
       directory: path.join(folder, "tree"),
       gitDirectory: path.join(folder, "gitdir"),
@@ -92,39 +105,71 @@ export class Checkout {
 
   /** Brings the checkout to `state`: made whole when there is none (or it cannot be moved), else moved. */
   async prepare(state: TreeState): Promise<void> {
+    await this.takeSpare();
     const shown = await this.shown();
     const wanted = shownOf(state);
-    if (shown && sameShown(shown, wanted)) {
+    if (shown && !shown.spare && sameShown(shown, wanted)) {
       // the same state: a command's `.git` is written again in case the last command broke it
       const noIndex = !(await lstat(path.join(this.place.gitDirectory, "index")).catch(() => undefined))?.isFile();
       await this.writeGitState(wanted, noIndex);
       await this.watch(noIndex);
       return;
     }
-    if (shown && shown.branch === state.branch) {
+    if (shown && (shown.branch === state.branch || shown.spare)) {
       const moved = await this.syncIndex(shown.files)
-        .then(() => this.git({ args: ["read-tree", "-m", "-u", shown.files, state.files] }))
+        .then(() => (shown.files === state.files ? undefined : this.git({ args: ["read-tree", "-m", "-u", shown.files, state.files] })))
         .then(
           () => true,
           () => false,
         );
       if (moved) {
         this.indexFiles = state.files;
-        await this.writeGitState(wanted, shown.index !== state.index);
-        await this.watch(shown.index !== state.index);
+        // a spare has no command's `.git` yet: its index is made whole
+        const newIndex = shown.spare === true || shown.index !== state.index;
+        await this.writeGitState(wanted, newIndex);
+        await this.watch(newIndex);
         return;
       }
     }
+    await this.checkOutWhole(state.files);
+    await this.writeGitState(wanted, true);
+    await this.watch(true);
+  }
+
+  /**
+   * Makes this checkout a spare of `files` (docs/repositories.md "A spare checkout"): the files and the host's index
+   * only, the index dated past the files so the first git status hashes none of them. No watcher runs on a spare, no
+   * command gets it; a chat's checkout takes it whole (`TakenSpare`) and moves it to its own state.
+   */
+  async makeSpare(files: string): Promise<void> {
+    await this.checkOutWhole(files);
+    await this.writeShown({ branch: "", files, index: files, head: "", detached: false, branchHead: "", spare: true });
+  }
+
+  /** Writes `files` into an empty folder (whatever was there goes): every file, and the host's index of them. */
+  private async checkOutWhole(files: string): Promise<void> {
     await this.discard();
     await mkdir(this.place.directory, { recursive: true, mode: 0o755 });
     await mkdir(this.hostFolder, { recursive: true, mode: 0o700 });
     const writing = Date.now();
-    await this.git({ args: ["read-tree", "--reset", "-u", state.files] });
-    this.indexFiles = state.files;
+    await this.git({ args: ["read-tree", "--reset", "-u", files] });
+    this.indexFiles = files;
     this.staleEntries.clear();
     if (Date.now() - writing >= unracyWorthMs) await unracyIndex(this.hostIndex);
-    await this.writeGitState(wanted, true);
-    await this.watch(true);
+  }
+
+  /** The spare this checkout was given becomes its folder (once); when it cannot, the checkout is made whole as without one. */
+  private async takeSpare(): Promise<void> {
+    const spare = this.spare;
+    if (spare === undefined) return;
+    this.spare = undefined;
+    await rm(this.folder, { recursive: true, force: true });
+    const taken = await rename(spare.folder, this.folder).then(
+      () => true,
+      () => false,
+    );
+    if (taken) this.indexFiles = spare.files;
+    else await rm(spare.folder, { recursive: true, force: true });
   }
 
   /**
@@ -194,8 +239,11 @@ export class Checkout {
     await replaceFile(path.join(this.place.gitDirectory, "packed-refs"), `# pack-refs with: sorted\n${lines.join("")}`);
   }
 
-  /** Removes the checkout whole; the next `prepare` makes it again. */
+  /** Removes the checkout whole (and a spare it was given and has not taken); the next `prepare` makes it again. */
   async discard(): Promise<void> {
+    const spare = this.spare;
+    this.spare = undefined;
+    if (spare) await rm(spare.folder, { recursive: true, force: true });
     this.watcher?.close();
     this.watcher = undefined;
     this.knownIndex = undefined;

@@ -81,6 +81,12 @@ describe("the command's git status with the checkout's monitor", () => {
     }
   });
 
+  it("takes a fresh checkout's files for unchanged at its first status, though the host's git wrote the index as another uid", async () => {
+    const { run } = await chatTree();
+    // listed: an entry whose stat data git takes for changed, which git status would hash again (every file, by uid alone)
+    expect(await run("git diff-files --name-only")).toBe("");
+  });
+
   it("sees a change a previous command made, and one a file tool made between commands", async () => {
     const { chat, author, run, status } = await chatTree();
     await status();

@@ -9,7 +9,11 @@ export const monitorInside = { folder: "/fsmonitor", cookies: "/fsmonitor-cookie
  * writes it only along with what else changed (git writes by itself past 100 paths, so the token moves on). So
  * `true` goes only to the commands of a fresh epoch, whose git status reads everything and writes the index anyway.
  * Those also keep git's preload (threads that stat every file, which a first answer of everything needs); the others
- * go without, as it would only walk every entry to stat the few the hook named.
+ * go without, as it would only walk every entry to stat the few the hook named. `core.checkStat=minimal`: the host's
+ * git wrote the index with its own uid, gid and inodes, and inside the sandbox the files belong to the sandbox's uid,
+ * so by default git took every entry for changed and hashed every file again at a checkout's first status (1 GB: 3
+ * to 4 s); minimal compares the size and the whole seconds of mtime and ctime, which with git's racy-entry check
+ * (an entry written in the index's own second is looked at again) still finds every change.
  */
 export function monitorGitConfig(untrackedCache: "true" | "keep"): Array<readonly [string, string]> {
   return [
@@ -17,6 +21,7 @@ export function monitorGitConfig(untrackedCache: "true" | "keep"): Array<readonl
     ["core.fsmonitorHookVersion", "2"],
     ["core.untrackedCache", untrackedCache],
     ["core.preloadIndex", untrackedCache === "true" ? "true" : "false"],
+    ["core.checkStat", "minimal"],
   ];
 }
 

@@ -160,7 +160,7 @@ export class Repositories {
 
   /** Removes this process's cache. */
   async close(): Promise<void> {
-    this.cache.close();
+    await this.cache.close();
     this.locals.clear();
     await this.ownFolder.close();
   }

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { waitUntil } from "@agent-orchestrator/testing/wait-until";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTestRepository, openTestRepositories, testGit, type TestRepositories } from "../testing/repository-fixture.js";
 import type { TreeView, WorkingTrees } from "./working-trees.js";
@@ -13,7 +14,7 @@ const removals: Array<() => Promise<void>> = [];
 let bundle: string;
 
 beforeAll(async () => {
-  const made = await makeTestRepository({ "README.md": "# cached\n", "src/index.js": "export const answer = 42;\n" });
+  const made = await makeTestRepository({ "README.md": "# cached\n", "src/index.js": "export const answer = 42;\n" }, { feature: { "README.md": "# cached\n", "src/index.js": "export const answer = 43;\n", "src/new.js": "export {};\n" } });
   bundle = made.bundle;
   removals.push(made.remove);
 });
@@ -39,6 +40,14 @@ async function writeInCommand(trees: WorkingTrees, project: string, session: str
     },
     { user: "alice", session_id: session, agent_id: "dev" },
   );
+}
+
+/** The spare checkout in the checkouts folder `checkouts`, once it is made (its `host/shown.json` is written last). */
+async function spareMade(checkouts: string): Promise<string> {
+  return waitUntil(async () => {
+    const spares = (await readdir(checkouts)).filter((name) => name.startsWith("spare-")).map((name) => path.join(checkouts, name));
+    return spares.find((spare) => existsSync(path.join(spare, "host", "shown.json")));
+  });
 }
 
 /** What a later command in `session`'s working tree finds: the file's bytes, and git status. */
@@ -83,6 +92,8 @@ describe("a tool-runner's cache of repositories", () => {
     const secondFolder = await writeInCommand(repositories.trees, project, "s2", "b.txt", Buffer.from("b\n"));
     await repositories.repositories.cache.sweep();
     expect([existsSync(firstFolder), existsSync(secondFolder)]).toEqual([false, true]);
+    // no room for a spare either
+    expect((await readdir(path.dirname(secondFolder))).filter((name) => name.startsWith("spare-"))).toEqual([]);
     expect((await seenByCommand(repositories.trees, project, "s1", "a.txt")).bytes.toString()).toBe("a\n");
   });
 
@@ -125,6 +136,40 @@ describe("a tool-runner's cache of repositories", () => {
     await sleep(idleMs + 100);
     await repositories.repositories.cache.sweep();
     expect(existsSync(view.repository.local.folder)).toBe(false);
+  });
+
+  it("keeps a spare checkout of the default branch after a command: a new chat's first command takes it, moved to its own branch's files", async () => {
+    const repositories = await system({});
+    const project = await repositories.attached(bundle);
+    const firstFolder = await writeInCommand(repositories.trees, project, "s1", "a.txt", Buffer.from("a\n"));
+    // made by the sweep after the command, in the background
+    const spare = await spareMade(path.dirname(firstFolder));
+    const spareReadme = (await stat(path.join(spare, "tree", "README.md"))).ino;
+
+    const taken = await repositories.trees.withWorkingTree(
+      { project, session: "s2" },
+      async ({ directory }) => ({ readme: (await stat(path.join(directory, "README.md"))).ino, status: testGit(directory, ["status", "--porcelain"]), branch: testGit(directory, ["branch", "--show-current"]) }),
+      { user: "alice", session_id: "s2", agent_id: "dev" },
+    );
+    // the spare's own files, not a checkout written again: the same inode, and nothing for git status to tell
+    expect(taken).toEqual({ readme: spareReadme, status: "", branch: "chat/s2\n" });
+    expect(existsSync(spare)).toBe(false);
+
+    // a chat on another branch takes the next spare and is moved to that branch's files, its own writes included
+    const next = await spareMade(path.dirname(firstFolder));
+    const nextReadme = (await stat(path.join(next, "tree", "README.md"))).ino;
+    await repositories.trees.change({ project, session: "s3", branch: "feature" }, async () => [{ path: "notes.md", content: Buffer.from("kept\n") }], { user: "alice", session_id: "s3", agent_id: "dev" });
+    const moved = await repositories.trees.withWorkingTree(
+      { project, session: "s3", branch: "feature" },
+      async ({ directory }) => ({
+        readme: (await stat(path.join(directory, "README.md"))).ino,
+        index: await readFile(path.join(directory, "src", "index.js"), "utf8"),
+        status: testGit(directory, ["status", "--porcelain"]),
+        branch: testGit(directory, ["branch", "--show-current"]),
+      }),
+      { user: "alice", session_id: "s3", agent_id: "dev" },
+    );
+    expect(moved).toEqual({ readme: nextReadme, index: "export const answer = 43;\n", status: "?? notes.md\n", branch: "feature\n" });
   });
 
   it("removes a detached repository's objects and checkouts from this tool-runner at once", async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { lstat, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "@agent-orchestrator/shared/runtime";
@@ -42,10 +43,24 @@ interface CheckoutEntry {
   changed: boolean;
 }
 
+/** A project's spare checkout (docs/repositories.md "A spare checkout"). */
+interface SpareEntry {
+  checkout: Checkout;
+  /** the files tree it holds */
+  files: string;
+  /** settles when it is made (true) or given up (false) */
+  made: Promise<boolean>;
+  ready: boolean;
+  bytes: number;
+}
+
 interface ProjectEntry {
   folder: string;
   usedAt: number;
   checkouts: Map<string, CheckoutEntry>;
+  spare?: SpareEntry | undefined;
+  /** the files a spare is wanted of, made at the next sweep that finds room for it */
+  wanted?: { local: LocalRepository; files: string } | undefined;
 }
 
 const defaultObjectsIdleMs = 60_000;
@@ -60,7 +75,9 @@ const remeasureMs = 60_000;
  * replica makes again from JetStream. After a command, and when a project is used, a sweep measures them and
  * removes the least recently used until at most `cacheMaxBytes` and `checkouts` are left: never a checkout a
  * command holds, never the objects of a project with a checkout left or used in the last `objectsIdleMs`. A use
- * that comes while its folder is being removed waits for the removal, then starts afresh.
+ * that comes while its folder is being removed waits for the removal, then starts afresh. A project in use may
+ * have one spare checkout, made by a sweep only where it fits within the limits and removed before any other: a
+ * new chat's first command takes it instead of writing every file of the repository (`wantSpare`).
  */
 export class RepositoryCache {
   private readonly projects = new Map<string, ProjectEntry>();
@@ -86,16 +103,28 @@ export class RepositoryCache {
     this.schedule();
   }
 
-  /** The checkout of `branch` in `local`'s folder, held until released: made when there is none. */
+  /**
+   * The checkout of `branch` in `local`'s folder, held until released: when there is none, the project's spare
+   * becomes it (one being made is waited for: it is sooner done than a checkout of one's own), else it is made.
+   */
   async holdCheckout(local: LocalRepository, branch: string): Promise<HeldCheckout> {
     const key = projectKey(local);
     const folder = path.join(local.folder, "checkouts", Buffer.from(branch).toString("hex"));
-    for (let removing = this.removalOf([key, folder]); removing; removing = this.removalOf([key, folder])) await removing;
-    // nothing awaited since the last look: no sweep can choose this checkout before it is held
+    for (;;) {
+      const removing = this.removalOf([key, folder]);
+      const project = this.projects.get(key);
+      const making = project?.checkouts.has(folder) === false && project.spare?.ready === false ? project.spare.made : undefined;
+      if (!removing && !making) break;
+      await (removing ?? making);
+    }
+    // nothing awaited since the last look: no sweep can choose this checkout, nor the spare it takes, before it is held
     const project = this.touch(key, local.folder);
     let entry = project.checkouts.get(folder);
     if (!entry) {
-      entry = { checkout: new Checkout(folder, local), usedAt: this.now(), holds: 0, bytes: undefined, measuredAt: 0, changed: true };
+      const spare = project.spare?.ready ? project.spare : undefined;
+      project.spare = undefined;
+      const checkout = new Checkout(folder, local, spare && { folder: spare.checkout.folder, files: spare.files });
+      entry = { checkout, usedAt: this.now(), holds: 0, bytes: spare?.bytes, measuredAt: spare ? this.now() : 0, changed: true };
       project.checkouts.set(folder, entry);
     }
     entry.holds += 1;
@@ -112,6 +141,18 @@ export class RepositoryCache {
         this.schedule();
       },
     };
+  }
+
+  /**
+   * Asks for a spare checkout of `files` (a files tree: the default branch's last commit) for `local`'s project, unless
+   * it has one: the next sweep with no command of the project running here makes it, where it fits within the limits,
+   * counted as large as the project's largest checkout.
+   */
+  wantSpare(local: LocalRepository, files: string): void {
+    const project = this.projects.get(projectKey(local));
+    if (!project || project.spare || this.closed) return;
+    project.wanted = { local, files };
+    this.schedule();
   }
 
   /** Removes a project's objects and checkouts now (its repository was detached), unless a command holds one. */
@@ -136,10 +177,11 @@ export class RepositoryCache {
     return queued;
   }
 
-  /** Stops sweeping (the process stops; its folder is removed whole). */
-  close(): void {
+  /** Stops sweeping and making spares (the process stops; its folder is removed whole once this settles). */
+  async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    await Promise.all([...this.projects.values()].flatMap((project) => (project.spare ? [project.spare.made] : [])));
   }
 
   /** A sweep a moment from now, unless one is due already: uses close together make one sweep. */
@@ -175,8 +217,9 @@ export class RepositoryCache {
         }
         total += checkout.bytes ?? 0;
       }
+      total += project.spare?.bytes ?? 0;
     }
-    let checkouts = [...this.projects.values()].reduce((count, project) => count + project.checkouts.size, 0);
+    let checkouts = [...this.projects.values()].reduce((count, project) => count + project.checkouts.size + (project.spare ? 1 : 0), 0);
     const idleMs = this.limits.objectsIdleMs ?? defaultObjectsIdleMs;
     while (total > this.limits.cacheMaxBytes || checkouts > this.limits.checkouts) {
       const overCount = checkouts > this.limits.checkouts;
@@ -185,7 +228,13 @@ export class RepositoryCache {
         this.logger.warn({ bytes: total, max_bytes: this.limits.cacheMaxBytes, checkouts }, "the repository cache is past its limits, and what is in it is in use");
         return;
       }
-      if (victim.kind === "checkout") {
+      if (victim.kind === "spare") {
+        const { project, spare } = victim;
+        total -= spare.bytes;
+        checkouts -= 1;
+        project.spare = undefined;
+        await this.remove(spare.checkout.folder, () => spare.checkout.discard());
+      } else if (victim.kind === "checkout") {
         const { project, folder, entry } = victim;
         total -= entry.bytes ?? 0;
         checkouts -= 1;
@@ -198,24 +247,63 @@ export class RepositoryCache {
         await this.remove(key, () => this.removeProject(key, project));
       }
     }
+    for (const project of this.projects.values()) {
+      const wanted = project.wanted;
+      // made while no command of the project runs here (its checkout may be being written): the release's sweep makes it
+      if (!wanted || this.closed || [...project.checkouts.values()].some((entry) => entry.holds > 0)) continue;
+      project.wanted = undefined;
+      if (project.spare) continue;
+      const bytes = Math.max(0, ...[...project.checkouts.values()].map((entry) => entry.bytes ?? 0));
+      if (total + bytes > this.limits.cacheMaxBytes || checkouts + 1 > this.limits.checkouts) continue;
+      total += bytes;
+      checkouts += 1;
+      this.makeSpare(project, wanted.local, wanted.files, bytes);
+    }
   }
 
   /**
-   * The least recently used checkout no command holds, or (unless only checkouts are too many) a project's objects
-   * once none of its checkouts is left and no tool used it for `idleMs`.
+   * Starts making the project's spare, counted as `bytes` (not walked again: a walk of 50,000 files takes seconds); a
+   * use of it meanwhile waits (holdCheckout), a removal of the project too.
+   */
+  private makeSpare(project: ProjectEntry, local: LocalRepository, files: string, bytes: number): void {
+    // a folder of its own: one taken may still wait for its rename while the next is made
+    const checkout = new Checkout(path.join(project.folder, "checkouts", `spare-${randomUUID()}`), local);
+    const made = checkout.makeSpare(files).then(
+      () => {
+        spare.ready = true;
+        return true;
+      },
+      async (error: unknown) => {
+        this.logger.warn({ err: error, project_id: local.project }, "a spare checkout could not be made; a new chat's first command makes its own");
+        if (project.spare === spare) project.spare = undefined;
+        await checkout.discard().catch(() => undefined);
+        return false;
+      },
+    );
+    const spare: SpareEntry = { checkout, files, made, ready: false, bytes };
+    project.spare = spare;
+  }
+
+  /**
+   * A spare that is made, else the least recently used checkout no command holds, or (unless only checkouts are
+   * too many) a project's objects once none of its checkouts is left and no tool used it for `idleMs`.
    */
   private oldestRemovable(checkoutsOnly: boolean, idleMs: number) {
     type Victim =
+      | { kind: "spare"; project: ProjectEntry; spare: SpareEntry }
       | { kind: "checkout"; usedAt: number; project: ProjectEntry; folder: string; entry: CheckoutEntry }
       | { kind: "objects"; usedAt: number; key: string; project: ProjectEntry };
-    let oldest: Victim | undefined;
+    for (const project of this.projects.values()) {
+      if (project.spare?.ready) return { kind: "spare", project, spare: project.spare } satisfies Victim;
+    }
+    let oldest: Exclude<Victim, { kind: "spare" }> | undefined;
     const now = this.now();
     for (const [key, project] of this.projects) {
       for (const [folder, entry] of project.checkouts) {
         if (entry.holds === 0 && (!oldest || entry.usedAt < oldest.usedAt)) oldest = { kind: "checkout", usedAt: entry.usedAt, project, folder, entry };
       }
       const usedAt = Math.max(project.usedAt, this.objects.readAt(key));
-      if (checkoutsOnly || project.checkouts.size > 0 || now - usedAt < idleMs) continue;
+      if (checkoutsOnly || project.checkouts.size > 0 || project.spare || now - usedAt < idleMs) continue;
       if (!oldest || usedAt < oldest.usedAt) oldest = { kind: "objects", usedAt, key, project };
     }
     return oldest;
@@ -223,6 +311,8 @@ export class RepositoryCache {
 
   private async removeProject(key: string, project: ProjectEntry): Promise<void> {
     this.projects.delete(key);
+    // a spare being made is written into the folder until it is
+    await project.spare?.made;
     this.objects.removed(key);
     await rm(project.folder, { recursive: true, force: true, maxRetries: 3 });
   }

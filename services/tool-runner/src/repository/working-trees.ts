@@ -177,12 +177,14 @@ export class WorkingTrees {
     const identity = commitIdentity({ user: author.user, displayName: caller.displayName, agent: author.agent_id, chat: chat.session });
     // held while the command runs: the cache's sweep never removes it under the command
     const { checkout, release } = await this.repositories.cache.holdCheckout(local, view.state.branch);
+    let refs: ReadonlyArray<{ name: string; id: string }> = [];
     try {
       // the packs other replicas stored since: the checkout is made from the state's trees
       await local.sync();
       await checkout.prepare(view.state);
       await checkout.writeHook("commit-msg", commitMessageHook(identity));
-      await checkout.writeRefs((await bucket.refs(project, record.generation)).value?.refs ?? [], view.state.branch);
+      refs = (await bucket.refs(project, record.generation)).value?.refs ?? [];
+      await checkout.writeRefs(refs, view.state.branch);
       const result = await fn(checkout.place, { environment: commitEnvironment(identity) });
       await stopRenewing();
       if (lost) throw new AppError("BUSY", "The working tree's lease was lost while the command ran; nothing it changed was kept");
@@ -213,7 +215,18 @@ export class WorkingTrees {
       throw error;
     } finally {
       release();
+      this.wantSpare(view.repository, refs);
     }
+  }
+
+  /** A spare checkout of the default branch's last commit, for the project's next new chat here (docs/repositories.md "A spare checkout"). */
+  private wantSpare(repository: AttachedRepository, refs: ReadonlyArray<{ name: string; id: string }>): void {
+    const head = refs.find((ref) => ref.name === `refs/heads/${repository.record.default_branch}`);
+    if (!head) return;
+    void repository.reader.commitTree(head.id).then(
+      (files) => this.repositories.cache.wantSpare(repository.local, files),
+      (error: unknown) => this.logger.debug({ err: error, project_id: repository.project }, "no spare checkout: the default branch's tree was not read"),
+    );
   }
 
   /**
