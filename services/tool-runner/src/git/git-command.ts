@@ -24,6 +24,8 @@ export interface GitRun extends GitPlace {
   input?: Uint8Array | string | NodeJS.ReadableStream;
   /** kills git when aborted (a clone past its size) */
   signal?: AbortSignal;
+  /** more settings on the command line, before the hardened ones, which win over them */
+  settings?: ReadonlyArray<readonly [key: string, value: string]>;
   /** more settings, given by environment (GIT_CONFIG_COUNT), so a secret one is never in a process's arguments */
   secretConfig?: ReadonlyArray<readonly [key: string, value: string]>;
   /** protocols a fetch may use beyond none (`https`, `file` for a bundle) */
@@ -92,7 +94,7 @@ export const hardenedSettings: ReadonlyArray<readonly [string, string]> = [
  * tool-runner's: no secret, no `GIT_*` variable a caller did not set, no pager, no prompt.
  */
 export async function runGit(run: GitRun): Promise<GitResult> {
-  const settings = [...hardenedSettings, ["protocol.allow", "never"] as const, ...(run.protocols ?? []).map((protocol) => [`protocol.${protocol}.allow`, "always"] as const)];
+  const settings = [...(run.settings ?? []), ...hardenedSettings, ["protocol.allow", "never"] as const, ...(run.protocols ?? []).map((protocol) => [`protocol.${protocol}.allow`, "always"] as const)];
   const args = [...settings.flatMap(([key, value]) => ["-c", `${key}=${value}`]), ...run.args];
   const { child, kill } = spawnGit(args, { env: gitEnvironment(run), timeoutMs: run.timeoutMs ?? defaultTimeoutMs, ...(run.cwd === undefined ? {} : { cwd: run.cwd }) });
   const maxOutput = run.maxOutputBytes ?? defaultMaxOutputBytes;
