@@ -153,11 +153,12 @@ export interface SpawnedGit {
  * `timeout`, which kills the whole group a tenth and a second after `timeoutMs` (the caller's timer normally stops
  * it first) even when the tool-runner was killed (SIGKILL) and its timer with it: Node cannot ask for a signal at its
  * death (prctl PR_SET_PDEATHSIG), and a git in a group of its own outlives its parent (docs/repositories.md "Git on
- * the host never runs what a repository says").
+ * the host never runs what a repository says"). `timeoutMs` null only for a git that ends when its stdin closes,
+ * as it does at the tool-runner's death, and serves for as long as it is used (`cat-file --batch`).
  */
-export function spawnGit(args: readonly string[], options: { env: NodeJS.ProcessEnv; timeoutMs: number; cwd?: string }): SpawnedGit {
-  const seconds = Math.ceil((options.timeoutMs * 1.1) / 1000) + 1;
-  const child = spawn("timeout", ["--signal=KILL", `${seconds}s`, "git", ...args], { env: options.env, stdio: ["pipe", "pipe", "pipe"], detached: true, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
+export function spawnGit(args: readonly string[], options: { env: NodeJS.ProcessEnv; timeoutMs: number | null; cwd?: string }): SpawnedGit {
+  const bound = options.timeoutMs === null ? [] : ["--signal=KILL", `${Math.ceil((options.timeoutMs * 1.1) / 1000) + 1}s`, "git"];
+  const child = spawn(options.timeoutMs === null ? "git" : "timeout", [...bound, ...args], { env: options.env, stdio: ["pipe", "pipe", "pipe"], detached: true, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
   return { child, kill: () => killGroup(child) };
 }
 

@@ -1,6 +1,5 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { AppError } from "@agent-orchestrator/shared/runtime";
-import { gitEnvironment, hardenedSettings, type GitPlace } from "./git-command.js";
+import { gitEnvironment, hardenedSettings, spawnGit, type GitPlace, type SpawnedGit } from "./git-command.js";
 
 /** One object as git holds it (`content` empty from a reader of sizes). */
 export interface GitObject {
@@ -23,7 +22,7 @@ const objectIdPattern = /^[0-9a-f]{40}$/;
  * is missing). A process that dies is started again on the next read.
  */
 export class ObjectReader {
-  private child: ChildProcessWithoutNullStreams | undefined;
+  private spawned: SpawnedGit | undefined;
   private readonly pending: Pending[] = [];
   private buffer: Buffer = Buffer.alloc(0);
 
@@ -35,7 +34,7 @@ export class ObjectReader {
   /** The object `id`, or undefined when the repository does not hold it. */
   read(id: string): Promise<GitObject | undefined> {
     if (!objectIdPattern.test(id)) return Promise.reject(new AppError("INTERNAL", `Not an object id: ${id.slice(0, 60)}`));
-    const child = this.process();
+    const { child } = this.process();
     return new Promise((resolve, reject) => {
       this.pending.push({ resolve, reject });
       child.stdin.write(`${id}\n`);
@@ -45,26 +44,28 @@ export class ObjectReader {
   /** Stops the process; reads waiting fail. */
   close(): void {
     this.fail(new AppError("INTERNAL", "The object reader was closed"));
-    this.child?.kill("SIGKILL");
-    this.child = undefined;
+    this.spawned?.kill();
+    this.spawned = undefined;
   }
 
-  private process(): ChildProcessWithoutNullStreams {
-    if (this.child) return this.child;
+  private process(): SpawnedGit {
+    if (this.spawned) return this.spawned;
     const args = [...hardenedSettings.flatMap(([key, value]) => ["-c", `${key}=${value}`]), "cat-file", this.sizesOnly ? "--batch-check" : "--batch"];
-    const child = spawn("git", args, { env: gitEnvironment(this.place), stdio: ["pipe", "pipe", "pipe"] });
+    // no bound on its life: it serves reads for as long as the repository is used, and ends when its stdin closes with the tool-runner
+    const spawned = spawnGit(args, { env: gitEnvironment(this.place), timeoutMs: null });
+    const { child } = spawned;
     child.stdout.on("data", (chunk: Buffer) => this.take(chunk));
     child.stderr.resume();
     child.stdin.on("error", () => undefined);
     const ended = (error: Error) => {
-      if (this.child === child) this.child = undefined;
+      if (this.spawned === spawned) this.spawned = undefined;
       this.buffer = Buffer.alloc(0);
       this.fail(error);
     };
     child.once("error", (error) => ended(new AppError("INTERNAL", "git cat-file could not be run", { cause: error })));
     child.once("close", () => ended(new AppError("INTERNAL", "git cat-file stopped")));
-    this.child = child;
-    return child;
+    this.spawned = spawned;
+    return spawned;
   }
 
   private take(chunk: Buffer): void {

@@ -3,6 +3,7 @@ import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { BranchArchiveReply } from "@agent-orchestrator/shared/wire";
 import { encodeTree, gitOutputStream, writeLooseObject } from "../git/index.js";
+import { gitServiceTimeoutMs } from "../git-http/git-http-deps.js";
 import type { TransitBodies } from "../git-http/transit-bodies.js";
 import type { Repositories } from "../repository/index.js";
 import { filteredTree } from "./filtered-tree.js";
@@ -34,7 +35,7 @@ export class BranchArchive {
     try {
       const tree = (await filteredTree(repository.reader, root, keep, scratch)) ?? (await writeLooseObject(scratch, "tree", encodeTree([])));
       const place = { gitDir: repository.local.gitDir, objectDirectory: scratch, alternates: [repository.local.objectDirectory] };
-      const body = await this.bodies.send(gitOutputStream(place, ["archive", "--format=zip", tree]));
+      const body = await this.bodies.send(gitOutputStream(place, ["archive", "--format=zip", tree], gitServiceTimeoutMs));
       return { success: true, archive: { ...point, body } };
     } finally {
       await rm(scratch, { recursive: true, force: true });

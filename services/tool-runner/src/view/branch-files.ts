@@ -2,6 +2,7 @@ import { AppError } from "@agent-orchestrator/shared/runtime";
 import { LRUCache } from "lru-cache";
 import { maxBranchFilesPage, type BranchFileListing, type BranchFileReply, type BranchFilesReply } from "@agent-orchestrator/shared/wire";
 import { blobStream } from "../git/index.js";
+import { gitServiceTimeoutMs } from "../git-http/git-http-deps.js";
 import type { TransitBodies } from "../git-http/transit-bodies.js";
 import { jsonBytes, fitContentsToBudget } from "../reply-budget.js";
 import type { Repositories, TreeFile } from "../repository/index.js";
@@ -101,7 +102,7 @@ export class BranchFiles {
     const listed = listing(file);
     if (request.download === true) {
       // streamed from git as it reads the blob (its pack is here: its size was read above), never held whole
-      return { success: true, file: { ...point, file: listed, body: await this.bodies.send(blobStream(repository.local.place, file.id)) } };
+      return { success: true, file: { ...point, file: listed, body: await this.bodies.send(blobStream(repository.local.place, file.id, gitServiceTimeoutMs)) } };
     }
     if (file.size > maxReadBlobBytes) {
       throw new AppError("FILE_TOO_LARGE", `${path} is ${file.size} bytes; download it (?download) to read it`);
