@@ -43,6 +43,7 @@ import { tokensRoutes } from "./tokens/tokens-routes.js";
 import { toAppError } from "./http/to-app-error.js";
 import { traceRequests } from "./http/trace-requests.js";
 import { uploadRoutes } from "./uploads/upload-routes.js";
+import { sessionUploadRoutes } from "./uploads/session-upload-routes.js";
 import { webPage } from "./web-page.js";
 
 /**
@@ -97,7 +98,7 @@ export function createApp(context: GatewayContext, services: GatewayServices): e
   const staged = new StagedResponses(context);
   // a repository's archive before the stored files' export, which it hands a project without a repository to
   app.use(repositoryArchiveRoute(context, { staged, audit }));
-  app.use(uploadRoutes(context, { uploads, contents, audit }), projectFilesRoutes(context, { contents, staged, audit }), repositoryRoutes(context, { uploads, audit }), branchRoutes(context, { audit }));
+  app.use(uploadRoutes(context, { uploads, contents, audit }), sessionUploadRoutes(context, { uploads, audit }), projectFilesRoutes(context, { contents, staged, audit }), repositoryRoutes(context, { uploads, audit }), branchRoutes(context, { audit }));
   app.use(pushRoute(context, { audit }));
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
   app.use(

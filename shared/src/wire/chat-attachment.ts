@@ -18,11 +18,13 @@ export const AttachmentName = z
 
 /**
  * A file attached to a chat message: one already in the chat's project, by its
- * project-relative path (`inputs/brief.pdf`; a leading `{project-root}/` is accepted too), or a small file sent
- * inline, which is uploaded to `inputs/<name>` of the chat's project first (a new revision when it exists).
+ * project-relative path (`inputs/brief.pdf`; a leading `{project-root}/` is accepted too); with `folder: "session"`,
+ * one already in the chat's scratch space by its path there (`inputs/big.pdf`, uploaded with
+ * `PUT /api/sessions/:id/files/<path>`); or a small file sent inline, which is uploaded to `inputs/<name>` of the
+ * chat's project first (a new revision when it exists).
  */
 export const Attachment = z.union([
-  z.object({ path: z.string().min(1).max(maxPathLength) }).strict(),
+  z.object({ path: z.string().min(1).max(maxPathLength), folder: z.literal("session").optional() }).strict(),
   z.object({ name: AttachmentName, content_base64: z.base64() }).strict(),
 ]);
 export type Attachment = z.infer<typeof Attachment>;

@@ -16,6 +16,8 @@ export const ErrorCode = z.enum([
   "AGENT_NOT_FOUND",
   "SESSION_NOT_FOUND",
   "SESSION_BUSY",
+  /** a new chat's message attaches a file of its scratch space (`folder: "session"`): a chat has one only once started (POST /api/sessions) */
+  "SESSION_REQUIRED",
   /** a project that does not exist or that the caller is not a member of (the two answer alike) */
   "PROJECT_NOT_FOUND",
   /** a member whose role does not allow it: a viewer starting a turn or writing, a non-owner managing the project */

@@ -11,6 +11,7 @@ export const httpStatusByCode: Readonly<Record<ErrorCode, number>> = {
   AGENT_NOT_FOUND: 404,
   SESSION_NOT_FOUND: 404,
   SESSION_BUSY: 409,
+  SESSION_REQUIRED: 400,
   PROJECT_NOT_FOUND: 404,
   PROJECT_FORBIDDEN: 403,
   PROJECT_BUSY: 409,

@@ -161,6 +161,57 @@ describe("chat attachments in a project with a git repository", () => {
   });
 });
 
+describe("chat attachments from the chat's scratch space", () => {
+  // each message names the chat's project: the fake orchestrator files a turn without one under the owner's default project
+  beforeAll(() => {
+    orchestrator.addChat("bobs-scratch-chat", "repo", "bob");
+    store.put({ kind: "session", id: "bobs-scratch-chat" }, "inputs/big.md", "# Big\n", { user: "bob" });
+    store.put({ kind: "session", id: "bobs-repo-chat" }, "inputs/elsewhere.md", "# Another chat's\n", { user: "bob" });
+  });
+
+  it("attaches a file uploaded into the chat's scratch space by {path, folder: \"session\"}, `{session-folder}/` accepted, and names it {session-folder}/…", async () => {
+    const attachments = [{ path: "inputs/big.md", folder: "session" }, { path: "{session-folder}/inputs/big.md", folder: "session" }, { path: "src/app.js" }];
+    const { status } = await json(await post("bob", "/api/chat", { agent_id: "a", message: "Read it", session_id: "bobs-scratch-chat", project_id: "repo", attachments }));
+    expect(status).toBe(200);
+    const turn = turnOf("bobs-scratch-chat");
+    expect(turn.attachments).toEqual([{ path: "inputs/big.md", folder: "session" }, { path: "inputs/big.md", folder: "session" }, { path: "src/app.js" }]);
+    expect(withAttachedFiles(turn.message, turn.attachments)).toContain("- {session-folder}/inputs/big.md\n");
+    expect(store.requests("stat").at(-1)).toMatchObject({ space: { kind: "session", id: "bobs-scratch-chat" }, paths: ["inputs/big.md", "inputs/big.md"] });
+  });
+
+  it("looks the path up only in this chat's own scratch space: another chat's file or a project file is 404, and no turn is queued (case 365)", async () => {
+    const before = turns().length;
+    for (const path of ["inputs/elsewhere.md", "src/app.js", "docs/old.md"]) {
+      const { status, body } = await json(await post("bob", "/api/chat", { agent_id: "a", message: "read", session_id: "bobs-scratch-chat", project_id: "repo", attachments: [{ path, folder: "session" }] }));
+      expect({ status, body }).toEqual({ status: 404, body: failure("FILE_NOT_FOUND", expect.stringContaining(`chat's scratch space: ${path}`)) });
+    }
+    expect(turns().length).toBe(before);
+  });
+
+  it("refuses paths out of the scratch space or with another variable (400)", async () => {
+    for (const path of ["../x.md", "inputs/../../x.md", "/etc/passwd", "{project-root}/src/app.js", "{session-folder}/../x"]) {
+      const { status, body } = await json(await post("bob", "/api/chat", { agent_id: "a", message: "read", session_id: "bobs-scratch-chat", project_id: "repo", attachments: [{ path, folder: "session" }] }));
+      expect({ path, status, body }).toEqual({ path, status: 400, body: failure("INVALID_PATH", expect.stringContaining("attachments.0.path")) });
+    }
+  });
+
+  it("answers a new chat's scratch-space attachment 400 SESSION_REQUIRED, saying how to start the chat first, before anything is stored", async () => {
+    const before = { turns: turns().length, uploads: store.requests("upload").length };
+    const attachments = [{ name: "small.md", content_base64: base64("x") }, { path: "inputs/big.md", folder: "session" }];
+    const { status, body } = await json(await post("bob", "/api/chat", { agent_id: "a", message: "read", project_id: "repo", attachments }));
+    expect({ status, body }).toEqual({ status: 400, body: failure("SESSION_REQUIRED", expect.stringContaining("POST /api/sessions")) });
+    expect({ turns: turns().length, uploads: store.requests("upload").length }).toEqual(before);
+  });
+
+  it("refuses a viewer (403) and someone else's chat (403) before looking anything up", async () => {
+    const asked = store.requests("stat").length;
+    const attachments = [{ path: "inputs/big.md", folder: "session" }];
+    expect(await json(await post("carol", "/api/chat", { agent_id: "a", message: "read", session_id: "bobs-scratch-chat", project_id: "repo", attachments }))).toEqual({ status: 403, body: failure("PROJECT_FORBIDDEN") });
+    expect(await json(await post("alice", "/api/chat", { agent_id: "a", message: "read", session_id: "bobs-scratch-chat", project_id: "repo", attachments }))).toEqual({ status: 403, body: failure("PROJECT_FORBIDDEN") });
+    expect(store.requests("stat").length).toBe(asked);
+  });
+});
+
 describe("/v1 file parts", () => {
   const completion = (content: unknown[], user: FixtureUser = "bob") =>
     post(user, "/v1/chat/completions", { model: "a", messages: [{ role: "user", content }] }, { "x-project-id": "team" });

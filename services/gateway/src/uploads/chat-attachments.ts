@@ -21,8 +21,9 @@ import { sessionAccess } from "../access/session-access.js";
 /** Where an inline attachment is stored in the chat's project. */
 const inputsFolder = "inputs";
 
-/** The prefix the model sees on project paths; a client that copies a path from a chat may send it back. */
+/** The prefixes the model sees on paths; a client that copies a path from a chat may send it back. */
 const projectRootPrefix = "{project-root}/";
+const sessionFolderPrefix = "{session-folder}/";
 
 /**
  * The files a chat message attaches, checked for the project the turn will run in, before the turn is queued:
@@ -30,10 +31,11 @@ const projectRootPrefix = "{project-root}/";
  * to `inputs/<name>` there first (a new revision when it exists). In a project with a git repository, where
  * `{project-root}` is the chat's working tree (docs/repositories.md "Attachments in a chat"), `{path}` is looked up
  * there as the chat's tools see it, and an inline file goes into the chat's scratch space, `{session-folder}/inputs/<name>`,
- * never into the repository. Nothing is uploaded when one of the message's attachments is refused. The caller must
- * be allowed to run a turn there, so to write (an editor or the owner). `sessionId` is the chat's id, picked
- * already for a new chat. Returns the attached files with their Markdown forms, in the order given; undefined when
- * there are none.
+ * never into the repository. `{path, folder: "session"}` must be a file of the chat's own scratch space (a large
+ * file uploaded there first, `PUT /api/sessions/:id/files/<path>`); a new chat has none yet (SESSION_REQUIRED).
+ * Nothing is uploaded when one of the message's attachments is refused. The caller must be allowed to run a turn
+ * there, so to write (an editor or the owner). `sessionId` is the chat's id, picked already for a new chat. Returns
+ * the attached files with their Markdown forms, in the order given; undefined when there are none.
  */
 export async function resolveAttachments(
   context: GatewayContext,
@@ -48,11 +50,18 @@ export async function resolveAttachments(
   const chat = await chatProject(context, owner, body);
   const { project } = chat;
   requireWriter(project);
+  const scratchAt = attachments.flatMap((attachment, index) => ("path" in attachment && attachment.folder === "session" ? [index] : []));
+  if (scratchAt.length > 0 && body.session_id === undefined) {
+    throw new AppError(
+      "SESSION_REQUIRED",
+      `attachments.${scratchAt[0] as number}: a new chat has no scratch space yet; start the chat with POST /api/sessions, upload the file with PUT /api/sessions/<id>/files/<path>, then send the message with that session_id`,
+    );
+  }
   // one question says whether the project has a repository, and where each named file is in the chat's working tree
   const tree = { project_id: project.id, session_id: sessionId, ...(chat.branch === undefined ? {} : { branch: chat.branch }) };
   const inTree = (await callService(context, subjects.repository("stat"), { ...tree, paths }, ChatFilesStatReply)).files;
   const space: FileSpaceRef = inTree === null ? { kind: "project", id: project.id } : { kind: "session", id: sessionId };
-  const namedAt = attachments.flatMap((attachment, index) => ("path" in attachment ? [index] : []));
+  const namedAt = attachments.flatMap((attachment, index) => ("path" in attachment && attachment.folder === undefined ? [index] : []));
   const inlineAt = attachments.flatMap((attachment, index) => ("content_base64" in attachment ? [index] : []));
   const resolved: AttachedFile[] = [];
   if (namedAt.length > 0) {
@@ -62,6 +71,15 @@ export async function resolveAttachments(
       const path = named[position] as string;
       if (!listing) throw new AppError("FILE_NOT_FOUND", `Attached file not found in this ${inTree === null ? "project" : "chat's working tree"}: ${path}`);
       resolved[namedAt[position] as number] = attachedFile(path, "conversion" in listing ? listing.conversion : undefined);
+    });
+  }
+  if (scratchAt.length > 0) {
+    const scratch = scratchAt.map((index) => paths[index] as string);
+    const listings = (await callService(context, subjects.files("stat"), { space: { kind: "session", id: sessionId }, paths: scratch }, FilesStatReply)).files;
+    listings.forEach((listing, position) => {
+      const path = scratch[position] as string;
+      if (!listing) throw new AppError("FILE_NOT_FOUND", `Attached file not found in this chat's scratch space: ${path} (GET /api/sessions/:id/files lists it)`);
+      resolved[scratchAt[position] as number] = { ...attachedFile(path, listing.conversion), folder: "session" };
     });
   }
   if (inlineAt.length > 0) {
@@ -91,15 +109,17 @@ async function chatProject(context: GatewayContext, owner: string, body: Pick<Ch
 }
 
 /**
- * The project path an attachment names: a `{path}` as given (a leading `{project-root}/` dropped), an inline
- * file under `inputs/`. Paths go through the file routes' check (`..`, absolute paths, control characters are
- * INVALID_PATH); a path variable other than `{project-root}` is refused too: only the project's files attach.
+ * The path an attachment names in its space: a `{path}` as given (a leading `{project-root}/`, or with
+ * `folder: "session"` `{session-folder}/`, dropped), an inline file under `inputs/`. Paths go through the file
+ * routes' check (`..`, absolute paths, control characters are INVALID_PATH); any other path variable is refused
+ * too: a path names a file of the chat's project, or of its own scratch space, never another place.
  */
 function attachmentPath(attachment: Attachment, index: number): string {
   const given = "path" in attachment ? attachment.path : `${inputsFolder}/${attachment.name}`;
-  const relative = given.startsWith(projectRootPrefix) ? given.slice(projectRootPrefix.length) : given;
+  const prefix = "path" in attachment && attachment.folder === "session" ? sessionFolderPrefix : projectRootPrefix;
+  const relative = given.startsWith(prefix) ? given.slice(prefix.length) : given;
   if (/^\{[^/]*\}(\/|$)/.test(relative)) {
-    throw new AppError("INVALID_PATH", `attachments.${index}.path: give a path inside the project, such as inputs/brief.pdf (only {project-root}/ is understood)`);
+    throw new AppError("INVALID_PATH", `attachments.${index}.path: give a path inside the ${prefix === projectRootPrefix ? "project, such as inputs/brief.pdf (only {project-root}/ is understood)" : "chat's scratch space, such as inputs/big.pdf (only {session-folder}/ is understood)"}`);
   }
   try {
     return spacePath(relative.split("/"));

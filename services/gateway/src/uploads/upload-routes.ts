@@ -1,26 +1,23 @@
-import { Router, type Request, type Response } from "express";
+import { Router, type Request } from "express";
 import { z } from "zod";
-import { AppError, toErrorBody, type AuditPublisher, type Logger } from "@agent-orchestrator/shared/runtime";
-import { FilesImportReply, FilesStatReply, FilesUploadReply, SourceInfoReply, SourcePutReply, subjects } from "@agent-orchestrator/shared/wire";
+import { AppError, type AuditPublisher } from "@agent-orchestrator/shared/runtime";
+import { FilesImportReply, SourceInfoReply, SourcePutReply, subjects } from "@agent-orchestrator/shared/wire";
 import { audited, noteAudit } from "../audit/audited.js";
 import { filePathTarget } from "../audit/file-path-target.js";
 import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { callService } from "../nats-call.js";
 import { parseInput } from "../http/parse-input.js";
-import { httpStatusByCode } from "../http/http-status.js";
 import { bodyDeadline } from "../http/request-deadline.js";
 import { getProject, projectSpace, requireWriter } from "../access/project-access.js";
 import { spacePath } from "../files/project-file-path.js";
-import { toAppError } from "../http/to-app-error.js";
 import type { ContentReader } from "../files/content-reader.js";
 import { projectArchive } from "./project-archive.js";
-import { multipartUpload } from "./multipart-upload.js";
-import { tooLarge, type UploadStaging } from "./upload-staging.js";
+import { MultipartQuery, SpaceUpload, stageBody } from "./space-upload.js";
+import type { UploadStaging } from "./upload-staging.js";
 
 const SourceQuery = z.object({ strip: z.string().regex(/^[0-8]$/, "a number of leading folders to drop, 0 to 8").transform(Number).optional() });
 const ArchiveQuery = z.object({ source: z.enum(["0", "1"]).optional() });
-const MultipartQuery = z.object({ folder: z.string().max(1024).optional() });
 
 /** What an archive upload may be sent as; the tool-runner tells zip from tar.gz by the bytes. */
 const archiveTypes = ["application/zip", "application/x-zip-compressed", "application/gzip", "application/x-gzip", "application/x-tar+gzip", "application/octet-stream"];
@@ -36,17 +33,14 @@ export function uploadRoutes(context: GatewayContext, { uploads: staging, conten
   const maxBytes = context.config.UPLOAD_MAX_BYTES;
   const long = { timeoutMs: context.config.UPLOAD_TIMEOUT_MS };
   const receiving = bodyDeadline(context.config.UPLOAD_TIMEOUT_MS);
+  const into = new SpaceUpload(context, staging);
 
   router.put("/api/projects/:id/files/*path", receiving, audited(context, audit, "file_uploaded", filePathTarget), async (request, response) => {
     const path = spacePath(request.params["path"]);
     const user = currentUser(response);
     const space = await projectSpace(context, user, request.params["id"], "write");
     noteAudit(response, { project_id: space.id });
-    // the path's verdict before the body is read: a refused name costs no upload
-    await callService(context, subjects.files("stat"), { space, paths: [path], for_write: true }, FilesStatReply);
-    const staged = await stageBody(staging, request, response, maxBytes);
-    const reply = await callService(context, subjects.files("upload"), { space, path, staged: staged.name, author: { user } }, FilesUploadReply, long);
-    response.status(reply.file.revision === 1 ? 201 : 200).json({ success: true, file: reply.file, ...(reply.markdown ? { markdown: reply.markdown } : {}) });
+    await into.put(request, response, space, path, user);
   });
 
   router.post("/api/projects/:id/files", receiving, audited(context, audit, "file_uploaded"), async (request, response) => {
@@ -54,23 +48,7 @@ export function uploadRoutes(context: GatewayContext, { uploads: staging, conten
     const user = currentUser(response);
     const space = await projectSpace(context, user, request.params["id"], "write");
     noteAudit(response, { project_id: space.id });
-    const prefix = folder === undefined || folder.replace(/\/+$/, "") === "" ? "" : `${spacePath(folder.replace(/\/+$/, "").split("/"))}/`;
-    const outcome = await multipartUpload(request, { maxBytes, maxFiles: context.config.UPLOAD_MAX_FILES }, async (name, body) => {
-      const path = spacePath(`${prefix}${name}`.split("/"));
-      await callService(context, subjects.files("stat"), { space, paths: [path], for_write: true }, FilesStatReply);
-      const staged = await staging.stage(body, maxBytes);
-      const reply = await callService(context, subjects.files("upload"), { space, path, staged: staged.name, author: { user } }, FilesUploadReply, long);
-      return { file: reply.file, ...(reply.markdown ? { markdown: reply.markdown } : {}) };
-    });
-    noteAudit(response, { target: outcome.stored.map((stored) => stored.file.path).join(", "), detail: `${outcome.stored.length} files` });
-    if (outcome.failure) {
-      // the files before the failure are stored: the answer says which, beside the error
-      closeAfter(response);
-      const error = toAppError(outcome.failure, response.locals["logger"] as Logger);
-      response.status(httpStatusByCode[error.code]).json({ success: false, error: toErrorBody(error), files: outcome.stored });
-      return;
-    }
-    response.status(201).json({ success: true, files: outcome.stored });
+    await into.multipart(request, response, space, folder, user);
   });
 
   router.post("/api/projects/:id/source", receiving, audited(context, audit, "snapshot_put"), async (request, response) => {
@@ -118,23 +96,6 @@ export function uploadRoutes(context: GatewayContext, { uploads: staging, conten
   return router;
 }
 
-
-/** Streams the request body into the uploads store; a declared length past the limit is refused before a byte is read. */
-async function stageBody(staging: UploadStaging, request: Request, response: Response, maxBytes: number): Promise<{ name: string; size: number }> {
-  const declared = Number(request.headers["content-length"] ?? Number.NaN);
-  try {
-    if (declared > maxBytes) throw tooLarge(maxBytes);
-    return await staging.stage(request, maxBytes);
-  } catch (error) {
-    // the rest of a refused body is not read: the connection closes after the answer
-    closeAfter(response);
-    throw error;
-  }
-}
-
-function closeAfter(response: Response): void {
-  response.set("connection", "close");
-}
 
 function requireArchiveType(request: Request): void {
   const type = (request.headers["content-type"] ?? "application/octet-stream").split(";")[0]?.trim().toLowerCase() ?? "";

@@ -1,0 +1,96 @@
+import { jetStreamNames } from "@agent-orchestrator/shared/wire";
+import { beforeAll, describe, expect, it } from "vitest";
+import { FakeFileStore } from "../testing/fake-file-store.js";
+import { FakeOrchestrator } from "../testing/fake-orchestrator.js";
+import { gatewayFixture } from "../testing/gateway-fixture.js";
+
+// A file too large to attach inline goes into the chat's own scratch space first (docs/uploads.md "A large file for a chat").
+const fixture = gatewayFixture({ UPLOAD_MAX_BYTES: "4096", UPLOAD_MAX_FILES: "3" });
+const orchestrator = new FakeOrchestrator(fixture);
+const store = new FakeFileStore(fixture);
+
+beforeAll(() => {
+  orchestrator.answer();
+  store.answer();
+  orchestrator.addProject("repo", "alice", { bob: "editor", carol: "viewer" });
+  orchestrator.addProject("other", "alice");
+  orchestrator.addChat("bobs-chat", "repo", "bob");
+  orchestrator.addChat("alices-chat", "repo", "alice");
+  orchestrator.addChat("carols-chat", "repo", "carol");
+  orchestrator.addChat("other-chat", "other", "alice");
+});
+
+const json = async (response: Response) => ({ status: response.status, body: (await response.json()) as Record<string, any> });
+const failure = (code: string) => ({ success: false, error: { code, message: expect.any(String) } });
+const text = (key: string) => new TextDecoder().decode(store.uploaded.get(key));
+
+/** Objects left in the uploads store (staged and never taken, or partial). */
+async function staged(): Promise<number> {
+  const uploads = await fixture.connection().jetstream().views.os(jetStreamNames(fixture.prefix).fileUploadsStore);
+  return (await uploads.list()).filter((info) => !info.deleted).length;
+}
+
+function multipart(files: Array<{ name: string; content: string }>): { body: Buffer; type: string } {
+  const boundary = "----ao-session-boundary";
+  const parts = files.map(({ name, content }) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n${content}\r\n`));
+  return { body: Buffer.concat([...parts, Buffer.from(`--${boundary}--\r\n`)]), type: `multipart/form-data; boundary=${boundary}` };
+}
+
+describe("uploads into a chat's scratch space", () => {
+  it("stores a raw body in the chat's own space, never the project's, with the uploader as author", async () => {
+    const put = await json(await fixture.api("bob", "/api/sessions/bobs-chat/files/inputs/big.md", { method: "PUT", body: "# Big\n" }));
+    expect(put).toMatchObject({ status: 201, body: { success: true, file: { path: "inputs/big.md", revision: 1, author: { user: "bob" } } } });
+    expect(text("session:bobs-chat:inputs/big.md")).toBe("# Big\n");
+    expect(store.uploaded.has("project:repo:inputs/big.md")).toBe(false);
+    expect(store.requests("upload").at(-1)).toMatchObject({ space: { kind: "session", id: "bobs-chat" }, path: "inputs/big.md" });
+    const again = await fixture.api("bob", "/api/sessions/bobs-chat/files/inputs/big.md", { method: "PUT", body: "# Bigger\n" });
+    expect(again.status).toBe(200);
+    // the chat's files list it, as for the files the chat wrote itself
+    const listed = await json(await fixture.api("bob", "/api/sessions/bobs-chat/files"));
+    expect(listed.body["files"]).toEqual([expect.objectContaining({ path: "inputs/big.md", revision: 2 })]);
+  });
+
+  it("takes several files of a multipart body into the folder asked for", async () => {
+    const { body, type } = multipart([{ name: "a.md", content: "A" }, { name: "notes/b.md", content: "B" }]);
+    const response = await json(await fixture.api("bob", "/api/sessions/bobs-chat/files?folder=inputs", { method: "POST", body, headers: { "content-type": type } }));
+    expect(response.status).toBe(201);
+    expect(response.body["files"].map((stored: { file: { path: string } }) => stored.file.path)).toEqual(["inputs/a.md", "inputs/notes/b.md"]);
+    expect(text("session:bobs-chat:inputs/notes/b.md")).toBe("B");
+  });
+
+  it("refuses a body past UPLOAD_MAX_BYTES (413) and keeps nothing of it", async () => {
+    const before = store.requests("upload").length;
+    const response = await fixture.api("bob", "/api/sessions/bobs-chat/files/inputs/huge.bin", { method: "PUT", body: Buffer.alloc(5000, 1) });
+    expect(await json(response)).toEqual({ status: 413, body: failure("PAYLOAD_TOO_LARGE") });
+    expect(store.requests("upload").length).toBe(before);
+    expect(await staged()).toBe(0);
+  });
+
+  it("refuses `..`, encoded or not, a protected name and a bad folder before the body is read (case 362)", async () => {
+    const before = store.requests("upload").length;
+    // the tool-runner's verdict on a protected name comes before the body too (its own rules: paths/protected-names.ts)
+    for (const path of ["inputs/..%2F..%2Fx.md", "inputs%2F..%2F..%2Fx.md", "..%2Finputs/x.md", "inputs/.env"]) {
+      const response = await fixture.api("bob", `/api/sessions/bobs-chat/files/${path}`, { method: "PUT", body: "x" });
+      expect({ path, ...(await json(response)) }).toEqual({ path, status: 400, body: failure("INVALID_PATH") });
+    }
+    const { body, type } = multipart([{ name: "x.md", content: "x" }]);
+    const folder = await fixture.api("bob", "/api/sessions/bobs-chat/files?folder=..", { method: "POST", body, headers: { "content-type": type } });
+    expect(folder.status).toBe(400);
+    expect(store.requests("upload").length).toBe(before);
+    expect(await staged()).toBe(0);
+  });
+
+  it("lets only the chat's owner upload, as an editor or the owner of its project: a viewer 403, another member's chat 403, a non-member 404 (cases 363, 364)", async () => {
+    const asked = store.received.length;
+    const { body, type } = multipart([{ name: "x.md", content: "x" }]);
+    // carol started the chat as an editor and is a viewer now
+    expect(await json(await fixture.api("carol", "/api/sessions/carols-chat/files/x.md", { method: "PUT", body: "x" }))).toEqual({ status: 403, body: failure("PROJECT_FORBIDDEN") });
+    expect((await fixture.api("carol", "/api/sessions/carols-chat/files", { method: "POST", body, headers: { "content-type": type } })).status).toBe(403);
+    expect(await json(await fixture.api("bob", "/api/sessions/alices-chat/files/x.md", { method: "PUT", body: "x" }))).toEqual({ status: 403, body: failure("PROJECT_FORBIDDEN") });
+    for (const [user, chat] of [["dave", "bobs-chat"], ["bob", "other-chat"], ["bob", "no-such-chat"]] as const) {
+      expect({ user, chat, ...(await json(await fixture.api(user, `/api/sessions/${chat}/files/x.md`, { method: "PUT", body: "x" }))) }).toEqual({ user, chat, status: 404, body: failure("SESSION_NOT_FOUND") });
+    }
+    expect(store.received.length).toBe(asked);
+    expect(await staged()).toBe(0);
+  });
+});
