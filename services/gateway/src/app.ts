@@ -13,7 +13,7 @@ import type { GatewayContext } from "./gateway-context.js";
 import { healthRoute } from "./health-route.js";
 import { gitRoutes } from "./git/git-routes.js";
 import { StagedResponses } from "./git/staged-responses.js";
-import { repositoryArchiveRoute } from "./repositories/repository-archive-route.js";
+import { projectArchiveRoute } from "./repositories/project-archive-route.js";
 import { greetingRoutes } from "./sessions/greeting-routes.js";
 import { requireAllowedHost } from "./http/host-check.js";
 import { refuseCrossSiteWrites } from "./http/cross-site-writes.js";
@@ -96,9 +96,7 @@ export function createApp(context: GatewayContext, services: GatewayServices): e
   app.use("/api", authenticate(context, auth, { cookie: true }), rateLimit(requestRate));
   // a file upload's body is the file itself, whatever its type: these routes come before the JSON parser
   const staged = new StagedResponses(context);
-  // a repository's archive before the stored files' export, which it hands a project without a repository to
-  app.use(repositoryArchiveRoute(context, { staged, audit }));
-  app.use(uploadRoutes(context, { uploads, contents, audit }), sessionUploadRoutes(context, { uploads, audit }), projectFilesRoutes(context, { contents, staged, audit }), repositoryRoutes(context, { uploads, audit }), branchRoutes(context, { audit }));
+  app.use(projectArchiveRoute(context, { contents, staged, audit }), uploadRoutes(context, { uploads, audit }), sessionUploadRoutes(context, { uploads, audit }), projectFilesRoutes(context, { contents, staged, audit }), repositoryRoutes(context, { uploads, audit }), branchRoutes(context, { audit }));
   app.use(pushRoute(context, { audit }));
   app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
   app.use(

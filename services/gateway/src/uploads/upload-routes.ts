@@ -11,24 +11,21 @@ import { parseInput } from "../http/parse-input.js";
 import { bodyDeadline } from "../http/request-deadline.js";
 import { getProject, projectSpace, requireWriter } from "../access/project-access.js";
 import { spacePath } from "../files/project-file-path.js";
-import type { ContentReader } from "../files/content-reader.js";
-import { projectArchive } from "./project-archive.js";
 import { MultipartQuery, SpaceUpload, stageBody } from "./space-upload.js";
 import type { UploadStaging } from "./upload-staging.js";
 
 const SourceQuery = z.object({ strip: z.string().regex(/^[0-8]$/, "a number of leading folders to drop, 0 to 8").transform(Number).optional() });
-const ArchiveQuery = z.object({ source: z.enum(["0", "1"]).optional() });
 
 /** What an archive upload may be sent as; the tool-runner tells zip from tar.gz by the bytes. */
 const archiveTypes = ["application/zip", "application/x-zip-compressed", "application/gzip", "application/x-gzip", "application/x-tar+gzip", "application/octet-stream"];
 
 /**
- * Bringing files into a project and taking them out (docs/uploads.md): a raw upload (`PUT`, any client,
- * `curl -T`), a multipart upload of several files (the web page), a code snapshot archive, an import of BMAD
- * work from elsewhere, and the project as a zip. Bodies stream into the uploads store, never whole into memory;
- * the tool-runner takes them from there. Mounted before the JSON body parser: these bodies are files.
+ * Bringing files into a project (docs/uploads.md): a raw upload (`PUT`, any client, `curl -T`), a multipart
+ * upload of several files (the web page), a code snapshot archive, an import of BMAD work from elsewhere (taking
+ * them out as a zip is repositories/project-archive-route.ts). Bodies stream into the uploads store, never whole
+ * into memory; the tool-runner takes them from there. Mounted before the JSON body parser: these bodies are files.
  */
-export function uploadRoutes(context: GatewayContext, { uploads: staging, contents, audit }: { uploads: UploadStaging; contents: ContentReader; audit: AuditPublisher }): Router {
+export function uploadRoutes(context: GatewayContext, { uploads: staging, audit }: { uploads: UploadStaging; audit: AuditPublisher }): Router {
   const router = Router();
   const maxBytes = context.config.UPLOAD_MAX_BYTES;
   const long = { timeoutMs: context.config.UPLOAD_TIMEOUT_MS };
@@ -86,16 +83,8 @@ export function uploadRoutes(context: GatewayContext, { uploads: staging, conten
     noteAudit(response, { project_id: space.id, detail: `${reply.files} files, ${reply.bytes} bytes` });
     response.json({ success: true, files: reply.files, bytes: reply.bytes, skipped: reply.skipped });
   });
-
-  router.get("/api/projects/:id/archive", audited(context, audit, "archive_exported"), async (request, response) => {
-    const { source } = parseInput(ArchiveQuery, request.query, "query");
-    const project = await getProject(context, currentUser(response), request.params["id"]);
-    noteAudit(response, { project_id: project.id, ...(source === "1" ? { detail: "with the code snapshot" } : {}) });
-    await projectArchive(context, contents, response, { project, source: source === "1" });
-  });
   return router;
 }
-
 
 function requireArchiveType(request: Request): void {
   const type = (request.headers["content-type"] ?? "application/octet-stream").split(";")[0]?.trim().toLowerCase() ?? "";
