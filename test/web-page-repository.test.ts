@@ -4,7 +4,9 @@
  * Changes button shows the files with their added and removed lines and each file's diff, and the owner discards the
  * uncommitted changes there; the files view's Repository button lists the branches and a branch's commits; the
  * files view shows the default branch, and its branch picker a chat's branch with the PRD it saved, uncommitted
- * (docs/repositories.md "The files API on a repository"), reached from the chat's Changes dialog too. Screenshots at 1400×900 and 390×844 in test-artifacts/.
+ * (docs/repositories.md "The files API on a repository"), reached from the chat's Changes dialog too; a file too
+ * large to attach inline goes into the chat's scratch space (docs/uploads.md "A large file for a chat"). Screenshots
+ * at 1400×900 and 390×844 in test-artifacts/.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBmadInstall } from "@agent-orchestrator/testing/bmad-install";
@@ -116,6 +118,25 @@ describe("a project's repository on the web page", () => {
     await page.locator("#file-pane-body .markdown").getByText("John's draft.").waitFor();
     await page.getByText("read-only: repository").waitFor();
     await screenshot(page, "web-page-repository-branch-files");
+    expect(problems).toEqual([]);
+  }, 240_000);
+
+  it("uploads a file too large to send inline into the chat's own scratch space, with its progress row, and the model is told {session-folder}/…", async () => {
+    const session = (await api("POST", "/api/sessions", { agent_id: agent, project_id: project }))["session_id"] as string;
+    const { page, problems } = await openRecordedPage(browser.context, system, wide, `/#/session/${session}`);
+    // the chat is shown once its greeting is: a file chosen before has no chat to go to
+    await page.locator(".message").first().waitFor();
+    await page.locator("#attach-input").setInputFiles([{ name: "survey.csv", mimeType: "text/csv", buffer: Buffer.from("answer,count\n".padEnd(200 * 1024, "x")) }]);
+    await page.locator(".composer .upload-row.upload-done", { hasText: "inputs/survey.csv" }).waitFor();
+    await page.getByRole("list", { name: "Files attached to the message" }).getByText("survey.csv").waitFor();
+    await page.getByLabel("Message", { exact: true }).fill("What do the answers say?");
+    await page.keyboard.press("Enter");
+    await page.locator(".message.user").last().locator(".attachment-chip[title='{session-folder}/inputs/survey.csv']").waitFor();
+    await expect.poll(() => JSON.stringify(system.model.requests.at(-1)?.body.messages ?? [])).toContain("{session-folder}/inputs/survey.csv");
+    // in the chat's files, never in the repository's working tree
+    expect((await api("GET", `/api/sessions/${session}/files`))["files"].map((file: { path: string }) => file.path)).toEqual(["inputs/survey.csv"]);
+    expect((await api("GET", `/api/projects/${project}/files`))["files"].map((file: { path: string }) => file.path)).not.toContain("inputs/survey.csv");
+    await screenshot(page, "web-page-repository-large-attachment");
     expect(problems).toEqual([]);
   }, 240_000);
 });

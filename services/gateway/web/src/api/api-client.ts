@@ -248,11 +248,20 @@ export class ApiClient {
 
   /** Uploads one file into `folder` ("" for the project root) as a multipart request, reporting the bytes sent. */
   async uploadProjectFile(projectId: string, folder: string, file: File, onProgress: UploadProgress, signal?: AbortSignal): Promise<UploadedFile> {
+    return this.uploadInto(`${projectPath(projectId)}/files`, folder, file, onProgress, signal);
+  }
+
+  /** A file into a chat's own scratch space (`{session-folder}/<folder>/…`), with progress, as for a project. */
+  async uploadSessionFile(sessionId: string, folder: string, file: File, onProgress: UploadProgress, signal?: AbortSignal): Promise<UploadedFile> {
+    return this.uploadInto(`/api/sessions/${encodeURIComponent(sessionId)}/files`, folder, file, onProgress, signal);
+  }
+
+  private async uploadInto(filesPath: string, folder: string, file: File, onProgress: UploadProgress, signal?: AbortSignal): Promise<UploadedFile> {
     const form = new FormData();
     form.append("file", file, file.name);
     const query = folder === "" ? "" : `?folder=${encodeURIComponent(folder)}`;
     const transport: Transport = (url, init) => xhrSend(url, init, onProgress);
-    const body = await this.json<{ files: UploadedFile[] }>(`${projectPath(projectId)}/files${query}`, { method: "POST", body: form, ...(signal ? { signal } : {}) }, transport);
+    const body = await this.json<{ files: UploadedFile[] }>(`${filesPath}${query}`, { method: "POST", body: form, ...(signal ? { signal } : {}) }, transport);
     const [stored] = body.files;
     if (!stored) throw new ApiError("BAD_RESPONSE", "The upload's answer named no file");
     return stored;

@@ -1,15 +1,24 @@
 import type { AttachedFile, Attachment } from "@agent-orchestrator/shared/wire";
 import type { ApiClient } from "../api/api-client.js";
 import { byId, h } from "../lib/dom.js";
-import { FileUploader } from "../files/file-uploader.js";
+import { FileUploader, type UploadTarget } from "../files/file-uploader.js";
 import { formatBytes } from "../lib/format.js";
 import { pickProjectFiles } from "../files/project-file-picker.js";
 import { showToast } from "../ui/toasts.js";
+import { repositoryApi, type RepositoryApi } from "../repository/repository-api.js";
+
+/** The chat the message being written goes to: its project, and its id once it has one. */
+export interface ComposerChat {
+  projectId: string;
+  sessionId?: string | undefined;
+}
 
 /**
  * Inline files of one message together stay under this many bytes: base64 makes them a third larger, and the
  * whole JSON body must stay under the gateway's BODY_LIMIT_BYTES (256 KiB by default; docs/uploads.md
- * "Chat attachments"). A larger file is uploaded into `inputs/` first and attached by its path.
+ * "Chat attachments"). A larger file is uploaded into `inputs/` first and attached by its path: the project's
+ * `inputs/`, or in a project with a git repository, whose files change only with git, the chat's own scratch space
+ * (docs/uploads.md "A large file for a chat").
  */
 export const inlineBudgetBytes = 150 * 1024;
 
@@ -34,15 +43,22 @@ export class ComposerAttachments {
 
   constructor(
     private readonly api: ApiClient,
-    /** the project the message's chat is in; undefined while no chat is open */
-    private readonly projectId: () => string | undefined,
+    /** the chat the message goes to; undefined while no chat is open */
+    private readonly chat: () => ComposerChat | undefined,
+    /** opens a file of the chat's scratch space in the chat's files panel */
+    private readonly openChatFile: (path: string) => void,
+    private readonly repositories: RepositoryApi = repositoryApi,
   ) {
     this.uploader = new FileUploader(api, {
-      finished: (stored) => {
+      finished: (stored, target) => {
         this.uploads--;
-        for (const uploaded of stored) this.add({ attachment: { path: uploaded.file.path }, shown: { path: uploaded.file.path, ...(uploaded.markdown ? { markdown_path: uploaded.markdown.path } : {}) }, size: uploaded.file.size });
+        const folder = target.sessionId === undefined ? {} : { folder: "session" as const };
+        for (const uploaded of stored) {
+          const shown = { path: uploaded.file.path, ...(uploaded.markdown ? { markdown_path: uploaded.markdown.path } : {}), ...folder };
+          this.add({ attachment: { path: uploaded.file.path, ...folder }, shown, size: uploaded.file.size });
+        }
       },
-      open: (path) => this.openInFiles(path),
+      open: (path, target) => (target.sessionId === undefined ? this.openInFiles(path) : this.openChatFile(path)),
     });
     byId("attach-uploads").replaceWith(this.uploader.element);
     byId("attach-button").addEventListener("click", () => this.input.click());
@@ -81,8 +97,8 @@ export class ComposerAttachments {
   }
 
   async addFiles(files: File[]): Promise<void> {
-    const projectId = this.projectId();
-    if (projectId === undefined) return;
+    const chat = this.chat();
+    if (chat === undefined) return;
     let inline = this.items.reduce((sum, item) => sum + ("content_base64" in item.attachment ? (item.size ?? 0) : 0), 0);
     const large: File[] = [];
     for (const file of files) {
@@ -94,12 +110,30 @@ export class ComposerAttachments {
       this.add({ attachment: { name: file.name, content_base64: await base64Of(file) }, shown: { path: `inputs/${file.name}` }, size: file.size });
     }
     if (large.length === 0) return;
+    const target = await this.largeFileTarget(chat);
+    if (target === undefined) return;
     this.uploads++;
-    void this.uploader.upload(large, { projectId, folder: "inputs" });
+    void this.uploader.upload(large, target);
+  }
+
+  /**
+   * Where a file too large to send inline goes: the project's `inputs/`, or in a project with a repository, which
+   * refuses uploads into its files, the chat's scratch space; a chat there without an id yet (its greeting failed)
+   * has none, and the user is told to send a first message.
+   */
+  private async largeFileTarget(chat: ComposerChat): Promise<UploadTarget | undefined> {
+    // a failed question leaves the project's inputs/, whose refusal then shows on the file's row
+    const repository = await this.repositories.repository(chat.projectId).catch(() => null);
+    if (repository === null) return { projectId: chat.projectId, folder: "inputs" };
+    if (chat.sessionId === undefined) {
+      showToast("A large file goes into this chat's own space, which it has once started: send a first message, then attach the file.", "error");
+      return undefined;
+    }
+    return { projectId: chat.projectId, sessionId: chat.sessionId, folder: "inputs" };
   }
 
   private async pickFromProject(): Promise<void> {
-    const projectId = this.projectId();
+    const projectId = this.chat()?.projectId;
     if (projectId === undefined) return;
     const chosen = new Set(this.items.map((item) => item.shown.path));
     for (const file of await pickProjectFiles(this.api, projectId, chosen)) {
@@ -147,7 +181,7 @@ export class ComposerAttachments {
   }
 
   private openInFiles(path: string): void {
-    const projectId = this.projectId();
+    const projectId = this.chat()?.projectId;
     if (projectId !== undefined) location.hash = `#/projects/${encodeURIComponent(projectId)}/files/${path.split("/").map(encodeURIComponent).join("/")}`;
   }
 }

@@ -6,15 +6,17 @@ import { uploadErrorText } from "./upload-error-text.js";
 
 export interface UploadTarget {
   projectId: string;
-  /** "" for the project root */
+  /** the chat whose scratch space (`{session-folder}`) takes the files; the project's files when absent */
+  sessionId?: string;
+  /** "" for the root of the project (or of the chat's scratch space) */
   folder: string;
 }
 
 export interface UploaderHooks {
-  /** every file of a batch is done, stored or refused */
-  finished(stored: UploadedFile[]): void;
-  /** open a stored file (or its Markdown form) in the viewer */
-  open(path: string): void;
+  /** every file of a batch for `target` is done, stored or refused */
+  finished(stored: UploadedFile[], target: UploadTarget): void;
+  /** open a stored file (or its Markdown form) of `target` in the viewer */
+  open(path: string, target: UploadTarget): void;
 }
 
 /**
@@ -50,14 +52,18 @@ export class FileUploader {
       const row = rows[index] as UploadRow;
       row.start();
       try {
-        const uploaded = await this.api.uploadProjectFile(target.projectId, target.folder, file, (loaded, total) => row.progress(loaded, total));
-        row.done(uploaded, this.hooks.open);
+        const progress = (loaded: number, total: number): void => row.progress(loaded, total);
+        const uploaded =
+          target.sessionId === undefined
+            ? await this.api.uploadProjectFile(target.projectId, target.folder, file, progress)
+            : await this.api.uploadSessionFile(target.sessionId, target.folder, file, progress);
+        row.done(uploaded, (path) => this.hooks.open(path, target));
         stored.push(uploaded);
       } catch (error) {
         row.fail(uploadErrorText(toApiError(error)));
       }
     }
-    this.hooks.finished(stored);
+    this.hooks.finished(stored, target);
   }
 
   private row(file: File, target: UploadTarget): UploadRow {

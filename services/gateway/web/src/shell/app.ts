@@ -80,7 +80,11 @@ export class App {
     },
     () => this.refreshSessions(),
   );
-  private readonly attachments = new ComposerAttachments(this.api, () => this.chatState?.projectId);
+  private readonly attachments = new ComposerAttachments(
+    this.api,
+    () => this.chatState && { projectId: this.chatState.projectId, sessionId: this.chatState.sessionId },
+    (path) => this.openFile(path),
+  );
   private readonly chat = new ChatView((relativePath) => this.openFile(relativePath));
   private readonly composer = new Composer({ send: (text) => void this.send(text), stop: () => this.turns.stop() });
   private readonly turns = new TurnRunner(this.api, this.composer);
