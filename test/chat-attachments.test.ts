@@ -2,7 +2,8 @@
  * Chat attachments through the whole system on the scripted model: a file attached inline to a chat message is
  * stored in the project's `inputs/`, the model is told its virtual path in the user's message (and nothing of
  * its content), reads it with read_file at that path, and later turns still see the note; the chat shows the
- * message as typed with its attachments beside it.
+ * message as typed with its attachments beside it. A large file uploaded into the chat's scratch space first is
+ * attached from there (docs/uploads.md "A large file for a chat").
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPdf } from "@agent-orchestrator/tool-runner/testing";
@@ -21,7 +22,7 @@ function readAttachments(request: ChatRequestBody): ScriptedTurn {
   const last = request.messages.at(-1);
   if (last?.role === "tool") return { text: String(last.content) };
   const said = withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));
-  const named = /^- (\{project-root\}\/\S+)(?: — as Markdown: (\{project-root\}\/\S+))?/m.exec(said);
+  const named = /^- (\{(?:project-root|session-folder)\}\/\S+)(?: — as Markdown: (\{(?:project-root|session-folder)\}\/\S+))?/m.exec(said);
   const path = named?.[2] ?? named?.[1];
   return path === undefined ? { text: "No files." } : { toolCalls: [{ name: "read_file", arguments: { file_path: path } }] };
 }
@@ -82,5 +83,22 @@ describe("chat attachments end to end", () => {
     const read = JSON.parse(String(reply["response"])) as Record<string, unknown>;
     expect(read).toMatchObject({ success: true, path: "{project-root}/inputs/interview.pdf.md", converted_from: "{project-root}/inputs/interview.pdf" });
     expect(String(read["content"])).toContain("Fog horns fail twice a year.");
+  });
+
+  it("a PDF uploaded into the chat's scratch space is converted there, attached by {path, folder: \"session\"} and read at {session-folder}/…", async () => {
+    const session = (await api("POST", "/api/sessions", { agent_id: "idea-coach" }))["session_id"] as string;
+    const pdf = Buffer.from(buildPdf({ pages: [["Survey of keepers", "Nine in ten want brighter lamps."]] }));
+    const put = await fetch(`${system.url}/api/sessions/${session}/files/inputs/survey.pdf`, { method: "PUT", body: pdf });
+    expect({ status: put.status, body: await put.json() }).toMatchObject({ status: 201, body: { file: { path: "inputs/survey.pdf", conversion: { markdown_path: "inputs/survey.pdf.md" } }, markdown: { path: "inputs/survey.pdf.md" } } });
+    const reply = await api("POST", "/api/chat", { agent_id: "idea-coach", session_id: session, message: "Summarise the survey", attachments: [{ path: "inputs/survey.pdf", folder: "session" }] });
+    expect(reply).toMatchObject({ success: true });
+    const told = String(system.model.requests.map((request) => request.body).findLast((body) => body.messages.at(-1)?.role === "user")?.messages.at(-1)?.content);
+    expect(told).toContain("- {session-folder}/inputs/survey.pdf — as Markdown: {session-folder}/inputs/survey.pdf.md");
+    const read = JSON.parse(String(reply["response"])) as Record<string, unknown>;
+    expect(read).toMatchObject({ success: true, path: "{session-folder}/inputs/survey.pdf.md" });
+    expect(String(read["content"])).toContain("Nine in ten want brighter lamps.");
+    // the chat's files, not the project's
+    expect((await api("GET", `/api/sessions/${session}/files`))["files"].map((file: { path: string }) => file.path)).toEqual(["inputs/survey.pdf", "inputs/survey.pdf.md"]);
+    expect((await api("GET", `/api/projects/${reply["project_id"] as string}/files`))["files"].map((file: { path: string }) => file.path)).not.toContain("inputs/survey.pdf");
   });
 });

@@ -49,7 +49,7 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     "largest accepted JSON request body (413 above); file uploads and archives have UPLOAD_MAX_BYTES",
   ),
   UPLOAD_MAX_BYTES: envInt(256 * 1024 * 1024, 1_024, 64 * 1024 * 1024 * 1024).describe(
-    "largest file one upload (`PUT` or one part of a multipart `POST` to /api/projects/:id/files), code snapshot or import archive may be; past it the upload stops with 413 PAYLOAD_TOO_LARGE and nothing is stored (docs/uploads.md)",
+    "largest file one upload (`PUT` or one part of a multipart `POST` to /api/projects/:id/files or /api/sessions/:id/files), code snapshot or import archive may be; past it the upload stops with 413 PAYLOAD_TOO_LARGE and nothing is stored (docs/uploads.md)",
   ),
   REPOSITORY_BUNDLE_MAX_BYTES: envInt(2 * 1024 * 1024 * 1024, 1_024, 64 * 1024 * 1024 * 1024).describe(
     "largest git bundle `PUT /api/projects/:id/repository` takes (docs/repositories.md); past it 413 PAYLOAD_TOO_LARGE and nothing is stored. The tool-runner's REPOSITORY_MAX_BYTES bounds what it keeps",
