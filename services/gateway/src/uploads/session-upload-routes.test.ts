@@ -58,15 +58,7 @@ describe("uploads into a chat's scratch space", () => {
     expect(text("session:bobs-chat:inputs/notes/b.md")).toBe("B");
   });
 
-  it("refuses a body past UPLOAD_MAX_BYTES (413) and keeps nothing of it", async () => {
-    const before = store.requests("upload").length;
-    const response = await fixture.api("bob", "/api/sessions/bobs-chat/files/inputs/huge.bin", { method: "PUT", body: Buffer.alloc(5000, 1) });
-    expect(await json(response)).toEqual({ status: 413, body: failure("PAYLOAD_TOO_LARGE") });
-    expect(store.requests("upload").length).toBe(before);
-    expect(await staged()).toBe(0);
-  });
-
-  it("refuses `..`, encoded or not, a protected name and a bad folder before the body is read (case 362)", async () => {
+  it("refuses `..`, encoded or not, a protected name and a bad folder before the body is read, and a body past UPLOAD_MAX_BYTES (case 362)", async () => {
     const before = store.requests("upload").length;
     // the tool-runner's verdict on a protected name comes before the body too (its own rules: paths/protected-names.ts)
     for (const path of ["inputs/..%2F..%2Fx.md", "inputs%2F..%2F..%2Fx.md", "..%2Finputs/x.md", "inputs/.env"]) {
@@ -76,6 +68,8 @@ describe("uploads into a chat's scratch space", () => {
     const { body, type } = multipart([{ name: "x.md", content: "x" }]);
     const folder = await fixture.api("bob", "/api/sessions/bobs-chat/files?folder=..", { method: "POST", body, headers: { "content-type": type } });
     expect(folder.status).toBe(400);
+    const huge = await fixture.api("bob", "/api/sessions/bobs-chat/files/inputs/huge.bin", { method: "PUT", body: Buffer.alloc(5000, 1) });
+    expect(await json(huge)).toEqual({ status: 413, body: failure("PAYLOAD_TOO_LARGE") });
     expect(store.requests("upload").length).toBe(before);
     expect(await staged()).toBe(0);
   });
