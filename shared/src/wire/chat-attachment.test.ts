@@ -9,8 +9,9 @@ import { Attachment, maxAttachments } from "./chat-attachment.js";
 const chat = { agent_id: "a", message: "read this" };
 
 describe("chat attachments", () => {
-  it("are a project path or a plain file name with base64 content", () => {
+  it("are a project path, a path in the chat's scratch space, or a plain file name with base64 content", () => {
     expect(Attachment.parse({ path: "inputs/brief.pdf" })).toEqual({ path: "inputs/brief.pdf" });
+    expect(Attachment.parse({ path: "inputs/big.pdf", folder: "session" })).toEqual({ path: "inputs/big.pdf", folder: "session" });
     expect(Attachment.parse({ name: "notes.md", content_base64: "aGVsbG8=" })).toEqual({ name: "notes.md", content_base64: "aGVsbG8=" });
     for (const bad of [
       { name: "../x.md", content_base64: "aGVsbG8=" },
@@ -19,6 +20,8 @@ describe("chat attachments", () => {
       { name: "x.md", content_base64: "not base64!" },
       { path: "" },
       { path: "a.md", name: "b.md", content_base64: "aGVsbG8=" },
+      { path: "a.md", folder: "project" },
+      { name: "a.md", content_base64: "aGVsbG8=", folder: "session" },
     ]) {
       expect(Attachment.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
