@@ -28,7 +28,7 @@ export const ChatToolInput = z.object({
   session_id: ChatRequestBody.shape.session_id.describe("continue this session (from an earlier `chat` result); omit to start a new one"),
   project_id: ChatRequestBody.shape.project_id.describe("the project a new chat belongs to (its files are the project's); omit for your personal default project"),
   attachments: ChatRequestBody.shape.attachments.describe(
-    "files for the agent to read: `{path}` of a file already in the chat's project (e.g. `inputs/brief.pdf`; in a project with a git repository, a file of the chat's working tree), or `{name, content_base64}` of a small file, stored as `inputs/<name>` first (in a project with a git repository, in the chat's own scratch folder, not the repository)",
+    "files for the agent to read: `{path}` of a file already in the chat's project (e.g. `inputs/brief.pdf`; in a project with a git repository, a file of the chat's working tree), `{path, folder: \"session\"}` of a file in a continued chat's own scratch folder, or `{name, content_base64}` of a small file, stored as `inputs/<name>` first (in a project with a git repository, in the chat's own scratch folder, not the repository)",
   ),
 });
 export type ChatToolInput = z.infer<typeof ChatToolInput>;
