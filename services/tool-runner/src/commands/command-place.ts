@@ -1,4 +1,4 @@
-import { monitorGitConfig, monitorInside } from "../repository/monitor-hook.js";
+import { monitorInside, monitorLayout, type TreeMonitor } from "../repository/monitor-hook.js";
 import { workingTreeLayout, type PlaceLayout, type WorkingTreePlace } from "../os-sandbox/working-tree-layout.js";
 
 /** Where the working tree is inside every command's sandbox: the command starts there. */
@@ -8,7 +8,7 @@ export const insideTree = monitorInside.tree;
  * The host folders a command works in (os-sandbox/working-tree-layout.ts), and, for a checkout, its monitor: the
  * folder of the `core.fsmonitor` hook and its change log (read-only), and the one its cookies go to.
  */
-export type CommandPlace = WorkingTreePlace & { monitor?: { folder: string; cookies: string; untrackedCache: "true" | "keep" } | undefined };
+export type CommandPlace = WorkingTreePlace & { monitor?: TreeMonitor | undefined };
 
 /** How a command's sandbox holds its place, and the GIT_CONFIG_* variables that make its git ask the hook. */
 export interface CommandLayout extends PlaceLayout {
@@ -23,14 +23,6 @@ export interface CommandLayout extends PlaceLayout {
 export function placeLayout(place: CommandPlace): CommandLayout {
   const layout = workingTreeLayout(place, { tree: insideTree, git: "/git", objects: "/git-objects" });
   if (place.monitor === undefined || place.gitDirectory === undefined) return { ...layout, environment: {} };
-  layout.folders.push({ host: place.monitor.folder, inside: monitorInside.folder, writable: false }, { host: place.monitor.cookies, inside: monitorInside.cookies, writable: true });
-  const settings = monitorGitConfig(place.monitor.untrackedCache);
-  const environment = Object.fromEntries([
-    ["GIT_CONFIG_COUNT", String(settings.length)],
-    ...settings.flatMap(([key, value], index) => [
-      [`GIT_CONFIG_KEY_${index}`, key],
-      [`GIT_CONFIG_VALUE_${index}`, value],
-    ]),
-  ]) as Record<string, string>;
-  return { ...layout, environment };
+  const monitor = monitorLayout(place.monitor, insideTree);
+  return { folders: [...layout.folders, ...monitor.folders], files: layout.files, environment: monitor.environment };
 }

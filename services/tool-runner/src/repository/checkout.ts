@@ -9,6 +9,7 @@ import type { LocalRepository } from "./local-repository.js";
 import type { TreeState } from "./repository-values.js";
 import { stagedTree } from "./staged-changes.js";
 import { editTree } from "./tree-edits.js";
+import type { TreeMonitor } from "./monitor-hook.js";
 import { TreeReader } from "./tree-reader.js";
 import { TreeWatcher } from "./tree-watcher.js";
 import { unracyIndex, unracyWorthMs } from "./unracy-index.js";
@@ -25,7 +26,7 @@ export interface CheckoutPlace {
    * the change log and hook of the command's `core.fsmonitor` (read-only), where the hook makes its cookies, and
    * the command's `core.untrackedCache` (monitor-hook.ts: `true` only until the monitor's epoch gave its first answer)
    */
-  monitor: { folder: string; cookies: string; untrackedCache: "true" | "keep" };
+  monitor: TreeMonitor;
 }
 
 /** What a command left, as the host read it: the new trees and commits (all stored), and what was new. */

@@ -1,5 +1,42 @@
-/** Where a command's sandbox sees the checkout's monitor: the hook, the change log and its acks (read-only), and the cookies (writable). */
+/**
+ * Where a sandbox sees the checkout's monitor: the hook, the change log and its acks (read-only), and the cookies
+ * (writable); `tree` is a command's working tree, which the hook takes for its own unless told another.
+ */
 export const monitorInside = { folder: "/fsmonitor", cookies: "/fsmonitor-cookies", tree: "/project" } as const;
+
+/** A checkout's monitor on the host (checkout.ts), and the `core.untrackedCache` its sandbox's git gets. */
+export interface TreeMonitor {
+  folder: string;
+  cookies: string;
+  untrackedCache: "true" | "keep";
+}
+
+/** The monitor's folders as a sandbox binds them, and the GIT_CONFIG_* variables that make its git ask the hook. */
+export interface MonitorLayout {
+  folders: Array<{ host: string; inside: string; writable: boolean }>;
+  environment: Record<string, string>;
+}
+
+/**
+ * The monitor as a sandbox whose working tree is at `tree` holds it: a command's at /project, a script's at
+ * /sandbox/project (docs/repositories.md "git status in a command").
+ */
+export function monitorLayout(monitor: TreeMonitor, tree: string): MonitorLayout {
+  const settings = monitorGitConfig(monitor.untrackedCache, tree);
+  return {
+    folders: [
+      { host: monitor.folder, inside: monitorInside.folder, writable: false },
+      { host: monitor.cookies, inside: monitorInside.cookies, writable: true },
+    ],
+    environment: Object.fromEntries([
+      ["GIT_CONFIG_COUNT", String(settings.length)],
+      ...settings.flatMap(([key, value], index) => [
+        [`GIT_CONFIG_KEY_${index}`, key],
+        [`GIT_CONFIG_VALUE_${index}`, value],
+      ]),
+    ]) as Record<string, string>,
+  };
+}
 
 /**
  * The settings that make a command's git ask the hook (given by GIT_CONFIG_* variables, which win over any config
@@ -15,9 +52,11 @@ export const monitorInside = { folder: "/fsmonitor", cookies: "/fsmonitor-cookie
  * to 4 s); minimal compares the size and the whole seconds of mtime and ctime, which with git's racy-entry check
  * (an entry written in the index's own second is looked at again) still finds every change.
  */
-export function monitorGitConfig(untrackedCache: "true" | "keep"): Array<readonly [string, string]> {
+export function monitorGitConfig(untrackedCache: "true" | "keep", tree: string = monitorInside.tree): Array<readonly [string, string]> {
+  // git runs a hook with a space in its name through sh, so another tree is told the hook as a variable of its own
+  const hook = tree === monitorInside.tree ? `${monitorInside.folder}/query` : `AO_FSMONITOR_TREE=${tree} ${monitorInside.folder}/query`;
   return [
-    ["core.fsmonitor", `${monitorInside.folder}/query`],
+    ["core.fsmonitor", hook],
     ["core.fsmonitorHookVersion", "2"],
     ["core.untrackedCache", untrackedCache],
     ["core.preloadIndex", untrackedCache === "true" ? "true" : "false"],
@@ -38,7 +77,8 @@ const ackSleeps = 200;
  * NUL-ended). To be sure the log holds every change made before it was called, the hook makes a cookie file in the
  * watched cookie folder and waits for the watcher's ack of it (`ack-<cookie>`: the epoch and the log's length
  * when the cookie's event was read; inotify delivers in order). Any doubt is answered with `/`: another working
- * tree (a repository made in /tmp), a cookie that cannot be made, no ack in time, a token of another epoch (a
+ * tree than /project, or `AO_FSMONITOR_TREE` where the sandbox shows the checkout elsewhere (a repository made in
+ * /tmp; a variable a command sets itself misleads only its own git), a cookie that cannot be made, no ack in time, a token of another epoch (a
  * restarted or doubting watcher starts a new one) or malformed or past the log's end, a log that cannot be read.
  * The paths are the log's from the token's offset to its end, past the ack too: what was written since is also a
  * change after the token, and told again next time (telling git more than changed costs a stat, never a wrong
@@ -50,7 +90,7 @@ everything() {
   exit 0
 }
 [ "$1" = 2 ] || exit 1
-cd -P . 2>/dev/null && [ "$PWD" = ${monitorInside.tree} ] || everything
+cd -P . 2>/dev/null && [ "$PWD" = "\${AO_FSMONITOR_TREE:-${monitorInside.tree}}" ] || everything
 set -C
 n=0
 while :; do

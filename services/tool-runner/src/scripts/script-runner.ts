@@ -13,6 +13,7 @@ import { sandboxPrograms } from "../os-sandbox/sandbox-programs.js";
 import { SandboxSlots } from "../os-sandbox/sandbox-slots.js";
 import { dataChildFd, seccompChildFd } from "../os-sandbox/sandbox-spawn.js";
 import { workingTreeLayout } from "../os-sandbox/working-tree-layout.js";
+import { monitorLayout } from "../repository/monitor-hook.js";
 import { bwrapArguments } from "./bwrap-arguments.js";
 import { launcherSource, type LauncherConfig, type LauncherPlace } from "./sandbox-launcher.js";
 import { binderPrefix, sandboxEntry, type SandboxEntry } from "../os-sandbox/folder-binder.js";
@@ -152,7 +153,9 @@ export class ScriptRunner {
       // a working tree is bound from the host, not handed over by the launcher
       const every = tree ? places.overTrees : [places.project, ...places.overTrees];
       const treeLayout = tree && workingTreeLayout(tree.place, scriptTreeInside);
-      const boundFolders = [...(treeLayout?.folders ?? []), ...view.readOnly];
+      // a script's git keeps the monitor's token in the index, or the next command's first git status reads every file
+      const monitor = tree?.place.monitor !== undefined && tree.place.gitDirectory !== undefined ? monitorLayout(tree.place.monitor, scriptTreeInside.tree) : undefined;
+      const boundFolders = [...(treeLayout?.folders ?? []), ...(monitor?.folders ?? []), ...view.readOnly];
       const placeSize = (place: LauncherPlace) =>
         this.diskBytes + inputs.filter((input) => placeOf(every, input.relative) === place).reduce((sum, input) => sum + input.size, 0);
       const launcher: LauncherConfig = {
@@ -177,7 +180,7 @@ export class ScriptRunner {
             projectPlace: tree ? undefined : { inside: places.project.inside, sizeBytes: placeSize(places.project) },
             readOnly: entry.binds,
             files: data.map((file, index) => ({ fd: dataChildFd(folders.length, index), inside: file.inside })),
-            environment: tree?.gitEnvironment,
+            environment: tree && { ...tree.gitEnvironment, ...monitor?.environment },
             places: places.overTrees.map((place) => ({ inside: place.inside, sizeBytes: placeSize(place) })),
             tmpBytes: fixedLimits.tmpBytes,
             cwd: insideSession,

@@ -2,16 +2,18 @@ import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { AppError, relativeInside } from "@agent-orchestrator/shared/runtime";
 import type { WorkingTreeInside, WorkingTreePlace } from "../os-sandbox/working-tree-layout.js";
+import type { TreeMonitor } from "../repository/monitor-hook.js";
 import { insideProject } from "./sandbox-view.js";
 import type { WorkspaceReport } from "./workspace-channel.js";
 
 /**
  * A git working tree a script runs in, as `{project-root}` (docs/repositories.md "Scripts in the working tree"): the
  * chat's checkout bound read-write from the host (withWorkingTree keeps what the script changed), its `.git` and the
- * repository's objects beside it, so `git` works there; the GIT_* variables its commits are made with.
+ * repository's objects beside it, so `git` works there, asking the checkout's monitor as a command's git does; the
+ * GIT_* variables its commits are made with.
  */
 export interface ScriptTree {
-  place: WorkingTreePlace;
+  place: WorkingTreePlace & { monitor?: TreeMonitor | undefined };
   gitEnvironment: Readonly<Record<string, string>>;
 }
 

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolContext } from "@agent-orchestrator/shared/wire";
 import { chatTreeOf, type TreeView } from "../repository/index.js";
@@ -35,7 +37,27 @@ if len(sys.argv) > 2:
     subprocess.run(["git", "-C", repo, "commit", "-q", "-m", "record evidence"], check=True)
 `,
   );
+  // runs git status there, and tries to rewrite the monitor's hook (case 343)
+  await scripts.plant(
+    "_bmad/scripts/status.py",
+    `import subprocess, sys
+print(subprocess.run(["git", "-C", sys.argv[1], "status", "--porcelain"], capture_output=True, text=True, check=True).stdout, end="")
+try:
+    open("/fsmonitor/query", "a").write("exit 0")
+    print("wrote-hook")
+except OSError:
+    pass
+`,
+  );
 });
+
+/** The monitor's token git keeps in the index's FSMN extension (signature, size, version, then the token), if any. */
+function monitorToken(index: Buffer): string | undefined {
+  const at = index.indexOf("FSMN", 12, "latin1");
+  if (at === -1) return undefined;
+  const start = at + 12;
+  return index.subarray(start, index.indexOf(0, start)).toString("latin1");
+}
 
 afterAll(async () => {
   await system.close();
@@ -82,6 +104,16 @@ describe("run_script in a project with a repository", () => {
     });
     expect(log).toBe("Alice Liddell <alice@users.noreply.invalid>\nAgent: pm\nChat: s1\n\n");
     expect(view.state.head).not.toBe(before.state.head);
+  });
+
+  it("gives the script's git the checkout's monitor, read-only, so the index keeps a token the next command's git status asks with (case 343)", async () => {
+    const { context, before } = await chatOf();
+    const result = await run(context, before, "python3 {project-root}/_bmad/scripts/status.py {project-root}");
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).not.toContain("wrote-hook");
+    const index = await system.trees.withWorkingTree(chatTreeOf(context), async ({ gitDirectory }) => readFile(path.join(gitDirectory, "index")), { user: "alice" });
+    // `<epoch>:<offset>` of the watcher's log; without the hook git writes no token, or drops the one it found
+    expect(monitorToken(index)).toMatch(/^[0-9a-f]{16}:[0-9]+$/);
   });
 
   it("refuses to run where the repository puts a link at a place BMAD's install is shown, so no bind lands outside (case 314)", async () => {
