@@ -121,20 +121,27 @@ describe("a project's repository on the web page", () => {
     expect(problems).toEqual([]);
   }, 240_000);
 
-  it("uploads a file too large to send inline into the chat's own scratch space, with its progress row, and the model is told {session-folder}/…", async () => {
+  it("uploads a file too large to send inline into the chat's own scratch space, with its progress row, and the model is told {session-folder}/… for it and for a small one", async () => {
     const session = (await api("POST", "/api/sessions", { agent_id: agent, project_id: project }))["session_id"] as string;
     const { page, problems } = await openRecordedPage(browser.context, system, wide, `/#/session/${session}`);
     // the chat is shown once its greeting is: a file chosen before has no chat to go to
     await page.locator(".message").first().waitFor();
-    await page.locator("#attach-input").setInputFiles([{ name: "survey.csv", mimeType: "text/csv", buffer: Buffer.from("answer,count\n".padEnd(200 * 1024, "x")) }]);
+    await page.locator("#attach-input").setInputFiles([
+      { name: "todo.md", mimeType: "text/markdown", buffer: Buffer.from("# To do\n") },
+      { name: "survey.csv", mimeType: "text/csv", buffer: Buffer.from("answer,count\n".padEnd(200 * 1024, "x")) },
+    ]);
     await page.locator(".composer .upload-row.upload-done", { hasText: "inputs/survey.csv" }).waitFor();
     await page.getByRole("list", { name: "Files attached to the message" }).getByText("survey.csv").waitFor();
     await page.getByLabel("Message", { exact: true }).fill("What do the answers say?");
     await page.keyboard.press("Enter");
-    await page.locator(".message.user").last().locator(".attachment-chip[title='{session-folder}/inputs/survey.csv']").waitFor();
+    // both named as the chat's own files, the small one sent inline too
+    const sent = page.locator(".message.user").last();
+    await sent.locator(".attachment-chip[title='{session-folder}/inputs/survey.csv']").waitFor();
+    await sent.locator(".attachment-chip[title='{session-folder}/inputs/todo.md']").waitFor();
     await expect.poll(() => JSON.stringify(system.model.requests.at(-1)?.body.messages ?? [])).toContain("{session-folder}/inputs/survey.csv");
+    expect(JSON.stringify(system.model.requests.at(-1)?.body.messages ?? [])).toContain("{session-folder}/inputs/todo.md");
     // in the chat's files, never in the repository's working tree
-    expect((await api("GET", `/api/sessions/${session}/files`))["files"].map((file: { path: string }) => file.path)).toEqual(["inputs/survey.csv"]);
+    expect((await api("GET", `/api/sessions/${session}/files`))["files"].map((file: { path: string }) => file.path)).toEqual(["inputs/survey.csv", "inputs/todo.md"]);
     expect((await api("GET", `/api/projects/${project}/files`))["files"].map((file: { path: string }) => file.path)).not.toContain("inputs/survey.csv");
     await screenshot(page, "web-page-repository-large-attachment");
     expect(problems).toEqual([]);

@@ -1,7 +1,7 @@
 import type { AttachedFile, Attachment } from "@agent-orchestrator/shared/wire";
 import type { ApiClient } from "../api/api-client.js";
 import { byId, h } from "../lib/dom.js";
-import { FileUploader, type UploadTarget } from "../files/file-uploader.js";
+import { FileUploader } from "../files/file-uploader.js";
 import { formatBytes } from "../lib/format.js";
 import { pickProjectFiles } from "../files/project-file-picker.js";
 import { showToast } from "../ui/toasts.js";
@@ -99,6 +99,10 @@ export class ComposerAttachments {
   async addFiles(files: File[]): Promise<void> {
     const chat = this.chat();
     if (chat === undefined) return;
+    // in a project with a git repository every file from the computer is kept in the chat's own space; a failed
+    // question counts as none: a large file then goes to the project's inputs/, whose refusal shows on its row
+    const inRepository = (await this.repositories.repository(chat.projectId).catch(() => null)) !== null;
+    const folder = inRepository ? { folder: "session" as const } : {};
     let inline = this.items.reduce((sum, item) => sum + ("content_base64" in item.attachment ? (item.size ?? 0) : 0), 0);
     const large: File[] = [];
     for (const file of files) {
@@ -107,29 +111,16 @@ export class ComposerAttachments {
         continue;
       }
       inline += file.size;
-      this.add({ attachment: { name: file.name, content_base64: await base64Of(file) }, shown: { path: `inputs/${file.name}` }, size: file.size });
+      this.add({ attachment: { name: file.name, content_base64: await base64Of(file) }, shown: { path: `inputs/${file.name}`, ...folder }, size: file.size });
     }
     if (large.length === 0) return;
-    const target = await this.largeFileTarget(chat);
-    if (target === undefined) return;
-    this.uploads++;
-    void this.uploader.upload(large, target);
-  }
-
-  /**
-   * Where a file too large to send inline goes: the project's `inputs/`, or in a project with a repository, which
-   * refuses uploads into its files, the chat's scratch space; a chat there without an id yet (its greeting failed)
-   * has none, and the user is told to send a first message.
-   */
-  private async largeFileTarget(chat: ComposerChat): Promise<UploadTarget | undefined> {
-    // a failed question leaves the project's inputs/, whose refusal then shows on the file's row
-    const repository = await this.repositories.repository(chat.projectId).catch(() => null);
-    if (repository === null) return { projectId: chat.projectId, folder: "inputs" };
-    if (chat.sessionId === undefined) {
+    if (inRepository && chat.sessionId === undefined) {
+      // the chat's greeting failed, so it has no id, nor a space yet
       showToast("A large file goes into this chat's own space, which it has once started: send a first message, then attach the file.", "error");
-      return undefined;
+      return;
     }
-    return { projectId: chat.projectId, sessionId: chat.sessionId, folder: "inputs" };
+    this.uploads++;
+    void this.uploader.upload(large, { projectId: chat.projectId, ...(inRepository ? { sessionId: chat.sessionId } : {}), folder: "inputs" });
   }
 
   private async pickFromProject(): Promise<void> {

@@ -60,7 +60,7 @@ export class FileUploader {
         row.done(uploaded, (path) => this.hooks.open(path, target));
         stored.push(uploaded);
       } catch (error) {
-        row.fail(uploadErrorText(toApiError(error)));
+        row.fail(uploadErrorText(toApiError(error), target.sessionId === undefined ? "project" : "chat"));
       }
     }
     this.hooks.finished(stored, target);
