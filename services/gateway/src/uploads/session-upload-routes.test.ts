@@ -1,5 +1,5 @@
-import { jetStreamNames } from "@agent-orchestrator/shared/wire";
-import { beforeAll, describe, expect, it } from "vitest";
+import { jetStreamNames, type AuditRecord } from "@agent-orchestrator/shared/wire";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { FakeFileStore } from "../testing/fake-file-store.js";
 import { FakeOrchestrator } from "../testing/fake-orchestrator.js";
 import { gatewayFixture } from "../testing/gateway-fixture.js";
@@ -48,6 +48,17 @@ describe("uploads into a chat's scratch space", () => {
     // the chat's files list it, as for the files the chat wrote itself
     const listed = await json(await fixture.api("bob", "/api/sessions/bobs-chat/files"));
     expect(listed.body["files"]).toEqual([expect.objectContaining({ path: "inputs/big.md", revision: 2 })]);
+    // audited in the chat's project, naming the chat
+    const uploaded = await vi.waitFor(
+      async () => {
+        const records = (await json(await fixture.api("alice", "/api/projects/repo/audit?limit=500"))).body["records"] as AuditRecord[];
+        const found = records.filter((record) => record.action === "file_uploaded" && record.target === "inputs/big.md");
+        expect(found).toHaveLength(2);
+        return found;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(uploaded[0]).toMatchObject({ actor: "bob", project_id: "repo", outcome: "ok", detail: "chat bobs-chat" });
   });
 
   it("takes several files of a multipart body into the folder asked for", async () => {
