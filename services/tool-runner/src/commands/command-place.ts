@@ -1,3 +1,4 @@
+import { gitConfigEnvironment } from "../git/index.js";
 import { monitorInside, monitorLayout, type TreeMonitor } from "../repository/monitor-hook.js";
 import { workingTreeLayout, type PlaceLayout, type WorkingTreePlace } from "../os-sandbox/working-tree-layout.js";
 
@@ -24,5 +25,5 @@ export function placeLayout(place: CommandPlace): CommandLayout {
   const layout = workingTreeLayout(place, { tree: insideTree, git: "/git", objects: "/git-objects" });
   if (place.monitor === undefined || place.gitDirectory === undefined) return { ...layout, environment: {} };
   const monitor = monitorLayout(place.monitor, insideTree);
-  return { folders: [...layout.folders, ...monitor.folders], files: layout.files, environment: monitor.environment };
+  return { folders: [...layout.folders, ...monitor.folders], files: layout.files, environment: gitConfigEnvironment(monitor.settings) };
 }

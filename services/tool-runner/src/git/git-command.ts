@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { AppError } from "@agent-orchestrator/shared/runtime";
+import { gitConfigEnvironment } from "./config-environment.js";
 
 /** Where one git run works: always a repository the host made, never one a command or a remote could configure. */
 export interface GitPlace {
@@ -173,7 +174,6 @@ function killGroup(child: ChildProcess): void {
 
 /** The environment of a git run: the place, and nothing that could make git read a user's or system's config. */
 export function gitEnvironment(place: GitPlace & Pick<GitRun, "secretConfig">): NodeJS.ProcessEnv {
-  const secret = place.secretConfig ?? [];
   return {
     PATH: process.env["PATH"] ?? "/usr/bin:/bin",
     HOME: "/nonexistent",
@@ -190,8 +190,6 @@ export function gitEnvironment(place: GitPlace & Pick<GitRun, "secretConfig">): 
     ...(place.indexFile === undefined ? {} : { GIT_INDEX_FILE: place.indexFile }),
     ...(place.objectDirectory === undefined ? {} : { GIT_OBJECT_DIRECTORY: place.objectDirectory }),
     ...(place.alternates === undefined || place.alternates.length === 0 ? {} : { GIT_ALTERNATE_OBJECT_DIRECTORIES: place.alternates.join(":") }),
-    ...(secret.length === 0
-      ? {}
-      : Object.fromEntries([["GIT_CONFIG_COUNT", String(secret.length)], ...secret.flatMap(([key, value], index) => [[`GIT_CONFIG_KEY_${index}`, key], [`GIT_CONFIG_VALUE_${index}`, value]])])),
+    ...gitConfigEnvironment(place.secretConfig ?? []),
   };
 }

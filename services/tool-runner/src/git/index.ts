@@ -5,6 +5,7 @@
  * chat's branch by them too), re-exported here.
  */
 export { GitFailed, gitEnvironment, hardenedSettings, runGit, type GitPlace, type GitResult, type GitRun } from "./git-command.js";
+export { gitConfigEnvironment } from "./config-environment.js";
 export { blobStream, gitOutputStream } from "./git-output-stream.js";
 export { ObjectReader, type GitObject } from "./object-reader.js";
 export { branchRef, isAcceptedRefName, refNameMaxLength } from "@agent-orchestrator/shared/wire";

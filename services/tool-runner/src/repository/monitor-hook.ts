@@ -11,10 +11,10 @@ export interface TreeMonitor {
   untrackedCache: "true" | "keep";
 }
 
-/** The monitor's folders as a sandbox binds them, and the GIT_CONFIG_* variables that make its git ask the hook. */
+/** The monitor's folders as a sandbox binds them, and the settings that make its git ask the hook (as GIT_CONFIG_*). */
 export interface MonitorLayout {
   folders: Array<{ host: string; inside: string; writable: boolean }>;
-  environment: Record<string, string>;
+  settings: Array<readonly [string, string]>;
 }
 
 /**
@@ -22,19 +22,12 @@ export interface MonitorLayout {
  * /sandbox/project (docs/repositories.md "git status in a command").
  */
 export function monitorLayout(monitor: TreeMonitor, tree: string): MonitorLayout {
-  const settings = monitorGitConfig(monitor.untrackedCache, tree);
   return {
     folders: [
       { host: monitor.folder, inside: monitorInside.folder, writable: false },
       { host: monitor.cookies, inside: monitorInside.cookies, writable: true },
     ],
-    environment: Object.fromEntries([
-      ["GIT_CONFIG_COUNT", String(settings.length)],
-      ...settings.flatMap(([key, value], index) => [
-        [`GIT_CONFIG_KEY_${index}`, key],
-        [`GIT_CONFIG_VALUE_${index}`, value],
-      ]),
-    ]) as Record<string, string>,
+    settings: monitorGitConfig(monitor.untrackedCache, tree),
   };
 }
 

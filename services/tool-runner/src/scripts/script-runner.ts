@@ -14,6 +14,7 @@ import { SandboxSlots } from "../os-sandbox/sandbox-slots.js";
 import { dataChildFd, seccompChildFd } from "../os-sandbox/sandbox-spawn.js";
 import { workingTreeLayout } from "../os-sandbox/working-tree-layout.js";
 import { monitorLayout } from "../repository/monitor-hook.js";
+import { gitConfigEnvironment } from "../git/index.js";
 import { bwrapArguments } from "./bwrap-arguments.js";
 import { launcherSource, type LauncherConfig, type LauncherPlace } from "./sandbox-launcher.js";
 import { binderPrefix, sandboxEntry, type SandboxEntry } from "../os-sandbox/folder-binder.js";
@@ -26,7 +27,7 @@ import { workspaceInputs } from "./workspace-inputs.js";
 import { settingsOverlay } from "./settings-overlay.js";
 import { placeOf, workspacePlaces, type SpaceKind } from "./workspace-places.js";
 import { limitHit, type SandboxBounds, type ScriptLimitName } from "./sandbox-bounds.js";
-import { checkBindPoints, scriptTreeInside, sessionOnly, type ScriptTree } from "./script-tree.js";
+import { checkBindPoints, installExcludes, scriptTreeInside, sessionOnly, type ScriptTree } from "./script-tree.js";
 
 /** What a script runner is configured with (SCRIPT_* settings and what the host offers). */
 export interface ScriptRunnerOptions {
@@ -155,6 +156,7 @@ export class ScriptRunner {
       const treeLayout = tree && workingTreeLayout(tree.place, scriptTreeInside);
       // a script's git keeps the monitor's token in the index, or the next command's first git status reads every file
       const monitor = tree?.place.monitor !== undefined && tree.place.gitDirectory !== undefined ? monitorLayout(tree.place.monitor, scriptTreeInside.tree) : undefined;
+      const excludes = installExcludes(view.readOnly);
       const boundFolders = [...(treeLayout?.folders ?? []), ...(monitor?.folders ?? []), ...view.readOnly];
       const placeSize = (place: LauncherPlace) =>
         this.diskBytes + inputs.filter((input) => placeOf(every, input.relative) === place).reduce((sum, input) => sum + input.size, 0);
@@ -173,14 +175,14 @@ export class ScriptRunner {
         for (const folder of boundFolders) folders.push(await openDirectory(folder.host));
         // a working tree is writable: a root tool-runner binds it first, idmapped to the slot's user (folder-binder.ts)
         entry = await sandboxEntry(boundFolders, this.options.spawnAs?.(slot), this.options.bindInstallFirst === true || tree !== undefined);
-        const data = treeLayout?.files ?? [];
+        const data = treeLayout ? [...treeLayout.files, excludes.file] : [];
         cgroup = await this.options.cgroups?.create({ memoryBytes: this.limits.memoryBytes, processes: this.limits.processes, cpus: 1 });
         const exit = await runSandboxProcess({
           args: bwrapArguments({
             projectPlace: tree ? undefined : { inside: places.project.inside, sizeBytes: placeSize(places.project) },
             readOnly: entry.binds,
             files: data.map((file, index) => ({ fd: dataChildFd(folders.length, index), inside: file.inside })),
-            environment: tree && { ...tree.gitEnvironment, ...monitor?.environment },
+            environment: tree && { ...tree.gitEnvironment, ...gitConfigEnvironment([...(monitor?.settings ?? []), excludes.setting]) },
             places: places.overTrees.map((place) => ({ inside: place.inside, sizeBytes: placeSize(place) })),
             tmpBytes: fixedLimits.tmpBytes,
             cwd: insideSession,

@@ -20,6 +20,24 @@ export interface ScriptTree {
 /** Where a script's sandbox shows a working tree, its `.git` and the repository's objects. */
 export const scriptTreeInside: WorkingTreeInside = { tree: insideProject, git: "/sandbox/git", objects: "/sandbox/git-objects" };
 
+/** Where a script's git reads the exclude file that names the install's folders bound into its tree (core.excludesFile). */
+const installExcludesInside = "/sandbox/git-excludes";
+
+/**
+ * The exclude file of a script's git, bound read-only, and the setting naming it: BMAD's read-only trees bound into
+ * the working tree (`_bmad`, `.claude/skills`) are not the repository's, so `git status` does not list them as
+ * untracked and `git add -A` does not commit them. Each is anchored at the tree's root (`/_bmad/`), so a folder of
+ * that name deeper in the repository is still seen; exclude rules never hide a tracked file.
+ */
+export function installExcludes(readOnly: ReadonlyArray<{ inside: string }>): { file: { inside: string; content: string }; setting: readonly [string, string] } {
+  const lines = readOnly.flatMap((folder) => {
+    const relative = relativeInside(insideProject, folder.inside);
+    // a backslash makes git take each special character of a name as itself
+    return relative === undefined || relative === "" ? [] : [`/${relative.replace(/[\\*?[\]!# ]/g, "\\$&")}/\n`];
+  });
+  return { file: { inside: installExcludesInside, content: lines.join("") }, setting: ["core.excludesFile", installExcludesInside] };
+}
+
 /**
  * Refuses a run whose working tree holds a link (or a file) where BMAD's read-only trees are bound into it (`_bmad`,
  * `.claude/skills/…`), on the way or at the end: the bind would land where the link points.

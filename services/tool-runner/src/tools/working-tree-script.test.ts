@@ -49,6 +49,22 @@ except OSError:
     pass
 `,
   );
+  // a skill folder is bound into the tree too
+  await scripts.plant(".claude/skills/demo/SKILL.md", "---\nname: demo\n---\n");
+  // asks git whether the tree is clean, then commits everything as a script that records its work would (`git add -A`)
+  await scripts.plant(
+    "_bmad/scripts/commit-all.py",
+    `import os, subprocess, sys
+repo = sys.argv[1]
+git = lambda *args: subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True, check=True).stdout
+print(git("status", "--porcelain"), end="")
+print("--")
+open(os.path.join(repo, "notes.md"), "w").write("notes")
+git("add", "-A")
+git("commit", "-q", "-m", "record notes")
+print(git("show", "--name-only", "--format=", "HEAD"), end="")
+`,
+  );
 });
 
 /** The monitor's token git keeps in the index's FSMN extension (signature, size, version, then the token), if any. */
@@ -124,6 +140,36 @@ describe("run_script in a project with a repository", () => {
       const context: ToolContext = { ...scripts.context, project_id: project };
       const before = (await system.trees.view(chatTreeOf(context))) as TreeView;
       await expect(run(context, before, "python3 {project-root}/_bmad/scripts/evidence.py {project-root}")).rejects.toMatchObject({ code: "SCRIPT_REJECTED", message: expect.stringContaining("{project-root}/_bmad, where") });
+    } finally {
+      await made.remove();
+    }
+  });
+
+  it("does not show BMAD's install, bound into the tree, to the script's git: a fresh tree is clean and `git add -A` commits none of it", async () => {
+    const { context, before } = await chatOf();
+    const result = await run(context, before, "python3 {project-root}/_bmad/scripts/commit-all.py {project-root}");
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toBe("--\nnotes.md\n");
+    const view = (await system.trees.view(chatTreeOf(context))) as TreeView;
+    const { reader } = view.repository;
+    // the commit, the index and the files kept: none of them holds the install
+    for (const tree of [await reader.commitTree(view.state.head), view.state.index, view.state.files]) {
+      expect((await reader.lookup(tree, "_bmad")).found).toBe("none");
+      expect((await reader.lookup(tree, ".claude")).found).toBe("none");
+      expect((await reader.lookup(tree, "notes.md")).found).toBe("entry");
+    }
+  });
+
+  it("still shows the script's git what happened to the files of a repository that tracks its own _bmad/", async () => {
+    const made = await makeTestRepository({ "README.md": "hi\n", "_bmad/own.md": "the repository's\n" });
+    try {
+      const project = `p${randomUUID().slice(0, 8)}`;
+      await system.repositories.attachBundle(project, made.bundle, "alice");
+      const context: ToolContext = { ...scripts.context, project_id: project };
+      const before = (await system.trees.view(chatTreeOf(context))) as TreeView;
+      const result = await run(context, before, "python3 {project-root}/_bmad/scripts/status.py {project-root}");
+      // the install is bound over the repository's _bmad/: its tracked file is gone there, the install's files are not the repository's
+      expect(result.stdout).toBe(" D _bmad/own.md\n");
     } finally {
       await made.remove();
     }
