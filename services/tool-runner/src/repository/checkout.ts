@@ -115,7 +115,7 @@ export class Checkout {
     await this.takeSpare();
     const shown = await this.shown();
     const wanted = shownOf(state);
-    if (shown && !shown.spare && sameShown(shown, wanted)) {
+    if (shown && sameShown(shown, wanted)) {
       // the same state: a command's `.git` is written again in case the last command broke it
       const noIndex = !(await lstat(path.join(this.place.gitDirectory, "index")).catch(() => undefined))?.isFile();
       await this.writeGitState(wanted, noIndex);

@@ -45,7 +45,7 @@ export function monitorLayout(monitor: TreeMonitor, tree: string): MonitorLayout
  * to 4 s); minimal compares the size and the whole seconds of mtime and ctime, which with git's racy-entry check
  * (an entry written in the index's own second is looked at again) still finds every change.
  */
-export function monitorGitConfig(untrackedCache: "true" | "keep", tree: string = monitorInside.tree): Array<readonly [string, string]> {
+function monitorGitConfig(untrackedCache: "true" | "keep", tree: string): Array<readonly [string, string]> {
   // git runs a hook with a space in its name through sh, so another tree is told the hook as a variable of its own
   const hook = tree === monitorInside.tree ? `${monitorInside.folder}/query` : `AO_FSMONITOR_TREE=${tree} ${monitorInside.folder}/query`;
   return [

@@ -122,7 +122,7 @@ export class RepositoryCache {
     let entry = project.checkouts.get(folder);
     if (!entry) {
       const spare = project.spare?.ready ? project.spare : undefined;
-      project.spare = undefined;
+      if (spare) project.spare = undefined;
       const checkout = new Checkout(folder, local, spare && { folder: spare.checkout.folder, files: spare.files });
       entry = { checkout, usedAt: this.now(), holds: 0, bytes: spare?.bytes, measuredAt: spare ? this.now() : 0, changed: true };
       project.checkouts.set(folder, entry);
