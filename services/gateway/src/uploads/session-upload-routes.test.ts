@@ -1,8 +1,9 @@
-import { jetStreamNames, type AuditRecord } from "@agent-orchestrator/shared/wire";
+import type { AuditRecord } from "@agent-orchestrator/shared/wire";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { FakeFileStore } from "../testing/fake-file-store.js";
 import { FakeOrchestrator } from "../testing/fake-orchestrator.js";
 import { gatewayFixture } from "../testing/gateway-fixture.js";
+import { multipartBody as multipart, stagedUploads } from "../testing/upload-bodies.js";
 
 // A file too large to attach inline goes into the chat's own scratch space first (docs/uploads.md "A large file for a chat").
 const fixture = gatewayFixture({ UPLOAD_MAX_BYTES: "4096", UPLOAD_MAX_FILES: "3" });
@@ -24,17 +25,7 @@ const json = async (response: Response) => ({ status: response.status, body: (aw
 const failure = (code: string) => ({ success: false, error: { code, message: expect.any(String) } });
 const text = (key: string) => new TextDecoder().decode(store.uploaded.get(key));
 
-/** Objects left in the uploads store (staged and never taken, or partial). */
-async function staged(): Promise<number> {
-  const uploads = await fixture.connection().jetstream().views.os(jetStreamNames(fixture.prefix).fileUploadsStore);
-  return (await uploads.list()).filter((info) => !info.deleted).length;
-}
-
-function multipart(files: Array<{ name: string; content: string }>): { body: Buffer; type: string } {
-  const boundary = "----ao-session-boundary";
-  const parts = files.map(({ name, content }) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n${content}\r\n`));
-  return { body: Buffer.concat([...parts, Buffer.from(`--${boundary}--\r\n`)]), type: `multipart/form-data; boundary=${boundary}` };
-}
+const staged = () => stagedUploads(fixture);
 
 describe("uploads into a chat's scratch space", () => {
   it("stores a raw body in the chat's own space, never the project's, with the uploader as author", async () => {

@@ -1,9 +1,9 @@
 import { request } from "node:http";
-import { jetStreamNames } from "@agent-orchestrator/shared/wire";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FakeFileStore } from "../testing/fake-file-store.js";
 import { FakeOrchestrator } from "../testing/fake-orchestrator.js";
 import { gatewayFixture, tokens } from "../testing/gateway-fixture.js";
+import { multipartBody as multipart, stagedUploads } from "../testing/upload-bodies.js";
 
 // Uploads stream into the uploads store and stop at UPLOAD_MAX_BYTES with nothing kept (docs/uploads.md).
 const fixture = gatewayFixture({ UPLOAD_MAX_BYTES: "4096", UPLOAD_MAX_FILES: "3" });
@@ -19,11 +19,7 @@ beforeAll(() => {
 const json = async (response: Response) => ({ status: response.status, body: (await response.json()) as Record<string, any> });
 const failure = (code: string) => ({ success: false, error: { code, message: expect.any(String) } });
 
-/** Objects left in the uploads store (staged and never taken, or partial). */
-async function staged(): Promise<number> {
-  const uploads = await fixture.connection().jetstream().views.os(jetStreamNames(fixture.prefix).fileUploadsStore);
-  return (await uploads.list()).filter((info) => !info.deleted).length;
-}
+const staged = () => stagedUploads(fixture);
 
 /** A PUT whose body is sent in chunks with no Content-Length, as a client streaming a file of unknown size does. */
 function chunkedPut(path: string, chunks: Buffer[]): Promise<{ status: number; body: unknown }> {
@@ -39,18 +35,6 @@ function chunkedPut(path: string, chunks: Buffer[]): Promise<{ status: number; b
     for (const chunk of chunks) outgoing.write(chunk);
     outgoing.end();
   });
-}
-
-function multipart(files: Array<{ name: string; content: string | Uint8Array }>): { body: Buffer; type: string } {
-  const boundary = "----ao-test-boundary";
-  const parts = files.map(({ name, content }) =>
-    Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
-      Buffer.from(content),
-      Buffer.from("\r\n"),
-    ]),
-  );
-  return { body: Buffer.concat([...parts, Buffer.from(`--${boundary}--\r\n`)]), type: `multipart/form-data; boundary=${boundary}` };
 }
 
 describe("uploads into a project", () => {
