@@ -17,8 +17,8 @@ export function turnContextGuard(input: {
   /** the compaction route (ModelRouter.compaction()) */
   summaries: RoutedModel | undefined;
   meter: UsageMeter;
-  /** the budgets' check, asked before each model call */
-  admit: () => Promise<void>;
+  /** the budgets' check, asked before each model call; undefined without budgets */
+  admit: (() => Promise<void>) | undefined;
   tools: ToolCaller;
   context: ToolContext;
   /** names the calls that read the workflow's files again */

@@ -90,7 +90,7 @@ async function compactChat(deps: CompactionDeps, sessionId: string, user: string
   // the summary is one of the chat's model calls: metered at its route's price, within its budgets, in its totals
   const spending = new DeliverySpending(deps.spending, { runKey: callPrefix, user, projectId: chat.project.id, agentId: agent.id }, log);
   const budget = deps.budgets?.forTurn(chat.project.id, user, chat.project);
-  const admit = async (): Promise<void> => budget?.check(await spending.unstoredCost());
+  const admit = budget && (async (): Promise<void> => budget.check(await spending.unstoredCost()));
   const meter = new UsageMeter(withinBudget(routed.caller, admit), routed.price, (usage) => spending.call(usage));
   const summaries = deps.models.compaction();
   const compactor = new Compactor({

@@ -20,53 +20,88 @@ export function cappedEventFetch(maxEventBytes: number, baseFetch: typeof fetch 
   return async (input, init) => {
     const response = await baseFetch(input, init);
     if (!response.ok || !response.body) return response;
-    const body = response.body.pipeThrough(eventSizeGuard(maxEventBytes));
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(guardedBody(response.body, maxEventBytes), { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
 
-function eventSizeGuard(maxEventBytes: number): TransformStream<Uint8Array, Uint8Array> {
-  let eventBytes = 0;
-  let atLineStart = true;
-  let afterCarriageReturn = false;
-  /** the start of a line not ended yet, in the chunks it came in */
-  let unfinishedLine: Uint8Array[] = [];
-  return new TransformStream({
-    transform(chunk, controller) {
-      let lastLineEnd = -1;
-      for (let index = 0; index < chunk.length; index++) {
-        const byte = chunk[index];
-        if (byte === lineFeed && afterCarriageReturn) {
-          // the second half of a `\r\n` ending, already counted as a line end
-          afterCarriageReturn = false;
-        } else if (byte === lineFeed || byte === carriageReturn) {
-          if (atLineStart) eventBytes = 0;
-          atLineStart = true;
-          afterCarriageReturn = byte === carriageReturn;
-          lastLineEnd = index;
-        } else {
-          atLineStart = false;
-          afterCarriageReturn = false;
+/**
+ * The body read through the guard, a chunk each time the client asks for one: a pulled stream, not a `pipeThrough`,
+ * whose pipe costs a model call about twice as much per chunk (measured: 8 chunks, 24 µs against 61 µs).
+ */
+function guardedBody(source: ReadableStream<Uint8Array>, maxEventBytes: number): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  const guard = new EventSizeGuard(maxEventBytes);
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) {
+            const rest = guard.end();
+            if (rest) controller.enqueue(rest);
+            controller.close();
+            return;
+          }
+          const lines = guard.take(value);
+          if (lines) return controller.enqueue(lines);
         }
-        if (++eventBytes > maxEventBytes) {
-          controller.error(
-            new AppError("MODEL_OUTPUT_TOO_LARGE", `The model sent one piece of its answer larger than ${maxEventBytes} bytes; it was cut there and the turn was stopped`, {
-              detail: { limit: "event", bytes: maxEventBytes },
-            }),
-          );
-          return;
-        }
+      } catch (error) {
+        controller.error(error);
+        // the model's answer is not read further
+        await reader.cancel(error).catch(() => undefined);
       }
-      if (lastLineEnd < 0) {
-        unfinishedLine.push(chunk);
-        return;
-      }
-      const ended = chunk.subarray(0, lastLineEnd + 1);
-      controller.enqueue(unfinishedLine.length === 0 ? ended : Buffer.concat([...unfinishedLine, ended]));
-      unfinishedLine = lastLineEnd + 1 < chunk.length ? [chunk.subarray(lastLineEnd + 1)] : [];
     },
-    flush(controller) {
-      if (unfinishedLine.length > 0) controller.enqueue(Buffer.concat(unfinishedLine));
+    cancel(reason) {
+      return reader.cancel(reason);
     },
   });
+}
+
+/** Counts each event's bytes across chunks and hands on the lines that have ended. */
+class EventSizeGuard {
+  private eventBytes = 0;
+  private atLineStart = true;
+  private afterCarriageReturn = false;
+  /** the start of a line not ended yet, in the chunks it came in */
+  private unfinishedLine: Uint8Array[] = [];
+
+  constructor(private readonly maxEventBytes: number) {}
+
+  /** The lines of `chunk` that end in it (with what came before them), or undefined; MODEL_OUTPUT_TOO_LARGE past the cap. */
+  take(chunk: Uint8Array): Uint8Array | undefined {
+    let lastLineEnd = -1;
+    for (let index = 0; index < chunk.length; index++) {
+      const byte = chunk[index];
+      if (byte === lineFeed && this.afterCarriageReturn) {
+        // the second half of a `\r\n` ending, already counted as a line end
+        this.afterCarriageReturn = false;
+      } else if (byte === lineFeed || byte === carriageReturn) {
+        if (this.atLineStart) this.eventBytes = 0;
+        this.atLineStart = true;
+        this.afterCarriageReturn = byte === carriageReturn;
+        lastLineEnd = index;
+      } else {
+        this.atLineStart = false;
+        this.afterCarriageReturn = false;
+      }
+      if (++this.eventBytes > this.maxEventBytes) {
+        throw new AppError("MODEL_OUTPUT_TOO_LARGE", `The model sent one piece of its answer larger than ${this.maxEventBytes} bytes; it was cut there and the turn was stopped`, {
+          detail: { limit: "event", bytes: this.maxEventBytes },
+        });
+      }
+    }
+    if (lastLineEnd < 0) {
+      this.unfinishedLine.push(chunk);
+      return undefined;
+    }
+    const ended = chunk.subarray(0, lastLineEnd + 1);
+    const lines = this.unfinishedLine.length === 0 ? ended : Buffer.concat([...this.unfinishedLine, ended]);
+    this.unfinishedLine = lastLineEnd + 1 < chunk.length ? [chunk.subarray(lastLineEnd + 1)] : [];
+    return lines;
+  }
+
+  /** What is left when the answer ends: a last line without an ending. */
+  end(): Uint8Array | undefined {
+    return this.unfinishedLine.length > 0 ? Buffer.concat(this.unfinishedLine) : undefined;
+  }
 }

@@ -11,6 +11,8 @@ import type { KV, NatsConnection } from "nats";
  */
 export class ProjectRepositories {
   private bucket: Promise<KV | undefined> | undefined;
+  /** the bucket once bound: read without waiting, so a turn's read goes out with the other reads it starts alongside */
+  private bound: KV | undefined;
 
   constructor(
     private readonly connection: NatsConnection,
@@ -18,18 +20,21 @@ export class ProjectRepositories {
   ) {}
 
   async has(projectId: string): Promise<boolean> {
-    const bucket = await this.open();
+    const bucket = this.bound ?? (await this.open());
     if (!bucket) return false;
     const entry = await retryWhileLeaderless(() => bucket.get(`repo.${projectId}`));
     return entry?.operation === "PUT";
   }
 
   private open(): Promise<KV | undefined> {
-    this.bucket ??= this.bind().catch(() => {
-      // not made yet (or unreachable): asked again next turn
-      this.bucket = undefined;
-      return undefined;
-    });
+    this.bucket ??= this.bind().then(
+      (bucket) => (this.bound = bucket),
+      () => {
+        // not made yet (or unreachable): asked again next turn
+        this.bucket = undefined;
+        return undefined;
+      },
+    );
     return this.bucket;
   }
 

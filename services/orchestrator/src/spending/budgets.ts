@@ -50,13 +50,13 @@ export class Budgets {
 
   /**
    * The budgets of a turn in `projectId`, its project's limit from the record the turn read (`project`; undefined:
-   * the project has none of its own). Nothing is read until they are asked.
+   * the project has none of its own). Nothing is read until they are asked. Undefined without any limit: the turn has
+   * nothing to ask, and its model calls go to the model without a check in front of them (turn-admission.ts).
    */
-  forTurn(projectId: string, user: string, project: ProjectRecord | undefined): TurnBudget {
+  forTurn(projectId: string, user: string, project: ProjectRecord | undefined): TurnBudget | undefined {
     const { limit } = this.limitOf(project);
     const userDaily = this.limits.userDaily;
-    // without any limit a turn reads nothing before its model calls
-    if (limit === undefined && userDaily === undefined) return { check: async () => undefined, admit: async () => undefined };
+    if (limit === undefined && userDaily === undefined) return undefined;
     const check = async (ownSpent: number): Promise<void> => {
       const spent = spentBudget(await this.standings(projectId, user, limit, ownSpent));
       if (spent) throw budgetExceeded(spent);

@@ -68,7 +68,7 @@ function admitted(deps: AdmissionDeps, turn: TurnState, agent: AgentDefinition, 
   // from now on the turn spends in its project, for its agent
   const spending = new DeliverySpending(deps.spending, { runKey: turn.delivery, user: request.owner, projectId: place.projectId, agentId: agent.id }, turn.log);
   const meter = new UsageMeter(
-    withinBudget(guard(route.caller), () => checkBudget({ budget, spending })),
+    withinBudget(guard(route.caller), budget && (() => checkBudget({ budget, spending }))),
     route.price,
     (usage) => spending.call(usage),
   );

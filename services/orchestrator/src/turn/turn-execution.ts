@@ -40,7 +40,7 @@ export async function executeTurn(deps: Pick<TurnDeps, "tools" | "config" | "app
       routed: turn.route,
       summaries: turn.summaries,
       meter: turn.meter,
-      admit: () => checkBudget(turn),
+      admit: turn.budget && (() => checkBudget(turn)),
       tools: deps.tools,
       context: turn.context,
       callPrefix: `${turn.delivery}:compaction`,
