@@ -26,3 +26,13 @@ describe("run_command in the tool catalogue", () => {
     expect(RunCommandResult.safeParse({ success: true, exit_code: 0, stdout: "", stderr: "" }).success).toBe(false);
   });
 });
+
+describe("toolDefinitionsForModel", () => {
+  it("gives every turn offering the same tools one shared list, which none of them can change", () => {
+    const list = toolDefinitionsForModel(["read_file", "list_files"]);
+    expect(toolDefinitionsForModel(["read_file", "list_files"])).toBe(list);
+    expect(toolDefinitionsForModel(["list_files", "read_file"])).not.toBe(list);
+    expect(list.map((tool) => tool.function.name)).toEqual(["read_file", "list_files"]);
+    expect(() => list.push(list[0]!)).toThrow(TypeError);
+  });
+});

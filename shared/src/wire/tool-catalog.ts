@@ -238,7 +238,17 @@ function deepFreeze<T>(value: T): T {
 /** Generated once, as every turn offers some of them; frozen, as the turns share them. */
 const toolDefinitions = new Map(ToolName.options.map((name) => [name, deepFreeze(toolDefinition(name))]));
 
-/** OpenAI chat-completions `tools` entries, generated from the zod schemas. */
+/** The lists asked for so far, by their names in order: a few per deployment (the agents' kinds of tool sets). */
+const toolLists = new Map<string, ToolDefinition[]>();
+
+/**
+ * OpenAI chat-completions `tools` entries, generated from the zod schemas. The same names give the same frozen
+ * list, so what is worked out from a list once (its size in tokens: the orchestrator's prompt counter) serves every
+ * turn that offers it.
+ */
 export function toolDefinitionsForModel(names: readonly ToolName[] = ToolName.options): ToolDefinition[] {
-  return names.map((name) => toolDefinitions.get(name) as ToolDefinition);
+  const key = names.join(",");
+  let list = toolLists.get(key);
+  if (!list) toolLists.set(key, (list = Object.freeze(names.map((name) => toolDefinitions.get(name) as ToolDefinition)) as ToolDefinition[]));
+  return list;
 }
