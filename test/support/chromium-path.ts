@@ -14,3 +14,12 @@ export async function chromiumExecutable(): Promise<string> {
   if (existsSync(debianChromium)) return debianChromium;
   return packagedChromium.executablePath();
 }
+
+/**
+ * Unpacks the packaged Chromium, when it is the one the tests will drive, before the test files run (global-setup.ts).
+ * The package takes `/tmp/chromium` for unpacked as soon as the file exists: two browser test files starting at
+ * once on a new machine had one of them launch it while the other was still writing it (`spawn ETXTBSY`).
+ */
+export async function unpackChromium(): Promise<void> {
+  await chromiumExecutable();
+}
