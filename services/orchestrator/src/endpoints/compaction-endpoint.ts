@@ -24,7 +24,7 @@ import { buildSystemPrompt } from "../prompt/system-prompt.js";
 import { visibleChat } from "../sessions/chat-access.js";
 import { turnSettings } from "../settings/turn-settings.js";
 import { DeliverySpending } from "../spending/delivery-spending.js";
-import { withinBudget } from "../spending/within-budget.js";
+import { budgetCheck, withinBudget } from "../spending/within-budget.js";
 import { modelConversation } from "../turn/attached-user-message.js";
 import type { TurnDeps } from "../turn/turn-deps.js";
 
@@ -90,7 +90,7 @@ async function compactChat(deps: CompactionDeps, sessionId: string, user: string
   // the summary is one of the chat's model calls: metered at its route's price, within its budgets, in its totals
   const spending = new DeliverySpending(deps.spending, { runKey: callPrefix, user, projectId: chat.project.id, agentId: agent.id }, log);
   const budget = deps.budgets?.forTurn(chat.project.id, user, chat.project);
-  const admit = budget && (async (): Promise<void> => budget.check(await spending.unstoredCost()));
+  const admit = budgetCheck(budget, spending);
   const meter = new UsageMeter(withinBudget(routed.caller, admit), routed.price, (usage) => spending.call(usage));
   const summaries = deps.models.compaction();
   const compactor = new Compactor({

@@ -1,4 +1,6 @@
 import type { ModelCaller, ModelRequest, ModelStreamPart } from "../loop/model-caller.js";
+import type { TurnBudget } from "./budgets.js";
+import type { DeliverySpending } from "./delivery-spending.js";
 
 /**
  * The model seam with the budgets asked before each call (docs/models.md "Budgets"): a turn, or a subagent, that
@@ -14,3 +16,10 @@ export function withinBudget(model: ModelCaller, check: (() => Promise<void>) | 
     },
   };
 }
+
+/**
+ * What a model call of a turn asks its budgets first, counting what the turn spent that the totals do not have yet;
+ * undefined when the turn has no budgets (Budgets.forTurn).
+ */
+export const budgetCheck = (budget: TurnBudget | undefined, spending: Pick<DeliverySpending, "unstoredCost">): (() => Promise<void>) | undefined =>
+  budget && (async () => budget.check(await spending.unstoredCost()));

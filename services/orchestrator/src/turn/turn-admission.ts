@@ -6,7 +6,7 @@ import { UsageMeter } from "../model/usage-meter.js";
 import { turnSettings } from "../settings/turn-settings.js";
 import { projectApprovals } from "../approvals/project-approvals.js";
 import { DeliverySpending } from "../spending/delivery-spending.js";
-import { withinBudget } from "../spending/within-budget.js";
+import { budgetCheck, withinBudget } from "../spending/within-budget.js";
 import { familyEnded, familyStillRuns, whileFamilyRuns } from "../subagents/family-guard.js";
 import type { TurnDeps } from "./turn-deps.js";
 import { placeChildTurn, placeTurn, type PlaceStores, type TurnPlace } from "./turn-place.js";
@@ -46,9 +46,6 @@ export async function admitChildTurn(deps: AdmissionDeps, turn: TurnState, paren
 
 const placeStores = (deps: AdmissionDeps): PlaceStores => ({ sessions: deps.store, projects: deps.projects, settings: deps.settings, repositories: deps.repositories });
 
-/** Asks the turn's budgets, counting what it spent that the totals do not have yet; BUDGET_EXCEEDED when one is spent. */
-export const checkBudget = async ({ budget, spending }: Pick<AdmittedTurn, "budget" | "spending">): Promise<void> => budget?.check(await spending.unstoredCost());
-
 /** Asks the turn's budgets as it is accepted (turn-session.ts): its first model call goes on this answer. */
 export const admitBudget = async (turn: AdmittedTurn): Promise<void> => turn.budget?.admit(await turn.spending.unstoredCost());
 
@@ -68,7 +65,7 @@ function admitted(deps: AdmissionDeps, turn: TurnState, agent: AgentDefinition, 
   // from now on the turn spends in its project, for its agent
   const spending = new DeliverySpending(deps.spending, { runKey: turn.delivery, user: request.owner, projectId: place.projectId, agentId: agent.id }, turn.log);
   const meter = new UsageMeter(
-    withinBudget(guard(route.caller), budget && (() => checkBudget({ budget, spending }))),
+    withinBudget(guard(route.caller), budgetCheck(budget, spending)),
     route.price,
     (usage) => spending.call(usage),
   );

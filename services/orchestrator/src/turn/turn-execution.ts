@@ -1,7 +1,7 @@
 import { turnContextGuard } from "../compaction/turn-context-guard.js";
 import { runAgentLoop, type TurnOutput } from "../loop/agent-loop.js";
 import type { PausedCall, ToolGate } from "../loop/tool-gate.js";
-import { checkBudget } from "./turn-admission.js";
+import { budgetCheck } from "../spending/within-budget.js";
 import type { TurnDeps } from "./turn-deps.js";
 import type { PreparedTurn } from "./turn-state.js";
 
@@ -40,7 +40,7 @@ export async function executeTurn(deps: Pick<TurnDeps, "tools" | "config" | "app
       routed: turn.route,
       summaries: turn.summaries,
       meter: turn.meter,
-      admit: turn.budget && (() => checkBudget(turn)),
+      admit: budgetCheck(turn.budget, turn.spending),
       tools: deps.tools,
       context: turn.context,
       callPrefix: `${turn.delivery}:compaction`,
