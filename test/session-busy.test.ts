@@ -12,8 +12,9 @@ import { startTestSystem, type TestSystem } from "@agent-orchestrator/testing/te
 
 /**
  * Holds the model's answers to "hold" until the test lets them go, so two turns overlap however slow the machine.
- * A second turn that reaches the model was accepted too: it lets both go, so the test fails on what they
- * answered rather than on a timeout.
+ * A second turn that reaches the model lets both go, so the test fails on what they answered rather than on a
+ * timeout: one accepted too, or one whose request went out while its session's hold was written and lost
+ * (services/orchestrator/src/turn/hold-gate.ts), which is then stopped unheard.
  */
 class Hold {
   private calls = 0;
@@ -38,8 +39,10 @@ class Hold {
 let system: TestSystem;
 let hold = new Hold();
 
+const lastSaid = (request: ChatRequestBody) => withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));
+
 async function respond(request: ChatRequestBody): Promise<ScriptedTurn> {
-  const said = withoutSystemNote(String(request.messages.filter((message) => message.role === "user").at(-1)?.content ?? ""));
+  const said = lastSaid(request);
   if (said !== "hold") return { text: `echo: ${said}` };
   await hold.take();
   return { text: "the one answer" };
@@ -59,6 +62,9 @@ async function chat(body: Record<string, unknown>): Promise<{ status: number; bo
 async function newSession(): Promise<string> {
   return (await chat({ agent_id: "idea-coach", message: "hello" })).body["session_id"] as string;
 }
+
+/** The model calls of "hold" turns so far. */
+const heldCalls = () => system.model.requests.filter((request) => lastSaid(request.body) === "hold").length;
 
 const held = (sessionId: string) => chat({ agent_id: "idea-coach", message: "hold", session_id: sessionId });
 const busy = { success: false, error: { code: "SESSION_BUSY", message: expect.any(String) } };
@@ -93,6 +99,7 @@ describe("two chats at once in one session", () => {
   it("one sent while the other runs: refuses it with 409 SESSION_BUSY, and the running one answers", async () => {
     hold = new Hold();
     const sessionId = await newSession();
+    const callsBefore = heldCalls();
     const first = held(sessionId);
     await hold.reached;
     const second = await held(sessionId);
@@ -100,5 +107,7 @@ describe("two chats at once in one session", () => {
     expect(second).toEqual({ status: 409, body: busy });
     expect(await first).toMatchObject({ status: 200, body: { success: true, response: "the one answer" } });
     await expectOneHeldTurn(sessionId);
+    // the refused turn read its chat running and made no model call while its hold was written
+    expect(heldCalls() - callsBefore).toBe(1);
   });
 });

@@ -31,6 +31,8 @@ export async function countRoundTrips(natsUrl: string, service: string) {
   await probe.close();
   const original = prototype.request;
   const runs: Sent[][] = [];
+  // when each run's first model call was made: a round trip answered later was not waited for by the call
+  const modelCalls: number[] = [];
   prototype.request = function (this: { options?: { name?: string } }, ...args: unknown[]) {
     const run = runs.at(-1);
     const answer = original.apply(this, args);
@@ -43,13 +45,17 @@ export async function countRoundTrips(natsUrl: string, service: string) {
     }
     return answer;
   };
-  const byPhase = (count: (sent: Sent[]) => number): RoundTrips => {
+  const byPhase = (count: (sent: Sent[], modelAt: number) => number): RoundTrips => {
     const phases = [...new Set(runs.flatMap((run) => run.map((sent) => sent.phase)))];
-    return new Map(phases.map((phase) => [phase, median(runs.map((run) => count(run.filter((sent) => sent.phase === phase))))]));
+    return new Map(
+      phases.map((phase) => [phase, median(runs.map((run, index) => count(run.filter((sent) => sent.phase === phase), modelCalls[index] ?? Number.POSITIVE_INFINITY)))]),
+    );
   };
   return {
     /** a traced run starts: its round trips are counted apart from the run before */
     nextRun: () => void runs.push([]),
+    /** when the run's first model call was made (`performance.now()`) */
+    modelCalled: (at: number) => void (modelCalls[runs.length - 1] = at),
     /** the connections' own `request` again */
     stop: () => void (prototype.request = original),
     /** the median count of each phase over the runs, in the order phases first appeared */
@@ -57,13 +63,14 @@ export async function countRoundTrips(natsUrl: string, service: string) {
     /**
      * The round trips the turn waits for one after the other before its first model call, by phase (median): a
      * request sent once every earlier one was answered starts a new wait; one sent while another is under way adds
-     * none. The turn's events are left out (stored while the turn goes on, their acknowledgements awaited at its end).
+     * none, nor one answered after the model call was made (the session's hold, written while the call goes out).
+     * The turn's events are left out (stored while the turn goes on, their acknowledgements awaited at its end).
      */
     waits(): RoundTrips {
-      const waits = byPhase((sent) => {
+      const waits = byPhase((sent, modelAt) => {
         let count = 0;
         let answeredAt = Number.NEGATIVE_INFINITY;
-        for (const request of sent.filter((one) => !one.event).sort((a, b) => a.at - b.at)) {
+        for (const request of sent.filter((one) => !one.event && one.answeredAt <= modelAt).sort((a, b) => a.at - b.at)) {
           if (request.at >= answeredAt) count++;
           answeredAt = request.at >= answeredAt ? request.answeredAt : Math.max(answeredAt, request.answeredAt);
         }

@@ -30,10 +30,10 @@ interface Seen {
  */
 class TimelineProcessor implements SpanProcessor {
   ended: Seen[] = [];
-  /** each span started in this run, by id: its name and its parent's id (enclosingSpan) */
-  started = new Map<string, { name: string; parentId: string | undefined }>();
+  /** each span started in this run, by id: its name, its parent's id (enclosingSpan) and when it started */
+  started = new Map<string, { name: string; parentId: string | undefined; at: number }>();
   onStart(span: ReadableSpan): void {
-    this.started.set(span.spanContext().spanId, { name: span.name, parentId: span.parentSpanContext?.spanId });
+    this.started.set(span.spanContext().spanId, { name: span.name, parentId: span.parentSpanContext?.spanId, at: performance.now() });
   }
   onEnd(span: ReadableSpan): void {
     const duration = span.duration[0] * 1e3 + span.duration[1] / 1e6;
@@ -128,6 +128,12 @@ const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 /** Folds the ids in span names (sessions, runs in subjects), so the same step has the same name. */
 const foldIds = (name: string): string => name.replace(uuid, "<id>");
+
+/** When (`performance.now()`) the first span of the run under way whose name `matches` started; undefined: none yet. */
+export function firstSpanStart(matches: (name: string) => boolean): number | undefined {
+  const starts = [...timelineProcessor().started.values()].filter((span) => matches(span.name)).map((span) => span.at);
+  return starts.length === 0 ? undefined : Math.min(...starts);
+}
 
 /** The name of the span `spanId` or of its nearest ancestor started in this process whose name `matches`. */
 export function enclosingSpan(spanId: string, matches: (name: string) => boolean): string | undefined {

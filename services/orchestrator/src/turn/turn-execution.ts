@@ -2,6 +2,7 @@ import { turnContextGuard } from "../compaction/turn-context-guard.js";
 import { runAgentLoop, type TurnOutput } from "../loop/agent-loop.js";
 import type { PausedCall, ToolGate } from "../loop/tool-gate.js";
 import { budgetCheck } from "../spending/within-budget.js";
+import type { HoldGate } from "./hold-gate.js";
 import type { TurnDeps } from "./turn-deps.js";
 import type { PreparedTurn } from "./turn-state.js";
 
@@ -16,18 +17,19 @@ export type TurnEnding = { outcome: "completed"; output: TurnOutput } | { outcom
  * Runs the agentic loop (loop/agent-loop.ts) from the conversation the turn was prepared with, on its route's
  * model (metered, within its budgets), its tools and subagents, under its limits and deadline; what the loop adds
  * goes into the turn's state as it comes. It reads nothing else of the turn, so a turn restored from a stored
- * state (its conversation and what it added so far) executes the same way.
+ * state (its conversation and what it added so far) executes the same way. A user's turn runs behind `gate` while
+ * its session's hold is written (hold-gate.ts).
  */
-export async function executeTurn(deps: Pick<TurnDeps, "tools" | "config" | "approvals">, turn: PreparedTurn): Promise<TurnEnding> {
+export async function executeTurn(deps: Pick<TurnDeps, "tools" | "config" | "approvals">, turn: PreparedTurn, gate?: HoldGate): Promise<TurnEnding> {
   const output = await runAgentLoop({
-    model: turn.meter,
+    model: gate ? gate.model(turn.meter) : turn.meter,
     messages: turn.conversation,
     today: new Date(),
     tools: deps.tools,
     toolNames: turn.toolNames,
     context: turn.context,
     runId: turn.delivery,
-    emit: (event) => turn.events.emit(event),
+    emit: gate ? gate.emit : (event) => turn.events.emit(event),
     signal: turn.controller.signal,
     limits: turn.limits,
     ...(turn.subagents ? { subagents: turn.subagents } : {}),

@@ -1,6 +1,6 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { lateAnswerNames } from "@agent-orchestrator/shared/bmad";
-import { type ToolName } from "@agent-orchestrator/shared/wire";
+import { type ConversationMessage, type ToolName } from "@agent-orchestrator/shared/wire";
 import { toolsForAgent } from "../agent/agent-tools.js";
 import { buildSystemPrompt } from "../prompt/system-prompt.js";
 import { buildSubagentPrompt } from "../subagents/subagent-prompt.js";
@@ -8,7 +8,7 @@ import { subagentsForTurn, type SubagentRunner } from "../subagents/subagent-run
 import { modelConversation, storedUserMessage } from "./attached-user-message.js";
 import { preloadedSkill } from "./preloaded-skill.js";
 import type { TurnDeps } from "./turn-deps.js";
-import type { AdmittedTurn, HeldTurn, PreparedTurn } from "./turn-state.js";
+import type { AdmittedTurn, PreparedTurn } from "./turn-state.js";
 
 type PreparationDeps = Pick<TurnDeps, "connection" | "config" | "logger" | "subjectPrefix" | "lendSlot" | "tools" | "starts">;
 
@@ -24,28 +24,22 @@ export async function systemPromptOf(deps: Pick<TurnDeps, "starts" | "tools">, t
 }
 
 /**
- * Prepares a user's turn while its session is being held (`holding`, turn-session.ts): the system prompt only reads
- * the agent's own files and records nothing, so it is made meanwhile, and a turn whose hold refuses or drops it
- * never sees it (the turn stops it as it closes). Undefined when this delivery is dropped.
+ * Prepares a user's turn while its session's hold is written (turn-session.ts, hold-gate.ts): from the system prompt,
+ * which only reads the agent's own files and records nothing, and the chat the admission read, which is the one
+ * the hold keeps (none for a new chat).
  */
-export async function prepareTurn(deps: PreparationDeps, turn: AdmittedTurn, holding: Promise<HeldTurn | undefined>): Promise<PreparedTurn | undefined> {
-  const prompting = systemPromptOf(deps, turn);
-  prompting.catch(() => undefined);
-  const held = await holding;
-  return held && prepareHeldTurn(deps, held, await prompting);
+export async function prepareTurn(deps: PreparationDeps, turn: AdmittedTurn): Promise<PreparedTurn> {
+  return prepareConversation(deps, turn, turn.place.stored?.record.messages ?? [], await systemPromptOf(deps, turn));
 }
 
 /**
- * A user's turn whose session is held, prepared: the loop starts from the system prompt, the chat so far and
- * the user's message, each user message's attachments composed as the model reads them (attached-user-message.ts).
+ * A user's turn prepared from its chat so far: the loop starts from the system prompt, the chat and the user's
+ * message, each user message's attachments composed as the model reads them (attached-user-message.ts).
  */
-export function prepareHeldTurn(deps: PreparationDeps, turn: HeldTurn, systemPrompt: string): PreparedTurn {
+export function prepareConversation(deps: PreparationDeps, turn: AdmittedTurn, chat: readonly ConversationMessage[], systemPrompt: string): PreparedTurn {
   // a resumed turn goes on from the chat as its pause saved it, the user's message already in it (turn-resume.ts)
   const userMessage = turn.resumed ? undefined : storedUserMessage(turn.request);
-  const conversation: ChatCompletionMessageParam[] = [
-    { role: "system", content: systemPrompt },
-    ...modelConversation([...turn.session.record.messages, ...(userMessage ? [userMessage] : [])]),
-  ];
+  const conversation: ChatCompletionMessageParam[] = [{ role: "system", content: systemPrompt }, ...modelConversation([...chat, ...(userMessage ? [userMessage] : [])])];
   return Object.assign(turn, { toolNames: toolsOf(turn), conversation, subagents: subagentsOf(deps, turn) }, userMessage ? { userMessage } : {});
 }
 

@@ -10,7 +10,7 @@ import { admitTurn } from "./turn-admission.js";
 import type { TurnDeps } from "./turn-deps.js";
 import { executeTurn } from "./turn-execution.js";
 import { failTurn, finishTurn } from "./turn-finish.js";
-import { prepareHeldTurn, systemPromptOf } from "./turn-preparation.js";
+import { prepareConversation, systemPromptOf } from "./turn-preparation.js";
 import { announceTurn } from "./turn-session.js";
 import type { HeldSession, LastEvent, TurnState } from "./turn-state.js";
 
@@ -60,7 +60,7 @@ export async function runResumedTurn(deps: TurnDeps & { approvals: ApprovalStore
       ...(decided.record.decided?.by === undefined ? {} : { by: decided.record.decided.by }),
       ...(decided.record.decided?.arguments === undefined ? {} : { arguments_edited: true }),
     });
-    const prepared = prepareHeldTurn(deps, Object.assign(admitted, { session: held }), await systemPromptOf(deps, admitted));
+    const prepared = prepareConversation(deps, Object.assign(admitted, { session: held }), held.record.messages, await systemPromptOf(deps, admitted));
     last = await finishTurn(deps, prepared, await executeTurn(deps, prepared));
   } catch (error) {
     last = await failTurn(deps, turn, error);

@@ -1,20 +1,21 @@
 import { AppError } from "@agent-orchestrator/shared/runtime";
 import { type RunStartRequest } from "@agent-orchestrator/shared/wire";
 import { loopLimits } from "../loop/loop-limits.js";
+import { HoldGate } from "./hold-gate.js";
 import { admitTurn } from "./turn-admission.js";
 import type { TurnDeps } from "./turn-deps.js";
 import { executeTurn } from "./turn-execution.js";
 import { failTurn, finishTurn } from "./turn-finish.js";
 import { prepareTurn } from "./turn-preparation.js";
 import { inPhase } from "./turn-phase.js";
-import { holdSession } from "./turn-session.js";
+import { callsAhead, holdSession } from "./turn-session.js";
 import type { LastEvent } from "./turn-state.js";
 
 /**
  * A user's turn, from its work-queue request to its one final event, as the phases of turn/ (ARCHITECTURE.md "One
  * chat turn"): admitted (the agent, the chat's project, the model route, budgets and settings), its session held
- * (marked running, compare-and-set) while it is prepared (the system prompt, then the conversation), executed (the
- * loop), then finished (saved), or failed at any phase; its close publishes its one last event (`done`, `error`).
+ * (marked running, compare-and-set) while it is prepared (the system prompt and the conversation) and executed (the
+ * loop, behind the hold: hold-gate.ts), then finished (saved), or failed at any phase; its close publishes its one last event (`done`, `error`).
  * `attempt` > 1 means an orchestrator died during this turn and this one takes it over. `releaseSlot` gives the
  * user's turn slot back (turn-entry.ts).
  */
@@ -29,10 +30,15 @@ export async function runTurn(deps: TurnDeps, request: RunStartRequest, attempt:
   let last: LastEvent | undefined;
   try {
     const admitted = await inPhase("admission", () => admitTurn(deps, turn));
-    const holding = inPhase("hold", () => holdSession(deps, admitted));
-    const prepared = await inPhase("preparation", () => prepareTurn(deps, admitted, holding));
-    if (!prepared) return;
-    const ending = await inPhase("execution", () => executeTurn(deps, prepared));
+    // prepared, and its model called, while its session's hold is written: what it shows or does waits (hold-gate.ts)
+    const gate = new HoldGate(admitted, inPhase("hold", () => holdSession(deps, admitted)), callsAhead(config, admitted));
+    const executing = inPhase("preparation", () => prepareTurn(deps, admitted)).then((prepared) =>
+      inPhase("execution", async () => ({ prepared, ending: await executeTurn(deps, prepared, gate) })),
+    );
+    // heard once the hold is written; a hold that refuses or drops the delivery ends it unheard as the turn closes
+    executing.catch(() => undefined);
+    if (!(await gate.held)) return;
+    const { prepared, ending } = await executing;
     last = await inPhase("finish", () => finishTurn(deps, prepared, ending));
   } catch (error) {
     last = await inPhase("finish", () => failTurn(deps, turn, error));

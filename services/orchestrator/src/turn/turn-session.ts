@@ -1,6 +1,7 @@
 import { AppError, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
 import { type SessionRecord } from "@agent-orchestrator/shared/wire";
 import { admitBudget } from "./turn-admission.js";
+import type { TurnLifetime } from "../sessions/abandoned-turn.js";
 import { decideTurnAcceptance, type TurnAcceptance } from "./turn-acceptance.js";
 import type { TurnDeps } from "./turn-deps.js";
 import type { AdmittedTurn, HeldSession, HeldTurn } from "./turn-state.js";
@@ -33,6 +34,21 @@ export async function holdSession(deps: Pick<TurnDeps, "store" | "config">, turn
  */
 export function announceTurn(turn: AdmittedTurn): void {
   turn.events.emit({ type: "session", agent_id: turn.agent.id, project_id: turn.place.projectId, attempt: turn.attempt, model: turn.route.model });
+}
+
+/**
+ * Whether the turn's model may be called while its hold is written (hold-gate.ts): only when the hold will mark the
+ * session as the admission read it, without a budget to ask first. A new chat is created unless this delivery is a
+ * redelivery (its chat may exist, read anew); a continued chat is marked from the head the admission read, so the
+ * rule below decides as the hold will, and a chat whose turn runs makes no call for a turn it refuses. Only a lost
+ * compare-and-set (two turns at once) or a failed write then refuses a turn whose request went out.
+ */
+export function callsAhead(lifetime: TurnLifetime, turn: AdmittedTurn): boolean {
+  const { request, attempt, place } = turn;
+  if (turn.budget !== undefined) return false;
+  if (request.new_session) return attempt === 1;
+  if (!place.stored) return false;
+  return decideTurnAcceptance({ runId: request.run_id, attempt, session: place.stored.record, lifetime, now: Date.now() }) === "accept";
 }
 
 async function markRunning(deps: Pick<TurnDeps, "store" | "config">, turn: AdmittedTurn): Promise<HeldSession | Dropped> {
