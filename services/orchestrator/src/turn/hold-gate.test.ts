@@ -34,6 +34,7 @@ function turnOf(options: { stored?: SessionRecord; newSession?: boolean; attempt
     request: { run_id: "r1", session_id: "s1", new_session: options.newSession ?? !options.stored },
     attempt: options.attempt ?? 1,
     place: { projectId: "p1", repository: false, ...(options.stored ? { stored: { record: options.stored, version: 1 } } : {}) },
+    agent: { id: "a" },
     budget: options.budget ? {} : undefined,
     events: { emit: (event: RunEventBody) => published.push(event) },
   } as unknown as AdmittedTurn;
@@ -180,11 +181,13 @@ describe("callsAhead", () => {
     expect(ahead({ stored: record() })).toBe(true);
   });
 
-  it("waits for the hold with a budget to ask, for a redelivered new chat, and for a chat the hold will refuse or drop", () => {
+  it("waits for the hold with a budget to ask, for a redelivered new chat, and for a chat the hold will refuse, drop or move", () => {
     expect(ahead({ newSession: true, budget: true })).toBe(false);
     expect(ahead({ newSession: true, attempt: 2 })).toBe(false);
     expect(ahead({ stored: record({ status: "running", run_id: "other", run_started_at: new Date().toISOString() }) })).toBe(false);
     expect(ahead({ stored: record({ status: "awaiting_approval", run_id: "other" }) })).toBe(false);
     expect(ahead({ stored: record({ status: "running", run_id: "r1", run_started_at: new Date().toISOString() }) })).toBe(false);
+    expect(ahead({ stored: record({ agent_id: "another" }) })).toBe(false);
+    expect(ahead({ stored: record({ project_id: undefined }) })).toBe(false);
   });
 });

@@ -40,15 +40,18 @@ export function announceTurn(turn: AdmittedTurn): void {
  * Whether the turn's model may be called while its hold is written (hold-gate.ts): only when the hold will mark the
  * session as the admission read it, without a budget to ask first. A new chat is created unless this delivery is a
  * redelivery (its chat may exist, read anew); a continued chat is marked from the head the admission read, so the
- * rule below decides as the hold will, and a chat whose turn runs makes no call for a turn it refuses. Only a lost
- * compare-and-set (two turns at once) or a failed write then refuses a turn whose request went out.
+ * checks below decide as the hold will, and a turn the hold refuses (a chat that runs or waits, another agent's chat)
+ * makes no call. Only a lost compare-and-set (two turns at once) or a failed write then refuses a turn whose request
+ * went out.
  */
 export function callsAhead(lifetime: TurnLifetime, turn: AdmittedTurn): boolean {
   const { request, attempt, place } = turn;
   if (turn.budget !== undefined) return false;
   if (request.new_session) return attempt === 1;
-  if (!place.stored) return false;
-  return decideTurnAcceptance({ runId: request.run_id, attempt, session: place.stored.record, lifetime, now: Date.now() }) === "accept";
+  const head = place.stored?.record;
+  // as markRunning checks them: the chat's own agent, a chat placed in a project, and the rule of one running turn
+  if (!head || head.agent_id !== turn.agent.id || head.project_id === undefined) return false;
+  return decideTurnAcceptance({ runId: request.run_id, attempt, session: head, lifetime, now: Date.now() }) === "accept";
 }
 
 async function markRunning(deps: Pick<TurnDeps, "store" | "config">, turn: AdmittedTurn): Promise<HeldSession | Dropped> {
