@@ -127,6 +127,26 @@ describe("HoldGate", () => {
     expect(await reading).toEqual(["Hel", "lo"]);
   });
 
+  it("reports a model that fails at once only after the hold is written, as the turn's error after `session`", async () => {
+    const { turn } = turnOf({ newSession: true });
+    const written = hold(turn);
+    const failing: ModelCaller = {
+      async *stream(): AsyncGenerator<ModelStreamPart> {
+        throw Object.assign(new Error("401 Unauthorized"), { status: 401 });
+      },
+    };
+    let settled: unknown;
+    const reading = read(new HoldGate(turn, written.holding, true).model(failing).stream(request)).then(
+      () => (settled = "read"),
+      (error: unknown) => (settled = error),
+    );
+    await tick();
+    expect(settled).toBeUndefined();
+    written.write();
+    await reading;
+    expect(settled).toMatchObject({ status: 401 });
+  });
+
   it("ends a call whose hold refused the turn with the hold's error, its answer unread and the call stopped", async () => {
     const { turn, published } = turnOf({ stored: record() });
     const written = hold(turn);
