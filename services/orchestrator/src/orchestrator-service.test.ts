@@ -15,6 +15,9 @@ import {
   type TurnOptions,
 } from "./testing/orchestrator-fixture.js";
 
+/** a second agent of the same bundle, to continue a chat with */
+const otherAgent = { ...agent, id: "other-tester" };
+
 let connection: NatsConnection;
 let model: HttpModel;
 let runner: FakeToolRunner;
@@ -26,7 +29,7 @@ const started: Orchestrator[] = [];
 beforeAll(async () => {
   connection = await connect({ servers: inject("natsUrl") });
   model = await startHttpModel();
-  runner = startFakeServices(connection, prefixes.main, { toolRunner: true });
+  runner = startFakeServices(connection, prefixes.main, { toolRunner: true, agents: [otherAgent] });
   startFakeServices(connection, prefixes.noModel, { toolRunner: true });
   startFakeServices(connection, prefixes.noTools, { toolRunner: false });
   const env = { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "k", LLM_MODEL: "scripted", MAX_ITERATIONS: "4" };
@@ -109,6 +112,17 @@ describe("orchestrator turns", () => {
       timeoutMs: 5_000,
     });
     expect(lookup).toMatchObject({ success: false, error: { code: "SESSION_NOT_FOUND" } });
+  });
+
+  it("refuses a chat continued with another agent as BAD_REQUEST, and asks the model nothing for it", async () => {
+    model.enqueue({ text: "First answer" });
+    const { sessionId, final: first } = await runTurn(prefixes.main, "hi");
+    expect(first).toMatchObject({ type: "done" });
+    const calls = model.requests.length;
+    const { events, final } = await runTurn(prefixes.main, "again", { sessionId, agentId: otherAgent.id });
+    expect(events).toHaveLength(1);
+    expect(final).toMatchObject({ type: "error", error: { code: "BAD_REQUEST", message: `This session belongs to agent ${agent.id}` } });
+    expect(model.requests.length).toBe(calls);
   });
 
   it("lists a user's own sessions and shows one with its visible messages", async () => {

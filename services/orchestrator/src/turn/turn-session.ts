@@ -49,13 +49,22 @@ export function callsAhead(lifetime: TurnLifetime, turn: AdmittedTurn): boolean 
   if (turn.budget !== undefined) return false;
   if (request.new_session) return attempt === 1;
   const head = place.stored?.record;
-  // as markRunning checks them: the chat's own agent, a chat placed in a project, and the rule of one running turn
-  if (!head || head.agent_id !== turn.agent.id || head.project_id === undefined) return false;
-  return decideTurnAcceptance({ runId: request.run_id, attempt, session: head, lifetime, now: Date.now() }) === "accept";
+  // a chat from before projects is moved into its project by the hold first
+  return head !== undefined && head.project_id !== undefined && decideOnHead(lifetime, turn, head) === "accept";
+}
+
+/**
+ * What the hold does with a chat's head as it was read: the decision of the rule of one running turn
+ * (turn-acceptance.ts), or `another-agent` for a chat of another agent than the turn's, which it refuses. Asked by
+ * the hold, and by `callsAhead` before it, so the two decide alike.
+ */
+function decideOnHead(lifetime: TurnLifetime, turn: AdmittedTurn, head: SessionRecord): TurnAcceptance | "another-agent" {
+  if (head.agent_id !== turn.agent.id) return "another-agent";
+  return decideTurnAcceptance({ runId: turn.request.run_id, attempt: turn.attempt, session: head, lifetime, now: Date.now() });
 }
 
 async function markRunning(deps: Pick<TurnDeps, "store" | "config">, turn: AdmittedTurn): Promise<HeldSession | Dropped> {
-  const { request, attempt, agent, place } = turn;
+  const { request, agent, place } = turn;
   const admit = () => admitBudget(turn);
   if (request.new_session) {
     // past a budget, a new chat is not made; unless it exists already (a redelivery), which the checks below decide
@@ -75,8 +84,8 @@ async function markRunning(deps: Pick<TurnDeps, "store" | "config">, turn: Admit
   const stored = place.stored ?? (await retryWhileLeaderless(() => deps.store.get(request.session_id, request.owner)));
   if (!stored) throw new AppError("SESSION_NOT_FOUND", "Session not found");
   const { record } = stored;
-  if (record.agent_id !== agent.id) throw new AppError("BAD_REQUEST", `This session belongs to agent ${record.agent_id}`);
-  const decision = decideTurnAcceptance({ runId: request.run_id, attempt, session: record, lifetime: deps.config, now: Date.now() });
+  const decision = decideOnHead(deps.config, turn, record);
+  if (decision === "another-agent") throw new AppError("BAD_REQUEST", `This session belongs to agent ${record.agent_id}`);
   if (decision === "busy" && record.status === "awaiting_approval") {
     throw new AppError("SESSION_BUSY", "This chat waits for a decision on a tool call: approve or reject it (GET /api/sessions/:id/approvals), or cancel the chat");
   }
