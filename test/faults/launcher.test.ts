@@ -248,6 +248,9 @@ describe.skipIf(process.platform !== "linux")("npm start", () => {
     const services = servicePids(launcher.child.pid as number);
     launcher.child.kill("SIGKILL");
     const left = await whenGone(Object.values(services), drainMs + 2_000);
-    expect(Object.entries(services).filter(([, pid]) => left.includes(pid)).map(([name]) => name), "services still running").toEqual([]);
+    const lingering = Object.entries(services).filter(([, pid]) => left.includes(pid)).map(([name]) => name);
+    // what each printed before the launcher died tells whether it was still starting
+    const lastLines = lingering.flatMap((name) => launcher.lines.filter((line) => line.startsWith(`${name} `)).slice(-5));
+    expect(lingering, `services still running; their last lines:\n${lastLines.join("\n")}`).toEqual([]);
   }, 90_000);
 });

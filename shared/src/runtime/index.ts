@@ -36,7 +36,7 @@ export { queueRunRequest } from "./nats/queue-run-request.js";
 export { isInside, relativeInside } from "./path-containment.js";
 export { watchRegistryChanges } from "./registry-change-watch.js";
 export { parseJson } from "./safe-json.js";
-export { stopOnSignals } from "./service-lifecycle.js";
+export { runService, type ServiceRun } from "./service-lifecycle.js";
 export { startMetricsServer } from "./telemetry/metrics-server.js";
 export { natsAttributes } from "./telemetry/nats-spans.js";
 export { traceContextOf, traceHeadersOption } from "./telemetry/nats-trace-headers.js";

@@ -51,3 +51,38 @@ export function stopOnSignals(logger: Logger, stop: () => Promise<void>, deadlin
   // the lifeline only watches: it never keeps the process alive by itself
   process.channel?.unref();
 }
+
+/** A service's start and its stop of what the start made. */
+export interface ServiceRun<T> {
+  start(): Promise<T>;
+  stop(started: T): Promise<void>;
+  /** how long the stop may take (default 10 s) */
+  deadlineMs?: number;
+  /** how long a stop waits for a start still under way before the process exits 1 (default 10 s) */
+  startWaitMs?: number;
+}
+
+/**
+ * Starts a service with `stopOnSignals` watching from its first moment: a signal, or the launcher gone, while
+ * it is still starting waits for the start to end, then stops what it started; a start that does not end soon
+ * (NATS unreachable: the first connection is retried for ever) ends the process instead of leaving an orphan
+ * (docs/security.md case 144). Resolves with what `start` made; a failed start rejects, for the caller to report.
+ */
+export function runService<T>(logger: Logger, run: ServiceRun<T>): Promise<T> {
+  const started = run.start();
+  const startWaitMs = run.startWaitMs ?? 10_000;
+  stopOnSignals(logger, async () => run.stop(await endOfStart(started, startWaitMs)), run.deadlineMs);
+  return started;
+}
+
+async function endOfStart<T>(started: Promise<T>, waitMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const stillStarting = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`still starting ${waitMs} ms after the stop was asked`)), waitMs);
+  });
+  try {
+    return await Promise.race([started, stillStarting]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
