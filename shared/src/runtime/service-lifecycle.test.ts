@@ -70,6 +70,7 @@ describe("runService, stopOnSignals and the launcher's lifeline (docs/security.m
     const [code] = await stand.exited;
     expect(code).toBe(1);
     expect(stand.output()).toContain("the launcher that started this process is gone");
+    expect(stand.output()).toContain("still starting: the stop waits for the start to end");
     expect(stand.output()).toContain("still starting 1000 ms after the stop was asked");
   }, 20_000);
 
@@ -80,6 +81,7 @@ describe("runService, stopOnSignals and the launcher's lifeline (docs/security.m
     const [code, signal] = await stand.exited;
     expect({ code, signal }).toEqual({ code: 1, signal: null });
     expect(stand.output()).toContain('"signal":"SIGTERM"');
+    expect(stand.output()).toContain("still starting: the stop waits for the start to end");
     expect(stand.output()).toContain("still starting 1000 ms after the stop was asked");
   }, 20_000);
 

@@ -69,9 +69,17 @@ export interface ServiceRun<T> {
  * (docs/security.md case 144). Resolves with what `start` made; a failed start rejects, for the caller to report.
  */
 export function runService<T>(logger: Logger, run: ServiceRun<T>): Promise<T> {
-  const started = run.start();
+  let starting = true;
+  const started = run.start().finally(() => (starting = false));
   const startWaitMs = run.startWaitMs ?? 10_000;
-  stopOnSignals(logger, async () => run.stop(await endOfStart(started, startWaitMs)), run.deadlineMs);
+  stopOnSignals(
+    logger,
+    async () => {
+      if (starting) logger.info({ startWaitMs }, "still starting: the stop waits for the start to end");
+      await run.stop(await endOfStart(started, startWaitMs));
+    },
+    run.deadlineMs,
+  );
   return started;
 }
 
