@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { natsUsers, passwordVariable } from "@agent-orchestrator/testing/nats-users";
 import { startTestNats, testNatsPasswords, type TestNats } from "@agent-orchestrator/testing/nats-harness";
 import { repoRoot } from "@agent-orchestrator/testing/service-processes";
+import { freePortPair } from "@agent-orchestrator/testing/free-port";
 
 const serviceNames = ["registry", "tool-runner", "orchestrator", "gateway"] as const;
 /** each service's own deadline under this environment: 10 s, the orchestrator's TURN_TIMEOUT_MS + 5 s */
@@ -145,21 +146,6 @@ async function whenGone(pids: number[], timeoutMs: number): Promise<number[]> {
   return pids.filter(alive);
 }
 
-/** A port whose next one is free too. */
-async function twoFreePorts(): Promise<number> {
-  const free = (port: number) =>
-    new Promise<boolean>((resolve) => {
-      const probe = createServer()
-        .once("error", () => resolve(false))
-        .once("listening", () => probe.close(() => resolve(true)))
-        .listen(port, "127.0.0.1");
-    });
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 40_000);
-    if ((await free(port)) && (await free(port + 1))) return port;
-  }
-}
-
 function environmentOf(pid: number): Record<string, string> {
   const entries = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
   return Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]));
@@ -195,7 +181,7 @@ async function npmStart(extraEnv: Record<string, string> = {}): Promise<{ npm: L
 
 describe.skipIf(process.platform !== "linux")("npm start", () => {
   it("gives each service that serves metrics its own port: the orchestrator METRICS_PORT, the tool-runner the next (docs/security.md case 146)", async () => {
-    const metricsPort = await twoFreePorts();
+    const metricsPort = await freePortPair();
     const { npm, services } = await npmStart({ METRICS_PORT: String(metricsPort) });
     await npm.waitFor(new RegExp(`tool-runner .*metrics listening.*:${metricsPort + 1}/metrics`), 15_000);
     await npm.waitFor(new RegExp(`orchestrator .*metrics listening.*:${metricsPort}/metrics`), 15_000);
@@ -211,7 +197,7 @@ describe.skipIf(process.platform !== "linux")("npm start", () => {
   }, 90_000);
 
   it("refuses at once a METRICS_PORT whose next port is taken, before starting anything (docs/security.md case 146)", async () => {
-    const metricsPort = await twoFreePorts();
+    const metricsPort = await freePortPair();
     const taken = createServer().listen(metricsPort + 1, "127.0.0.1");
     try {
       const npm = launch("sh", ["-c", startScript], { METRICS_PORT: String(metricsPort) });

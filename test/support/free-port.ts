@@ -11,11 +11,22 @@ const lowestPort = 10_000;
  * server binds it (a cluster member's nats-server once failed so: "bind: address already in use").
  */
 export async function freePort(): Promise<number> {
-  const highest = (await kernelPortsStart()) - 1;
-  if (highest <= lowestPort) return anyPort();
+  return freePorts(1);
+}
+
+/** A free port whose next one is free too (picked as `freePort` is), for a service given two in a row. */
+export async function freePortPair(): Promise<number> {
+  return freePorts(2);
+}
+
+/** The first of `count` ports in a row that nothing listens on, each checked by a listener. */
+async function freePorts(count: number): Promise<number> {
+  const kernelStart = await kernelPortsStart();
+  // a kernel range that leaves no room below it: any ports above the well-known ones
+  const highest = (kernelStart - count > lowestPort ? kernelStart : 65_536) - count;
   for (let attempt = 0; attempt < 100; attempt++) {
     const port = lowestPort + Math.floor(Math.random() * (highest - lowestPort + 1));
-    if (await listensOn(port)) return port;
+    if (await allListen(port, count)) return port;
   }
   throw new Error("no free port");
 }
@@ -24,6 +35,11 @@ export async function freePort(): Promise<number> {
 async function kernelPortsStart(): Promise<number> {
   const range = await readFile("/proc/sys/net/ipv4/ip_local_port_range", "utf8").catch(() => "32768");
   return Number.parseInt(range, 10) || 32768;
+}
+
+async function allListen(first: number, count: number): Promise<boolean> {
+  for (let port = first; port < first + count; port++) if (!(await listensOn(port))) return false;
+  return true;
 }
 
 /** Whether a listener can be opened on `port` (it is closed again at once). */
@@ -35,14 +51,4 @@ async function listensOn(port: number): Promise<boolean> {
   });
   if (opened) await new Promise<void>((resolve) => server.close(() => resolve()));
   return opened;
-}
-
-/** A port of the kernel's own choosing, where it leaves no room below its range. */
-async function anyPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no free port");
-  return address.port;
 }

@@ -17,7 +17,7 @@ const startedWithChannel = process.channel !== undefined;
  * SIGTERM (docs/security.md case 144). Linux's PR_SET_PDEATHSIG is not reachable from Node; the channel is.
  * A process started without one (containers, systemd, `nohup`) outlives its parent as before.
  */
-export function stopOnSignals(logger: Logger, stop: () => Promise<void>, deadlineMs = 10_000): void {
+function stopOnSignals(logger: Logger, stop: () => Promise<void>, deadlineMs = 10_000): void {
   let stopping = false;
   const handle = (cause: StopCause) => {
     if (stopping) return;
