@@ -94,6 +94,8 @@ export function createApp(context: GatewayContext, services: GatewayServices): e
   // sign-in and sign-out, and who the caller is (auth/oidc-routes.ts)
   app.use(oidcRoutes(context, { auth, audit }));
   app.use("/api", authenticate(context, auth, { cookie: true }), rateLimit(requestRate));
+  // a chat turn is the API's hot path: its route comes first and parses its own JSON body (bench/README.md "A sixth pass")
+  app.use(chatRoute(context, { startChat }));
   // a file upload's body is the file itself, whatever its type: these routes come before the JSON parser
   const staged = new StagedResponses(context);
   app.use(projectArchiveRoute(context, { contents, staged, audit }), uploadRoutes(context, { uploads, audit }), sessionUploadRoutes(context, { uploads, audit }), projectFilesRoutes(context, { contents, staged, audit }), repositoryRoutes(context, { uploads, audit }), branchRoutes(context, { audit }));
@@ -102,7 +104,6 @@ export function createApp(context: GatewayContext, services: GatewayServices): e
   app.use(
     greetingRoutes(context, { audit }),
     agentsRoutes(context, { agents }),
-    chatRoute(context, { startChat }),
     sessionsRoutes(context, { audit }),
     approvalRoutes(context),
     sessionFilesRoutes(context),

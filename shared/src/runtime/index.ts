@@ -32,6 +32,7 @@ export {
 } from "./nats/nats-wait-budgets.js";
 export { putObjectPaced, readObjectChunks } from "./nats/object-streams.js";
 export { jetStreamOf } from "./nats/kept-jetstream.js";
+export { endSubscription } from "./nats/end-subscription.js";
 export { queueRunRequest } from "./nats/queue-run-request.js";
 export { isInside, relativeInside } from "./path-containment.js";
 export { watchRegistryChanges } from "./registry-change-watch.js";

@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from "express";
+import express, { Router, type Request, type Response } from "express";
 import { AppError } from "@agent-orchestrator/shared/runtime";
 import { ChatRequestBody, type ChatAwaitingApprovalReply, type RunEvent } from "@agent-orchestrator/shared/wire";
 import { currentSignIn, currentUser } from "../auth/auth.js";
@@ -21,6 +21,7 @@ export function chatRoute(context: GatewayContext, { startChat }: { startChat: S
   const router = Router();
   router.post(
     "/api/chat",
+    express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }),
     async (request, response) => {
       const body = parseInput(ChatRequestBody, request.body, "body");
       const user = currentUser(response);

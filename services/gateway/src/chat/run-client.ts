@@ -4,6 +4,7 @@ import {
   AppError,
   decodeJson,
   encodeJson,
+  endSubscription,
   inSpan,
   natsAttributes,
   queueRunRequest,
@@ -59,7 +60,7 @@ export async function startRun(options: RunClientOptions, run: NewRun): Promise<
       queueRunRequest(connection, subject, encodeJson(request), { msgID: run.run_id, ...traceHeadersOption() }),
     );
   } catch (error) {
-    subscription.unsubscribe();
+    endSubscription(subscription);
     throw error;
   }
   const iterator = readEvents(subscription, run, options);
@@ -76,7 +77,7 @@ export async function startRun(options: RunClientOptions, run: NewRun): Promise<
       yield first.value;
       yield* iterator;
     })(),
-    close: () => subscription.unsubscribe(),
+    close: () => endSubscription(subscription),
   };
 }
 
@@ -100,7 +101,7 @@ async function* readEvents(subscription: Subscription, run: NewRun, options: Run
     }
   } finally {
     // ends the arriving events at once, even while they wait for the next message
-    subscription.unsubscribe();
+    endSubscription(subscription);
   }
 }
 
@@ -118,7 +119,7 @@ async function* arrivingEvents(subscription: Subscription, runId: string, stored
     timer = setTimeout(
       () => {
         timedOut = true;
-        subscription.unsubscribe();
+        endSubscription(subscription);
       },
       received === 0 ? options.pickupTimeoutMs : options.idleTimeoutMs,
     );
@@ -130,7 +131,7 @@ async function* arrivingEvents(subscription: Subscription, runId: string, stored
       (count) => {
         if (count === 0 && received === 0) {
           noOrchestrator = true;
-          subscription.unsubscribe();
+          endSubscription(subscription);
         }
       },
       (error: unknown) => options.logger.warn({ err: error }, "could not count orchestrators"),
@@ -211,7 +212,7 @@ async function* arrivingEvents(subscription: Subscription, runId: string, stored
     clearTimeout(timer);
     clearTimeout(check);
     stopListening();
-    subscription.unsubscribe();
+    endSubscription(subscription);
   }
 }
 

@@ -8,7 +8,7 @@ import {
   type JSONRPCMessage,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
-import { decodeJson, encodeJson } from "@agent-orchestrator/shared/runtime";
+import { decodeJson, encodeJson, endSubscription } from "@agent-orchestrator/shared/runtime";
 import { McpElicitationAnswer, subjects } from "@agent-orchestrator/shared/wire";
 import type { GatewayContext } from "../gateway-context.js";
 
@@ -41,7 +41,7 @@ export async function elicit(context: GatewayContext, user: string, stream: Elic
   const key = randomUUID();
   const id = `${idPrefix}${key}`;
   const subscription = context.connection.subscribe(context.subjectPrefix + subjects.mcpElicitationAnswer(key));
-  const withdraw = () => subscription.unsubscribe();
+  const withdraw = () => endSubscription(subscription);
   signal.addEventListener("abort", withdraw, { once: true });
   try {
     // the subscription is in place at the server before the client can see the question
@@ -68,7 +68,7 @@ export async function elicit(context: GatewayContext, user: string, stream: Elic
     return { outcome: "withdrawn" };
   } finally {
     signal.removeEventListener("abort", withdraw);
-    subscription.unsubscribe();
+    endSubscription(subscription);
   }
 }
 

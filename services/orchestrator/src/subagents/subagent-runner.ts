@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { NatsConnection, Subscription } from "nats";
-import { decodeJson, encodeJson, queueRunRequest, traceHeadersOption, type Logger } from "@agent-orchestrator/shared/runtime";
+import { decodeJson, encodeJson, endSubscription, queueRunRequest, traceHeadersOption, type Logger } from "@agent-orchestrator/shared/runtime";
 import {
   addUsage,
   isFinalEvent,
@@ -160,7 +160,7 @@ export class SubagentRunner implements SubagentCaller {
           ...traceHeadersOption(),
         });
       } catch (error) {
-        subscription.unsubscribe();
+        endSubscription(subscription);
         if (signal.aborted) throw signal.reason;
         log.warn({ err: error }, "subagent not queued");
         return { success: false, error: { code: "SERVICE_UNAVAILABLE", message: "The subagent could not be queued." } };
@@ -176,7 +176,7 @@ export class SubagentRunner implements SubagentCaller {
         log.warn({ timeoutMs }, "subagent timed out");
         return { success: false, error: { code: "SERVICE_TIMEOUT", message: `The subagent did not finish within ${timeoutMs} ms and was stopped.` } };
       }
-      subscription.unsubscribe();
+      endSubscription(subscription);
       this.record(callId, outcome);
       if (outcome.type === "error") return { success: false, error: outcome.error };
       return { success: true, response: outcome.response, iterations: outcome.iterations, usage: outcome.usage };
@@ -239,10 +239,10 @@ export class SubagentRunner implements SubagentCaller {
    */
   private stop(runId: string, callId: string, final: Promise<FinalEvent | undefined>, subscription: Subscription): void {
     this.cancelChild(runId);
-    const giveUp = setTimeout(() => subscription.unsubscribe(), stopReportMs);
+    const giveUp = setTimeout(() => endSubscription(subscription), stopReportMs);
     const report = final.then((event) => {
       clearTimeout(giveUp);
-      subscription.unsubscribe();
+      endSubscription(subscription);
       if (event) this.record(callId, event);
     });
     this.reporting.add(report);
