@@ -45,6 +45,7 @@ import { traceRequests } from "./http/trace-requests.js";
 import { uploadRoutes } from "./uploads/upload-routes.js";
 import { sessionUploadRoutes } from "./uploads/session-upload-routes.js";
 import { webPage } from "./web-page.js";
+import { jsonBody } from "./http/json-body.js";
 
 /**
  * The gateway's feature services, built once at start (gateway-service.ts). Each route factory below is handed
@@ -100,7 +101,7 @@ export function createApp(context: GatewayContext, services: GatewayServices): e
   const staged = new StagedResponses(context);
   app.use(projectArchiveRoute(context, { contents, staged, audit }), uploadRoutes(context, { uploads, audit }), sessionUploadRoutes(context, { uploads, audit }), projectFilesRoutes(context, { contents, staged, audit }), repositoryRoutes(context, { uploads, audit }), branchRoutes(context, { audit }));
   app.use(pushRoute(context, { audit }));
-  app.use(express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
+  app.use(jsonBody(context.config.BODY_LIMIT_BYTES));
   app.use(
     greetingRoutes(context, { audit }),
     agentsRoutes(context, { agents }),

@@ -1,4 +1,4 @@
-import express, { Router, type Request, type Response } from "express";
+import { Router, type Request, type Response } from "express";
 import { AppError } from "@agent-orchestrator/shared/runtime";
 import { ChatRequestBody, type ChatAwaitingApprovalReply, type RunEvent } from "@agent-orchestrator/shared/wire";
 import { currentSignIn, currentUser } from "../auth/auth.js";
@@ -9,6 +9,7 @@ import { sendError } from "../http/send-error.js";
 import { writeSseStream } from "../http/sse-stream.js";
 import type { StartChat } from "./start-chat.js";
 import { turnAnswer } from "./turn-answer.js";
+import { jsonBody } from "../http/json-body.js";
 
 /**
  * POST /api/chat: one turn, answered as JSON, or streamed as SSE when the client accepts
@@ -21,7 +22,7 @@ export function chatRoute(context: GatewayContext, { startChat }: { startChat: S
   const router = Router();
   router.post(
     "/api/chat",
-    express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }),
+    jsonBody(context.config.BODY_LIMIT_BYTES),
     async (request, response) => {
       const body = parseInput(ChatRequestBody, request.body, "body");
       const user = currentUser(response);

@@ -1,4 +1,4 @@
-import express, { Router, type NextFunction, type Request, type Response } from "express";
+import { Router, type NextFunction, type Request, type Response } from "express";
 import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
@@ -15,6 +15,7 @@ import type { UserRateLimit } from "../limits/user-rate-limit.js";
 import type { SignInServices } from "../auth/sign-in-services.js";
 import { sendError } from "../http/send-error.js";
 import { toAppError } from "../http/to-app-error.js";
+import { jsonBody } from "../http/json-body.js";
 
 /**
  * `/mcp`: the MCP server over Streamable HTTP, stateless: every POST gets its own server and transport,
@@ -32,7 +33,7 @@ export function mcpRoute(context: GatewayContext, services: McpServices & { auth
     next(originAllowed(request, context.config.ALLOWED_ORIGINS) ? undefined : new AppError("FORBIDDEN", "This origin may not use /mcp"));
   });
   // a JSON-RPC batch is as many requests as it has messages: 60 `tools/call` in one POST start 60 turns
-  router.use(authenticate(context, services.auth), express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }), rateLimit(services.requestRate, jsonRpcMessages));
+  router.use(authenticate(context, services.auth), jsonBody(context.config.BODY_LIMIT_BYTES), rateLimit(services.requestRate, jsonRpcMessages));
 
   router.post(
     "/",

@@ -1,4 +1,4 @@
-import express, { Router, type Response } from "express";
+import { Router, type Response } from "express";
 import { AppError, type Logger } from "@agent-orchestrator/shared/runtime";
 import { ChatCompletionRequest, GetAgentReply, subjects, subjectTokenPattern, type Attachment, type RunEvent } from "@agent-orchestrator/shared/wire";
 import { AnswerAssembler } from "./answer-assembler.js";
@@ -23,6 +23,7 @@ import type { SignInServices } from "../auth/sign-in-services.js";
 import type { StartChat } from "../chat/start-chat.js";
 import type { UserRateLimit } from "../limits/user-rate-limit.js";
 import type { ResponseStore } from "./response-store.js";
+import { jsonBody } from "../http/json-body.js";
 
 /**
  * The OpenAI-compatible API (docs/openai-api.md): agents as models, and chat completions and responses that run
@@ -41,7 +42,7 @@ export interface OpenAiServices {
 export function openAiRoutes(context: GatewayContext, services: OpenAiServices): Router {
   const router = Router();
   const agentList = services.agents;
-  router.use(authenticate(context, services.auth), rateLimit(services.requestRate), express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true }));
+  router.use(authenticate(context, services.auth), rateLimit(services.requestRate), jsonBody(context.config.BODY_LIMIT_BYTES));
 
   router.get(
     "/models",

@@ -1,4 +1,4 @@
-import express, { Router } from "express";
+import { Router } from "express";
 import { AppError, type AuditPublisher } from "@agent-orchestrator/shared/runtime";
 import { RepositoryPushBody, RepositoryPushReply, subjects } from "@agent-orchestrator/shared/wire";
 import { getProject } from "../access/project-access.js";
@@ -7,6 +7,7 @@ import { currentUser } from "../auth/auth.js";
 import type { GatewayContext } from "../gateway-context.js";
 import { parseInput } from "../http/parse-input.js";
 import { callService } from "../nats-call.js";
+import { jsonBody } from "../http/json-body.js";
 
 /**
  * `POST /api/projects/:id/repository/push {branch}` (docs/repositories.md "Pushing to the remote"): the owner
@@ -16,7 +17,7 @@ import { callService } from "../nats-call.js";
  */
 export function pushRoute(context: GatewayContext, { audit }: { audit: AuditPublisher }): Router {
   const router = Router();
-  const json = express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true });
+  const json = jsonBody(context.config.BODY_LIMIT_BYTES);
 
   router.post("/api/projects/:id/repository/push", audited(context, audit, "repository_pushed"), json, async (request, response) => {
     const user = currentUser(response);

@@ -1,4 +1,4 @@
-import express, { Router, type Request, type Response } from "express";
+import { Router, type Request, type Response } from "express";
 import { AppError, type AuditPublisher } from "@agent-orchestrator/shared/runtime";
 import { RepositoryCloneBody, RepositoryReply, subjects, type ProjectView } from "@agent-orchestrator/shared/wire";
 import { getProject } from "../access/project-access.js";
@@ -9,6 +9,7 @@ import { parseInput } from "../http/parse-input.js";
 import { bodyDeadline } from "../http/request-deadline.js";
 import { callService } from "../nats-call.js";
 import type { UploadStaging } from "../uploads/upload-staging.js";
+import { jsonBody } from "../http/json-body.js";
 
 const bundleType = "application/x-git-bundle";
 
@@ -22,7 +23,7 @@ const bundleType = "application/x-git-bundle";
 export function repositoryRoutes(context: GatewayContext, { uploads, audit }: { uploads: UploadStaging; audit: AuditPublisher }): Router {
   const router = Router();
   const path = "/api/projects/:id/repository";
-  const json = express.json({ limit: context.config.BODY_LIMIT_BYTES, strict: true });
+  const json = jsonBody(context.config.BODY_LIMIT_BYTES);
 
   // a 1 GB bundle from a slow link takes longer than Node's 300 s for a whole request (http/request-deadline.ts)
   router.put(path, bodyDeadline(context.config.REPOSITORY_IMPORT_TIMEOUT_MS), audited(context, audit, "repository_attached"), json, async (request, response) => {
