@@ -1,6 +1,7 @@
 import { connect, ErrorCode as NatsErrorCode, type NatsConnection } from "nats";
 import { baseEnvSchema } from "./env-config.js";
 import { answerRequestsWithoutCancelErrors } from "./nats/answered-request.js";
+import { coalesceSocketWrites } from "./nats/coalesced-writes.js";
 import type { Logger } from "./logger.js";
 import { inboxPrefixFor, type ServiceName } from "../wire/subjects.js";
 
@@ -34,12 +35,14 @@ export function natsCredentialsFromEnv(env: NodeJS.ProcessEnv = process.env): Na
  * services from reading each other's replies), reconnecting forever with backoff, tolerant of boot order
  * (keeps trying the first connect). Refused credentials fail at once with a clear error (nats.js gives up
  * after the same auth error twice). Every status change is logged, and a permission violation as an
- * error: nats.js reports a denied publish only there, never by throwing.
+ * error: nats.js reports a denied publish only there, never by throwing. Its writes go out once per turn of the
+ * event loop (nats/coalesced-writes.ts).
  */
 export async function connectNats(options: ConnectOptions): Promise<NatsConnection> {
   const { url, service, logger } = options;
   const credentials = options.credentials === undefined ? natsCredentialsFromEnv() : options.credentials;
   answerRequestsWithoutCancelErrors();
+  coalesceSocketWrites();
   let connection: NatsConnection;
   try {
     connection = await connect({
