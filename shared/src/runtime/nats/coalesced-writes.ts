@@ -7,8 +7,8 @@ const corked = new WeakSet<Socket>();
 /**
  * nats.js 2.29.3 writes to its socket once per microtask checkpoint in which something was sent (`flushPending`), so
  * a process that answers many messages at once (turns running side by side) makes one write system call for each,
- * and each wakes nats-server on its own. On this design's machines a lone small write costs 30–45 µs of CPU where a
- * batched one costs 5 (bench/README.md "Socket writes"): the largest single cost in every service's profile. This
+ * and each wakes nats-server on its own: 20–45 µs of CPU a write on this design's machines, the largest single cost
+ * in the services' profiles (bench/README.md "A seventh pass", docs/nats.md). This
  * holds a connection's writes until the end of the event loop's turn (`setImmediate`, after the I/O callbacks of the
  * poll phase have run) and hands them to the kernel in one `writev`, as nats.go's flusher coalesces its writes. What
  * one callback sends waits for no other message: at most for the callbacks already ready beside it. A close still
