@@ -147,29 +147,23 @@ export async function measureThroughput(context: BenchContext): Promise<MeasureR
   const busiest = results.find((result) => result.modelDelayMs === 0 && result.concurrency === 16);
   if (busiest) {
     const cpu = busiest.cpuMsPerSession;
-    rows.push({
-      label: "CPU per session, all processes, model 0 ms, 16 in flight",
-      baseline: formatMs(cpu.inProcess),
+    // both system variants set against `baseMs`: met only when both are within 1.5× of it
+    const cpuAgainst = (label: string, baseMs: number): MeasureRow => ({
+      label,
+      baseline: formatMs(baseMs),
       system: `${formatMs(cpu.system)} (one process) / ${formatMs(cpu.processes)} (4 processes)`,
-      result: `${formatRatio(cpu.system / cpu.inProcess)} / ${formatRatio(cpu.processes / cpu.inProcess)}`,
+      result: `${formatRatio(cpu.system / baseMs)} / ${formatRatio(cpu.processes / baseMs)}`,
       target: "≤ 1.5×",
-      met: Math.max(cpu.system, cpu.processes) / cpu.inProcess <= 1.5,
+      met: Math.max(cpu.system, cpu.processes) / baseMs <= 1.5,
     });
+    rows.push(cpuAgainst("CPU per session, all processes, model 0 ms, 16 in flight", cpu.inProcess));
     rows.push({
       label: "CPU per session: the floor, the same sessions behind only the unavoidable hops (this process and nats-server), model 0 ms, 16 in flight",
       baseline: formatMs(cpu.inProcess),
       system: formatMs(cpu.floor),
       result: formatRatio(cpu.floor / cpu.inProcess),
     });
-    const overFloor = Math.max(cpu.system, cpu.processes) / cpu.floor;
-    rows.push({
-      label: "CPU per session against the floor's (issue 38 item 8), model 0 ms, 16 in flight",
-      baseline: formatMs(cpu.floor),
-      system: `${formatMs(cpu.system)} (one process) / ${formatMs(cpu.processes)} (4 processes)`,
-      result: `${formatRatio(cpu.system / cpu.floor)} / ${formatRatio(cpu.processes / cpu.floor)}`,
-      target: "≤ 1.5×",
-      met: overFloor <= 1.5,
-    });
+    rows.push(cpuAgainst("CPU per session against the floor's (issue 38 item 8), model 0 ms, 16 in flight", cpu.floor));
     const byProcess = busiest.cpuMsPerSessionByProcess.processes;
     for (const name of ["gateway", "orchestrator", "tool-runner", "registry", "nats-server", benchProcess]) {
       const ms = byProcess[name] ?? Number.NaN;

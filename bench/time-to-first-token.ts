@@ -80,6 +80,8 @@ export async function measureTimeToFirstToken(context: BenchContext): Promise<Me
   const floor = summarize(samples.floor);
   const addedP50 = distributed.p50 - direct.p50;
   const addedP99 = distributed.p99 - direct.p99;
+  // the system's own work on the path (issue 38 item 8 asks ≤ 2 ms)
+  const overFloorP50 = distributed.p50 - floor.p50;
   const modelAt = trace.steps.find((step) => step.step === "model received the request")?.medianAtMs ?? Number.NaN;
   return {
     id: 2,
@@ -118,9 +120,9 @@ export async function measureTimeToFirstToken(context: BenchContext): Promise<Me
         label: "the system's own work on the path: p50 above the floor's (issue 38 item 8)",
         baseline: formatMs(floor.p50),
         system: formatMs(distributed.p50),
-        result: formatAddedMs(distributed.p50 - floor.p50),
+        result: formatAddedMs(overFloorP50),
         target: "≤ 2 ms added",
-        met: distributed.p50 - floor.p50 <= 2,
+        met: overFloorP50 <= 2,
       },
       {
         label: "NATS round trips of one turn in the orchestrator, by phase (median of the traced turns)",
@@ -141,7 +143,7 @@ export async function measureTimeToFirstToken(context: BenchContext): Promise<Me
       `Everything before the model is called takes ${formatMs(modelAt)} (median, from the client's POST).`,
       `The floor adds ${formatAddedMs(floor.p50 - direct.p50)} at p50 to the model called directly (the HTTP hop to the server, the ` +
         `work-queue publish and its acknowledgement, the pull, one stored event); the system adds ` +
-        `${formatAddedMs(distributed.p50 - floor.p50)} above the floor: its own work on the path.`,
+        `${formatAddedMs(overFloorP50)} above the floor: its own work on the path.`,
     ],
   };
 }
