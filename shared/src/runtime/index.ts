@@ -9,6 +9,7 @@ export { AuditPublisher, auditActorToken } from "./audit/audit-publisher.js";
 export type { AuditEntry } from "./audit/audit-publisher.js";
 export { baseEnvSchema, envInt, loadEnv, parseEnv, removedEnv } from "./env-config.js";
 export { addJsonEndpoint } from "./json-endpoint.js";
+export { KeyedBatches } from "./keyed-batches.js";
 export { KeyedQueue } from "./keyed-queue.js";
 export { isCasConflict } from "./kv-conflict.js";
 export { createLogger } from "./logger.js";

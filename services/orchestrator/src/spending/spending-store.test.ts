@@ -12,8 +12,8 @@ const scratch = scratchStreams();
 
 async function twoReplicas() {
   const bucket = `spending_${randomUUID().slice(0, 8)}`;
-  scratch.track(`KV_${bucket}`);
-  return { first: await SpendingStore.open(scratch.connection(), bucket), second: await SpendingStore.open(scratch.connection(), bucket) };
+  const stream = scratch.track(`KV_${bucket}`);
+  return { first: await SpendingStore.open(scratch.connection(), bucket), second: await SpendingStore.open(scratch.connection(), bucket), stream };
 }
 
 const usage = (cost: number): Usage => ({ prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100, cached_prompt_tokens: 400, cost });
@@ -38,6 +38,20 @@ describe("SpendingStore", () => {
     const user = await second.userPeriods("ada@example.com", "2026-11-25", "2026-11");
     expect(user.day.cost).toBe(5);
     expect(user.month.turns).toBe(20);
+  });
+
+  it("case 214: writes the turns one replica counts at once in one compare-and-set per key, each entry once", async () => {
+    const { first, second, stream } = await twoReplicas();
+    expect(await second.record(turn("run-0:1"))).toBe(true);
+    const writes = async () => (await (await scratch.connection().jetstreamManager()).streams.info(stream)).state.last_seq;
+    const before = await writes();
+    // sixteen turns of one project and user end together on one replica; the first was counted by the other replica
+    const recorded = await Promise.all(Array.from({ length: 16 }, (_unused, index) => first.record(turn(`run-${index}:1`))));
+    expect(recorded).toEqual([false, ...Array.from({ length: 15 }, () => true)]);
+    // the project's month and the user's key, once each (one write per turn and key, 30, before group commit)
+    expect((await writes()) - before).toBe(2);
+    expect((await second.projectMonth("p1", "2026-11")).totals).toMatchObject({ cost: 4, turns: 16 });
+    expect((await second.userPeriods("ada@example.com", "2026-11-25", "2026-11")).day).toMatchObject({ cost: 4, turns: 16 });
   });
 
   it("case 214: counts a delivery once however often it is recorded, and each delivery of a turn that ran twice", async () => {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { KV, NatsConnection } from "nats";
-import { decodeJson, encodeJson, isCasConflict, KeyedQueue, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { decodeJson, encodeJson, isCasConflict, KeyedBatches, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
 import { addSpending, SpendingTotals, zeroSpending, type Usage } from "@agent-orchestrator/shared/wire";
 import { z } from "zod";
 import { retryOnConflict } from "../nats/compare-and-set.js";
@@ -85,10 +85,13 @@ interface Known {
  * model call or a turn's end is added to each key by compare-and-set, made again from a fresh read when another
  * replica wrote first, so no increment is lost; each key remembers the entries it counted, so a retried write
  * counts once. The compare-and-set is made first over the entry this process last read or wrote: one round trip
- * while no other replica wrote the key since, a refused write and a read more when one did.
+ * while no other replica wrote the key since, a refused write and a read more when one did. This process writes a key
+ * one write at a time, and what its turns count while a write of that key is under way goes in the key's next write
+ * together (group commit: KeyedBatches), so turns running at once for one project or one user share their writes.
  */
 export class SpendingStore {
-  private readonly queue = new KeyedQueue();
+  /** a key's edits, written together: answers, for each, whether it changed the key */
+  private readonly batches = new KeyedBatches<{ schema: z.ZodType; edit: Edit<unknown> }, boolean>((key, edits) => this.changeAll(key, edits));
   /** the last entry of each key seen here, oldest first */
   private readonly known = new Map<string, Known>();
 
@@ -114,37 +117,36 @@ export class SpendingStore {
    * four one after the other); false when every key had every entry already.
    */
   async recordAll(turns: readonly SpentTurn[]): Promise<boolean> {
-    const projectEdits = new Map<string, Array<Edit<ProjectMonth>>>();
-    const userEdits = new Map<string, Array<Edit<UserSpending>>>();
-    for (const turn of turns) {
-      const spent = spendingOf(turn.usage, turn.turns);
-      const month = monthOf(turn.at);
-      const day = dayOf(turn.at);
-      const entry = entryOf(turn.runKey);
-      editsOf(projectEdits, projectPrefix(turn.projectId) + month).push((stored) => {
-        const current = stored ?? { ...zeroSpending(), by_agent: {}, runs: [] };
-        if (current.runs.includes(entry)) return undefined;
-        const agent = Object.hasOwn(current.by_agent, turn.agentId) ? current.by_agent[turn.agentId] : undefined;
-        return {
-          ...addSpending(current, spent),
-          by_agent: { ...current.by_agent, [turn.agentId]: addSpending(agent ?? zeroSpending(), spent) },
-          runs: remember(current.runs, entry),
-        };
-      });
-      editsOf(userEdits, userKey(turn.user)).push((stored) => {
-        const current = stored ?? { days: {}, months: {}, runs: [] };
-        if (current.runs.includes(entry)) return undefined;
-        return {
-          days: latest({ ...current.days, [day]: addSpending(ownOrZero(current.days, day), spent) }, keptDays),
-          months: latest({ ...current.months, [month]: addSpending(ownOrZero(current.months, month), spent) }, keptMonths),
-          runs: remember(current.runs, entry),
-        };
-      });
-    }
-    const written = await Promise.all([
-      ...[...projectEdits].map(([key, edits]) => this.change(key, ProjectMonth, oneAfterAnother(edits))),
-      ...[...userEdits].map(([key, edits]) => this.change(key, UserSpending, oneAfterAnother(edits))),
-    ]);
+    // made in one synchronous run, a key's edits go in one write (KeyedBatches), with other turns' edits of the key waiting then
+    const written = await Promise.all(
+      turns.flatMap((turn) => {
+        const spent = spendingOf(turn.usage, turn.turns);
+        const month = monthOf(turn.at);
+        const day = dayOf(turn.at);
+        const entry = entryOf(turn.runKey);
+        return [
+          this.change(projectPrefix(turn.projectId) + month, ProjectMonth, (stored) => {
+            const current = stored ?? { ...zeroSpending(), by_agent: {}, runs: [] };
+            if (current.runs.includes(entry)) return undefined;
+            const agent = Object.hasOwn(current.by_agent, turn.agentId) ? current.by_agent[turn.agentId] : undefined;
+            return {
+              ...addSpending(current, spent),
+              by_agent: { ...current.by_agent, [turn.agentId]: addSpending(agent ?? zeroSpending(), spent) },
+              runs: remember(current.runs, entry),
+            };
+          }),
+          this.change(userKey(turn.user), UserSpending, (stored) => {
+            const current = stored ?? { days: {}, months: {}, runs: [] };
+            if (current.runs.includes(entry)) return undefined;
+            return {
+              days: latest({ ...current.days, [day]: addSpending(ownOrZero(current.days, day), spent) }, keptDays),
+              months: latest({ ...current.months, [month]: addSpending(ownOrZero(current.months, month), spent) }, keptMonths),
+              runs: remember(current.runs, entry),
+            };
+          }),
+        ];
+      }),
+    );
     return written.some(Boolean);
   }
 
@@ -182,33 +184,51 @@ export class SpendingStore {
     return read;
   }
 
+  /** Lets `edit` say what a key becomes (undefined: leave it), written with the other edits of the key waiting then; whether it wrote. */
+  private change<S extends z.ZodType>(key: string, schema: S, edit: Edit<z.infer<S>>): Promise<boolean> {
+    return this.batches.run(key, { schema, edit: edit as Edit<unknown> });
+  }
+
   /**
-   * Lets `edit` say what a key becomes (undefined: leave it) and writes that by compare-and-set; whether it wrote. The
-   * first try is over the entry last seen here, without a read; a refusal means another replica wrote it since, and
-   * the change is made again from fresh reads.
+   * Writes a key's edits, each over what the ones before it made, by one compare-and-set: first over the entry last
+   * seen here, without a read; a refusal means another replica wrote it since, and the edits are made again from fresh
+   * reads. Answers, for each edit, whether it changed the key as written.
    */
-  private change<S extends z.ZodType>(key: string, schema: S, edit: (stored: z.infer<S> | undefined) => z.infer<S> | undefined): Promise<boolean> {
-    return this.queue.run(key, async () => {
-      const known = this.known.get(key);
-      if (known) {
-        try {
-          return await this.write(key, known as { value: z.infer<S>; revision: number }, edit);
-        } catch (error) {
-          if (!isCasConflict(error)) throw error;
-        }
+  private async changeAll(key: string, edits: ReadonlyArray<{ schema: z.ZodType; edit: Edit<unknown> }>): Promise<boolean[]> {
+    let changed: boolean[] = [];
+    const all: Edit<unknown> = (stored) => {
+      changed = edits.map(() => false);
+      let current = stored;
+      edits.forEach(({ edit }, index) => {
+        const next = edit(current);
+        if (next === undefined) return;
+        current = next;
+        changed[index] = true;
+      });
+      return changed.includes(true) ? current : undefined;
+    };
+    const known = this.known.get(key);
+    if (known) {
+      try {
+        await this.write(key, known, all);
+        return changed;
+      } catch (error) {
+        if (!isCasConflict(error)) throw error;
       }
-      return retryOnConflict(async () => this.write(key, await this.read(key, schema), edit));
+    }
+    return retryOnConflict(async () => {
+      await this.write(key, await this.read(key, edits[0]!.schema), all);
+      return changed;
     });
   }
 
-  private async write<T>(key: string, stored: { value: T; revision: number } | undefined, edit: (stored: T | undefined) => T | undefined): Promise<boolean> {
+  private async write<T>(key: string, stored: { value: T; revision: number } | undefined, edit: (stored: T | undefined) => T | undefined): Promise<void> {
     const next = edit(stored?.value);
-    if (next === undefined) return false;
+    if (next === undefined) return;
     const value = encodeJson(next);
     try {
       const revision = await retryWhileLeaderless(() => (stored ? this.kv.update(key, value, stored.revision) : this.kv.create(key, value)));
       this.remember(key, { value: next, revision });
-      return true;
     } catch (error) {
       // refused, or perhaps written: the next change reads the key as it is
       this.known.delete(key);
@@ -222,27 +242,6 @@ export class SpendingStore {
     if (this.known.size > knownKeys) this.known.delete(this.known.keys().next().value as string);
   }
 }
-
-function editsOf<T>(edits: Map<string, Array<Edit<T>>>, key: string): Array<Edit<T>> {
-  let list = edits.get(key);
-  if (!list) edits.set(key, (list = []));
-  return list;
-}
-
-/** Each edit over what the ones before it made; undefined when none of them changed anything. */
-const oneAfterAnother =
-  <T>(edits: ReadonlyArray<Edit<T>>): Edit<T> =>
-  (stored) => {
-    let current = stored;
-    let changed = false;
-    for (const edit of edits) {
-      const next = edit(current);
-      if (next === undefined) continue;
-      current = next;
-      changed = true;
-    }
-    return changed ? current : undefined;
-  };
 
 const remember = (runs: readonly string[], entry: string): string[] => [...runs, entry].slice(-rememberedRuns);
 
