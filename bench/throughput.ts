@@ -6,6 +6,7 @@
  * session is also taken for each process on its own; with BENCH_PROFILE=1 the four processes are profiled.
  */
 import { startSystem as startServiceProcesses } from "@agent-orchestrator/testing/service-processes";
+import { serviceNames } from "@agent-orchestrator/shared/wire";
 import type { BenchContext } from "./support/bench-context.js";
 import { pick, quick } from "./support/bench-settings.js";
 import { benchEnv } from "./support/bench-env.js";
@@ -13,6 +14,7 @@ import { chatFirstDeltaMs, chatJson } from "./support/gateway-client.js";
 import { createInProcessAgent } from "./support/in-process-agent.js";
 import { cpuMs } from "./support/cpu-time.js";
 import { formatMs, formatRatio, type MeasureReport, type MeasureRow } from "./support/measure-report.js";
+import { countRoundTrips, describeRoundTrips, type RoundTrips } from "./support/round-trips.js";
 import { monotonicUs, prepareServiceProfiles, profiling } from "./support/service-profiles.js";
 import { startSessionFloor } from "./support/session-floor.js";
 import { summarize } from "./support/stats.js";
@@ -22,11 +24,14 @@ const modelDelays = [0, 50];
 const windowMs = pick(2_000, 700);
 const windows = pick(3, 1);
 const warmupMs = pick(1_000, 300);
+/** sessions in flight while a session's requests are counted: as many as in the CPU rows, where turns share writes */
+const countedConcurrency = 16;
 
 /** CPU used so far by each process involved (this one, nats-server, the service processes), in ms */
 type CpuReading = Record<string, number>;
 
 interface WindowResult {
+  sessions: number;
   sessionsPerSecond: number;
   /** per session, by process */
   cpuMsPerSession: CpuReading;
@@ -53,7 +58,7 @@ async function runWindow(session: () => Promise<unknown>, concurrency: number, d
   await Promise.all(Array.from({ length: concurrency }, worker));
   const cpuAfter = cpuOf();
   const cpuMsPerSession = Object.fromEntries(Object.entries(cpuAfter).map(([name, ms]) => [name, (ms - (cpuBefore[name] ?? 0)) / completed]));
-  return { sessionsPerSecond: completed / ((performance.now() - started) / 1000), cpuMsPerSession };
+  return { sessions: completed, sessionsPerSecond: completed / ((performance.now() - started) / 1000), cpuMsPerSession };
 }
 
 type Side = "inProcess" | "floor" | "system" | "processes";
@@ -89,6 +94,7 @@ export async function measureThroughput(context: BenchContext): Promise<MeasureR
   }> = [];
   let profileFromUs: number | undefined;
   let profileToUs = 0;
+  let requests: { kinds: RoundTrips; sessions: number } | undefined;
   try {
     for (const modelDelayMs of modelDelays) {
       responder.delayMs = modelDelayMs;
@@ -118,6 +124,12 @@ export async function measureThroughput(context: BenchContext): Promise<MeasureR
         });
       }
     }
+    // what a session sends, counted apart from the windows whose CPU is taken (the count wraps every request)
+    responder.delayMs = 0;
+    const counter = await countRoundTrips(context.nats.url, serviceNames.orchestrator);
+    counter.nextRun();
+    const counted = await runWindow(sides.system, countedConcurrency, windowMs, cpuOf).finally(() => counter.stop());
+    requests = { kinds: counter.kinds(), sessions: counted.sessions };
   } finally {
     responder.delayMs = 0;
     await processes.stop();
@@ -164,6 +176,14 @@ export async function measureThroughput(context: BenchContext): Promise<MeasureR
       result: formatRatio(cpu.floor / cpu.inProcess),
     });
     rows.push(cpuAgainst("CPU per session against the floor's (issue 38 item 8), model 0 ms, 16 in flight", cpu.floor));
+    if (requests) {
+      rows.push({
+        label: `NATS requests of the orchestrator per session, by kind (one process, model 0 ms, ${countedConcurrency} in flight)`,
+        baseline: "—",
+        system: describeRoundTrips(requests.kinds, requests.sessions),
+        result: `${requests.sessions} sessions`,
+      });
+    }
     const byProcess = busiest.cpuMsPerSessionByProcess.processes;
     for (const name of ["gateway", "orchestrator", "tool-runner", "registry", "nats-server", benchProcess]) {
       const ms = byProcess[name] ?? Number.NaN;

@@ -7,9 +7,10 @@ type Request = (...args: unknown[]) => Promise<unknown>;
 /** The round trips of one traced run by the turn phase they were made in (`entry`, `admission`, …). */
 export type RoundTrips = Map<string, number>;
 
-/** One request of a traced run: its phase, when it was sent and answered, and whether it stored one of the turn's events. */
+/** One request of a traced run: its phase, what it was (requestKind), when it was sent and answered, and whether it stored one of the turn's events. */
 interface Sent {
   phase: string;
+  kind: string;
   at: number;
   answeredAt: number;
   event: boolean;
@@ -39,7 +40,8 @@ export async function countRoundTrips(natsUrl: string, service: string) {
     if (run && this.options?.name?.startsWith(`${service}-`)) {
       const spanId = trace.getActiveSpan()?.spanContext().spanId;
       const phase = (spanId && enclosingSpan(spanId, (name) => name.startsWith("turn ")))?.slice("turn ".length) ?? "other";
-      const sent: Sent = { phase, at: performance.now(), answeredAt: Number.POSITIVE_INFINITY, event: String(args[0]).includes(".run.events.") };
+      const kind = requestKind(String(args[0]));
+      const sent: Sent = { phase, kind, at: performance.now(), answeredAt: Number.POSITIVE_INFINITY, event: kind === "event" };
       run.push(sent);
       void answer.finally(() => (sent.answeredAt = performance.now())).catch(() => undefined);
     }
@@ -60,6 +62,12 @@ export async function countRoundTrips(natsUrl: string, service: string) {
     stop: () => void (prototype.request = original),
     /** the median count of each phase over the runs, in the order phases first appeared */
     counts: (): RoundTrips => byPhase((sent) => sent.length),
+    /** every round trip of every run by what it was (requestKind), most first */
+    kinds(): RoundTrips {
+      const kinds = new Map<string, number>();
+      for (const sent of runs.flat()) kinds.set(sent.kind, (kinds.get(sent.kind) ?? 0) + 1);
+      return new Map([...kinds].sort(([, left], [, right]) => right - left));
+    },
     /**
      * The round trips the turn waits for one after the other before its first model call, by phase (median): a
      * request sent once every earlier one was answered starts a new wait; one sent while another is under way adds
@@ -81,13 +89,29 @@ export async function countRoundTrips(natsUrl: string, service: string) {
   };
 }
 
+/**
+ * What a request was, from its subject: a stored event of a turn, a KV write or read (by bucket), a tool call, or
+ * the subject itself with its ids folded.
+ */
+function requestKind(subject: string): string {
+  const write = /^\$KV\.([^.]+)\./.exec(subject);
+  if (write) return `KV write ${write[1]}`;
+  const read = /^\$JS\.API\.DIRECT\.GET\.KV_([^.]+)/.exec(subject);
+  if (read) return `KV read ${read[1]}`;
+  if (subject.includes(".run.events.")) return "event";
+  const tool = /\.tool\.([^.]+)$/.exec(subject);
+  if (tool) return `tool ${tool[1]}`;
+  return subject.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "<id>");
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((left, right) => left - right);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-/** The counts as a table cell: `entry 2 · admission 4 · … · total 17`. */
-export function describeRoundTrips(counts: RoundTrips): string {
+/** The counts as a table cell: `entry 2 · admission 4 · … · total 17`; each divided by `per` (sessions) when given. */
+export function describeRoundTrips(counts: RoundTrips, per = 1): string {
+  const figure = (count: number) => String(Math.round((count / per) * 100) / 100);
   const total = [...counts.values()].reduce((sum, count) => sum + count, 0);
-  return [...[...counts].map(([phase, count]) => `${phase} ${count}`), `total ${total}`].join(" · ");
+  return [...[...counts].map(([phase, count]) => `${phase} ${figure(count)}`), `total ${figure(total)}`].join(" · ");
 }
