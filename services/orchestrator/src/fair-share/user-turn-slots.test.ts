@@ -4,6 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import type { KV } from "nats";
 import { createLogger, encodeJson } from "@agent-orchestrator/shared/runtime";
 import { scratchStreams } from "../testing/scratch-streams.js";
 import { UserTurnSlots, type UserTurnSlotsOptions } from "./user-turn-slots.js";
@@ -39,6 +40,33 @@ describe("UserTurnSlots", () => {
     if (!held?.ok) throw new Error("no slot");
     await held.slot.release();
     expect((await first.acquire("ada", "run-late", { takeover: false })).ok).toBe(true);
+  });
+
+  it("case 132: lets a user's next turn in by one write over what this replica last saw, and refuses only from a fresh read", async () => {
+    const { second, kv } = await twoReplicas({ limit: 2 });
+    let reads = 0;
+    const counted = { get: (key: string) => (reads++, kv.get(key)), update: kv.update.bind(kv), create: kv.create.bind(kv) } as unknown as KV;
+    const first = new UserTurnSlots(counted, { limit: 2, leaseMs: 30_000, logger });
+    const one = await first.acquire("ada", "r1", { takeover: false });
+    expect(one.ok).toBe(true);
+    expect(reads).toBe(1);
+    expect((await first.acquire("ada", "r2", { takeover: false })).ok).toBe(true);
+    expect(reads).toBe(1);
+    // full: a refusal is decided on the key as it is now, which may hold slots given back on another replica
+    expect(await first.acquire("ada", "r3", { takeover: false })).toEqual({ ok: false, running: 2 });
+    expect(reads).toBe(2);
+    if (!one.ok) throw new Error("no slot");
+    await one.slot.release();
+    const three = await first.acquire("ada", "r3", { takeover: false });
+    expect(reads).toBe(2);
+    // another replica writes the key: this one's compare-and-set over what it saw is refused, and it reads again
+    expect((await second.acquire("ada", "r4", { takeover: true })).ok).toBe(true);
+    if (!three.ok) throw new Error("no slot");
+    await three.slot.release();
+    expect(reads).toBe(3);
+    const entry = await kv.get(userKey("ada"));
+    const leases = (JSON.parse(new TextDecoder().decode(entry?.value)) as { leases: Array<{ run_id: string }> }).leases;
+    expect(leases.map((lease) => lease.run_id).sort()).toEqual(["r2", "r4"]);
   });
 
   it("keeps a slot for a second delivery of the same turn, and always lets a takeover in", async () => {

@@ -1,12 +1,14 @@
 import type { KV, NatsConnection } from "nats";
-import { decodeJson, encodeJson, KeyedQueue, retryWhileLeaderless, type Logger } from "@agent-orchestrator/shared/runtime";
+import { decodeJson, isCasConflict, KeyedQueue, retryWhileLeaderless, type Logger } from "@agent-orchestrator/shared/runtime";
 import { z } from "zod";
 import { retryOnConflict } from "../nats/compare-and-set.js";
+import { LastSeenEntries, type SeenEntry } from "../nats/last-seen-entries.js";
 
 /** One running turn of a user: held while its orchestrator renews it, given up when it stops doing so. */
 const TurnLease = z.object({ run_id: z.string(), expires_at: z.number() });
 type TurnLease = z.infer<typeof TurnLease>;
 const UserTurns = z.object({ leases: z.array(TurnLease) });
+type UserTurns = z.infer<typeof UserTurns>;
 
 /** The answer to a request for a slot. */
 export type SlotRequest = { ok: true; slot: HeldSlot } | { ok: false; running: number };
@@ -28,6 +30,8 @@ export interface UserTurnSlotsOptions {
 const idleKeyMs = 3_600_000;
 /** The bucket's bytes: one small key per user active in the last hour. JetStream reserves it on disk. */
 const bucketMaxBytes = 64 * 1024 * 1024;
+/** Users whose key this process last read or wrote it keeps (their leases and revision); the oldest is forgotten past this. */
+const knownKeys = 1_024;
 
 /**
  * The turns each user runs at once, counted across every orchestrator replica (docs/design.md "Fair shares").
@@ -35,15 +39,21 @@ const bucketMaxBytes = 64 * 1024 * 1024;
  * replicas taking two turns of the same user at the same moment cannot both take the last slot. A lease
  * names its run and expires unless the orchestrator running the turn renews it, so a replica that dies
  * gives its users' slots back after `leaseMs` instead of keeping them for ever. Within one process the
- * changes of a key are made one at a time, so a burst of one user's turns does not fight itself.
+ * changes of a key are made one at a time, so a burst of one user's turns does not fight itself, and each is written
+ * first over the leases this process last read or wrote: one round trip before a turn is let in while no other replica
+ * wrote the key since (a refused write and a read more when one did). A refusal is only ever decided on a fresh read.
  */
 export class UserTurnSlots {
   private readonly queue = new KeyedQueue();
+  /** each key's leases as last seen here */
+  private readonly known: LastSeenEntries<UserTurns>;
 
   constructor(
     private readonly kv: KV,
     private readonly options: UserTurnSlotsOptions,
-  ) {}
+  ) {
+    this.known = new LastSeenEntries(kv, knownKeys);
+  }
 
   static async open(connection: NatsConnection, bucket: string, options: UserTurnSlotsOptions): Promise<UserTurnSlots> {
     const kv = await connection.jetstream().views.kv(bucket, { history: 1, ttl: idleKeyMs, max_bytes: bucketMaxBytes });
@@ -92,27 +102,48 @@ export class UserTurnSlots {
   }
 
   /**
-   * Reads the user's leases (expired ones dropped), lets `edit` say what they become (undefined: leave them),
-   * and writes that with compare-and-set, again from a fresh read when another writer got there first.
-   * Returns whether it wrote.
+   * Lets `edit` say what the user's live leases (expired ones dropped) become (undefined: leave them), and writes
+   * that with compare-and-set: first over the leases last seen here, without a read; again from a fresh read when
+   * another writer got there first, or when `edit` would leave stale leases as they are (a refusal must see every
+   * slot given back since). Returns whether it wrote.
    */
   private change(owner: string, edit: (live: TurnLease[], now: number) => TurnLease[] | undefined): Promise<boolean> {
     const key = `user.${Buffer.from(owner, "utf8").toString("base64url")}`;
-    return this.queue.run(key, () =>
+    return this.queue.run(key, async () => {
+      const known = this.known.get(key);
+      if (known) {
+        try {
+          if (await this.write(key, known, edit)) return true;
+        } catch (error) {
+          if (!isCasConflict(error)) throw error;
+        }
+      }
       // another replica wrote the key: read it again after a short, random pause so the writers spread out
-      retryOnConflict(async () => {
-        const entry = await retryWhileLeaderless(() => this.kv.get(key));
-        const stored = entry?.operation === "PUT" ? decodeJson(entry.value, UserTurns).leases : [];
-        const now = Date.now();
-        const next = edit(
-          stored.filter((lease) => lease.expires_at > now),
-          now,
-        );
-        if (next === undefined) return false;
-        const value = encodeJson({ leases: next });
-        await retryWhileLeaderless(() => (entry ? this.kv.update(key, value, entry.revision) : this.kv.create(key, value)));
-        return true;
-      }),
+      return retryOnConflict(async () => this.write(key, await this.read(key), edit));
+    });
+  }
+
+  private async read(key: string): Promise<SeenEntry<UserTurns> | undefined> {
+    const entry = await retryWhileLeaderless(() => this.kv.get(key));
+    if (!entry) {
+      this.known.forget(key);
+      return undefined;
+    }
+    // a deleted key is written over its delete marker
+    const read = { value: entry.operation === "PUT" ? decodeJson(entry.value, UserTurns) : { leases: [] }, revision: entry.revision };
+    this.known.remember(key, read);
+    return read;
+  }
+
+  /** Writes what `edit` makes of the live leases of `stored` over its revision (creates the key when there is none); whether it wrote. */
+  private async write(key: string, stored: SeenEntry<UserTurns> | undefined, edit: (live: TurnLease[], now: number) => TurnLease[] | undefined): Promise<boolean> {
+    const now = Date.now();
+    const next = edit(
+      (stored?.value.leases ?? []).filter((lease) => lease.expires_at > now),
+      now,
     );
+    if (next === undefined) return false;
+    await this.known.write(key, stored, { leases: next });
+    return true;
   }
 }

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import type { KV, NatsConnection } from "nats";
-import { decodeJson, encodeJson, isCasConflict, KeyedBatches, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { decodeJson, isCasConflict, KeyedBatches, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
 import { addSpending, SpendingTotals, zeroSpending, type Usage } from "@agent-orchestrator/shared/wire";
 import { z } from "zod";
 import { retryOnConflict } from "../nats/compare-and-set.js";
+import { LastSeenEntries } from "../nats/last-seen-entries.js";
 import { dayOf, monthOf } from "./spending-periods.js";
 
 /**
@@ -73,12 +74,6 @@ export const spendingOf = (usage: Usage, turns: number): SpendingTotals => ({
   turns,
 });
 
-/** A key's entry as this process last read or wrote it. */
-interface Known {
-  value: unknown;
-  revision: number;
-}
-
 /**
  * What turns spent, in the JetStream KV bucket `spending` (docs/models.md "Cost totals"): `p.<project>.<yyyy-mm>`
  * holds a project's month with each agent's share, `u.<user, base64url>` a user's recent days and months (UTC). A
@@ -92,10 +87,12 @@ interface Known {
 export class SpendingStore {
   /** a key's edits, written together: answers, for each, whether it changed the key */
   private readonly batches = new KeyedBatches<{ schema: z.ZodType; edit: Edit<unknown> }, boolean>((key, edits) => this.changeAll(key, edits));
-  /** the last entry of each key seen here, oldest first */
-  private readonly known = new Map<string, Known>();
+  /** the last entry of each key seen here */
+  private readonly known: LastSeenEntries<unknown>;
 
-  private constructor(private readonly kv: KV) {}
+  private constructor(private readonly kv: KV) {
+    this.known = new LastSeenEntries(kv, knownKeys);
+  }
 
   static async open(connection: NatsConnection, bucket: string): Promise<SpendingStore> {
     // no byte limit (JetStream would reserve it on disk): the keys are small and bounded, a few hundred bytes per project
@@ -180,7 +177,7 @@ export class SpendingStore {
     if (!entry || entry.operation !== "PUT") return undefined;
     const read = { value: decodeJson(entry.value, schema) as z.infer<S>, revision: entry.revision };
     // a read that answers after a newer write of this process does not take its place
-    if ((this.known.get(key)?.revision ?? 0) < read.revision) this.remember(key, read);
+    if ((this.known.get(key)?.revision ?? 0) < read.revision) this.known.remember(key, read);
     return read;
   }
 
@@ -222,24 +219,10 @@ export class SpendingStore {
     });
   }
 
-  private async write<T>(key: string, stored: { value: T; revision: number } | undefined, edit: (stored: T | undefined) => T | undefined): Promise<void> {
+  /** Writes what `edit` makes of `stored` over its revision; nothing when it leaves the key as it is. */
+  private async write(key: string, stored: { value: unknown; revision: number } | undefined, edit: Edit<unknown>): Promise<void> {
     const next = edit(stored?.value);
-    if (next === undefined) return;
-    const value = encodeJson(next);
-    try {
-      const revision = await retryWhileLeaderless(() => (stored ? this.kv.update(key, value, stored.revision) : this.kv.create(key, value)));
-      this.remember(key, { value: next, revision });
-    } catch (error) {
-      // refused, or perhaps written: the next change reads the key as it is
-      this.known.delete(key);
-      throw error;
-    }
-  }
-
-  private remember(key: string, entry: Known): void {
-    this.known.delete(key);
-    this.known.set(key, entry);
-    if (this.known.size > knownKeys) this.known.delete(this.known.keys().next().value as string);
+    if (next !== undefined) await this.known.write(key, stored, next);
   }
 }
 
