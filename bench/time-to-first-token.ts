@@ -5,8 +5,10 @@
  * first content chunk. A new session each time; the model answers at once with text.
  */
 import OpenAI from "openai";
+import { orchestratorEnvSchema } from "@agent-orchestrator/orchestrator";
 import { serviceNames, toolDefinitionsForModel } from "@agent-orchestrator/shared/wire";
 import type { BenchContext } from "./support/bench-context.js";
+import { benchEnv } from "./support/bench-env.js";
 import { latencySamples, pick, warmupRounds } from "./support/bench-settings.js";
 import { startDistributionFloor } from "./support/distribution-floor.js";
 import { chatFirstDeltaMs } from "./support/gateway-client.js";
@@ -15,14 +17,20 @@ import { interleave } from "./support/interleave.js";
 import { formatAddedMs, formatMs, type MeasureReport } from "./support/measure-report.js";
 import { summarize } from "./support/stats.js";
 import { countRoundTrips, describeRoundTrips } from "./support/round-trips.js";
+import { settings } from "./support/service-settings.js";
 import { describeTrace, firstSpanStart, traceOperation } from "./support/span-timeline.js";
 
 const message = "answer with text";
 const tracedRuns = pick(100, 20);
 
 export async function measureTimeToFirstToken(context: BenchContext): Promise<MeasureReport> {
-  const { system, tree, responder } = context;
+  const { tree, responder } = context;
   responder.delayMs = 0;
+  // a system of its own, as deployed: its turns take a slot of the user's cap (USER_MAX_CONCURRENT_TURNS at its
+  // default), which the bench's shared system leaves off for measure 5's many turns of one user
+  const { USER_MAX_CONCURRENT_TURNS: _capOff, ...deployed } = benchEnv({ natsUrl: context.nats.url, modelUrl: context.model.url, bmadRoot: tree.root, outputRoot: context.outputRoot });
+  const userTurnCap = settings(orchestratorEnvSchema, deployed).USER_MAX_CONCURRENT_TURNS;
+  const system = await context.startSystem("ttft.", "in-process", { USER_MAX_CONCURRENT_TURNS: String(userTurnCap) });
   const client = new OpenAI({ apiKey: "bench", baseURL: context.model.url, maxRetries: 0 });
   const systemPrompt = await (await createInProcessAgent(system, tree.sessionAgent)).systemPrompt();
   const tools = toolDefinitionsForModel();
@@ -89,7 +97,8 @@ export async function measureTimeToFirstToken(context: BenchContext): Promise<Me
     method:
       `HTTP SSE through the real gateway (first \`delta\` event) vs the openai client streaming the same request from the scripted ` +
       `model directly (first content chunk); new session each time, model answers with text at once; ${latencySamples} samples each, ABAB ` +
-      `after ${warmupRounds} warm-up rounds. Services in this process, each with its own NATS connection. The floor (ABAB in the same ` +
+      `after ${warmupRounds} warm-up rounds. Services in this process, each with its own NATS connection, with the per-user ` +
+      `cap on running turns at its default (${userTurnCap}), so each turn takes one of its user's slots as in a deployment. The floor (ABAB in the same ` +
       `rounds): the same hops with nothing else on them — an HTTP server queues the request in a JetStream work queue and waits ` +
       `for the acknowledgement, a worker on its own connection pulls it, streams the model and stores each chunk in a JetStream ` +
       `stream, the server relays the chunks as SSE (bench/support/distribution-floor.ts).`,
