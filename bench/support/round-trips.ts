@@ -7,13 +7,12 @@ type Request = (...args: unknown[]) => Promise<unknown>;
 /** The round trips of one traced run by the turn phase they were made in (`entry`, `admission`, …). */
 export type RoundTrips = Map<string, number>;
 
-/** One request of a traced run: its phase, what it was (requestKind), when it was sent and answered, and whether it stored one of the turn's events. */
+/** One request of a traced run: its phase, what it was (requestKind: `event` when it stored one of the turn's events), when it was sent and answered. */
 interface Sent {
   phase: string;
   kind: string;
   at: number;
   answeredAt: number;
-  event: boolean;
 }
 
 /** The phases before the turn's first model call. */
@@ -40,8 +39,7 @@ export async function countRoundTrips(natsUrl: string, service: string) {
     if (run && this.options?.name?.startsWith(`${service}-`)) {
       const spanId = trace.getActiveSpan()?.spanContext().spanId;
       const phase = (spanId && enclosingSpan(spanId, (name) => name.startsWith("turn ")))?.slice("turn ".length) ?? "other";
-      const kind = requestKind(String(args[0]));
-      const sent: Sent = { phase, kind, at: performance.now(), answeredAt: Number.POSITIVE_INFINITY, event: kind === "event" };
+      const sent: Sent = { phase, kind: requestKind(String(args[0])), at: performance.now(), answeredAt: Number.POSITIVE_INFINITY };
       run.push(sent);
       void answer.finally(() => (sent.answeredAt = performance.now())).catch(() => undefined);
     }
@@ -78,7 +76,7 @@ export async function countRoundTrips(natsUrl: string, service: string) {
       const waits = byPhase((sent, modelAt) => {
         let count = 0;
         let answeredAt = Number.NEGATIVE_INFINITY;
-        for (const request of sent.filter((one) => !one.event && one.answeredAt <= modelAt).sort((a, b) => a.at - b.at)) {
+        for (const request of sent.filter((one) => one.kind !== "event" && one.answeredAt <= modelAt).sort((a, b) => a.at - b.at)) {
           if (request.at >= answeredAt) count++;
           answeredAt = request.at >= answeredAt ? request.answeredAt : Math.max(answeredAt, request.answeredAt);
         }

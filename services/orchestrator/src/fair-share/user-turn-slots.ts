@@ -1,7 +1,6 @@
 import type { KV, NatsConnection } from "nats";
-import { decodeJson, isCasConflict, KeyedQueue, retryWhileLeaderless, type Logger } from "@agent-orchestrator/shared/runtime";
+import { decodeJson, KeyedQueue, retryWhileLeaderless, type Logger } from "@agent-orchestrator/shared/runtime";
 import { z } from "zod";
-import { retryOnConflict } from "../nats/compare-and-set.js";
 import { LastSeenEntries, type SeenEntry } from "../nats/last-seen-entries.js";
 
 /** One running turn of a user: held while its orchestrator renews it, given up when it stops doing so. */
@@ -109,18 +108,15 @@ export class UserTurnSlots {
    */
   private change(owner: string, edit: (live: TurnLease[], now: number) => TurnLease[] | undefined): Promise<boolean> {
     const key = `user.${Buffer.from(owner, "utf8").toString("base64url")}`;
-    return this.queue.run(key, async () => {
-      const known = this.known.get(key);
-      if (known) {
-        try {
-          if (await this.write(key, known, edit)) return true;
-        } catch (error) {
-          if (!isCasConflict(error)) throw error;
-        }
-      }
-      // another replica wrote the key: read it again after a short, random pause so the writers spread out
-      return retryOnConflict(async () => this.write(key, await this.read(key), edit));
-    });
+    // a refusal (nothing written) is given only from the key as it is now
+    return this.queue.run(key, () =>
+      this.known.change(
+        key,
+        () => this.read(key),
+        (stored) => this.write(key, stored, edit),
+        (wrote) => wrote,
+      ),
+    );
   }
 
   private async read(key: string): Promise<SeenEntry<UserTurns> | undefined> {

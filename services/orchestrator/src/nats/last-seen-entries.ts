@@ -1,5 +1,6 @@
 import type { KV } from "nats";
-import { encodeJson, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { encodeJson, isCasConflict, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { retryOnConflict } from "./compare-and-set.js";
 
 /** A KV entry as this process last read or wrote it. */
 export interface SeenEntry<T> {
@@ -36,6 +37,25 @@ export class LastSeenEntries<T> {
     this.entries.delete(key);
   }
 
+  /**
+   * Makes a change of `key` (`attempt`: a compare-and-set from what the key holds) first over the entry last seen
+   * here, without a read; from a fresh `read` when none was seen, when another writer wrote the key since (the write
+   * refused), or when `settled` says the answer may only be given from the key as it is now.
+   */
+  async change<R>(key: string, read: () => Promise<SeenEntry<T> | undefined>, attempt: (stored: SeenEntry<T> | undefined) => Promise<R>, settled: (answer: R) => boolean = () => true): Promise<R> {
+    const seen = this.entries.get(key);
+    if (seen) {
+      try {
+        const answer = await attempt(seen);
+        if (settled(answer)) return answer;
+      } catch (error) {
+        if (!isCasConflict(error)) throw error;
+      }
+    }
+    // each round another writer wins is tried again from a fresh read, after a short random pause
+    return retryOnConflict(async () => attempt(await read()));
+  }
+
   /** Writes `value` by compare-and-set over `over`'s revision (creates the key when there is none), and remembers it. */
   async write(key: string, over: { revision: number } | undefined, value: T): Promise<void> {
     const encoded = encodeJson(value);
@@ -44,7 +64,7 @@ export class LastSeenEntries<T> {
       this.remember(key, { value, revision });
     } catch (error) {
       // refused, or perhaps written: the next change reads the key as it is
-      this.entries.delete(key);
+      this.forget(key);
       throw error;
     }
   }

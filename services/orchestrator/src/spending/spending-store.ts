@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
 import type { KV, NatsConnection } from "nats";
-import { decodeJson, isCasConflict, KeyedBatches, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
+import { decodeJson, KeyedBatches, retryWhileLeaderless } from "@agent-orchestrator/shared/runtime";
 import { addSpending, SpendingTotals, zeroSpending, type Usage } from "@agent-orchestrator/shared/wire";
 import { z } from "zod";
-import { retryOnConflict } from "../nats/compare-and-set.js";
 import { LastSeenEntries } from "../nats/last-seen-entries.js";
 import { dayOf, monthOf } from "./spending-periods.js";
 
@@ -204,19 +203,14 @@ export class SpendingStore {
       });
       return changed.includes(true) ? current : undefined;
     };
-    const known = this.known.get(key);
-    if (known) {
-      try {
-        await this.write(key, known, all);
+    return this.known.change(
+      key,
+      () => this.read(key, edits[0]!.schema),
+      async (stored) => {
+        await this.write(key, stored, all);
         return changed;
-      } catch (error) {
-        if (!isCasConflict(error)) throw error;
-      }
-    }
-    return retryOnConflict(async () => {
-      await this.write(key, await this.read(key, edits[0]!.schema), all);
-      return changed;
-    });
+      },
+    );
   }
 
   /** Writes what `edit` makes of `stored` over its revision; nothing when it leaves the key as it is. */
